@@ -1,0 +1,11 @@
+//! tensorcore-rtl: a bit-accurate, register-transfer-level model of a GPU-style tensor core.
+//!
+//! Layers (each depends only on those listed before it; see `docs/architecture.md`):
+//! - [`numerics`]: formats as data and the integer datapath stages (pure functions).
+//! - [`rtl`]: the cycle engine (registers, wires, modules, simulator, VCD tracing).
+//! - [`verify`]: independent references and error statistics (never calls `numerics` arithmetic).
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod numerics;

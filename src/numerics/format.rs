@@ -1,0 +1,263 @@
+//! Floating-point formats as data: one [`Format`] row per format, and the bit-level helpers
+//! (field extraction, classification, special encodings) written once against that row.
+
+/// How a format encodes its non-finite values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NonFinite {
+    /// IEEE 754 style: exponent field all ones is Inf (fraction 0) or NaN (fraction != 0).
+    Ieee,
+    /// OCP E4M3 ("fn") style: no infinities; only exponent and fraction all ones is NaN, and
+    /// the rest of the top binade holds ordinary normal numbers.
+    NanOnly,
+}
+
+/// A binary floating-point format described by a handful of constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Format {
+    /// Short lower-case name used on the command line and in reports (`e4m3`, `fp16`, ...).
+    pub name: &'static str,
+    /// Width of the exponent field in bits.
+    pub exp_bits: u32,
+    /// Width of the fraction (trailing significand) field in bits.
+    pub frac_bits: u32,
+    /// Exponent bias.
+    pub bias: i32,
+    /// Encoding of Inf and NaN.
+    pub non_finite: NonFinite,
+}
+
+/// OCP 8-bit E4M3 ("fn": finite, NaN-only), bias 7, max 448.
+pub const E4M3: Format = Format {
+    name: "e4m3",
+    exp_bits: 4,
+    frac_bits: 3,
+    bias: 7,
+    non_finite: NonFinite::NanOnly,
+};
+/// OCP 8-bit E5M2 (IEEE-style specials), bias 15, max 57344.
+pub const E5M2: Format = Format {
+    name: "e5m2",
+    exp_bits: 5,
+    frac_bits: 2,
+    bias: 15,
+    non_finite: NonFinite::Ieee,
+};
+/// IEEE 754 binary16.
+pub const FP16: Format = Format {
+    name: "fp16",
+    exp_bits: 5,
+    frac_bits: 10,
+    bias: 15,
+    non_finite: NonFinite::Ieee,
+};
+/// bfloat16: FP32's exponent range with 7 fraction bits.
+pub const BF16: Format = Format {
+    name: "bf16",
+    exp_bits: 8,
+    frac_bits: 7,
+    bias: 127,
+    non_finite: NonFinite::Ieee,
+};
+/// IEEE 754 binary32, the accumulator format.
+pub const FP32: Format = Format {
+    name: "fp32",
+    exp_bits: 8,
+    frac_bits: 23,
+    bias: 127,
+    non_finite: NonFinite::Ieee,
+};
+
+/// Every format the datapath knows, in table order.
+pub const ALL_FORMATS: [Format; 5] = [E4M3, E5M2, FP16, BF16, FP32];
+
+/// The multiplier input formats (the tensor core's A and B operands).
+pub const INPUT_FORMATS: [Format; 4] = [E4M3, E5M2, FP16, BF16];
+
+impl Format {
+    /// Looks a format up by its name (case-insensitive); `None` if unknown.
+    pub fn by_name(name: &str) -> Option<Format> {
+        ALL_FORMATS
+            .iter()
+            .copied()
+            .find(|f| f.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Total width in bits (sign + exponent + fraction).
+    pub const fn width(&self) -> u32 {
+        1 + self.exp_bits + self.frac_bits
+    }
+
+    /// Precision in bits, hidden bit included.
+    pub const fn precision(&self) -> u32 {
+        self.frac_bits + 1
+    }
+
+    /// Mask of all `width()` bits.
+    pub const fn mask(&self) -> u64 {
+        (1u64 << self.width()) - 1
+    }
+
+    /// Position of the sign bit.
+    pub const fn sign_bit(&self) -> u64 {
+        1u64 << (self.exp_bits + self.frac_bits)
+    }
+
+    /// Largest exponent-field value (all ones).
+    pub const fn exp_field_max(&self) -> u64 {
+        (1u64 << self.exp_bits) - 1
+    }
+
+    /// Mask of the fraction field.
+    pub const fn frac_mask(&self) -> u64 {
+        (1u64 << self.frac_bits) - 1
+    }
+
+    /// Smallest normal exponent (unbiased); subnormals share it.
+    pub const fn emin(&self) -> i32 {
+        1 - self.bias
+    }
+
+    /// Largest finite exponent (unbiased).
+    pub const fn emax(&self) -> i32 {
+        match self.non_finite {
+            NonFinite::Ieee => self.exp_field_max() as i32 - 1 - self.bias,
+            NonFinite::NanOnly => self.exp_field_max() as i32 - self.bias,
+        }
+    }
+
+    /// Magnitude bits (sign clear) of the largest finite value.
+    pub const fn max_finite_magnitude(&self) -> u64 {
+        match self.non_finite {
+            NonFinite::Ieee => ((self.exp_field_max() - 1) << self.frac_bits) | self.frac_mask(),
+            NonFinite::NanOnly => (self.exp_field_max() << self.frac_bits) | (self.frac_mask() - 1),
+        }
+    }
+
+    /// The signed largest finite value.
+    pub const fn max_finite(&self, sign: bool) -> u64 {
+        self.with_sign(self.max_finite_magnitude(), sign)
+    }
+
+    /// The signed zero.
+    pub const fn zero(&self, sign: bool) -> u64 {
+        self.with_sign(0, sign)
+    }
+
+    /// The signed infinity, or `None` for formats without one (E4M3).
+    pub const fn infinity(&self, sign: bool) -> Option<u64> {
+        match self.non_finite {
+            NonFinite::Ieee => Some(self.with_sign(self.exp_field_max() << self.frac_bits, sign)),
+            NonFinite::NanOnly => None,
+        }
+    }
+
+    /// The project's one canonical NaN for this format: sign clear, quiet. IEEE-style
+    /// formats set the exponent field and the fraction MSB only (FP32 `0x7FC00000`, FP16
+    /// `0x7E00`, BF16 `0x7FC0`, E5M2 `0x7E`); E4M3 has a single NaN magnitude, `0x7F`.
+    pub const fn canonical_nan(&self) -> u64 {
+        match self.non_finite {
+            NonFinite::Ieee => {
+                (self.exp_field_max() << self.frac_bits) | (1u64 << (self.frac_bits - 1))
+            }
+            NonFinite::NanOnly => (self.exp_field_max() << self.frac_bits) | self.frac_mask(),
+        }
+    }
+
+    /// Overflow beyond the largest finite value: signed Inf, or NaN where the format has no
+    /// infinity (the OCP non-saturating rule for E4M3).
+    pub const fn overflow_value(&self, sign: bool) -> u64 {
+        match self.infinity(sign) {
+            Some(inf) => inf,
+            None => self.canonical_nan(),
+        }
+    }
+
+    /// Sets or clears the sign bit of a magnitude.
+    pub const fn with_sign(&self, magnitude: u64, sign: bool) -> u64 {
+        if sign {
+            magnitude | self.sign_bit()
+        } else {
+            magnitude
+        }
+    }
+
+    /// Sign bit of an encoding.
+    pub const fn sign_of(&self, bits: u64) -> bool {
+        bits & self.sign_bit() != 0
+    }
+
+    /// Exponent field of an encoding.
+    pub const fn exp_field(&self, bits: u64) -> u64 {
+        (bits >> self.frac_bits) & self.exp_field_max()
+    }
+
+    /// Fraction field of an encoding.
+    pub const fn frac_field(&self, bits: u64) -> u64 {
+        bits & self.frac_mask()
+    }
+
+    /// Classifies an encoding (bits above `width()` are ignored).
+    pub const fn classify(&self, bits: u64) -> Class {
+        let e = self.exp_field(bits);
+        let f = self.frac_field(bits);
+        if e == 0 {
+            if f == 0 {
+                Class::Zero
+            } else {
+                Class::Subnormal
+            }
+        } else if e == self.exp_field_max() {
+            match self.non_finite {
+                NonFinite::Ieee => {
+                    if f == 0 {
+                        Class::Infinite
+                    } else {
+                        Class::Nan
+                    }
+                }
+                NonFinite::NanOnly => {
+                    if f == self.frac_mask() {
+                        Class::Nan
+                    } else {
+                        Class::Normal
+                    }
+                }
+            }
+        } else {
+            Class::Normal
+        }
+    }
+
+    /// True if the encoding is a NaN.
+    pub const fn is_nan(&self, bits: u64) -> bool {
+        matches!(self.classify(bits), Class::Nan)
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// The class of an encoded value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// +0 or -0.
+    Zero,
+    /// Nonzero with exponent field 0 (no hidden bit).
+    Subnormal,
+    /// Ordinary normal number.
+    Normal,
+    /// +Inf or -Inf.
+    Infinite,
+    /// Any NaN.
+    Nan,
+}
+
+impl Class {
+    /// Zero, subnormal or normal.
+    pub const fn is_finite(self) -> bool {
+        matches!(self, Class::Zero | Class::Subnormal | Class::Normal)
+    }
+}

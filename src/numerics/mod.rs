@@ -1,0 +1,13 @@
+//! The numerics layer: formats as data and the integer datapath stages, pure functions on
+//! bit fields. Nothing here knows of clocks, signals or hardware blocks, and no host float
+//! computes a datapath result.
+
+pub mod flags;
+pub mod format;
+pub mod round;
+pub mod unpack;
+
+pub use flags::{Flags, Loss, RoundingMode};
+pub use format::{Class, Format, NonFinite, ALL_FORMATS, BF16, E4M3, E5M2, FP16, FP32, INPUT_FORMATS};
+pub use round::{round_pack, Overflow, RoundTrace, Rounded, Unrounded};
+pub use unpack::{unpack, Unpacked};
