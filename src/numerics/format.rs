@@ -232,6 +232,20 @@ impl Format {
     pub const fn is_nan(&self, bits: u64) -> bool {
         matches!(self.classify(bits), Class::Nan)
     }
+
+    /// True for an IEEE signaling NaN (fraction MSB clear). E4M3's single NaN is quiet.
+    pub const fn is_signaling_nan(&self, bits: u64) -> bool {
+        matches!(self.non_finite, NonFinite::Ieee)
+            && self.is_nan(bits)
+            && bits & (1u64 << (self.frac_bits - 1)) == 0
+    }
+
+    /// [`Format::is_signaling_nan`] for an already unpacked operand.
+    pub const fn is_signaling_nan_class(&self, u: &crate::numerics::unpack::Unpacked) -> bool {
+        matches!(self.non_finite, NonFinite::Ieee)
+            && matches!(u.class, Class::Nan)
+            && u.sig & (1u64 << (self.frac_bits - 1)) == 0
+    }
 }
 
 impl std::fmt::Display for Format {
