@@ -1,0 +1,8 @@
+//! Files in and out: `.npy` matrices, `$readmemh` hex images, and atomic writes that never
+//! leave a half-written file looking complete.
+
+pub mod atomic;
+pub mod memh;
+pub mod npy;
+
+pub use atomic::AtomicFile;
