@@ -62,9 +62,10 @@ impl Design for Widths {
         let n = self.n.q();
         let x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         self.n.set_d(n + 1);
-        self.b1.set_d(n % 3 == 0);
+        self.b1.set_d(n.is_multiple_of(3));
         self.b7.set_d(x as u8);
-        self.b64.set_d(if n % 4 == 0 { u64::MAX } else { x });
+        self.b64
+            .set_d(if n.is_multiple_of(4) { u64::MAX } else { x });
         self.b65.set_d((u128::from(x) << 1) | u128::from(n & 1));
         self.b127.set_d(u128::MAX.rotate_left(n as u32));
         let mut w = self.b1000.q();
@@ -98,13 +99,7 @@ fn run_recorded<D: Design>(
         sim.step().unwrap();
     }
     let (_, summary) = sim.finish().unwrap();
-    (
-        Record {
-            table,
-            cycles: rec,
-        },
-        summary.unwrap(),
-    )
+    (Record { table, cycles: rec }, summary.unwrap())
 }
 
 /// Reads `path` with wellen and checks every traced signal against the record at every traced
@@ -126,7 +121,11 @@ fn check_against_wellen(path: &Path, rec: &Record, cfg: &TraceConfig) -> usize {
     let selected: Vec<usize> = (0..rec.table.len())
         .filter(|&i| cfg.selects(&rec.table[i].path()))
         .collect();
-    assert_eq!(vars.len(), selected.len() + 2, "declared exactly the selected signals");
+    assert_eq!(
+        vars.len(),
+        selected.len() + 2,
+        "declared exactly the selected signals"
+    );
     for &i in &selected {
         let s = &rec.table[i];
         let (_, len) = vars
@@ -176,7 +175,11 @@ fn check_against_wellen(path: &Path, rec: &Record, cfg: &TraceConfig) -> usize {
 fn vcd_and_fst_round_trip_through_wellen() {
     let dir = tmp_dir("roundtrip");
     for fmt in [TraceFormat::Vcd, TraceFormat::Fst] {
-        let ext = if fmt == TraceFormat::Vcd { "vcd" } else { "fst" };
+        let ext = if fmt == TraceFormat::Vcd {
+            "vcd"
+        } else {
+            "fst"
+        };
         // Everything, including a 512-bit bus.
         let mut cfg = TraceConfig::vcd(dir.join(format!("demo.{ext}")));
         cfg.format = fmt;
@@ -241,7 +244,10 @@ fn same_run_twice_is_byte_identical_and_order_does_not_matter() {
             match &reference {
                 None => reference = Some((bytes, values)),
                 Some((b, v)) => {
-                    assert!(*b == bytes, "waveform differs for order {order:?} ({fmt:?})");
+                    assert!(
+                        *b == bytes,
+                        "waveform differs for order {order:?} ({fmt:?})"
+                    );
                     assert_eq!(*v, values, "state differs for order {order:?}");
                 }
             }
@@ -260,10 +266,16 @@ fn vcd_header_is_well_formed() {
     assert!(!text.contains("$date"), "no date: runs are reproducible");
     assert!(text.starts_with("$version"));
     let lines: Vec<&str> = text.lines().collect();
-    let top = lines.iter().position(|l| *l == "$scope module demo $end").unwrap();
+    let top = lines
+        .iter()
+        .position(|l| *l == "$scope module demo $end")
+        .unwrap();
     assert!(lines[top + 1].ends_with(" clk $end") && lines[top + 2].ends_with(" rst $end"));
     assert!(text.contains("$scope module fifo $end"));
-    assert!(text.contains("$var reg 512 "), "history bus at its true width");
+    assert!(
+        text.contains("$var reg 512 "),
+        "history bus at its true width"
+    );
     assert!(text.contains("#0\n$dumpvars\n"));
     let gtkw = std::fs::read_to_string(sum.gtkw.unwrap()).unwrap();
     assert!(gtkw.contains("[dumpfile] \"h.vcd\""));
@@ -292,7 +304,10 @@ fn vcd2fst_accepts_the_demo_vcd() {
     };
     let stderr = String::from_utf8_lossy(&res.stderr);
     assert!(res.status.success(), "vcd2fst failed: {stderr}");
-    assert!(!stderr.to_lowercase().contains("error"), "vcd2fst: {stderr}");
+    assert!(
+        !stderr.to_lowercase().contains("error"),
+        "vcd2fst: {stderr}"
+    );
     // GTKWave's FST must hold the same signals wellen sees in our VCD.
     let ours = wellen::simple::read(&sum.path).unwrap();
     let theirs = wellen::simple::read(&out).unwrap();
@@ -323,7 +338,10 @@ fn watchdog_names_cycle_and_state() {
             ..
         }
     ));
-    assert!(msg.contains("cycle 55") && msg.contains("enable=false"), "{msg}");
+    assert!(
+        msg.contains("cycle 55") && msg.contains("enable=false"),
+        "{msg}"
+    );
     // A running design does not trip it.
     let mut sim = Simulator::new(Demo::new("demo", 2).unwrap()).unwrap();
     sim.set_watchdog(50);
@@ -367,7 +385,10 @@ fn unwritable_path_fails_cleanly() {
         Ok(_) => panic!("opened an unwritable path"),
     };
     let msg = err.to_string();
-    assert!(msg.contains("/nonexistent-dir/sub/run.vcd") && msg.contains("create"), "{msg}");
+    assert!(
+        msg.contains("/nonexistent-dir/sub/run.vcd") && msg.contains("create"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -375,19 +396,18 @@ fn full_disk_fails_cleanly() {
     if !Path::new("/dev/full").exists() {
         return;
     }
-    for cfg in [TraceConfig::vcd("/dev/full")] {
-        let mut sim = Simulator::with_trace(Demo::new("demo", 8).unwrap(), &cfg).unwrap();
-        let res = sim.run(100_000);
-        let err = match res {
+    let cfg = TraceConfig::vcd("/dev/full");
+    let mut sim = Simulator::with_trace(Demo::new("demo", 8).unwrap(), &cfg).unwrap();
+    let res = sim.run(100_000);
+    let err = match res {
+        Err(e) => e,
+        Ok(()) => match sim.finish() {
             Err(e) => e,
-            Ok(()) => match sim.finish() {
-                Err(e) => e,
-                Ok(_) => panic!("wrote a full disk without error"),
-            },
-        };
-        let msg = err.to_string();
-        assert!(msg.contains("/dev/full") && msg.contains("space"), "{msg}");
-    }
+            Ok(_) => panic!("wrote a full disk without error"),
+        },
+    };
+    let msg = err.to_string();
+    assert!(msg.contains("/dev/full") && msg.contains("space"), "{msg}");
 }
 
 #[test]

@@ -8,6 +8,8 @@ pub mod round;
 pub mod unpack;
 
 pub use flags::{Flags, Loss, RoundingMode};
-pub use format::{Class, Format, NonFinite, ALL_FORMATS, BF16, E4M3, E5M2, FP16, FP32, INPUT_FORMATS};
+pub use format::{
+    Class, Format, NonFinite, ALL_FORMATS, BF16, E4M3, E5M2, FP16, FP32, INPUT_FORMATS,
+};
 pub use round::{round_pack, Overflow, RoundTrace, Rounded, Unrounded};
 pub use unpack::{unpack, Unpacked};

@@ -29,10 +29,7 @@ pub fn unpack(fmt: Format, bits: u64) -> Unpacked {
     let frac = fmt.frac_field(bits);
     let (exp, sig) = match class {
         Class::Zero | Class::Subnormal => (fmt.emin(), frac),
-        Class::Normal => (
-            exp_field as i32 - fmt.bias,
-            frac | (1u64 << fmt.frac_bits),
-        ),
+        Class::Normal => (exp_field as i32 - fmt.bias, frac | (1u64 << fmt.frac_bits)),
         Class::Infinite | Class::Nan => (exp_field as i32 - fmt.bias, frac),
     };
     Unpacked {

@@ -45,7 +45,9 @@ pub enum RtlError {
     },
     /// `Design::comb` computed different values when run twice in one cycle (it mutates state
     /// other than registers' `d` and wires).
-    #[error("cycle {cycle}: the combinational phase is not repeatable (comb mutates hidden state)")]
+    #[error(
+        "cycle {cycle}: the combinational phase is not repeatable (comb mutates hidden state)"
+    )]
     CombNotRepeatable {
         /// The cycle.
         cycle: u64,

@@ -2,7 +2,7 @@
 
 use super::error::{Result, RtlError};
 use super::module::{Clock, Design};
-use super::table::{CombHash, Collect, Grab, SignalInfo, SignalValue};
+use super::table::{Collect, CombHash, Grab, SignalInfo, SignalValue};
 use super::trace::{TraceConfig, TraceSummary, Tracer};
 use super::watchdog::Watchdog;
 

@@ -182,7 +182,9 @@ impl CombHash {
         self.words.resize(T::WORDS, 0);
         v.to_words(&mut self.words);
         for w in &self.words {
-            self.hash = (self.hash ^ w).wrapping_mul(0x0100_0000_01b3).rotate_left(17);
+            self.hash = (self.hash ^ w)
+                .wrapping_mul(0x0100_0000_01b3)
+                .rotate_left(17);
         }
     }
 }

@@ -6,8 +6,8 @@ use std::fs::File;
 use std::io::BufWriter;
 
 use fst_writer::{
-    FstBodyWriter, FstFileType, FstHeaderWriter, FstInfo, FstScopeType, FstSignalId,
-    FstSignalType, FstVarDirection, FstVarType,
+    FstBodyWriter, FstFileType, FstHeaderWriter, FstInfo, FstScopeType, FstSignalId, FstSignalType,
+    FstVarDirection, FstVarType,
 };
 
 use super::{walk_scopes, Decl, ScopeEvent, Sink, SinkError};
@@ -91,7 +91,9 @@ impl Sink for FstSink {
     fn change(&mut self, id: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
         self.buf.clear();
         push_bits(words, width, &mut self.buf);
-        self.body.signal_change(self.ids[id], &self.buf).map_err(fst)
+        self.body
+            .signal_change(self.ids[id], &self.buf)
+            .map_err(fst)
     }
     fn finish(mut self: Box<Self>, end_time: u64) -> Result<(), SinkError> {
         if end_time > self.time {

@@ -165,8 +165,12 @@ pub(in crate::rtl) trait Sink {
     /// Closes the initial-value block.
     fn end_dump(&mut self) -> std::result::Result<(), SinkError>;
     /// Records a value of `width` bits (little-endian words).
-    fn change(&mut self, id: usize, width: u32, words: &[u64])
-        -> std::result::Result<(), SinkError>;
+    fn change(
+        &mut self,
+        id: usize,
+        width: u32,
+        words: &[u64],
+    ) -> std::result::Result<(), SinkError>;
     /// Writes the final time and flushes everything to disk.
     fn finish(self: Box<Self>, end_time: u64) -> std::result::Result<(), SinkError>;
 }
@@ -324,8 +328,9 @@ impl Tracer {
         let writer = BufWriter::with_capacity(1 << 16, file);
         let sink: std::result::Result<Box<dyn Sink>, SinkError> = match config.format {
             TraceFormat::Vcd => vcd::VcdSink::new(writer, &decls).map(|s| Box::new(s) as _),
-            TraceFormat::Fst => fst::FstSink::new(writer, &decls, window.0 * PERIOD)
-                .map(|s| Box::new(s) as _),
+            TraceFormat::Fst => {
+                fst::FstSink::new(writer, &decls, window.0 * PERIOD).map(|s| Box::new(s) as _)
+            }
         };
         let mut tracer = Self {
             sink: None,
@@ -449,8 +454,7 @@ impl Tracer {
             }
         }
         let bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
-        let gtkw = if self.config.gtkw && std::fs::metadata(&self.path).is_ok_and(|m| m.is_file())
-        {
+        let gtkw = if self.config.gtkw && std::fs::metadata(&self.path).is_ok_and(|m| m.is_file()) {
             let g = self.path.with_extension("gtkw");
             gtkw::write(&g, &self.path, &self.decls, self.window.0 * PERIOD).map_err(|e| {
                 RtlError::TraceIo {
