@@ -20,10 +20,10 @@
 //! use tensorcore_rtl::rtl::*;
 //!
 //! /// A counter that counts while `en` is high.
-//! struct Counter { count: Reg<u8>, wrap: Wire<bool> }
+//! struct Counter { name: &'static str, count: Reg<u8>, wrap: Wire<bool> }
 //! impl Counter {
-//!     fn new() -> Result<Self> {
-//!         Ok(Self { count: Reg::new("count", 4, 0)?, wrap: Wire::new("wrap", 1, false)? })
+//!     fn new(name: &'static str) -> Result<Self> {
+//!         Ok(Self { name, count: Reg::new("count", 4, 0)?, wrap: Wire::new("wrap", 1, false)? })
 //!     }
 //!     // Combinational logic: read own `q`s and arguments, write own `d`s and wires.
 //!     fn comb(&mut self, en: bool) {
@@ -33,7 +33,7 @@
 //!     }
 //! }
 //! impl Module for Counter {
-//!     fn name(&self) -> &str { "counter" }
+//!     fn name(&self) -> &str { self.name } // the instance name: one scope level
 //!     fn visit<V: Visitor>(&mut self, v: &mut V) { v.reg(&mut self.count); v.wire(&mut self.wrap); }
 //! }
 //!
@@ -58,7 +58,7 @@
 //! # fn main() -> Result<()> {
 //! # let dir = std::env::temp_dir().join(format!("rtl_doc_{}", std::process::id()));
 //! # std::fs::create_dir_all(&dir).map_err(|e| RtlError::TraceIo { path: dir.clone(), action: "mkdir", source: e })?;
-//! let top = Top { en: Input::new("en", 1, true)?, lo: Counter::new()?, hi: Counter::new()? };
+//! let top = Top { en: Input::new("en", 1, true)?, lo: Counter::new("lo")?, hi: Counter::new("hi")? };
 //! let cfg = TraceConfig::vcd(dir.join("counter.vcd")).glob("hi").window(0, 100);
 //! let mut sim = Simulator::with_trace(top, &cfg)?;
 //! sim.set_watchdog(1000);
