@@ -10,3 +10,4 @@
 
 pub mod io;
 pub mod numerics;
+pub mod rtl;

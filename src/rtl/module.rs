@@ -1,0 +1,98 @@
+//! The block traits: [`Module`] (named, with registers, wires and children) and [`Design`] (a
+//! top-level module the [`crate::rtl::Simulator`] runs), and the engine's [`Visitor`].
+
+use super::reg::Reg;
+use super::value::Value;
+use super::wire::{Input, Wire};
+
+/// A hardware block: an instance name and a list of its signals and children.
+///
+/// `visit` is the block's *only* declaration of its state: the engine uses it to clock every
+/// register at the rising edge, to apply reset, to build the signal table and to trace. List
+/// every register, wire, input and child exactly once, in a fixed order:
+///
+/// ```
+/// use tensorcore_rtl::rtl::{Module, Reg, Visitor, Wire};
+/// struct Counter { name: String, count: Reg<u8>, wrap: Wire<bool> }
+/// impl Module for Counter {
+///     fn name(&self) -> &str { &self.name }
+///     fn visit<V: Visitor>(&mut self, v: &mut V) {
+///         v.reg(&mut self.count);
+///         v.wire(&mut self.wrap);
+///     }
+/// }
+/// ```
+///
+/// Combinational logic is an inherent method, by convention `fn comb(&mut self, inputs..) ->
+/// outputs`, that reads its own registers' `q`, the arguments its parent passes (taken from
+/// register outputs or from other children's return values) and writes its registers' `d` and
+/// its wires. The parent calls its children's `comb` from its own.
+pub trait Module {
+    /// The instance name (one component of the hierarchical name, e.g. `pe_1_2`).
+    fn name(&self) -> &str;
+    /// Presents every register, wire, input and child to the visitor, in a fixed order.
+    fn visit<V: Visitor>(&mut self, v: &mut V);
+}
+
+/// A top-level module: the unit the [`crate::rtl::Simulator`] runs.
+pub trait Design: Module {
+    /// The combinational phase of the whole design: compute every register's `d` (and every
+    /// wire) from register outputs and inputs. Must be a pure function of those: calling it
+    /// twice in a cycle gives the same result (the engine may, e.g. in
+    /// [`crate::rtl::Simulator::settle`]).
+    fn comb(&mut self);
+
+    /// A counter of useful work done (items moved, FSM transitions...) for the watchdog. `None`
+    /// (the default) makes the watchdog treat "some register changed value" as progress.
+    fn progress(&self) -> Option<u64> {
+        None
+    }
+
+    /// A human-readable description of the current state (e.g. the controller FSM state), used
+    /// in watchdog errors. Called only when reporting.
+    fn state(&self) -> String {
+        String::new()
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+pub(in crate::rtl) use sealed::Sealed;
+
+/// A pass of the engine over a module's signals (clock edge, elaboration, tracing, peeking).
+///
+/// Sealed: only the engine implements it, so only the engine commits registers or reads wires.
+/// Calls are statically dispatched and inline into a block's `visit`.
+pub trait Visitor: Sealed {
+    /// A register.
+    fn reg<T: Value>(&mut self, r: &mut Reg<T>);
+    /// A named combinational wire.
+    fn wire<T: Value>(&mut self, w: &mut Wire<T>);
+    /// A testbench-driven input.
+    fn input<T: Value>(&mut self, i: &mut Input<T>);
+    /// A child module (a nested scope named [`Module::name`]).
+    fn child<M: Module>(&mut self, m: &mut M);
+}
+
+/// The rising edge: commits every register (`q <- rst ? reset : d`) and notes whether any changed.
+pub(in crate::rtl) struct Clock {
+    pub rst: bool,
+    pub changed: bool,
+}
+
+impl Sealed for Clock {}
+impl Visitor for Clock {
+    #[inline(always)]
+    fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
+        self.changed |= r.commit(self.rst);
+    }
+    #[inline(always)]
+    fn wire<T: Value>(&mut self, _w: &mut Wire<T>) {}
+    #[inline(always)]
+    fn input<T: Value>(&mut self, _i: &mut Input<T>) {}
+    #[inline(always)]
+    fn child<M: Module>(&mut self, m: &mut M) {
+        m.visit(self);
+    }
+}

@@ -1,0 +1,209 @@
+//! The simulation kernel: combinational phase, tracing, clock edge, watchdog.
+
+use super::error::{Result, RtlError};
+use super::module::{Clock, Design};
+use super::table::{Collect, CombHash, Grab, SignalInfo, SignalValue};
+use super::trace::{TraceConfig, TraceSummary, Tracer};
+use super::watchdog::Watchdog;
+
+/// Runs a [`Design`] cycle by cycle.
+///
+/// One [`Simulator::step`] is one clock cycle:
+/// 1. the combinational phase: [`Design::comb`] computes every register's `d` and every wire
+///    from register outputs (`q`) and inputs, which are all stable during the phase;
+/// 2. if tracing is on and the cycle is in the window, the trace pass records every selected
+///    signal that changed (time `10 * cycle` ns, `clk` rising);
+/// 3. the rising edge: every register takes `d` (or its reset value while `rst` is high) at once;
+/// 4. the watchdog checks for progress.
+pub struct Simulator<D: Design> {
+    top: D,
+    cycle: u64,
+    rst: bool,
+    tracer: Option<Tracer>,
+    trace_failed: bool,
+    watchdog: Option<Watchdog>,
+    check_comb: bool,
+}
+
+impl<D: Design> Simulator<D> {
+    /// A simulator without tracing. Registers start at their reset values.
+    ///
+    /// Fails if two signals or scopes share a hierarchical name.
+    pub fn new(mut top: D) -> Result<Self> {
+        Collect::run(&mut top)?;
+        Ok(Self {
+            top,
+            cycle: 0,
+            rst: false,
+            tracer: None,
+            trace_failed: false,
+            watchdog: None,
+            check_comb: false,
+        })
+    }
+
+    /// A simulator that traces to the waveform `config` describes (opened and its header
+    /// written now).
+    pub fn with_trace(mut top: D, config: &TraceConfig) -> Result<Self> {
+        let (table, words) = Collect::run(&mut top)?;
+        let tracer = Tracer::open(config, top.name(), &table, &words)?;
+        let mut sim = Self::new(top)?;
+        sim.tracer = Some(tracer);
+        Ok(sim)
+    }
+
+    /// Arms the watchdog: the run fails with [`RtlError::Watchdog`] after `limit` cycles without
+    /// progress.
+    pub fn set_watchdog(&mut self, limit: u64) {
+        self.watchdog = Some(Watchdog::new(limit));
+    }
+
+    /// When on, every step runs the combinational phase twice and fails if the second pass
+    /// computes different `d`s or wires (i.e. `comb` mutates state it should not). For tests.
+    pub fn set_check_comb(&mut self, on: bool) {
+        self.check_comb = on;
+    }
+
+    /// The design.
+    pub fn top(&self) -> &D {
+        &self.top
+    }
+
+    /// The design, mutably: drive [`crate::rtl::Input`]s between steps.
+    pub fn top_mut(&mut self) -> &mut D {
+        &mut self.top
+    }
+
+    /// The current cycle (the number of clock edges so far).
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Drives the synchronous reset for the following steps.
+    pub fn set_reset(&mut self, rst: bool) {
+        self.rst = rst;
+    }
+
+    /// Holds reset for `cycles` cycles, then releases it.
+    pub fn reset(&mut self, cycles: u64) -> Result<()> {
+        self.rst = true;
+        let r = self.run(cycles);
+        self.rst = false;
+        r
+    }
+
+    /// Runs the combinational phase without clocking, so that wires show this cycle's values
+    /// (e.g. before [`Simulator::values`]). Harmless: `step` recomputes the same values.
+    pub fn settle(&mut self) {
+        self.top.comb();
+    }
+
+    /// One clock cycle.
+    #[inline]
+    pub fn step(&mut self) -> Result<()> {
+        self.top.comb();
+        if self.check_comb {
+            self.check_comb_repeatable()?;
+        }
+        if let Some(t) = self.tracer.as_mut() {
+            if t.active(self.cycle) {
+                if let Err(e) = t.sample(self.cycle, self.rst, &mut self.top) {
+                    self.tracer = None;
+                    self.trace_failed = true;
+                    return Err(e);
+                }
+            }
+        } else if self.trace_failed {
+            return Err(RtlError::TraceClosed);
+        }
+        let mut clk = Clock {
+            rst: self.rst,
+            changed: false,
+        };
+        self.top.visit(&mut clk);
+        self.cycle += 1;
+        if let Some(w) = self.watchdog.as_mut() {
+            if let Some(stalled) = w.tick(self.rst, self.top.progress(), clk.changed) {
+                return Err(RtlError::Watchdog {
+                    cycle: self.cycle,
+                    stalled_for: stalled,
+                    state: self.top.state(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn check_comb_repeatable(&mut self) -> Result<()> {
+        let mut a = CombHash::new();
+        self.top.visit(&mut a);
+        self.top.comb();
+        let mut b = CombHash::new();
+        self.top.visit(&mut b);
+        if a.hash != b.hash {
+            return Err(RtlError::CombNotRepeatable { cycle: self.cycle });
+        }
+        Ok(())
+    }
+
+    /// `n` clock cycles.
+    pub fn run(&mut self, n: u64) -> Result<()> {
+        for _ in 0..n {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    /// Steps until `done(design)` holds (checked before each step); returns the cycles run.
+    /// Fails with [`RtlError::Timeout`] after `max_cycles`.
+    pub fn run_until(&mut self, mut done: impl FnMut(&D) -> bool, max_cycles: u64) -> Result<u64> {
+        let start = self.cycle;
+        while !done(&self.top) {
+            if self.cycle - start >= max_cycles {
+                return Err(RtlError::Timeout {
+                    max_cycles,
+                    cycle: self.cycle,
+                });
+            }
+            self.step()?;
+        }
+        Ok(self.cycle - start)
+    }
+
+    /// The signal table: every register, wire and input with its hierarchical name and width.
+    pub fn signals(&mut self) -> Result<Vec<SignalInfo>> {
+        Collect::run(&mut self.top).map(|(t, _)| t)
+    }
+
+    /// The current value of every signal, in [`Simulator::signals`] order (registers: `q`;
+    /// wires: as last set, see [`Simulator::settle`]).
+    pub fn values(&mut self) -> Vec<SignalValue> {
+        let mut g = Grab { values: Vec::new() };
+        self.top.visit(&mut g);
+        g.values
+    }
+
+    /// The current value of the signal with dotted name `path` (e.g. `demo.fifo.count`).
+    pub fn peek(&mut self, path: &str) -> Result<SignalValue> {
+        let table = self.signals()?;
+        let i = table
+            .iter()
+            .position(|s| s.path() == path)
+            .ok_or_else(|| RtlError::NoSuchSignal(path.to_string()))?;
+        self.values()
+            .into_iter()
+            .nth(i)
+            .ok_or_else(|| RtlError::NoSuchSignal(path.to_string()))
+    }
+
+    /// Ends the run: completes the waveform (if tracing) and returns the design and what was
+    /// written. On a write error the incomplete file is removed.
+    pub fn finish(mut self) -> Result<(D, Option<TraceSummary>)> {
+        let summary = match self.tracer.take() {
+            Some(t) => Some(t.finish()?),
+            None if self.trace_failed => return Err(RtlError::TraceClosed),
+            None => None,
+        };
+        Ok((self.top, summary))
+    }
+}

@@ -1,0 +1,106 @@
+//! FST sink, written with the `fst-writer` crate. Value changes are buffered in memory and
+//! flushed to disk as a compressed block whenever the buffer passes [`FLUSH_AT`], so memory stays
+//! bounded however long the run.
+
+use std::fs::File;
+use std::io::BufWriter;
+
+use fst_writer::{
+    FstBodyWriter, FstFileType, FstHeaderWriter, FstInfo, FstScopeType, FstSignalId, FstSignalType,
+    FstVarDirection, FstVarType,
+};
+
+use super::{walk_scopes, Decl, ScopeEvent, Sink, SinkError};
+use crate::rtl::table::SignalKind;
+use crate::rtl::value::push_bits;
+
+/// Buffered value-change bytes before a block is written out.
+const FLUSH_AT: usize = 8 << 20;
+
+pub(super) struct FstSink {
+    body: FstBodyWriter<BufWriter<File>>,
+    ids: Vec<FstSignalId>,
+    buf: Vec<u8>,
+    time: u64,
+}
+
+fn fst(e: fst_writer::FstWriteError) -> SinkError {
+    match e {
+        fst_writer::FstWriteError::Io(io) => SinkError::Io("write FST", io),
+        other => SinkError::Fst(other.to_string()),
+    }
+}
+
+impl FstSink {
+    pub fn new(out: BufWriter<File>, decls: &[Decl], start_time: u64) -> Result<Self, SinkError> {
+        let info = FstInfo {
+            start_time,
+            timescale_exponent: -9,
+            version: concat!("tensorcore-rtl ", env!("CARGO_PKG_VERSION")).to_string(),
+            date: String::new(),
+            file_type: FstFileType::Verilog,
+        };
+        let mut h = FstHeaderWriter::new(out, &info).map_err(fst)?;
+        let mut ids = Vec::with_capacity(decls.len());
+        walk_scopes(decls, |ev| {
+            match ev {
+                ScopeEvent::Enter(name) => h.scope(name, "", FstScopeType::Module),
+                ScopeEvent::Leave => h.up_scope(),
+                ScopeEvent::Var(_, d) => {
+                    let ty = match d.kind {
+                        SignalKind::Reg => FstVarType::Reg,
+                        SignalKind::Wire | SignalKind::Input => FstVarType::Wire,
+                    };
+                    h.var(
+                        &d.name,
+                        FstSignalType::bit_vec(d.width),
+                        ty,
+                        FstVarDirection::Implicit,
+                        None,
+                    )
+                    .map(|id| ids.push(id))
+                }
+            }
+            .map_err(fst)
+        })?;
+        let body = h.finish().map_err(fst)?;
+        Ok(Self {
+            body,
+            ids,
+            buf: Vec::with_capacity(1024),
+            time: start_time,
+        })
+    }
+}
+
+impl Sink for FstSink {
+    fn time(&mut self, t: u64) -> Result<(), SinkError> {
+        if t > self.time && self.body.size() >= FLUSH_AT {
+            self.body.flush().map_err(fst)?;
+        }
+        self.time = t;
+        self.body.time_change(t).map_err(fst)
+    }
+    fn begin_dump(&mut self) -> Result<(), SinkError> {
+        Ok(())
+    }
+    fn end_dump(&mut self) -> Result<(), SinkError> {
+        Ok(())
+    }
+    #[inline]
+    fn change(&mut self, id: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
+        self.buf.clear();
+        push_bits(words, width, &mut self.buf);
+        self.body
+            .signal_change(self.ids[id], &self.buf)
+            .map_err(fst)
+    }
+    fn finish(mut self: Box<Self>, end_time: u64) -> Result<(), SinkError> {
+        if end_time > self.time {
+            self.body.time_change(end_time).map_err(fst)?;
+        }
+        let mut out = self.body.finish().map_err(fst)?;
+        use std::io::Write;
+        out.flush().map_err(|e| SinkError::Io("flush FST", e))
+    }
+}

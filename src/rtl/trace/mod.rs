@@ -1,0 +1,478 @@
+//! Waveform tracing: configuration, signal selection, change detection and the sinks (VCD, FST)
+//! plus the GTKWave save file.
+//!
+//! Tracing is a separate pass over the design ([`Sample`], a [`Visitor`]) run once per traced
+//! cycle after the combinational phase; with tracing off it is never run. Each traced signal's
+//! last written value is kept in one flat word buffer, and a value is written to the sink only
+//! when it differs. Sinks stream to a `NAME.partial` file that is renamed to `NAME` when the
+//! run finishes cleanly and removed when writing fails.
+
+mod fst;
+pub(crate) mod glob;
+mod gtkw;
+mod vcd;
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use super::error::{Result, RtlError};
+use super::module::{Module, Sealed, Visitor};
+use super::reg::Reg;
+use super::table::{SignalInfo, SignalKind};
+use super::value::Value;
+use super::wire::{Input, Wire};
+
+/// Simulated time units per clock cycle (the timescale is 1 ns: a nominal 100 MHz clock).
+pub const PERIOD: u64 = 10;
+
+/// Waveform file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceFormat {
+    /// Value Change Dump (text; opens everywhere).
+    Vcd,
+    /// Fast Signal Trace (compressed binary; for large runs).
+    Fst,
+}
+
+/// What to trace and where (what a CLI `--vcd`/`--fst`/`--trace-glob`/`--trace-window` maps to).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceConfig {
+    /// The waveform file to write (e.g. `run.vcd`). A `.gtkw` save file is written beside it.
+    pub path: PathBuf,
+    /// VCD or FST.
+    pub format: TraceFormat,
+    /// Hierarchical globs selecting signals (see [`TraceConfig::glob`]); empty traces everything.
+    pub globs: Vec<String>,
+    /// Trace only cycles `from..to` (half open); `None` traces the whole run.
+    pub window: Option<(u64, u64)>,
+    /// Write the GTKWave save file (`NAME.gtkw`) beside the waveform.
+    pub gtkw: bool,
+}
+
+impl TraceConfig {
+    /// Trace everything to a VCD file.
+    pub fn vcd(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            format: TraceFormat::Vcd,
+            globs: Vec::new(),
+            window: None,
+            gtkw: true,
+        }
+    }
+
+    /// Trace everything to an FST file.
+    pub fn fst(path: impl Into<PathBuf>) -> Self {
+        Self {
+            format: TraceFormat::Fst,
+            ..Self::vcd(path)
+        }
+    }
+
+    /// Adds a hierarchical glob: `*` matches any characters (dots too), `?` one character, and the
+    /// pattern must match a run of whole name components, so `mesh.pe_0_*` selects every signal
+    /// under `tensor_core.mesh.pe_0_0`, `..pe_0_1`, ... and `acc` every signal named `acc`.
+    /// `clk` and `rst` are always traced.
+    pub fn glob(mut self, pattern: impl Into<String>) -> Self {
+        self.globs.push(pattern.into());
+        self
+    }
+
+    /// Traces only cycles `from..to`.
+    pub fn window(mut self, from: u64, to: u64) -> Self {
+        self.window = Some((from, to));
+        self
+    }
+
+    /// Whether the glob list selects `path`.
+    pub fn selects(&self, path: &str) -> bool {
+        self.globs.is_empty() || self.globs.iter().any(|g| glob::selects(g, path))
+    }
+}
+
+/// What a finished trace wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceSummary {
+    /// The waveform file.
+    pub path: PathBuf,
+    /// The GTKWave save file, if written.
+    pub gtkw: Option<PathBuf>,
+    /// Size of the waveform file in bytes.
+    pub bytes: u64,
+    /// Cycles written.
+    pub cycles: u64,
+    /// Signals traced (including `clk` and `rst`).
+    pub signals: usize,
+}
+
+/// One declared trace variable, in declaration order (`clk`, `rst`, then the selected signals).
+pub(in crate::rtl) struct Decl {
+    pub scope: Vec<String>,
+    pub name: String,
+    pub width: u32,
+    pub kind: SignalKind,
+}
+
+/// A step in declaring the scope tree.
+pub(in crate::rtl) enum ScopeEvent<'a> {
+    Enter(&'a str),
+    Leave,
+    Var(usize, &'a Decl),
+}
+
+/// Walks declarations in order, entering and leaving scopes as the scope path changes.
+pub(in crate::rtl) fn walk_scopes<'a>(
+    decls: &'a [Decl],
+    mut f: impl FnMut(ScopeEvent<'a>) -> std::result::Result<(), SinkError>,
+) -> std::result::Result<(), SinkError> {
+    let mut cur: Vec<&str> = Vec::new();
+    for (i, d) in decls.iter().enumerate() {
+        let common = cur
+            .iter()
+            .zip(&d.scope)
+            .take_while(|(a, b)| **a == b.as_str())
+            .count();
+        while cur.len() > common {
+            cur.pop();
+            f(ScopeEvent::Leave)?;
+        }
+        for s in &d.scope[common..] {
+            cur.push(s);
+            f(ScopeEvent::Enter(s))?;
+        }
+        f(ScopeEvent::Var(i, d))?;
+    }
+    for _ in 0..cur.len() {
+        f(ScopeEvent::Leave)?;
+    }
+    Ok(())
+}
+
+/// A sink failure, before the tracer adds the path.
+#[derive(Debug)]
+pub(in crate::rtl) enum SinkError {
+    Io(&'static str, std::io::Error),
+    Fst(String),
+}
+
+/// A waveform writer. Ids index the declarations given at construction.
+pub(in crate::rtl) trait Sink {
+    /// Starts time `t` (strictly increasing).
+    fn time(&mut self, t: u64) -> std::result::Result<(), SinkError>;
+    /// Opens the initial-value block (VCD `$dumpvars`).
+    fn begin_dump(&mut self) -> std::result::Result<(), SinkError>;
+    /// Closes the initial-value block.
+    fn end_dump(&mut self) -> std::result::Result<(), SinkError>;
+    /// Records a value of `width` bits (little-endian words).
+    fn change(
+        &mut self,
+        id: usize,
+        width: u32,
+        words: &[u64],
+    ) -> std::result::Result<(), SinkError>;
+    /// Writes the final time and flushes everything to disk.
+    fn finish(self: Box<Self>, end_time: u64) -> std::result::Result<(), SinkError>;
+}
+
+/// The per-cycle tracing pass: compares each selected signal with its last written value.
+struct Sample<'a> {
+    index: usize,
+    slot: &'a [u32],
+    offset: &'a [u32],
+    last: &'a mut [u64],
+    scratch: &'a mut [u64],
+    force: bool,
+    sink: &'a mut dyn Sink,
+    err: Option<SinkError>,
+}
+
+impl Sample<'_> {
+    #[inline(always)]
+    fn signal<T: Value>(&mut self, v: T, width: u32) {
+        let i = self.index;
+        self.index += 1;
+        let slot = self.slot[i];
+        if slot == u32::MAX || self.err.is_some() {
+            return;
+        }
+        let off = self.offset[i] as usize;
+        let cur = &mut self.scratch[..T::WORDS];
+        v.to_words(cur);
+        let last = &mut self.last[off..off + T::WORDS];
+        if self.force || *last != *cur {
+            last.copy_from_slice(cur);
+            if let Err(e) = self.sink.change(slot as usize, width, cur) {
+                self.err = Some(e);
+            }
+        }
+    }
+}
+
+impl Sealed for Sample<'_> {}
+impl Visitor for Sample<'_> {
+    #[inline(always)]
+    fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
+        self.signal(r.q(), r.width());
+    }
+    #[inline(always)]
+    fn wire<T: Value>(&mut self, w: &mut Wire<T>) {
+        self.signal(w.get(), w.width());
+    }
+    #[inline(always)]
+    fn input<T: Value>(&mut self, i: &mut Input<T>) {
+        self.signal(i.get(), i.width());
+    }
+    #[inline(always)]
+    fn child<M: Module>(&mut self, m: &mut M) {
+        m.visit(self);
+    }
+}
+
+/// An open trace: selection, change-detection state and the sink.
+pub(in crate::rtl) struct Tracer {
+    sink: Option<Box<dyn Sink>>,
+    slot: Vec<u32>,
+    offset: Vec<u32>,
+    last: Vec<u64>,
+    scratch: Vec<u64>,
+    window: (u64, u64),
+    dumped: bool,
+    last_rst: bool,
+    end_time: u64,
+    cycles: u64,
+    path: PathBuf,
+    partial: Option<PathBuf>,
+    decls: Vec<Decl>,
+    config: TraceConfig,
+}
+
+fn partial_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".partial");
+    PathBuf::from(s)
+}
+
+impl Tracer {
+    /// Opens the file and writes the header for the signals `config` selects.
+    pub fn open(
+        config: &TraceConfig,
+        top_name: &str,
+        table: &[SignalInfo],
+        storage: &[usize],
+    ) -> Result<Self> {
+        let window = config.window.unwrap_or((0, u64::MAX));
+        if window.1 <= window.0 {
+            return Err(RtlError::BadWindow {
+                from: window.0,
+                to: window.1,
+            });
+        }
+        let path = config.path.clone();
+        let io_err = |action, source| RtlError::TraceIo {
+            path: path.clone(),
+            action,
+            source,
+        };
+        // Regular files are written as NAME.partial and renamed on success; special files
+        // (a pipe, /dev/null, /dev/full) are written in place.
+        let special = std::fs::metadata(&path).is_ok_and(|m| !m.is_file());
+        let (file, partial) = if special {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(|e| io_err("open", e))?;
+            (f, None)
+        } else {
+            let p = partial_path(&path);
+            let f = File::create(&p).map_err(|e| io_err("create", e))?;
+            (f, Some(p))
+        };
+
+        let top = vec![top_name.to_string()];
+        let mut decls = vec![
+            Decl {
+                scope: top.clone(),
+                name: "clk".into(),
+                width: 1,
+                kind: SignalKind::Wire,
+            },
+            Decl {
+                scope: top,
+                name: "rst".into(),
+                width: 1,
+                kind: SignalKind::Wire,
+            },
+        ];
+        let mut slot = Vec::with_capacity(table.len());
+        let mut offset = Vec::with_capacity(table.len());
+        let mut words = 0usize;
+        let mut max_words = 2usize;
+        for (s, &store) in table.iter().zip(storage) {
+            if config.selects(&s.path()) {
+                slot.push(decls.len() as u32);
+                offset.push(words as u32);
+                words += store;
+                max_words = max_words.max(store);
+                decls.push(Decl {
+                    scope: s.scope.clone(),
+                    name: s.name.clone(),
+                    width: s.width,
+                    kind: s.kind,
+                });
+            } else {
+                slot.push(u32::MAX);
+                offset.push(0);
+            }
+        }
+        let writer = BufWriter::with_capacity(1 << 16, file);
+        let sink: std::result::Result<Box<dyn Sink>, SinkError> = match config.format {
+            TraceFormat::Vcd => vcd::VcdSink::new(writer, &decls).map(|s| Box::new(s) as _),
+            TraceFormat::Fst => {
+                fst::FstSink::new(writer, &decls, window.0 * PERIOD).map(|s| Box::new(s) as _)
+            }
+        };
+        let mut tracer = Self {
+            sink: None,
+            slot,
+            offset,
+            last: vec![0; words],
+            scratch: vec![0; max_words],
+            window,
+            dumped: false,
+            last_rst: false,
+            end_time: window.0 * PERIOD,
+            cycles: 0,
+            path,
+            partial,
+            decls,
+            config: config.clone(),
+        };
+        match sink {
+            Ok(s) => tracer.sink = Some(s),
+            Err(e) => return Err(tracer.fail(e)),
+        }
+        Ok(tracer)
+    }
+
+    /// Removes the incomplete file and turns a sink error into an [`RtlError`].
+    fn fail(&mut self, e: SinkError) -> RtlError {
+        self.sink = None;
+        if let Some(p) = self.partial.take() {
+            let _ = std::fs::remove_file(p);
+        }
+        match e {
+            SinkError::Io(action, source) => RtlError::TraceIo {
+                path: self.path.clone(),
+                action,
+                source,
+            },
+            SinkError::Fst(message) => RtlError::Fst {
+                path: self.path.clone(),
+                message,
+            },
+        }
+    }
+
+    /// Whether `cycle` lies in the window.
+    #[inline(always)]
+    pub fn active(&self, cycle: u64) -> bool {
+        cycle >= self.window.0 && cycle < self.window.1
+    }
+
+    /// Records cycle `cycle` (after its combinational phase).
+    pub fn sample<M: Module>(&mut self, cycle: u64, rst: bool, top: &mut M) -> Result<()> {
+        let Some(sink) = self.sink.as_deref_mut() else {
+            return Err(RtlError::TraceClosed);
+        };
+        let t = cycle * PERIOD;
+        let force = !self.dumped;
+        let mut res = (|| {
+            sink.time(t)?;
+            if force {
+                sink.begin_dump()?;
+            }
+            sink.change(0, 1, &[1])?;
+            if force || rst != self.last_rst {
+                sink.change(1, 1, &[u64::from(rst)])?;
+            }
+            Ok(())
+        })();
+        if res.is_ok() {
+            let mut s = Sample {
+                index: 0,
+                slot: &self.slot,
+                offset: &self.offset,
+                last: &mut self.last,
+                scratch: &mut self.scratch,
+                force,
+                sink,
+                err: None,
+            };
+            top.visit(&mut s);
+            if let Some(e) = s.err {
+                res = Err(e);
+            }
+        }
+        if res.is_ok() {
+            res = (|| {
+                if force {
+                    sink.end_dump()?;
+                }
+                sink.time(t + PERIOD / 2)?;
+                sink.change(0, 1, &[0])
+            })();
+        }
+        match res {
+            Ok(()) => {
+                self.dumped = true;
+                self.last_rst = rst;
+                self.end_time = t + PERIOD;
+                self.cycles += 1;
+                Ok(())
+            }
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    /// Finishes the file, renames it into place and writes the `.gtkw`.
+    pub fn finish(mut self) -> Result<TraceSummary> {
+        let Some(sink) = self.sink.take() else {
+            return Err(RtlError::TraceClosed);
+        };
+        if let Err(e) = sink.finish(self.end_time) {
+            return Err(self.fail(e));
+        }
+        if let Some(p) = self.partial.take() {
+            if let Err(e) = std::fs::rename(&p, &self.path) {
+                let _ = std::fs::remove_file(&p);
+                return Err(RtlError::TraceIo {
+                    path: self.path.clone(),
+                    action: "rename into place",
+                    source: e,
+                });
+            }
+        }
+        let bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
+        let gtkw = if self.config.gtkw && std::fs::metadata(&self.path).is_ok_and(|m| m.is_file()) {
+            let g = self.path.with_extension("gtkw");
+            gtkw::write(&g, &self.path, &self.decls, self.window.0 * PERIOD).map_err(|e| {
+                RtlError::TraceIo {
+                    path: g.clone(),
+                    action: "write GTKWave save file",
+                    source: e,
+                }
+            })?;
+            Some(g)
+        } else {
+            None
+        };
+        Ok(TraceSummary {
+            path: self.path.clone(),
+            gtkw,
+            bytes,
+            cycles: self.cycles,
+            signals: self.decls.len(),
+        })
+    }
+}

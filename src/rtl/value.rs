@@ -1,0 +1,227 @@
+//! Fixed-width values: the [`Value`] trait and the wide bus type [`Wide`].
+//!
+//! A signal's *storage type* is chosen per signal so that narrow signals never pay for wide ones:
+//! `bool` for 1 bit, `u8`..`u128` up to 128 bits, and [`Wide<W>`] (a `bitvec` array of `W`
+//! 64-bit words) for buses up to `64 * W` bits (e.g. `Wide<8>` for a 512-bit operand bus,
+//! `Wide<16>` for 1024 bits). The *declared width* (1..=capacity) is carried by the register or
+//! wire and every value written to it is truncated to that width, as hardware would.
+
+use bitvec::prelude::*;
+
+/// A plain-old-data value that can live in a register or wire.
+///
+/// Implemented for `bool`, `u8`, `u16`, `u32`, `u64`, `u128` and [`Wide`]. An implementation
+/// must be a pure bit container: `to_words`/`from_words` round-trip, bit `i` of the value is bit
+/// `i % 64` of word `i / 64`, and `mask(w)` clears every bit at index `>= w`.
+pub trait Value: Copy + PartialEq + Default + std::fmt::Debug + 'static {
+    /// The most bits this type can hold.
+    const CAPACITY: u32;
+    /// How many 64-bit words [`Value::to_words`] writes.
+    const WORDS: usize;
+    /// The value with every bit at index `>= width` cleared.
+    fn mask(self, width: u32) -> Self;
+    /// Writes the value as little-endian 64-bit words into `out` (`out.len() == Self::WORDS`).
+    fn to_words(&self, out: &mut [u64]);
+    /// Builds a value from little-endian 64-bit words (missing words read as zero).
+    fn from_words(words: &[u64]) -> Self;
+}
+
+#[inline]
+fn low_mask_u64(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+impl Value for bool {
+    const CAPACITY: u32 = 1;
+    const WORDS: usize = 1;
+    #[inline]
+    fn mask(self, width: u32) -> Self {
+        self && width > 0
+    }
+    #[inline]
+    fn to_words(&self, out: &mut [u64]) {
+        out[0] = u64::from(*self);
+    }
+    #[inline]
+    fn from_words(words: &[u64]) -> Self {
+        words.first().is_some_and(|w| w & 1 == 1)
+    }
+}
+
+macro_rules! impl_value_uint {
+    ($($t:ty),*) => {$(
+        impl Value for $t {
+            const CAPACITY: u32 = <$t>::BITS;
+            const WORDS: usize = 1;
+            #[inline]
+            fn mask(self, width: u32) -> Self {
+                (u64::from(self) & low_mask_u64(width)) as $t
+            }
+            #[inline]
+            fn to_words(&self, out: &mut [u64]) {
+                out[0] = u64::from(*self);
+            }
+            #[inline]
+            fn from_words(words: &[u64]) -> Self {
+                words.first().copied().unwrap_or(0) as $t
+            }
+        }
+    )*};
+}
+impl_value_uint!(u8, u16, u32, u64);
+
+impl Value for u128 {
+    const CAPACITY: u32 = 128;
+    const WORDS: usize = 2;
+    #[inline]
+    fn mask(self, width: u32) -> Self {
+        if width >= 128 {
+            self
+        } else {
+            self & ((1u128 << width) - 1)
+        }
+    }
+    #[inline]
+    fn to_words(&self, out: &mut [u64]) {
+        out[0] = *self as u64;
+        out[1] = (*self >> 64) as u64;
+    }
+    #[inline]
+    fn from_words(words: &[u64]) -> Self {
+        let lo = words.first().copied().unwrap_or(0);
+        let hi = words.get(1).copied().unwrap_or(0);
+        (u128::from(hi) << 64) | u128::from(lo)
+    }
+}
+
+/// A wide bus of up to `64 * W` bits, stored inline (no heap) as a `bitvec` array.
+///
+/// ```
+/// use tensorcore_rtl::rtl::Wide;
+/// // A 512-bit operand bus: 32 lanes of 16 bits.
+/// let mut bus = Wide::<8>::ZERO;
+/// bus.set_field(16 * 3, 16, 0xBEEF);
+/// assert_eq!(bus.field(16 * 3, 16), 0xBEEF);
+/// assert_eq!(bus.bits()[48..64].count_ones(), 0xBEEFu16.count_ones() as usize);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
+pub struct Wide<const W: usize> {
+    bits: BitArray<[u64; W], Lsb0>,
+}
+
+impl<const W: usize> Wide<W> {
+    /// All bits zero.
+    pub const ZERO: Self = Self {
+        bits: BitArray::ZERO,
+    };
+
+    /// A value from its little-endian 64-bit words.
+    pub fn from_words_array(words: [u64; W]) -> Self {
+        Self {
+            bits: BitArray::new(words),
+        }
+    }
+
+    /// The little-endian 64-bit words.
+    pub fn words(&self) -> &[u64; W] {
+        &self.bits.data
+    }
+
+    /// The bits as a `bitvec` slice (bit 0 is the least significant).
+    pub fn bits(&self) -> &BitSlice<u64, Lsb0> {
+        self.bits.as_bitslice()
+    }
+
+    /// The bits as a mutable `bitvec` slice.
+    pub fn bits_mut(&mut self) -> &mut BitSlice<u64, Lsb0> {
+        self.bits.as_mut_bitslice()
+    }
+
+    /// Reads `width` (1..=64) bits starting at bit `lo` (e.g. one lane of an operand bus).
+    /// Bits beyond the bus read as zero.
+    pub fn field(&self, lo: usize, width: usize) -> u64 {
+        let total = 64 * W;
+        if lo >= total || width == 0 {
+            return 0;
+        }
+        let hi = (lo + width.min(64)).min(total);
+        self.bits()[lo..hi].load_le::<u64>()
+    }
+
+    /// Writes the low `width` (1..=64) bits of `value` starting at bit `lo`; bits that would fall
+    /// beyond the bus are dropped.
+    pub fn set_field(&mut self, lo: usize, width: usize, value: u64) {
+        let total = 64 * W;
+        if lo >= total || width == 0 {
+            return;
+        }
+        let hi = (lo + width.min(64)).min(total);
+        self.bits_mut()[lo..hi].store_le::<u64>(value);
+    }
+}
+
+impl<const W: usize> Value for Wide<W> {
+    const CAPACITY: u32 = 64 * W as u32;
+    const WORDS: usize = W;
+    #[inline]
+    fn mask(mut self, width: u32) -> Self {
+        let width = width as usize;
+        for (i, w) in self.bits.data.iter_mut().enumerate() {
+            let lo = 64 * i;
+            if width <= lo {
+                *w = 0;
+            } else if width < lo + 64 {
+                *w &= low_mask_u64((width - lo) as u32);
+            }
+        }
+        self
+    }
+    #[inline]
+    fn to_words(&self, out: &mut [u64]) {
+        out.copy_from_slice(&self.bits.data);
+    }
+    #[inline]
+    fn from_words(words: &[u64]) -> Self {
+        let mut data = [0u64; W];
+        for (d, s) in data.iter_mut().zip(words) {
+            *d = *s;
+        }
+        Self::from_words_array(data)
+    }
+}
+
+/// Formats the low `width` bits of little-endian `words` as ASCII `'0'`/`'1'`, most significant
+/// bit first, appending to `out`.
+pub(in crate::rtl) fn push_bits(words: &[u64], width: u32, out: &mut Vec<u8>) {
+    for i in (0..width as usize).rev() {
+        let bit = (words[i / 64] >> (i % 64)) & 1;
+        out.push(b'0' + bit as u8);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_and_words_round_trip() {
+        assert_eq!(0xFFu8.mask(3), 7);
+        assert_eq!(u128::MAX.mask(100), (1u128 << 100) - 1);
+        let w = Wide::<16>::from_words(&[u64::MAX; 16]).mask(1000);
+        assert_eq!(w.words()[15], (1u64 << (1000 - 960)) - 1);
+        assert_eq!(w.words()[14], u64::MAX);
+        let mut words = [0u64; 2];
+        0x1234_5678_9abc_def0_1122_3344_5566_7788u128.to_words(&mut words);
+        assert_eq!(
+            u128::from_words(&words),
+            0x1234_5678_9abc_def0_1122_3344_5566_7788
+        );
+        let mut s = Vec::new();
+        push_bits(&[0b101], 5, &mut s);
+        assert_eq!(s, b"00101");
+    }
+}

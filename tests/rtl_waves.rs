@@ -1,0 +1,446 @@
+//! Round-trip, determinism, order-independence and failure tests of the cycle engine's
+//! waveforms. Every waveform is read back with `wellen`, an independent parser.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use tensorcore_rtl::rtl::demo::{Demo, MacMesh};
+use tensorcore_rtl::rtl::*;
+
+fn tmp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tcrtl_{}_{}", name, std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A design with awkward widths: 1, 7, 64, 65 (in a u128), 127, 1000 (in a Wide<16>).
+struct Widths {
+    n: Reg<u64>,
+    b1: Reg<bool>,
+    b7: Reg<u8>,
+    b64: Reg<u64>,
+    b65: Reg<u128>,
+    b127: Reg<u128>,
+    b1000: Reg<Wide<16>>,
+    mix: Wire<u32>,
+}
+
+impl Widths {
+    fn new() -> Result<Self> {
+        Ok(Self {
+            n: Reg::new("n", 64, 0)?,
+            b1: Reg::new("b1", 1, false)?,
+            b7: Reg::new("b7", 7, 0)?,
+            b64: Reg::new("b64", 64, 0)?,
+            b65: Reg::new("b65", 65, 0)?,
+            b127: Reg::new("b127", 127, 0)?,
+            b1000: Reg::new("b1000", 1000, Wide::ZERO)?,
+            mix: Wire::new("mix", 20, 0)?,
+        })
+    }
+}
+
+impl Module for Widths {
+    fn name(&self) -> &str {
+        "widths"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.reg(&mut self.n);
+        v.reg(&mut self.b1);
+        v.reg(&mut self.b7);
+        v.reg(&mut self.b64);
+        v.reg(&mut self.b65);
+        v.reg(&mut self.b127);
+        v.reg(&mut self.b1000);
+        v.wire(&mut self.mix);
+    }
+}
+
+impl Design for Widths {
+    fn comb(&mut self) {
+        let n = self.n.q();
+        let x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.n.set_d(n + 1);
+        self.b1.set_d(n.is_multiple_of(3));
+        self.b7.set_d(x as u8);
+        self.b64
+            .set_d(if n.is_multiple_of(4) { u64::MAX } else { x });
+        self.b65.set_d((u128::from(x) << 1) | u128::from(n & 1));
+        self.b127.set_d(u128::MAX.rotate_left(n as u32));
+        let mut w = self.b1000.q();
+        w.bits_mut().shift_end(3);
+        w.set_field(0, 64, x);
+        self.b1000.set_d(w);
+        self.mix.set((x >> 7) as u32);
+    }
+}
+
+/// What the simulator recorded: per cycle, every signal's value right after the combinational
+/// phase (what the trace must show at time 10*cycle), and `rst`.
+struct Record {
+    table: Vec<SignalInfo>,
+    cycles: Vec<(u64, bool, Vec<SignalValue>)>,
+}
+
+fn run_recorded<D: Design>(
+    top: D,
+    cfg: &TraceConfig,
+    reset: u64,
+    cycles: u64,
+) -> (Record, TraceSummary) {
+    let mut sim = Simulator::with_trace(top, cfg).unwrap();
+    let table = sim.signals().unwrap();
+    let mut rec = Vec::new();
+    for c in 0..reset + cycles {
+        sim.set_reset(c < reset);
+        sim.settle();
+        rec.push((sim.cycle(), c < reset, sim.values()));
+        sim.step().unwrap();
+    }
+    let (_, summary) = sim.finish().unwrap();
+    (Record { table, cycles: rec }, summary.unwrap())
+}
+
+/// Reads `path` with wellen and checks every traced signal against the record at every traced
+/// cycle, with its width and scope; returns the number of values checked.
+fn check_against_wellen(path: &Path, rec: &Record, cfg: &TraceConfig) -> usize {
+    let mut wave = wellen::simple::read(path).expect("wellen reads the waveform");
+    let h = wave.hierarchy();
+    let top = rec.table[0].scope[0].clone();
+    let mut vars = HashMap::new();
+    for v in h.all_vars().map(|r| &h[r]) {
+        vars.insert(v.full_name(h), (v.signal_ref(), v.length(h).unwrap_or(0)));
+    }
+    // clk and rst at the top scope.
+    let top_scope = h.scopes().next().map(|s| h[s].name(h).to_string());
+    assert_eq!(top_scope.as_deref(), Some(top.as_str()), "one top scope");
+    let clk = vars[&format!("{top}.clk")];
+    let rst = vars[&format!("{top}.rst")];
+    // Every selected signal, with its true width and scope; nothing else.
+    let selected: Vec<usize> = (0..rec.table.len())
+        .filter(|&i| cfg.selects(&rec.table[i].path()))
+        .collect();
+    assert_eq!(
+        vars.len(),
+        selected.len() + 2,
+        "declared exactly the selected signals"
+    );
+    for &i in &selected {
+        let s = &rec.table[i];
+        let (_, len) = vars
+            .get(&s.path())
+            .unwrap_or_else(|| panic!("{} missing from the waveform", s.path()));
+        assert_eq!(*len, s.width, "{} width", s.path());
+    }
+    let refs: Vec<_> = vars.values().map(|v| v.0).collect();
+    wave.load_signals(&refs);
+    let times = wave.time_table().to_vec();
+    let (from, to) = cfg.window.unwrap_or((0, u64::MAX));
+    let mut checked = 0;
+    for (cycle, rst_on, values) in &rec.cycles {
+        if *cycle < from || *cycle >= to {
+            continue;
+        }
+        let t = cycle * PERIOD;
+        let ti = times
+            .binary_search(&t)
+            .unwrap_or_else(|_| panic!("time {t} missing"));
+        let value_at = |sref, ti: usize| -> String {
+            let sig = wave.get_signal(sref).unwrap();
+            let off = sig.get_offset(ti as u32).expect("a value at this time");
+            sig.get_value_at(&off, 0).to_bit_string().unwrap()
+        };
+        assert_eq!(value_at(clk.0, ti), "1", "clk high at {t}");
+        assert_eq!(value_at(clk.0, ti + 1), "0", "clk low at {}", t + 5);
+        assert_eq!(value_at(rst.0, ti), if *rst_on { "1" } else { "0" });
+        for &i in &selected {
+            let s = &rec.table[i];
+            let got = value_at(vars[&s.path()].0, ti);
+            let want = values[i].to_bit_string();
+            assert_eq!(
+                got.len(),
+                s.width as usize,
+                "{} width in value at cycle {cycle}",
+                s.path()
+            );
+            assert_eq!(got, want, "{} at cycle {cycle}", s.path());
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn vcd_and_fst_round_trip_through_wellen() {
+    let dir = tmp_dir("roundtrip");
+    for fmt in [TraceFormat::Vcd, TraceFormat::Fst] {
+        let ext = if fmt == TraceFormat::Vcd {
+            "vcd"
+        } else {
+            "fst"
+        };
+        // Everything, including a 512-bit bus.
+        let mut cfg = TraceConfig::vcd(dir.join(format!("demo.{ext}")));
+        cfg.format = fmt;
+        let (rec, sum) = run_recorded(Demo::new("demo", 3).unwrap(), &cfg, 2, 200);
+        assert_eq!(sum.cycles, 202);
+        assert!(sum.gtkw.as_ref().is_some_and(|g| g.exists()));
+        assert!(!dir.join(format!("demo.{ext}.partial")).exists());
+        let n = check_against_wellen(&sum.path, &rec, &cfg);
+        assert_eq!(n, 202 * rec.table.len());
+
+        // Awkward widths up to 1000 bits.
+        let mut cfg = TraceConfig::vcd(dir.join(format!("widths.{ext}")));
+        cfg.format = fmt;
+        let (rec, sum) = run_recorded(Widths::new().unwrap(), &cfg, 1, 150);
+        check_against_wellen(&sum.path, &rec, &cfg);
+
+        // A glob and a window: only the FIFO, cycles 30..90.
+        let mut cfg = TraceConfig::vcd(dir.join(format!("fifo.{ext}")))
+            .glob("fifo")
+            .window(30, 90);
+        cfg.format = fmt;
+        let (rec, sum) = run_recorded(Demo::new("demo", 3).unwrap(), &cfg, 2, 150);
+        assert_eq!(sum.cycles, 60);
+        let n = check_against_wellen(&sum.path, &rec, &cfg);
+        assert_eq!(n, 60 * 11);
+
+        // The mesh with a hierarchical glob.
+        let mut cfg = TraceConfig::vcd(dir.join(format!("mesh.{ext}"))).glob("mesh.pe_0_*");
+        cfg.format = fmt;
+        let (rec, sum) = run_recorded(MacMesh::<4>::new().unwrap(), &cfg, 1, 40);
+        let n = check_against_wellen(&sum.path, &rec, &cfg);
+        assert_eq!(n, 41 * 4 * 4);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn same_run_twice_is_byte_identical_and_order_does_not_matter() {
+    let dir = tmp_dir("determinism");
+    let orders = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
+    for fmt in [TraceFormat::Vcd, TraceFormat::Fst] {
+        let mut reference: Option<(Vec<u8>, Vec<SignalValue>)> = None;
+        for (k, order) in orders.iter().chain(&orders[..1]).enumerate() {
+            let mut cfg = TraceConfig::vcd(dir.join(format!("run{k}.w")));
+            cfg.format = fmt;
+            let mut top = Demo::new("demo", 4).unwrap();
+            top.set_order(*order);
+            let mut sim = Simulator::with_trace(top, &cfg).unwrap();
+            sim.set_check_comb(true);
+            sim.reset(3).unwrap();
+            sim.run(300).unwrap();
+            let values = sim.values();
+            let (_, sum) = sim.finish().unwrap();
+            let bytes = std::fs::read(sum.unwrap().path).unwrap();
+            match &reference {
+                None => reference = Some((bytes, values)),
+                Some((b, v)) => {
+                    assert!(
+                        *b == bytes,
+                        "waveform differs for order {order:?} ({fmt:?})"
+                    );
+                    assert_eq!(*v, values, "state differs for order {order:?}");
+                }
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn vcd_header_is_well_formed() {
+    let dir = tmp_dir("header");
+    let cfg = TraceConfig::vcd(dir.join("h.vcd"));
+    let (_, sum) = run_recorded(Demo::new("demo", 2).unwrap(), &cfg, 1, 5);
+    let text = std::fs::read_to_string(&sum.path).unwrap();
+    assert!(text.contains("$timescale 1 ns $end"));
+    assert!(!text.contains("$date"), "no date: runs are reproducible");
+    assert!(text.starts_with("$version"));
+    let lines: Vec<&str> = text.lines().collect();
+    let top = lines
+        .iter()
+        .position(|l| *l == "$scope module demo $end")
+        .unwrap();
+    assert!(lines[top + 1].ends_with(" clk $end") && lines[top + 2].ends_with(" rst $end"));
+    assert!(text.contains("$scope module fifo $end"));
+    assert!(
+        text.contains("$var reg 512 "),
+        "history bus at its true width"
+    );
+    assert!(text.contains("#0\n$dumpvars\n"));
+    let gtkw = std::fs::read_to_string(sum.gtkw.unwrap()).unwrap();
+    assert!(gtkw.contains("[dumpfile] \"h.vcd\""));
+    assert!(gtkw.contains("demo.fifo.count[2:0]"));
+    assert!(gtkw.contains("@22"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn vcd2fst_accepts_the_demo_vcd() {
+    let dir = tmp_dir("vcd2fst");
+    let cfg = TraceConfig::vcd(dir.join("demo.vcd"));
+    let (_, sum) = run_recorded(Demo::new("demo", 3).unwrap(), &cfg, 2, 100);
+    let out = dir.join("demo.fst");
+    let res = std::process::Command::new("vcd2fst")
+        .arg(&sum.path)
+        .arg(&out)
+        .output();
+    let res = match res {
+        Ok(r) => r,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => panic!(
+            "vcd2fst is not on PATH: install GTKWave (Debian/Ubuntu: `apt-get install gtkwave`) \
+             to run this check"
+        ),
+        Err(e) => panic!("could not run vcd2fst: {e}"),
+    };
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(res.status.success(), "vcd2fst failed: {stderr}");
+    assert!(
+        !stderr.to_lowercase().contains("error"),
+        "vcd2fst: {stderr}"
+    );
+    // GTKWave's FST must hold the same signals wellen sees in our VCD.
+    let ours = wellen::simple::read(&sum.path).unwrap();
+    let theirs = wellen::simple::read(&out).unwrap();
+    let names = |w: &wellen::simple::Waveform| {
+        let h = w.hierarchy();
+        let mut v: Vec<String> = h.all_vars().map(|v| h[v].full_name(h)).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&ours), names(&theirs));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn watchdog_names_cycle_and_state() {
+    let mut top = Demo::new("demo", 2).unwrap();
+    top.set_enable(false);
+    let mut sim = Simulator::new(top).unwrap();
+    sim.set_watchdog(50);
+    sim.reset(5).unwrap();
+    let err = sim.run(1000).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(
+        err,
+        RtlError::Watchdog {
+            cycle: 55,
+            stalled_for: 50,
+            ..
+        }
+    ));
+    assert!(
+        msg.contains("cycle 55") && msg.contains("enable=false"),
+        "{msg}"
+    );
+    // A running design does not trip it.
+    let mut sim = Simulator::new(Demo::new("demo", 2).unwrap()).unwrap();
+    sim.set_watchdog(50);
+    sim.run(2000).unwrap();
+    // run_until reports its own limit.
+    let err = sim.run_until(|d| d.fifo().popped() > u32::MAX - 1, 10);
+    assert!(matches!(err, Err(RtlError::Timeout { max_cycles: 10, .. })));
+    let target = sim.top().fifo().popped() + 5;
+    let n = sim
+        .run_until(|d| d.fifo().popped() >= target, 10_000)
+        .unwrap();
+    assert!(n > 0);
+}
+
+#[test]
+fn elaboration_errors_are_clear() {
+    let e = Reg::new("x", 9, 0u8).unwrap_err();
+    assert!(e.to_string().contains("width 9 is outside 1..=8"), "{e}");
+    assert!(Reg::new("x", 0, 0u32).is_err());
+    assert!(Reg::new("x", 1025, Wide::<16>::ZERO).is_err());
+    let e = Reg::new("x", 3, 9u8).unwrap_err();
+    assert!(matches!(e, RtlError::ResetTooWide { .. }));
+    let mut sim = Simulator::new(Demo::new("demo", 2).unwrap()).unwrap();
+    assert!(matches!(
+        sim.peek("demo.nope"),
+        Err(RtlError::NoSuchSignal(_))
+    ));
+    assert_eq!(sim.peek("demo.lfsr.state").unwrap().to_u128(), 0xACE1);
+    let bad = TraceConfig::vcd(std::env::temp_dir().join("x.vcd")).window(5, 5);
+    assert!(matches!(
+        Simulator::with_trace(Demo::new("demo", 2).unwrap(), &bad),
+        Err(RtlError::BadWindow { .. })
+    ));
+}
+
+#[test]
+fn unwritable_path_fails_cleanly() {
+    let cfg = TraceConfig::vcd("/nonexistent-dir/sub/run.vcd");
+    let err = match Simulator::with_trace(Demo::new("demo", 2).unwrap(), &cfg) {
+        Err(e) => e,
+        Ok(_) => panic!("opened an unwritable path"),
+    };
+    let msg = err.to_string();
+    assert!(
+        msg.contains("/nonexistent-dir/sub/run.vcd") && msg.contains("create"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn full_disk_fails_cleanly() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let cfg = TraceConfig::vcd("/dev/full");
+    let mut sim = Simulator::with_trace(Demo::new("demo", 8).unwrap(), &cfg).unwrap();
+    let res = sim.run(100_000);
+    let err = match res {
+        Err(e) => e,
+        Ok(()) => match sim.finish() {
+            Err(e) => e,
+            Ok(_) => panic!("wrote a full disk without error"),
+        },
+    };
+    let msg = err.to_string();
+    assert!(msg.contains("/dev/full") && msg.contains("space"), "{msg}");
+}
+
+#[test]
+fn closed_pipe_fails_cleanly_and_failed_file_is_removed() {
+    let dir = tmp_dir("pipe");
+    let fifo = dir.join("pipe.vcd");
+    let ok = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        // A reader that takes 100 bytes and goes away.
+        let mut reader = std::process::Command::new("head")
+            .arg("-c")
+            .arg("100")
+            .arg(&fifo)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let cfg = TraceConfig::vcd(&fifo);
+        let mut sim = Simulator::with_trace(Demo::new("demo", 8).unwrap(), &cfg).unwrap();
+        let err = sim.run(1_000_000).unwrap_err();
+        reader.wait().unwrap();
+        assert!(err.to_string().contains("Broken pipe"), "{err}");
+        // Later steps keep failing instead of silently running untraced.
+        assert!(matches!(sim.step(), Err(RtlError::TraceClosed)));
+    }
+    // An unfinished regular file is only ever visible as NAME.partial, never as NAME.
+    let path = dir.join("gone.vcd");
+    let cfg = TraceConfig::vcd(&path);
+    let mut sim = Simulator::with_trace(Demo::new("demo", 2).unwrap(), &cfg).unwrap();
+    sim.run(10).unwrap();
+    assert!(dir.join("gone.vcd.partial").exists() && !path.exists());
+    drop(sim);
+    std::fs::remove_dir_all(&dir).ok();
+}
