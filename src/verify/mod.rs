@@ -3,3 +3,4 @@
 //! Nothing here calls the `numerics` arithmetic it checks.
 
 pub mod exact;
+pub mod measurements;
