@@ -11,3 +11,4 @@
 pub mod io;
 pub mod numerics;
 pub mod rtl;
+pub mod verify;

@@ -1,8 +1,13 @@
-//! `tcrtl`: the command-line front end.
-fn main() {
-    std::process::exit(tensorcore_rtl_cli_main());
-}
+//! `tcrtl`: the command-line front end (see `src/cli/mod.rs`).
 
-fn tensorcore_rtl_cli_main() -> i32 {
-    0
+mod cli;
+
+fn main() {
+    match cli::run() {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    }
 }

@@ -49,6 +49,7 @@ fn bit_len(sig: u64) -> u32 {
 /// one is aligned to it, and whatever falls below the window is kept as a sticky bit.
 ///
 /// An exact zero sum is returned with `sign = false`; the caller applies the IEEE sign rule.
+#[inline]
 pub fn add_terms(x: Term, y: Term) -> (Unrounded, AddTrace) {
     let mut trace = AddTrace::default();
     if x.sig == 0 || y.sig == 0 {

@@ -17,3 +17,4 @@ pub mod add;
 pub mod multiply;
 pub use add::{add, add_terms, exact_zero_sign, AddResult, AddTrace, Term};
 pub use multiply::{multiply, multiply_unpacked, Product, ProductClass};
+pub mod dot;

@@ -53,6 +53,7 @@ impl Product {
 }
 
 /// Multiplies two unpacked operands exactly.
+#[inline]
 pub fn multiply_unpacked(a: &Unpacked, fmt_a: Format, b: &Unpacked, fmt_b: Format) -> Product {
     let sign = a.sign ^ b.sign;
     let exp_sum = a.exp + b.exp;
@@ -90,6 +91,7 @@ pub fn multiply_unpacked(a: &Unpacked, fmt_a: Format, b: &Unpacked, fmt_b: Forma
 }
 
 /// Unpacks and multiplies two encodings exactly.
+#[inline]
 pub fn multiply(fmt_a: Format, a_bits: u64, fmt_b: Format, b_bits: u64) -> Product {
     multiply_unpacked(&unpack(fmt_a, a_bits), fmt_a, &unpack(fmt_b, b_bits), fmt_b)
 }

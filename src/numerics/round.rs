@@ -64,6 +64,7 @@ pub struct Rounded {
 }
 
 /// Shifts `sig` right by `shift` (any size) and reports what fell off as a [`Loss`].
+#[inline]
 pub fn shift_right_loss(sig: u128, shift: u32) -> (u128, Loss) {
     if shift == 0 {
         (sig, Loss::ExactlyZero)
@@ -128,6 +129,7 @@ pub const fn overflow_result(fmt: Format, sign: bool, mode: RoundingMode, policy
 /// Underflow is signalled with tininess detected after rounding (as though the exponent
 /// range were unbounded), and only when the result is also inexact (IEEE default handling).
 /// An exact zero keeps `x.sign`; the caller decides the sign of exact zero sums.
+#[inline]
 pub fn round_pack(fmt: Format, x: Unrounded, mode: RoundingMode, policy: Overflow) -> Rounded {
     let mut trace = RoundTrace::default();
     // Jam the input sticky into one extra bit below the LSB (see the contract on `Unrounded`).

@@ -1,0 +1,42 @@
+//! The `tcrtl` command line: one `Command` variant and one file per subcommand. Each
+//! subcommand returns its exit code (0 = success, 1 = a check failed) or a one-line error
+//! (printed as `error: ...` with exit code 2 by `main`).
+
+mod dot;
+mod values;
+mod verify;
+
+use clap::{Parser, Subcommand};
+
+/// tcrtl: a bit-accurate, register-transfer-level model of a GPU-style tensor core.
+#[derive(Parser, Debug)]
+#[command(name = "tcrtl", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// One dot product d = c + sum a_k * b_k through the numerics datapath.
+    Dot(dot::DotArgs),
+    /// Checks against references and real-GPU measurements.
+    Verify(verify::VerifyArgs),
+}
+
+/// Parses the command line and runs the subcommand.
+pub fn run() -> Result<i32, String> {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // Help and version go to stdout with success; usage errors keep clap's message.
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return Ok(code);
+        }
+    };
+    match cli.command {
+        Command::Dot(args) => dot::run(&args),
+        Command::Verify(args) => verify::run(&args),
+    }
+}

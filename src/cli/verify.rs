@@ -1,0 +1,137 @@
+//! `tcrtl verify measurements`: replays a real-GPU measurement set through the `nvidia` mode.
+
+use super::values;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+use tensorcore_rtl::numerics::dot::{dot, AccMode, Preset};
+use tensorcore_rtl::verify::measurements::{encode_word, load};
+
+/// Arguments of `tcrtl verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    #[command(subcommand)]
+    what: VerifyCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum VerifyCommand {
+    /// Runs every row of a measurement set (a_*, b_*, c_*fp32, d_*fp32 files) through the
+    /// nvidia mode and compares bit for bit; exits 1 on any mismatch.
+    Measurements(MeasurementArgs),
+}
+
+/// Arguments of `tcrtl verify measurements`.
+#[derive(Args, Debug)]
+pub struct MeasurementArgs {
+    /// Directory of the set, e.g. .../tensor-core-measurements/H100/fp16.
+    dir: PathBuf,
+    /// Input format of A and B: e4m3, e5m2, fp16, bf16.
+    #[arg(long)]
+    format: String,
+    /// GPU preset: volta, ampere, hopper, blackwell.
+    #[arg(long)]
+    preset: String,
+    /// Use C = +0 for every row (the H100 FP8 sets were measured with C = 0).
+    #[arg(long)]
+    zero_c: bool,
+    /// Check only the first N rows.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// How many mismatches to show.
+    #[arg(long, default_value_t = 5)]
+    show: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `tcrtl verify ...`.
+pub fn run(args: &VerifyArgs) -> Result<i32, String> {
+    match &args.what {
+        VerifyCommand::Measurements(m) => measurements(m),
+    }
+}
+
+fn hex_row(r: &[u32]) -> String {
+    r.iter()
+        .map(|w| format!("{w:08x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
+    let fmt = values::format(&args.format)?;
+    let preset = Preset::by_name(&args.preset).ok_or_else(|| {
+        format!(
+            "unknown preset {:?} (expected volta, ampere, hopper or blackwell)",
+            args.preset
+        )
+    })?;
+    let params = preset.params(fmt, fmt).map_err(|e| e.to_string())?;
+    let mode = AccMode::Nvidia(params);
+    let set = load(&args.dir, args.limit)?;
+    let mut matched = 0usize;
+    let mut mismatches = Vec::new();
+    for (row, ((ra, rb), (&c, &d))) in set
+        .a
+        .iter()
+        .zip(&set.b)
+        .zip(set.c.iter().zip(&set.d))
+        .enumerate()
+    {
+        let enc = |r: &[u32]| -> Result<Vec<u64>, String> {
+            r.iter()
+                .map(|&w| {
+                    encode_word(fmt, w).ok_or_else(|| {
+                        format!(
+                            "row {}: {w:08x} is not exactly representable in {fmt}",
+                            row + 1
+                        )
+                    })
+                })
+                .collect()
+        };
+        let a = enc(ra)?;
+        let b = enc(rb)?;
+        let c = if args.zero_c { 0 } else { c };
+        let ours = dot(&mode, fmt, fmt, &a, &b, c, params.block)
+            .map_err(|e| e.to_string())?
+            .bits;
+        if ours == d {
+            matched += 1;
+        } else if mismatches.len() < args.show {
+            mismatches.push((row + 1, ra.clone(), rb.clone(), c, ours, d));
+        }
+    }
+    let total = set.a.len();
+    if args.json {
+        let list: Vec<_> = mismatches
+            .iter()
+            .map(|(row, a, b, c, ours, gpu)| {
+                serde_json::json!({
+                    "row": row, "a": hex_row(a), "b": hex_row(b),
+                    "c": format!("0x{c:08x}"), "ours": format!("0x{ours:08x}"),
+                    "gpu": format!("0x{gpu:08x}"),
+                })
+            })
+            .collect();
+        let obj = serde_json::json!({
+            "dir": args.dir.display().to_string(), "format": fmt.name, "preset": preset.name(),
+            "k": set.k, "matched": matched, "total": total, "first_mismatches": list,
+        });
+        println!("{obj}");
+    } else {
+        println!(
+            "{}: {matched}/{total} rows match (format {fmt}, preset {preset}, K = {}, n = {})",
+            args.dir.display(),
+            set.k,
+            params.block
+        );
+        for (row, a, b, c, ours, gpu) in &mismatches {
+            println!("mismatch at row {row}: c = 0x{c:08x}, ours 0x{ours:08x}, gpu 0x{gpu:08x}");
+            println!("  a = {}", hex_row(a));
+            println!("  b = {}", hex_row(b));
+        }
+    }
+    Ok(if matched == total { 0 } else { 1 })
+}

@@ -1,0 +1,117 @@
+//! The `ieee` mode: a chain of fused multiply-adds `c <- RNE32(c + a_k * b_k)`, one per lane,
+//! k ascending. Each FMA is the shared two-term adder ([`add_terms`]) fed with `c` and the
+//! exact product, then the shared [`round_pack`].
+
+use super::step::{MultiplyStage, StepResult, FP32_NAN};
+use crate::numerics::add::{add_terms, exact_zero_sign, AddTrace, Term};
+use crate::numerics::flags::{Flags, RoundingMode};
+use crate::numerics::format::{Class, FP32};
+use crate::numerics::multiply::{Product, ProductClass};
+use crate::numerics::round::{round_pack, Overflow, RoundTrace, Unrounded};
+use crate::numerics::unpack::unpack;
+
+/// The stage fields of one fused multiply-add.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FmaStage {
+    /// The rounded FP32 result.
+    pub bits: u32,
+    /// Its flags (invalid from specials included).
+    pub flags: Flags,
+    /// Alignment stage of the adder (`max_exp`, `align_shift`, `sticky`, `effective_sub`).
+    pub align: AddTrace,
+    /// The unrounded sum leaving the adder.
+    pub sum: Unrounded,
+    /// The normalise-round fields (`lzc`, `round_inc`, ...).
+    pub round: RoundTrace,
+}
+
+const fn special(bits: u32, flags: Flags) -> FmaStage {
+    FmaStage {
+        bits,
+        flags,
+        align: AddTrace {
+            swapped: false,
+            max_exp: 0,
+            align_shift: 0,
+            sticky: false,
+            effective_sub: false,
+        },
+        sum: Unrounded {
+            sign: false,
+            exp: 0,
+            sig: 0,
+            sticky: false,
+        },
+        round: RoundTrace {
+            lzc: 0,
+            norm_exp: 0,
+            shift: 0,
+            subnormal: false,
+            guard: false,
+            sticky: false,
+            round_inc: false,
+        },
+    }
+}
+
+/// One FMA `RNE32(c + p)` with an exact product `p`, with IEEE specials and zero signs.
+#[inline]
+pub fn fma(c: u32, p: &Product) -> FmaStage {
+    let cu = unpack(FP32, c as u64);
+    if cu.is_nan() || p.class == ProductClass::Nan {
+        let invalid = p.flags.invalid || FP32.is_signaling_nan(c as u64);
+        let flags = if invalid { Flags::INVALID } else { Flags::NONE };
+        return special(FP32_NAN, flags);
+    }
+    if p.class == ProductClass::Infinite {
+        if cu.class == Class::Infinite && cu.sign != p.sign {
+            return special(FP32_NAN, Flags::INVALID);
+        }
+        return special(if p.sign { 0xFF80_0000 } else { 0x7F80_0000 }, Flags::NONE);
+    }
+    if cu.class == Class::Infinite {
+        return special(c, Flags::NONE);
+    }
+    let c_term = Term {
+        sign: cu.sign,
+        lsb_exp: cu.lsb_exp(),
+        sig: cu.sig,
+    };
+    let p_term = Term {
+        sign: p.sign,
+        lsb_exp: p.lsb_exp(),
+        sig: p.sig,
+    };
+    let (mut sum, align) = add_terms(c_term, p_term);
+    if sum.sig == 0 && !sum.sticky {
+        sum.sign = exact_zero_sign(cu.sign, p.sign, RoundingMode::NearestEven);
+    }
+    let r = round_pack(FP32, sum, RoundingMode::NearestEven, Overflow::Ieee);
+    FmaStage {
+        bits: r.bits as u32,
+        flags: r.flags,
+        align,
+        sum,
+        round: r.trace,
+    }
+}
+
+/// The `ieee` step: the FMAs of all valid lanes in order, starting from `c`. The trace
+/// fields of the result are those of the last FMA.
+#[inline]
+pub fn fma_chain<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepResult {
+    let mut acc = c;
+    let mut flags = Flags::NONE;
+    let mut last = special(c, Flags::NONE);
+    for p in m.valid() {
+        last = fma(acc, p);
+        acc = last.bits;
+        flags |= last.flags;
+    }
+    StepResult {
+        bits: acc,
+        flags,
+        max_exp: last.align.max_exp,
+        round: last.round,
+    }
+}

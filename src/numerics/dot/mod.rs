@@ -1,0 +1,106 @@
+//! The dot-product step of a processing element: `w` products per step (1..=32) plus the
+//! FP32 accumulator, under one of the accumulation modes of NUMERICS.md ([`AccMode`]).
+//!
+//! The step is written as stages with named, `Copy` outputs that a clocked PE can hold in
+//! pipeline registers and trace:
+//! - [`stage_multiply`] -> [`MultiplyStage`] (per lane `sign`, `class`, `exp_sum`, `sig`);
+//! - [`stage_special`] -> [`SpecialStage`] (NaN / Inf decided first);
+//! - `ieee`: [`ieee::fma`] per lane -> [`ieee::FmaStage`] (`align` = the adder's
+//!   `max_exp`/`align_shift`/`sticky`, `round` = `lzc`/`round_inc`/...);
+//! - `fused`/`exact`: [`fused::stage_align`] -> [`fused::stage_add`] ->
+//!   [`fused::stage_normalize_round`];
+//! - `nvidia`: [`nvidia::stage_align`] (`max_exp`, `align_shift`, `dropped`) ->
+//!   [`nvidia::stage_add`] -> [`nvidia::stage_normalize_round`].
+//!
+//! [`dot_step`] composes them for one step; [`dot`] applies the whole-K contract.
+
+pub mod fused;
+pub mod ieee;
+pub mod mode;
+pub mod nvidia;
+pub mod step;
+pub mod wide;
+
+pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
+pub use step::{
+    dot_step, dot_step_w, stage_multiply, stage_special, MultiplyStage, SpecialStage, StepResult,
+    FP32_NAN,
+};
+pub use wide::WideAcc;
+
+use crate::numerics::flags::Flags;
+use crate::numerics::format::{Format, INPUT_FORMATS};
+
+/// The result of a whole dot product.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DotResult {
+    /// The FP32 result.
+    pub bits: u32,
+    /// OR of every step's flags.
+    pub flags: Flags,
+    /// Number of steps (blocks for `nvidia`, 1 for `exact`, `ceil(K / width)` otherwise).
+    pub steps: usize,
+}
+
+/// `d = c + sum_k a_k * b_k` under `mode`, applying the whole-K contract: `c` first, k
+/// ascending, grouped `width` products per step (`ieee`, `fused`); `nvidia` groups by its
+/// block size `n` whatever the width (blocks chain, each result the next block's `c`);
+/// `exact` rounds once. K = 0 returns `c` unchanged (no step). `a` and `b` hold bit patterns
+/// of `fmt_a` and `fmt_b`.
+pub fn dot(
+    mode: &AccMode,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+    width: usize,
+) -> Result<DotResult, DotError> {
+    if a.len() != b.len() {
+        return Err(DotError::LengthMismatch {
+            a: a.len(),
+            b: b.len(),
+        });
+    }
+    if width == 0 || width > MAX_LANES {
+        return Err(DotError::BadWidth(width));
+    }
+    for f in [fmt_a, fmt_b] {
+        if !INPUT_FORMATS.contains(&f) {
+            return Err(DotError::NotAnInput(f.name));
+        }
+    }
+    if a.is_empty() {
+        return Ok(DotResult {
+            bits: c,
+            flags: Flags::NONE,
+            steps: 0,
+        });
+    }
+    if let AccMode::Exact = mode {
+        let r = fused::exact_all(fmt_a, fmt_b, a, b, c);
+        return Ok(DotResult {
+            bits: r.bits,
+            flags: r.flags,
+            steps: 1,
+        });
+    }
+    let group = match mode {
+        AccMode::Nvidia(p) => p.block.clamp(1, MAX_LANES),
+        _ => width,
+    };
+    let mut acc = c;
+    let mut flags = Flags::NONE;
+    let mut steps = 0;
+    for (ca, cb) in a.chunks(group).zip(b.chunks(group)) {
+        let r = dot_step(mode, fmt_a, fmt_b, ca, cb, acc);
+        acc = r.bits;
+        flags |= r.flags;
+        steps += 1;
+    }
+    Ok(DotResult {
+        bits: acc,
+        flags,
+        steps,
+    })
+}

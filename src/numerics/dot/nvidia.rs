@@ -1,0 +1,212 @@
+//! The `nvidia` mode: the block fused multiply-add of NVIDIA tensor cores (after Fasi et al.
+//! 2021 and Khattak & Mikaitis 2025), with the Blackwell FP8 rule beside it.
+//!
+//! Stages of [`BlockRule::Truncating`]:
+//! 1. multiply: exact products, significands unnormalised in `[1, 4)` with exponent
+//!    `exp_sum = ea + eb` (a subnormal input contributes its format's minimum exponent);
+//! 2. align ([`stage_align`]): `max_exp` = the largest `exp_sum` of the nonzero products and
+//!    the exponent of a nonzero `c` (a subnormal `c` counts as -126), raised to the preset's
+//!    floor; every term is truncated (sign-magnitude, toward zero) to the grid
+//!    `2^(max_exp - 23 - neab)`, no guard or sticky;
+//! 3. add ([`stage_add`]): the aligned integers are summed exactly;
+//! 4. normalise-round ([`stage_normalize_round`]): normalised once and truncated (RZ) to FP32,
+//!    or to `out_frac_bits` fraction bits (the Hopper FP8 cut, 13), through the shared
+//!    [`round_pack`].
+//!
+//! Zero results: an exactly zero aligned sum (including a block with no nonzero term) gives
+//! `+0`, as in the reference MATLAB models; a nonzero sum that truncates to zero keeps its
+//! sign. Overflow gives the signed infinity (as the MATLAB models do; RZ in IEEE would give
+//! the largest finite value). Flags: `inexact` if alignment dropped a nonzero bit or the
+//! final truncation did; `overflow`/`underflow` from the final rounding.
+
+use super::mode::{BlockRule, NvidiaParams};
+use super::step::{stage_special, MultiplyStage, StepResult};
+use super::wide::WideAcc;
+use crate::numerics::add::add;
+use crate::numerics::flags::{Flags, RoundingMode};
+use crate::numerics::format::{Format, NonFinite, FP32};
+use crate::numerics::multiply::ProductClass;
+use crate::numerics::round::{round_pack, Overflow, Rounded, Unrounded};
+use crate::numerics::unpack::unpack;
+
+/// Output of the block alignment stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockAlign<const W: usize> {
+    /// The alignment exponent (largest term exponent, floored).
+    pub max_exp: i32,
+    /// Exponent of the aligned grid's LSB: `max_exp - 23 - neab`.
+    pub lsb_exp: i32,
+    /// Per lane: right shift from the product's LSB to the grid (negative: left shift).
+    pub align_shift: [i32; W],
+    /// The same for `c`.
+    pub c_shift: i32,
+    /// Per lane: the aligned, truncated, signed product.
+    pub aligned: [i64; W],
+    /// The aligned, truncated, signed `c`.
+    pub c_aligned: i64,
+    /// True if the alignment dropped a nonzero bit of some term.
+    pub dropped: bool,
+    /// True if at least one term (nonzero product or `c`) takes part.
+    pub any_term: bool,
+}
+
+/// Truncates `sig * 2^lsb_exp` to the grid `2^grid_lsb`: returns (shift, value, dropped).
+fn align_term(sig: u64, lsb_exp: i32, grid_lsb: i32) -> (i32, u64, bool) {
+    let shift = grid_lsb - lsb_exp;
+    if shift <= 0 {
+        (shift, sig << (-shift) as u32, false)
+    } else if shift >= 64 {
+        (shift, 0, sig != 0)
+    } else {
+        (shift, sig >> shift, sig & ((1u64 << shift) - 1) != 0)
+    }
+}
+
+/// Finds the alignment exponent and truncates every term onto its grid.
+pub fn stage_align<const W: usize>(
+    params: &NvidiaParams,
+    m: &MultiplyStage<W>,
+    c: u32,
+) -> BlockAlign<W> {
+    let cu = unpack(FP32, c as u64);
+    let mut max_exp = i32::MIN;
+    let mut any_term = false;
+    if cu.sig != 0 {
+        max_exp = cu.exp;
+        any_term = true;
+    }
+    for p in m.valid() {
+        if p.class == ProductClass::Finite {
+            max_exp = max_exp.max(p.exp_sum);
+            any_term = true;
+        }
+    }
+    let max_exp = max_exp.max(params.exp_floor);
+    let lsb_exp = max_exp - 23 - params.neab;
+    let mut out = BlockAlign {
+        max_exp,
+        lsb_exp,
+        align_shift: [0; W],
+        c_shift: 0,
+        aligned: [0; W],
+        c_aligned: 0,
+        dropped: false,
+        any_term,
+    };
+    if cu.sig != 0 {
+        let (s, v, d) = align_term(cu.sig, cu.lsb_exp(), lsb_exp);
+        out.c_shift = s;
+        out.c_aligned = if cu.sign { -(v as i64) } else { v as i64 };
+        out.dropped |= d;
+    }
+    for (k, p) in m.valid().iter().enumerate() {
+        if p.class == ProductClass::Finite {
+            let (s, v, d) = align_term(p.sig, p.lsb_exp(), lsb_exp);
+            out.align_shift[k] = s;
+            out.aligned[k] = if p.sign { -(v as i64) } else { v as i64 };
+            out.dropped |= d;
+        }
+    }
+    out
+}
+
+/// Output of the block add stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockSum {
+    /// The exact sum of the aligned terms, in units of `2^lsb_exp`.
+    pub sum: i64,
+    /// Exponent of the sum's LSB.
+    pub lsb_exp: i32,
+    /// Carried from the align stage: some bit was dropped.
+    pub dropped: bool,
+}
+
+/// Sums the aligned terms exactly.
+pub fn stage_add<const W: usize>(al: &BlockAlign<W>) -> BlockSum {
+    let sum = al.aligned.iter().fold(al.c_aligned, |s, &v| s + v);
+    BlockSum {
+        sum,
+        lsb_exp: al.lsb_exp,
+        dropped: al.dropped,
+    }
+}
+
+/// The output format of a block: FP32 with `frac_bits` fraction bits kept.
+const fn cut_format(frac_bits: u32) -> Format {
+    Format {
+        name: "fp32-cut",
+        exp_bits: 8,
+        frac_bits,
+        bias: 127,
+        non_finite: NonFinite::Ieee,
+    }
+}
+
+/// Normalises the block sum once and truncates it to FP32 (or to `out_frac_bits` fraction
+/// bits, re-expanded to an FP32 encoding).
+pub fn stage_normalize_round(params: &NvidiaParams, s: &BlockSum) -> Rounded {
+    let fmt = cut_format(params.out_frac_bits);
+    let x = Unrounded {
+        sign: s.sum < 0 && s.sum != 0,
+        exp: s.lsb_exp,
+        sig: s.sum.unsigned_abs() as u128,
+        sticky: false,
+    };
+    let mut r = round_pack(fmt, x, RoundingMode::TowardZero, Overflow::Ieee);
+    let cut = 23 - params.out_frac_bits;
+    let sign = fmt.sign_of(r.bits);
+    let magnitude = (r.bits & !fmt.sign_bit()) << cut;
+    r.bits = FP32.with_sign(magnitude, sign);
+    if r.flags.overflow {
+        r.bits = FP32.infinity(sign).unwrap_or(FP32.canonical_nan());
+    }
+    r.flags.inexact |= s.dropped;
+    r
+}
+
+/// One block (`m.lanes <= params.block` products plus `c`) under `params`.
+pub fn block<const W: usize>(params: &NvidiaParams, m: &MultiplyStage<W>, c: u32) -> StepResult {
+    let sp = stage_special(m, c);
+    if let Some(bits) = sp.result {
+        return StepResult::special(bits, sp.flags);
+    }
+    match params.rule {
+        BlockRule::Truncating => {
+            let al = stage_align(params, m, c);
+            let s = stage_add(&al);
+            let r = stage_normalize_round(params, &s);
+            StepResult {
+                bits: r.bits as u32,
+                flags: r.flags | sp.flags,
+                max_exp: al.max_exp,
+                round: r.trace,
+            }
+        }
+        BlockRule::ExactThenRne => exact_then_rne(m, c, sp.flags),
+    }
+}
+
+/// Blackwell FP8: `RNE32(c + RZ32(exact sum of the products))`. Zero signs follow IEEE
+/// through both roundings (an all-negative-zero product sum, or a block without products,
+/// is `-0`, so `c` passes through unchanged).
+fn exact_then_rne<const W: usize>(m: &MultiplyStage<W>, c: u32, flags: Flags) -> StepResult {
+    let mut acc = WideAcc::new();
+    let mut all_neg_zero = true;
+    for p in m.valid() {
+        if p.class == ProductClass::Finite {
+            acc.add(p.sign, p.sig, p.lsb_exp());
+            all_neg_zero = false;
+        } else if !p.sign {
+            all_neg_zero = false;
+        }
+    }
+    let (sum, _) = acc.to_unrounded(all_neg_zero);
+    let products = round_pack(FP32, sum, RoundingMode::TowardZero, Overflow::Ieee);
+    let r = add(FP32, c as u64, products.bits, RoundingMode::NearestEven);
+    StepResult {
+        bits: r.rounded.bits as u32,
+        flags: r.rounded.flags | products.flags | flags,
+        max_exp: r.align.max_exp,
+        round: r.rounded.trace,
+    }
+}

@@ -1,0 +1,198 @@
+//! The stages every mode shares (multiply, specials) and the step entry points.
+//!
+//! A step takes up to `W` lanes (`a[k]`, `b[k]`, `k < lanes`) and the FP32 accumulator `c`.
+//! Lanes past `lanes` are masked: they hold no data and take part in nothing (no product, no
+//! maximum exponent, no zero sign). Stage outputs are plain `Copy` structs sized by `W`, so a
+//! clocked model can keep them in pipeline registers; nothing allocates.
+
+use super::fused;
+use super::ieee;
+use super::mode::{AccMode, MAX_LANES};
+use super::nvidia;
+use crate::numerics::flags::Flags;
+use crate::numerics::format::{Class, Format, FP32};
+use crate::numerics::multiply::{multiply, Product, ProductClass};
+use crate::numerics::round::RoundTrace;
+use crate::numerics::unpack::unpack;
+
+/// The canonical FP32 NaN every mode returns (`0x7FC00000`).
+pub const FP32_NAN: u32 = 0x7FC0_0000;
+
+/// A zero product, used for masked lanes of a stage register.
+pub const NO_PRODUCT: Product = Product {
+    sign: false,
+    class: ProductClass::Zero,
+    exp_sum: 0,
+    sig: 0,
+    frac_bits: 0,
+    flags: Flags::NONE,
+};
+
+/// Output of the multiply stage: per lane the exact product (`sign`, `class`, `exp_sum`,
+/// `sig` = the significand product with `frac_bits` fraction bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MultiplyStage<const W: usize> {
+    /// Valid lanes (`products[lanes..]` are masked).
+    pub lanes: usize,
+    /// The exact products.
+    pub products: [Product; W],
+    /// OR of the products' flags (invalid for 0 x Inf or a signaling NaN input).
+    pub flags: Flags,
+}
+
+/// Multiplies lane by lane: `a[k] * b[k]` exactly for `k < a.len()`.
+///
+/// `a` and `b` must have the same length, at most `W` (checked in debug builds; extra
+/// entries of the longer slice are ignored).
+#[inline]
+pub fn stage_multiply<const W: usize>(
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+) -> MultiplyStage<W> {
+    debug_assert!(a.len() == b.len() && a.len() <= W);
+    let lanes = a.len().min(b.len()).min(W);
+    let mut products = [NO_PRODUCT; W];
+    let mut flags = Flags::NONE;
+    for k in 0..lanes {
+        let p = multiply(fmt_a, a[k], fmt_b, b[k]);
+        flags |= p.flags;
+        products[k] = p;
+    }
+    MultiplyStage {
+        lanes,
+        products,
+        flags,
+    }
+}
+
+impl<const W: usize> MultiplyStage<W> {
+    /// The valid products.
+    pub fn valid(&self) -> &[Product] {
+        &self.products[..self.lanes]
+    }
+}
+
+/// Output of the specials stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpecialStage {
+    /// `Some(bits)` if a NaN or an infinity decides the result.
+    pub result: Option<u32>,
+    /// `invalid` for +Inf with -Inf, 0 x Inf or a signaling NaN; otherwise empty.
+    pub flags: Flags,
+}
+
+/// Specials first, over `c` and all valid products at once: any NaN gives NaN; +Inf with
+/// -Inf gives NaN (invalid); otherwise any infinity gives that signed infinity.
+pub fn stage_special<const W: usize>(m: &MultiplyStage<W>, c: u32) -> SpecialStage {
+    let cu = unpack(FP32, c as u64);
+    let mut flags = m.flags;
+    if FP32.is_signaling_nan(c as u64) {
+        flags.invalid = true;
+    }
+    let mut nan = cu.is_nan();
+    let (mut pos_inf, mut neg_inf) = (false, false);
+    if cu.class == Class::Infinite {
+        if cu.sign {
+            neg_inf = true
+        } else {
+            pos_inf = true
+        }
+    }
+    for p in m.valid() {
+        match p.class {
+            ProductClass::Nan => nan = true,
+            ProductClass::Infinite if p.sign => neg_inf = true,
+            ProductClass::Infinite => pos_inf = true,
+            _ => {}
+        }
+    }
+    let result = if nan {
+        Some(FP32_NAN)
+    } else if pos_inf && neg_inf {
+        flags.invalid = true;
+        Some(FP32_NAN)
+    } else if pos_inf {
+        Some(0x7F80_0000)
+    } else if neg_inf {
+        Some(0xFF80_0000)
+    } else {
+        None
+    };
+    SpecialStage { result, flags }
+}
+
+/// The outcome of one dot-product step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepResult {
+    /// The new FP32 accumulator.
+    pub bits: u32,
+    /// IEEE flags raised by the step.
+    pub flags: Flags,
+    /// Alignment reference exponent of the (last) addition (0 when specials decided).
+    pub max_exp: i32,
+    /// The normalise-round fields of the (last) rounding.
+    pub round: RoundTrace,
+}
+
+impl StepResult {
+    /// A result decided by the specials stage.
+    pub const fn special(bits: u32, flags: Flags) -> StepResult {
+        StepResult {
+            bits,
+            flags,
+            max_exp: 0,
+            round: RoundTrace {
+                lzc: 0,
+                norm_exp: 0,
+                shift: 0,
+                subnormal: false,
+                guard: false,
+                sticky: false,
+                round_inc: false,
+            },
+        }
+    }
+}
+
+/// One dot-product step with a compile-time lane count `W`: `c` and `a.len() <= W` products
+/// under `mode` (for `Exact` a step is one rounding of `c` plus these products, as `Fused`;
+/// for `Nvidia` a step is one block FMA, so `a.len()` should not exceed the block size).
+#[inline]
+pub fn dot_step_w<const W: usize>(
+    mode: &AccMode,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+) -> StepResult {
+    let m = stage_multiply::<W>(fmt_a, fmt_b, a, b);
+    match mode {
+        AccMode::Ieee => ieee::fma_chain(&m, c),
+        AccMode::Fused | AccMode::Exact => fused::step(&m, c),
+        AccMode::Nvidia(p) => nvidia::block(p, &m, c),
+    }
+}
+
+/// One dot-product step with the lane count taken from `a.len()` (at most 32): dispatches to
+/// [`dot_step_w`] with the smallest of 1, 2, 4, 8, 16, 32 lanes that fits.
+pub fn dot_step(
+    mode: &AccMode,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+) -> StepResult {
+    debug_assert!(a.len() <= MAX_LANES);
+    match a.len() {
+        0..=1 => dot_step_w::<1>(mode, fmt_a, fmt_b, a, b, c),
+        2 => dot_step_w::<2>(mode, fmt_a, fmt_b, a, b, c),
+        3..=4 => dot_step_w::<4>(mode, fmt_a, fmt_b, a, b, c),
+        5..=8 => dot_step_w::<8>(mode, fmt_a, fmt_b, a, b, c),
+        9..=16 => dot_step_w::<16>(mode, fmt_a, fmt_b, a, b, c),
+        _ => dot_step_w::<32>(mode, fmt_a, fmt_b, a, b, c),
+    }
+}

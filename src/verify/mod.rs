@@ -1,0 +1,6 @@
+//! Independent references: decode bit patterns by their own means (host `f32`, the `half`
+//! crate, an FP8 table written from the OCP definition) and sum exactly in wide integers.
+//! Nothing here calls the `numerics` arithmetic it checks.
+
+pub mod exact;
+pub mod measurements;

@@ -1,0 +1,118 @@
+//! Every vendored real-GPU measurement set (first 300 rows of each) must match the `nvidia`
+//! mode bit for bit. The full sets: `tcrtl verify measurements DIR --format F --preset P`.
+
+use std::path::PathBuf;
+use tensorcore_rtl::numerics::dot::{dot, AccMode, BlockRule, Preset};
+use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
+use tensorcore_rtl::verify::measurements::{encode_word, load, MeasurementSet};
+
+fn set(name: &str) -> MeasurementSet {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("data/tensor-core-measurements")
+        .join(name);
+    load(&dir, None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn enc(fmt: Format, r: &[u32]) -> Vec<u64> {
+    r.iter()
+        .map(|&w| encode_word(fmt, w).expect("value not representable"))
+        .collect()
+}
+
+/// Rows where `mode` differs from the GPU: (row, ours, gpu).
+fn mismatches(
+    data: &MeasurementSet,
+    fmt: Format,
+    mode: &AccMode,
+    zero_c: bool,
+) -> Vec<(usize, u32, u32)> {
+    let block = match mode {
+        AccMode::Nvidia(p) => p.block,
+        _ => 32,
+    };
+    let mut bad = Vec::new();
+    for (i, (ra, rb)) in data.a.iter().zip(&data.b).enumerate() {
+        let c = if zero_c { 0 } else { data.c[i] };
+        let d = dot(mode, fmt, fmt, &enc(fmt, ra), &enc(fmt, rb), c, block).unwrap();
+        if d.bits != data.d[i] {
+            bad.push((i + 1, d.bits, data.d[i]));
+        }
+    }
+    bad
+}
+
+fn check(name: &str, fmt: Format, preset: Preset, zero_c: bool) {
+    let data = set(name);
+    assert!(data.a.len() >= 300, "{name}: only {} rows", data.a.len());
+    let mode = AccMode::Nvidia(preset.params(fmt, fmt).unwrap());
+    let bad = mismatches(&data, fmt, &mode, zero_c);
+    assert!(
+        bad.is_empty(),
+        "{name}: {} of {} rows differ, first (row, ours, gpu): {:x?}",
+        bad.len(),
+        data.a.len(),
+        &bad[..bad.len().min(5)]
+    );
+}
+
+#[test]
+fn v100_fp16() {
+    check("V100/fp16", FP16, Preset::Volta, false);
+}
+#[test]
+fn a100_fp16() {
+    check("A100/fp16", FP16, Preset::Ampere, false);
+}
+#[test]
+fn a100_bf16() {
+    check("A100/bf16", BF16, Preset::Ampere, false);
+}
+#[test]
+fn h100_fp16() {
+    check("H100/fp16", FP16, Preset::Hopper, false);
+}
+#[test]
+fn h100_bf16() {
+    check("H100/bf16", BF16, Preset::Hopper, false);
+}
+#[test]
+fn h100_e4m3_with_zero_c() {
+    check("H100/E4M3", E4M3, Preset::Hopper, true);
+}
+#[test]
+fn h100_e5m2_with_zero_c() {
+    check("H100/E5M2", E5M2, Preset::Hopper, true);
+}
+#[test]
+fn b200_fp16() {
+    check("B200/fp16", FP16, Preset::Blackwell, false);
+}
+#[test]
+fn b200_bf16() {
+    check("B200/bf16", BF16, Preset::Blackwell, false);
+}
+#[test]
+fn b200_e4m3() {
+    check("B200/E4M3", E4M3, Preset::Blackwell, false);
+}
+#[test]
+fn b200_e5m2() {
+    check("B200/E5M2", E5M2, Preset::Blackwell, false);
+}
+
+/// The published block-FMA parameters for Blackwell FP8 (n = 32, two extra bits, truncation)
+/// do not reproduce B200: the inferred rule is needed. Guards against silently switching
+/// the preset back to the plain block FMA.
+#[test]
+fn b200_fp8_is_not_the_plain_block_fma() {
+    for (name, fmt) in [("B200/E4M3", E4M3), ("B200/E5M2", E5M2)] {
+        let data = set(name);
+        let mut params = Preset::Blackwell.params(fmt, fmt).unwrap();
+        params.rule = BlockRule::Truncating;
+        let bad = mismatches(&data, fmt, &AccMode::Nvidia(params), false);
+        assert!(
+            !bad.is_empty(),
+            "{name}: plain block FMA unexpectedly matches"
+        );
+    }
+}
