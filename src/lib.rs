@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod gemm;
 pub mod io;
 pub mod numerics;
 pub mod rtl;
