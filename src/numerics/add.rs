@@ -26,6 +26,9 @@ pub struct AddTrace {
     pub swapped: bool,
     /// Exponent of the larger term's leading one (the alignment reference).
     pub max_exp: i32,
+    /// Exponent difference between the two terms' leading ones: how far the smaller term
+    /// sits below the larger one (the classic alignment distance; 0 if a term is zero).
+    pub exp_diff: u32,
     /// Right shift applied to the smaller term's significand to align it (0 if it needed
     /// no shift; saturates at the window width).
     pub align_shift: u32,
@@ -83,6 +86,7 @@ pub fn add_terms(x: Term, y: Term) -> (Unrounded, AddTrace) {
     trace.swapped = !x_larger;
     let top_big = if x_larger { top_x } else { top_y };
     trace.max_exp = top_big;
+    trace.exp_diff = (top_x - top_y).unsigned_abs();
     let window_lsb = top_big - WINDOW_TOP as i32;
     let big_sig = (big.sig as u128) << (big.lsb_exp - window_lsb) as u32;
     let offset = small.lsb_exp - window_lsb;

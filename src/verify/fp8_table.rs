@@ -249,11 +249,11 @@ pub fn round_to_fp8(kind: Fp8Kind, x: f64, mode: RoundingMode, saturate: bool) -
     let hi = lo + 1;
     let mid = (value(lo) + value(hi)) / 2.0;
     let pick_hi = match mode {
-        RoundingMode::NearestEven => a > mid || (a == mid && hi % 2 == 0),
+        RoundingMode::NearestEven => a > mid || (a == mid && hi & 1 == 0),
         RoundingMode::TowardZero => false,
         RoundingMode::Up => !negative,
         RoundingMode::Down => negative,
-        RoundingMode::ToOdd => hi % 2 == 1,
+        RoundingMode::ToOdd => hi & 1 == 1,
     };
     if pick_hi && hi > max_code {
         return overflow_code(true);
