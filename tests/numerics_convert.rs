@@ -200,12 +200,12 @@ fn fp32_to_16_sweep(fmt: Format, default_n: u64, seed: u64) {
 
 #[test]
 fn fp32_to_fp16_all_modes() {
-    fp32_to_16_sweep(FP16, 100_000, 0xC0F16);
+    fp32_to_16_sweep(FP16, 1_000_000, 0xC0F16);
 }
 
 #[test]
 fn fp32_to_bf16_all_modes() {
-    fp32_to_16_sweep(BF16, 100_000, 0xC0BF16);
+    fp32_to_16_sweep(BF16, 1_000_000, 0xC0BF16);
 }
 
 /// Checks FP32 (or FP16, via `from`) input `bits`, whose exact value is `x`, against the
@@ -263,7 +263,7 @@ fn fp8_conversions_against_ocp_table() {
         }
     }
     // Random and corner FP32 inputs.
-    let n = samples(100_000);
+    let n = samples(1_000_000);
     let mut rng = Rng(0xF8);
     let exps = [
         127 - 17,
@@ -353,12 +353,14 @@ fn modes() -> impl Strategy<Value = RoundingMode> {
 }
 
 proptest! {
-    /// Every non-NaN value of a narrow format survives widening to FP32 and narrowing back,
+    /// Every non-NaN value of a narrow format (infinities only without satfinite) survives widening to FP32 and narrowing back,
     /// in every mode and policy, exactly and without flags.
     #[test]
     fn widen_then_narrow_round_trips(fmt in narrow_formats(), bits in 0u64..0x1_0000, mode in modes(), sat in any::<bool>()) {
         let bits = bits & fmt.mask();
         prop_assume!(!fmt.is_nan(bits));
+        // satfinite maps infinities to the largest finite value, so they do not round trip.
+        prop_assume!(!(sat && fmt.classify(bits) == tensorcore_rtl::numerics::Class::Infinite));
         let policy = if sat { Overflow::Saturate } else { Overflow::Ieee };
         let wide = to_fp32(fmt, bits);
         let back = from_fp32(fmt, wide, mode, policy);

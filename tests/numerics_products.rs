@@ -124,7 +124,7 @@ fn fp16_operand(rng: &mut Rng) -> u16 {
 
 #[test]
 fn fp16_products_sampled() {
-    let n = samples(400_000);
+    let n = samples(4_000_000);
     let start = std::time::Instant::now();
     let mut rng = Rng(0xF16);
     for _ in 0..n {
@@ -193,7 +193,7 @@ fn bf16_near_boundary(rng: &mut Rng, a: u16) -> u16 {
 
 #[test]
 fn bf16_products_sampled() {
-    let n = samples(100_000);
+    let n = samples(1_000_000);
     let start = std::time::Instant::now();
     let mut rng = Rng(0xBF16);
     let mut diffs = ApfloatDiffs::default();
