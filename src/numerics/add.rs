@@ -43,6 +43,7 @@ pub struct AddTrace {
 const WINDOW_TOP: u32 = 125;
 
 /// Bit length of a nonzero significand.
+#[inline]
 fn bit_len(sig: u64) -> u32 {
     64 - sig.leading_zeros()
 }
@@ -52,6 +53,7 @@ fn bit_len(sig: u64) -> u32 {
 /// one is aligned to it, and whatever falls below the window is kept as a sticky bit.
 ///
 /// An exact zero sum is returned with `sign = false`; the caller applies the IEEE sign rule.
+#[inline]
 pub fn add_terms(x: Term, y: Term) -> (Unrounded, AddTrace) {
     let mut trace = AddTrace::default();
     if x.sig == 0 || y.sig == 0 {
@@ -123,6 +125,7 @@ pub fn add_terms(x: Term, y: Term) -> (Unrounded, AddTrace) {
 
 /// The sign of an exact zero sum under IEEE 754: operands of equal sign keep it; opposite
 /// signs give `+0`, except `-0` when rounding down.
+#[inline]
 pub const fn exact_zero_sign(sign_x: bool, sign_y: bool, mode: RoundingMode) -> bool {
     if sign_x == sign_y {
         sign_x
@@ -142,6 +145,7 @@ pub struct AddResult {
 
 /// Adds two encodings of format `fmt` with rounding `mode` (IEEE 754 addition, including
 /// specials: NaN in gives the canonical NaN, Inf - Inf is invalid).
+#[inline]
 pub fn add(fmt: Format, a_bits: u64, b_bits: u64, mode: RoundingMode) -> AddResult {
     let a = unpack(fmt, a_bits);
     let b = unpack(fmt, b_bits);
