@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod gemm;
+pub mod hw;
 pub mod io;
 pub mod numerics;
 pub mod rtl;
