@@ -1,0 +1,242 @@
+//! `tcrtl sparse`: 2:4 compression and validation helpers.
+//!
+//! Matrices are 2-D `.npy` files. A matrix of format F is read from unsigned integers of F's
+//! width (bit patterns: `uint8` for e4m3/e5m2, `uint16` for fp16/bf16), from `float16` for
+//! fp16 (bit patterns), or from any float dtype whose every value is exactly representable in
+//! F. Kept values are written as `float16` for fp16 and as `uint8`/`uint16` bit patterns
+//! otherwise; metadata as `uint8`, one nibble per byte, `M x K/4`.
+
+use super::values;
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
+use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
+use tensorcore_rtl::numerics::format::{Format, FP16};
+use tensorcore_rtl::sparse::{compress, overfull_groups, Compressed, Prune};
+use tensorcore_rtl::verify::measurements::encode_exact;
+
+/// Arguments of `tcrtl sparse`.
+#[derive(Args, Debug)]
+pub struct SparseArgs {
+    #[command(subcommand)]
+    what: SparseCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum SparseCommand {
+    /// Compresses a dense A (M x K, K a multiple of 4) into kept values (M x K/2) and
+    /// metadata nibbles (M x K/4, uint8).
+    Compress(CompressArgs),
+    /// Validates a compressed A: shapes, value bit patterns and every metadata nibble.
+    Check(CheckArgs),
+}
+
+/// Arguments of `tcrtl sparse compress`.
+#[derive(Args, Debug)]
+pub struct CompressArgs {
+    /// The dense A, M x K.
+    #[arg(long)]
+    a: PathBuf,
+    /// Format of A: e4m3, e5m2, fp16, bf16.
+    #[arg(long)]
+    format: String,
+    /// Keep the two largest magnitudes of a group with more than two nonzeros (ties to the
+    /// lower index) instead of failing.
+    #[arg(long)]
+    prune: bool,
+    /// Where to write the kept values (M x K/2).
+    #[arg(long)]
+    values: PathBuf,
+    /// Where to write the metadata (M x K/4, uint8).
+    #[arg(long)]
+    meta: PathBuf,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `tcrtl sparse check`.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The kept values, M x K/2.
+    #[arg(long)]
+    a_values: PathBuf,
+    /// The metadata, M x K/4 uint8 nibbles.
+    #[arg(long)]
+    a_meta: PathBuf,
+    /// Format of the values: e4m3, e5m2, fp16, bf16.
+    #[arg(long)]
+    format: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `tcrtl sparse ...`.
+pub fn run(args: &SparseArgs) -> Result<i32, String> {
+    match &args.what {
+        SparseCommand::Compress(a) => run_compress(a),
+        SparseCommand::Check(a) => run_check(a),
+    }
+}
+
+fn input_format(name: &str) -> Result<Format, String> {
+    let f = values::format(name)?;
+    if f.width() > 16 {
+        return Err(format!(
+            "{f} is not a tensor-core input format (e4m3, e5m2, fp16, bf16)"
+        ));
+    }
+    Ok(f)
+}
+
+fn read_2d(path: &Path) -> Result<NpyArray, String> {
+    let arr = read_npy(path).map_err(|e| e.to_string())?;
+    if arr.shape.len() != 2 {
+        return Err(format!(
+            "{}: expected a 2-D array, found shape {:?}",
+            path.display(),
+            arr.shape
+        ));
+    }
+    Ok(arr)
+}
+
+/// Reads a 2-D matrix of `fmt` bit patterns (see the module documentation for the dtypes).
+pub fn read_matrix(path: &Path, fmt: Format) -> Result<(usize, usize, Vec<u64>), String> {
+    let arr = read_2d(path)?;
+    let (rows, cols) = (arr.shape[0], arr.shape[1]);
+    let bits_width = match arr.dtype {
+        Dtype::U8 => Some(8),
+        Dtype::U16 => Some(16),
+        Dtype::U32 => Some(32),
+        Dtype::F16 if fmt == FP16 => Some(16),
+        _ => None,
+    };
+    let words = match bits_width {
+        Some(w) if w == fmt.width() => arr.words,
+        Some(w) if arr.dtype != Dtype::F16 => {
+            return Err(format!(
+                "{}: {} holds {w}-bit patterns, but {fmt} is {} bits wide",
+                path.display(),
+                arr.dtype.numpy_name(),
+                fmt.width()
+            ))
+        }
+        _ => {
+            let mut out = Vec::with_capacity(arr.words.len());
+            for i in 0..arr.words.len() {
+                let v = arr.value_f64(i);
+                out.push(encode_exact(fmt, v).ok_or_else(|| {
+                    format!(
+                        "{}: element [{}][{}] = {v} is not exactly representable in {fmt}",
+                        path.display(),
+                        i / cols.max(1),
+                        i % cols.max(1)
+                    )
+                })?);
+            }
+            out
+        }
+    };
+    Ok((rows, cols, words))
+}
+
+fn values_dtype(fmt: Format) -> Dtype {
+    if fmt == FP16 {
+        Dtype::F16
+    } else if fmt.width() == 8 {
+        Dtype::U8
+    } else {
+        Dtype::U16
+    }
+}
+
+fn run_compress(args: &CompressArgs) -> Result<i32, String> {
+    let fmt = input_format(&args.format)?;
+    let (m, k, a) = read_matrix(&args.a, fmt)?;
+    let prune = if args.prune {
+        Prune::KeepLargest
+    } else {
+        Prune::Off
+    };
+    let c = compress(fmt, m, k, &a, prune).map_err(|e| e.to_string())?;
+    let pruned = if args.prune {
+        overfull_groups(fmt, k, &a)
+    } else {
+        0
+    };
+    write_npy(&args.values, &[m, k / 2], values_dtype(fmt), c.values())
+        .map_err(|e| e.to_string())?;
+    let meta: Vec<u64> = c.meta().iter().map(|&n| n as u64).collect();
+    write_npy(&args.meta, &[m, k / 4], Dtype::U8, &meta).map_err(|e| e.to_string())?;
+    if args.json {
+        let obj = serde_json::json!({
+            "m": m,
+            "k": k,
+            "format": fmt.name,
+            "groups": m * k / 4,
+            "pruned_groups": pruned,
+            "values": args.values.display().to_string(),
+            "meta": args.meta.display().to_string(),
+        });
+        println!("{obj}");
+    } else {
+        println!(
+            "compressed {m} x {k} {fmt} A: {m} x {} values -> {}, {m} x {} metadata -> {}",
+            k / 2,
+            args.values.display(),
+            k / 4,
+            args.meta.display()
+        );
+        if args.prune {
+            println!("pruned groups: {pruned} of {}", m * k / 4);
+        }
+    }
+    Ok(0)
+}
+
+fn run_check(args: &CheckArgs) -> Result<i32, String> {
+    let fmt = input_format(&args.format)?;
+    let (m, kept, values) = read_matrix(&args.a_values, fmt)?;
+    let meta_arr = read_2d(&args.a_meta)?;
+    if meta_arr.dtype != Dtype::U8 {
+        return Err(format!(
+            "{}: metadata must be uint8 (one nibble per byte), found {}",
+            args.a_meta.display(),
+            meta_arr.dtype.numpy_name()
+        ));
+    }
+    let (mm, groups) = (meta_arr.shape[0], meta_arr.shape[1]);
+    if mm != m || 2 * groups != kept {
+        return Err(format!(
+            "metadata is {mm} x {groups} but values are {m} x {kept}; expected {m} x {}",
+            kept / 2
+        ));
+    }
+    let meta: Vec<u8> = meta_arr.words.iter().map(|&w| w as u8).collect();
+    match Compressed::new(fmt, m, 2 * kept, values, meta) {
+        Ok(_) => {
+            if args.json {
+                let obj = serde_json::json!({
+                    "valid": true, "m": m, "k": 2 * kept, "format": fmt.name, "groups": m * groups,
+                });
+                println!("{obj}");
+            } else {
+                println!(
+                    "valid: {m} x {} {fmt} A as {m} x {kept} values and {} metadata nibbles",
+                    2 * kept,
+                    m * groups
+                );
+            }
+            Ok(0)
+        }
+        Err(e) => {
+            if args.json {
+                let obj = serde_json::json!({ "valid": false, "error": e.to_string() });
+                println!("{obj}");
+            }
+            eprintln!("error: {e}");
+            Ok(1)
+        }
+    }
+}
