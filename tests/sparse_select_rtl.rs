@@ -165,7 +165,7 @@ fn run_row(fa: Format, fb: Format, groups: usize, seed: u64, trace: Option<&std:
             sim.top_mut().b_in[j].set(bus);
         }
         sim.settle();
-        for j in 0..COLS {
+        for (j, acc_j) in acc.iter_mut().enumerate() {
             let Some(t) = cycle.checked_sub(j).filter(|&t| t < groups) else {
                 continue;
             };
@@ -178,7 +178,7 @@ fn run_row(fa: Format, fb: Format, groups: usize, seed: u64, trace: Option<&std:
             assert_eq!(picked[0], g.b[(4 * t + i0 as usize) * COLS + j]);
             assert_eq!(picked[1], g.b[(4 * t + i1 as usize) * COLS + j]);
             let a_pair = [vals[2 * t], vals[2 * t + 1]];
-            acc[j] = dot(&AccMode::Ieee, fa, fb, &a_pair, &picked, acc[j], W)
+            *acc_j = dot(&AccMode::Ieee, fa, fb, &a_pair, &picked, *acc_j, W)
                 .unwrap()
                 .bits;
         }
