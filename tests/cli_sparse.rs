@@ -209,3 +209,145 @@ fn check_reports_invalid_metadata() {
         "metadata is 2 x 3 but values are 2 x 4; expected 2 x 2",
     );
 }
+
+#[test]
+fn sparse_gemm_dense_and_precompressed_agree() {
+    let d = scratch("gemm");
+    // A 2 x 8 fp16 (2:4-valid), B 8 x 2 with b[p][j] = p + 1 + j, C = 0.5.
+    let a = [0, ONE, 0, TWO, 0, 0, 0, 0, 0, 0, 0, 0xBC00, ONE, ONE, 0, 0];
+    write_npy(&d.join("a.npy"), &[2, 8], Dtype::F16, &a).unwrap();
+    let b: Vec<u64> = (0..16)
+        .map(|i| half::f16::from_f64((i / 2 + 1 + i % 2) as f64).to_bits() as u64)
+        .collect();
+    write_npy(&d.join("b.npy"), &[8, 2], Dtype::F16, &b).unwrap();
+    write_npy(&d.join("c.npy"), &[2, 2], Dtype::F32, &[0x3F00_0000; 4]).unwrap();
+    let o = tcrtl(&[
+        "sparse",
+        "gemm",
+        "--a",
+        &p(&d, "a.npy"),
+        "--b",
+        &p(&d, "b.npy"),
+        "--c",
+        &p(&d, "c.npy"),
+        "--format",
+        "fp16",
+        "--d",
+        &p(&d, "d1.npy"),
+        "--check",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["sparse"], true);
+    assert_eq!(j["macs"], 2 * 2 * 4);
+    assert_eq!(j["reference_mismatches"], 0);
+    let d1 = read_npy(&d.join("d1.npy")).unwrap();
+    let vals: Vec<f64> = (0..4).map(|i| d1.value_f64(i)).collect();
+    // Row 0: 1*b[1] + 2*b[3] + 0.5; row 1: -1*b[3] + 1*b[4] + 1*b[5] + 0.5.
+    assert_eq!(
+        vals,
+        vec![
+            2.0 + 8.0 + 0.5,
+            3.0 + 10.0 + 0.5,
+            -4.0 + 5.0 + 6.0 + 0.5,
+            -5.0 + 6.0 + 7.0 + 0.5
+        ]
+    );
+    assert!(tcrtl(&[
+        "sparse",
+        "compress",
+        "--a",
+        &p(&d, "a.npy"),
+        "--format",
+        "fp16",
+        "--values",
+        &p(&d, "v.npy"),
+        "--meta",
+        &p(&d, "m.npy"),
+    ])
+    .status
+    .success());
+    let o = tcrtl(&[
+        "sparse",
+        "gemm",
+        "--a-values",
+        &p(&d, "v.npy"),
+        "--a-meta",
+        &p(&d, "m.npy"),
+        "--b",
+        &p(&d, "b.npy"),
+        "--c",
+        &p(&d, "c.npy"),
+        "--format",
+        "fp16",
+        "--acc",
+        "fused",
+        "--width",
+        "2",
+        "--d",
+        &p(&d, "d2.npy"),
+        "--check",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("reference: 0 of 4 elements differ"));
+    assert_eq!(read_npy(&d.join("d2.npy")).unwrap().words, d1.words);
+}
+
+#[test]
+fn sparse_gemm_errors() {
+    let d = scratch("gemmerr");
+    let a = [ONE, ONE, ONE, 0];
+    write_npy(&d.join("a.npy"), &[1, 4], Dtype::F16, &a).unwrap();
+    write_npy(&d.join("b.npy"), &[4, 1], Dtype::F16, &[ONE; 4]).unwrap();
+    write_npy(&d.join("b5.npy"), &[5, 1], Dtype::F16, &[ONE; 5]).unwrap();
+    let (ap, bp, b5) = (p(&d, "a.npy"), p(&d, "b.npy"), p(&d, "b5.npy"));
+    let base = ["sparse", "gemm", "--format", "fp16", "--b"];
+    let with = |extra: &[&str], b: &str| {
+        let mut v: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+        v.push(b.to_string());
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let run = |args: Vec<String>, code: i32, needle: &str| {
+        let refs: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+        assert_fails(&refs, code, needle);
+    };
+    run(
+        with(&["--a", &ap], &bp),
+        2,
+        "A row 0, group 0 (columns 0..=3) has 3 nonzeros",
+    );
+    run(
+        with(&[], &bp),
+        2,
+        "give either --a or both --a-values and --a-meta",
+    );
+    run(
+        with(&["--a", &ap, "--prune"], &b5),
+        2,
+        "B has 5 rows but A has K = 4 columns",
+    );
+    run(
+        with(
+            &[
+                "--a", &ap, "--prune", "--acc", "nvidia", "--preset", "hopper", "--check",
+            ],
+            &bp,
+        ),
+        2,
+        "--check needs --acc ieee, fused or exact",
+    );
+    run(
+        with(&["--a", &ap, "--prune", "--width", "3"], &bp),
+        2,
+        "width 3 is not one of",
+    );
+    let o = tcrtl(
+        &with(&["--a", &ap, "--prune", "--check"], &bp)
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>(),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
