@@ -3,6 +3,7 @@
 //! Layers (each depends only on those listed before it; see `docs/architecture.md`):
 //! - [`numerics`]: formats as data and the integer datapath stages (pure functions).
 //! - [`rtl`]: the cycle engine (registers, wires, modules, simulator, VCD tracing).
+//! - [`sparse`]: 2:4 structured sparsity (compression, metadata, the sparse functional model).
 //! - [`verify`]: independent references and error statistics (never calls `numerics` arithmetic).
 
 #![forbid(unsafe_code)]
@@ -13,4 +14,5 @@ pub mod hw;
 pub mod io;
 pub mod numerics;
 pub mod rtl;
+pub mod sparse;
 pub mod verify;

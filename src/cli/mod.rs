@@ -3,6 +3,7 @@
 //! (printed as `error: ...` with exit code 2 by `main`).
 
 mod dot;
+mod sparse;
 mod values;
 mod verify;
 
@@ -22,6 +23,8 @@ enum Command {
     Dot(dot::DotArgs),
     /// Checks against references and real-GPU measurements.
     Verify(verify::VerifyArgs),
+    /// 2:4 structured sparsity: compress a dense A, check a compressed one.
+    Sparse(sparse::SparseArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -38,5 +41,6 @@ pub fn run() -> Result<i32, String> {
     match cli.command {
         Command::Dot(args) => dot::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Sparse(args) => sparse::run(&args),
     }
 }

@@ -6,3 +6,4 @@
 pub mod exact;
 pub mod fp8_table;
 pub mod measurements;
+pub mod sparse;
