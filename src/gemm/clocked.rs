@@ -5,7 +5,8 @@
 use std::time::Instant;
 
 use super::problem::{Gemm, GemmConfig, GemmOutput};
-use crate::hw::{CoreConfig, HwError, Schedule, TensorCore, TileBuffer, COLS, ROWS};
+use crate::hw::controller::CtlState;
+use crate::hw::{CoreConfig, HwError, OperandFeeder, Schedule, TensorCore, TileBuffer, COLS, ROWS};
 use crate::numerics::flags::Flags;
 use crate::rtl::{Simulator, TraceConfig};
 
@@ -70,6 +71,8 @@ pub struct CoreRun {
     /// Cycles from feeding tile 0's first step to the bottom-right PE's last accumulator
     /// write of tile 0, inclusive (measured; compare [`tile_cycles`]).
     pub first_tile_cycles: u64,
+    /// Cycles the controller spent in `Compute` (feeding tiles; measured).
+    pub compute_cycles: u64,
 }
 
 /// Runs `g` on the clocked tensor core, optionally tracing.
@@ -93,7 +96,20 @@ pub fn run_clocked_measured(g: &Gemm, trace: Option<&TraceConfig>) -> Result<Cor
 fn run_w<const W: usize>(g: &Gemm, trace: Option<&TraceConfig>) -> Result<CoreRun, HwError> {
     let cfg = core_config(&g.cfg);
     let buf = TileBuffer::new(cfg, g.m, g.n, g.k, g.a.clone(), g.b.clone(), g.c.clone())?;
-    let core = TensorCore::<W>::new(cfg, buf)?;
+    run_feeder::<W>(cfg, Box::new(buf), g.macs(), trace)
+}
+
+/// Runs the tensor core built for `cfg` (`cfg.width` must equal `W`) on any operand feeder
+/// until `Done`, collecting D; `macs` is the useful multiply-accumulates of the problem (for
+/// the utilisation). The loop behind [`run_clocked`] and `sparse::run_clocked_sparse`.
+pub fn run_feeder<const W: usize>(
+    cfg: CoreConfig,
+    feeder: Box<dyn OperandFeeder<W>>,
+    macs: u64,
+    trace: Option<&TraceConfig>,
+) -> Result<CoreRun, HwError> {
+    let (m, n, _) = feeder.dims();
+    let core = TensorCore::<W>::with_feeder(cfg, feeder)?;
     let sched = *core.schedule();
     let limit = sched.total_cycles() + 16;
     let mut sim = match trace {
@@ -105,12 +121,16 @@ fn run_w<const W: usize>(g: &Gemm, trace: Option<&TraceConfig>) -> Result<CoreRu
     sim.reset(1)?;
     sim.top_mut().start();
     sim.step()?; // Idle -> Preload
-    let mut d = vec![0u32; g.m * g.n];
+    let mut d = vec![0u32; m * n];
     let mut first_tile = None;
     let mut cycles = 0u64;
+    let mut compute_cycles = 0u64;
     while !sim.top().is_done() {
         if cycles > limit {
             return Err(HwError::Timeout(limit));
+        }
+        if sim.top().ctl_state() == CtlState::Compute {
+            compute_cycles += 1;
         }
         sim.step()?;
         cycles += 1;
@@ -121,10 +141,10 @@ fn run_w<const W: usize>(g: &Gemm, trace: Option<&TraceConfig>) -> Result<CoreRu
         if let Some(row) = top.d_row() {
             let (r0, c0) = sched.tile_origin(row.tile);
             let i = r0 + row.row;
-            if i < g.m {
+            if i < m {
                 for (j, v) in row.values.iter().enumerate() {
-                    if c0 + j < g.n {
-                        d[i * g.n + c0 + j] = *v;
+                    if c0 + j < n {
+                        d[i * n + c0 + j] = *v;
                     }
                 }
             }
@@ -136,16 +156,17 @@ fn run_w<const W: usize>(g: &Gemm, trace: Option<&TraceConfig>) -> Result<CoreRu
     let flags: Flags = sim.top().flags();
     let (_, _summary) = sim.finish()?;
     let sim_seconds = t0.elapsed().as_secs_f64();
-    let offered = cycles * (ROWS * COLS * g.cfg.width) as u64;
+    let offered = cycles * (ROWS * COLS * cfg.width) as u64;
     Ok(CoreRun {
         run: ClockedRun {
             out: GemmOutput { d, flags },
             cycles,
             tiles: sched.tiles(),
-            mac_slots_used: g.macs(),
+            mac_slots_used: macs,
             mac_slots_offered: offered,
             sim_seconds,
         },
         first_tile_cycles: first_tile.unwrap_or(0),
+        compute_cycles,
     })
 }

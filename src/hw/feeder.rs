@@ -30,6 +30,17 @@ pub trait OperandFeeder<const W: usize> {
     fn b(&self, tile: usize, col: usize, step: usize) -> LaneGroup<W>;
     /// C: row `row` of tile `tile`, one FP32 word per mesh column (0 outside the problem).
     fn c_row(&self, tile: usize, row: usize) -> [u32; COLS];
+    /// True for a 2:4 sparse feeder: `dims` then counts kept K positions, `a` serves kept
+    /// values, `b` a bus of [`crate::hw::pe::sparse_b_lanes`] dense positions and `meta` the
+    /// selects (see [`crate::hw::sparse_feeder`]). Dense feeders keep the default `false`.
+    fn sparse(&self) -> bool {
+        false
+    }
+    /// 2:4 metadata beside A: the 2-bit index (within its group) of each kept lane of row
+    /// `row` of tile `tile` at step `step`, lane `t` at bits `2t..2t+2`. Dense: 0.
+    fn meta(&self, _tile: usize, _row: usize, _step: usize) -> u64 {
+        0
+    }
 }
 
 /// Whole matrices in a buffer, served tile by tile.

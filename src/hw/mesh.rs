@@ -1,7 +1,9 @@
 //! The 4 x 4 output-stationary mesh (scope `mesh`, PEs `pe_<row>_<col>`): wires each PE's
 //! A input to its left neighbour's `a_out` register, its B input to its upper neighbour's
 //! `b_out` register and its shift input to its upper neighbour's idle accumulator. Values
-//! therefore move one PE per cycle: A right, B down, the drained results down.
+//! therefore move one PE per cycle: A right, B down, the drained results down. In 2:4 sparse
+//! mode ([`Mesh::with_mode`]) each PE's metadata input is its left neighbour's `meta_out`
+//! register, so the metadata moves right with its A values.
 
 use super::pe::{Pe, ShiftIn};
 use super::pe_datapath::CoreConfig;
@@ -16,10 +18,15 @@ pub struct Mesh<const W: usize> {
 impl<const W: usize> Mesh<W> {
     /// A mesh of `ROWS x COLS` PEs built for `cfg`.
     pub fn new(cfg: CoreConfig) -> Result<Self> {
+        Self::with_mode(cfg, false)
+    }
+
+    /// A mesh of `ROWS x COLS` PEs built for `cfg`, in 2:4 sparse mode if `sparse`.
+    pub fn with_mode(cfg: CoreConfig, sparse: bool) -> Result<Self> {
         let mut pes = Vec::with_capacity(ROWS * COLS);
         for r in 0..ROWS {
             for c in 0..COLS {
-                pes.push(Pe::new(format!("pe_{r}_{c}"), cfg)?);
+                pes.push(Pe::with_mode(format!("pe_{r}_{c}"), cfg, sparse)?);
             }
         }
         Ok(Self { pes })
@@ -40,10 +47,23 @@ impl<const W: usize> Mesh<W> {
     /// `value` is the C word entering the top PE). Returns, per column, the word leaving the
     /// bottom of the shift path this cycle (the bottom PE's accumulator of the shifting set).
     #[inline]
-    #[allow(clippy::needless_range_loop)] // (r, c) index the array: clearer as coordinates
     pub fn comb(
         &mut self,
         a_edge: &[(Wide<W>, u16); ROWS],
+        b_edge: &[(Wide<W>, bool); COLS],
+        shift: &[ShiftIn; COLS],
+    ) -> [u32; COLS] {
+        self.comb_with_meta(a_edge, &[0; ROWS], b_edge, shift)
+    }
+
+    /// [`Mesh::comb`] with the 2:4 metadata entering each row at the left beside A
+    /// (`meta_edge[r]`; ignored by a dense mesh).
+    #[inline]
+    #[allow(clippy::needless_range_loop)] // (r, c) index the array: clearer as coordinates
+    pub fn comb_with_meta(
+        &mut self,
+        a_edge: &[(Wide<W>, u16); ROWS],
+        meta_edge: &[u64; ROWS],
         b_edge: &[(Wide<W>, bool); COLS],
         shift: &[ShiftIn; COLS],
     ) -> [u32; COLS] {
@@ -53,10 +73,12 @@ impl<const W: usize> Mesh<W> {
         }
         for r in 0..ROWS {
             for c in 0..COLS {
-                let (a, a_ctl) = if c == 0 {
-                    a_edge[r]
+                let (a, a_ctl, meta) = if c == 0 {
+                    (a_edge[r].0, a_edge[r].1, meta_edge[r])
                 } else {
-                    self.pes[r * COLS + c - 1].a_out()
+                    let left = &self.pes[r * COLS + c - 1];
+                    let (a, a_ctl) = left.a_out();
+                    (a, a_ctl, left.meta_out())
                 };
                 let (b, b_vld, s) = if r == 0 {
                     (b_edge[c].0, b_edge[c].1, shift[c])
@@ -69,7 +91,7 @@ impl<const W: usize> Mesh<W> {
                     };
                     (b, v, s)
                 };
-                self.pes[r * COLS + c].comb(a, a_ctl, b, b_vld, s);
+                self.pes[r * COLS + c].comb_with_meta(a, a_ctl, meta, b, b_vld, s);
             }
         }
         bottom

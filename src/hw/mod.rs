@@ -11,6 +11,9 @@
 //! - [`controller::Controller`]: the explicit FSM (Idle, Preload, Compute, Drain, Done).
 //! - [`feeder`]: the operand supply behind a trait ([`feeder::OperandFeeder`]), with a tile
 //!   buffer implementation ([`feeder::TileBuffer`]).
+//! - [`sparse_feeder::SparseTileBuffer`]: the 2:4 sparse feeder (compressed A, its metadata,
+//!   `2w` positions of B a step); with it the mesh runs in sparse mode (metadata registers
+//!   beside A, B-side multiplexers in every PE; `docs/sparsity.md`).
 //! - [`schedule::Schedule`]: the tiling arithmetic (periods, window starts, the cycle formulas).
 //! - [`tensor_core::TensorCore`]: the top (scope `tensor_core`).
 //!
@@ -49,11 +52,13 @@ pub mod pe;
 pub mod pe_datapath;
 pub mod schedule;
 pub mod skew;
+pub mod sparse_feeder;
 pub mod tensor_core;
 
 pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
 pub use pe_datapath::CoreConfig;
 pub use schedule::Schedule;
+pub use sparse_feeder::SparseTileBuffer;
 pub use tensor_core::{DRow, TensorCore};
 
 use crate::gemm::GemmError;

@@ -16,6 +16,12 @@
 //! block, exactly as the block FMA of the functional model.
 //!
 //! A PE does not know where it sits: the mesh wires its inputs.
+//!
+//! 2:4 sparse mode ([`Pe::with_mode`], [`SparseFront`]): the PE also registers the metadata
+//! beside `a_out` (`meta_in` -> `meta_out`, passed right like `a_ctl`), its B bus is
+//! `max(2w, 4)` lanes wide, and stage 1 multiplies each kept A lane by the B lane its 2-bit
+//! select (`sel_<t>`) names within the lane's group of four (`b_sel`, the multiplexer
+//! outputs; see [`crate::hw::pe_datapath::b_operand_select`]).
 
 use super::pe_datapath::{
     pack_product, stage1_multiply, stage2_accumulate, unpack_product, CoreConfig, PRODUCT_BITS,
@@ -78,12 +84,50 @@ pub struct Pe<const W: usize> {
     flags: Reg<u8>,
     done: Reg<bool>,
     hazard: Reg<bool>,
+    sparse: Option<SparseFront<W>>,
+}
+
+/// The 2:4 selection front of a sparse PE: the metadata register travelling with A and the
+/// B-side multiplexers' traced selects and outputs.
+pub struct SparseFront<const W: usize> {
+    meta_in: Wire<u64>,
+    meta_out: Reg<u64>,
+    sel: Vec<Wire<u8>>,
+    b_sel: Wire<Wide<W>>,
+}
+
+/// Lanes of the B bus in 2:4 sparse mode for `width` kept values a step: the `ceil(w / 2)`
+/// groups of four dense K positions their metadata indexes (`2w`, at least 4).
+pub const fn sparse_b_lanes(width: usize) -> usize {
+    if width < 2 {
+        4
+    } else {
+        2 * width
+    }
 }
 
 impl<const W: usize> Pe<W> {
     /// A PE named `name` (the mesh names them `pe_<row>_<col>`).
     pub fn new(name: String, cfg: CoreConfig) -> Result<Self> {
+        Self::with_mode(name, cfg, false)
+    }
+
+    /// A PE named `name`, in 2:4 sparse mode if `sparse` (see the module documentation).
+    pub fn with_mode(name: String, cfg: CoreConfig, sparse: bool) -> Result<Self> {
         let w = W as u32;
+        let b_lanes = if sparse { sparse_b_lanes(W) as u32 } else { w };
+        let sparse = if sparse {
+            Some(SparseFront {
+                meta_in: Wire::new("meta_in", 2 * w, 0)?,
+                meta_out: Reg::new("meta_out", 2 * w, 0)?,
+                sel: (0..W)
+                    .map(|t| Wire::new(format!("sel_{t}"), 2, 0u8))
+                    .collect::<Result<Vec<_>>>()?,
+                b_sel: Wire::new("b_sel", cfg.fmt_b.width() * w, Wide::ZERO)?,
+            })
+        } else {
+            None
+        };
         let gather_lanes = if cfg.gathers() {
             cfg.block().min(MAX_LANES) - cfg.width
         } else {
@@ -96,10 +140,10 @@ impl<const W: usize> Pe<W> {
             name,
             cfg,
             a_in: Wire::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?,
-            b_in: Wire::new("b_in", cfg.fmt_b.width() * w, Wide::ZERO)?,
+            b_in: Wire::new("b_in", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?,
             a_out: Reg::new("a_out", cfg.fmt_a.width() * w, Wide::ZERO)?,
             a_ctl: Reg::new("a_ctl", CTL_BITS, 0)?,
-            b_out: Reg::new("b_out", cfg.fmt_b.width() * w, Wide::ZERO)?,
+            b_out: Reg::new("b_out", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?,
             b_vld: Reg::new("b_vld", 1, false)?,
             s1_prod: Reg::new("s1_prod", 64 * w, Wide::ZERO)?,
             s1_ctl: Reg::new("s1_ctl", CTL_BITS, 0)?,
@@ -119,7 +163,19 @@ impl<const W: usize> Pe<W> {
             flags: Reg::new("flags", 4, 0)?,
             done: Reg::new("done", 1, false)?,
             hazard: Reg::new("hazard", 1, false)?,
+            sparse,
         })
+    }
+
+    /// The metadata leaving to the right (register output; 0 in dense mode).
+    #[inline]
+    pub fn meta_out(&self) -> u64 {
+        self.sparse.as_ref().map_or(0, |f| f.meta_out.q())
+    }
+
+    /// True if the PE was built in 2:4 sparse mode.
+    pub fn is_sparse(&self) -> bool {
+        self.sparse.is_some()
     }
 
     /// A leaving to the right: data and control word (register outputs).
@@ -169,7 +225,31 @@ impl<const W: usize> Pe<W> {
     /// pass-through registers and the shift path.
     #[inline]
     pub fn comb(&mut self, a_in: Wide<W>, a_ctl: u16, b_in: Wide<W>, b_vld: bool, shift: ShiftIn) {
+        self.comb_with_meta(a_in, a_ctl, 0, b_in, b_vld, shift);
+    }
+
+    /// [`Pe::comb`] with the metadata arriving beside A (`meta_in`: the left neighbour's
+    /// `meta_out`, or the edge); ignored by a dense PE.
+    #[inline]
+    pub fn comb_with_meta(
+        &mut self,
+        a_in: Wide<W>,
+        a_ctl: u16,
+        meta_in: u64,
+        b_in: Wide<W>,
+        b_vld: bool,
+        shift: ShiftIn,
+    ) {
         let cfg = self.cfg;
+        // Sparse: the metadata passes on beside A; it drives this PE's B multiplexers.
+        let meta = match self.sparse.as_mut() {
+            Some(f) => {
+                f.meta_in.set(meta_in);
+                f.meta_out.set_d(meta_in);
+                Some(meta_in)
+            }
+            None => None,
+        };
         // Operands pass on to the neighbours through registers.
         self.a_in.set(a_in);
         self.b_in.set(b_in);
@@ -184,7 +264,15 @@ impl<const W: usize> Pe<W> {
         let ctl1 = if valid { a_ctl } else { a_ctl & !CTL_VALID };
         self.s1_ctl.set_d(ctl1);
         if valid {
-            let s1 = stage1_multiply::<W>(&cfg, a_in.words(), b_in.words(), lanes, 0);
+            let s1 = stage1_multiply::<W>(&cfg, a_in.words(), b_in.words(), lanes, meta);
+            if let (Some(f), Some(m)) = (self.sparse.as_mut(), meta) {
+                let mut picked = [0u64; W];
+                for (t, s) in f.sel.iter_mut().enumerate().take(lanes) {
+                    s.set(((m >> (2 * t)) & 3) as u8);
+                    super::pe_datapath::set_lane(&mut picked, t, cfg.fmt_b.width(), s1.b_sel[t]);
+                }
+                f.b_sel.set(Wide::from_words_array(picked));
+            }
             let mut prod = [0u64; W];
             let mut exps = [0u64; W];
             let mut sigs = [0u64; W];
@@ -274,6 +362,14 @@ impl<const W: usize> Module for Pe<W> {
         v.wire(&mut self.b_in);
         v.reg(&mut self.a_out);
         v.reg(&mut self.a_ctl);
+        if let Some(f) = self.sparse.as_mut() {
+            v.wire(&mut f.meta_in);
+            v.reg(&mut f.meta_out);
+            for s in &mut f.sel {
+                v.wire(s);
+            }
+            v.wire(&mut f.b_sel);
+        }
         v.reg(&mut self.b_out);
         v.reg(&mut self.b_vld);
         v.reg(&mut self.s1_prod);

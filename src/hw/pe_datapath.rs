@@ -116,17 +116,24 @@ pub fn set_lane(words: &mut [u64], k: usize, bits: u32, v: u64) {
 }
 
 /// **Sparsity hook** (B-side operand select). Returns the B value that multiplies A lane
-/// `k` of this step. Dense mode: lane `k` of the B bus, unchanged.
+/// `k` of this step. Dense mode (`meta = None`): lane `k` of the B bus, unchanged.
 ///
-/// A 2:4 sparse mode plugs in here: the metadata nibbles (2 bits per kept A value, `2w`
-/// bits a step) travel with A in a metadata register beside the PE's `a_out` (to be added,
-/// passed right exactly like `a_ctl`) and arrive as `meta`; the B bus then carries `2w`
-/// positions of K per step, and this mux picks, for kept A value `k` (group `k / 2`), the B
-/// lane `4 * (k / 2) + index_k` named by the metadata. Nothing else in the PE changes: the
-/// multiply stage sees `w` (A, selected B) pairs as in dense mode.
+/// 2:4 sparse mode (`meta = Some(indices)`, see [`crate::hw::sparse_feeder`]): the metadata
+/// (2 bits per kept A value, `2w` bits a step: for even `w` exactly the concatenated nibbles of
+/// the step's `w / 2` groups) travels with A in the PE's `meta_out` register and arrives here;
+/// the B bus carries the step's groups of four dense K positions (`max(2w, 4)` lanes), and
+/// this 4:1 multiplexer picks, for kept A value `k` (group `k / 2` of the bus), the B lane
+/// `4 * (k / 2) + index_k`. Nothing else in the PE changes: the multiply stage sees `w`
+/// (A, selected B) pairs as in dense mode.
 #[inline]
-pub fn b_operand_select(b_words: &[u64], k: usize, fmt_b: Format, _meta: u64) -> u64 {
-    lane(b_words, k, fmt_b.width())
+pub fn b_operand_select(b_words: &[u64], k: usize, fmt_b: Format, meta: Option<u64>) -> u64 {
+    match meta {
+        None => lane(b_words, k, fmt_b.width()),
+        Some(m) => {
+            let index = ((m >> (2 * k)) & 3) as usize;
+            lane(b_words, 4 * (k / 2) + index, fmt_b.width())
+        }
+    }
 }
 
 /// The named signals of stage 1 for one step (what the PE registers and traces).
@@ -134,16 +141,20 @@ pub fn b_operand_select(b_words: &[u64], k: usize, fmt_b: Format, _meta: u64) ->
 pub struct Stage1<const W: usize> {
     /// The exact products of the valid lanes.
     pub m: MultiplyStage<W>,
+    /// The B operand of each valid lane (the output of [`b_operand_select`]: in sparse mode
+    /// the multiplexer outputs, traced as `b_sel`).
+    pub b_sel: [u64; W],
 }
 
-/// Stage 1: the exact products of `lanes` lanes of the A and B buses.
+/// Stage 1: the exact products of `lanes` lanes of the A and B buses (`meta`: the 2:4
+/// metadata in sparse mode, `None` in dense mode; see [`b_operand_select`]).
 #[inline]
 pub fn stage1_multiply<const W: usize>(
     cfg: &CoreConfig,
     a_words: &[u64],
     b_words: &[u64],
     lanes: usize,
-    meta: u64,
+    meta: Option<u64>,
 ) -> Stage1<W> {
     let mut a = [0u64; W];
     let mut b = [0u64; W];
@@ -155,6 +166,7 @@ pub fn stage1_multiply<const W: usize>(
     }
     Stage1 {
         m: stage_multiply::<W>(cfg.fmt_a, cfg.fmt_b, &a[..lanes], &b[..lanes]),
+        b_sel: b,
     }
 }
 

@@ -7,6 +7,10 @@
 //! and B down one PE per cycle. The shift command and the C row it loads are skewed by `j`
 //! per column; the words leaving the bottom of column `j` are de-skewed by `C - 1 - j`, so a
 //! whole row of D reaches the output register (`d_out_<j>`, `d_tag`) at once.
+//!
+//! With a 2:4 sparse feeder ([`super::feeder::OperandFeeder::sparse`]) the mesh is built in
+//! sparse mode and the metadata enters each row through its own skew (`meta_skew`, the same
+//! per-row depths as `a_skew`), so it reaches every PE in the same cycle as its A values.
 
 use super::controller::{Controller, CtlState, ShiftCmd};
 use super::feeder::{OperandFeeder, TileBuffer};
@@ -44,6 +48,7 @@ pub struct TensorCore<const W: usize> {
     controller: Controller,
     a_skew: Skew<Wide<W>, u16, ROWS>,
     b_skew: Skew<Wide<W>, bool, COLS>,
+    meta_skew: Option<Skew<u64, bool, ROWS>>,
     c_skew: Skew<u64, u32, COLS>,
     mesh: Mesh<W>,
     d_deskew: Skew<u32, u64, COLS>,
@@ -75,6 +80,12 @@ impl<const W: usize> TensorCore<W> {
             )));
         }
         let w = W as u32;
+        let sparse = feeder.sparse();
+        let b_lanes = if sparse {
+            super::pe::sparse_b_lanes(W) as u32
+        } else {
+            w
+        };
         let mut depth_in = [0usize; ROWS];
         for (i, d) in depth_in.iter_mut().enumerate() {
             *d = i;
@@ -97,9 +108,14 @@ impl<const W: usize> TensorCore<W> {
                 cfg.fmt_a.width() * w,
                 super::pe::CTL_BITS,
             )?,
-            b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * w, 1)?,
+            b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * b_lanes, 1)?,
+            meta_skew: if sparse {
+                Some(Skew::new("meta_skew", depth_in, 2 * w, 1)?)
+            } else {
+                None
+            },
             c_skew: Skew::new("c_skew", depth_col, 64, 32)?,
-            mesh: Mesh::new(cfg)?,
+            mesh: Mesh::with_mode(cfg, sparse)?,
             d_deskew: Skew::new("d_deskew", depth_out, 32, 64)?,
             d_out: (0..COLS)
                 .map(|j| Reg::new(format!("d_out_{j}"), 32, 0u32))
@@ -214,6 +230,9 @@ impl<const W: usize> Module for TensorCore<W> {
         v.child(&mut self.controller);
         v.child(&mut self.a_skew);
         v.child(&mut self.b_skew);
+        if let Some(m) = self.meta_skew.as_mut() {
+            v.child(m);
+        }
         v.child(&mut self.c_skew);
         v.child(&mut self.mesh);
         v.child(&mut self.d_deskew);
@@ -229,6 +248,7 @@ impl<const W: usize> Design for TensorCore<W> {
         // Operand feed at the array's edges (addresses from the controller's registers).
         let mut a_in = [(Wide::<W>::ZERO, 0u16); ROWS];
         let mut b_in = [(Wide::<W>::ZERO, false); COLS];
+        let mut meta_in = [(0u64, false); ROWS];
         if let Some((tile, step)) = self.controller.feed() {
             let sc = self.sched.step_ctl(step);
             let mut ctl = 0u16;
@@ -246,6 +266,11 @@ impl<const W: usize> Design for TensorCore<W> {
                 let valid = if g.lanes > 0 { CTL_VALID } else { 0 };
                 *slot = (g.bits, ctl | valid | g.lanes as u16);
             }
+            if self.meta_skew.is_some() {
+                for (i, slot) in meta_in.iter_mut().enumerate() {
+                    *slot = (self.feeder.meta(tile, i, step), true);
+                }
+            }
             for (j, slot) in b_in.iter_mut().enumerate() {
                 let g = self.feeder.b(tile, j, step);
                 *slot = (g.bits, g.lanes > 0);
@@ -253,6 +278,12 @@ impl<const W: usize> Design for TensorCore<W> {
         }
         let a_edge = self.a_skew.comb(a_in);
         let b_edge = self.b_skew.comb(b_in);
+        let mut meta_edge = [0u64; ROWS];
+        if let Some(skew) = self.meta_skew.as_mut() {
+            for (e, (m, _)) in meta_edge.iter_mut().zip(skew.comb(meta_in)) {
+                *e = m;
+            }
+        }
 
         // Column shift commands with the C row they load, skewed by column.
         let cmd = self.controller.shift_cmd();
@@ -284,7 +315,9 @@ impl<const W: usize> Design for TensorCore<W> {
             }
         }
 
-        let bottom = self.mesh.comb(&a_edge, &b_edge, &shift);
+        let bottom = self
+            .mesh
+            .comb_with_meta(&a_edge, &meta_edge, &b_edge, &shift);
 
         // De-skew the drained results and latch a whole row of D.
         let mut d_in = [(0u32, 0u64); COLS];

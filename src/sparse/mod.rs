@@ -10,12 +10,17 @@
 //! - [`problem`]: a sparse GEMM problem and [`run_functional_sparse`], the model the clocked
 //!   sparse run must match bit for bit.
 //!
-//! Depends on `numerics` and `gemm` only. See `docs/sparsity.md`.
+//! - [`clocked`]: [`run_clocked_sparse`], the problem on the clocked tensor core in sparse
+//!   mode (`hw`), with the sparse and dense-equivalent schedules.
+//!
+//! Depends on `numerics`, `gemm` and `hw`. See `docs/sparsity.md`.
 
+pub mod clocked;
 pub mod compress;
 pub mod meta;
 pub mod problem;
 
+pub use clocked::{run_clocked_sparse, run_clocked_sparse_measured};
 pub use compress::{compress, overfull_groups, Compressed, Prune, SparseError};
 pub use meta::{NibbleError, VALID_NIBBLES};
 pub use problem::{run_functional_sparse, SparseGemm};

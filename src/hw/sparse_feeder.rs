@@ -1,0 +1,180 @@
+//! The 2:4 sparse operand feeder: a tile buffer holding a compressed A (kept values plus
+//! metadata nibbles, PTX `mma.sp::ordered_metadata` encoding), B and C.
+//!
+//! Per step `s` of a tile (`w` kept values a step, `T = ceil((K / 2) / w)` steps):
+//! - A row `i`: kept values `s*w .. s*w + lanes` of row `i` (`lanes = min(w, K/2 - s*w)`);
+//! - metadata beside it: for each kept lane `t` the 2-bit index, within its group of four,
+//!   of kept value `s*w + t`, at bits `2t..2t+2`. For even `w` this is exactly the
+//!   concatenation of the step's `w / 2` nibbles (low two bits of a nibble: its first kept
+//!   value); for `w = 1` the feeder presents one half of the group's nibble per step;
+//! - B column `j`: the dense K positions of the step's groups, `4 * floor(s*w / 2) ..`, as a
+//!   bus of [`sparse_b_lanes`]`(w)` lanes (`2w`, or 4 for `w = 1`, whose two steps per group
+//!   see the same four positions); positions past K are zero.
+//!
+//! The schedule counts kept positions ([`OperandFeeder::dims`] returns `K / 2` as its `k`),
+//! so the controller feeds half the steps of the dense problem. No nibble is checked here:
+//! the problem builders (`sparse::Compressed::new`, `sparse::compress`) validate them.
+
+use super::feeder::{LaneGroup, OperandFeeder};
+use super::pe::sparse_b_lanes;
+use super::pe_datapath::{set_lane, CoreConfig};
+use super::{HwError, COLS, ROWS};
+use crate::rtl::Wide;
+
+/// A compressed A, B and C in a buffer, served tile by tile in 2:4 sparse mode.
+#[derive(Clone, Debug)]
+pub struct SparseTileBuffer {
+    m: usize,
+    n: usize,
+    k: usize,
+    width: usize,
+    bits_a: u32,
+    bits_b: u32,
+    values: Vec<u64>,
+    meta: Vec<u8>,
+    b: Vec<u64>,
+    c: Vec<u32>,
+}
+
+impl SparseTileBuffer {
+    /// A buffer for `D = A x B + C` with the dense inner dimension `k` (a multiple of 4):
+    /// `values` (`m x k/2` kept values), `meta` (`m x k/4` nibbles, one a byte), `b`
+    /// (`k x n`), `c` (`m x n` FP32), all row-major bit patterns.
+    #[allow(clippy::too_many_arguments)] // the shape and the four matrices of the problem
+    pub fn new(
+        cfg: CoreConfig,
+        m: usize,
+        n: usize,
+        k: usize,
+        values: Vec<u64>,
+        meta: Vec<u8>,
+        b: Vec<u64>,
+        c: Vec<u32>,
+    ) -> Result<Self, HwError> {
+        if m == 0 || n == 0 || k == 0 {
+            return Err(HwError::Unsupported("a zero dimension".into()));
+        }
+        if !k.is_multiple_of(4) {
+            return Err(HwError::Unsupported(format!(
+                "2:4 sparsity with K = {k} (a multiple of 4 is required)"
+            )));
+        }
+        for (matrix, expected, len) in [
+            ("A values", m * k / 2, values.len()),
+            ("A metadata", m * k / 4, meta.len()),
+            ("B", k * n, b.len()),
+            ("C", m * n, c.len()),
+        ] {
+            if expected != len {
+                return Err(HwError::Shape {
+                    matrix,
+                    expected,
+                    len,
+                });
+            }
+        }
+        Ok(Self {
+            m,
+            n,
+            k,
+            width: cfg.width,
+            bits_a: cfg.fmt_a.width(),
+            bits_b: cfg.fmt_b.width(),
+            values,
+            meta,
+            b,
+            c,
+        })
+    }
+
+    fn origin(&self, tile: usize) -> (usize, usize) {
+        let tn = self.n.div_ceil(COLS);
+        ((tile / tn) * ROWS, (tile % tn) * COLS)
+    }
+
+    /// Row `i` of A and the first kept index and valid lanes of step `step`, if any.
+    fn a_step(&self, tile: usize, row: usize, step: usize) -> Option<(usize, usize, usize)> {
+        let i = self.origin(tile).0 + row;
+        let kept = self.k / 2;
+        let k0 = step * self.width;
+        (i < self.m && k0 < kept).then(|| (i, k0, self.width.min(kept - k0)))
+    }
+}
+
+impl<const W: usize> OperandFeeder<W> for SparseTileBuffer {
+    fn dims(&self) -> (usize, usize, usize) {
+        (self.m, self.n, self.k / 2)
+    }
+
+    #[inline]
+    fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W> {
+        let Some((i, k0, lanes)) = self.a_step(tile, row, step) else {
+            return LaneGroup::default();
+        };
+        let lanes = lanes.min(W);
+        let mut words = [0u64; W];
+        for l in 0..lanes {
+            set_lane(
+                &mut words,
+                l,
+                self.bits_a,
+                self.values[i * self.k / 2 + k0 + l],
+            );
+        }
+        LaneGroup {
+            bits: Wide::from_words_array(words),
+            lanes,
+        }
+    }
+
+    #[inline]
+    fn meta(&self, tile: usize, row: usize, step: usize) -> u64 {
+        let Some((i, k0, lanes)) = self.a_step(tile, row, step) else {
+            return 0;
+        };
+        let mut out = 0u64;
+        for t in 0..lanes.min(W) {
+            let kept = k0 + t;
+            let nibble = self.meta[i * self.k / 4 + kept / 2];
+            let index = (nibble >> (2 * (kept % 2))) & 3;
+            out |= u64::from(index) << (2 * t);
+        }
+        out
+    }
+
+    #[inline]
+    fn b(&self, tile: usize, col: usize, step: usize) -> LaneGroup<W> {
+        let j = self.origin(tile).1 + col;
+        let p0 = 4 * (step * self.width / 2);
+        if j >= self.n || p0 >= self.k {
+            return LaneGroup::default();
+        }
+        let lanes = sparse_b_lanes(self.width).min(self.k - p0);
+        let mut words = [0u64; W];
+        for l in 0..lanes {
+            set_lane(&mut words, l, self.bits_b, self.b[(p0 + l) * self.n + j]);
+        }
+        LaneGroup {
+            bits: Wide::from_words_array(words),
+            lanes,
+        }
+    }
+
+    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
+        let (r0, c0) = self.origin(tile);
+        let i = r0 + row;
+        let mut out = [0u32; COLS];
+        if i < self.m && tile < self.m.div_ceil(ROWS) * self.n.div_ceil(COLS) {
+            for (j, o) in out.iter_mut().enumerate() {
+                if c0 + j < self.n {
+                    *o = self.c[i * self.n + c0 + j];
+                }
+            }
+        }
+        out
+    }
+
+    fn sparse(&self) -> bool {
+        true
+    }
+}

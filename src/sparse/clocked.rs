@@ -1,0 +1,71 @@
+//! The clocked 2:4 sparse GEMM: a [`SparseGemm`] on the tensor core in sparse mode
+//! ([`crate::hw::SparseTileBuffer`]: metadata registers travelling with A, B-side
+//! multiplexers in every PE). Its D equals [`super::run_functional_sparse`] bit for bit
+//! (`tests/sparse_clocked.rs`); a tile's compute phase takes `ceil((K / 2) / w)` steps against
+//! the dense `ceil(K / w)`.
+
+use super::problem::SparseGemm;
+use crate::gemm::clocked::{core_config, run_feeder, ClockedRun, CoreRun};
+use crate::hw::{HwError, Schedule, SparseTileBuffer};
+use crate::rtl::TraceConfig;
+
+/// Runs `g` on the clocked tensor core in 2:4 sparse mode, optionally tracing.
+pub fn run_clocked_sparse(
+    g: &SparseGemm,
+    trace: Option<&TraceConfig>,
+) -> Result<ClockedRun, HwError> {
+    run_clocked_sparse_measured(g, trace).map(|r| r.run)
+}
+
+/// [`run_clocked_sparse`] plus the measured first-tile latency and compute-phase cycles.
+pub fn run_clocked_sparse_measured(
+    g: &SparseGemm,
+    trace: Option<&TraceConfig>,
+) -> Result<CoreRun, HwError> {
+    match g.cfg.width {
+        1 => run_w::<1>(g, trace),
+        2 => run_w::<2>(g, trace),
+        4 => run_w::<4>(g, trace),
+        8 => run_w::<8>(g, trace),
+        16 => run_w::<16>(g, trace),
+        32 => run_w::<32>(g, trace),
+        w => Err(HwError::Unsupported(format!("width {w}"))),
+    }
+}
+
+fn run_w<const W: usize>(g: &SparseGemm, trace: Option<&TraceConfig>) -> Result<CoreRun, HwError> {
+    let cfg = core_config(&g.cfg);
+    let buf = SparseTileBuffer::new(
+        cfg,
+        g.m,
+        g.n,
+        g.k,
+        g.a.values().to_vec(),
+        g.a.meta().to_vec(),
+        g.b.clone(),
+        g.c.clone(),
+    )?;
+    run_feeder::<W>(cfg, Box::new(buf), g.macs(), trace)
+}
+
+/// The schedule the sparse run follows: the dense schedule of `K / 2` kept positions
+/// (`steps = ceil((K / 2) / w)`, NVIDIA blocks of `n` kept products).
+pub fn sparse_schedule(g: &SparseGemm) -> Schedule {
+    Schedule::new(g.m, g.n, g.k / 2, g.cfg.width, block(g))
+}
+
+/// The schedule of the same problem run dense (the decompressed A, `steps = ceil(K / w)`):
+/// the comparison for the sparse speed-up.
+pub fn dense_schedule(g: &SparseGemm) -> Schedule {
+    Schedule::new(g.m, g.n, g.k, g.cfg.width, block(g))
+}
+
+/// Cycles the controller spends in `Compute` under `s`: tiles are fed back to back, one step
+/// a cycle, `period` cycles apart, the last tile's `steps` ending the phase.
+pub fn compute_cycles(s: &Schedule) -> u64 {
+    ((s.tiles() - 1) * s.period + s.steps) as u64
+}
+
+fn block(g: &SparseGemm) -> usize {
+    core_config(&g.cfg).block()
+}
