@@ -4,3 +4,4 @@
 
 pub mod exact;
 pub mod measurements;
+pub mod nvidia_ref;
