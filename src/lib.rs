@@ -12,4 +12,5 @@ pub mod gemm;
 pub mod io;
 pub mod numerics;
 pub mod rtl;
+pub mod tb;
 pub mod verify;

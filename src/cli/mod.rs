@@ -3,6 +3,8 @@
 //! (printed as `error: ...` with exit code 2 by `main`).
 
 mod dot;
+mod gemm;
+mod tb;
 mod values;
 mod verify;
 
@@ -22,6 +24,10 @@ enum Command {
     Dot(dot::DotArgs),
     /// Checks against references and real-GPU measurements.
     Verify(verify::VerifyArgs),
+    /// D = A x B + C on the clocked tensor core (from .npy files or a seeded random problem).
+    Gemm(gemm::GemmArgs),
+    /// Self-checking testbenches: list them, run one or all.
+    Tb(tb::TbArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -38,5 +44,7 @@ pub fn run() -> Result<i32, String> {
     match cli.command {
         Command::Dot(args) => dot::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Gemm(args) => gemm::run(&args),
+        Command::Tb(args) => tb::run(&args),
     }
 }

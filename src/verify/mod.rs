@@ -3,5 +3,6 @@
 //! Nothing here calls the `numerics` arithmetic it checks.
 
 pub mod exact;
+pub mod gemm_ref;
 pub mod measurements;
 pub mod nvidia_ref;
