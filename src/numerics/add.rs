@@ -26,6 +26,9 @@ pub struct AddTrace {
     pub swapped: bool,
     /// Exponent of the larger term's leading one (the alignment reference).
     pub max_exp: i32,
+    /// Exponent difference between the two terms' leading ones: how far the smaller term
+    /// sits below the larger one (the classic alignment distance; 0 if a term is zero).
+    pub exp_diff: u32,
     /// Right shift applied to the smaller term's significand to align it (0 if it needed
     /// no shift; saturates at the window width).
     pub align_shift: u32,
@@ -40,6 +43,7 @@ pub struct AddTrace {
 const WINDOW_TOP: u32 = 125;
 
 /// Bit length of a nonzero significand.
+#[inline]
 fn bit_len(sig: u64) -> u32 {
     64 - sig.leading_zeros()
 }
@@ -84,6 +88,7 @@ pub fn add_terms(x: Term, y: Term) -> (Unrounded, AddTrace) {
     trace.swapped = !x_larger;
     let top_big = if x_larger { top_x } else { top_y };
     trace.max_exp = top_big;
+    trace.exp_diff = (top_x - top_y).unsigned_abs();
     let window_lsb = top_big - WINDOW_TOP as i32;
     let big_sig = (big.sig as u128) << (big.lsb_exp - window_lsb) as u32;
     let offset = small.lsb_exp - window_lsb;
@@ -120,6 +125,7 @@ pub fn add_terms(x: Term, y: Term) -> (Unrounded, AddTrace) {
 
 /// The sign of an exact zero sum under IEEE 754: operands of equal sign keep it; opposite
 /// signs give `+0`, except `-0` when rounding down.
+#[inline]
 pub const fn exact_zero_sign(sign_x: bool, sign_y: bool, mode: RoundingMode) -> bool {
     if sign_x == sign_y {
         sign_x
@@ -139,6 +145,7 @@ pub struct AddResult {
 
 /// Adds two encodings of format `fmt` with rounding `mode` (IEEE 754 addition, including
 /// specials: NaN in gives the canonical NaN, Inf - Inf is invalid).
+#[inline]
 pub fn add(fmt: Format, a_bits: u64, b_bits: u64, mode: RoundingMode) -> AddResult {
     let a = unpack(fmt, a_bits);
     let b = unpack(fmt, b_bits);

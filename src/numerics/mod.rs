@@ -16,5 +16,7 @@ pub use unpack::{unpack, Unpacked};
 pub mod add;
 pub mod multiply;
 pub use add::{add, add_terms, exact_zero_sign, AddResult, AddTrace, Term};
-pub use multiply::{multiply, multiply_unpacked, Product, ProductClass};
+pub use multiply::{multiply, multiply_unpacked, round_product, Product, ProductClass};
+pub mod convert;
 pub mod dot;
+pub use convert::{convert, from_fp32, to_fp32};

@@ -3,8 +3,9 @@
 //! sign, exponent sum and an integer significand with `frac_a + frac_b` fraction bits, which
 //! is exact for every format pair (BF16 x BF16 keeps its full exponent range).
 
-use super::flags::Flags;
+use super::flags::{Flags, RoundingMode};
 use super::format::{Class, Format};
+use super::round::{round_pack, Overflow, RoundTrace, Rounded, Unrounded};
 use super::unpack::{unpack, Unpacked};
 
 /// The class of a product.
@@ -94,4 +95,38 @@ pub fn multiply_unpacked(a: &Unpacked, fmt_a: Format, b: &Unpacked, fmt_b: Forma
 #[inline]
 pub fn multiply(fmt_a: Format, a_bits: u64, fmt_b: Format, b_bits: u64) -> Product {
     multiply_unpacked(&unpack(fmt_a, a_bits), fmt_a, &unpack(fmt_b, b_bits), fmt_b)
+}
+
+/// Rounds an exact product into `to` through the shared normalize-round-pack (a NaN product
+/// gives `to`'s canonical NaN, an infinite one the signed infinity, or NaN for formats
+/// without one). `invalid` from the multiplier is carried into the result's flags.
+///
+/// Every FP8 x FP8 and FP16 x FP16 product is exact in FP32; BF16 x BF16 products may
+/// overflow or underflow FP32 and are rounded like any other value.
+pub fn round_product(p: &Product, to: Format, mode: RoundingMode, policy: Overflow) -> Rounded {
+    let special = |bits: u64| Rounded {
+        bits,
+        flags: p.flags,
+        trace: RoundTrace::default(),
+    };
+    match p.class {
+        ProductClass::Nan => special(to.canonical_nan()),
+        ProductClass::Infinite => special(to.overflow_value(p.sign)),
+        ProductClass::Zero => special(to.zero(p.sign)),
+        ProductClass::Finite => {
+            let mut r = round_pack(
+                to,
+                Unrounded {
+                    sign: p.sign,
+                    exp: p.lsb_exp(),
+                    sig: p.sig as u128,
+                    sticky: false,
+                },
+                mode,
+                policy,
+            );
+            r.flags |= p.flags;
+            r
+        }
+    }
 }

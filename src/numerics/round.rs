@@ -66,23 +66,23 @@ pub struct Rounded {
 /// Shifts `sig` right by `shift` (any size) and reports what fell off as a [`Loss`].
 #[inline]
 pub fn shift_right_loss(sig: u128, shift: u32) -> (u128, Loss) {
-    if shift == 0 {
-        (sig, Loss::ExactlyZero)
-    } else if shift <= 128 {
-        let kept = if shift == 128 { 0 } else { sig >> shift };
-        let guard = (sig >> (shift - 1)) & 1 == 1;
-        let below_guard = if shift == 1 {
-            0
-        } else {
-            sig & (u128::MAX >> (129 - shift))
-        };
-        (kept, Loss::from_guard_sticky(guard, below_guard != 0))
-    } else {
-        (0, Loss::from_guard_sticky(false, sig != 0))
+    match shift {
+        0 => (sig, Loss::ExactlyZero),
+        1..=127 => {
+            // The discarded bits, moved to the top: the guard is bit 127, the rest is sticky.
+            let rem = sig << (128 - shift);
+            (
+                sig >> shift,
+                Loss::from_guard_sticky(rem >> 127 != 0, rem << 1 != 0),
+            )
+        }
+        128 => (0, Loss::from_guard_sticky(sig >> 127 != 0, sig << 1 != 0)),
+        _ => (0, Loss::from_guard_sticky(false, sig != 0)),
     }
 }
 
 /// Whether `mode` adds one ulp to a truncated magnitude `kept` of sign `sign` given `loss`.
+#[inline]
 pub const fn round_increment(mode: RoundingMode, sign: bool, kept: u128, loss: Loss) -> bool {
     match mode {
         RoundingMode::NearestEven => match loss {
@@ -97,6 +97,7 @@ pub const fn round_increment(mode: RoundingMode, sign: bool, kept: u128, loss: L
 }
 
 /// Rounds `kept` (truncated significand) per mode; round-to-odd sets the LSB when inexact.
+#[inline]
 const fn apply_rounding(mode: RoundingMode, sign: bool, kept: u128, loss: Loss) -> (u128, bool) {
     let inc = round_increment(mode, sign, kept, loss);
     let mut out = kept + inc as u128;
@@ -107,6 +108,7 @@ const fn apply_rounding(mode: RoundingMode, sign: bool, kept: u128, loss: Loss) 
 }
 
 /// The value an overflow produces under `mode` and `policy`.
+#[inline]
 pub const fn overflow_result(fmt: Format, sign: bool, mode: RoundingMode, policy: Overflow) -> u64 {
     let to_max = match policy {
         Overflow::Saturate => true,
@@ -206,4 +208,25 @@ pub fn round_pack(fmt: Format, x: Unrounded, mode: RoundingMode, policy: Overflo
         fmt.with_sign(magnitude as u64, x.sign)
     };
     Rounded { bits, flags, trace }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shift_right_loss_edges() {
+        let top = 1u128 << 127;
+        assert_eq!(shift_right_loss(0b1011, 0), (0b1011, Loss::ExactlyZero));
+        assert_eq!(shift_right_loss(0b1011, 1), (0b101, Loss::ExactlyHalf));
+        assert_eq!(shift_right_loss(0b1011, 2), (0b10, Loss::MoreThanHalf));
+        assert_eq!(shift_right_loss(0b1001, 3), (0b1, Loss::LessThanHalf));
+        assert_eq!(shift_right_loss(0b1000, 3), (0b1, Loss::ExactlyZero));
+        assert_eq!(shift_right_loss(top | 1, 127), (1, Loss::LessThanHalf));
+        assert_eq!(shift_right_loss(top, 128), (0, Loss::ExactlyHalf));
+        assert_eq!(shift_right_loss(top | 1, 128), (0, Loss::MoreThanHalf));
+        assert_eq!(shift_right_loss(1, 128), (0, Loss::LessThanHalf));
+        assert_eq!(shift_right_loss(top, 129), (0, Loss::LessThanHalf));
+        assert_eq!(shift_right_loss(0, 200), (0, Loss::ExactlyZero));
+    }
 }

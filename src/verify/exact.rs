@@ -3,10 +3,11 @@
 //! `ieee` chainings built on it.
 //!
 //! Decoding: FP32 through host `f32`, FP16/BF16 through the `half` crate, E4M3/E5M2 through
-//! [`decode_fp8`], written here from the OCP OFP8 definition. Every value becomes an `f64`
+//! [`decode_fp8`] (the OCP tables of `fp8_table`). Every value becomes an `f64`
 //! (exact for all five formats) and is split into an integer and a power of two from its
 //! `f64` encoding. Only the format's name is read from [`Format`].
 
+use super::fp8_table::Fp8Kind;
 use crate::numerics::format::Format;
 use num_bigint::{BigInt, BigUint, Sign};
 
@@ -21,38 +22,11 @@ pub enum Decoded {
     Finite(f64),
 }
 
-/// Decodes an OCP FP8 pattern (`e4m3` or `e5m2`) to `f64`, from the OFP8 definition:
-/// E4M3 bias 7, no infinities, only `S.1111.111` is NaN; E5M2 bias 15, IEEE-style specials.
+/// Decodes an OCP FP8 pattern (`e4m3` or `e5m2`) through the OCP tables of
+/// [`super::fp8_table`] (one FP8 decoder serves every reference).
 pub fn decode_fp8(e4m3: bool, bits: u8) -> Decoded {
-    let neg = bits & 0x80 != 0;
-    let s = if neg { -1.0 } else { 1.0 };
-    if e4m3 {
-        let e = (bits >> 3) & 0xF;
-        let m = (bits & 7) as f64;
-        if e == 15 && bits & 7 == 7 {
-            return Decoded::Nan;
-        }
-        if e == 0 {
-            Decoded::Finite(s * m * 2f64.powi(-9))
-        } else {
-            Decoded::Finite(s * (8.0 + m) * 2f64.powi(e as i32 - 10))
-        }
-    } else {
-        let e = (bits >> 2) & 0x1F;
-        let m = (bits & 3) as f64;
-        if e == 31 {
-            return if m == 0.0 {
-                Decoded::Inf(neg)
-            } else {
-                Decoded::Nan
-            };
-        }
-        if e == 0 {
-            Decoded::Finite(s * m * 2f64.powi(-16))
-        } else {
-            Decoded::Finite(s * (4.0 + m) * 2f64.powi(e as i32 - 17))
-        }
-    }
+    let kind = if e4m3 { Fp8Kind::E4M3 } else { Fp8Kind::E5M2 };
+    from_f64(kind.decode(bits))
 }
 
 fn as_f64(d: Decoded) -> f64 {

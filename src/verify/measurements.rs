@@ -1,7 +1,7 @@
 //! Reading the real-GPU measurement sets (Khattak & Mikaitis, north-numerical-computing/
 //! MATLAB-tensor-core, `model_validation`; BSD 2-Clause) and encoding their values into the
 //! input formats by independent means (host `f32`, `half`, the OCP FP8 table of
-//! [`super::exact::decode_fp8`]).
+//! [`super::exact::decode_fp8`], backed by `fp8_table`).
 //!
 //! Layout of a set directory: `a_*.txt` and `b_*.txt` (one sample per line, K FP32 words in
 //! hex, each exactly representable in the input format), `c_*fp32.txt` and `d_*fp32.txt`

@@ -1,8 +1,10 @@
-//! Independent references: decode bit patterns by their own means (host `f32`, the `half`
-//! crate, an FP8 table written from the OCP definition) and sum exactly in wide integers.
-//! Nothing here calls the `numerics` arithmetic it checks.
+//! Independent references: decode bit patterns by their own means (host floats, the `half`
+//! crate, FP8 tables written from the OCP definition), sum exactly in wide integers, round by
+//! their own code. Nothing here calls the `numerics` arithmetic it checks; only plain data
+//! types (format names, `RoundingMode`, `Flags`) are shared so results compare directly.
 
 pub mod exact;
+pub mod fp8_table;
 pub mod gemm_ref;
 pub mod measurements;
 pub mod nvidia_ref;

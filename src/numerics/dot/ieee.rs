@@ -32,6 +32,7 @@ const fn special(bits: u32, flags: Flags) -> FmaStage {
         align: AddTrace {
             swapped: false,
             max_exp: 0,
+            exp_diff: 0,
             align_shift: 0,
             sticky: false,
             effective_sub: false,

@@ -1,0 +1,165 @@
+//! Format conversions: narrowing (FP32 -> FP16, BF16, E4M3, E5M2, or any pair) with every
+//! rounding mode and an explicit saturation policy, and exact widenings to FP32.
+//!
+//! Every finite input goes through the shared [`round_pack`]; only the special classes (NaN
+//! and infinity) are decided here.
+//!
+//! Policies:
+//! - NaN in gives the target's canonical NaN ([`Format::canonical_nan`]: FP32 `0x7FC00000`,
+//!   FP16 `0x7E00`, BF16 `0x7FC0`, E5M2 `0x7E`, E4M3 `0x7F`), sign and payload dropped;
+//!   `invalid` is raised only for an IEEE signaling NaN input.
+//! - [`Overflow::Ieee`] (non-saturating): a finite overflow follows the IEEE
+//!   rounding-direction rules (Inf, or the largest finite value when the mode rounds toward
+//!   it); E4M3, which has no infinity, gives its NaN where IEEE would give Inf. An infinite
+//!   input stays infinite, or becomes NaN with `invalid` for E4M3.
+//! - [`Overflow::Saturate`] (PTX `satfinite`): every finite overflow gives the signed largest
+//!   finite value (with `overflow` and `inexact`), and an infinite input also gives the signed
+//!   largest finite value, raising `inexact` only (the operand did not overflow; the result
+//!   merely differs from it). NaN stays NaN.
+
+use super::flags::{Flags, RoundingMode};
+use super::format::{Class, Format, FP32};
+use super::round::{round_pack, Overflow, RoundTrace, Rounded, Unrounded};
+use super::unpack::unpack;
+
+/// Converts the encoding `bits` of format `from` into format `to`, rounding with `mode` and
+/// handling overflow and infinities per `saturation` (see the module documentation).
+///
+/// Widening conversions (every format to FP32, E4M3/E5M2 to FP16 or BF16 where the range
+/// fits) are exact and raise no flag.
+pub fn convert(
+    from: Format,
+    to: Format,
+    bits: u64,
+    mode: RoundingMode,
+    saturation: Overflow,
+) -> Rounded {
+    let u = unpack(from, bits);
+    let special = |bits: u64, flags: Flags| Rounded {
+        bits,
+        flags,
+        trace: RoundTrace::default(),
+    };
+    match u.class {
+        Class::Nan => special(
+            to.canonical_nan(),
+            if from.is_signaling_nan(bits) {
+                Flags::INVALID
+            } else {
+                Flags::NONE
+            },
+        ),
+        Class::Infinite => match (saturation, to.infinity(u.sign)) {
+            (Overflow::Saturate, _) => special(
+                to.max_finite(u.sign),
+                Flags {
+                    inexact: true,
+                    ..Flags::NONE
+                },
+            ),
+            (Overflow::Ieee, Some(inf)) => special(inf, Flags::NONE),
+            (Overflow::Ieee, None) => special(to.canonical_nan(), Flags::INVALID),
+        },
+        Class::Zero | Class::Subnormal | Class::Normal => round_pack(
+            to,
+            Unrounded {
+                sign: u.sign,
+                exp: u.lsb_exp(),
+                sig: u.sig as u128,
+                sticky: false,
+            },
+            mode,
+            saturation,
+        ),
+    }
+}
+
+/// Narrows an FP32 encoding into `to` ([`convert`] with `from = FP32`).
+pub fn from_fp32(to: Format, bits: u32, mode: RoundingMode, saturation: Overflow) -> Rounded {
+    convert(FP32, to, bits as u64, mode, saturation)
+}
+
+/// Widens an encoding of `from` to FP32 exactly (every format in the table fits in FP32:
+/// E4M3, E5M2, FP16 and BF16 values are all FP32 values). NaN gives FP32's canonical NaN.
+pub fn to_fp32(from: Format, bits: u64) -> u32 {
+    // Exact, so the rounding mode and the overflow policy are irrelevant.
+    convert(from, FP32, bits, RoundingMode::NearestEven, Overflow::Ieee).bits as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numerics::format::{BF16, E4M3, E5M2, FP16};
+
+    const RNE: RoundingMode = RoundingMode::NearestEven;
+
+    fn f(x: f32) -> u32 {
+        x.to_bits()
+    }
+
+    #[test]
+    fn e4m3_thresholds() {
+        let c = |x: f32, s| from_fp32(E4M3, f(x), RNE, s).bits;
+        assert_eq!(c(448.0, Overflow::Ieee), 0x7E);
+        assert_eq!(c(464.0, Overflow::Ieee), 0x7E, "464 ties to 448");
+        assert_eq!(
+            c(464.0001, Overflow::Ieee),
+            0x7F,
+            "just above 464 overflows to NaN"
+        );
+        assert_eq!(c(-464.0001, Overflow::Saturate), 0xFE);
+        assert_eq!(c(f32::INFINITY, Overflow::Saturate), 0x7E);
+        assert_eq!(c(f32::NEG_INFINITY, Overflow::Ieee), 0x7F);
+        // Half the smallest subnormal (2^-10) goes to zero; just above it rounds up.
+        assert_eq!(c(2f32.powi(-10), Overflow::Ieee), 0x00);
+        assert_eq!(c(-(2f32.powi(-10)), Overflow::Ieee), 0x80);
+        assert_eq!(
+            c(2f32.powi(-10) * (1.0 + f32::EPSILON), Overflow::Ieee),
+            0x01
+        );
+    }
+
+    #[test]
+    fn e5m2_thresholds() {
+        let c = |x: f32, s| from_fp32(E5M2, f(x), RNE, s).bits;
+        assert_eq!(c(57344.0, Overflow::Ieee), 0x7B);
+        assert_eq!(c(61439.996, Overflow::Ieee), 0x7B);
+        assert_eq!(c(61440.0, Overflow::Ieee), 0x7C, "61440 overflows to Inf");
+        assert_eq!(c(61440.0, Overflow::Saturate), 0x7B);
+        assert_eq!(c(2f32.powi(-17), Overflow::Ieee), 0x00);
+        assert_eq!(
+            c(2f32.powi(-17) * (1.0 + f32::EPSILON), Overflow::Ieee),
+            0x01
+        );
+        assert_eq!(c(f32::NAN, Overflow::Saturate), 0x7E);
+    }
+
+    #[test]
+    fn flags_of_specials() {
+        let r = from_fp32(E4M3, f(f32::INFINITY), RNE, Overflow::Ieee);
+        assert_eq!((r.bits, r.flags), (0x7F, Flags::INVALID));
+        let r = from_fp32(FP16, 0x7F80_0001, RNE, Overflow::Ieee);
+        assert_eq!((r.bits, r.flags), (0x7E00, Flags::INVALID), "sNaN");
+        let r = from_fp32(FP16, 0xFFC0_0001, RNE, Overflow::Ieee);
+        assert_eq!((r.bits, r.flags), (0x7E00, Flags::NONE), "qNaN");
+        let r = from_fp32(BF16, f(f32::MAX), RNE, Overflow::Ieee);
+        assert_eq!(r.bits, 0x7F80, "FP32 max rounds to BF16 Inf");
+        assert!(r.flags.overflow && r.flags.inexact);
+    }
+
+    #[test]
+    fn widening_is_exact() {
+        for fmt in [E4M3, E5M2, FP16, BF16] {
+            for bits in 0..(1u64 << fmt.width()) {
+                let w = to_fp32(fmt, bits);
+                if fmt.is_nan(bits) {
+                    assert_eq!(w, 0x7FC0_0000);
+                    continue;
+                }
+                let back = from_fp32(fmt, w, RNE, Overflow::Ieee);
+                assert_eq!(back.bits, bits, "{fmt} {bits:#x}");
+                assert!(back.flags.is_empty());
+            }
+        }
+    }
+}
