@@ -3,14 +3,18 @@
 //! Layers (each depends only on those listed before it; see `docs/architecture.md`):
 //! - [`numerics`]: formats as data and the integer datapath stages (pure functions).
 //! - [`rtl`]: the cycle engine (registers, wires, modules, simulator, VCD tracing).
+//! - [`sparse`]: 2:4 structured sparsity (compression, metadata, the sparse functional model).
 //! - [`verify`]: independent references and error statistics (never calls `numerics` arithmetic).
+//! - [`tb`]: the self-checking testbench harness and the registry of `testbenches/*.rs`.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod gemm;
+pub mod hw;
 pub mod io;
 pub mod numerics;
 pub mod rtl;
+pub mod sparse;
 pub mod tb;
 pub mod verify;

@@ -8,7 +8,7 @@
 use crate::gemm::{Gemm, GemmConfig};
 use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::format::FP16;
-use crate::tb::shim::run_clocked;
+use crate::gemm::run_clocked;
 use crate::tb::util::{encode_all, fp32, run_and_check};
 use crate::tb::Bench;
 

@@ -8,7 +8,7 @@
 use crate::gemm::{Gemm, GemmConfig};
 use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
-use crate::tb::shim::run_clocked;
+use crate::gemm::run_clocked;
 use crate::tb::util::{encode_all, fp32, run_and_check};
 use crate::tb::Bench;
 

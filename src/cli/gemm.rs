@@ -5,11 +5,11 @@
 use super::values;
 use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
+use tensorcore_rtl::gemm::run_clocked;
 use tensorcore_rtl::gemm::{Gemm, GemmConfig};
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::Format;
-use tensorcore_rtl::tb::shim::run_clocked;
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
 use tensorcore_rtl::verify::measurements::encode_exact;
 

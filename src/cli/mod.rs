@@ -4,6 +4,7 @@
 
 mod dot;
 mod gemm;
+mod sparse;
 mod tb;
 mod values;
 mod verify;
@@ -28,6 +29,8 @@ enum Command {
     Gemm(gemm::GemmArgs),
     /// Self-checking testbenches: list them, run one or all.
     Tb(tb::TbArgs),
+    /// 2:4 structured sparsity: compress a dense A, check a compressed one.
+    Sparse(sparse::SparseArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -46,5 +49,6 @@ pub fn run() -> Result<i32, String> {
         Command::Verify(args) => verify::run(&args),
         Command::Gemm(args) => gemm::run(&args),
         Command::Tb(args) => tb::run(&args),
+        Command::Sparse(args) => sparse::run(&args),
     }
 }

@@ -1,9 +1,11 @@
-//! GEMM on the tensor core: the problem description shared by every runner, and the fast
-//! functional model that must give the same bits as the clocked run.
+//! GEMM on the tensor core: the problem description shared by every runner, the fast
+//! functional model that must give the same bits as the clocked run, and the clocked run.
 
+pub mod clocked;
 pub mod functional;
 pub mod problem;
 pub mod rng;
 
+pub use clocked::{run_clocked, ClockedRun};
 pub use functional::run_functional;
 pub use problem::{Gemm, GemmConfig, GemmError, GemmOutput};

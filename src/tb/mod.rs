@@ -10,8 +10,6 @@
 //! representative run to [`Bench::trace`] (`WAVES/NAME.vcd` plus `NAME.gtkw`). An `Err` is a
 //! failure of the run itself (the design refused the input); any mismatch is a FAIL.
 
-pub mod shim;
-
 use crate::rtl::TraceConfig;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -195,9 +193,9 @@ pub fn run_one(tb: &Testbench, waves_dir: &Path) -> Report {
 /// Helpers the testbenches share: building operands from values, running a GEMM on the
 /// clocked core and checking every element against the independent reference.
 pub mod util {
-    use super::shim::{run_clocked, ClockedRun};
     use super::Bench;
     use crate::gemm::Gemm;
+    use crate::gemm::{run_clocked, ClockedRun};
     use crate::numerics::format::Format;
     use crate::verify::gemm_ref::Reference;
     use crate::verify::measurements::encode_exact;

@@ -8,3 +8,4 @@ pub mod fp8_table;
 pub mod gemm_ref;
 pub mod measurements;
 pub mod nvidia_ref;
+pub mod sparse;

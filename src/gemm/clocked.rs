@@ -1,0 +1,151 @@
+//! The clocked GEMM: the problem tiled onto the 4 x 4 tensor core ([`crate::hw`]) and run
+//! cycle by cycle on the cycle engine. Its result equals [`super::run_functional`] bit for
+//! bit (tested in `tests/hw_gemm.rs`); its cycle count follows `docs/timing.md`.
+
+use std::time::Instant;
+
+use super::problem::{Gemm, GemmConfig, GemmOutput};
+use crate::hw::{CoreConfig, HwError, Schedule, TensorCore, TileBuffer, COLS, ROWS};
+use crate::numerics::flags::Flags;
+use crate::rtl::{Simulator, TraceConfig};
+
+/// The outcome of a clocked run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClockedRun {
+    /// D and the OR of the IEEE flags.
+    pub out: GemmOutput,
+    /// Cycles from leaving `Idle` to `Done` (reset cycles not counted).
+    pub cycles: u64,
+    /// Number of 4 x 4 output tiles.
+    pub tiles: usize,
+    /// Useful multiply-accumulate slots: `M * N * K`.
+    pub mac_slots_used: u64,
+    /// Offered slots: `cycles * R * C * w`.
+    pub mac_slots_offered: u64,
+    /// Wall-clock seconds the simulation loop took.
+    pub sim_seconds: f64,
+}
+
+impl ClockedRun {
+    /// Useful MAC slots / offered slots.
+    pub fn utilization(&self) -> f64 {
+        if self.mac_slots_offered == 0 {
+            0.0
+        } else {
+            self.mac_slots_used as f64 / self.mac_slots_offered as f64
+        }
+    }
+
+    /// Simulated cycles per wall-clock second.
+    pub fn cycles_per_second(&self) -> f64 {
+        if self.sim_seconds > 0.0 {
+            self.cycles as f64 / self.sim_seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// One 4 x 4 tile's compute latency for `k`: `T + R + C - 2 + L` with `T = ceil(k / w)`
+/// and `L` = [`crate::hw::PIPELINE_LATENCY`].
+pub fn tile_cycles(cfg: &GemmConfig, k: usize) -> u64 {
+    Schedule::new(ROWS, COLS, k.max(1), cfg.width, 0).tile_cycles()
+}
+
+/// The core configuration of a GEMM configuration.
+pub fn core_config(cfg: &GemmConfig) -> CoreConfig {
+    CoreConfig {
+        fmt_a: cfg.fmt_a,
+        fmt_b: cfg.fmt_b,
+        mode: cfg.mode,
+        width: cfg.width,
+    }
+}
+
+/// What one clocked run measured beyond [`ClockedRun`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoreRun {
+    /// The run.
+    pub run: ClockedRun,
+    /// Cycles from feeding tile 0's first step to the bottom-right PE's last accumulator
+    /// write of tile 0, inclusive (measured; compare [`tile_cycles`]).
+    pub first_tile_cycles: u64,
+}
+
+/// Runs `g` on the clocked tensor core, optionally tracing.
+pub fn run_clocked(g: &Gemm, trace: Option<&TraceConfig>) -> Result<ClockedRun, HwError> {
+    run_clocked_measured(g, trace).map(|r| r.run)
+}
+
+/// [`run_clocked`] plus the measured first-tile latency.
+pub fn run_clocked_measured(g: &Gemm, trace: Option<&TraceConfig>) -> Result<CoreRun, HwError> {
+    match g.cfg.width {
+        1 => run_w::<1>(g, trace),
+        2 => run_w::<2>(g, trace),
+        4 => run_w::<4>(g, trace),
+        8 => run_w::<8>(g, trace),
+        16 => run_w::<16>(g, trace),
+        32 => run_w::<32>(g, trace),
+        w => Err(HwError::Unsupported(format!("width {w}"))),
+    }
+}
+
+fn run_w<const W: usize>(g: &Gemm, trace: Option<&TraceConfig>) -> Result<CoreRun, HwError> {
+    let cfg = core_config(&g.cfg);
+    let buf = TileBuffer::new(cfg, g.m, g.n, g.k, g.a.clone(), g.b.clone(), g.c.clone())?;
+    let core = TensorCore::<W>::new(cfg, buf)?;
+    let sched = *core.schedule();
+    let limit = sched.total_cycles() + 16;
+    let mut sim = match trace {
+        Some(t) => Simulator::with_trace(core, t)?,
+        None => Simulator::new(core)?,
+    };
+    sim.set_watchdog(1000);
+    let t0 = Instant::now();
+    sim.reset(1)?;
+    sim.top_mut().start();
+    sim.step()?; // Idle -> Preload
+    let mut d = vec![0u32; g.m * g.n];
+    let mut first_tile = None;
+    let mut cycles = 0u64;
+    while !sim.top().is_done() {
+        if cycles > limit {
+            return Err(HwError::Timeout(limit));
+        }
+        sim.step()?;
+        cycles += 1;
+        let top = sim.top();
+        if first_tile.is_none() && top.mesh().pe(ROWS - 1, COLS - 1).done() {
+            first_tile = Some(top.timer() - sched.feed_start());
+        }
+        if let Some(row) = top.d_row() {
+            let (r0, c0) = sched.tile_origin(row.tile);
+            let i = r0 + row.row;
+            if i < g.m {
+                for (j, v) in row.values.iter().enumerate() {
+                    if c0 + j < g.n {
+                        d[i * g.n + c0 + j] = *v;
+                    }
+                }
+            }
+        }
+    }
+    if let Some(pe) = sim.top().hazard() {
+        return Err(HwError::Hazard { pe });
+    }
+    let flags: Flags = sim.top().flags();
+    let (_, _summary) = sim.finish()?;
+    let sim_seconds = t0.elapsed().as_secs_f64();
+    let offered = cycles * (ROWS * COLS * g.cfg.width) as u64;
+    Ok(CoreRun {
+        run: ClockedRun {
+            out: GemmOutput { d, flags },
+            cycles,
+            tiles: sched.tiles(),
+            mac_slots_used: g.macs(),
+            mac_slots_offered: offered,
+            sim_seconds,
+        },
+        first_tile_cycles: first_tile.unwrap_or(0),
+    })
+}

@@ -1,0 +1,151 @@
+//! The operand supply behind a trait: per cycle, one A lane group per mesh row and one B
+//! lane group per mesh column, and one row of C per shift-window cycle.
+//!
+//! [`TileBuffer`] serves them from whole matrices held in a buffer (an ideal shared memory
+//! with one read port per edge lane). A TMA/shared-memory-fed feeder implements the same
+//! trait; a 2:4 sparse feeder presents the compressed A (`w` kept values a step), its
+//! metadata, and `2w` positions of B per step (the PE's B-side select is
+//! [`crate::hw::pe_datapath::b_operand_select`]).
+
+use super::pe_datapath::CoreConfig;
+use super::{HwError, COLS, ROWS};
+use crate::rtl::Wide;
+
+/// `lanes` operand bit patterns concatenated (lane `k` at bit `k * format width`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaneGroup<const W: usize> {
+    /// The lanes.
+    pub bits: Wide<W>,
+    /// Valid lanes; 0 means no data (a masked row or column).
+    pub lanes: usize,
+}
+
+/// A source of operands for the mesh edges.
+pub trait OperandFeeder<const W: usize> {
+    /// The problem's `(m, n, k)`.
+    fn dims(&self) -> (usize, usize, usize);
+    /// A: lanes `k = step*w ..` of row `row` of tile `tile` (0 lanes past M).
+    fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W>;
+    /// B: lanes `k = step*w ..` of column `col` of tile `tile` (0 lanes past N).
+    fn b(&self, tile: usize, col: usize, step: usize) -> LaneGroup<W>;
+    /// C: row `row` of tile `tile`, one FP32 word per mesh column (0 outside the problem).
+    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS];
+}
+
+/// Whole matrices in a buffer, served tile by tile.
+#[derive(Clone, Debug)]
+pub struct TileBuffer {
+    m: usize,
+    n: usize,
+    k: usize,
+    width: usize,
+    bits_a: u32,
+    bits_b: u32,
+    a: Vec<u64>,
+    b: Vec<u64>,
+    c: Vec<u32>,
+}
+
+impl TileBuffer {
+    /// A buffer holding A (`m x k`), B (`k x n`) and C (`m x n`), row-major bit patterns.
+    pub fn new(
+        cfg: CoreConfig,
+        m: usize,
+        n: usize,
+        k: usize,
+        a: Vec<u64>,
+        b: Vec<u64>,
+        c: Vec<u32>,
+    ) -> Result<Self, HwError> {
+        for (matrix, expected, len) in [
+            ("A", m * k, a.len()),
+            ("B", k * n, b.len()),
+            ("C", m * n, c.len()),
+        ] {
+            if expected != len {
+                return Err(HwError::Shape {
+                    matrix,
+                    expected,
+                    len,
+                });
+            }
+        }
+        if m == 0 || n == 0 || k == 0 {
+            return Err(HwError::Unsupported("a zero dimension".into()));
+        }
+        Ok(Self {
+            m,
+            n,
+            k,
+            width: cfg.width,
+            bits_a: cfg.fmt_a.width(),
+            bits_b: cfg.fmt_b.width(),
+            a,
+            b,
+            c,
+        })
+    }
+
+    fn origin(&self, tile: usize) -> (usize, usize) {
+        let tn = self.n.div_ceil(COLS);
+        ((tile / tn) * ROWS, (tile % tn) * COLS)
+    }
+}
+
+impl<const W: usize> OperandFeeder<W> for TileBuffer {
+    fn dims(&self) -> (usize, usize, usize) {
+        (self.m, self.n, self.k)
+    }
+
+    #[inline]
+    fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W> {
+        let i = self.origin(tile).0 + row;
+        let k0 = step * self.width;
+        if i >= self.m || k0 >= self.k {
+            return LaneGroup::default();
+        }
+        let lanes = self.width.min(self.k - k0).min(W);
+        let mut words = [0u64; W];
+        for l in 0..lanes {
+            let v = self.a[i * self.k + k0 + l];
+            super::pe_datapath::set_lane(&mut words, l, self.bits_a, v);
+        }
+        LaneGroup {
+            bits: Wide::from_words_array(words),
+            lanes,
+        }
+    }
+
+    #[inline]
+    fn b(&self, tile: usize, col: usize, step: usize) -> LaneGroup<W> {
+        let j = self.origin(tile).1 + col;
+        let k0 = step * self.width;
+        if j >= self.n || k0 >= self.k {
+            return LaneGroup::default();
+        }
+        let lanes = self.width.min(self.k - k0).min(W);
+        let mut words = [0u64; W];
+        for l in 0..lanes {
+            let v = self.b[(k0 + l) * self.n + j];
+            super::pe_datapath::set_lane(&mut words, l, self.bits_b, v);
+        }
+        LaneGroup {
+            bits: Wide::from_words_array(words),
+            lanes,
+        }
+    }
+
+    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
+        let (r0, c0) = self.origin(tile);
+        let i = r0 + row;
+        let mut out = [0u32; COLS];
+        if i < self.m && tile < self.m.div_ceil(ROWS) * self.n.div_ceil(COLS) {
+            for (j, o) in out.iter_mut().enumerate() {
+                if c0 + j < self.n {
+                    *o = self.c[i * self.n + c0 + j];
+                }
+            }
+        }
+        out
+    }
+}

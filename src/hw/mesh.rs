@@ -1,0 +1,88 @@
+//! The 4 x 4 output-stationary mesh (scope `mesh`, PEs `pe_<row>_<col>`): wires each PE's
+//! A input to its left neighbour's `a_out` register, its B input to its upper neighbour's
+//! `b_out` register and its shift input to its upper neighbour's idle accumulator. Values
+//! therefore move one PE per cycle: A right, B down, the drained results down.
+
+use super::pe::{Pe, ShiftIn};
+use super::pe_datapath::CoreConfig;
+use super::{COLS, ROWS};
+use crate::rtl::{Module, Result, Visitor, Wide};
+
+/// The PE array.
+pub struct Mesh<const W: usize> {
+    pes: Vec<Pe<W>>,
+}
+
+impl<const W: usize> Mesh<W> {
+    /// A mesh of `ROWS x COLS` PEs built for `cfg`.
+    pub fn new(cfg: CoreConfig) -> Result<Self> {
+        let mut pes = Vec::with_capacity(ROWS * COLS);
+        for r in 0..ROWS {
+            for c in 0..COLS {
+                pes.push(Pe::new(format!("pe_{r}_{c}"), cfg)?);
+            }
+        }
+        Ok(Self { pes })
+    }
+
+    /// The PE at (`row`, `col`).
+    pub fn pe(&self, row: usize, col: usize) -> &Pe<W> {
+        &self.pes[row * COLS + col]
+    }
+
+    /// Every PE, row-major.
+    pub fn pes(&self) -> &[Pe<W>] {
+        &self.pes
+    }
+
+    /// The combinational phase. `a_edge[r]` enters row `r` at the left, `b_edge[c]` and
+    /// `shift[c]` enter column `c` at the top (the shift command is a column-wide enable; its
+    /// `value` is the C word entering the top PE). Returns, per column, the word leaving the
+    /// bottom of the shift path this cycle (the bottom PE's accumulator of the shifting set).
+    #[inline]
+    #[allow(clippy::needless_range_loop)] // (r, c) index the array: clearer as coordinates
+    pub fn comb(
+        &mut self,
+        a_edge: &[(Wide<W>, u16); ROWS],
+        b_edge: &[(Wide<W>, bool); COLS],
+        shift: &[ShiftIn; COLS],
+    ) -> [u32; COLS] {
+        let mut bottom = [0u32; COLS];
+        for (c, out) in bottom.iter_mut().enumerate() {
+            *out = self.pes[(ROWS - 1) * COLS + c].acc_q(shift[c].set);
+        }
+        for r in 0..ROWS {
+            for c in 0..COLS {
+                let (a, a_ctl) = if c == 0 {
+                    a_edge[r]
+                } else {
+                    self.pes[r * COLS + c - 1].a_out()
+                };
+                let (b, b_vld, s) = if r == 0 {
+                    (b_edge[c].0, b_edge[c].1, shift[c])
+                } else {
+                    let up = &self.pes[(r - 1) * COLS + c];
+                    let (b, v) = up.b_out();
+                    let s = ShiftIn {
+                        value: up.acc_q(shift[c].set),
+                        ..shift[c]
+                    };
+                    (b, v, s)
+                };
+                self.pes[r * COLS + c].comb(a, a_ctl, b, b_vld, s);
+            }
+        }
+        bottom
+    }
+}
+
+impl<const W: usize> Module for Mesh<W> {
+    fn name(&self) -> &str {
+        "mesh"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        for pe in &mut self.pes {
+            v.child(pe);
+        }
+    }
+}

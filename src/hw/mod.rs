@@ -1,0 +1,105 @@
+//! `hw`: the hardware blocks of the tensor core, built on the cycle engine ([`crate::rtl`])
+//! and computing through the numerics stage functions ([`crate::numerics`]).
+//!
+//! Hierarchy (Gemmini-style, see `docs/hardware.md`):
+//! - [`pe::Pe`]: one processing element: operands in from the left (A) and top (B), passed on
+//!   through registers; a two-stage dot-product datapath ([`pe_datapath`]) of width `W` into one
+//!   of two FP32 accumulators (double buffering); a column shift path for C preload and drain.
+//! - [`mesh::Mesh`]: the 4 x 4 output-stationary array (`pe_<row>_<col>`), wiring neighbours.
+//! - [`skew::Skew`]: shift registers of per-lane depth: A-row and B-column skew at the edges,
+//!   the skew of the column shift commands and the de-skew of the drained results.
+//! - [`controller::Controller`]: the explicit FSM (Idle, Preload, Compute, Drain, Done).
+//! - [`feeder`]: the operand supply behind a trait ([`feeder::OperandFeeder`]), with a tile
+//!   buffer implementation ([`feeder::TileBuffer`]).
+//! - [`schedule::Schedule`]: the tiling arithmetic (periods, window starts, the cycle formulas).
+//! - [`tensor_core::TensorCore`]: the top (scope `tensor_core`).
+//!
+//! # Building and stepping the tensor core directly (testbench recipe)
+//! ```
+//! use tensorcore_rtl::hw::{CoreConfig, TensorCore, TileBuffer};
+//! use tensorcore_rtl::numerics::dot::AccMode;
+//! use tensorcore_rtl::numerics::format::FP16;
+//! use tensorcore_rtl::rtl::Simulator;
+//!
+//! # fn main() -> Result<(), tensorcore_rtl::hw::HwError> {
+//! let cfg = CoreConfig { fmt_a: FP16, fmt_b: FP16, mode: AccMode::Ieee, width: 1 };
+//! // D = A x B + C with M = N = K = 4: A = B = 1.0 everywhere, C = 0.
+//! let buf = TileBuffer::new(cfg, 4, 4, 4, vec![0x3C00; 16], vec![0x3C00; 16], vec![0; 16])?;
+//! let core = TensorCore::<1>::new(cfg, buf)?;
+//! let mut sim = Simulator::new(core)?;
+//! sim.reset(1)?;
+//! sim.top_mut().start();
+//! let mut d = [0u32; 16];
+//! while !sim.top().is_done() {
+//!     sim.step()?;
+//!     if let Some(row) = sim.top().d_row() {
+//!         // row.tile, row.row and four FP32 results, one per column
+//!         d[row.row * 4..row.row * 4 + 4].copy_from_slice(&row.values);
+//!     }
+//! }
+//! assert_eq!(d, [0x4080_0000; 16]); // 4.0
+//! # Ok(()) }
+//! ```
+//! `gemm::run_clocked` wraps exactly this loop for any M x N x K.
+
+pub mod controller;
+pub mod feeder;
+pub mod mesh;
+pub mod pe;
+pub mod pe_datapath;
+pub mod schedule;
+pub mod skew;
+pub mod tensor_core;
+
+pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
+pub use pe_datapath::CoreConfig;
+pub use schedule::Schedule;
+pub use tensor_core::{DRow, TensorCore};
+
+use crate::gemm::GemmError;
+use crate::rtl::RtlError;
+
+/// Rows of the PE mesh.
+pub const ROWS: usize = 4;
+/// Columns of the PE mesh.
+pub const COLS: usize = 4;
+
+/// The PE pipeline latency `L`: clock cycles a step spends in the PE beyond the single cycle
+/// of a classic systolic MAC. The PE has two stages (1: multiply, registered; 2: align, add,
+/// normalise and round into the accumulator), so `L = 1`. A tile of `T` steps finishes in
+/// `T + R + C - 2 + L` cycles (see [`schedule::Schedule::tile_cycles`]).
+pub const PIPELINE_LATENCY: u64 = 1;
+
+/// Errors of the hardware model.
+#[derive(Debug, thiserror::Error)]
+pub enum HwError {
+    /// The cycle engine failed (elaboration, watchdog, trace I/O).
+    #[error(transparent)]
+    Rtl(#[from] RtlError),
+    /// The problem description is invalid.
+    #[error(transparent)]
+    Gemm(#[from] GemmError),
+    /// The configuration cannot be built in hardware.
+    #[error("unsupported on the tensor core: {0}")]
+    Unsupported(String),
+    /// A problem's matrices do not match its shape.
+    #[error("{matrix} must hold {expected} elements but holds {len}")]
+    Shape {
+        /// `A`, `B` or `C`.
+        matrix: &'static str,
+        /// Elements expected.
+        expected: usize,
+        /// Elements found.
+        len: usize,
+    },
+    /// A PE saw the column shift and its own accumulation write the same accumulator set in
+    /// one cycle (a schedule bug; never expected).
+    #[error("accumulator hazard in {pe}")]
+    Hazard {
+        /// The PE's instance name.
+        pe: String,
+    },
+    /// The run did not finish in the expected number of cycles.
+    #[error("tensor core did not finish within {0} cycles")]
+    Timeout(u64),
+}

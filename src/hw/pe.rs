@@ -1,0 +1,300 @@
+//! The processing element: operands in from the left (A) and the top (B), passed on through
+//! registers; a two-stage dot-product datapath of width `W` into one of two FP32
+//! accumulators; a column shift path through the idle accumulator for C preload and drain.
+//!
+//! Pipeline (`L` = [`crate::hw::PIPELINE_LATENCY`] = 1):
+//! - cycle `t` (stage 1): `a_in`/`b_in` enter; the `W` lanes are multiplied exactly
+//!   ([`stage1_multiply`]) and the products latched in `s1_prod` with the control word in
+//!   `s1_ctl`; `a_in`/`b_in` are latched in `a_out`/`b_out` for the right/lower neighbour.
+//! - cycle `t + 1` (stage 2): specials, alignment, add, normalise and round of `s1_prod` into
+//!   accumulator `acc_<set>` ([`stage2_accumulate`]); the result is latched at the edge.
+//!
+//! NVIDIA block FMA with `w < n`: a block spans `n / w` steps. On every step but the block's
+//! last (control bit `fire` low), stage 2 copies the step's products into the block buffer
+//! (`gather_<k>` registers, `gather_n` filled); on the last step it runs the block FMA over the
+//! buffer plus this step's products, then empties the buffer. The accumulator changes once per
+//! block, exactly as the block FMA of the functional model.
+//!
+//! A PE does not know where it sits: the mesh wires its inputs.
+
+use super::pe_datapath::{
+    pack_product, stage1_multiply, stage2_accumulate, unpack_product, CoreConfig, PRODUCT_BITS,
+};
+use crate::numerics::dot::step::NO_PRODUCT;
+use crate::numerics::dot::MAX_LANES;
+use crate::numerics::flags::Flags;
+use crate::numerics::multiply::Product;
+use crate::rtl::{Module, Reg, Result, Visitor, Wide, Wire};
+
+/// Control word travelling with A: number of valid lanes (0..=32).
+pub const CTL_LANES: u16 = 0x3F;
+/// Control bit: the last step of a tile.
+pub const CTL_LAST: u16 = 1 << 6;
+/// Control bit: the last step of an NVIDIA block (fire the block FMA).
+pub const CTL_FIRE: u16 = 1 << 7;
+/// Control bit: the accumulator set of this tile.
+pub const CTL_SET: u16 = 1 << 8;
+/// Control bit: this row carries data (the A row is inside the problem).
+pub const CTL_VALID: u16 = 1 << 9;
+/// Width of the control word.
+pub const CTL_BITS: u32 = 10;
+
+/// The column shift path's input to a PE this cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShiftIn {
+    /// Shift this cycle: the idle accumulator `acc_<set>` takes `value`.
+    pub en: bool,
+    /// Which accumulator set shifts.
+    pub set: bool,
+    /// The value from above (the PE above's `acc_<set>`, or C at the top edge).
+    pub value: u32,
+}
+
+/// One processing element with `W` lanes.
+pub struct Pe<const W: usize> {
+    name: String,
+    cfg: CoreConfig,
+    a_in: Wire<Wide<W>>,
+    b_in: Wire<Wide<W>>,
+    a_out: Reg<Wide<W>>,
+    a_ctl: Reg<u16>,
+    b_out: Reg<Wide<W>>,
+    b_vld: Reg<bool>,
+    s1_prod: Reg<Wide<W>>,
+    s1_ctl: Reg<u16>,
+    exp_sum: Wire<Wide<W>>,
+    sig_product: Wire<Wide<W>>,
+    acc_0: Reg<u32>,
+    acc_1: Reg<u32>,
+    acc: Wire<u32>,
+    max_exp: Wire<u16>,
+    align_shift: Wire<u16>,
+    sticky: Wire<bool>,
+    lzc: Wire<u16>,
+    round_inc: Wire<bool>,
+    special: Wire<bool>,
+    gather: Vec<Reg<u64>>,
+    gather_n: Reg<u8>,
+    flags: Reg<u8>,
+    done: Reg<bool>,
+    hazard: Reg<bool>,
+}
+
+impl<const W: usize> Pe<W> {
+    /// A PE named `name` (the mesh names them `pe_<row>_<col>`).
+    pub fn new(name: String, cfg: CoreConfig) -> Result<Self> {
+        let w = W as u32;
+        let gather_lanes = if cfg.gathers() {
+            cfg.block().min(MAX_LANES) - cfg.width
+        } else {
+            0
+        };
+        let gather = (0..gather_lanes)
+            .map(|k| Reg::new(format!("gather_{k}"), PRODUCT_BITS, 0u64))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            name,
+            cfg,
+            a_in: Wire::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?,
+            b_in: Wire::new("b_in", cfg.fmt_b.width() * w, Wide::ZERO)?,
+            a_out: Reg::new("a_out", cfg.fmt_a.width() * w, Wide::ZERO)?,
+            a_ctl: Reg::new("a_ctl", CTL_BITS, 0)?,
+            b_out: Reg::new("b_out", cfg.fmt_b.width() * w, Wide::ZERO)?,
+            b_vld: Reg::new("b_vld", 1, false)?,
+            s1_prod: Reg::new("s1_prod", 64 * w, Wide::ZERO)?,
+            s1_ctl: Reg::new("s1_ctl", CTL_BITS, 0)?,
+            exp_sum: Wire::new("exp_sum", 16 * w, Wide::ZERO)?,
+            sig_product: Wire::new("sig_product", 32 * w, Wide::ZERO)?,
+            acc_0: Reg::new("acc_0", 32, 0)?,
+            acc_1: Reg::new("acc_1", 32, 0)?,
+            acc: Wire::new("acc", 32, 0)?,
+            max_exp: Wire::new("max_exp", 16, 0)?,
+            align_shift: Wire::new("align_shift", 16, 0)?,
+            sticky: Wire::new("sticky", 1, false)?,
+            lzc: Wire::new("lzc", 16, 0)?,
+            round_inc: Wire::new("round_inc", 1, false)?,
+            special: Wire::new("special", 1, false)?,
+            gather,
+            gather_n: Reg::new("gather_n", 6, 0)?,
+            flags: Reg::new("flags", 4, 0)?,
+            done: Reg::new("done", 1, false)?,
+            hazard: Reg::new("hazard", 1, false)?,
+        })
+    }
+
+    /// A leaving to the right: data and control word (register outputs).
+    #[inline]
+    pub fn a_out(&self) -> (Wide<W>, u16) {
+        (self.a_out.q(), self.a_ctl.q())
+    }
+
+    /// B leaving downwards: data and valid (register outputs).
+    #[inline]
+    pub fn b_out(&self) -> (Wide<W>, bool) {
+        (self.b_out.q(), self.b_vld.q())
+    }
+
+    /// Accumulator `set` (register output): what the shift path passes down.
+    #[inline]
+    pub fn acc_q(&self, set: bool) -> u32 {
+        if set {
+            self.acc_1.q()
+        } else {
+            self.acc_0.q()
+        }
+    }
+
+    /// High for one cycle after stage 2 handled the last step of a tile.
+    pub fn done(&self) -> bool {
+        self.done.q()
+    }
+
+    /// The IEEE flags raised so far (sticky).
+    pub fn flags(&self) -> Flags {
+        let f = self.flags.q();
+        Flags {
+            invalid: f & 8 != 0,
+            overflow: f & 4 != 0,
+            underflow: f & 2 != 0,
+            inexact: f & 1 != 0,
+        }
+    }
+
+    /// True if the shift path and stage 2 ever wrote the same accumulator in one cycle.
+    pub fn hazard(&self) -> bool {
+        self.hazard.q()
+    }
+
+    /// The combinational phase: stage 1 on the inputs, stage 2 on the stage-1 register, the
+    /// pass-through registers and the shift path.
+    #[inline]
+    pub fn comb(&mut self, a_in: Wide<W>, a_ctl: u16, b_in: Wide<W>, b_vld: bool, shift: ShiftIn) {
+        let cfg = self.cfg;
+        // Operands pass on to the neighbours through registers.
+        self.a_in.set(a_in);
+        self.b_in.set(b_in);
+        self.a_out.set_d(a_in);
+        self.a_ctl.set_d(a_ctl);
+        self.b_out.set_d(b_in);
+        self.b_vld.set_d(b_vld);
+
+        // Stage 1: multiply (only when both operands carry data).
+        let lanes = usize::from(a_ctl & CTL_LANES);
+        let valid = a_ctl & CTL_VALID != 0 && b_vld && lanes > 0;
+        let ctl1 = if valid { a_ctl } else { a_ctl & !CTL_VALID };
+        self.s1_ctl.set_d(ctl1);
+        if valid {
+            let s1 = stage1_multiply::<W>(&cfg, a_in.words(), b_in.words(), lanes, 0);
+            let mut prod = [0u64; W];
+            let mut exps = [0u64; W];
+            let mut sigs = [0u64; W];
+            for (k, p) in s1.m.valid().iter().enumerate() {
+                prod[k] = pack_product(p);
+                super::pe_datapath::set_lane(&mut exps, k, 16, p.exp_sum as u64);
+                super::pe_datapath::set_lane(&mut sigs, k, 32, p.sig);
+            }
+            self.s1_prod.set_d(Wide::from_words_array(prod));
+            self.exp_sum.set(Wide::from_words_array(exps));
+            self.sig_product.set(Wide::from_words_array(sigs));
+        }
+
+        // Stage 2: accumulate the registered products.
+        let c1 = self.s1_ctl.q();
+        self.done.set_d(c1 & CTL_LAST != 0);
+        let set = c1 & CTL_SET != 0;
+        let mut writes_acc = false;
+        if c1 & CTL_VALID != 0 {
+            let lanes = usize::from(c1 & CTL_LANES).min(W);
+            let words = self.s1_prod.q();
+            let mut products = [NO_PRODUCT; W];
+            for (k, p) in products.iter_mut().enumerate().take(lanes) {
+                *p = unpack_product(words.words()[k]);
+            }
+            let n_gathered = usize::from(self.gather_n.q());
+            if cfg.gathers() && c1 & CTL_FIRE == 0 {
+                // Block buffer: collect this step's products, the block FMA fires later.
+                for (k, p) in products[..lanes].iter().enumerate() {
+                    if let Some(r) = self.gather.get_mut(n_gathered + k) {
+                        r.set_d(pack_product(p));
+                    }
+                }
+                self.gather_n.set_d((n_gathered + lanes) as u8);
+            } else {
+                let mut gathered = [NO_PRODUCT; MAX_LANES];
+                let g = n_gathered.min(self.gather.len());
+                for (slot, r) in gathered.iter_mut().zip(&self.gather[..g]) {
+                    *slot = unpack_product(r.q());
+                }
+                let m = crate::numerics::dot::MultiplyStage {
+                    lanes,
+                    products,
+                    flags: products[..lanes]
+                        .iter()
+                        .fold(Flags::NONE, |f, p: &Product| f | p.flags),
+                };
+                let out = stage2_accumulate::<W>(&cfg, &m, &gathered[..g], self.acc_q(set));
+                writes_acc = true;
+                if set {
+                    self.acc_1.set_d(out.bits);
+                } else {
+                    self.acc_0.set_d(out.bits);
+                }
+                self.flags.set_d(self.flags.q() | out.flags.to_bits());
+                self.gather_n.set_d(0);
+                self.acc.set(out.bits);
+                self.max_exp.set(out.max_exp as u16);
+                self.align_shift.set(out.align_shift as u16);
+                self.sticky.set(out.sticky);
+                self.lzc.set(out.lzc as u16);
+                self.round_inc.set(out.round_inc);
+                self.special.set(out.special);
+            }
+        }
+
+        // Column shift path through the idle accumulator set.
+        if shift.en {
+            if writes_acc && shift.set == set {
+                self.hazard.set_d(true);
+            }
+            if shift.set {
+                self.acc_1.set_d(shift.value);
+            } else {
+                self.acc_0.set_d(shift.value);
+            }
+        }
+    }
+}
+
+impl<const W: usize> Module for Pe<W> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.wire(&mut self.a_in);
+        v.wire(&mut self.b_in);
+        v.reg(&mut self.a_out);
+        v.reg(&mut self.a_ctl);
+        v.reg(&mut self.b_out);
+        v.reg(&mut self.b_vld);
+        v.reg(&mut self.s1_prod);
+        v.reg(&mut self.s1_ctl);
+        v.wire(&mut self.exp_sum);
+        v.wire(&mut self.sig_product);
+        v.reg(&mut self.acc_0);
+        v.reg(&mut self.acc_1);
+        v.wire(&mut self.acc);
+        v.wire(&mut self.max_exp);
+        v.wire(&mut self.align_shift);
+        v.wire(&mut self.sticky);
+        v.wire(&mut self.lzc);
+        v.wire(&mut self.round_inc);
+        v.wire(&mut self.special);
+        for r in &mut self.gather {
+            v.reg(r);
+        }
+        v.reg(&mut self.gather_n);
+        v.reg(&mut self.flags);
+        v.reg(&mut self.done);
+        v.reg(&mut self.hazard);
+    }
+}

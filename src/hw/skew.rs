@@ -1,0 +1,70 @@
+//! Skew and de-skew buffers: per-lane shift registers of different depths, their own block
+//! (as Gemmini's `MeshWithDelays`), so that PEs never know where they sit.
+//!
+//! Lane `j` delays its input by `depth[j]` cycles through registers `d<j>_<k>` (data) and
+//! `t<j>_<k>` (a tag travelling alongside, e.g. a control word); depth 0 passes the input
+//! straight through (a wire). Used for the A-row skew (row `i`: depth `i`), the B-column skew
+//! (column `j`: depth `j`), the skew of the column shift commands and C values (column `j`:
+//! depth `j`) and the de-skew of the drained results (column `j`: depth `C - 1 - j`).
+
+use crate::rtl::{Module, Reg, Result, Value, Visitor};
+
+/// A skew buffer of `N` lanes carrying a `T` value plus a `U` tag per lane.
+pub struct Skew<T: Value, U: Value, const N: usize> {
+    name: &'static str,
+    lanes: Vec<Vec<(Reg<T>, Reg<U>)>>,
+}
+
+impl<T: Value, U: Value, const N: usize> Skew<T, U, N> {
+    /// A skew buffer named `name` with lane depths `depth`, `width`-bit data and
+    /// `tag_width`-bit tags.
+    pub fn new(name: &'static str, depth: [usize; N], width: u32, tag_width: u32) -> Result<Self> {
+        let mut lanes = Vec::with_capacity(N);
+        for (j, &d) in depth.iter().enumerate() {
+            let regs = (0..d)
+                .map(|k| {
+                    Ok((
+                        Reg::new(format!("d{j}_{k}"), width, T::default())?,
+                        Reg::new(format!("t{j}_{k}"), tag_width, U::default())?,
+                    ))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            lanes.push(regs);
+        }
+        Ok(Self { name, lanes })
+    }
+
+    /// The skew's per-lane outputs: the last register of each lane (or the input itself for
+    /// depth 0). Computed from register outputs and the arguments only.
+    #[inline]
+    pub fn comb(&mut self, input: [(T, U); N]) -> [(T, U); N] {
+        let mut out = input;
+        for (j, lane) in self.lanes.iter_mut().enumerate() {
+            if let Some((d, t)) = lane.last() {
+                out[j] = (d.q(), t.q());
+            }
+            let mut carry = input[j];
+            for (d, t) in lane.iter_mut() {
+                let here = (d.q(), t.q());
+                d.set_d(carry.0);
+                t.set_d(carry.1);
+                carry = here;
+            }
+        }
+        out
+    }
+}
+
+impl<T: Value, U: Value, const N: usize> Module for Skew<T, U, N> {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        for lane in &mut self.lanes {
+            for (d, t) in lane {
+                v.reg(d);
+                v.reg(t);
+            }
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! The top: `tensor_core` = controller + operand feeder + A/B edge skew + 4 x 4 mesh + C
+//! command skew + result de-skew + output register. `clk` and `rst` come from the engine.
+//!
+//! Per cycle: the controller's registers name the step being fed and this cycle's column-0
+//! shift command; the feeder presents one A lane group per row and one B lane group per
+//! column; the skew delays row `i` by `i` and column `j` by `j` cycles; the mesh moves A right
+//! and B down one PE per cycle. The shift command and the C row it loads are skewed by `j`
+//! per column; the words leaving the bottom of column `j` are de-skewed by `C - 1 - j`, so a
+//! whole row of D reaches the output register (`d_out_<j>`, `d_tag`) at once.
+
+use super::controller::{Controller, CtlState, ShiftCmd};
+use super::feeder::{OperandFeeder, TileBuffer};
+use super::mesh::Mesh;
+use super::pe::{ShiftIn, CTL_FIRE, CTL_LAST, CTL_SET, CTL_VALID};
+use super::pe_datapath::CoreConfig;
+use super::schedule::Schedule;
+use super::skew::Skew;
+use super::{HwError, COLS, ROWS};
+use crate::numerics::dot::{AccMode, MAX_LANES};
+use crate::numerics::flags::Flags;
+use crate::numerics::format::INPUT_FORMATS;
+use crate::rtl::{Design, Input, Module, Reg, Visitor, Wide};
+
+/// One row of D leaving the output register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DRow {
+    /// The tile.
+    pub tile: usize,
+    /// The row within the tile (0..R).
+    pub row: usize,
+    /// One FP32 result per mesh column.
+    pub values: [u32; COLS],
+}
+
+const TAG_VALID: u64 = 1;
+const TAG_LAST: u64 = 1 << 3;
+
+/// The tensor core with `W`-lane PEs.
+pub struct TensorCore<const W: usize> {
+    cfg: CoreConfig,
+    sched: Schedule,
+    feeder: Box<dyn OperandFeeder<W>>,
+    start: Input<bool>,
+    controller: Controller,
+    a_skew: Skew<Wide<W>, u16, ROWS>,
+    b_skew: Skew<Wide<W>, bool, COLS>,
+    c_skew: Skew<u64, u32, COLS>,
+    mesh: Mesh<W>,
+    d_deskew: Skew<u32, u64, COLS>,
+    d_out: Vec<Reg<u32>>,
+    d_tag: Reg<u64>,
+}
+
+impl<const W: usize> TensorCore<W> {
+    /// A tensor core for `cfg` (whose `width` must equal `W`) fed from `buffer`.
+    pub fn new(cfg: CoreConfig, buffer: TileBuffer) -> Result<Self, HwError> {
+        Self::with_feeder(cfg, Box::new(buffer))
+    }
+
+    /// A tensor core for `cfg` with any operand feeder.
+    pub fn with_feeder(
+        cfg: CoreConfig,
+        feeder: Box<dyn OperandFeeder<W>>,
+    ) -> Result<Self, HwError> {
+        check_config::<W>(&cfg)?;
+        let (m, n, k) = feeder.dims();
+        if m == 0 || n == 0 || k == 0 {
+            return Err(HwError::Unsupported("a zero dimension".into()));
+        }
+        let sched = Schedule::new(m, n, k, cfg.width, cfg.block());
+        if sched.tiles() + 2 >= 1 << 24 {
+            return Err(HwError::Unsupported(format!(
+                "{} tiles (at most 2^24 - 3)",
+                sched.tiles()
+            )));
+        }
+        let w = W as u32;
+        let mut depth_in = [0usize; ROWS];
+        for (i, d) in depth_in.iter_mut().enumerate() {
+            *d = i;
+        }
+        let mut depth_col = [0usize; COLS];
+        let mut depth_out = [0usize; COLS];
+        for j in 0..COLS {
+            depth_col[j] = j;
+            depth_out[j] = COLS - 1 - j;
+        }
+        Ok(Self {
+            cfg,
+            sched,
+            feeder,
+            start: Input::new("start", 1, false)?,
+            controller: Controller::new(sched)?,
+            a_skew: Skew::new(
+                "a_skew",
+                depth_in,
+                cfg.fmt_a.width() * w,
+                super::pe::CTL_BITS,
+            )?,
+            b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * w, 1)?,
+            c_skew: Skew::new("c_skew", depth_col, 64, 32)?,
+            mesh: Mesh::new(cfg)?,
+            d_deskew: Skew::new("d_deskew", depth_out, 32, 64)?,
+            d_out: (0..COLS)
+                .map(|j| Reg::new(format!("d_out_{j}"), 32, 0u32))
+                .collect::<crate::rtl::Result<Vec<_>>>()?,
+            d_tag: Reg::new("d_tag", 64, 0)?,
+        })
+    }
+
+    /// Asserts `start` (call before the first step after reset).
+    pub fn start(&mut self) {
+        self.start.set(true);
+    }
+
+    /// True once the controller reached `Done` (every result row has left).
+    pub fn is_done(&self) -> bool {
+        self.controller.state() == CtlState::Done
+    }
+
+    /// The controller's state.
+    pub fn ctl_state(&self) -> CtlState {
+        self.controller.state()
+    }
+
+    /// Cycles since the controller left `Idle`.
+    pub fn timer(&self) -> u64 {
+        self.controller.timer()
+    }
+
+    /// The schedule being run.
+    pub fn schedule(&self) -> &Schedule {
+        &self.sched
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &CoreConfig {
+        &self.cfg
+    }
+
+    /// The mesh (read-only: for monitors).
+    pub fn mesh(&self) -> &Mesh<W> {
+        &self.mesh
+    }
+
+    /// The row of D in the output register this cycle, if any.
+    pub fn d_row(&self) -> Option<DRow> {
+        let tag = self.d_tag.q();
+        if tag & TAG_VALID == 0 {
+            return None;
+        }
+        let mut values = [0u32; COLS];
+        for (v, r) in values.iter_mut().zip(&self.d_out) {
+            *v = r.q();
+        }
+        Some(DRow {
+            tile: ((tag >> 8) & 0xFF_FFFF) as usize,
+            row: ((tag >> 1) & 3) as usize,
+            values,
+        })
+    }
+
+    /// OR of the IEEE flags every PE raised.
+    pub fn flags(&self) -> Flags {
+        self.mesh
+            .pes()
+            .iter()
+            .fold(Flags::NONE, |f, p| f | p.flags())
+    }
+
+    /// The name of a PE that saw an accumulator hazard, if any.
+    pub fn hazard(&self) -> Option<String> {
+        self.mesh
+            .pes()
+            .iter()
+            .find(|p| p.hazard())
+            .map(|p| p.name().to_string())
+    }
+}
+
+/// Checks that `cfg` can be built with `W` lanes.
+pub fn check_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
+    if cfg.width != W || !W.is_power_of_two() || W > MAX_LANES {
+        return Err(HwError::Unsupported(format!(
+            "width {} in a {W}-lane core",
+            cfg.width
+        )));
+    }
+    for f in [cfg.fmt_a, cfg.fmt_b] {
+        if !INPUT_FORMATS.contains(&f) {
+            return Err(HwError::Unsupported(format!("{} inputs", f.name)));
+        }
+    }
+    match cfg.mode {
+        AccMode::Exact => Err(HwError::Unsupported(
+            "exact mode is a reference (one rounding over all of K), not a datapath".into(),
+        )),
+        AccMode::Nvidia(p) if p.block == 0 || p.block > MAX_LANES || !p.block.is_power_of_two() => {
+            Err(HwError::Unsupported(format!(
+                "NVIDIA block size {} (a power of two up to 32)",
+                p.block
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+impl<const W: usize> Module for TensorCore<W> {
+    fn name(&self) -> &str {
+        "tensor_core"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.input(&mut self.start);
+        v.child(&mut self.controller);
+        v.child(&mut self.a_skew);
+        v.child(&mut self.b_skew);
+        v.child(&mut self.c_skew);
+        v.child(&mut self.mesh);
+        v.child(&mut self.d_deskew);
+        for r in &mut self.d_out {
+            v.reg(r);
+        }
+        v.reg(&mut self.d_tag);
+    }
+}
+
+impl<const W: usize> Design for TensorCore<W> {
+    fn comb(&mut self) {
+        // Operand feed at the array's edges (addresses from the controller's registers).
+        let mut a_in = [(Wide::<W>::ZERO, 0u16); ROWS];
+        let mut b_in = [(Wide::<W>::ZERO, false); COLS];
+        if let Some((tile, step)) = self.controller.feed() {
+            let sc = self.sched.step_ctl(step);
+            let mut ctl = 0u16;
+            if sc.last {
+                ctl |= CTL_LAST;
+            }
+            if sc.fire {
+                ctl |= CTL_FIRE;
+            }
+            if tile & 1 == 1 {
+                ctl |= CTL_SET;
+            }
+            for (i, slot) in a_in.iter_mut().enumerate() {
+                let g = self.feeder.a(tile, i, step);
+                let valid = if g.lanes > 0 { CTL_VALID } else { 0 };
+                *slot = (g.bits, ctl | valid | g.lanes as u16);
+            }
+            for (j, slot) in b_in.iter_mut().enumerate() {
+                let g = self.feeder.b(tile, j, step);
+                *slot = (g.bits, g.lanes > 0);
+            }
+        }
+        let a_edge = self.a_skew.comb(a_in);
+        let b_edge = self.b_skew.comb(b_in);
+
+        // Column shift commands with the C row they load, skewed by column.
+        let cmd = self.controller.shift_cmd();
+        let c_row = if cmd.en && cmd.c_valid {
+            self.feeder.c_row(cmd.c_tile, ROWS - 1 - cmd.x)
+        } else {
+            [0; COLS]
+        };
+        let word = cmd.pack();
+        let mut c_in = [(0u64, 0u32); COLS];
+        for (j, slot) in c_in.iter_mut().enumerate() {
+            *slot = (word, c_row[j]);
+        }
+        let c_cols = self.c_skew.comb(c_in);
+        let mut shift = [ShiftIn::default(); COLS];
+        let mut tags = [0u64; COLS];
+        for j in 0..COLS {
+            let cj = ShiftCmd::unpack(c_cols[j].0);
+            shift[j] = ShiftIn {
+                en: cj.en,
+                set: cj.set,
+                value: c_cols[j].1,
+            };
+            if cj.en && cj.d_valid {
+                tags[j] = TAG_VALID
+                    | (((ROWS - 1 - cj.x) as u64) << 1)
+                    | if cj.last { TAG_LAST } else { 0 }
+                    | ((cj.d_tile as u64) << 8);
+            }
+        }
+
+        let bottom = self.mesh.comb(&a_edge, &b_edge, &shift);
+
+        // De-skew the drained results and latch a whole row of D.
+        let mut d_in = [(0u32, 0u64); COLS];
+        for j in 0..COLS {
+            d_in[j] = (bottom[j], tags[j]);
+        }
+        let row = self.d_deskew.comb(d_in);
+        for (r, (v, _)) in self.d_out.iter_mut().zip(row.iter()) {
+            r.set_d(*v);
+        }
+        self.d_tag.set_d(row[0].1);
+
+        let out_last = self.d_tag.q() & TAG_LAST != 0;
+        self.controller.comb(self.start.get(), out_last);
+    }
+
+    fn progress(&self) -> Option<u64> {
+        Some(self.controller.timer())
+    }
+
+    fn state(&self) -> String {
+        format!(
+            "controller.state={:?} timer={} feed={:?}",
+            self.controller.state(),
+            self.controller.timer(),
+            self.controller.feed()
+        )
+    }
+}

@@ -1,0 +1,21 @@
+//! 2:4 structured sparsity (PTX `mma.sp::ordered_metadata`): A (`m x k`, `k` a multiple of
+//! 4) holds at most two nonzeros in every group of four along K and is stored as `m x k/2`
+//! kept values plus one 4-bit metadata nibble per group (low two bits: index of the first
+//! kept value; high two bits: the second; strictly increasing).
+//!
+//! - [`meta`]: the nibble encoding and its six valid values;
+//! - [`compress`](mod@compress): dense -> compressed (with the canonical pair for groups with fewer
+//!   than two nonzeros, and optional pruning), validation of a given compressed pair, and
+//!   decompression;
+//! - [`problem`]: a sparse GEMM problem and [`run_functional_sparse`], the model the clocked
+//!   sparse run must match bit for bit.
+//!
+//! Depends on `numerics` and `gemm` only. See `docs/sparsity.md`.
+
+pub mod compress;
+pub mod meta;
+pub mod problem;
+
+pub use compress::{compress, overfull_groups, Compressed, Prune, SparseError};
+pub use meta::{NibbleError, VALID_NIBBLES};
+pub use problem::{run_functional_sparse, SparseGemm};

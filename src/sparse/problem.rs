@@ -1,0 +1,163 @@
+//! A sparse GEMM problem `D = A x B + C` whose A is 2:4-compressed, and the sparse functional
+//! model.
+//!
+//! Contract: `D[i][j]` is the numerics layer's [`dot`] over the kept values only, with
+//! products `a_kept[t] * b[4g + idx_t][j]` in ascending dense `k` (`g` the group, `idx_t` the
+//! index the metadata names), `C` first, under the configuration's accumulation mode, preset
+//! and width (`w` kept products a step; NVIDIA blocks of `n` kept products). Dropped
+//! positions take no part at all: an `Inf` or `NaN` in B at a dropped position does not
+//! reach D. For `ieee` (and finite B) this equals the dense run on the decompressed A up to
+//! the sign of an exact zero; `fused` and `nvidia` group kept products, so their steps differ
+//! from the dense run's.
+
+use super::compress::{compress, Compressed, Prune, SparseError};
+use crate::gemm::problem::random_operand;
+use crate::gemm::rng::SplitMix64;
+use crate::gemm::{Gemm, GemmConfig, GemmOutput};
+use crate::numerics::dot::dot;
+use crate::numerics::flags::Flags;
+use crate::numerics::format::FP32;
+
+/// A checked sparse GEMM: `a` is the compressed `m x k` A, `b` is `k x n` (dense K), `c` is
+/// `m x n` FP32.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SparseGemm {
+    /// Rows of A, C and D.
+    pub m: usize,
+    /// Columns of B, C and D.
+    pub n: usize,
+    /// The dense inner dimension (a multiple of 4).
+    pub k: usize,
+    /// Formats, mode and width (the width counts kept products per step).
+    pub cfg: GemmConfig,
+    /// The compressed A.
+    pub a: Compressed,
+    /// B, `k x n`, row-major bit patterns.
+    pub b: Vec<u64>,
+    /// C, `m x n`, row-major FP32 bits.
+    pub c: Vec<u32>,
+}
+
+impl SparseGemm {
+    /// Checks and builds a sparse problem from a compressed A (its shape gives `m` and `k`).
+    pub fn new(
+        cfg: GemmConfig,
+        a: Compressed,
+        n: usize,
+        b: Vec<u64>,
+        c: Vec<u32>,
+    ) -> Result<SparseGemm, SparseError> {
+        if a.format() != cfg.fmt_a {
+            return Err(SparseError::FormatMismatch {
+                found: a.format().name,
+                expected: cfg.fmt_a.name,
+            });
+        }
+        let (m, k) = (a.m(), a.k());
+        // The dense problem's checks cover B, C, the formats, the width and the mode.
+        let dense = Gemm::new(m, n, k, cfg, vec![0; m * k], b, c)?;
+        Ok(SparseGemm {
+            m,
+            n,
+            k,
+            cfg,
+            a,
+            b: dense.b,
+            c: dense.c,
+        })
+    }
+
+    /// The sparse problem of a dense one: A is compressed (an A that violates 2:4 is an
+    /// error unless `prune` keeps the two largest magnitudes per group).
+    pub fn from_dense(g: &Gemm, prune: Prune) -> Result<SparseGemm, SparseError> {
+        let a = compress(g.cfg.fmt_a, g.m, g.k, &g.a, prune)?;
+        SparseGemm::new(g.cfg, a, g.n, g.b.clone(), g.c.clone())
+    }
+
+    /// A reproducible random sparse problem: every group's nibble is drawn uniformly from the
+    /// six valid ones and its two kept values (and B and C) as in [`Gemm::random`].
+    pub fn random(
+        m: usize,
+        n: usize,
+        k: usize,
+        cfg: GemmConfig,
+        seed: u64,
+    ) -> Result<SparseGemm, SparseError> {
+        if !k.is_multiple_of(4) {
+            return Err(SparseError::KNotMultipleOf4 { k });
+        }
+        let mut rng = SplitMix64::new(seed);
+        let meta = (0..m * k / 4)
+            .map(|_| super::meta::VALID_NIBBLES[rng.below(6) as usize])
+            .collect();
+        let values = (0..m * k / 2)
+            .map(|_| random_operand(cfg.fmt_a, &mut rng))
+            .collect();
+        let b = (0..k * n)
+            .map(|_| random_operand(cfg.fmt_b, &mut rng))
+            .collect();
+        let c = (0..m * n)
+            .map(|_| random_operand(FP32, &mut rng) as u32)
+            .collect();
+        let a = Compressed::new(cfg.fmt_a, m, k, values, meta)?;
+        SparseGemm::new(cfg, a, n, b, c)
+    }
+
+    /// The dense problem on the decompressed A (zeros at dropped positions).
+    pub fn dense(&self) -> Gemm {
+        Gemm {
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            cfg: self.cfg,
+            a: self.a.decompress(),
+            b: self.b.clone(),
+            c: self.c.clone(),
+        }
+    }
+
+    /// The B operands that meet row `i`'s kept values in column `j`: `b[col][j]` for each
+    /// kept column, in order (what the selection multiplexers pick).
+    pub fn gathered_b(&self, i: usize, j: usize) -> Vec<u64> {
+        self.a
+            .kept_columns(i)
+            .iter()
+            .map(|&p| self.b[p * self.n + j])
+            .collect()
+    }
+
+    /// Useful multiply-accumulates: `m * n * k / 2` (kept products only).
+    pub fn macs(&self) -> u64 {
+        (self.m * self.n * self.k / 2) as u64
+    }
+}
+
+/// The sparse functional model: every output element is [`dot`] over row `i`'s kept values
+/// and the B values its metadata selects (see the module documentation).
+pub fn run_functional_sparse(g: &SparseGemm) -> Result<GemmOutput, SparseError> {
+    let mut d = vec![0u32; g.m * g.n];
+    let mut flags = Flags::NONE;
+    let mut col = vec![0u64; g.a.kept()];
+    for i in 0..g.m {
+        let kept = g.a.kept_columns(i);
+        let a = g.a.values_row(i);
+        for j in 0..g.n {
+            for (slot, &p) in col.iter_mut().zip(&kept) {
+                *slot = g.b[p * g.n + j];
+            }
+            let r = dot(
+                &g.cfg.mode,
+                g.cfg.fmt_a,
+                g.cfg.fmt_b,
+                a,
+                &col,
+                g.c[i * g.n + j],
+                g.cfg.width,
+            )
+            .map_err(crate::gemm::GemmError::from)?;
+            d[i * g.n + j] = r.bits;
+            flags |= r.flags;
+        }
+    }
+    Ok(GemmOutput { d, flags })
+}
