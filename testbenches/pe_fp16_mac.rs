@@ -1,7 +1,10 @@
 //! `pe_fp16_mac`: one processing element as an FP16 multiply-accumulator (w = 1, `ieee`):
 //! directed cases (exact product, ties to even in the accumulator, cancellation, subnormal
 //! products, long K) and random vectors, each a 1 x 1 x K GEMM, checked bit for bit against
-//! `verify::exact::ieee_dot` (host-independent exact sums, one RNE rounding per product).
+//! `verify::exact::ieee_dot` (exact big-integer sums, one RNE rounding per product), and the
+//! PE's latency against HARDWARE.md's fold formula. The problems run on the whole clocked
+//! tensor core, where a 1 x 1 problem occupies PE (0, 0) alone; its waveform traces that PE
+//! and the controller.
 
 use crate::gemm::{Gemm, GemmConfig};
 use crate::numerics::dot::AccMode;
@@ -25,6 +28,9 @@ fn p2(e: i32) -> f64 {
 
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
+    // A 1 x 1 problem occupies PE (0, 0) only: the waveform shows that PE and the controller.
+    tb.trace_only("mesh.pe_0_0");
+    tb.trace_only("controller");
     let x = 1.0 - p2(-11);
     let directed: Vec<(&str, Vec<f64>, Vec<f64>, f64)> = vec![
         ("exact product", vec![x], vec![x], 0.0),

@@ -21,6 +21,9 @@ fn every_testbench_passes() {
     for t in registry() {
         let r = run_one(t, &dir);
         eprintln!("{}", r.line());
+        if r.waves.is_none() {
+            failed.push(format!("{}: no waveform written", r.name));
+        }
         if !r.passed {
             failed.push(format!("{}: {:?} {:?}", r.line(), r.error, r.failures));
         }

@@ -54,6 +54,7 @@ pub struct Bench {
     cycles: u64,
     failures: Vec<String>,
     waves: Option<PathBuf>,
+    globs: Vec<String>,
 }
 
 impl Bench {
@@ -67,6 +68,7 @@ impl Bench {
             cycles: 0,
             failures: Vec::new(),
             waves: None,
+            globs: Vec::new(),
         }
     }
 
@@ -75,7 +77,17 @@ impl Bench {
     pub fn trace(&mut self) -> TraceConfig {
         let path = self.waves_dir.join(format!("{}.vcd", self.name));
         self.waves = Some(path.clone());
-        TraceConfig::vcd(path)
+        let mut cfg = TraceConfig::vcd(path);
+        for g in &self.globs {
+            cfg = cfg.glob(g.clone());
+        }
+        cfg
+    }
+
+    /// Narrows the waveform to signals matching `glob` (see [`TraceConfig::glob`]; may be
+    /// called more than once). Without it everything is traced.
+    pub fn trace_only(&mut self, glob: &str) {
+        self.globs.push(glob.to_string());
     }
 
     /// Records one check of an FP32 result against the reference's bits (bit for bit: NaN
@@ -195,7 +207,9 @@ pub fn run_one(tb: &Testbench, waves_dir: &Path) -> Report {
 pub mod util {
     use super::Bench;
     use crate::gemm::Gemm;
-    use crate::gemm::{run_clocked, ClockedRun};
+    use crate::gemm::clocked::run_clocked_measured;
+    use crate::gemm::ClockedRun;
+    use crate::hw::{COLS, PIPELINE_LATENCY, ROWS};
     use crate::numerics::format::Format;
     use crate::verify::gemm_ref::Reference;
     use crate::verify::measurements::encode_exact;
@@ -216,9 +230,14 @@ pub mod util {
     }
 
     /// Runs `g` on the clocked core (tracing to the bench's waveform if `trace`), adds its
-    /// cycles, checks the tile count (`ceil(m/4) * ceil(n/4)` 4x4 tiles) and every element of
-    /// D against the independent reference for the problem's mode (`preset` names the GPU
-    /// for `nvidia`). Returns the run.
+    /// cycles and checks, besides every element of D against the independent reference for
+    /// the problem's mode (`preset` names the GPU for `nvidia`), the timing stated in
+    /// HARDWARE.md: `ceil(M/4) * ceil(N/4)` 4x4 tiles; the first tile's latency is the
+    /// output-stationary fold `T + R + C - 2` (SCALE-Sim, `T = ceil(K/w)`) plus the PE
+    /// pipeline latency the hardware documents as a constant ([`crate::hw::PIPELINE_LATENCY`]);
+    /// with 4 or more tiles the overlapped run beats SCALE-Sim's back-to-back total
+    /// `tiles * (T + R + C - 2)`; `M N K` useful MAC slots of `cycles * R * C * w` offered.
+    /// Returns the run.
     pub fn run_and_check(
         tb: &mut Bench,
         label: &str,
@@ -227,10 +246,34 @@ pub mod util {
         trace: bool,
     ) -> Result<ClockedRun, String> {
         let cfg = trace.then(|| tb.trace());
-        let run = run_clocked(g, cfg.as_ref()).map_err(|e| format!("{label}: {e}"))?;
+        let measured = run_clocked_measured(g, cfg.as_ref()).map_err(|e| format!("{label}: {e}"))?;
+        let run = measured.run;
         tb.add_cycles(run.cycles);
+        if let Some(c) = &cfg {
+            tb.check(format!("{label}: waveform {} written", c.path.display()), c.path.is_file());
+        }
+        let (r, c) = (ROWS as u64, COLS as u64);
+        let t = g.k.div_ceil(g.cfg.width) as u64;
         let tiles = g.m.div_ceil(4) * g.n.div_ceil(4);
         tb.check_eq(format!("{label}: tiles"), run.tiles, tiles);
+        tb.check_eq(
+            format!("{label}: first tile latency T + R + C - 2 + L"),
+            measured.first_tile_cycles,
+            t + r + c - 2 + PIPELINE_LATENCY,
+        );
+        if tiles >= 4 {
+            let scalesim = tiles as u64 * (t + r + c - 2);
+            tb.check(
+                format!("{label}: {} cycles beat back-to-back {scalesim}", run.cycles),
+                run.cycles < scalesim,
+            );
+        }
+        tb.check_eq(format!("{label}: MAC slots used"), run.mac_slots_used, g.macs());
+        tb.check_eq(
+            format!("{label}: MAC slots offered"),
+            run.mac_slots_offered,
+            run.cycles * r * c * g.cfg.width as u64,
+        );
         let reference = Reference::for_problem(g, preset)?;
         let want = reference.gemm(g);
         tb.check_eq(format!("{label}: D length"), run.out.d.len(), want.len());
