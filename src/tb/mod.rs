@@ -206,9 +206,9 @@ pub fn run_one(tb: &Testbench, waves_dir: &Path) -> Report {
 /// clocked core and checking every element against the independent reference.
 pub mod util {
     use super::Bench;
-    use crate::gemm::Gemm;
     use crate::gemm::clocked::run_clocked_measured;
     use crate::gemm::ClockedRun;
+    use crate::gemm::Gemm;
     use crate::hw::{COLS, PIPELINE_LATENCY, ROWS};
     use crate::numerics::format::Format;
     use crate::verify::gemm_ref::Reference;
@@ -246,11 +246,15 @@ pub mod util {
         trace: bool,
     ) -> Result<ClockedRun, String> {
         let cfg = trace.then(|| tb.trace());
-        let measured = run_clocked_measured(g, cfg.as_ref()).map_err(|e| format!("{label}: {e}"))?;
+        let measured =
+            run_clocked_measured(g, cfg.as_ref()).map_err(|e| format!("{label}: {e}"))?;
         let run = measured.run;
         tb.add_cycles(run.cycles);
         if let Some(c) = &cfg {
-            tb.check(format!("{label}: waveform {} written", c.path.display()), c.path.is_file());
+            tb.check(
+                format!("{label}: waveform {} written", c.path.display()),
+                c.path.is_file(),
+            );
         }
         let (r, c) = (ROWS as u64, COLS as u64);
         let t = g.k.div_ceil(g.cfg.width) as u64;
@@ -264,11 +268,18 @@ pub mod util {
         if tiles >= 4 {
             let scalesim = tiles as u64 * (t + r + c - 2);
             tb.check(
-                format!("{label}: {} cycles beat back-to-back {scalesim}", run.cycles),
+                format!(
+                    "{label}: {} cycles beat back-to-back {scalesim}",
+                    run.cycles
+                ),
                 run.cycles < scalesim,
             );
         }
-        tb.check_eq(format!("{label}: MAC slots used"), run.mac_slots_used, g.macs());
+        tb.check_eq(
+            format!("{label}: MAC slots used"),
+            run.mac_slots_used,
+            g.macs(),
+        );
         tb.check_eq(
             format!("{label}: MAC slots offered"),
             run.mac_slots_offered,
@@ -287,5 +298,54 @@ pub mod util {
             tb.check_bits(what, got, w);
         }
         Ok(run)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failing(tb: &mut Bench) -> Result<(), String> {
+        tb.check_bits("one", 0x3F80_0000, 0x3F80_0000);
+        tb.check_bits("two", 0x3F80_0001, 0x3F80_0000);
+        Ok(())
+    }
+
+    fn empty(_: &mut Bench) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn erring(tb: &mut Bench) -> Result<(), String> {
+        tb.check("fine", true);
+        Err("design refused".into())
+    }
+
+    #[test]
+    fn a_mismatch_an_error_or_no_check_fails() {
+        let dir = std::env::temp_dir().join(format!("tcrtl-tb-unit-{}", std::process::id()));
+        let t = |run| Testbench {
+            name: "x",
+            about: "",
+            run,
+        };
+        let r = run_one(&t(failing), &dir);
+        assert!(!r.passed);
+        assert_eq!((r.checks, r.mismatches), (2, 1));
+        assert!(r.failures[0].contains("two"), "{:?}", r.failures);
+        assert!(r.line().starts_with("FAIL x: 2 checks, 1 mismatches"));
+        assert!(!run_one(&t(empty), &dir).passed);
+        let r = run_one(&t(erring), &dir);
+        assert!(!r.passed && r.error.as_deref() == Some("design refused"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn registry_is_sorted_and_complete() {
+        let names: Vec<&str> = registry().iter().map(|t| t.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        assert!(names.len() >= 6);
+        assert!(find("specials").is_some() && find("nope").is_none());
     }
 }
