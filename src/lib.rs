@@ -5,6 +5,7 @@
 //! - [`rtl`]: the cycle engine (registers, wires, modules, simulator, VCD tracing).
 //! - [`sparse`]: 2:4 structured sparsity (compression, metadata, the sparse functional model).
 //! - [`verify`]: independent references and error statistics (never calls `numerics` arithmetic).
+//! - [`tb`]: the self-checking testbench harness and the registry of `testbenches/*.rs`.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -15,4 +16,5 @@ pub mod io;
 pub mod numerics;
 pub mod rtl;
 pub mod sparse;
+pub mod tb;
 pub mod verify;

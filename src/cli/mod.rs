@@ -3,7 +3,9 @@
 //! (printed as `error: ...` with exit code 2 by `main`).
 
 mod dot;
+mod gemm;
 mod sparse;
+mod tb;
 mod values;
 mod verify;
 
@@ -23,6 +25,10 @@ enum Command {
     Dot(dot::DotArgs),
     /// Checks against references and real-GPU measurements.
     Verify(verify::VerifyArgs),
+    /// D = A x B + C on the clocked tensor core (from .npy files or a seeded random problem).
+    Gemm(gemm::GemmArgs),
+    /// Self-checking testbenches: list them, run one or all.
+    Tb(tb::TbArgs),
     /// 2:4 structured sparsity: compress a dense A, check a compressed one.
     Sparse(sparse::SparseArgs),
 }
@@ -41,6 +47,8 @@ pub fn run() -> Result<i32, String> {
     match cli.command {
         Command::Dot(args) => dot::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Gemm(args) => gemm::run(&args),
+        Command::Tb(args) => tb::run(&args),
         Command::Sparse(args) => sparse::run(&args),
     }
 }

@@ -1,14 +1,85 @@
 //! Operand parsing shared by the subcommands: hex bit patterns or exactly representable
 //! decimal values.
 
+use clap::Args;
 use num_bigint::BigInt;
-use tensorcore_rtl::numerics::format::Format;
+use std::path::PathBuf;
+use tensorcore_rtl::numerics::dot::Preset;
+use tensorcore_rtl::numerics::format::{Format, INPUT_FORMATS};
+use tensorcore_rtl::rtl::TraceConfig;
 use tensorcore_rtl::verify::measurements::encode_exact;
 
 /// Parses a format name (`e4m3`, `e5m2`, `fp16`, `bf16`, `fp32`).
 pub fn format(name: &str) -> Result<Format, String> {
     Format::by_name(name)
         .ok_or_else(|| format!("unknown format {name:?} (expected e4m3, e5m2, fp16, bf16 or fp32)"))
+}
+
+/// Parses a multiplier input format name (`e4m3`, `e5m2`, `fp16`, `bf16`).
+pub fn input_format(name: &str) -> Result<Format, String> {
+    Format::by_name(name)
+        .filter(|f| INPUT_FORMATS.contains(f))
+        .ok_or_else(|| format!("unknown input format {name:?} (expected e4m3, e5m2, fp16 or bf16)"))
+}
+
+/// Parses a GPU preset name.
+pub fn preset(name: &str) -> Result<Preset, String> {
+    Preset::by_name(name).ok_or_else(|| {
+        format!("unknown preset {name:?} (expected volta, ampere, hopper or blackwell)")
+    })
+}
+
+/// Waveform options shared by the subcommands that run the clocked core.
+#[derive(Args, Debug, Default)]
+pub struct TraceArgs {
+    /// Write a VCD waveform (and a GTKWave save file beside it).
+    #[arg(long, conflicts_with = "fst")]
+    pub vcd: Option<PathBuf>,
+    /// Write an FST waveform instead (compressed; for long runs).
+    #[arg(long)]
+    pub fst: Option<PathBuf>,
+    /// Trace only signals matching this hierarchical glob (repeatable), e.g. `mesh.pe_0_*`.
+    #[arg(long)]
+    pub trace_glob: Vec<String>,
+    /// Trace only cycles FROM..TO (half open), e.g. `0:100`.
+    #[arg(long, value_name = "FROM:TO")]
+    pub trace_window: Option<String>,
+}
+
+impl TraceArgs {
+    /// The trace configuration, if a waveform was asked for.
+    pub fn config(&self) -> Result<Option<TraceConfig>, String> {
+        let mut cfg = match (&self.vcd, &self.fst) {
+            (Some(p), _) => TraceConfig::vcd(p),
+            (None, Some(p)) => TraceConfig::fst(p),
+            (None, None) => {
+                if !self.trace_glob.is_empty() || self.trace_window.is_some() {
+                    return Err("--trace-glob and --trace-window need --vcd or --fst".into());
+                }
+                return Ok(None);
+            }
+        };
+        for g in &self.trace_glob {
+            cfg = cfg.glob(g.clone());
+        }
+        if let Some(w) = &self.trace_window {
+            let (from, to) = parse_window(w)?;
+            cfg = cfg.window(from, to);
+        }
+        Ok(Some(cfg))
+    }
+}
+
+/// Parses `FROM:TO` (cycles, FROM < TO).
+pub fn parse_window(text: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--trace-window {text:?}: expected FROM:TO with FROM < TO (cycles)");
+    let (a, b) = text.split_once(':').ok_or_else(bad)?;
+    let from: u64 = a.trim().parse().map_err(|_| bad())?;
+    let to: u64 = b.trim().parse().map_err(|_| bad())?;
+    if from >= to {
+        return Err(bad());
+    }
+    Ok((from, to))
 }
 
 /// Parses one operand of `fmt`: `0x...` is a bit pattern (it must fit the format's width);

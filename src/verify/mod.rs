@@ -5,5 +5,7 @@
 
 pub mod exact;
 pub mod fp8_table;
+pub mod gemm_ref;
 pub mod measurements;
+pub mod nvidia_ref;
 pub mod sparse;

@@ -1,0 +1,291 @@
+//! `tcrtl gemm`: D = A x B + C on the clocked tensor core, from `.npy` files or a seeded
+//! random problem, with an optional waveform, a JSON summary and, for random inputs, a check
+//! against the `verify` layer's independent reference.
+
+use super::values;
+use clap::{ArgGroup, Args};
+use std::path::{Path, PathBuf};
+use tensorcore_rtl::gemm::run_clocked;
+use tensorcore_rtl::gemm::{Gemm, GemmConfig};
+use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
+use tensorcore_rtl::numerics::dot::{AccMode, Preset};
+use tensorcore_rtl::numerics::format::Format;
+use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
+use tensorcore_rtl::verify::measurements::encode_exact;
+
+/// Arguments of `tcrtl gemm`.
+#[derive(Args, Debug)]
+#[command(group(ArgGroup::new("input").required(true).args(["a", "m"])))]
+pub struct GemmArgs {
+    /// A (M x K) as .npy: uint8 (FP8) or uint16 (FP16/BF16) bit patterns, or float16/32/64
+    /// values exactly representable in the format.
+    #[arg(long, requires = "b")]
+    a: Option<PathBuf>,
+    /// B (K x N) as .npy, like A.
+    #[arg(long, requires = "a")]
+    b: Option<PathBuf>,
+    /// C (M x N) as .npy: float32 values or uint32 FP32 bit patterns (default: zeros).
+    #[arg(long, requires = "a")]
+    c: Option<PathBuf>,
+    /// Rows of a random problem (with --n, --k, --seed).
+    #[arg(long, requires_all = ["n", "k"], conflicts_with = "a")]
+    m: Option<usize>,
+    /// Columns of a random problem.
+    #[arg(long, requires = "m")]
+    n: Option<usize>,
+    /// Inner dimension of a random problem.
+    #[arg(long, requires = "m")]
+    k: Option<usize>,
+    /// Seed of the random problem (the same seed gives the same operands everywhere).
+    #[arg(long, default_value_t = 1, requires = "m")]
+    seed: u64,
+    /// Format of A (and of B unless --format-b): e4m3, e5m2, fp16, bf16.
+    #[arg(long, default_value = "fp16")]
+    format: String,
+    /// Format of B, if it differs from A's.
+    #[arg(long)]
+    format_b: Option<String>,
+    /// Accumulation mode: ieee, fused, exact, nvidia (needs --preset).
+    #[arg(long, default_value = "ieee")]
+    acc: String,
+    /// GPU preset for --acc nvidia: volta, ampere, hopper, blackwell.
+    #[arg(long)]
+    preset: Option<String>,
+    /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
+    #[arg(long, default_value_t = 1)]
+    width: usize,
+    /// Write D (M x N float32) here, atomically.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Check D against the independent reference also for .npy inputs (random inputs are
+    /// always checked).
+    #[arg(long)]
+    check: bool,
+    #[command(flatten)]
+    trace: values::TraceArgs,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Reads an A or B operand: returns (rows, cols, bit patterns of `fmt`).
+fn load_operand(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, Vec<u64>), String> {
+    let arr = read_npy(path).map_err(|e| e.to_string())?;
+    let (rows, cols) = matrix_shape(&arr, path, name)?;
+    let words = match arr.dtype {
+        Dtype::U8 | Dtype::U16 => {
+            let bits = if arr.dtype == Dtype::U8 { 8 } else { 16 };
+            if fmt.width() != bits {
+                return Err(format!(
+                    "{}: {name} holds {} bit patterns but {fmt} needs {} (or float values)",
+                    path.display(),
+                    arr.dtype.numpy_name(),
+                    if fmt.width() == 8 { "uint8" } else { "uint16" }
+                ));
+            }
+            arr.words.clone()
+        }
+        Dtype::F16 | Dtype::F32 | Dtype::F64 => (0..arr.words.len())
+            .map(|i| {
+                let v = arr.value_f64(i);
+                encode_exact(fmt, v).ok_or_else(|| {
+                    format!(
+                        "{}: {name}[{}][{}] = {v:e} is not exactly representable in {fmt}",
+                        path.display(),
+                        i / cols,
+                        i % cols
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        Dtype::U32 => {
+            return Err(format!(
+                "{}: {name} has dtype uint32; {fmt} takes {} bit patterns or float16/32/64 values",
+                path.display(),
+                if fmt.width() == 8 { "uint8" } else { "uint16" }
+            ))
+        }
+    };
+    Ok((rows, cols, words))
+}
+
+fn matrix_shape(arr: &NpyArray, path: &Path, name: &str) -> Result<(usize, usize), String> {
+    match arr.shape.as_slice() {
+        [r, c] => Ok((*r, *c)),
+        s => Err(format!(
+            "{}: {name} must be a 2-D matrix but has shape {s:?}",
+            path.display()
+        )),
+    }
+}
+
+/// Reads C: float32 values or uint32 FP32 bit patterns, `m x n`.
+fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
+    let arr = read_npy(path).map_err(|e| e.to_string())?;
+    let (rows, cols) = matrix_shape(&arr, path, "C")?;
+    if !matches!(arr.dtype, Dtype::F32 | Dtype::U32) {
+        return Err(format!(
+            "{}: C has dtype {}; expected float32 or uint32 (FP32 bit patterns)",
+            path.display(),
+            arr.dtype.numpy_name()
+        ));
+    }
+    if (rows, cols) != (m, n) {
+        return Err(format!(
+            "{}: C is {rows} x {cols} but A x B is {m} x {n}",
+            path.display()
+        ));
+    }
+    Ok(arr.words.iter().map(|&w| w as u32).collect())
+}
+
+/// Fails early if `out` cannot be a file we write (missing directory, a directory itself).
+fn check_out_path(out: &Path) -> Result<(), String> {
+    if out.is_dir() {
+        return Err(format!("--out {}: is a directory", out.display()));
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(format!(
+            "--out {}: directory {} does not exist",
+            out.display(),
+            parent.display()
+        ));
+    }
+    Ok(())
+}
+
+fn mode(acc: &str, preset: Option<Preset>, fa: Format, fb: Format) -> Result<AccMode, String> {
+    Ok(match (acc.to_ascii_lowercase().as_str(), preset) {
+        ("nvidia", Some(p)) => AccMode::Nvidia(p.params(fa, fb).map_err(|e| e.to_string())?),
+        ("nvidia", None) => return Err("--acc nvidia needs --preset".into()),
+        (_, Some(_)) => return Err("--preset only applies to --acc nvidia".into()),
+        ("ieee", None) => AccMode::Ieee,
+        ("fused", None) => AccMode::Fused,
+        ("exact", None) => AccMode::Exact,
+        (other, None) => {
+            return Err(format!(
+                "unknown accumulation mode {other:?} (expected ieee, fused, exact or nvidia)"
+            ))
+        }
+    })
+}
+
+/// Runs `tcrtl gemm`.
+pub fn run(args: &GemmArgs) -> Result<i32, String> {
+    let fmt_a = values::input_format(&args.format)?;
+    let fmt_b = match &args.format_b {
+        Some(name) => values::input_format(name)?,
+        None => fmt_a,
+    };
+    let preset = args.preset.as_deref().map(values::preset).transpose()?;
+    let cfg = GemmConfig {
+        fmt_a,
+        fmt_b,
+        mode: mode(&args.acc, preset, fmt_a, fmt_b)?,
+        width: args.width,
+    };
+    if let Some(out) = &args.out {
+        check_out_path(out)?;
+    }
+    let trace = args.trace.config()?;
+    let random = args.m.is_some();
+    let g = match (&args.a, &args.b, args.m, args.n, args.k) {
+        (Some(pa), Some(pb), _, _, _) => {
+            let (m, ka, a) = load_operand(pa, "A", fmt_a)?;
+            let (kb, n, b) = load_operand(pb, "B", fmt_b)?;
+            if ka != kb {
+                return Err(format!(
+                    "inner dimensions differ: A is {m} x {ka} but B is {kb} x {n}"
+                ));
+            }
+            let c = match &args.c {
+                Some(pc) => load_c(pc, m, n)?,
+                None => vec![0; m * n],
+            };
+            Gemm::new(m, n, ka, cfg, a, b, c).map_err(|e| e.to_string())?
+        }
+        (_, _, Some(m), Some(n), Some(k)) => {
+            Gemm::random(m, n, k, cfg, args.seed).map_err(|e| e.to_string())?
+        }
+        _ => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
+    };
+    let run = run_clocked(&g, trace.as_ref()).map_err(|e| e.to_string())?;
+    if let Some(out) = &args.out {
+        let words: Vec<u64> = run.out.d.iter().map(|&w| w as u64).collect();
+        write_npy(out, &[g.m, g.n], Dtype::F32, &words).map_err(|e| e.to_string())?;
+    }
+    let check = if random || args.check {
+        let reference = Reference::for_problem(&g, preset.map(|p| p.name()))?;
+        let want = reference.gemm(&g);
+        Some((reference.name(), mismatches(&run.out.d, &want)))
+    } else {
+        None
+    };
+    let macs = g.macs();
+    let macs_per_second = if run.sim_seconds > 0.0 {
+        macs as f64 / run.sim_seconds
+    } else {
+        0.0
+    };
+    if args.json {
+        let obj = serde_json::json!({
+            "m": g.m, "n": g.n, "k": g.k,
+            "format": fmt_a.name, "format_b": fmt_b.name,
+            "acc": cfg.mode.name(), "preset": preset.map(|p| p.name()), "width": cfg.width,
+            "seed": random.then_some(args.seed),
+            "cycles": run.cycles, "tiles": run.tiles, "macs": macs,
+            "mac_slots_used": run.mac_slots_used, "mac_slots_offered": run.mac_slots_offered,
+            "utilization": run.utilization(),
+            "sim_seconds": run.sim_seconds,
+            "cycles_per_second": run.cycles_per_second(),
+            "macs_per_second": macs_per_second,
+            "flags": run.out.flags.names(),
+            "out": args.out.as_ref().map(|p| p.display().to_string()),
+            "waves": trace.as_ref().map(|t| t.path.display().to_string()),
+            "check": check.as_ref().map(|(r, bad)| serde_json::json!({
+                "reference": r, "mismatches": bad.len(),
+            })),
+        });
+        println!("{obj}");
+    } else {
+        println!(
+            "gemm {} x {} x {} ({fmt_a} x {fmt_b}, {}{}, w = {}): {} cycles, {} tiles, utilization {:.1}%",
+            g.m,
+            g.n,
+            g.k,
+            cfg.mode.name(),
+            preset.map(|p| format!(" {p}")).unwrap_or_default(),
+            cfg.width,
+            run.cycles,
+            run.tiles,
+            100.0 * run.utilization()
+        );
+        println!(
+            "{macs} MACs in {:.3} s ({:.3e} cycles/s, {:.3e} MACs/s); flags: {}",
+            run.sim_seconds,
+            run.cycles_per_second(),
+            macs_per_second,
+            run.out.flags
+        );
+        if let Some((r, bad)) = &check {
+            println!("check against {r}: {} mismatches", bad.len());
+            for &i in bad.iter().take(5) {
+                println!("  D[{}][{}] = 0x{:08x}", i / g.n, i % g.n, run.out.d[i]);
+            }
+        }
+        if let Some(out) = &args.out {
+            println!("D written to {}", out.display());
+        }
+        if let Some(t) = &trace {
+            println!("waves written to {}", t.path.display());
+        }
+    }
+    Ok(match check {
+        Some((_, bad)) if !bad.is_empty() => 1,
+        _ => 0,
+    })
+}

@@ -1,0 +1,90 @@
+//! `tcrtl tb`: list and run the self-checking testbenches of `testbenches/`.
+
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+use tensorcore_rtl::tb::{find, registry, run_one, Testbench};
+
+/// Arguments of `tcrtl tb`.
+#[derive(Args, Debug)]
+pub struct TbArgs {
+    #[command(subcommand)]
+    what: TbCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum TbCommand {
+    /// Lists every registered testbench with what it checks.
+    List,
+    /// Runs one testbench, several, or `all`; prints PASS/FAIL and a scoreboard per
+    /// testbench and exits 1 if any fails.
+    Run(RunArgs),
+}
+
+/// Arguments of `tcrtl tb run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Testbench names, or `all`.
+    #[arg(required = true)]
+    names: Vec<String>,
+    /// Directory for the waveforms (NAME.vcd and NAME.gtkw).
+    #[arg(long, default_value = "waves")]
+    waves: PathBuf,
+}
+
+/// Runs `tcrtl tb ...`.
+pub fn run(args: &TbArgs) -> Result<i32, String> {
+    match &args.what {
+        TbCommand::List => {
+            let width = registry().iter().map(|t| t.name.len()).max().unwrap_or(0);
+            for t in registry() {
+                println!("{:width$}  {}", t.name, t.about);
+            }
+            Ok(0)
+        }
+        TbCommand::Run(r) => run_benches(r),
+    }
+}
+
+fn run_benches(args: &RunArgs) -> Result<i32, String> {
+    let mut selected: Vec<&Testbench> = Vec::new();
+    for name in &args.names {
+        if name == "all" {
+            selected.extend(registry());
+        } else {
+            let t = find(name).ok_or_else(|| {
+                let known: Vec<&str> = registry().iter().map(|t| t.name).collect();
+                format!(
+                    "no testbench named {name:?} (known: {}; or all)",
+                    known.join(", ")
+                )
+            })?;
+            selected.push(t);
+        }
+    }
+    let mut failed = 0;
+    let (mut checks, mut cycles) = (0, 0);
+    for t in &selected {
+        let r = run_one(t, &args.waves);
+        println!("{}", r.line());
+        for f in &r.failures {
+            println!("    mismatch: {f}");
+        }
+        if let Some(e) = &r.error {
+            println!("    error: {e}");
+        }
+        if r.checks == 0 && r.error.is_none() {
+            println!("    no checks were made");
+        }
+        failed += usize::from(!r.passed);
+        checks += r.checks;
+        cycles += r.cycles;
+    }
+    if selected.len() > 1 {
+        println!(
+            "{} of {} testbenches passed ({checks} checks, {cycles} cycles)",
+            selected.len() - failed,
+            selected.len()
+        );
+    }
+    Ok(if failed == 0 { 0 } else { 1 })
+}

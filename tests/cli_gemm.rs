@@ -1,0 +1,262 @@
+//! `tcrtl gemm` through the built binary: random and .npy inputs, JSON, output file, and
+//! one-line errors (non-zero exit, no panic) for bad shapes, dtypes, files and paths.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
+
+fn tcrtl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tcrtl-gemm-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// A one-line error on stderr, exit code 2, no panic.
+fn assert_error(out: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains(needle), "{needle:?} not in {err}");
+}
+
+#[test]
+fn random_json_checks_against_the_reference() {
+    for args in [
+        vec!["--format", "fp16"],
+        vec!["--format", "bf16", "--acc", "fused", "--width", "4"],
+        vec![
+            "--format",
+            "e4m3",
+            "--format-b",
+            "e5m2",
+            "--acc",
+            "nvidia",
+            "--preset",
+            "hopper",
+        ],
+        vec![
+            "--format",
+            "e5m2",
+            "--acc",
+            "nvidia",
+            "--preset",
+            "blackwell",
+        ],
+    ] {
+        let mut all = vec![
+            "gemm", "--m", "5", "--n", "7", "--k", "9", "--seed", "3", "--json",
+        ];
+        all.extend(args.iter());
+        let out = tcrtl(&all);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{args:?}: {text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_str(text.trim()).expect("one JSON object");
+        for key in [
+            "m",
+            "n",
+            "k",
+            "format",
+            "format_b",
+            "acc",
+            "preset",
+            "width",
+            "cycles",
+            "macs",
+            "utilization",
+            "sim_seconds",
+            "cycles_per_second",
+            "check",
+        ] {
+            assert!(v.get(key).is_some(), "{key} missing in {v}");
+        }
+        assert_eq!(v["macs"], 5 * 7 * 9);
+        assert_eq!(v["check"]["mismatches"], 0, "{v}");
+        assert!(v["check"]["reference"]
+            .as_str()
+            .is_some_and(|r| r.ends_with("_dot")));
+    }
+}
+
+#[test]
+fn npy_in_npy_out_matches_values() {
+    let d = tmp("io");
+    let (a, b, c, out) = (
+        d.join("a.npy"),
+        d.join("b.npy"),
+        d.join("c.npy"),
+        d.join("d.npy"),
+    );
+    // A = [[1, 2], [3, 4]] (float64 values), B = identity as FP16 bits, C = 0.5 (float32).
+    let a_vals: Vec<u64> = [1.0f64, 2.0, 3.0, 4.0]
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    write_npy(&a, &[2, 2], Dtype::F64, &a_vals).expect("write");
+    write_npy(&b, &[2, 2], Dtype::U16, &[0x3C00, 0, 0, 0x3C00]).expect("write");
+    let half = 0.5f32.to_bits() as u64;
+    write_npy(&c, &[2, 2], Dtype::F32, &[half; 4]).expect("write");
+    let out_run = tcrtl(&[
+        "gemm",
+        "--a",
+        s(&a),
+        "--b",
+        s(&b),
+        "--c",
+        s(&c),
+        "--format",
+        "fp16",
+        "--out",
+        s(&out),
+        "--check",
+    ]);
+    assert!(
+        out_run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out_run.stderr)
+    );
+    let text = String::from_utf8_lossy(&out_run.stdout);
+    assert!(text.contains("0 mismatches"), "{text}");
+    let dm = read_npy(&out).expect("D");
+    assert_eq!(dm.shape, vec![2, 2]);
+    assert_eq!(dm.dtype, Dtype::F32);
+    let vals: Vec<f32> = dm.words.iter().map(|&w| f32::from_bits(w as u32)).collect();
+    assert_eq!(vals, vec![1.5, 2.5, 3.5, 4.5]);
+    assert!(!d.join("d.npy.partial").exists());
+    // FP8 bit patterns as uint8, no C.
+    write_npy(&a, &[1, 2], Dtype::U8, &[0x38, 0x40]).expect("write"); // 1, 2 in E4M3
+    write_npy(&b, &[2, 1], Dtype::U8, &[0x38, 0x38]).expect("write");
+    let r = tcrtl(&[
+        "gemm",
+        "--a",
+        s(&a),
+        "--b",
+        s(&b),
+        "--format",
+        "e4m3",
+        "--out",
+        s(&out),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let dm = read_npy(&out).expect("D");
+    assert_eq!(f32::from_bits(dm.words[0] as u32), 3.0);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn bad_inputs_give_one_line_errors() {
+    let d = tmp("bad");
+    let (a, b, c) = (d.join("a.npy"), d.join("b.npy"), d.join("c.npy"));
+    let ones16 = |n: usize| vec![0x3C00u64; n];
+    write_npy(&a, &[2, 3], Dtype::U16, &ones16(6)).expect("write");
+    write_npy(&b, &[4, 2], Dtype::U16, &ones16(8)).expect("write");
+    let base = |extra: &[&str]| {
+        let mut v = vec!["gemm", "--a", s(&a), "--b", s(&b)];
+        v.extend_from_slice(extra);
+        if !extra.contains(&"--format") {
+            v.extend(["--format", "fp16"]);
+        }
+        tcrtl(&v)
+    };
+    // Mismatched inner dimensions.
+    assert_error(
+        &base(&[]),
+        "inner dimensions differ: A is 2 x 3 but B is 4 x 2",
+    );
+    // Wrong C shape.
+    write_npy(&b, &[3, 2], Dtype::U16, &ones16(6)).expect("write");
+    write_npy(&c, &[3, 3], Dtype::F32, &[0; 9]).expect("write");
+    assert_error(&base(&["--c", s(&c)]), "C is 3 x 3 but A x B is 2 x 2");
+    // Bad C dtype.
+    write_npy(&c, &[2, 2], Dtype::F64, &[0; 4]).expect("write");
+    assert_error(&base(&["--c", s(&c)]), "expected float32 or uint32");
+    // Not a matrix.
+    write_npy(&a, &[6], Dtype::U16, &ones16(6)).expect("write");
+    assert_error(&base(&[]), "must be a 2-D matrix");
+    // uint8 bit patterns for FP16.
+    write_npy(&a, &[2, 3], Dtype::U8, &[0; 6]).expect("write");
+    assert_error(&base(&[]), "uint8 bit patterns but fp16 needs uint16");
+    // uint32 for an operand.
+    write_npy(&a, &[2, 3], Dtype::U32, &[0; 6]).expect("write");
+    assert_error(&base(&[]), "dtype uint32");
+    // A value that is not representable: names the element and its value.
+    let vals: Vec<u64> = [1.0f32, 0.1, 2.0, 3.0, 4.0, 5.0]
+        .iter()
+        .map(|v| v.to_bits() as u64)
+        .collect();
+    write_npy(&a, &[2, 3], Dtype::F32, &vals).expect("write");
+    assert_error(
+        &base(&[]),
+        "A[0][1] = 1.0000000149011612e-1 is not exactly representable in fp16",
+    );
+    // Unreadable / missing file and a non-npy file.
+    assert_error(
+        &tcrtl(&["gemm", "--a", "/nonexistent/a.npy", "--b", s(&b)]),
+        "/nonexistent/a.npy",
+    );
+    std::fs::write(&a, b"not an npy file").expect("write");
+    assert_error(&base(&[]), "not a valid .npy file");
+    // Unwritable output path (before any work is done).
+    write_npy(&a, &[2, 3], Dtype::U16, &ones16(6)).expect("write");
+    assert_error(
+        &base(&["--out", "/nonexistent/dir/d.npy"]),
+        "does not exist",
+    );
+    assert_error(&base(&["--out", s(&d)]), "is a directory");
+    // Options.
+    assert_error(&base(&["--acc", "nvidia"]), "--acc nvidia needs --preset");
+    assert_error(
+        &base(&["--acc", "nvidia", "--preset", "volta", "--format", "bf16"]),
+        "volta",
+    );
+    assert_error(&base(&["--width", "3"]), "width 3");
+    assert_error(&base(&["--format", "fp32"]), "unknown input format");
+    assert_error(
+        &base(&["--vcd", "x.vcd", "--trace-window", "5:2"]),
+        "FROM < TO",
+    );
+    let r = tcrtl(&["gemm", "--m", "0", "--n", "1", "--k", "1"]);
+    assert_error(&r, "dimension m must be at least 1");
+    // Usage errors from clap: non-zero exit, no panic.
+    let r = tcrtl(&["gemm", "--m", "2"]);
+    assert_eq!(r.status.code(), Some(2));
+    let r = tcrtl(&["gemm"]);
+    assert_eq!(r.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn tb_cli_lists_and_runs() {
+    let out = tcrtl(&["tb", "list"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        text.contains("nvidia_probes") && text.contains("specials"),
+        "{text}"
+    );
+    let d = tmp("tb");
+    let out = tcrtl(&["tb", "run", "pe_fp16_mac", "--waves", s(&d)]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.starts_with("PASS pe_fp16_mac"), "{text}");
+    assert_error(
+        &tcrtl(&["tb", "run", "nope"]),
+        "no testbench named \"nope\"",
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
