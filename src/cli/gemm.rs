@@ -1,31 +1,33 @@
 //! `tcrtl gemm`: D = A x B + C on the clocked tensor core, from `.npy` files or a seeded
 //! random problem, with an optional waveform, a JSON summary and, for random inputs, a check
-//! against the `verify` layer's independent reference.
+//! against the `verify` layer's independent reference. `--sparse` runs a 2:4-sparse A on the
+//! core in sparse mode (`docs/sparsity.md`).
 
 use super::values;
 use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::gemm::run_clocked;
+use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{Gemm, GemmConfig};
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::Format;
+use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
 use tensorcore_rtl::verify::measurements::encode_exact;
 
 /// Arguments of `tcrtl gemm`.
 #[derive(Args, Debug)]
-#[command(group(ArgGroup::new("input").required(true).args(["a", "m"])))]
+#[command(group(ArgGroup::new("input").required(true).args(["a", "m", "a_values"])))]
 pub struct GemmArgs {
     /// A (M x K) as .npy: uint8 (FP8) or uint16 (FP16/BF16) bit patterns, or float16/32/64
     /// values exactly representable in the format.
     #[arg(long, requires = "b")]
     a: Option<PathBuf>,
     /// B (K x N) as .npy, like A.
-    #[arg(long, requires = "a")]
+    #[arg(long, conflicts_with = "m")]
     b: Option<PathBuf>,
     /// C (M x N) as .npy: float32 values or uint32 FP32 bit patterns (default: zeros).
-    #[arg(long, requires = "a")]
+    #[arg(long, conflicts_with = "m")]
     c: Option<PathBuf>,
     /// Rows of a random problem (with --n, --k, --seed).
     #[arg(long, requires_all = ["n", "k"], conflicts_with = "a")]
@@ -66,6 +68,13 @@ pub struct GemmArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// 2:4 structured sparsity: A must hold at most two nonzeros per group of four along K
+    /// (checked; see --prune), or comes compressed (--a-values, --a-meta); a random problem
+    /// draws valid nibbles. Runs on the core in sparse mode (half the compute steps).
+    #[arg(long)]
+    sparse: bool,
+    #[command(flatten)]
+    sparse_a: super::sparse::CompressedA,
 }
 
 /// Reads an A or B operand: returns (rows, cols, bit patterns of `fmt`).
@@ -193,7 +202,13 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     }
     let trace = args.trace.config()?;
     let random = args.m.is_some();
+    let sparse = if args.sparse {
+        Some(sparse_problem(args, cfg)?)
+    } else {
+        None
+    };
     let g = match (&args.a, &args.b, args.m, args.n, args.k) {
+        _ if sparse.is_some() => sparse.as_ref().map(SparseGemm::dense).ok_or("no problem")?,
         (Some(pa), Some(pb), _, _, _) => {
             let (m, ka, a) = load_operand(pa, "A", fmt_a)?;
             let (kb, n, b) = load_operand(pb, "B", fmt_b)?;
@@ -213,19 +228,26 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         }
         _ => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
     };
-    let run = run_clocked(&g, trace.as_ref()).map_err(|e| e.to_string())?;
+    let measured = match &sparse {
+        Some(s) => run_clocked_sparse_measured(s, trace.as_ref()),
+        None => run_clocked_measured(&g, trace.as_ref()),
+    }
+    .map_err(|e| e.to_string())?;
+    let run = measured.run.clone();
     if let Some(out) = &args.out {
         let words: Vec<u64> = run.out.d.iter().map(|&w| w as u64).collect();
         write_npy(out, &[g.m, g.n], Dtype::F32, &words).map_err(|e| e.to_string())?;
     }
-    let check = if random || args.check {
+    let check = if let (Some(s), true) = (&sparse, random || args.check) {
+        Some(super::sparse::check_clocked(s, preset, &run.out.d)?)
+    } else if random || args.check {
         let reference = Reference::for_problem(&g, preset.map(|p| p.name()))?;
         let want = reference.gemm(&g);
         Some((reference.name(), mismatches(&run.out.d, &want)))
     } else {
         None
     };
-    let macs = g.macs();
+    let macs = sparse.as_ref().map_or(g.macs(), SparseGemm::macs);
     let macs_per_second = if run.sim_seconds > 0.0 {
         macs as f64 / run.sim_seconds
     } else {
@@ -250,6 +272,10 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
                 "reference": r, "mismatches": bad.len(),
             })),
         });
+        let obj = match &sparse {
+            Some(s) => super::sparse::add_sparse_json(obj, s, &measured),
+            None => obj,
+        };
         println!("{obj}");
     } else {
         println!(
@@ -271,6 +297,9 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             macs_per_second,
             run.out.flags
         );
+        if let Some(s) = &sparse {
+            println!("{}", super::sparse::sparse_line(s, &measured));
+        }
         if let Some((r, bad)) = &check {
             println!("check against {r}: {} mismatches", bad.len());
             for &i in bad.iter().take(5) {
@@ -288,4 +317,50 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         Some((_, bad)) if !bad.is_empty() => 1,
         _ => 0,
     })
+}
+
+/// The sparse problem of `tcrtl gemm --sparse`: a dense --a (checked, or pruned with
+/// --prune), a compressed --a-values/--a-meta, or a random one with valid nibbles.
+fn sparse_problem(args: &GemmArgs, cfg: GemmConfig) -> Result<SparseGemm, String> {
+    let prune = if args.sparse_a.prune {
+        Prune::KeepLargest
+    } else {
+        Prune::Off
+    };
+    let (m, k, a) = match (&args.a, &args.sparse_a.a_values, &args.sparse_a.a_meta) {
+        (_, _, _) if args.m.is_some() => {
+            let (m, n, k) = (args.m, args.n, args.k);
+            let (Some(m), Some(n), Some(k)) = (m, n, k) else {
+                return Err("give --m M --n N --k K".into());
+            };
+            return SparseGemm::random(m, n, k, cfg, args.seed).map_err(|e| e.to_string());
+        }
+        (Some(pa), None, None) => {
+            let (m, k, dense) = load_operand(pa, "A", cfg.fmt_a)?;
+            let a = tensorcore_rtl::sparse::compress(cfg.fmt_a, m, k, &dense, prune)
+                .map_err(|e| e.to_string())?;
+            (m, k, a)
+        }
+        (None, Some(v), Some(md)) => {
+            let a = super::sparse::read_compressed(v, md, cfg.fmt_a)?.map_err(|e| e.to_string())?;
+            (a.m(), a.k(), a)
+        }
+        _ => {
+            return Err("give --a A.npy, or --a-values V.npy --a-meta M.npy, with --b B.npy".into())
+        }
+    };
+    let Some(pb) = &args.b else {
+        return Err("give --b B.npy".into());
+    };
+    let (kb, n, b) = load_operand(pb, "B", cfg.fmt_b)?;
+    if kb != k {
+        return Err(format!(
+            "inner dimensions differ: A is {m} x {k} but B is {kb} x {n}"
+        ));
+    }
+    let c = match &args.c {
+        Some(pc) => load_c(pc, m, n)?,
+        None => vec![0; m * n],
+    };
+    SparseGemm::new(cfg, a, n, b, c).map_err(|e| e.to_string())
 }

@@ -1,4 +1,5 @@
-//! `tcrtl sparse`: 2:4 compression and validation helpers.
+//! `tcrtl sparse`: 2:4 compression and validation helpers, and the sparse parts of
+//! `tcrtl gemm --sparse` (its input flags, reference check and report).
 //!
 //! Matrices are 2-D `.npy` files. A matrix of format F is read from unsigned integers of F's
 //! width (bit patterns: `uint8` for e4m3/e5m2, `uint16` for fp16/bf16), from `float16` for
@@ -9,13 +10,15 @@
 use super::values;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::gemm::GemmConfig;
+use tensorcore_rtl::gemm::clocked::CoreRun;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
-use tensorcore_rtl::numerics::format::{Format, FP16, FP32};
+use tensorcore_rtl::numerics::format::{Format, FP16};
+use tensorcore_rtl::sparse::clocked::{compute_cycles, dense_schedule, sparse_schedule};
 use tensorcore_rtl::sparse::{
-    compress, overfull_groups, run_functional_sparse, Compressed, Prune, SparseError, SparseGemm,
+    compress, overfull_groups, Compressed, Prune, SparseError, SparseGemm,
 };
+use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
 use tensorcore_rtl::verify::measurements::encode_exact;
 use tensorcore_rtl::verify::sparse::{sparse_reference, SparseOperands, SparseRef};
 
@@ -33,56 +36,21 @@ enum SparseCommand {
     Compress(CompressArgs),
     /// Validates a compressed A: shapes, value bit patterns and every metadata nibble.
     Check(CheckArgs),
-    /// D = A x B + C with a 2:4-sparse A through the sparse functional model (no clock).
-    Gemm(GemmArgs),
 }
 
-/// Arguments of `tcrtl sparse gemm`.
+/// The 2:4 input flags of `tcrtl gemm --sparse` (flattened into its arguments).
 #[derive(Args, Debug)]
-pub struct GemmArgs {
-    /// A dense A (M x K), compressed first (an A that violates 2:4 is an error unless
-    /// --prune).
-    #[arg(long, conflicts_with_all = ["a_values", "a_meta"])]
-    a: Option<PathBuf>,
-    /// Keep the two largest magnitudes of a group with more than two nonzeros.
-    #[arg(long, requires = "a")]
-    prune: bool,
-    /// A pre-compressed A: kept values (M x K/2).
-    #[arg(long, requires = "a_meta")]
-    a_values: Option<PathBuf>,
-    /// A pre-compressed A: metadata (M x K/4, uint8).
+pub struct CompressedA {
+    /// With --sparse and a dense --a: keep the two largest magnitudes of a group with more
+    /// than two nonzeros (ties to the lower index) instead of failing.
+    #[arg(long, requires = "sparse")]
+    pub prune: bool,
+    /// With --sparse: a pre-compressed A, its kept values (M x K/2).
+    #[arg(long, requires_all = ["a_meta", "sparse"], conflicts_with_all = ["a", "m"])]
+    pub a_values: Option<PathBuf>,
+    /// With --sparse: a pre-compressed A, its metadata (M x K/4 uint8 nibbles).
     #[arg(long, requires = "a_values")]
-    a_meta: Option<PathBuf>,
-    /// B, K x N.
-    #[arg(long)]
-    b: PathBuf,
-    /// C, M x N FP32 (float32 values or uint32 bits; default zeros).
-    #[arg(long)]
-    c: Option<PathBuf>,
-    /// Format of A (and of B unless --format-b): e4m3, e5m2, fp16, bf16.
-    #[arg(long)]
-    format: String,
-    /// Format of B, if it differs from A's.
-    #[arg(long)]
-    format_b: Option<String>,
-    /// Accumulation mode: ieee (default), fused, exact, nvidia (needs --preset).
-    #[arg(long, default_value = "ieee")]
-    acc: String,
-    /// GPU preset for --acc nvidia: volta, ampere, hopper, blackwell.
-    #[arg(long)]
-    preset: Option<String>,
-    /// Kept products per PE step (1, 2, 4, 8, 16, 32).
-    #[arg(long, default_value_t = 1)]
-    width: usize,
-    /// Where to write D (M x N float32).
-    #[arg(long)]
-    d: Option<PathBuf>,
-    /// Compare D with the independent reference (ieee, fused, exact); exit 1 on a mismatch.
-    #[arg(long)]
-    check: bool,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
+    pub a_meta: Option<PathBuf>,
 }
 
 /// Arguments of `tcrtl sparse compress`.
@@ -131,7 +99,6 @@ pub fn run(args: &SparseArgs) -> Result<i32, String> {
     match &args.what {
         SparseCommand::Compress(a) => run_compress(a),
         SparseCommand::Check(a) => run_check(a),
-        SparseCommand::Gemm(a) => run_gemm(a),
     }
 }
 
@@ -281,31 +248,9 @@ fn run_check(args: &CheckArgs) -> Result<i32, String> {
     }
 }
 
-fn acc_mode(acc: &str, preset: Option<&str>, fa: Format, fb: Format) -> Result<AccMode, String> {
-    let preset = match preset {
-        Some(p) => Some(Preset::by_name(p).ok_or_else(|| {
-            format!("unknown preset {p:?} (expected volta, ampere, hopper or blackwell)")
-        })?),
-        None => None,
-    };
-    match (acc.to_ascii_lowercase().as_str(), preset) {
-        ("nvidia", Some(p)) => Ok(AccMode::Nvidia(
-            p.params(fa, fb).map_err(|e| e.to_string())?,
-        )),
-        ("nvidia", None) => Err("--acc nvidia needs --preset".into()),
-        (_, Some(_)) => Err("--preset only applies to --acc nvidia".into()),
-        ("ieee", None) => Ok(AccMode::Ieee),
-        ("fused", None) => Ok(AccMode::Fused),
-        ("exact", None) => Ok(AccMode::Exact),
-        (other, None) => Err(format!(
-            "unknown accumulation mode {other:?} (expected ieee, fused, exact or nvidia)"
-        )),
-    }
-}
-
 /// Reads a compressed A from its two files: the outer error is unreadable input (files,
 /// dtypes, shapes), the inner one a pair that fails validation.
-fn read_compressed(
+pub fn read_compressed(
     values: &Path,
     meta: &Path,
     fmt: Format,
@@ -330,105 +275,112 @@ fn read_compressed(
     Ok(Compressed::new(fmt, m, 2 * kept, v, md))
 }
 
-fn run_gemm(args: &GemmArgs) -> Result<i32, String> {
-    let fa = input_format(&args.format)?;
-    let fb = match &args.format_b {
-        Some(name) => input_format(name)?,
-        None => fa,
+/// Compares a clocked sparse D with the independent reference: `verify::sparse` for ieee,
+/// fused and exact; for nvidia the `verify` block-FMA reference over the B rows gathered by
+/// the raw metadata bits. Returns the reference's name and the mismatching indices.
+pub fn check_clocked(
+    g: &SparseGemm,
+    preset: Option<Preset>,
+    d: &[u32],
+) -> Result<(&'static str, Vec<usize>), String> {
+    let how = match g.cfg.mode {
+        AccMode::Ieee => Some(SparseRef::Ieee),
+        AccMode::Fused => Some(SparseRef::Fused { width: g.cfg.width }),
+        AccMode::Exact => Some(SparseRef::Exact),
+        AccMode::Nvidia(_) => None,
     };
-    let mode = acc_mode(&args.acc, args.preset.as_deref(), fa, fb)?;
-    let a = match (&args.a, &args.a_values, &args.a_meta) {
-        (Some(path), None, None) => {
-            let (m, k, dense) = read_matrix(path, fa)?;
-            let prune = if args.prune {
-                Prune::KeepLargest
-            } else {
-                Prune::Off
+    let want = match how {
+        Some(how) => {
+            let ops = SparseOperands {
+                m: g.m,
+                n: g.n,
+                k: g.k,
+                fmt_a: g.cfg.fmt_a,
+                fmt_b: g.cfg.fmt_b,
+                values: g.a.values(),
+                meta: g.a.meta(),
+                b: &g.b,
+                c: &g.c,
             };
-            compress(fa, m, k, &dense, prune).map_err(|e| e.to_string())?
+            sparse_reference(&ops, how)
         }
-        (None, Some(v), Some(md)) => read_compressed(v, md, fa)?.map_err(|e| e.to_string())?,
-        _ => return Err("give either --a or both --a-values and --a-meta".into()),
-    };
-    let (b_rows, n, b) = read_matrix(&args.b, fb)?;
-    if b_rows != a.k() {
-        return Err(format!(
-            "B has {b_rows} rows but A has K = {} columns",
-            a.k()
-        ));
-    }
-    let c = match &args.c {
-        Some(path) => {
-            let (cm, cn, c) = read_matrix(path, FP32)?;
-            if (cm, cn) != (a.m(), n) {
-                return Err(format!("C is {cm} x {cn} but D is {} x {n}", a.m()));
+        None => {
+            let dense = g.dense();
+            let r = Reference::for_problem(&dense, preset.map(|p| p.name()))?;
+            let mut want = Vec::with_capacity(g.m * g.n);
+            for i in 0..g.m {
+                let row = &g.a.values()[i * g.k / 2..(i + 1) * g.k / 2];
+                let rows: Vec<usize> = g.a.meta()[i * g.k / 4..(i + 1) * g.k / 4]
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(q, &byte)| {
+                        [
+                            4 * q + (byte & 3) as usize,
+                            4 * q + ((byte >> 2) & 3) as usize,
+                        ]
+                    })
+                    .collect();
+                for j in 0..g.n {
+                    let col: Vec<u64> = rows.iter().map(|&p| g.b[p * g.n + j]).collect();
+                    want.push(r.dot(&dense, row, &col, g.c[i * g.n + j]));
+                }
             }
-            c.into_iter().map(|w| w as u32).collect()
+            want
         }
-        None => vec![0; a.m() * n],
     };
-    let cfg = GemmConfig {
-        fmt_a: fa,
-        fmt_b: fb,
-        mode,
-        width: args.width,
+    let name = match how {
+        Some(SparseRef::Ieee) => "sparse_reference ieee",
+        Some(SparseRef::Fused { .. }) => "sparse_reference fused",
+        Some(SparseRef::Exact) => "sparse_reference exact",
+        None => "nvidia_ref_dot over the kept products",
     };
-    let g = SparseGemm::new(cfg, a, n, b, c).map_err(|e| e.to_string())?;
-    let out = run_functional_sparse(&g).map_err(|e| e.to_string())?;
-    if let Some(path) = &args.d {
-        let words: Vec<u64> = out.d.iter().map(|&w| w as u64).collect();
-        write_npy(path, &[g.m, g.n], Dtype::F32, &words).map_err(|e| e.to_string())?;
-    }
-    let reference = match (args.check, mode) {
-        (false, _) => None,
-        (true, AccMode::Ieee) => Some(SparseRef::Ieee),
-        (true, AccMode::Fused) => Some(SparseRef::Fused { width: args.width }),
-        (true, AccMode::Exact) => Some(SparseRef::Exact),
-        (true, AccMode::Nvidia(_)) => return Err("--check needs --acc ieee, fused or exact".into()),
-    };
-    let mismatches = reference.map(|how| {
-        let ops = SparseOperands {
-            m: g.m,
-            n: g.n,
-            k: g.k,
-            fmt_a: fa,
-            fmt_b: fb,
-            values: g.a.values(),
-            meta: g.a.meta(),
-            b: &g.b,
-            c: &g.c,
-        };
-        let want = sparse_reference(&ops, how);
-        want.iter().zip(&out.d).filter(|(w, d)| w != d).count()
+    Ok((name, mismatches(d, &want)))
+}
+
+/// Where `dense_cycles` comes from: the schedule formula of the dense problem (equal to the
+/// measured dense run: `tests/sparse_clocked.rs`, `tests/hw_timing.rs`).
+pub const DENSE_CYCLES_SOURCE: &str = "schedule formula (Schedule::total_cycles, K dense)";
+
+/// The sparse fields of `tcrtl gemm --sparse --json`: `sparse`, the measured compute-phase
+/// cycles, and the dense-equivalent cycles and steps from the schedule formula.
+pub fn add_sparse_json(
+    mut obj: serde_json::Value,
+    g: &SparseGemm,
+    run: &CoreRun,
+) -> serde_json::Value {
+    let (ss, ds) = (sparse_schedule(g), dense_schedule(g));
+    let (dense_cycles, dense_compute) = (ds.total_cycles(), compute_cycles(&ds));
+    let extra = serde_json::json!({
+        "sparse": true,
+        "steps_per_tile": ss.steps,
+        "dense_steps_per_tile": ds.steps,
+        "compute_cycles": run.compute_cycles,
+        "dense_compute_cycles": dense_compute,
+        "compute_ratio": run.compute_cycles as f64 / dense_compute as f64,
+        "dense_cycles": dense_cycles,
+        "dense_cycles_source": DENSE_CYCLES_SOURCE,
+        "cycles_ratio": run.run.cycles as f64 / dense_cycles as f64,
     });
-    if args.json {
-        let obj = serde_json::json!({
-            "sparse": true,
-            "m": g.m, "n": g.n, "k": g.k,
-            "format_a": fa.name, "format_b": fb.name,
-            "acc": mode.name(), "preset": args.preset, "width": args.width,
-            "macs": g.macs(),
-            "flags": out.flags.names(),
-            "reference_mismatches": mismatches,
-        });
-        println!("{obj}");
-    } else {
-        println!(
-            "sparse {} x {} x {} {fa} x {fb}, {} w={}: {} kept MACs, flags {}",
-            g.m,
-            g.n,
-            g.k,
-            mode.name(),
-            args.width,
-            g.macs(),
-            out.flags
-        );
-        if let Some(bad) = mismatches {
-            println!("reference: {bad} of {} elements differ", g.m * g.n);
-        }
-        if let Some(path) = &args.d {
-            println!("D -> {}", path.display());
-        }
+    if let (Some(o), serde_json::Value::Object(e)) = (obj.as_object_mut(), extra) {
+        o.extend(e);
     }
-    Ok(if mismatches.unwrap_or(0) > 0 { 1 } else { 0 })
+    obj
+}
+
+/// The sparse line of `tcrtl gemm --sparse` (text output).
+pub fn sparse_line(g: &SparseGemm, run: &CoreRun) -> String {
+    let (ss, ds) = (sparse_schedule(g), dense_schedule(g));
+    let dense_compute = compute_cycles(&ds);
+    format!(
+        "2:4 sparse: {} steps a tile (dense {}); compute phase {} cycles vs dense {} ({:.3}x); \
+         total {} cycles vs dense {} ({:.3}x, dense from the schedule formula)",
+        ss.steps,
+        ds.steps,
+        run.compute_cycles,
+        dense_compute,
+        run.compute_cycles as f64 / dense_compute as f64,
+        run.run.cycles,
+        ds.total_cycles(),
+        run.run.cycles as f64 / ds.total_cycles() as f64
+    )
 }
