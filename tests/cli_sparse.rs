@@ -1,4 +1,5 @@
-//! `tcrtl sparse compress` and `tcrtl sparse check`, run as the built binary.
+//! `tcrtl sparse compress`, `tcrtl sparse check` and `tcrtl gemm --sparse`, run as the built
+//! binary.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -222,8 +223,8 @@ fn sparse_gemm_dense_and_precompressed_agree() {
     write_npy(&d.join("b.npy"), &[8, 2], Dtype::F16, &b).unwrap();
     write_npy(&d.join("c.npy"), &[2, 2], Dtype::F32, &[0x3F00_0000; 4]).unwrap();
     let o = tcrtl(&[
-        "sparse",
         "gemm",
+        "--sparse",
         "--a",
         &p(&d, "a.npy"),
         "--b",
@@ -232,7 +233,7 @@ fn sparse_gemm_dense_and_precompressed_agree() {
         &p(&d, "c.npy"),
         "--format",
         "fp16",
-        "--d",
+        "--out",
         &p(&d, "d1.npy"),
         "--check",
         "--json",
@@ -241,7 +242,12 @@ fn sparse_gemm_dense_and_precompressed_agree() {
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["sparse"], true);
     assert_eq!(j["macs"], 2 * 2 * 4);
-    assert_eq!(j["reference_mismatches"], 0);
+    assert_eq!(j["check"]["mismatches"], 0);
+    assert_eq!(j["check"]["reference"], "sparse_reference ieee");
+    // K = 8, w = 1: 4 kept steps a tile against 8 dense ones.
+    assert_eq!(j["steps_per_tile"], 4);
+    assert_eq!(j["dense_steps_per_tile"], 8);
+    assert_eq!(j["cycles"], j["dense_cycles"].as_u64().unwrap() - 4);
     let d1 = read_npy(&d.join("d1.npy")).unwrap();
     let vals: Vec<f64> = (0..4).map(|i| d1.value_f64(i)).collect();
     // Row 0: 1*b[1] + 2*b[3] + 0.5; row 1: -1*b[3] + 1*b[4] + 1*b[5] + 0.5.
@@ -269,8 +275,8 @@ fn sparse_gemm_dense_and_precompressed_agree() {
     .status
     .success());
     let o = tcrtl(&[
-        "sparse",
         "gemm",
+        "--sparse",
         "--a-values",
         &p(&d, "v.npy"),
         "--a-meta",
@@ -285,12 +291,20 @@ fn sparse_gemm_dense_and_precompressed_agree() {
         "fused",
         "--width",
         "2",
-        "--d",
+        "--out",
         &p(&d, "d2.npy"),
         "--check",
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(text(&o.stdout).contains("reference: 0 of 4 elements differ"));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("check against sparse_reference fused: 0 mismatches"),
+        "{out}"
+    );
+    assert!(
+        out.contains("2:4 sparse: 2 steps a tile (dense 4)"),
+        "{out}"
+    );
     assert_eq!(read_npy(&d.join("d2.npy")).unwrap().words, d1.words);
 }
 
@@ -302,7 +316,7 @@ fn sparse_gemm_errors() {
     write_npy(&d.join("b.npy"), &[4, 1], Dtype::F16, &[ONE; 4]).unwrap();
     write_npy(&d.join("b5.npy"), &[5, 1], Dtype::F16, &[ONE; 5]).unwrap();
     let (ap, bp, b5) = (p(&d, "a.npy"), p(&d, "b.npy"), p(&d, "b5.npy"));
-    let base = ["sparse", "gemm", "--format", "fp16", "--b"];
+    let base = ["gemm", "--sparse", "--format", "fp16", "--b"];
     let with = |extra: &[&str], b: &str| {
         let mut v: Vec<String> = base.iter().map(|s| s.to_string()).collect();
         v.push(b.to_string());
@@ -319,24 +333,35 @@ fn sparse_gemm_errors() {
         "A row 0, group 0 (columns 0..=3) has 3 nonzeros",
     );
     run(
-        with(&[], &bp),
-        2,
-        "give either --a or both --a-values and --a-meta",
-    );
-    run(
         with(&["--a", &ap, "--prune"], &b5),
         2,
-        "B has 5 rows but A has K = 4 columns",
+        "inner dimensions differ: A is 1 x 4 but B is 5 x 1",
     );
     run(
-        with(
+        with(&["--a", &ap, "--prune", "--acc", "exact"], &bp),
+        2,
+        "exact mode is a reference",
+    );
+    let o = tcrtl(
+        &with(
             &[
                 "--a", &ap, "--prune", "--acc", "nvidia", "--preset", "hopper", "--check",
             ],
             &bp,
-        ),
+        )
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>(),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("nvidia_ref_dot over the kept products: 0 mismatches"));
+    // Compressed input needs --sparse; a random sparse K must be a multiple of 4.
+    let o = tcrtl(&["gemm", "--a-values", &ap, "--a-meta", &ap, "--b", &bp]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_fails(
+        &["gemm", "--sparse", "--m", "4", "--n", "4", "--k", "6"],
         2,
-        "--check needs --acc ieee, fused or exact",
+        "K = 6 is not a multiple of 4",
     );
     run(
         with(&["--a", &ap, "--prune", "--width", "3"], &bp),
