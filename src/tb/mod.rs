@@ -10,6 +10,9 @@
 //! representative run to [`Bench::trace`] (`WAVES/NAME.vcd` plus `NAME.gtkw`). An `Err` is a
 //! failure of the run itself (the design refused the input); any mismatch is a FAIL.
 
+/// Helpers of the 2:4 sparse testbenches.
+pub mod sparse;
+
 use crate::rtl::TraceConfig;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
