@@ -20,6 +20,7 @@ struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+#[allow(clippy::large_enum_variant)] // parsed once per process: size does not matter
 enum Command {
     /// One dot product d = c + sum a_k * b_k through the numerics datapath.
     Dot(dot::DotArgs),
