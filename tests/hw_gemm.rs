@@ -64,7 +64,11 @@ fn same(x: u32, y: u32) -> bool {
 fn check(g: &Gemm) {
     let f = run_functional(g).expect("functional");
     let c = run_clocked(g, None).expect("clocked");
-    assert_eq!(c.out.d, f.d, "D differs: {}x{}x{} {:?}", g.m, g.n, g.k, g.cfg);
+    assert_eq!(
+        c.out.d, f.d,
+        "D differs: {}x{}x{} {:?}",
+        g.m, g.n, g.k, g.cfg
+    );
     assert_eq!(c.out.flags, f.flags, "flags differ: {:?}", g.cfg);
     let (fa, fb) = (g.cfg.fmt_a, g.cfg.fmt_b);
     for i in 0..g.m {
@@ -77,10 +81,14 @@ fn check(g: &Gemm) {
                 _ => None,
             };
             if let Some(w) = want {
-                assert!(same(got, w), "reference: D[{i}][{j}] {got:#x} != {w:#x} {:?}", g.cfg);
+                assert!(
+                    same(got, w),
+                    "reference: D[{i}][{j}] {got:#x} != {w:#x} {:?}",
+                    g.cfg
+                );
             }
-            let host_ok = matches!(g.cfg.mode, AccMode::Ieee)
-                && [fa, fb].iter().all(|f| *f != BF16);
+            let host_ok =
+                matches!(g.cfg.mode, AccMode::Ieee) && [fa, fb].iter().all(|f| *f != BF16);
             if host_ok {
                 let h = host_f32_dot(fa, fb, a, &b, c0);
                 assert!(same(got, h), "host f32: D[{i}][{j}] {got:#x} != {h:#x}");
@@ -94,8 +102,20 @@ fn every_format_mode_and_width_on_ragged_shapes() {
     for (fa, fb) in PAIRS {
         for mode in modes(fa, fb) {
             for (wi, w) in [1usize, 2, 4, 8, 16, 32].into_iter().enumerate() {
-                let (m, n, k) = [(5, 3, 7), (4, 4, 4), (1, 6, 33), (6, 5, 18), (3, 1, 1), (2, 3, 40)][wi];
-                let cfg = GemmConfig { fmt_a: fa, fmt_b: fb, mode, width: w };
+                let (m, n, k) = [
+                    (5, 3, 7),
+                    (4, 4, 4),
+                    (1, 6, 33),
+                    (6, 5, 18),
+                    (3, 1, 1),
+                    (2, 3, 40),
+                ][wi];
+                let cfg = GemmConfig {
+                    fmt_a: fa,
+                    fmt_b: fb,
+                    mode,
+                    width: w,
+                };
                 let g = Gemm::random(m, n, k, cfg, 1000 + wi as u64).expect("problem");
                 check(&g);
             }
@@ -109,10 +129,18 @@ fn nvidia_probes_through_the_mesh() {
     // volta -> 2^-23, ampere -> 2^-24. Placed at D[2][3] of a 3 x 4 x 4 problem.
     let one = 0x3C00u64;
     let c_val = (-(1.0f32 - 2f32.powi(-24))).to_bits();
-    for (preset, want) in [(Preset::Volta, 2f32.powi(-23)), (Preset::Ampere, 2f32.powi(-24))] {
+    for (preset, want) in [
+        (Preset::Volta, 2f32.powi(-23)),
+        (Preset::Ampere, 2f32.powi(-24)),
+    ] {
         for w in [1, 2, 4, 8] {
             let mode = AccMode::Nvidia(preset.params(FP16, FP16).expect("preset"));
-            let cfg = GemmConfig { fmt_a: FP16, fmt_b: FP16, mode, width: w };
+            let cfg = GemmConfig {
+                fmt_a: FP16,
+                fmt_b: FP16,
+                mode,
+                width: w,
+            };
             let mut a = vec![0u64; 3 * 4];
             let mut b = vec![0u64; 4 * 4];
             let mut c = vec![0u32; 3 * 4];
@@ -129,20 +157,41 @@ fn nvidia_probes_through_the_mesh() {
 
 #[test]
 fn exact_mode_and_bad_widths_are_errors() {
-    let cfg = GemmConfig { fmt_a: FP16, fmt_b: FP16, mode: AccMode::Exact, width: 4 };
+    let cfg = GemmConfig {
+        fmt_a: FP16,
+        fmt_b: FP16,
+        mode: AccMode::Exact,
+        width: 4,
+    };
     let g = Gemm::random(2, 2, 2, cfg, 1).expect("problem");
-    assert!(matches!(run_clocked(&g, None), Err(HwError::Unsupported(_))));
+    assert!(matches!(
+        run_clocked(&g, None),
+        Err(HwError::Unsupported(_))
+    ));
 }
 
 #[test]
 fn large_gemm_approaches_the_ideal_cycle_count() {
-    let cfg = GemmConfig { fmt_a: FP16, fmt_b: FP16, mode: AccMode::Fused, width: 4 };
+    let cfg = GemmConfig {
+        fmt_a: FP16,
+        fmt_b: FP16,
+        mode: AccMode::Fused,
+        width: 4,
+    };
     let g = Gemm::random(16, 16, 64, cfg, 5).expect("problem");
     let r = run_clocked_measured(&g, None).expect("clocked");
     assert_eq!(r.run.out, run_functional(&g).expect("functional"));
     let ideal = (16 * 16 * 64 / 4 / 16) as u64; // M*N*ceil(K/w)/16
-    assert!(r.run.cycles < ideal + 40, "{} cycles vs ideal {ideal}", r.run.cycles);
-    assert!(r.run.utilization() > 0.8, "utilization {}", r.run.utilization());
+    assert!(
+        r.run.cycles < ideal + 40,
+        "{} cycles vs ideal {ideal}",
+        r.run.cycles
+    );
+    assert!(
+        r.run.utilization() > 0.8,
+        "utilization {}",
+        r.run.utilization()
+    );
 }
 
 // ---------- random problems with specials ----------
@@ -151,9 +200,9 @@ fn special_pattern(f: Format, pick: u8, sign: bool) -> u64 {
     let mag = match pick % 5 {
         0 => f.canonical_nan() & !f.sign_bit(),
         1 => f.infinity(false).unwrap_or(f.max_finite_magnitude()),
-        2 => 1,                          // smallest subnormal
-        3 => f.frac_mask(),              // largest subnormal
-        _ => 0,                          // zero
+        2 => 1,             // smallest subnormal
+        3 => f.frac_mask(), // largest subnormal
+        _ => 0,             // zero
     };
     f.with_sign(mag, sign)
 }
@@ -162,7 +211,12 @@ fn config_strategy() -> impl Strategy<Value = GemmConfig> {
     (0usize..PAIRS.len(), 0usize..6, 0usize..6).prop_map(|(p, mi, wi)| {
         let (fa, fb) = PAIRS[p];
         let ms = modes(fa, fb);
-        GemmConfig { fmt_a: fa, fmt_b: fb, mode: ms[mi % ms.len()], width: 1 << wi }
+        GemmConfig {
+            fmt_a: fa,
+            fmt_b: fb,
+            mode: ms[mi % ms.len()],
+            width: 1 << wi,
+        }
     })
 }
 

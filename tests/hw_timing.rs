@@ -9,7 +9,12 @@ use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::FP16;
 
 fn cfg(mode: AccMode, width: usize) -> GemmConfig {
-    GemmConfig { fmt_a: FP16, fmt_b: FP16, mode, width }
+    GemmConfig {
+        fmt_a: FP16,
+        fmt_b: FP16,
+        mode,
+        width,
+    }
 }
 
 #[test]
@@ -26,7 +31,10 @@ fn one_tile_matches_the_formula_for_k_1_to_70() {
             assert_eq!(r.first_tile_cycles, tile_cycles(&c, k), "k={k} w={w}");
             let s = Schedule::new(4, 4, k, w, 0);
             assert_eq!(r.run.cycles, s.total_cycles(), "total k={k} w={w}");
-            assert_eq!(r.run.cycles, (4 - PIPELINE_LATENCY) + tile_cycles(&c, k) + 5);
+            assert_eq!(
+                r.run.cycles,
+                (4 - PIPELINE_LATENCY) + tile_cycles(&c, k) + 5
+            );
         }
     }
 }
@@ -44,7 +52,13 @@ fn scale_sim_example_4x4x4() {
 
 #[test]
 fn back_to_back_tiles_overlap() {
-    for (m, n, k, w) in [(8, 8, 70, 1), (12, 8, 32, 4), (8, 12, 9, 1), (16, 16, 8, 8), (5, 9, 3, 1)] {
+    for (m, n, k, w) in [
+        (8, 8, 70, 1),
+        (12, 8, 32, 4),
+        (8, 12, 9, 1),
+        (16, 16, 8, 8),
+        (5, 9, 3, 1),
+    ] {
         let c = cfg(AccMode::Fused, w);
         let g = Gemm::random(m, n, k, c, 3).expect("problem");
         let r = run_clocked_measured(&g, None).expect("clocked");
@@ -53,7 +67,11 @@ fn back_to_back_tiles_overlap() {
         let t = k.div_ceil(w) as u64;
         let p = t.max((t + 7).div_ceil(2));
         assert_eq!(s.period as u64, p);
-        assert_eq!(r.run.cycles, 3 + (tiles - 1) * p + tile_cycles(&c, k) + 5, "{m}x{n}x{k} w={w}");
+        assert_eq!(
+            r.run.cycles,
+            3 + (tiles - 1) * p + tile_cycles(&c, k) + 5,
+            "{m}x{n}x{k} w={w}"
+        );
         // Overlap: never worse than SCALE-Sim's folds run back to back, each drained first.
         assert!(r.run.cycles < tiles * (tile_cycles(&c, k) + 8));
     }

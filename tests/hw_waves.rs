@@ -14,7 +14,12 @@ fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("tmp dir");
     let path = dir.join("tc.vcd");
-    let cfg = GemmConfig { fmt_a: FP16, fmt_b: FP16, mode: AccMode::Ieee, width: 1 };
+    let cfg = GemmConfig {
+        fmt_a: FP16,
+        fmt_b: FP16,
+        mode: AccMode::Ieee,
+        width: 1,
+    };
     let g = Gemm::random(4, 4, 6, cfg, 11).expect("problem");
     let r = run_clocked(&g, Some(&TraceConfig::vcd(&path))).expect("clocked, traced");
     assert_eq!(r.out, run_functional(&g).expect("functional"));
@@ -25,12 +30,26 @@ fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
     for v in h.all_vars().map(|r| &h[r]) {
         vars.insert(v.full_name(h), v.signal_ref());
     }
-    for name in ["tensor_core.clk", "tensor_core.rst", "tensor_core.controller.state"] {
+    for name in [
+        "tensor_core.clk",
+        "tensor_core.rst",
+        "tensor_core.controller.state",
+    ] {
         assert!(vars.contains_key(name), "{name} missing");
     }
     for r in 0..4 {
         for c in 0..4 {
-            for sig in ["a_in", "b_in", "acc", "acc_0", "acc_1", "exp_sum", "max_exp", "lzc", "round_inc"] {
+            for sig in [
+                "a_in",
+                "b_in",
+                "acc",
+                "acc_0",
+                "acc_1",
+                "exp_sum",
+                "max_exp",
+                "lzc",
+                "round_inc",
+            ] {
                 let n = format!("tensor_core.mesh.pe_{r}_{c}.{sig}");
                 assert!(vars.contains_key(&n), "{n} missing");
             }
@@ -41,7 +60,9 @@ fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
     let times = wave.time_table().to_vec();
     let cycles = (times.last().copied().unwrap_or(0) / PERIOD) as usize;
     let value = |name: &str, cycle: usize| -> String {
-        let ti = times.binary_search(&(cycle as u64 * PERIOD)).expect("cycle in trace");
+        let ti = times
+            .binary_search(&(cycle as u64 * PERIOD))
+            .expect("cycle in trace");
         let sig = wave.get_signal(vars[name]).expect("signal");
         let off = sig.get_offset(ti as u32).expect("value");
         sig.get_value_at(&off, 0).to_bit_string().expect("bits")
@@ -67,6 +88,9 @@ fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
         }
     }
     // Nonzero operands really travelled (6 steps through 3 hops in 4 rows/columns).
-    assert!(moved_a >= 4 * 3 * 5 && moved_b >= 4 * 3 * 5, "{moved_a} {moved_b}");
+    assert!(
+        moved_a >= 4 * 3 * 5 && moved_b >= 4 * 3 * 5,
+        "{moved_a} {moved_b}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
