@@ -56,7 +56,6 @@ pub use pe_datapath::CoreConfig;
 pub use schedule::Schedule;
 pub use tensor_core::{DRow, TensorCore};
 
-use crate::gemm::GemmError;
 use crate::rtl::RtlError;
 
 /// Rows of the PE mesh.
@@ -76,9 +75,6 @@ pub enum HwError {
     /// The cycle engine failed (elaboration, watchdog, trace I/O).
     #[error(transparent)]
     Rtl(#[from] RtlError),
-    /// The problem description is invalid.
-    #[error(transparent)]
-    Gemm(#[from] GemmError),
     /// The configuration cannot be built in hardware.
     #[error("unsupported on the tensor core: {0}")]
     Unsupported(String),
