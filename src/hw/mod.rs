@@ -61,7 +61,6 @@ pub use schedule::Schedule;
 pub use sparse_feeder::SparseTileBuffer;
 pub use tensor_core::{DRow, TensorCore};
 
-use crate::gemm::GemmError;
 use crate::rtl::RtlError;
 
 /// Rows of the PE mesh.
@@ -81,9 +80,6 @@ pub enum HwError {
     /// The cycle engine failed (elaboration, watchdog, trace I/O).
     #[error(transparent)]
     Rtl(#[from] RtlError),
-    /// The problem description is invalid.
-    #[error(transparent)]
-    Gemm(#[from] GemmError),
     /// The configuration cannot be built in hardware.
     #[error("unsupported on the tensor core: {0}")]
     Unsupported(String),

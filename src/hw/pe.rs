@@ -308,11 +308,6 @@ impl<const W: usize> Pe<W> {
                 }
                 self.gather_n.set_d((n_gathered + lanes) as u8);
             } else {
-                let mut gathered = [NO_PRODUCT; MAX_LANES];
-                let g = n_gathered.min(self.gather.len());
-                for (slot, r) in gathered.iter_mut().zip(&self.gather[..g]) {
-                    *slot = unpack_product(r.q());
-                }
                 let m = crate::numerics::dot::MultiplyStage {
                     lanes,
                     products,
@@ -320,7 +315,16 @@ impl<const W: usize> Pe<W> {
                         .iter()
                         .fold(Flags::NONE, |f, p: &Product| f | p.flags),
                 };
-                let out = stage2_accumulate::<W>(&cfg, &m, &gathered[..g], self.acc_q(set));
+                let g = n_gathered.min(self.gather.len());
+                let out = if g == 0 {
+                    stage2_accumulate::<W>(&cfg, &m, &[], self.acc_q(set))
+                } else {
+                    let mut gathered = [NO_PRODUCT; MAX_LANES];
+                    for (slot, r) in gathered.iter_mut().zip(&self.gather[..g]) {
+                        *slot = unpack_product(r.q());
+                    }
+                    stage2_accumulate::<W>(&cfg, &m, &gathered[..g], self.acc_q(set))
+                };
                 writes_acc = true;
                 if set {
                     self.acc_1.set_d(out.bits);

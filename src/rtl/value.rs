@@ -108,7 +108,7 @@ impl Value for u128 {
 /// assert_eq!(bus.field(16 * 3, 16), 0xBEEF);
 /// assert_eq!(bus.bits()[48..64].count_ones(), 0xBEEFu16.count_ones() as usize);
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
+#[derive(Clone, Copy, Eq, Default, Debug)]
 pub struct Wide<const W: usize> {
     bits: BitArray<[u64; W], Lsb0>,
 }
@@ -161,6 +161,21 @@ impl<const W: usize> Wide<W> {
         }
         let hi = (lo + width.min(64)).min(total);
         self.bits_mut()[lo..hi].store_le::<u64>(value);
+    }
+}
+
+// Compare whole words: the derived (bit-slice) comparison dominated the clock pass of
+// designs with wide registers (every commit compares `d` with `q`).
+impl<const W: usize> PartialEq for Wide<W> {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.bits.data == other.bits.data
+    }
+}
+
+impl<const W: usize> std::hash::Hash for Wide<W> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.bits.data.hash(state);
     }
 }
 
