@@ -47,6 +47,7 @@ pub mod feeder;
 pub mod mesh;
 pub mod pe;
 pub mod pe_datapath;
+pub mod pe_harness;
 pub mod schedule;
 pub mod skew;
 pub mod tensor_core;
