@@ -50,6 +50,7 @@ pub mod feeder;
 pub mod mesh;
 pub mod pe;
 pub mod pe_datapath;
+pub mod pe_harness;
 pub mod schedule;
 pub mod skew;
 pub mod sparse_feeder;
