@@ -24,21 +24,38 @@ const SHAPES: [(usize, usize, usize); 7] = [
 
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
-    let hopper = Preset::Hopper.params(E5M2, E5M2).map_err(|e| e.to_string())?;
+    let hopper = Preset::Hopper
+        .params(E5M2, E5M2)
+        .map_err(|e| e.to_string())?;
     let configs: [(&str, GemmConfig, Option<&str>); 3] = [
         (
             "fp16 ieee",
-            GemmConfig { fmt_a: FP16, fmt_b: FP16, mode: AccMode::Ieee, width: 1 },
+            GemmConfig {
+                fmt_a: FP16,
+                fmt_b: FP16,
+                mode: AccMode::Ieee,
+                width: 1,
+            },
             None,
         ),
         (
             "bf16 fused w2",
-            GemmConfig { fmt_a: BF16, fmt_b: BF16, mode: AccMode::Fused, width: 2 },
+            GemmConfig {
+                fmt_a: BF16,
+                fmt_b: BF16,
+                mode: AccMode::Fused,
+                width: 2,
+            },
             None,
         ),
         (
             "e5m2 nvidia hopper",
-            GemmConfig { fmt_a: E5M2, fmt_b: E5M2, mode: AccMode::Nvidia(hopper), width: 1 },
+            GemmConfig {
+                fmt_a: E5M2,
+                fmt_b: E5M2,
+                mode: AccMode::Nvidia(hopper),
+                width: 1,
+            },
             Some("hopper"),
         ),
     ];

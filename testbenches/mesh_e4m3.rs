@@ -21,7 +21,12 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         ];
         for p in [Preset::Hopper, Preset::Blackwell] {
             let params = p.params(E4M3, fmt_b).map_err(|e| e.to_string())?;
-            modes.push((format!("nvidia {p}"), AccMode::Nvidia(params), 1, Some(p.name())));
+            modes.push((
+                format!("nvidia {p}"),
+                AccMode::Nvidia(params),
+                1,
+                Some(p.name()),
+            ));
         }
         for (name, mode, width, preset) in &modes {
             for k in [8usize, 64] {

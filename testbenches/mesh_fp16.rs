@@ -21,7 +21,12 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     ];
     for p in [Preset::Volta, Preset::Ampere, Preset::Hopper] {
         let params = p.params(FP16, FP16).map_err(|e| e.to_string())?;
-        modes.push((format!("nvidia {p}"), AccMode::Nvidia(params), 1, Some(p.name())));
+        modes.push((
+            format!("nvidia {p}"),
+            AccMode::Nvidia(params),
+            1,
+            Some(p.name()),
+        ));
     }
     let mut first = true;
     for (name, mode, width, preset) in &modes {

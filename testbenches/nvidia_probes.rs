@@ -5,15 +5,16 @@
 //! values NUMERICS.md states, typed in here, not computed by any code; the independent
 //! `nvidia_ref_dot` is checked as well by `run_and_check`.
 
+use crate::gemm::run_clocked;
 use crate::gemm::{Gemm, GemmConfig};
 use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::format::FP16;
-use crate::gemm::run_clocked;
 use crate::tb::util::{encode_all, fp32, run_and_check};
 use crate::tb::Bench;
 
 /// One line for `tcrtl tb list`.
-pub const ABOUT: &str = "NUMERICS.md probes through the mesh, nvidia mode, every preset, stated values";
+pub const ABOUT: &str =
+    "NUMERICS.md probes through the mesh, nvidia mode, every preset, stated values";
 
 fn p2(e: i32) -> f64 {
     2f64.powi(e)
@@ -68,7 +69,10 @@ fn probe(
                 tb.check_bits(what, d, w);
             }
             Want::Not(w) => {
-                tb.check(format!("{what} = 0x{d:08x} must differ from 0x{w:08x}"), d != w);
+                tb.check(
+                    format!("{what} = 0x{d:08x} must differ from 0x{w:08x}"),
+                    d != w,
+                );
             }
         }
     }
@@ -86,37 +90,104 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
             first = false;
             r
         };
-        go(tb, "subnormal input", &[p2(-24)], &[4.0], 0.0, Want::Bits(s(p2(-22))?))?;
-        go(tb, "subnormal C", &[], &[], p2(-149), Want::Bits(s(p2(-149))?))?;
+        go(
+            tb,
+            "subnormal input",
+            &[p2(-24)],
+            &[4.0],
+            0.0,
+            Want::Bits(s(p2(-22))?),
+        )?;
+        go(
+            tb,
+            "subnormal C",
+            &[],
+            &[],
+            p2(-149),
+            Want::Bits(s(p2(-149))?),
+        )?;
         let x = 1.0 - p2(-11);
         let want = Want::Bits(s(1.0 - p2(-10) + p2(-22))?);
         go(tb, "exact product", &[x], &[x], 0.0, want)?;
         let b = [2.0, p2(-23) + p2(-24)];
         go(tb, "truncation", &[1.0; 4], &b, 0.0, Want::Bits(s(2.0)?))?;
         let nb = [-2.0, -(p2(-23) + p2(-24))];
-        go(tb, "truncation, negated", &[1.0; 4], &nb, 0.0, Want::Bits(s(-2.0)?))?;
+        go(
+            tb,
+            "truncation, negated",
+            &[1.0; 4],
+            &nb,
+            0.0,
+            Want::Bits(s(-2.0)?),
+        )?;
         let extra = if p == Preset::Volta { p2(-23) } else { p2(-24) };
         let c = -(1.0 - p2(-24));
-        go(tb, "one extra alignment bit", &[1.0], &[1.0], c, Want::Bits(s(extra)?))?;
+        go(
+            tb,
+            "one extra alignment bit",
+            &[1.0],
+            &[1.0],
+            c,
+            Want::Bits(s(extra)?),
+        )?;
         let late = Want::Bits(s(1.0 + p2(-23))?);
-        let d_late = go(tb, "late normalisation", &[1.0; 4], &[p2(-24); 4], 1.0 - p2(-24), late)?;
+        let d_late = go(
+            tb,
+            "late normalisation",
+            &[1.0; 4],
+            &[p2(-24); 4],
+            1.0 - p2(-24),
+            late,
+        )?;
         let c = 1.0 + p2(-22) + p2(-23);
-        go(tb, "carry-out", &[1.0; 4], &[1.0; 4], c, Want::Bits(s(5.0)?))?;
-        go(tb, "carry-out, negated", &[1.0; 4], &[-1.0; 4], -c, Want::Bits(s(-5.0)?))?;
+        go(
+            tb,
+            "carry-out",
+            &[1.0; 4],
+            &[1.0; 4],
+            c,
+            Want::Bits(s(5.0)?),
+        )?;
+        go(
+            tb,
+            "carry-out, negated",
+            &[1.0; 4],
+            &[-1.0; 4],
+            -c,
+            Want::Bits(s(-5.0)?),
+        )?;
         let b = [1.0, 1.5, 1.75, 1.875];
         go(tb, "carry-out 2", &[1.0; 4], &b, 1.875, Want::Bits(s(8.0)?))?;
         let c = 1.0 + p2(-23) + p2(-22);
-        go(tb, "final rounding (truncation)", &[1.0; 3], &[1.0; 3], c, Want::Bits(s(4.0)?))?;
+        go(
+            tb,
+            "final rounding (truncation)",
+            &[1.0; 3],
+            &[1.0; 3],
+            c,
+            Want::Bits(s(4.0)?),
+        )?;
         if p == Preset::Volta {
             // Non-monotonic sum: c = 1 - 2^-24 gives a larger D than c = 1.
-            let d_one = go(tb, "non-monotonic (c = 1)", &[1.0; 4], &[p2(-24); 4], 1.0, Want::Not(d_late))?;
+            let d_one = go(
+                tb,
+                "non-monotonic (c = 1)",
+                &[1.0; 4],
+                &[p2(-24); 4],
+                1.0,
+                Want::Not(d_late),
+            )?;
             tb.check(
                 "volta non-monotonic: D(c = 1 - 2^-24) > D(c = 1)",
                 f32::from_bits(d_late) > f32::from_bits(d_one),
             );
         } else {
             // Two extra bits (FTTN): >= 2 bits 0x3F8FFFFF, one bit 0x3F900000.
-            let want = if p == Preset::Ampere { 0x3F90_0000 } else { 0x3F8F_FFFF };
+            let want = if p == Preset::Ampere {
+                0x3F90_0000
+            } else {
+                0x3F8F_FFFF
+            };
             let c = -(p2(-3) + p2(-25));
             go(tb, "two extra bits", &[1.0], &[1.25], c, Want::Bits(want))?;
         }
@@ -129,8 +200,19 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
             b[0] = 1.0;
             a[j] = p2(-23);
             b[j] = 1.0;
-            let want = if j < n { Want::Bits(two) } else { Want::Not(two) };
-            go(tb, &format!("block size, j = {j}"), &a, &b, 1.0 + p2(-23), want)?;
+            let want = if j < n {
+                Want::Bits(two)
+            } else {
+                Want::Not(two)
+            };
+            go(
+                tb,
+                &format!("block size, j = {j}"),
+                &a,
+                &b,
+                1.0 + p2(-23),
+                want,
+            )?;
         }
     }
     Ok(())

@@ -133,7 +133,12 @@ fn run_tiles(
     let mut acc = [0u32; 2]; // what each accumulator set must hold (reset value 0)
     for (t, d) in plan.iter().enumerate() {
         let h = sim.top_mut();
-        h.drive(Wide::from_words_array([d.a]), d.ctl, Wide::from_words_array([d.b]), d.vld);
+        h.drive(
+            Wide::from_words_array([d.a]),
+            d.ctl,
+            Wide::from_words_array([d.b]),
+            d.vld,
+        );
         h.set_shift(d.shift);
         sim.step().map_err(re)?;
         // The scoreboard after this clock edge.
@@ -195,13 +200,43 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     let x = 1.0 - p2(-11);
     let directed: Vec<(&str, Vec<f64>, Vec<f64>, f64)> = vec![
         ("exact product", vec![x], vec![x], 0.0),
-        ("tie to even in acc", vec![p2(-12); 2], vec![p2(-12); 2], 1.0),
-        ("tie rounds up", vec![p2(-12), 1.0], vec![p2(-12), p2(-23)], 1.0),
-        ("cancellation", vec![1.0, -1.0, 0.5], vec![1.0, 1.0, -1.0], 0.5),
-        ("subnormal products", vec![p2(-24), p2(-20)], vec![p2(-24), p2(-14)], 0.0),
+        (
+            "tie to even in acc",
+            vec![p2(-12); 2],
+            vec![p2(-12); 2],
+            1.0,
+        ),
+        (
+            "tie rounds up",
+            vec![p2(-12), 1.0],
+            vec![p2(-12), p2(-23)],
+            1.0,
+        ),
+        (
+            "cancellation",
+            vec![1.0, -1.0, 0.5],
+            vec![1.0, 1.0, -1.0],
+            0.5,
+        ),
+        (
+            "subnormal products",
+            vec![p2(-24), p2(-20)],
+            vec![p2(-24), p2(-14)],
+            0.0,
+        ),
         ("signed zeros", vec![-0.0, 0.0], vec![1.0, -1.0], -0.0),
-        ("large", vec![65504.0, 65504.0], vec![65504.0, -65504.0], 1.0),
-        ("long K", (0..40).map(|i| 1.0 + i as f64 / 64.0).collect(), vec![0.25; 40], -3.0),
+        (
+            "large",
+            vec![65504.0, 65504.0],
+            vec![65504.0, -65504.0],
+            1.0,
+        ),
+        (
+            "long K",
+            (0..40).map(|i| 1.0 + i as f64 / 64.0).collect(),
+            vec![0.25; 40],
+            -3.0,
+        ),
     ];
     for (label, a, b, c) in directed {
         let trace = (label == "cancellation").then(|| tb.trace());

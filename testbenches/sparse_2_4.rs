@@ -46,7 +46,11 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         (E5M2, E4M3),
     ];
     for (p, (fa, fb)) in pairs.into_iter().enumerate() {
-        for (mode, width) in [(AccMode::Ieee, 1), (AccMode::Fused, 4), (AccMode::Fused, 32)] {
+        for (mode, width) in [
+            (AccMode::Ieee, 1),
+            (AccMode::Fused, 4),
+            (AccMode::Fused, 32),
+        ] {
             let seed = 100 + p as u64 * 8 + width as u64;
             let g = SparseGemm::random(5, 7, 24, cfg(fa, fb, mode, width), seed)
                 .map_err(|e| e.to_string())?;
@@ -55,8 +59,8 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         }
     }
     // A dense A with overfull groups, pruned to 2:4 (the two largest magnitudes kept).
-    let dense = Gemm::random(6, 5, 32, cfg(FP16, FP16, AccMode::Ieee, 2), 77)
-        .map_err(|e| e.to_string())?;
+    let dense =
+        Gemm::random(6, 5, 32, cfg(FP16, FP16, AccMode::Ieee, 2), 77).map_err(|e| e.to_string())?;
     let g = SparseGemm::from_dense(&dense, Prune::KeepLargest).map_err(|e| e.to_string())?;
     run_and_check_sparse(tb, "pruned dense fp16 w=2 6x5x32", &g, false)?;
     // Long K, several tiles.

@@ -5,15 +5,16 @@
 //! the canonical NaN `0x7FC00000`, Inf x 0 and +Inf + -Inf give NaN, an all-negative-zero sum
 //! with C = -0 is -0 under `ieee`/`fused` (round to nearest), a lone +Inf product gives +Inf.
 
+use crate::gemm::run_clocked;
 use crate::gemm::{Gemm, GemmConfig};
 use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
-use crate::gemm::run_clocked;
 use crate::tb::util::{encode_all, fp32, run_and_check};
 use crate::tb::Bench;
 
 /// One line for `tcrtl tb list`.
-pub const ABOUT: &str = "NaN, Inf, subnormals, signed zeros through the mesh vs references and IEEE facts";
+pub const ABOUT: &str =
+    "NaN, Inf, subnormals, signed zeros through the mesh vs references and IEEE facts";
 
 const NAN: u32 = 0x7FC0_0000;
 
@@ -92,7 +93,11 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
             width,
         };
         let g = Gemm::new(4, 4, 4, cfg, a, b, c.clone()).map_err(|e| e.to_string())?;
-        let label = format!("{fmt} {}{}", mode.name(), preset.map(|p| format!(" {p}")).unwrap_or_default());
+        let label = format!(
+            "{fmt} {}{}",
+            mode.name(),
+            preset.map(|p| format!(" {p}")).unwrap_or_default()
+        );
         run_and_check(tb, &label, &g, preset, i == 0)?;
         // Stated facts, independent of any reference code.
         let run = run_clocked(&g, None).map_err(|e| e.to_string())?;
@@ -102,7 +107,11 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         }
         tb.check_bits(format!("{label}: NaN in C, D[1][3]"), d(1, 3), NAN);
         if fmt.name != "e4m3" {
-            tb.check_bits(format!("{label}: Inf x 0 + 1 x -Inf, D[1][1]"), d(1, 1), NAN);
+            tb.check_bits(
+                format!("{label}: Inf x 0 + 1 x -Inf, D[1][1]"),
+                d(1, 1),
+                NAN,
+            );
             tb.check_bits(format!("{label}: Inf x 1, D[1][0]"), d(1, 0), 0x7F80_0000);
         }
         // (-0) x (-0) = +0, and -0 + +0 = +0 under round to nearest.
@@ -110,7 +119,11 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         if !matches!(mode, AccMode::Nvidia(_)) {
             // IEEE: a sum of negative zeros is -0 (the nvidia block FMA drops zero terms and
             // gives +0, the MATLAB models' convention, so it is not stated for nvidia).
-            tb.check_bits(format!("{label}: -0 products + C -0, D[3][0]"), d(3, 0), 0x8000_0000);
+            tb.check_bits(
+                format!("{label}: -0 products + C -0, D[3][0]"),
+                d(3, 0),
+                0x8000_0000,
+            );
         }
     }
     Ok(())

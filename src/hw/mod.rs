@@ -16,6 +16,8 @@
 //!   beside A, B-side multiplexers in every PE; `docs/sparsity.md`).
 //! - [`schedule::Schedule`]: the tiling arithmetic (periods, window starts, the cycle formulas).
 //! - [`tensor_core::TensorCore`]: the top (scope `tensor_core`).
+//! - [`pe_harness::PeHarness`]: one bare PE under a testbench top (`pe_harness`), driven
+//!   cycle by cycle from inputs, for PE-level testbenches and coursework.
 //!
 //! # Building and stepping the tensor core directly (testbench recipe)
 //! ```
