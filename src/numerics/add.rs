@@ -119,8 +119,9 @@ pub fn add_terms(x: Term, y: Term) -> (Unrounded, AddTrace) {
 }
 
 /// The full-width alignment of [`add_terms`]: the smaller term may reach into the lower half
-/// of the window or below it (into the sticky bit).
-#[inline(never)]
+/// of the window or below it (into the sticky bit). Inlined, so that the sum stays in
+/// registers on both paths.
+#[inline(always)]
 fn add_aligned_wide(
     big: Term,
     small: Term,
