@@ -104,7 +104,13 @@ pub fn fma_chain<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepResult {
     let mut acc = c;
     let mut flags = Flags::NONE;
     let mut last = special(c, Flags::NONE);
-    for p in m.valid() {
+    // A fixed trip count over the `W` lane registers (masked past `lanes`) rather than a
+    // slice of the valid ones, so a small `W` unrolls and its stage register stays in
+    // machine registers.
+    for (k, p) in m.products.iter().enumerate() {
+        if k >= m.lanes {
+            break;
+        }
         last = fma(acc, p);
         acc = last.bits;
         flags |= last.flags;
