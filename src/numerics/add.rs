@@ -43,7 +43,7 @@ pub struct AddTrace {
 const WINDOW_TOP: u32 = 125;
 
 /// Bit length of a nonzero significand.
-#[inline]
+#[inline(always)]
 fn bit_len(sig: u64) -> u32 {
     64 - sig.leading_zeros()
 }
@@ -53,7 +53,7 @@ fn bit_len(sig: u64) -> u32 {
 /// one is aligned to it, and whatever falls below the window is kept as a sticky bit.
 ///
 /// An exact zero sum is returned with `sign = false`; the caller applies the IEEE sign rule.
-#[inline]
+#[inline(always)]
 pub fn add_terms(x: Term, y: Term) -> (Unrounded, AddTrace) {
     let mut trace = AddTrace::default();
     if x.sig == 0 || y.sig == 0 {
@@ -90,6 +90,44 @@ pub fn add_terms(x: Term, y: Term) -> (Unrounded, AddTrace) {
     trace.max_exp = top_big;
     trace.exp_diff = (top_x - top_y).unsigned_abs();
     let window_lsb = top_big - WINDOW_TOP as i32;
+    trace.effective_sub = big.sign != small.sign;
+    // Offsets of the two terms' LSBs above the window's LSB.
+    let big_offset = big.lsb_exp - window_lsb;
+    let offset = small.lsb_exp - window_lsb;
+    if big_offset.min(offset) >= 64 {
+        // Overlapping terms: every bit of both lies in the upper 64 bits of the window (the
+        // smaller term needs no right shift, nothing reaches the sticky bit), so only the
+        // upper half of the adder is active and the lower half stays zero.
+        let big_hi = big.sig << (big_offset - 64) as u32;
+        let small_hi = small.sig << (offset - 64) as u32;
+        let hi = if trace.effective_sub {
+            big_hi - small_hi
+        } else {
+            big_hi + small_hi
+        };
+        return (
+            Unrounded {
+                sign: big.sign,
+                exp: window_lsb,
+                sig: (hi as u128) << 64,
+                sticky: false,
+            },
+            trace,
+        );
+    }
+    add_aligned_wide(big, small, window_lsb, trace)
+}
+
+/// The full-width alignment of [`add_terms`]: the smaller term may reach into the lower half
+/// of the window or below it (into the sticky bit). Inlined, so that the sum stays in
+/// registers on both paths.
+#[inline(always)]
+fn add_aligned_wide(
+    big: Term,
+    small: Term,
+    window_lsb: i32,
+    mut trace: AddTrace,
+) -> (Unrounded, AddTrace) {
     let big_sig = (big.sig as u128) << (big.lsb_exp - window_lsb) as u32;
     let offset = small.lsb_exp - window_lsb;
     let (small_sig, sticky) = if offset >= 0 {
@@ -105,7 +143,6 @@ pub fn add_terms(x: Term, y: Term) -> (Unrounded, AddTrace) {
         }
     };
     trace.sticky = sticky;
-    trace.effective_sub = big.sign != small.sign;
     let sig = if trace.effective_sub {
         // big - (small_sig + f) with 0 < f < 1 when sticky: borrow one and keep the sticky.
         big_sig - small_sig - sticky as u128
@@ -145,7 +182,7 @@ pub struct AddResult {
 
 /// Adds two encodings of format `fmt` with rounding `mode` (IEEE 754 addition, including
 /// specials: NaN in gives the canonical NaN, Inf - Inf is invalid).
-#[inline]
+#[inline(always)]
 pub fn add(fmt: Format, a_bits: u64, b_bits: u64, mode: RoundingMode) -> AddResult {
     let a = unpack(fmt, a_bits);
     let b = unpack(fmt, b_bits);

@@ -54,13 +54,55 @@ impl Product {
 }
 
 /// Multiplies two unpacked operands exactly.
-#[inline]
+#[inline(always)]
 pub fn multiply_unpacked(a: &Unpacked, fmt_a: Format, b: &Unpacked, fmt_b: Format) -> Product {
     let sign = a.sign ^ b.sign;
     let exp_sum = a.exp + b.exp;
     let frac_bits = a.frac_bits + b.frac_bits;
-    let signaling = fmt_a.is_signaling_nan_class(a) || fmt_b.is_signaling_nan_class(b);
-    let (class, flags) = match (a.class, b.class) {
+    if a.class.is_finite() && b.class.is_finite() {
+        // Both finite: the significand multiplier's output is zero exactly when an input is
+        // a zero (subnormals and normals have nonzero significands).
+        let sig = a.sig * b.sig;
+        return Product {
+            sign,
+            class: if sig == 0 {
+                ProductClass::Zero
+            } else {
+                ProductClass::Finite
+            },
+            exp_sum,
+            sig,
+            frac_bits,
+            flags: Flags::NONE,
+        };
+    }
+    let (class, flags) = special_product_class(
+        a.class,
+        fmt_a.is_signaling_nan_class(a),
+        b.class,
+        fmt_b.is_signaling_nan_class(b),
+    );
+    Product {
+        sign,
+        class,
+        exp_sum,
+        sig: 0,
+        frac_bits,
+        flags,
+    }
+}
+
+/// The class and flags of a product with an infinite or NaN input.
+#[cold]
+#[inline(never)]
+fn special_product_class(
+    class_a: Class,
+    snan_a: bool,
+    class_b: Class,
+    snan_b: bool,
+) -> (ProductClass, Flags) {
+    let signaling = snan_a || snan_b;
+    match (class_a, class_b) {
         (Class::Nan, _) | (_, Class::Nan) => (
             ProductClass::Nan,
             if signaling {
@@ -72,27 +114,12 @@ pub fn multiply_unpacked(a: &Unpacked, fmt_a: Format, b: &Unpacked, fmt_b: Forma
         (Class::Infinite, Class::Zero) | (Class::Zero, Class::Infinite) => {
             (ProductClass::Nan, Flags::INVALID)
         }
-        (Class::Infinite, _) | (_, Class::Infinite) => (ProductClass::Infinite, Flags::NONE),
-        (Class::Zero, _) | (_, Class::Zero) => (ProductClass::Zero, Flags::NONE),
-        _ => (ProductClass::Finite, Flags::NONE),
-    };
-    let sig = if class == ProductClass::Finite {
-        a.sig * b.sig
-    } else {
-        0
-    };
-    Product {
-        sign,
-        class,
-        exp_sum,
-        sig,
-        frac_bits,
-        flags,
+        _ => (ProductClass::Infinite, Flags::NONE),
     }
 }
 
 /// Unpacks and multiplies two encodings exactly.
-#[inline]
+#[inline(always)]
 pub fn multiply(fmt_a: Format, a_bits: u64, fmt_b: Format, b_bits: u64) -> Product {
     multiply_unpacked(&unpack(fmt_a, a_bits), fmt_a, &unpack(fmt_b, b_bits), fmt_b)
 }

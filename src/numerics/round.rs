@@ -4,6 +4,7 @@
 
 use super::flags::{Flags, Loss, RoundingMode};
 use super::format::Format;
+use std::ops::{Add, BitOr, Shl, Shr};
 
 /// What to do when the rounded magnitude exceeds the largest finite value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -63,22 +64,85 @@ pub struct Rounded {
     pub trace: RoundTrace,
 }
 
+/// The significand register of the normalizer. The rounding logic is written once against
+/// this trait and instantiated for a 64-bit and a 128-bit register: [`round_pack`] picks the
+/// 64-bit one whenever every nonzero bit of the input fits in one half of the 128-bit word,
+/// which is the common case (narrow products, and sums whose terms overlap).
+trait Register:
+    Copy
+    + PartialEq
+    + PartialOrd
+    + Shl<u32, Output = Self>
+    + Shr<u32, Output = Self>
+    + BitOr<Output = Self>
+    + Add<Output = Self>
+{
+    /// Width in bits.
+    const BITS: u32;
+    /// The value 0.
+    const ZERO: Self;
+    /// The value 1.
+    const ONE: Self;
+    /// Leading-zero count.
+    fn lzc(self) -> u32;
+    /// The low 64 bits (the rounded significand always fits).
+    fn low(self) -> u64;
+}
+
+impl Register for u64 {
+    const BITS: u32 = 64;
+    const ZERO: Self = 0;
+    const ONE: Self = 1;
+    #[inline(always)]
+    fn lzc(self) -> u32 {
+        self.leading_zeros()
+    }
+    #[inline(always)]
+    fn low(self) -> u64 {
+        self
+    }
+}
+
+impl Register for u128 {
+    const BITS: u32 = 128;
+    const ZERO: Self = 0;
+    const ONE: Self = 1;
+    #[inline(always)]
+    fn lzc(self) -> u32 {
+        self.leading_zeros()
+    }
+    #[inline(always)]
+    fn low(self) -> u64 {
+        self as u64
+    }
+}
+
+/// [`shift_right_loss`] for either register width.
+#[inline(always)]
+fn shift_right_loss_reg<R: Register>(sig: R, shift: u32) -> (R, Loss) {
+    if shift == 0 {
+        (sig, Loss::ExactlyZero)
+    } else if shift < R::BITS {
+        // The discarded bits, moved to the top: the guard is the top bit, the rest is sticky.
+        let rem = sig << (R::BITS - shift);
+        (
+            sig >> shift,
+            Loss::from_guard_sticky(rem >> (R::BITS - 1) != R::ZERO, rem << 1 != R::ZERO),
+        )
+    } else if shift == R::BITS {
+        (
+            R::ZERO,
+            Loss::from_guard_sticky(sig >> (R::BITS - 1) != R::ZERO, sig << 1 != R::ZERO),
+        )
+    } else {
+        (R::ZERO, Loss::from_guard_sticky(false, sig != R::ZERO))
+    }
+}
+
 /// Shifts `sig` right by `shift` (any size) and reports what fell off as a [`Loss`].
 #[inline]
 pub fn shift_right_loss(sig: u128, shift: u32) -> (u128, Loss) {
-    match shift {
-        0 => (sig, Loss::ExactlyZero),
-        1..=127 => {
-            // The discarded bits, moved to the top: the guard is bit 127, the rest is sticky.
-            let rem = sig << (128 - shift);
-            (
-                sig >> shift,
-                Loss::from_guard_sticky(rem >> 127 != 0, rem << 1 != 0),
-            )
-        }
-        128 => (0, Loss::from_guard_sticky(sig >> 127 != 0, sig << 1 != 0)),
-        _ => (0, Loss::from_guard_sticky(false, sig != 0)),
-    }
+    shift_right_loss_reg(sig, shift)
 }
 
 /// Whether `mode` adds one ulp to a truncated magnitude `kept` of sign `sign` given `loss`.
@@ -96,11 +160,12 @@ pub const fn round_increment(mode: RoundingMode, sign: bool, kept: u128, loss: L
     }
 }
 
-/// Rounds `kept` (truncated significand) per mode; round-to-odd sets the LSB when inexact.
-#[inline]
-const fn apply_rounding(mode: RoundingMode, sign: bool, kept: u128, loss: Loss) -> (u128, bool) {
-    let inc = round_increment(mode, sign, kept, loss);
-    let mut out = kept + inc as u128;
+/// Rounds `kept` (truncated significand, at most `precision` bits, so it fits in 64 bits)
+/// per mode; round-to-odd sets the LSB when inexact.
+#[inline(always)]
+const fn apply_rounding(mode: RoundingMode, sign: bool, kept: u64, loss: Loss) -> (u64, bool) {
+    let inc = round_increment(mode, sign, kept as u128, loss);
+    let mut out = kept + inc as u64;
     if matches!(mode, RoundingMode::ToOdd) && loss.is_inexact() {
         out |= 1;
     }
@@ -131,83 +196,159 @@ pub const fn overflow_result(fmt: Format, sign: bool, mode: RoundingMode, policy
 /// Underflow is signalled with tininess detected after rounding (as though the exponent
 /// range were unbounded), and only when the result is also inexact (IEEE default handling).
 /// An exact zero keeps `x.sign`; the caller decides the sign of exact zero sums.
-#[inline]
+///
+/// The normalizer is 128 bits wide (the trace reports its leading-zero count and shift). When
+/// every nonzero bit of the input lies in one 64-bit half of that word (a narrow product or
+/// conversion input in the low half; a sum of overlapping terms from [`add_terms`] in the high
+/// half) the same logic runs on a 64-bit register, with the trace fields offset so that they
+/// read exactly as the 128-bit normalizer's.
+///
+/// [`add_terms`]: super::add::add_terms
+#[inline(always)]
 pub fn round_pack(fmt: Format, x: Unrounded, mode: RoundingMode, policy: Overflow) -> Rounded {
-    let mut trace = RoundTrace::default();
-    // Jam the input sticky into one extra bit below the LSB (see the contract on `Unrounded`).
-    let (sig, lsb_exp) = if x.sticky {
-        ((x.sig << 1) | 1, x.exp - 1)
+    let hi = (x.sig >> 64) as u64;
+    let lo = x.sig as u64;
+    if hi == 0 && (lo >> 63 == 0 || !x.sticky) {
+        // Low half: the 128-bit word has 64 more leading zeros.
+        let (sig, lsb_exp) = jam_sticky(lo, x.exp, x.sticky);
+        normalize_round(fmt, x.sign, sig, lsb_exp, 64, 0, mode, policy)
+    } else if lo == 0 && !x.sticky {
+        // High half: the register's LSB sits 64 bits above the word's, so the word's shift is
+        // 64 more.
+        normalize_round(fmt, x.sign, hi, x.exp + 64, 0, 64, mode, policy)
     } else {
-        (x.sig, x.exp)
-    };
-    trace.lzc = sig.leading_zeros();
-    if sig == 0 {
+        normalize_round_wide(fmt, x, mode, policy)
+    }
+}
+
+/// The full 128-bit normalizer, for inputs with nonzero bits in both halves (far-apart or
+/// wide terms, the sticky-jammed results of long alignments). Inlined like the rest: an
+/// out-of-line call returning `Rounded` through memory would make every path merge its
+/// result through the stack (measured: +50% instructions on the FP32 add).
+#[inline(always)]
+fn normalize_round_wide(
+    fmt: Format,
+    x: Unrounded,
+    mode: RoundingMode,
+    policy: Overflow,
+) -> Rounded {
+    let (sig, lsb_exp) = jam_sticky(x.sig, x.exp, x.sticky);
+    normalize_round(fmt, x.sign, sig, lsb_exp, 0, 0, mode, policy)
+}
+
+/// Jams the input sticky into one extra bit below the LSB (see the contract on [`Unrounded`]):
+/// returns the significand register and the exponent of its LSB.
+#[inline(always)]
+fn jam_sticky<R: Register>(sig: R, exp: i32, sticky: bool) -> (R, i32) {
+    if sticky {
+        ((sig << 1) | R::ONE, exp - 1)
+    } else {
+        (sig, exp)
+    }
+}
+
+/// The normalize-round-pack logic on a register `sig` whose LSB has exponent `lsb_exp`.
+/// `lzc_extra` and `shift_extra` translate the register's leading-zero count and shift into
+/// those of the 128-bit normalizer word for the trace.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn normalize_round<R: Register>(
+    fmt: Format,
+    sign: bool,
+    sig: R,
+    lsb_exp: i32,
+    lzc_extra: u32,
+    shift_extra: i32,
+    mode: RoundingMode,
+    policy: Overflow,
+) -> Rounded {
+    let mut trace = RoundTrace::default();
+    let lzc = sig.lzc();
+    trace.lzc = lzc + lzc_extra;
+    if sig == R::ZERO {
         return Rounded {
-            bits: fmt.zero(x.sign),
+            bits: fmt.zero(sign),
             flags: Flags::NONE,
             trace,
         };
     }
     let frac_bits = fmt.frac_bits as i32;
-    let msb = 127 - trace.lzc as i32;
+    let msb = (R::BITS - 1 - lzc) as i32;
     let norm_exp = lsb_exp + msb;
     trace.norm_exp = norm_exp;
     let subnormal = norm_exp < fmt.emin();
     trace.subnormal = subnormal;
     let ulp_exp = norm_exp.max(fmt.emin()) - frac_bits;
     let shift = ulp_exp - lsb_exp;
-    trace.shift = shift;
+    trace.shift = shift + shift_extra;
 
+    // The kept significand has at most `precision` bits, so it fits in 64 bits.
     let (kept, loss) = if shift <= 0 {
-        (sig << (-shift) as u32, Loss::ExactlyZero)
+        ((sig << (-shift) as u32).low(), Loss::ExactlyZero)
     } else {
-        shift_right_loss(sig, shift as u32)
+        let (k, l) = shift_right_loss_reg(sig, shift as u32);
+        (k.low(), l)
     };
     trace.guard = loss.guard();
     trace.sticky = loss.sticky();
-    let (rounded, inc) = apply_rounding(mode, x.sign, kept, loss);
+    let (rounded, inc) = apply_rounding(mode, sign, kept, loss);
     trace.round_inc = inc;
     let inexact = loss.is_inexact();
 
     // Tininess after rounding: round at full precision with an unbounded exponent and see
     // whether the magnitude still lies below 2^emin.
-    let tiny = if !subnormal {
-        false
-    } else if norm_exp < fmt.emin() - 1 {
-        true
-    } else {
-        let full_shift = norm_exp - frac_bits - lsb_exp;
-        let (k, l) = if full_shift <= 0 {
-            (sig << (-full_shift) as u32, Loss::ExactlyZero)
-        } else {
-            shift_right_loss(sig, full_shift as u32)
-        };
-        let (r, _) = apply_rounding(mode, x.sign, k, l);
-        r < (1u128 << (frac_bits + 1))
-    };
+    let tiny = subnormal && tiny_after_rounding(fmt, sign, sig, lsb_exp, norm_exp, mode);
 
     // Pack: the hidden bit of a normal carries into the exponent field, so a significand
     // that rounds up to the next binade (or a subnormal that rounds up to the smallest
     // normal) increments the exponent by itself.
-    let exp_base: i64 = if subnormal {
+    let exp_base: u64 = if subnormal {
         0
     } else {
-        (norm_exp + fmt.bias - 1) as i64
+        (norm_exp + fmt.bias - 1) as u64
     };
-    let magnitude = ((exp_base as u128) << frac_bits) + rounded;
+    let magnitude = (exp_base << frac_bits) + rounded;
     let mut flags = Flags {
         inexact,
         underflow: tiny && inexact,
         ..Flags::NONE
     };
-    let bits = if magnitude > fmt.max_finite_magnitude() as u128 {
+    let bits = if magnitude > fmt.max_finite_magnitude() {
         flags.overflow = true;
         flags.inexact = true;
-        overflow_result(fmt, x.sign, mode, policy)
+        overflow_result(fmt, sign, mode, policy)
     } else {
-        fmt.with_sign(magnitude as u64, x.sign)
+        fmt.with_sign(magnitude, sign)
     };
     Rounded { bits, flags, trace }
+}
+
+/// Tininess of a subnormal-range result, detected after rounding: rounds `sig` to the
+/// format's full precision as though the exponent range were unbounded and checks whether the
+/// result still lies below `2^emin`.
+#[cold]
+#[inline(never)]
+fn tiny_after_rounding<R: Register>(
+    fmt: Format,
+    sign: bool,
+    sig: R,
+    lsb_exp: i32,
+    norm_exp: i32,
+    mode: RoundingMode,
+) -> bool {
+    if norm_exp < fmt.emin() - 1 {
+        return true;
+    }
+    let frac_bits = fmt.frac_bits as i32;
+    let full_shift = norm_exp - frac_bits - lsb_exp;
+    let (k, l) = if full_shift <= 0 {
+        ((sig << (-full_shift) as u32).low(), Loss::ExactlyZero)
+    } else {
+        let (k, l) = shift_right_loss_reg(sig, full_shift as u32);
+        (k.low(), l)
+    };
+    let (r, _) = apply_rounding(mode, sign, k, l);
+    r < (1u64 << (frac_bits + 1))
 }
 
 #[cfg(test)]

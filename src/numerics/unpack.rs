@@ -22,7 +22,7 @@ pub struct Unpacked {
 }
 
 /// Unpacks `bits` (only the low `fmt.width()` bits are looked at).
-#[inline]
+#[inline(always)]
 pub fn unpack(fmt: Format, bits: u64) -> Unpacked {
     let sign = fmt.sign_of(bits);
     let class = fmt.classify(bits);

@@ -56,7 +56,7 @@ const fn special(bits: u32, flags: Flags) -> FmaStage {
 }
 
 /// One FMA `RNE32(c + p)` with an exact product `p`, with IEEE specials and zero signs.
-#[inline]
+#[inline(always)]
 pub fn fma(c: u32, p: &Product) -> FmaStage {
     let cu = unpack(FP32, c as u64);
     if cu.is_nan() || p.class == ProductClass::Nan {
@@ -99,12 +99,18 @@ pub fn fma(c: u32, p: &Product) -> FmaStage {
 
 /// The `ieee` step: the FMAs of all valid lanes in order, starting from `c`. The trace
 /// fields of the result are those of the last FMA.
-#[inline]
+#[inline(always)]
 pub fn fma_chain<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepResult {
     let mut acc = c;
     let mut flags = Flags::NONE;
     let mut last = special(c, Flags::NONE);
-    for p in m.valid() {
+    // A fixed trip count over the `W` lane registers (masked past `lanes`) rather than a
+    // slice of the valid ones, so a small `W` unrolls and its stage register stays in
+    // machine registers.
+    for (k, p) in m.products.iter().enumerate() {
+        if k >= m.lanes {
+            break;
+        }
         last = fma(acc, p);
         acc = last.bits;
         flags |= last.flags;

@@ -44,7 +44,7 @@ pub struct MultiplyStage<const W: usize> {
 ///
 /// `a` and `b` must have the same length, at most `W` (checked in debug builds; extra
 /// entries of the longer slice are ignored).
-#[inline]
+#[inline(always)]
 pub fn stage_multiply<const W: usize>(
     fmt_a: Format,
     fmt_b: Format,
@@ -159,7 +159,7 @@ impl StepResult {
 /// One dot-product step with a compile-time lane count `W`: `c` and `a.len() <= W` products
 /// under `mode` (for `Exact` a step is one rounding of `c` plus these products, as `Fused`;
 /// for `Nvidia` a step is one block FMA, so `a.len()` should not exceed the block size).
-#[inline]
+#[inline(always)]
 pub fn dot_step_w<const W: usize>(
     mode: &AccMode,
     fmt_a: Format,
