@@ -140,7 +140,7 @@ fn dot_nan_json_value_is_a_string() {
 fn dot_bad_input() {
     assert_error(
         &["dot", "--format", "fp17", "--a", "1", "--b", "1"],
-        "unknown format",
+        "unknown input format \"fp17\"",
     );
     assert_error(
         &["dot", "--format", "fp16", "--a", "1,2", "--b", "1"],

@@ -2,24 +2,14 @@
 
 use super::values;
 use clap::Args;
-use tensorcore_rtl::numerics::dot::{dot, AccMode, Preset, MAX_LANES};
+use tensorcore_rtl::numerics::dot::{dot, MAX_LANES};
 use tensorcore_rtl::numerics::format::FP32;
 
 /// Arguments of `tcrtl dot`.
 #[derive(Args, Debug)]
 pub struct DotArgs {
-    /// Format of A (and of B unless --format-b): e4m3, e5m2, fp16, bf16.
-    #[arg(long)]
-    format: String,
-    /// Format of B, if it differs from A's (e.g. e4m3 x e5m2).
-    #[arg(long)]
-    format_b: Option<String>,
-    /// Accumulation mode: ieee (default), fused, exact, nvidia (needs --preset).
-    #[arg(long, default_value = "ieee")]
-    acc: String,
-    /// GPU preset for --acc nvidia: volta, ampere, hopper, blackwell.
-    #[arg(long)]
-    preset: Option<String>,
+    #[command(flatten)]
+    arith: values::ArithArgs,
     /// Products per step for ieee/fused (1..=32; default: K, capped at 32). nvidia always
     /// uses its block size; exact rounds once.
     #[arg(long)]
@@ -50,30 +40,12 @@ pub struct DotArgs {
 
 /// Runs `tcrtl dot`.
 pub fn run(args: &DotArgs) -> Result<i32, String> {
-    let fmt_a = values::format(&args.format)?;
-    let fmt_b = match &args.format_b {
-        Some(name) => values::format(name)?,
-        None => fmt_a,
-    };
-    let preset = match &args.preset {
-        Some(p) => Some(Preset::by_name(p).ok_or_else(|| {
-            format!("unknown preset {p:?} (expected volta, ampere, hopper or blackwell)")
-        })?),
-        None => None,
-    };
-    let mode = match (args.acc.to_ascii_lowercase().as_str(), preset) {
-        ("nvidia", Some(p)) => AccMode::Nvidia(p.params(fmt_a, fmt_b).map_err(|e| e.to_string())?),
-        ("nvidia", None) => return Err("--acc nvidia needs --preset".into()),
-        (_, Some(_)) => return Err("--preset only applies to --acc nvidia".into()),
-        ("ieee", None) => AccMode::Ieee,
-        ("fused", None) => AccMode::Fused,
-        ("exact", None) => AccMode::Exact,
-        (other, None) => {
-            return Err(format!(
-                "unknown accumulation mode {other:?} (expected ieee, fused, exact or nvidia)"
-            ))
-        }
-    };
+    let values::Arith {
+        fmt_a,
+        fmt_b,
+        mode,
+        preset,
+    } = args.arith.resolve()?;
     let a = values::operands(fmt_a, &args.a)?;
     let b = values::operands(fmt_b, &args.b)?;
     if a.len() != b.len() {

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{Gemm, GemmConfig};
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
-use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::Format;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
@@ -41,18 +40,8 @@ pub struct GemmArgs {
     /// Seed of the random problem (the same seed gives the same operands everywhere).
     #[arg(long, default_value_t = 1, requires = "m")]
     seed: u64,
-    /// Format of A (and of B unless --format-b): e4m3, e5m2, fp16, bf16.
-    #[arg(long, default_value = "fp16")]
-    format: String,
-    /// Format of B, if it differs from A's.
-    #[arg(long)]
-    format_b: Option<String>,
-    /// Accumulation mode: ieee, fused, exact, nvidia (needs --preset).
-    #[arg(long, default_value = "ieee")]
-    acc: String,
-    /// GPU preset for --acc nvidia: volta, ampere, hopper, blackwell.
-    #[arg(long)]
-    preset: Option<String>,
+    #[command(flatten)]
+    arith: values::ArithArgs,
     /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
     #[arg(long, default_value_t = 1)]
     width: usize,
@@ -167,34 +156,18 @@ fn check_out_path(out: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn mode(acc: &str, preset: Option<Preset>, fa: Format, fb: Format) -> Result<AccMode, String> {
-    Ok(match (acc.to_ascii_lowercase().as_str(), preset) {
-        ("nvidia", Some(p)) => AccMode::Nvidia(p.params(fa, fb).map_err(|e| e.to_string())?),
-        ("nvidia", None) => return Err("--acc nvidia needs --preset".into()),
-        (_, Some(_)) => return Err("--preset only applies to --acc nvidia".into()),
-        ("ieee", None) => AccMode::Ieee,
-        ("fused", None) => AccMode::Fused,
-        ("exact", None) => AccMode::Exact,
-        (other, None) => {
-            return Err(format!(
-                "unknown accumulation mode {other:?} (expected ieee, fused, exact or nvidia)"
-            ))
-        }
-    })
-}
-
 /// Runs `tcrtl gemm`.
 pub fn run(args: &GemmArgs) -> Result<i32, String> {
-    let fmt_a = values::input_format(&args.format)?;
-    let fmt_b = match &args.format_b {
-        Some(name) => values::input_format(name)?,
-        None => fmt_a,
-    };
-    let preset = args.preset.as_deref().map(values::preset).transpose()?;
+    let values::Arith {
+        fmt_a,
+        fmt_b,
+        mode,
+        preset,
+    } = args.arith.resolve()?;
     let cfg = GemmConfig {
         fmt_a,
         fmt_b,
-        mode: mode(&args.acc, preset, fmt_a, fmt_b)?,
+        mode,
         width: args.width,
     };
     if let Some(out) = &args.out {

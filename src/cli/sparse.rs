@@ -102,16 +102,6 @@ pub fn run(args: &SparseArgs) -> Result<i32, String> {
     }
 }
 
-fn input_format(name: &str) -> Result<Format, String> {
-    let f = values::format(name)?;
-    if f.width() > 16 {
-        return Err(format!(
-            "{f} is not a tensor-core input format (e4m3, e5m2, fp16, bf16)"
-        ));
-    }
-    Ok(f)
-}
-
 fn read_2d(path: &Path) -> Result<NpyArray, String> {
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     if arr.shape.len() != 2 {
@@ -175,7 +165,7 @@ fn values_dtype(fmt: Format) -> Dtype {
 }
 
 fn run_compress(args: &CompressArgs) -> Result<i32, String> {
-    let fmt = input_format(&args.format)?;
+    let fmt = values::input_format(&args.format)?;
     let (m, k, a) = read_matrix(&args.a, fmt)?;
     let prune = if args.prune {
         Prune::KeepLargest
@@ -219,7 +209,7 @@ fn run_compress(args: &CompressArgs) -> Result<i32, String> {
 }
 
 fn run_check(args: &CheckArgs) -> Result<i32, String> {
-    let fmt = input_format(&args.format)?;
+    let fmt = values::input_format(&args.format)?;
     match read_compressed(&args.a_values, &args.a_meta, fmt)? {
         Ok(a) => {
             let (m, kept, groups) = (a.m(), a.kept(), a.groups());

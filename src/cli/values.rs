@@ -4,7 +4,7 @@
 use clap::Args;
 use num_bigint::BigInt;
 use std::path::PathBuf;
-use tensorcore_rtl::numerics::dot::Preset;
+use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, INPUT_FORMATS};
 use tensorcore_rtl::rtl::TraceConfig;
 use tensorcore_rtl::verify::measurements::encode_exact;
@@ -27,6 +27,70 @@ pub fn preset(name: &str) -> Result<Preset, String> {
     Preset::by_name(name).ok_or_else(|| {
         format!("unknown preset {name:?} (expected volta, ampere, hopper or blackwell)")
     })
+}
+
+/// Operand formats and accumulation mode, shared by `tcrtl dot` and `tcrtl gemm`.
+#[derive(Args, Debug)]
+pub struct ArithArgs {
+    /// Format of A (and of B unless --format-b): e4m3, e5m2, fp16, bf16.
+    #[arg(long, default_value = "fp16")]
+    pub format: String,
+    /// Format of B, if it differs from A's (e.g. e4m3 x e5m2).
+    #[arg(long)]
+    pub format_b: Option<String>,
+    /// Accumulation mode: ieee (default), fused, exact, nvidia (needs --preset).
+    #[arg(long, default_value = "ieee")]
+    pub acc: String,
+    /// GPU preset for --acc nvidia: volta, ampere, hopper, blackwell.
+    #[arg(long)]
+    pub preset: Option<String>,
+}
+
+/// What [`ArithArgs`] resolve to.
+#[derive(Clone, Copy, Debug)]
+pub struct Arith {
+    /// Format of A.
+    pub fmt_a: Format,
+    /// Format of B.
+    pub fmt_b: Format,
+    /// The accumulation mode (with the preset's parameters for nvidia).
+    pub mode: AccMode,
+    /// The preset, for nvidia.
+    pub preset: Option<Preset>,
+}
+
+impl ArithArgs {
+    /// Checks the names and builds the mode; a preset is required by, and only allowed
+    /// with, `--acc nvidia`.
+    pub fn resolve(&self) -> Result<Arith, String> {
+        let fmt_a = input_format(&self.format)?;
+        let fmt_b = match &self.format_b {
+            Some(name) => input_format(name)?,
+            None => fmt_a,
+        };
+        let preset = self.preset.as_deref().map(preset).transpose()?;
+        let mode = match (self.acc.to_ascii_lowercase().as_str(), preset) {
+            ("nvidia", Some(p)) => {
+                AccMode::Nvidia(p.params(fmt_a, fmt_b).map_err(|e| e.to_string())?)
+            }
+            ("nvidia", None) => return Err("--acc nvidia needs --preset".into()),
+            (_, Some(_)) => return Err("--preset only applies to --acc nvidia".into()),
+            ("ieee", None) => AccMode::Ieee,
+            ("fused", None) => AccMode::Fused,
+            ("exact", None) => AccMode::Exact,
+            (other, None) => {
+                return Err(format!(
+                    "unknown accumulation mode {other:?} (expected ieee, fused, exact or nvidia)"
+                ))
+            }
+        };
+        Ok(Arith {
+            fmt_a,
+            fmt_b,
+            mode,
+            preset,
+        })
+    }
 }
 
 /// Waveform options shared by the subcommands that run the clocked core.

@@ -3,7 +3,7 @@
 use super::values;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use tensorcore_rtl::numerics::dot::{dot, AccMode, Preset};
+use tensorcore_rtl::numerics::dot::{dot, AccMode};
 use tensorcore_rtl::verify::measurements::{encode_word, load};
 
 /// Arguments of `tcrtl verify`.
@@ -61,12 +61,7 @@ fn hex_row(r: &[u32]) -> String {
 
 fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
     let fmt = values::format(&args.format)?;
-    let preset = Preset::by_name(&args.preset).ok_or_else(|| {
-        format!(
-            "unknown preset {:?} (expected volta, ampere, hopper or blackwell)",
-            args.preset
-        )
-    })?;
+    let preset = values::preset(&args.preset)?;
     let params = preset.params(fmt, fmt).map_err(|e| e.to_string())?;
     let mode = AccMode::Nvidia(params);
     let set = load(&args.dir, args.limit)?;
