@@ -172,7 +172,7 @@ fn compress_input_errors() {
     run("vec.npy", "fp16", "expected a 2-D array");
     run("missing.npy", "fp16", "missing.npy");
     run("k6.npy", "fp32", "unknown input format \"fp32\"");
-    run("k6.npy", "fp17", "unknown format");
+    run("k6.npy", "fp17", "unknown input format \"fp17\"");
 }
 
 #[test]
