@@ -10,7 +10,7 @@ use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
 use tensorcore_rtl::sparse::clocked::{compute_cycles, dense_schedule, sparse_schedule};
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, run_functional_sparse, SparseGemm};
-use tensorcore_rtl::verify::sparse::{sparse_reference, SparseOperands, SparseRef};
+use tensorcore_rtl::verify::sparse::{sparse_reference, SparseRef};
 
 const PAIRS: [(Format, Format); 6] = [
     (E4M3, E4M3),
@@ -34,20 +34,6 @@ fn config(fa: Format, fb: Format, mode: AccMode, width: usize) -> GemmConfig {
         fmt_b: fb,
         mode,
         width,
-    }
-}
-
-fn operands(g: &SparseGemm) -> SparseOperands<'_> {
-    SparseOperands {
-        m: g.m,
-        n: g.n,
-        k: g.k,
-        fmt_a: g.cfg.fmt_a,
-        fmt_b: g.cfg.fmt_b,
-        values: g.a.values(),
-        meta: g.a.meta(),
-        b: &g.b,
-        c: &g.c,
     }
 }
 
@@ -93,13 +79,13 @@ proptest! {
         for (mode, how) in [(AccMode::Ieee, SparseRef::Ieee), (AccMode::Fused, SparseRef::Fused { width: w })] {
             let g = SparseGemm::random(m, n, 4 * groups, config(fa, fb, mode, w), seed).unwrap();
             let got = run_clocked_sparse_measured(&g, None).unwrap().run.out.d;
-            prop_assert_eq!(got, sparse_reference(&operands(&g), how), "{} x {} {:?}", fa, fb, how);
+            prop_assert_eq!(got, sparse_reference(&g.reference_operands(), how), "{} x {} {:?}", fa, fb, how);
         }
         let k = 4 * groups.min(8);
         let g = SparseGemm::random(m, n, k, config(fa, fb, AccMode::Fused, 32), seed).unwrap();
         prop_assert!(k / 2 <= 32);
         let got = run_clocked_sparse_measured(&g, None).unwrap().run.out.d;
-        prop_assert_eq!(got, sparse_reference(&operands(&g), SparseRef::Exact), "exact {} x {}", fa, fb);
+        prop_assert_eq!(got, sparse_reference(&g.reference_operands(), SparseRef::Exact), "exact {} x {}", fa, fb);
     }
 }
 

@@ -11,7 +11,7 @@ use tensorcore_rtl::sparse::{
     compress, meta, run_functional_sparse, Compressed, Prune, SparseError, SparseGemm,
     VALID_NIBBLES,
 };
-use tensorcore_rtl::verify::sparse::{sparse_reference, SparseOperands, SparseRef};
+use tensorcore_rtl::verify::sparse::{sparse_reference, SparseRef};
 
 const FORMATS: [Format; 4] = [E4M3, E5M2, FP16, BF16];
 /// Every A x B format pair the tensor core takes: equal formats and the FP8 mixes.
@@ -80,20 +80,6 @@ fn config(fa: Format, fb: Format, mode: AccMode, width: usize) -> GemmConfig {
     }
 }
 
-fn operands(g: &SparseGemm) -> SparseOperands<'_> {
-    SparseOperands {
-        m: g.m,
-        n: g.n,
-        k: g.k,
-        fmt_a: g.cfg.fmt_a,
-        fmt_b: g.cfg.fmt_b,
-        values: g.a.values(),
-        meta: g.a.meta(),
-        b: &g.b,
-        c: &g.c,
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
 
@@ -158,7 +144,7 @@ proptest! {
         ] {
             let g = SparseGemm::random(m, n, 4 * groups, config(fa, fb, mode, width), seed).unwrap();
             let ours = run_functional_sparse(&g).unwrap().d;
-            let want = sparse_reference(&operands(&g), how);
+            let want = sparse_reference(&g.reference_operands(), how);
             prop_assert_eq!(ours, want, "{} {}x{} w={}", mode.name(), fa, fb, width);
         }
     }

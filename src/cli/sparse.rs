@@ -20,7 +20,7 @@ use tensorcore_rtl::sparse::{
 };
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
 use tensorcore_rtl::verify::measurements::encode_exact;
-use tensorcore_rtl::verify::sparse::{sparse_reference, SparseOperands, SparseRef};
+use tensorcore_rtl::verify::sparse::{sparse_reference, SparseRef};
 
 /// Arguments of `tcrtl sparse`.
 #[derive(Args, Debug)]
@@ -281,17 +281,7 @@ pub fn check_clocked(
     };
     let want = match how {
         Some(how) => {
-            let ops = SparseOperands {
-                m: g.m,
-                n: g.n,
-                k: g.k,
-                fmt_a: g.cfg.fmt_a,
-                fmt_b: g.cfg.fmt_b,
-                values: g.a.values(),
-                meta: g.a.meta(),
-                b: &g.b,
-                c: &g.c,
-            };
+            let ops = g.reference_operands();
             sparse_reference(&ops, how)
         }
         None => {

@@ -66,6 +66,42 @@ pub use tensor_core::{DRow, TensorCore};
 
 use crate::rtl::RtlError;
 
+/// Evaluates `$body` with the const generic `$W` bound to the runtime PE width `$w`
+/// (1, 2, 4, 8, 16 or 32): the one place where a configured width becomes a compile-time lane
+/// count. Any other width gives `Err(HwError::Unsupported)`.
+macro_rules! dispatch_width {
+    ($w:expr, $W:ident => $body:expr) => {
+        match $w {
+            1 => {
+                const $W: usize = 1;
+                $body
+            }
+            2 => {
+                const $W: usize = 2;
+                $body
+            }
+            4 => {
+                const $W: usize = 4;
+                $body
+            }
+            8 => {
+                const $W: usize = 8;
+                $body
+            }
+            16 => {
+                const $W: usize = 16;
+                $body
+            }
+            32 => {
+                const $W: usize = 32;
+                $body
+            }
+            w => Err($crate::hw::HwError::Unsupported(format!("width {w}"))),
+        }
+    };
+}
+pub(crate) use dispatch_width;
+
 /// Rows of the PE mesh.
 pub const ROWS: usize = 4;
 /// Columns of the PE mesh.

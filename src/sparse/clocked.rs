@@ -22,15 +22,7 @@ pub fn run_clocked_sparse_measured(
     g: &SparseGemm,
     trace: Option<&TraceConfig>,
 ) -> Result<CoreRun, HwError> {
-    match g.cfg.width {
-        1 => run_w::<1>(g, trace),
-        2 => run_w::<2>(g, trace),
-        4 => run_w::<4>(g, trace),
-        8 => run_w::<8>(g, trace),
-        16 => run_w::<16>(g, trace),
-        32 => run_w::<32>(g, trace),
-        w => Err(HwError::Unsupported(format!("width {w}"))),
-    }
+    crate::hw::dispatch_width!(g.cfg.width, W => run_w::<W>(g, trace))
 }
 
 fn run_w<const W: usize>(g: &SparseGemm, trace: Option<&TraceConfig>) -> Result<CoreRun, HwError> {

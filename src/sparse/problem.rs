@@ -17,6 +17,7 @@ use crate::gemm::{Gemm, GemmConfig, GemmOutput};
 use crate::numerics::dot::dot;
 use crate::numerics::flags::Flags;
 use crate::numerics::format::FP32;
+use crate::verify::sparse::SparseOperands;
 
 /// A checked sparse GEMM: `a` is the compressed `m x k` A, `b` is `k x n` (dense K), `c` is
 /// `m x n` FP32.
@@ -39,6 +40,22 @@ pub struct SparseGemm {
 }
 
 impl SparseGemm {
+    /// The problem as the independent reference ([`crate::verify::sparse`]) takes it: raw
+    /// kept values, metadata nibbles, B and C, nothing derived by the code under test.
+    pub fn reference_operands(&self) -> SparseOperands<'_> {
+        SparseOperands {
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            fmt_a: self.cfg.fmt_a,
+            fmt_b: self.cfg.fmt_b,
+            values: self.a.values(),
+            meta: self.a.meta(),
+            b: &self.b,
+            c: &self.c,
+        }
+    }
+
     /// Checks and builds a sparse problem from a compressed A (its shape gives `m` and `k`).
     pub fn new(
         cfg: GemmConfig,

@@ -10,7 +10,7 @@ use crate::gemm::GemmConfig;
 use crate::hw::{COLS, PIPELINE_LATENCY, ROWS};
 use crate::numerics::dot::AccMode;
 use crate::sparse::{run_clocked_sparse_measured, Compressed, SparseGemm};
-use crate::verify::sparse::{sparse_reference, SparseOperands, SparseRef};
+use crate::verify::sparse::{sparse_reference, SparseRef};
 
 /// The reference chaining of a sparse problem's mode (`None` for `nvidia`).
 pub fn reference_of(g: &SparseGemm) -> Option<SparseRef> {
@@ -48,17 +48,7 @@ pub fn run_and_check_sparse(
         run.first_tile_cycles,
         t + (ROWS + COLS - 2) as u64 + PIPELINE_LATENCY,
     );
-    let ops = SparseOperands {
-        m: g.m,
-        n: g.n,
-        k: g.k,
-        fmt_a: g.cfg.fmt_a,
-        fmt_b: g.cfg.fmt_b,
-        values: g.a.values(),
-        meta: g.a.meta(),
-        b: &g.b,
-        c: &g.c,
-    };
+    let ops = g.reference_operands();
     let want = sparse_reference(&ops, how);
     for (idx, (&got, &w)) in run.run.out.d.iter().zip(&want).enumerate() {
         tb.check_bits(format!("{label}: D[{}][{}]", idx / g.n, idx % g.n), got, w);
