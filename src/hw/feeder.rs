@@ -98,9 +98,51 @@ impl TileBuffer {
     }
 
     fn origin(&self, tile: usize) -> (usize, usize) {
-        let tn = self.n.div_ceil(COLS);
-        ((tile / tn) * ROWS, (tile % tn) * COLS)
+        tile_origin(self.n, tile)
     }
+}
+
+/// The first row and column of output tile `tile` (tiles numbered row-major over an
+/// `? x n` output).
+pub(crate) fn tile_origin(n: usize, tile: usize) -> (usize, usize) {
+    let tn = n.div_ceil(COLS);
+    ((tile / tn) * ROWS, (tile % tn) * COLS)
+}
+
+/// `lanes` consecutive entries of column `j` of the row-major `? x n` matrix `b`, from row
+/// `p0` on, packed `bits` wide into one lane group (the B read port of every feeder).
+#[inline]
+pub(crate) fn column_lanes<const W: usize>(
+    b: &[u64],
+    n: usize,
+    bits: u32,
+    j: usize,
+    p0: usize,
+    lanes: usize,
+) -> LaneGroup<W> {
+    let mut words = [0u64; W];
+    for l in 0..lanes {
+        super::pe_datapath::set_lane(&mut words, l, bits, b[(p0 + l) * n + j]);
+    }
+    LaneGroup {
+        bits: Wide::from_words_array(words),
+        lanes,
+    }
+}
+
+/// Row `row` of output tile `tile` of the row-major `m x n` matrix `c` (zeros outside it).
+pub(crate) fn c_tile_row(c: &[u32], m: usize, n: usize, tile: usize, row: usize) -> [u32; COLS] {
+    let (r0, c0) = tile_origin(n, tile);
+    let i = r0 + row;
+    let mut out = [0u32; COLS];
+    if i < m && tile < m.div_ceil(ROWS) * n.div_ceil(COLS) {
+        for (j, o) in out.iter_mut().enumerate() {
+            if c0 + j < n {
+                *o = c[i * n + c0 + j];
+            }
+        }
+    }
+    out
 }
 
 impl<const W: usize> OperandFeeder<W> for TileBuffer {
@@ -135,28 +177,10 @@ impl<const W: usize> OperandFeeder<W> for TileBuffer {
             return LaneGroup::default();
         }
         let lanes = self.width.min(self.k - k0).min(W);
-        let mut words = [0u64; W];
-        for l in 0..lanes {
-            let v = self.b[(k0 + l) * self.n + j];
-            super::pe_datapath::set_lane(&mut words, l, self.bits_b, v);
-        }
-        LaneGroup {
-            bits: Wide::from_words_array(words),
-            lanes,
-        }
+        column_lanes(&self.b, self.n, self.bits_b, j, k0, lanes)
     }
 
     fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
-        let (r0, c0) = self.origin(tile);
-        let i = r0 + row;
-        let mut out = [0u32; COLS];
-        if i < self.m && tile < self.m.div_ceil(ROWS) * self.n.div_ceil(COLS) {
-            for (j, o) in out.iter_mut().enumerate() {
-                if c0 + j < self.n {
-                    *o = self.c[i * self.n + c0 + j];
-                }
-            }
-        }
-        out
+        c_tile_row(&self.c, self.m, self.n, tile, row)
     }
 }

@@ -15,10 +15,10 @@
 //! so the controller feeds half the steps of the dense problem. No nibble is checked here:
 //! the problem builders (`sparse::Compressed::new`, `sparse::compress`) validate them.
 
-use super::feeder::{LaneGroup, OperandFeeder};
+use super::feeder::{c_tile_row, column_lanes, tile_origin, LaneGroup, OperandFeeder};
 use super::pe::sparse_b_lanes;
 use super::pe_datapath::{set_lane, CoreConfig};
-use super::{HwError, COLS, ROWS};
+use super::{HwError, COLS};
 use crate::rtl::Wide;
 
 /// A compressed A, B and C in a buffer, served tile by tile in 2:4 sparse mode.
@@ -88,8 +88,7 @@ impl SparseTileBuffer {
     }
 
     fn origin(&self, tile: usize) -> (usize, usize) {
-        let tn = self.n.div_ceil(COLS);
-        ((tile / tn) * ROWS, (tile % tn) * COLS)
+        tile_origin(self.n, tile)
     }
 
     /// Row `i` of A and the first kept index and valid lanes of step `step`, if any.
@@ -150,28 +149,11 @@ impl<const W: usize> OperandFeeder<W> for SparseTileBuffer {
             return LaneGroup::default();
         }
         let lanes = sparse_b_lanes(self.width).min(self.k - p0);
-        let mut words = [0u64; W];
-        for l in 0..lanes {
-            set_lane(&mut words, l, self.bits_b, self.b[(p0 + l) * self.n + j]);
-        }
-        LaneGroup {
-            bits: Wide::from_words_array(words),
-            lanes,
-        }
+        column_lanes(&self.b, self.n, self.bits_b, j, p0, lanes)
     }
 
     fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
-        let (r0, c0) = self.origin(tile);
-        let i = r0 + row;
-        let mut out = [0u32; COLS];
-        if i < self.m && tile < self.m.div_ceil(ROWS) * self.n.div_ceil(COLS) {
-            for (j, o) in out.iter_mut().enumerate() {
-                if c0 + j < self.n {
-                    *o = self.c[i * self.n + c0 + j];
-                }
-            }
-        }
-        out
+        c_tile_row(&self.c, self.m, self.n, tile, row)
     }
 
     fn sparse(&self) -> bool {
