@@ -104,8 +104,7 @@ pub enum RefRounding {
 /// The exact value of `c + sum a_k * b_k` (IEEE zero sign under round to nearest: `-0` only
 /// if every term is a negative zero). Extra entries of the longer of `a`, `b` are ignored.
 pub fn exact_sum(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> ExactValue {
-    let mut terms: Vec<(bool, u64, i64)> = Vec::new(); // (neg, int, exp) for nonzero terms
-    let mut all_neg_zero = true;
+    let mut finite: Vec<f64> = Vec::with_capacity(a.len() + 1);
     let (mut pinf, mut ninf, mut nan) = (false, false, false);
     let mut take = |d: Decoded| match d {
         Decoded::Nan => nan = true,
@@ -116,15 +115,7 @@ pub fn exact_sum(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> 
                 pinf = true
             }
         }
-        Decoded::Finite(v) => {
-            if v == 0.0 {
-                all_neg_zero &= v.is_sign_negative();
-            } else {
-                all_neg_zero = false;
-                let (n, m, e) = split(v);
-                terms.push((n, m, e as i64));
-            }
-        }
+        Decoded::Finite(v) => finite.push(v),
     };
     take(decode(crate::numerics::format::FP32, c as u64));
     for (&x, &y) in a.iter().zip(b.iter()) {
@@ -140,11 +131,27 @@ pub fn exact_sum(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> 
     if pinf || ninf {
         return ExactValue::Inf(ninf);
     }
-    let Some(min_e) = terms.iter().map(|t| t.2).min() else {
-        return ExactValue::Finite(all_neg_zero, BigUint::default(), 0);
+    exact_of_finite(&finite)
+}
+
+/// The exact sum of finite `f64` terms, in big integers (IEEE zero sign under round to
+/// nearest: `-0` only if every term is a negative zero; an empty list is `-0`, the neutral
+/// element). Every reference in `verify` sums through this one routine.
+pub fn exact_of_finite(terms: &[f64]) -> ExactValue {
+    let nonzero: Vec<(bool, u64, i64)> = terms
+        .iter()
+        .filter(|v| **v != 0.0)
+        .map(|&v| {
+            let (n, m, e) = split(v);
+            (n, m, e as i64)
+        })
+        .collect();
+    let Some(min_e) = nonzero.iter().map(|t| t.2).min() else {
+        let neg = terms.iter().all(|v| v.is_sign_negative());
+        return ExactValue::Finite(neg, BigUint::default(), 0);
     };
     let mut total = BigInt::default();
-    for (n, m, e) in terms {
+    for (n, m, e) in nonzero {
         let v = BigInt::from(m) << ((e - min_e) as usize);
         if n {
             total -= v

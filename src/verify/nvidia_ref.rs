@@ -12,7 +12,7 @@
 //! are `0x7FC00000`; an exactly zero aligned sum (also a block in which no term takes part)
 //! gives `+0`; overflow of the truncated FP32 result gives the signed infinity.
 
-use super::exact::{decode, round_fp32, Decoded, ExactValue, RefRounding};
+use super::exact::{decode, exact_of_finite, round_fp32, Decoded, RefRounding};
 use crate::numerics::format::Format;
 use num_bigint::{BigInt, BigUint, Sign};
 
@@ -224,37 +224,6 @@ fn block_fma(p: &RefParams, fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32
     truncate_pack(&sum, lsb, p.out_frac_bits)
 }
 
-/// Exact value of a list of finite `f64` terms (IEEE zero sign: `-0` only if every term is a
-/// negative zero; an empty list is `-0`, the neutral element).
-fn exact_of(terms: &[f64]) -> ExactValue {
-    let nonzero: Vec<(bool, BigUint, i64)> = terms
-        .iter()
-        .filter(|v| **v != 0.0)
-        .map(|&v| {
-            let (m, e) = split(v);
-            (v < 0.0, m, e)
-        })
-        .collect();
-    let Some(min_e) = nonzero.iter().map(|t| t.2).min() else {
-        let neg = terms.iter().all(|v| v.is_sign_negative());
-        return ExactValue::Finite(neg, BigUint::default(), 0);
-    };
-    let mut total = BigInt::default();
-    for (neg, m, e) in nonzero {
-        let v = BigInt::from(m) << (e - min_e) as usize;
-        if neg {
-            total -= v
-        } else {
-            total += v
-        }
-    }
-    let (sign, mag) = total.into_parts();
-    if mag.bits() == 0 {
-        return ExactValue::Finite(false, mag, 0);
-    }
-    ExactValue::Finite(sign == Sign::Minus, mag, min_e)
-}
-
 /// One Blackwell FP8 block: `RNE32(c + RZ32(exact sum of the products))`, specials first.
 fn block_rz_then_rne(fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32) -> u32 {
     let products: Vec<f64> = a
@@ -266,9 +235,9 @@ fn block_rz_then_rne(fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32) -> u3
     if let Some(s) = special(&products, cf) {
         return s;
     }
-    let s = round_fp32(&exact_of(&products), RefRounding::TowardZero);
+    let s = round_fp32(&exact_of_finite(&products), RefRounding::TowardZero);
     let sf = f32::from_bits(s) as f64;
-    round_fp32(&exact_of(&[cf, sf]), RefRounding::NearestEven)
+    round_fp32(&exact_of_finite(&[cf, sf]), RefRounding::NearestEven)
 }
 
 /// The `nvidia` reference dot product: `c + sum a_k * b_k` in blocks of `p.n` (step 5: each
