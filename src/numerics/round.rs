@@ -53,6 +53,19 @@ pub struct RoundTrace {
     pub round_inc: bool,
 }
 
+impl RoundTrace {
+    /// All fields zero: what a stage that did not round (a special result) shows.
+    pub const IDLE: RoundTrace = RoundTrace {
+        lzc: 0,
+        norm_exp: 0,
+        shift: 0,
+        subnormal: false,
+        guard: false,
+        sticky: false,
+        round_inc: false,
+    };
+}
+
 /// Result of [`round_pack`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Rounded {

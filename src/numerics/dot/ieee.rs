@@ -43,15 +43,7 @@ const fn special(bits: u32, flags: Flags) -> FmaStage {
             sig: 0,
             sticky: false,
         },
-        round: RoundTrace {
-            lzc: 0,
-            norm_exp: 0,
-            shift: 0,
-            subnormal: false,
-            guard: false,
-            sticky: false,
-            round_inc: false,
-        },
+        round: RoundTrace::IDLE,
     }
 }
 

@@ -143,15 +143,7 @@ impl StepResult {
             bits,
             flags,
             max_exp: 0,
-            round: RoundTrace {
-                lzc: 0,
-                norm_exp: 0,
-                shift: 0,
-                subnormal: false,
-                guard: false,
-                sticky: false,
-                round_inc: false,
-            },
+            round: RoundTrace::IDLE,
         }
     }
 }
