@@ -224,6 +224,17 @@ impl Sample<'_> {
             return;
         }
         let off = offset as usize;
+        if T::WORDS == 1 {
+            // One word: compare in a register instead of through the scratch buffer.
+            let mut cur = [0u64; 1];
+            v.to_words(&mut cur);
+            let last = &mut self.last[off];
+            if self.force || *last != cur[0] {
+                *last = cur[0];
+                self.changed.push(id);
+            }
+            return;
+        }
         let cur = &mut self.scratch[..T::WORDS];
         v.to_words(cur);
         let last = &mut self.last[off..off + T::WORDS];

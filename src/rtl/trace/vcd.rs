@@ -124,22 +124,33 @@ impl VcdSink {
         }
         let digits = top.min(width as usize - 1) + 1;
         self.room(digits + SLACK);
-        let byte = |k: usize| (words[k / 8] >> (8 * (k % 8))) as u8;
-        let b = &mut self.buf;
-        let mut p = self.pos;
-        b[p] = b'b';
-        p += 1;
-        // The top byte holds 1..=8 digits: shift them to its top and store all eight.
+        let b = &mut self.buf[self.pos..self.pos + digits + SLACK];
+        b[0] = b'b';
+        let mut p = 1;
+        // Bytes from the top one down (byte `k` is bits `8k..8k+8`); the top byte holds 1..=8
+        // digits: shift them to its top and store all eight.
         let kt = (digits - 1) / 8;
         let r = digits - 8 * kt;
-        b[p..p + 8].copy_from_slice(&BITS8[usize::from(byte(kt) << (8 - r))]);
+        let mut wi = kt / 8;
+        let mut w = words[wi];
+        let mut sh = 8 * (kt % 8);
+        b[p..p + 8].copy_from_slice(&BITS8[usize::from(((w >> sh) as u8) << (8 - r))]);
         p += r;
-        for k in (0..kt).rev() {
-            b[p..p + 8].copy_from_slice(&BITS8[usize::from(byte(k))]);
+        loop {
+            if sh == 0 {
+                if wi == 0 {
+                    break;
+                }
+                wi -= 1;
+                w = words[wi];
+                sh = 64;
+            }
+            sh -= 8;
+            b[p..p + 8].copy_from_slice(&BITS8[usize::from((w >> sh) as u8)]);
             p += 8;
         }
         b[p..p + 16].copy_from_slice(&tail);
-        self.pos = p + tail_len;
+        self.pos += p + tail_len;
     }
 
     /// Hands the buffered body to the file once it has grown past [`FLUSH_AT`].
