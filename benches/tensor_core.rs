@@ -1,6 +1,7 @@
 //! Tensor-core throughput: simulated cycles per second of the 4x4 FP16 mesh (w = 1 and
-//! w = 4; tracing off, and every signal traced to VCD; w = 1 also to FST) and the functional model's MACs per
-//! second. Run with `cargo bench --bench tensor_core`. Figures: `docs/performance.md`.
+//! w = 4; tracing off, and every signal traced to VCD; w = 1 also to FST) and the functional
+//! model's MACs per second. Run with `cargo bench --bench tensor_core`. Figures:
+//! `docs/performance.md`.
 
 use std::hint::black_box;
 use std::path::PathBuf;
