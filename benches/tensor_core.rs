@@ -1,6 +1,7 @@
 //! Tensor-core throughput: simulated cycles per second of the 4x4 FP16 mesh (w = 1 and
-//! w = 4; tracing off, and every signal traced to VCD) and the functional model's MACs per
-//! second. Run with `cargo bench --bench tensor_core`. Figures: `docs/performance.md`.
+//! w = 4; tracing off, and every signal traced to VCD; w = 1 also to FST) and the functional
+//! model's MACs per second. Run with `cargo bench --bench tensor_core`. Figures:
+//! `docs/performance.md`.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -42,6 +43,12 @@ fn bench(c: &mut Criterion) {
         grp.bench_function(format!("fp16_w{w}_vcd_all_cycles"), |b| {
             b.iter(|| black_box(run_clocked(black_box(&g), Some(&trace)).map(|r| r.cycles)))
         });
+        if w == 1 {
+            let trace = TraceConfig::fst(out_dir().join(format!("bench_tc_w{w}.fst")));
+            grp.bench_function(format!("fp16_w{w}_fst_all_cycles"), |b| {
+                b.iter(|| black_box(run_clocked(black_box(&g), Some(&trace)).map(|r| r.cycles)))
+            });
+        }
     }
     let g = problem(1, 512);
     grp.throughput(Throughput::Elements(g.macs()));

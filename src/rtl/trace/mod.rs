@@ -3,8 +3,8 @@
 //!
 //! Tracing is a separate pass over the design ([`Sample`], a [`Visitor`]) run once per traced
 //! cycle after the combinational phase; with tracing off it is never run. Each traced signal's
-//! last written value is kept in one flat word buffer, and a value is written to the sink only
-//! when it differs. Sinks stream to a `NAME.partial` file that is renamed to `NAME` when the
+//! last written value is kept in one flat word buffer; the pass lists the signals whose value
+//! differs and hands them to the sink in one batch per cycle. Sinks stream to a `NAME.partial` file that is renamed to `NAME` when the
 //! run finishes cleanly and removed when writing fails.
 
 mod fst;
@@ -156,6 +156,18 @@ pub(in crate::rtl) enum SinkError {
     Fst(String),
 }
 
+/// Where a traced signal's last written value lives in the tracer's word buffer, by
+/// declaration id.
+#[derive(Debug, Clone, Copy)]
+pub(in crate::rtl) struct Layout {
+    /// First word in the buffer.
+    pub offset: u32,
+    /// Storage words (`T::WORDS`).
+    pub words: u32,
+    /// Declared width in bits.
+    pub width: u32,
+}
+
 /// A waveform writer. Ids index the declarations given at construction.
 pub(in crate::rtl) trait Sink {
     /// Starts time `t` (strictly increasing).
@@ -171,40 +183,64 @@ pub(in crate::rtl) trait Sink {
         width: u32,
         words: &[u64],
     ) -> std::result::Result<(), SinkError>;
+    /// Records the values of the declarations `ids` (in this order), read from `values` where
+    /// `layout[id]` says.
+    fn changes(
+        &mut self,
+        ids: &[u32],
+        layout: &[Layout],
+        values: &[u64],
+    ) -> std::result::Result<(), SinkError>;
     /// Writes the final time and flushes everything to disk.
     fn finish(self: Box<Self>, end_time: u64) -> std::result::Result<(), SinkError>;
 }
 
-/// The per-cycle tracing pass: compares each selected signal with its last written value.
+/// Per design signal (in visit order): its declaration id, or `u32::MAX` when not traced, and
+/// the first word of its last written value in the tracer's buffer.
+#[derive(Debug, Clone, Copy)]
+struct Select {
+    id: u32,
+    offset: u32,
+}
+
+/// The per-cycle tracing pass: compares each selected signal with its last written value and
+/// lists the ones that changed (the sink formats them afterwards, in one batch).
 struct Sample<'a> {
     index: usize,
-    slot: &'a [u32],
-    offset: &'a [u32],
+    select: &'a [Select],
     last: &'a mut [u64],
     scratch: &'a mut [u64],
+    changed: &'a mut Vec<u32>,
     force: bool,
-    sink: &'a mut dyn Sink,
-    err: Option<SinkError>,
 }
 
 impl Sample<'_> {
     #[inline(always)]
-    fn signal<T: Value>(&mut self, v: T, width: u32) {
+    fn signal<T: Value>(&mut self, v: T) {
         let i = self.index;
         self.index += 1;
-        let slot = self.slot[i];
-        if slot == u32::MAX || self.err.is_some() {
+        let Select { id, offset } = self.select[i];
+        if id == u32::MAX {
             return;
         }
-        let off = self.offset[i] as usize;
+        let off = offset as usize;
+        if T::WORDS == 1 {
+            // One word: compare in a register instead of through the scratch buffer.
+            let mut cur = [0u64; 1];
+            v.to_words(&mut cur);
+            let last = &mut self.last[off];
+            if self.force || *last != cur[0] {
+                *last = cur[0];
+                self.changed.push(id);
+            }
+            return;
+        }
         let cur = &mut self.scratch[..T::WORDS];
         v.to_words(cur);
         let last = &mut self.last[off..off + T::WORDS];
         if self.force || *last != *cur {
             last.copy_from_slice(cur);
-            if let Err(e) = self.sink.change(slot as usize, width, cur) {
-                self.err = Some(e);
-            }
+            self.changed.push(id);
         }
     }
 }
@@ -213,15 +249,15 @@ impl Sealed for Sample<'_> {}
 impl Visitor for Sample<'_> {
     #[inline(always)]
     fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
-        self.signal(r.q(), r.width());
+        self.signal(r.q());
     }
     #[inline(always)]
     fn wire<T: Value>(&mut self, w: &mut Wire<T>) {
-        self.signal(w.get(), w.width());
+        self.signal(w.get());
     }
     #[inline(always)]
     fn input<T: Value>(&mut self, i: &mut Input<T>) {
-        self.signal(i.get(), i.width());
+        self.signal(i.get());
     }
     #[inline(always)]
     fn child<M: Module>(&mut self, m: &mut M) {
@@ -232,10 +268,11 @@ impl Visitor for Sample<'_> {
 /// An open trace: selection, change-detection state and the sink.
 pub(in crate::rtl) struct Tracer {
     sink: Option<Box<dyn Sink>>,
-    slot: Vec<u32>,
-    offset: Vec<u32>,
+    select: Vec<Select>,
+    layout: Vec<Layout>,
     last: Vec<u64>,
     scratch: Vec<u64>,
+    changed: Vec<u32>,
     window: (u64, u64),
     dumped: bool,
     last_rst: bool,
@@ -304,14 +341,28 @@ impl Tracer {
                 kind: SignalKind::Wire,
             },
         ];
-        let mut slot = Vec::with_capacity(table.len());
-        let mut offset = Vec::with_capacity(table.len());
+        let mut select = Vec::with_capacity(table.len());
+        let mut layout = vec![
+            Layout {
+                offset: 0,
+                words: 1,
+                width: 1
+            };
+            2
+        ];
         let mut words = 0usize;
         let mut max_words = 2usize;
         for (s, &store) in table.iter().zip(storage) {
             if config.selects(&s.path()) {
-                slot.push(decls.len() as u32);
-                offset.push(words as u32);
+                select.push(Select {
+                    id: decls.len() as u32,
+                    offset: words as u32,
+                });
+                layout.push(Layout {
+                    offset: words as u32,
+                    words: store as u32,
+                    width: s.width,
+                });
                 words += store;
                 max_words = max_words.max(store);
                 decls.push(Decl {
@@ -321,8 +372,10 @@ impl Tracer {
                     kind: s.kind,
                 });
             } else {
-                slot.push(u32::MAX);
-                offset.push(0);
+                select.push(Select {
+                    id: u32::MAX,
+                    offset: 0,
+                });
             }
         }
         let writer = BufWriter::with_capacity(1 << 16, file);
@@ -334,10 +387,11 @@ impl Tracer {
         };
         let mut tracer = Self {
             sink: None,
-            slot,
-            offset,
+            select,
+            layout,
             last: vec![0; words],
             scratch: vec![0; max_words],
+            changed: Vec::with_capacity(decls.len()),
             window,
             dumped: false,
             last_rst: false,
@@ -399,20 +453,17 @@ impl Tracer {
             Ok(())
         })();
         if res.is_ok() {
+            self.changed.clear();
             let mut s = Sample {
                 index: 0,
-                slot: &self.slot,
-                offset: &self.offset,
+                select: &self.select,
                 last: &mut self.last,
                 scratch: &mut self.scratch,
+                changed: &mut self.changed,
                 force,
-                sink,
-                err: None,
             };
             top.visit(&mut s);
-            if let Some(e) = s.err {
-                res = Err(e);
-            }
+            res = sink.changes(&self.changed, &self.layout, &self.last);
         }
         if res.is_ok() {
             res = (|| {

@@ -1,23 +1,40 @@
 //! VCD sink, written with the `vcd` crate.
 //!
 //! The header (timescale, nested `$scope module`s, `$var`s with identifier codes allocated by
-//! `vcd::Writer`), `$dumpvars` and timestamps go through `vcd::Writer`. Value-change lines are
-//! formatted into a reusable buffer in the same syntax `vcd::Writer::change_vector` emits
-//! (`b<bits> <id>`, leading zeros dropped as the VCD standard allows; scalars `0<id>`), because
-//! the crate writes vectors one formatted bit at a time.
+//! `vcd::Writer`) goes through `vcd::Writer`. The body (timestamps, `$dumpvars`/`$end` and
+//! value changes) is formatted into one large reusable buffer in the same syntax
+//! `vcd::Writer` emits (`#<time>`, `b<bits> <id>` with leading zeros dropped as the VCD standard
+//! allows, scalars `0<id>`) and handed to the file in chunks of at least [`FLUSH_AT`] bytes:
+//! the crate formats vectors one bit at a time and every call is a separate `write`.
+//!
+//! Value-change lines are written with fixed-size stores: binary digits eight at a time from a
+//! 256-entry table, the `" <id>\n"` tail as one 16-byte block. A store may run past the end of
+//! the line; the buffer keeps enough slack and the next line overwrites the excess.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-use vcd::{IdCode, ScopeType, SimulationCommand, TimescaleUnit, VarType};
+use vcd::{IdCode, ScopeType, TimescaleUnit, VarType};
 
-use super::{walk_scopes, Decl, ScopeEvent, Sink, SinkError};
+use super::{walk_scopes, Decl, Layout, ScopeEvent, Sink, SinkError};
 use crate::rtl::table::SignalKind;
+use crate::rtl::value::BITS8;
+
+/// Buffered body bytes before they are written to the file.
+const FLUSH_AT: usize = 1 << 16;
+
+/// Bytes a value-change line's fixed-size stores may need beyond its digits.
+const SLACK: usize = 40;
 
 pub(super) struct VcdSink {
     w: vcd::Writer<BufWriter<File>>,
-    ids: Vec<Box<[u8]>>,
+    /// Per declaration: `" <id>\n"`, zero padded (an id code has at most 10 characters).
+    tails: Vec<[u8; 16]>,
+    /// The length of each tail.
+    tail_len: Vec<u8>,
+    /// The body buffer: `buf[..pos]` is pending output, the rest is scratch.
     buf: Vec<u8>,
+    pos: usize,
 }
 
 fn io(action: &'static str) -> impl Fn(std::io::Error) -> SinkError {
@@ -31,7 +48,8 @@ impl VcdSink {
         w.version(concat!("tensorcore-rtl ", env!("CARGO_PKG_VERSION")))
             .map_err(&hdr)?;
         w.timescale(1, TimescaleUnit::NS).map_err(&hdr)?;
-        let mut ids = vec![Box::<[u8]>::default(); decls.len()];
+        let mut tails = vec![[0u8; 16]; decls.len()];
+        let mut tail_len = vec![0u8; decls.len()];
         let mut next = IdCode::FIRST;
         walk_scopes(decls, |ev| {
             match ev {
@@ -44,7 +62,14 @@ impl VcdSink {
                     };
                     let id = next;
                     next = next.next();
-                    ids[i] = id.to_string().into_bytes().into_boxed_slice();
+                    let code = id.to_string();
+                    let n = code.len();
+                    // 94 symbols per character: 10 characters cover every usize id.
+                    debug_assert!(n <= 14);
+                    tails[i][0] = b' ';
+                    tails[i][1..=n].copy_from_slice(code.as_bytes());
+                    tails[i][n + 1] = b'\n';
+                    tail_len[i] = (n + 2) as u8;
                     w.var_def(ty, d.width, id, &d.name, None)
                 }
             }
@@ -53,52 +78,149 @@ impl VcdSink {
         w.enddefinitions().map_err(&hdr)?;
         Ok(Self {
             w,
-            ids,
-            buf: Vec::with_capacity(1100),
+            tails,
+            tail_len,
+            buf: vec![0; 2 * FLUSH_AT],
+            pos: 0,
         })
     }
+
+    /// Makes room for `n` more bytes past `pos`.
+    #[inline(always)]
+    fn room(&mut self, n: usize) {
+        if self.pos + n > self.buf.len() {
+            self.buf.resize(self.pos + n, 0);
+        }
+    }
+
+    /// Appends `bytes`.
+    fn push_bytes(&mut self, bytes: &[u8]) {
+        self.room(bytes.len());
+        self.buf[self.pos..self.pos + bytes.len()].copy_from_slice(bytes);
+        self.pos += bytes.len();
+    }
+
+    /// Appends one value-change line.
+    #[inline(always)]
+    fn push_change(&mut self, id: usize, width: u32, words: &[u64]) {
+        let tail = self.tails[id];
+        let tail_len = self.tail_len[id] as usize;
+        if width == 1 {
+            self.room(SLACK);
+            let p = self.pos;
+            // The tail starts with a space; the digit replaces it.
+            self.buf[p..p + 16].copy_from_slice(&tail);
+            self.buf[p] = b'0' + (words[0] & 1) as u8;
+            self.pos = p + tail_len;
+            return;
+        }
+        // Digits down from the highest set bit within the width; all-zero prints as "b0".
+        let mut top = 0usize;
+        for (wi, &w) in words.iter().enumerate().rev() {
+            if w != 0 {
+                top = 64 * wi + 63 - w.leading_zeros() as usize;
+                break;
+            }
+        }
+        let digits = top.min(width as usize - 1) + 1;
+        self.room(digits + SLACK);
+        let b = &mut self.buf[self.pos..self.pos + digits + SLACK];
+        b[0] = b'b';
+        let mut p = 1;
+        // Bytes from the top one down (byte `k` is bits `8k..8k+8`); the top byte holds 1..=8
+        // digits: shift them to its top and store all eight.
+        let kt = (digits - 1) / 8;
+        let r = digits - 8 * kt;
+        let mut wi = kt / 8;
+        let mut w = words[wi];
+        let mut sh = 8 * (kt % 8);
+        b[p..p + 8].copy_from_slice(&BITS8[usize::from(((w >> sh) as u8) << (8 - r))]);
+        p += r;
+        loop {
+            if sh == 0 {
+                if wi == 0 {
+                    break;
+                }
+                wi -= 1;
+                w = words[wi];
+                sh = 64;
+            }
+            sh -= 8;
+            b[p..p + 8].copy_from_slice(&BITS8[usize::from((w >> sh) as u8)]);
+            p += 8;
+        }
+        b[p..p + 16].copy_from_slice(&tail);
+        self.pos += p + tail_len;
+    }
+
+    /// Hands the buffered body to the file once it has grown past [`FLUSH_AT`].
+    #[inline]
+    fn maybe_flush(&mut self) -> Result<(), SinkError> {
+        if self.pos >= FLUSH_AT {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    fn flush_buf(&mut self) -> Result<(), SinkError> {
+        let r = self.w.writer().write_all(&self.buf[..self.pos]);
+        self.pos = 0;
+        r.map_err(io("write VCD"))
+    }
+}
+
+/// Formats `#<t>\n` into `out`, returning its length.
+fn format_time(out: &mut [u8; 24], mut t: u64) -> usize {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (t % 10) as u8;
+        t /= 10;
+        if t == 0 {
+            break;
+        }
+    }
+    let n = digits.len() - i;
+    out[0] = b'#';
+    out[1..=n].copy_from_slice(&digits[i..]);
+    out[n + 1] = b'\n';
+    n + 2
 }
 
 impl Sink for VcdSink {
     fn time(&mut self, t: u64) -> Result<(), SinkError> {
-        self.w.timestamp(t).map_err(io("write VCD"))
+        let mut line = [0u8; 24];
+        let n = format_time(&mut line, t);
+        self.push_bytes(&line[..n]);
+        self.maybe_flush()
     }
     fn begin_dump(&mut self) -> Result<(), SinkError> {
-        self.w
-            .begin(SimulationCommand::Dumpvars)
-            .map_err(io("write VCD"))
+        self.push_bytes(b"$dumpvars\n");
+        Ok(())
     }
     fn end_dump(&mut self) -> Result<(), SinkError> {
-        self.w.end().map_err(io("write VCD"))
+        self.push_bytes(b"$end\n");
+        Ok(())
     }
     #[inline]
     fn change(&mut self, id: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
-        let b = &mut self.buf;
-        b.clear();
-        if width == 1 {
-            b.push(b'0' + (words[0] & 1) as u8);
-        } else {
-            b.push(b'b');
-            // Highest set bit within the width; all-zero prints as "b0".
-            let mut top = 0usize;
-            for (wi, &w) in words.iter().enumerate().rev() {
-                if w != 0 {
-                    top = 64 * wi + 63 - w.leading_zeros() as usize;
-                    break;
-                }
-            }
-            let top = top.min(width as usize - 1);
-            for i in (0..=top).rev() {
-                b.push(b'0' + ((words[i / 64] >> (i % 64)) & 1) as u8);
-            }
-            b.push(b' ');
+        self.push_change(id, width, words);
+        Ok(())
+    }
+    fn changes(&mut self, ids: &[u32], layout: &[Layout], values: &[u64]) -> Result<(), SinkError> {
+        for &id in ids {
+            let l = layout[id as usize];
+            let off = l.offset as usize;
+            self.push_change(id as usize, l.width, &values[off..off + l.words as usize]);
         }
-        b.extend_from_slice(&self.ids[id]);
-        b.push(b'\n');
-        self.w.writer().write_all(b).map_err(io("write VCD"))
+        self.maybe_flush()
     }
     fn finish(mut self: Box<Self>, end_time: u64) -> Result<(), SinkError> {
-        self.w.timestamp(end_time).map_err(io("write VCD"))?;
+        let mut line = [0u8; 24];
+        let n = format_time(&mut line, end_time);
+        self.push_bytes(&line[..n]);
+        self.flush_buf()?;
         self.w.flush().map_err(io("flush VCD"))
     }
 }
