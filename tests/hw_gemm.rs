@@ -1,6 +1,6 @@
 //! The clocked tensor core against the functional model (bit for bit, flags included) and
-//! against the independent references of `verify::exact` (and host `f32` for `ieee` with
-//! FP8/FP16 inputs), on fixed sweeps and random problems with specials.
+//! against the independent references of `verify::exact` and `verify::nvidia_ref` (and host
+//! `f32` for `ieee` with FP8/FP16 inputs), on fixed sweeps and random problems with specials.
 
 use proptest::prelude::*;
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
@@ -9,6 +9,7 @@ use tensorcore_rtl::hw::HwError;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
 use tensorcore_rtl::verify::exact::{decode, fused_dot, ieee_dot, Decoded};
+use tensorcore_rtl::verify::nvidia_ref::{nvidia_ref_dot, ref_params};
 
 const PAIRS: [(Format, Format); 6] = [
     (E4M3, E4M3),
@@ -78,7 +79,18 @@ fn check(g: &Gemm) {
             let want = match g.cfg.mode {
                 AccMode::Ieee => Some(ieee_dot(fa, fb, a, &b, c0)),
                 AccMode::Fused => Some(fused_dot(fa, fb, a, &b, c0, g.cfg.width)),
-                _ => None,
+                AccMode::Nvidia(params) => {
+                    // The independent reference takes its parameters from its own table, by
+                    // the preset's name (presets with equal parameters give equal results).
+                    let preset = Preset::ALL
+                        .into_iter()
+                        .find(|p| p.params(fa, fb) == Ok(params))
+                        .expect("a preset with these parameters");
+                    let rp = ref_params(preset.name(), fa.name, fb.name)
+                        .expect("reference parameters for the preset");
+                    Some(nvidia_ref_dot(&rp, fa, fb, a, &b, c0))
+                }
+                AccMode::Exact => None,
             };
             if let Some(w) = want {
                 assert!(
