@@ -1,5 +1,5 @@
 //! Helpers of the 2:4 sparse testbenches (`sparse_2_4`, `sparse_nibble_<bits>`): run a
-//! [`SparseGemm`] on the clocked core in sparse mode and check every element against the
+//! [`SparseGemm`](crate::sparse::SparseGemm) on the clocked core in sparse mode and check every element against the
 //! independent reference `verify::sparse::sparse_reference`, and the timing the design states
 //! (`docs/sparsity.md`): a tile takes `T = ceil((K / 2) / w)` steps, half the dense
 //! `ceil(K / w)`, so the first tile's latency is `T + R + C - 2 + L`.
