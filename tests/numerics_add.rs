@@ -8,32 +8,22 @@
 
 mod common;
 
-use common::{apfloat_round, fp32_corner, samples, secs, softfloat_round, ApfloatDiffs, Rng};
+use common::{
+    apfloat_round, fp32_corner, samples, secs, softfloat_op, softfloat_round, ApfloatDiffs, Rng,
+};
 use proptest::prelude::*;
 use rustc_apfloat::ieee::Single;
 use rustc_apfloat::{Float, Status};
-use softfloat_wrapper::{ExceptionFlags, Float as _, F32};
+use softfloat_wrapper::{Float as _, F32};
 use tensorcore_rtl::numerics::{add, Flags, RoundingMode, FP32};
 
 fn softfloat_add(a: u32, b: u32, mode: RoundingMode) -> (u32, Flags) {
-    let mut f = ExceptionFlags::default();
-    f.set();
-    let r = F32::from_bits(a)
-        .add(F32::from_bits(b), softfloat_round(mode))
-        .to_bits();
-    f.get();
-    let flags = Flags {
-        invalid: f.is_invalid(),
-        overflow: f.is_overflow(),
-        underflow: f.is_underflow(),
-        inexact: f.is_inexact(),
-    };
-    let r = if mode == RoundingMode::ToOdd && flags.inexact {
-        r | 1
-    } else {
-        r
-    };
-    (r, flags)
+    let (r, flags) = softfloat_op(mode, || {
+        F32::from_bits(a)
+            .add(F32::from_bits(b), softfloat_round(mode))
+            .to_bits() as u64
+    });
+    (r as u32, flags)
 }
 
 fn apfloat_add(a: u32, b: u32, mode: RoundingMode) -> (u32, Status) {

@@ -10,11 +10,13 @@
 
 mod common;
 
-use common::{apfloat_round, fp32_corner, samples, secs, softfloat_round, ApfloatDiffs, Rng};
+use common::{
+    apfloat_round, fp32_corner, samples, secs, softfloat_op, softfloat_round, ApfloatDiffs, Rng,
+};
 use proptest::prelude::*;
 use rustc_apfloat::ieee::{BFloat, Half, Single};
 use rustc_apfloat::{Float, FloatConvert, Status, StatusAnd};
-use softfloat_wrapper::{ExceptionFlags, Float as _, F32};
+use softfloat_wrapper::{Float as _, F32};
 use tensorcore_rtl::numerics::{
     convert, from_fp32, to_fp32, Flags, Format, Overflow, RoundingMode, BF16, E4M3, E5M2, FP16,
     FP32,
@@ -49,22 +51,9 @@ where
 /// SoftFloat's f32_to_f16 under `mode`, with its flags (after-rounding tininess, its
 /// default); round-to-odd derived from toward-zero.
 fn softfloat_to_f16(x: u32, mode: RoundingMode) -> (u64, Flags) {
-    let mut f = ExceptionFlags::default();
-    f.set();
-    let r = F32::from_bits(x).to_f16(softfloat_round(mode)).to_bits() as u64;
-    f.get();
-    let flags = Flags {
-        invalid: f.is_invalid(),
-        overflow: f.is_overflow(),
-        underflow: f.is_underflow(),
-        inexact: f.is_inexact(),
-    };
-    let r = if mode == RoundingMode::ToOdd && flags.inexact {
-        r | 1
-    } else {
-        r
-    };
-    (r, flags)
+    softfloat_op(mode, || {
+        F32::from_bits(x).to_f16(softfloat_round(mode)).to_bits() as u64
+    })
 }
 
 /// Inputs around each interesting FP32 value: the value and its 8 neighbours either side.

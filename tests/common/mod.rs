@@ -196,3 +196,28 @@ impl ApfloatDiffs {
         Err(format!("flags: ours {ours}, apfloat {expect}"))
     }
 }
+
+/// Runs one SoftFloat operation and returns its result bits with SoftFloat's exception flags
+/// as ours. SoftFloat has no round-to-odd: for `ToOdd` the caller passes an operation run
+/// toward zero, and the LSB is jammed when inexact.
+pub fn softfloat_op(
+    mode: RoundingMode,
+    op: impl FnOnce() -> u64,
+) -> (u64, tensorcore_rtl::numerics::Flags) {
+    let mut f = softfloat_wrapper::ExceptionFlags::default();
+    f.set();
+    let r = op();
+    f.get();
+    let flags = tensorcore_rtl::numerics::Flags {
+        invalid: f.is_invalid(),
+        overflow: f.is_overflow(),
+        underflow: f.is_underflow(),
+        inexact: f.is_inexact(),
+    };
+    let r = if mode == RoundingMode::ToOdd && flags.inexact {
+        r | 1
+    } else {
+        r
+    };
+    (r, flags)
+}
