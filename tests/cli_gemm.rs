@@ -260,3 +260,23 @@ fn tb_cli_lists_and_runs() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn oversized_dimensions_are_an_error_not_an_allocation_failure() {
+    for sparse in [false, true] {
+        let mut args = vec!["gemm", "--m", "1000000", "--n", "1000000", "--k", "100"];
+        if sparse {
+            args.push("--sparse");
+        }
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+            .args(&args)
+            .output()
+            .expect("run tcrtl");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: C would be 1000000 x 1000000: more than"),
+            "{err}"
+        );
+    }
+}

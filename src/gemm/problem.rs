@@ -6,6 +6,10 @@ use crate::numerics::dot::{AccMode, DotError, MAX_LANES};
 use crate::numerics::flags::Flags;
 use crate::numerics::format::{Format, INPUT_FORMATS};
 
+/// The largest number of elements one matrix of a problem may hold (2^28: 1 GiB of 32-bit
+/// words), so that a mistyped dimension is an error rather than an allocation failure.
+pub const MAX_ELEMENTS: usize = 1 << 28;
+
 /// The dot-product widths a PE can be built with.
 pub const WIDTHS: [usize; 6] = [1, 2, 4, 8, 16, 32];
 
@@ -57,6 +61,16 @@ pub enum GemmError {
         /// The format's name.
         format: &'static str,
     },
+    /// A matrix would hold more than [`MAX_ELEMENTS`] elements.
+    #[error("{matrix} would be {rows} x {cols}: more than {max} elements", max = MAX_ELEMENTS)]
+    TooLarge {
+        /// `A`, `B` or `C`.
+        matrix: &'static str,
+        /// Rows.
+        rows: usize,
+        /// Columns.
+        cols: usize,
+    },
     /// The width is not one a PE can be built with.
     #[error("width {0} is not one of 1, 2, 4, 8, 16, 32")]
     BadWidth(usize),
@@ -97,6 +111,21 @@ pub struct GemmOutput {
     pub flags: Flags,
 }
 
+/// Checks that `m`, `n`, `k` are at least 1 and that no matrix exceeds [`MAX_ELEMENTS`].
+pub fn check_dims(m: usize, n: usize, k: usize) -> Result<(), GemmError> {
+    for (name, v) in [("m", m), ("n", n), ("k", k)] {
+        if v == 0 {
+            return Err(GemmError::ZeroDim { name });
+        }
+    }
+    for (matrix, rows, cols) in [("A", m, k), ("B", k, n), ("C", m, n)] {
+        if rows.checked_mul(cols).is_none_or(|e| e > MAX_ELEMENTS) {
+            return Err(GemmError::TooLarge { matrix, rows, cols });
+        }
+    }
+    Ok(())
+}
+
 impl Gemm {
     /// Checks and builds a problem.
     pub fn new(
@@ -108,11 +137,7 @@ impl Gemm {
         b: Vec<u64>,
         c: Vec<u32>,
     ) -> Result<Gemm, GemmError> {
-        for (name, v) in [("m", m), ("n", n), ("k", k)] {
-            if v == 0 {
-                return Err(GemmError::ZeroDim { name });
-            }
-        }
+        check_dims(m, n, k)?;
         if !WIDTHS.contains(&cfg.width) || cfg.width > MAX_LANES {
             return Err(GemmError::BadWidth(cfg.width));
         }
@@ -167,6 +192,7 @@ impl Gemm {
         cfg: GemmConfig,
         seed: u64,
     ) -> Result<Gemm, GemmError> {
+        check_dims(m, n, k)?;
         let mut rng = SplitMix64::new(seed);
         let a = (0..m * k)
             .map(|_| random_operand(cfg.fmt_a, &mut rng))

@@ -202,12 +202,15 @@ pub fn parse_npy(bytes: &[u8], path: &Path) -> Result<NpyArray, NpyError> {
         .ok_or_else(|| format_err(path, "shape too large"))?;
     let size = dtype.size();
     let payload = &bytes[data_start..];
-    if payload.len() != count * size {
+    let expected = count
+        .checked_mul(size)
+        .ok_or_else(|| format_err(path, "shape too large"))?;
+    if payload.len() != expected {
         return Err(format_err(
             path,
             format!(
                 "expected {} data bytes for shape {:?}, found {}",
-                count * size,
+                expected,
                 shape,
                 payload.len()
             ),

@@ -103,6 +103,7 @@ impl SparseGemm {
         if !k.is_multiple_of(4) {
             return Err(SparseError::KNotMultipleOf4 { k });
         }
+        crate::gemm::problem::check_dims(m, n, k)?;
         let mut rng = SplitMix64::new(seed);
         let meta = (0..m * k / 4)
             .map(|_| super::meta::VALID_NIBBLES[rng.below(6) as usize])
