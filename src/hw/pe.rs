@@ -267,9 +267,18 @@ impl<const W: usize> Pe<W> {
             let s1 = stage1_multiply::<W>(&cfg, a_in.words(), b_in.words(), lanes, meta);
             if let (Some(f), Some(m)) = (self.sparse.as_mut(), meta) {
                 let mut picked = [0u64; W];
-                for (t, s) in f.sel.iter_mut().enumerate().take(lanes) {
-                    s.set(((m >> (2 * t)) & 3) as u8);
-                    super::pe_datapath::set_lane(&mut picked, t, cfg.fmt_b.width(), s1.b_sel[t]);
+                for (t, s) in f.sel.iter_mut().enumerate() {
+                    if t < lanes {
+                        s.set(((m >> (2 * t)) & 3) as u8);
+                        super::pe_datapath::set_lane(
+                            &mut picked,
+                            t,
+                            cfg.fmt_b.width(),
+                            s1.b_sel[t],
+                        );
+                    } else {
+                        s.set(0);
+                    }
                 }
                 f.b_sel.set(Wide::from_words_array(picked));
             }
@@ -284,6 +293,17 @@ impl<const W: usize> Pe<W> {
             self.s1_prod.set_d(Wide::from_words_array(prod));
             self.exp_sum.set(Wide::from_words_array(exps));
             self.sig_product.set(Wide::from_words_array(sigs));
+        } else {
+            // Operand isolation: an idle stage's combinational outputs read 0 (in hardware the
+            // inputs are gated), so no wire shows a stale value from an earlier cycle.
+            self.exp_sum.set(Wide::ZERO);
+            self.sig_product.set(Wide::ZERO);
+            if let Some(f) = self.sparse.as_mut() {
+                for s in f.sel.iter_mut() {
+                    s.set(0);
+                }
+                f.b_sel.set(Wide::ZERO);
+            }
         }
 
         // Stage 2: accumulate the registered products.
@@ -291,6 +311,14 @@ impl<const W: usize> Pe<W> {
         self.done.set_d(c1 & CTL_LAST != 0);
         let set = c1 & CTL_SET != 0;
         let mut writes_acc = false;
+        // Stage-2 wires read 0 unless the accumulation below drives them this cycle.
+        self.acc.set(0);
+        self.max_exp.set(0);
+        self.align_shift.set(0);
+        self.sticky.set(false);
+        self.lzc.set(0);
+        self.round_inc.set(false);
+        self.special.set(false);
         if c1 & CTL_VALID != 0 {
             let lanes = usize::from(c1 & CTL_LANES).min(W);
             let words = self.s1_prod.q();

@@ -20,7 +20,8 @@ use super::value::Value;
 /// let _ = w.get(); // error: wires are readable by the engine (tracer, `Simulator::peek`) only
 /// ```
 ///
-/// A wire not set in a cycle keeps its previous value in the trace.
+/// A wire not set in a cycle keeps its previous value in the trace, so a block should drive
+/// every wire every cycle (the PE drives its idle datapath wires to 0: operand isolation).
 #[derive(Debug, Clone)]
 pub struct Wire<T: Value> {
     value: T,
