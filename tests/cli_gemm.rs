@@ -280,3 +280,46 @@ fn oversized_dimensions_are_an_error_not_an_allocation_failure() {
         );
     }
 }
+
+#[test]
+fn memh_images_hold_the_operands_and_the_result() {
+    let dir = std::env::temp_dir().join(format!("tcrtl-memh-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("d.npy");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .args([
+            "gemm", "--m", "3", "--n", "5", "--k", "7", "--format", "fp16",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .arg("--memh")
+        .arg(&dir)
+        .output()
+        .expect("run tcrtl");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |name: &str| -> Vec<u64> {
+        std::fs::read_to_string(dir.join(name))
+            .expect("hex file")
+            .lines()
+            .map(|l| u64::from_str_radix(l, 16).expect("hex word"))
+            .collect()
+    };
+    let (a, b, c, d) = (read("a.hex"), read("b.hex"), read("c.hex"), read("d.hex"));
+    assert_eq!((a.len(), b.len(), c.len(), d.len()), (21, 35, 15, 15));
+    assert!(a.iter().chain(&b).all(|&w| w <= 0xFFFF));
+    // The same seed gives the same problem: A, B and C are the seeded random operands.
+    let cfg = tensorcore_rtl::gemm::GemmConfig {
+        fmt_a: tensorcore_rtl::numerics::FP16,
+        fmt_b: tensorcore_rtl::numerics::FP16,
+        mode: tensorcore_rtl::numerics::dot::AccMode::Ieee,
+        width: 1,
+    };
+    let g = tensorcore_rtl::gemm::Gemm::random(3, 5, 7, cfg, 1).expect("problem");
+    assert_eq!(a, g.a);
+    assert_eq!(b, g.b);
+    assert_eq!(c, g.c.iter().map(|&w| w as u64).collect::<Vec<_>>());
+    // D in the hex image is D in the .npy file.
+    let npy = tensorcore_rtl::io::npy::read_npy(&out).expect("d.npy");
+    assert_eq!(d, npy.words);
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

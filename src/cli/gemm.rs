@@ -8,6 +8,7 @@ use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{Gemm, GemmConfig};
+use tensorcore_rtl::io::memh::write_memh;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::numerics::format::Format;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
@@ -52,6 +53,10 @@ pub struct GemmArgs {
     /// always checked).
     #[arg(long)]
     check: bool,
+    /// Also write A, B, C and D as `$readmemh` images (`a.hex`, `b.hex`, `c.hex`, `d.hex`,
+    /// one word a line, row-major) into this existing directory, for a Verilog testbench.
+    #[arg(long)]
+    memh: Option<PathBuf>,
     #[command(flatten)]
     trace: values::TraceArgs,
     /// Print one JSON object instead of text.
@@ -173,6 +178,14 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     if let Some(out) = &args.out {
         check_out_path(out)?;
     }
+    if let Some(dir) = &args.memh {
+        if !dir.is_dir() {
+            return Err(format!(
+                "--memh {}: not an existing directory",
+                dir.display()
+            ));
+        }
+    }
     let trace = args.trace.config()?;
     let random = args.m.is_some();
     let sparse = if args.sparse {
@@ -210,6 +223,19 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     if let Some(out) = &args.out {
         let words: Vec<u64> = run.out.d.iter().map(|&w| w as u64).collect();
         write_npy(out, &[g.m, g.n], Dtype::F32, &words).map_err(|e| e.to_string())?;
+    }
+    if let Some(dir) = &args.memh {
+        let c: Vec<u64> = g.c.iter().map(|&w| w as u64).collect();
+        let d: Vec<u64> = run.out.d.iter().map(|&w| w as u64).collect();
+        for (name, words, width) in [
+            ("a.hex", &g.a, fmt_a.width()),
+            ("b.hex", &g.b, fmt_b.width()),
+            ("c.hex", &c, 32),
+            ("d.hex", &d, 32),
+        ] {
+            let path = dir.join(name);
+            write_memh(&path, words, width).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
     }
     let check = if let (Some(s), true) = (&sparse, random || args.check) {
         Some(super::sparse::check_clocked(s, preset, &run.out.d)?)
