@@ -94,3 +94,34 @@ fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn controller_state_names_reach_gtkwave() {
+    let dir = std::env::temp_dir().join(format!("tcrtl_hw_labels_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let cfg = GemmConfig {
+        fmt_a: FP16,
+        fmt_b: FP16,
+        mode: AccMode::Ieee,
+        width: 1,
+    };
+    let g = Gemm::random(4, 4, 4, cfg, 3).expect("problem");
+    let trace = TraceConfig::vcd(dir.join("tc.vcd")).glob("controller.state");
+    run_clocked(&g, Some(&trace)).expect("clocked, traced");
+    let filter = std::fs::read_to_string(dir.join("tc.tensor_core.controller.state.txt"))
+        .expect("filter file");
+    let lines: Vec<&str> = filter.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(
+        lines,
+        ["0 Idle", "1 Preload", "2 Compute", "3 Drain", "4 Done"]
+    );
+    let gtkw = std::fs::read_to_string(dir.join("tc.gtkw")).expect("save file");
+    assert!(
+        gtkw.contains(
+            "@2022\n^1 tc.tensor_core.controller.state.txt\ntensor_core.controller.state[2:0]\n"
+        ),
+        "{gtkw}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

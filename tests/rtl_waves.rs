@@ -444,3 +444,126 @@ fn closed_pipe_fails_cleanly_and_failed_file_is_removed() {
     drop(sim);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A tiny FSM whose state register (and a 1-bit wire) carry value labels.
+struct Fsm {
+    labelled: bool,
+    state: Reg<u8>,
+    busy: Wire<bool>,
+    count: Reg<u16>,
+}
+
+const FSM_LABELS: Labels = &[(0, "Idle"), (1, "Run"), (2, "Wait state"), (10, "Ten")];
+
+impl Fsm {
+    fn new(labelled: bool) -> Self {
+        let mut state = Reg::new("state", 4, 0u8).unwrap();
+        let mut busy = Wire::new("busy", 1, false).unwrap();
+        if labelled {
+            state = state.with_labels(FSM_LABELS);
+            busy = busy.with_labels(&[(0, "no"), (1, "yes")]);
+        }
+        Self {
+            labelled,
+            state,
+            busy,
+            count: Reg::new("count", 9, 0u16).unwrap(),
+        }
+    }
+}
+
+impl Module for Fsm {
+    fn name(&self) -> &str {
+        "fsm"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.reg(&mut self.state);
+        v.wire(&mut self.busy);
+        v.reg(&mut self.count);
+    }
+}
+
+impl Design for Fsm {
+    fn comb(&mut self) {
+        let s = self.state.q();
+        self.state.set_d(match s {
+            0 => 1,
+            1 => 2,
+            2 => 10,
+            _ => 0,
+        });
+        self.busy.set(s != 0);
+        self.count.set_d(self.count.q() + 1);
+    }
+}
+
+/// Runs the FSM 12 cycles traced to `dir/NAME.vcd`; returns the summary.
+fn run_fsm(dir: &Path, name: &str, labelled: bool) -> TraceSummary {
+    let fsm = Fsm::new(labelled);
+    assert_eq!(fsm.labelled, !fsm.state.labels().is_empty());
+    let cfg = TraceConfig::vcd(dir.join(format!("{name}.vcd")));
+    let mut sim = Simulator::with_trace(fsm, &cfg).unwrap();
+    sim.run(12).unwrap();
+    sim.finish().unwrap().1.unwrap()
+}
+
+#[test]
+fn value_labels_write_gtkwave_filter_files_and_leave_the_vcd_alone() {
+    let dir = tmp_dir("labels");
+    let a = run_fsm(&dir, "a", true);
+    let b = run_fsm(&dir, "b", true);
+    let plain = run_fsm(&dir, "plain", false);
+    let read = |p: &Path| std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+
+    // The VCD does not see labels.
+    assert_eq!(read(&a.path), read(&plain.path));
+    assert_eq!(read(&a.path), read(&b.path));
+
+    // One filter file per labelled signal, beside the save file, deterministic.
+    let fa = dir.join("a.fsm.state.txt");
+    let want = "# fsm.state: value labels for GTKWave\n0 Idle\n1 Run\n2 Wait state\nA Ten\n";
+    assert_eq!(String::from_utf8(read(&fa)).unwrap(), want);
+    assert_eq!(read(&fa), read(&dir.join("b.fsm.state.txt")));
+    let busy = String::from_utf8(read(&dir.join("a.fsm.busy.txt"))).unwrap();
+    assert_eq!(busy, "# fsm.busy: value labels for GTKWave\n0 no\n1 yes\n");
+    assert!(!dir.join("plain.fsm.state.txt").exists());
+
+    // The save file: byte-identical apart from the run's name, filter lines before the trace,
+    // the file-translated flag (0x2000) on top of hex/binary + right-justify.
+    let ga = String::from_utf8(read(a.gtkw.as_ref().unwrap())).unwrap();
+    let gb = String::from_utf8(read(b.gtkw.as_ref().unwrap())).unwrap();
+    assert_eq!(ga.replace("a.", "X."), gb.replace("b.", "X."));
+    assert!(ga.contains("[savefile] \"a.gtkw\"\n"), "{ga}");
+    assert!(
+        ga.contains("@2022\n^1 a.fsm.state.txt\nfsm.state[3:0]\n"),
+        "{ga}"
+    );
+    assert!(ga.contains("@2028\n^2 a.fsm.busy.txt\nfsm.busy\n"), "{ga}");
+    assert!(ga.contains("@22\nfsm.count[8:0]\n"), "{ga}");
+    let gp = String::from_utf8(read(plain.gtkw.as_ref().unwrap())).unwrap();
+    assert!(!gp.contains('^'), "{gp}");
+
+    // Nothing half-written is left behind.
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let n = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!n.ends_with(".partial"), "{n} left behind");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_failed_trace_writes_no_filter_file() {
+    let dir = tmp_dir("labels_fail");
+    let cfg = TraceConfig::vcd(dir.join("f.vcd"));
+    let mut sim = Simulator::with_trace(Fsm::new(true), &cfg).unwrap();
+    sim.run(3).unwrap();
+    // Make the rename into place fail: a directory now sits at the waveform's path.
+    std::fs::create_dir_all(dir.join("f.vcd").join("x")).unwrap();
+    assert!(sim.finish().is_err());
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["f.vcd"], "only the blocking directory remains");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -27,6 +27,15 @@ pub enum CtlState {
     Done = 4,
 }
 
+/// The state names shown in GTKWave for the `state` register (its value labels).
+const STATE_LABELS: crate::rtl::Labels = &[
+    (CtlState::Idle as u64, "Idle"),
+    (CtlState::Preload as u64, "Preload"),
+    (CtlState::Compute as u64, "Compute"),
+    (CtlState::Drain as u64, "Drain"),
+    (CtlState::Done as u64, "Done"),
+];
+
 impl CtlState {
     fn from_bits(b: u8) -> CtlState {
         match b {
@@ -105,7 +114,7 @@ impl Controller {
     pub fn new(sched: Schedule) -> Result<Self> {
         Ok(Self {
             sched,
-            state: Reg::new("state", 3, CtlState::Idle as u8)?,
+            state: Reg::new("state", 3, CtlState::Idle as u8)?.with_labels(STATE_LABELS),
             timer: Reg::new("timer", 32, 0)?,
             feed_tile: Reg::new("feed_tile", 32, 0)?,
             feed_step: Reg::new("feed_step", 32, 0)?,

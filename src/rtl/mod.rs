@@ -87,7 +87,7 @@ mod wire;
 
 pub use error::{Result, RtlError};
 pub use module::{Design, Module, Visitor};
-pub use reg::Reg;
+pub use reg::{Labels, Reg};
 pub use sim::Simulator;
 pub use table::{SignalInfo, SignalKind, SignalValue};
 pub use trace::{TraceConfig, TraceFormat, TraceSummary, PERIOD};

@@ -6,6 +6,11 @@ use std::borrow::Cow;
 use super::error::{Result, RtlError};
 use super::value::Value;
 
+/// Value labels of a signal: `(value, name)` pairs, e.g. an FSM's state names. Read only when
+/// the GTKWave save file is written (they become a translate filter file); never in the clock
+/// loop and never in the waveform itself.
+pub type Labels = &'static [(u64, &'static str)];
+
 /// A clocked register with synchronous reset.
 ///
 /// Block code reads [`Reg::q`] (the value latched at the last rising edge) and writes the next
@@ -39,6 +44,7 @@ pub struct Reg<T: Value> {
     reset: T,
     width: u32,
     name: Cow<'static, str>,
+    labels: Labels,
 }
 
 impl<T: Value> Reg<T> {
@@ -60,7 +66,27 @@ impl<T: Value> Reg<T> {
             reset,
             width,
             name,
+            labels: &[],
         })
+    }
+
+    /// Attaches value labels (e.g. FSM state names): GTKWave then shows the name instead of the
+    /// number, through a translate filter file written beside the `.gtkw` save file. The
+    /// waveform itself is unchanged.
+    ///
+    /// ```
+    /// use tensorcore_rtl::rtl::Reg;
+    /// let r = Reg::new("state", 2, 0u8).unwrap().with_labels(&[(0, "Idle"), (1, "Busy")]);
+    /// assert_eq!(r.labels()[1], (1, "Busy"));
+    /// ```
+    pub fn with_labels(mut self, labels: Labels) -> Self {
+        self.labels = labels;
+        self
+    }
+
+    /// The value labels (empty if none).
+    pub fn labels(&self) -> Labels {
+        self.labels
     }
 
     /// The output latched at the last rising edge.

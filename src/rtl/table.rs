@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use super::error::{Result, RtlError};
 use super::module::{Module, Sealed, Visitor};
-use super::reg::Reg;
+use super::reg::{Labels, Reg};
 use super::value::{push_bits, Value};
 use super::wire::{Input, Wire};
 
@@ -31,6 +31,8 @@ pub struct SignalInfo {
     pub width: u32,
     /// Register, wire or input.
     pub kind: SignalKind,
+    /// Value labels ([`Reg::with_labels`]; empty if none).
+    pub labels: Labels,
 }
 
 impl SignalInfo {
@@ -95,13 +97,14 @@ impl Collect {
         }
     }
 
-    fn push(&mut self, name: &str, width: u32, kind: SignalKind, words: usize) {
+    fn push(&mut self, name: &str, width: u32, kind: SignalKind, words: usize, labels: Labels) {
         self.words.push(words);
         let info = SignalInfo {
             scope: self.scope.clone(),
             name: name.to_string(),
             width,
             kind,
+            labels,
         };
         let path = info.path();
         if !self.seen.insert(path.clone()) && self.duplicate.is_none() {
@@ -114,13 +117,13 @@ impl Collect {
 impl Sealed for Collect {}
 impl Visitor for Collect {
     fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
-        self.push(r.name(), r.width(), SignalKind::Reg, T::WORDS);
+        self.push(r.name(), r.width(), SignalKind::Reg, T::WORDS, r.labels());
     }
     fn wire<T: Value>(&mut self, w: &mut Wire<T>) {
-        self.push(w.name(), w.width(), SignalKind::Wire, T::WORDS);
+        self.push(w.name(), w.width(), SignalKind::Wire, T::WORDS, w.labels());
     }
     fn input<T: Value>(&mut self, i: &mut Input<T>) {
-        self.push(i.name(), i.width(), SignalKind::Input, T::WORDS);
+        self.push(i.name(), i.width(), SignalKind::Input, T::WORDS, &[]);
     }
     fn child<M: Module>(&mut self, m: &mut M) {
         let mut path = self.scope.join(".");

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::error::Result;
-use super::reg::check_width;
+use super::reg::{check_width, Labels};
 use super::value::Value;
 
 /// A named combinational signal, exposed for tracing.
@@ -27,6 +27,7 @@ pub struct Wire<T: Value> {
     value: T,
     width: u32,
     name: Cow<'static, str>,
+    labels: Labels,
 }
 
 impl<T: Value> Wire<T> {
@@ -38,7 +39,19 @@ impl<T: Value> Wire<T> {
             value: initial.mask(width),
             width,
             name,
+            labels: &[],
         })
+    }
+
+    /// Attaches value labels (see [`crate::rtl::Reg::with_labels`]).
+    pub fn with_labels(mut self, labels: Labels) -> Self {
+        self.labels = labels;
+        self
+    }
+
+    /// The value labels (empty if none).
+    pub fn labels(&self) -> Labels {
+        self.labels
     }
 
     /// Publishes this cycle's value (truncated to the width).
@@ -73,6 +86,7 @@ pub struct Input<T: Value> {
     value: T,
     width: u32,
     name: Cow<'static, str>,
+    labels: Labels,
 }
 
 impl<T: Value> Input<T> {
@@ -84,7 +98,19 @@ impl<T: Value> Input<T> {
             value: initial.mask(width),
             width,
             name,
+            labels: &[],
         })
+    }
+
+    /// Attaches value labels (see [`crate::rtl::Reg::with_labels`]).
+    pub fn with_labels(mut self, labels: Labels) -> Self {
+        self.labels = labels;
+        self
+    }
+
+    /// The value labels (empty if none).
+    pub fn labels(&self) -> Labels {
+        self.labels
     }
 
     /// Drives the input (truncated to the width). Call between steps.

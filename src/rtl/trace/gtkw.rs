@@ -1,8 +1,11 @@
 //! GTKWave save file (`NAME.gtkw`) written beside each waveform: `clk` and `rst` first, then one
-//! group per module scope with its traced signals, vectors in hex.
+//! group per module scope with its traced signals, vectors in hex. A signal with value labels
+//! ([`crate::rtl::Reg::with_labels`]) also gets a translate filter file
+//! (`NAME.<signal path>.txt`, one `value label` line per label, the value in the hex GTKWave
+//! displays) and is shown through it.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::Decl;
 
@@ -11,6 +14,37 @@ const HEX: &str = "@22";
 const BIN: &str = "@28";
 const GROUP_BEGIN: &str = "@800200";
 const GROUP_END: &str = "@1000200";
+/// GTKWave's "file-translated" trace flag (`TR_FTRANSLATED`, bit 13), or'ed into the flags of a
+/// labelled trace; the `^N FILE` line before the trace names the filter.
+const FTRANSLATED: u64 = 0x2000;
+
+/// The translate filter file of a labelled signal: `NAME.<signal path>.txt` beside `NAME.gtkw`.
+pub(super) fn filter_path(gtkw: &Path, d: &Decl) -> PathBuf {
+    let stem = gtkw
+        .file_stem()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    gtkw.with_file_name(format!("{stem}.{}.{}.txt", d.scope.join("."), d.name))
+}
+
+/// The filter file's text: `value label` per line, the value in hex with as many digits as
+/// GTKWave shows for the signal's width (it matches the displayed text, case-insensitively).
+pub(super) fn filter_text(d: &Decl) -> String {
+    let digits = d.width.div_ceil(4).max(1) as usize;
+    let mut out = format!(
+        "# {}.{}: value labels for GTKWave\n",
+        d.scope.join("."),
+        d.name
+    );
+    for &(value, label) in d.labels {
+        let label: String = label
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        out.push_str(&format!("{value:0digits$X} {}\n", label.trim()));
+    }
+    out
+}
 
 /// The name GTKWave shows for a VCD/FST variable: vectors get `[msb:0]` appended.
 fn gtkwave_name(d: &Decl) -> String {
@@ -41,6 +75,13 @@ pub(super) fn write(
             .unwrap_or_default()
     })?;
     writeln!(out, "[dumpfile] \"{dump}\"")?;
+    // The save file's own name: GTKWave then resolves the relative filter paths below (and the
+    // dump file) against the directory the save file is loaded from, not the working directory.
+    writeln!(out, "[savefile] \"{}\"", {
+        gtkw.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    })?;
     writeln!(out, "[timestart] {start_time}")?;
     writeln!(out, "[size] 1600 900")?;
     writeln!(out, "[pos] -1 -1")?;
@@ -64,6 +105,7 @@ pub(super) fn write(
             scopes.push(&d.scope);
         }
     }
+    let mut filters = 0;
     for scope in scopes {
         let label = if scope.len() > 1 {
             scope[1..].join(".")
@@ -73,7 +115,17 @@ pub(super) fn write(
         writeln!(out, "{GROUP_BEGIN}")?;
         writeln!(out, "-{label}")?;
         for d in decls.iter().skip(2).filter(|d| d.scope.as_slice() == scope) {
-            writeln!(out, "{}", if d.width > 1 { HEX } else { BIN })?;
+            let flags = if d.width > 1 { HEX } else { BIN };
+            if d.labels.is_empty() {
+                writeln!(out, "{flags}")?;
+            } else {
+                let flags = u64::from_str_radix(&flags[1..], 16).unwrap_or(0) | FTRANSLATED;
+                filters += 1;
+                let file = filter_path(gtkw, d);
+                let file = file.file_name().unwrap_or_default().to_string_lossy();
+                writeln!(out, "@{flags:x}")?;
+                writeln!(out, "^{filters} {file}")?;
+            }
             writeln!(out, "{}", gtkwave_name(d))?;
         }
         writeln!(out, "{GROUP_END}")?;
@@ -81,5 +133,16 @@ pub(super) fn write(
     }
     writeln!(out, "[pattern_trace] 1")?;
     writeln!(out, "[pattern_trace] 0")?;
-    std::fs::write(gtkw, out)
+    write_file(gtkw, &out)
+}
+
+/// Writes `path` through `path.partial` and a rename, so that an interrupted or failed write
+/// never leaves a truncated file that looks complete.
+pub(super) fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = super::partial_path(path);
+    let res = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if res.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    res
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{Result, RtlError};
 use super::module::{Module, Sealed, Visitor};
-use super::reg::Reg;
+use super::reg::{Labels, Reg};
 use super::table::{SignalInfo, SignalKind};
 use super::value::Value;
 use super::wire::{Input, Wire};
@@ -112,6 +112,7 @@ pub(in crate::rtl) struct Decl {
     pub name: String,
     pub width: u32,
     pub kind: SignalKind,
+    pub labels: Labels,
 }
 
 /// A step in declaring the scope tree.
@@ -333,12 +334,14 @@ impl Tracer {
                 name: "clk".into(),
                 width: 1,
                 kind: SignalKind::Wire,
+                labels: &[],
             },
             Decl {
                 scope: top,
                 name: "rst".into(),
                 width: 1,
                 kind: SignalKind::Wire,
+                labels: &[],
             },
         ];
         let mut select = Vec::with_capacity(table.len());
@@ -370,6 +373,7 @@ impl Tracer {
                     name: s.name.clone(),
                     width: s.width,
                     kind: s.kind,
+                    labels: s.labels,
                 });
             } else {
                 select.push(Select {
@@ -507,6 +511,17 @@ impl Tracer {
         let bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
         let gtkw = if self.config.gtkw && std::fs::metadata(&self.path).is_ok_and(|m| m.is_file()) {
             let g = self.path.with_extension("gtkw");
+            // Filter files first: a `.gtkw` that names them is only written once they exist.
+            for d in self.decls.iter().filter(|d| !d.labels.is_empty()) {
+                let f = gtkw::filter_path(&g, d);
+                gtkw::write_file(&f, gtkw::filter_text(d).as_bytes()).map_err(|e| {
+                    RtlError::TraceIo {
+                        path: f.clone(),
+                        action: "write GTKWave translate filter file",
+                        source: e,
+                    }
+                })?;
+            }
             gtkw::write(&g, &self.path, &self.decls, self.window.0 * PERIOD).map_err(|e| {
                 RtlError::TraceIo {
                     path: g.clone(),
