@@ -78,6 +78,7 @@ pub mod demo;
 mod error;
 mod module;
 mod reg;
+mod signal;
 mod sim;
 mod table;
 mod trace;
@@ -87,7 +88,8 @@ mod wire;
 
 pub use error::{Result, RtlError};
 pub use module::{Design, Module, Visitor};
-pub use reg::{Labels, Reg};
+pub use reg::Reg;
+pub use signal::Labels;
 pub use sim::Simulator;
 pub use table::{SignalInfo, SignalKind, SignalValue};
 pub use trace::{TraceConfig, TraceFormat, TraceSummary, PERIOD};

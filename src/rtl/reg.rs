@@ -4,12 +4,8 @@
 use std::borrow::Cow;
 
 use super::error::{Result, RtlError};
+use super::signal::{signal_accessors, SignalMeta};
 use super::value::Value;
-
-/// Value labels of a signal: `(value, name)` pairs, e.g. an FSM's state names. Read only when
-/// the GTKWave save file is written (they become a translate filter file); never in the clock
-/// loop and never in the waveform itself.
-pub type Labels = &'static [(u64, &'static str)];
 
 /// A clocked register with synchronous reset.
 ///
@@ -34,6 +30,14 @@ pub type Labels = &'static [(u64, &'static str)];
 /// let _ = r.d(); // error: `d` is private to the engine
 /// ```
 ///
+/// Value labels (e.g. FSM state names) make GTKWave show names instead of numbers:
+///
+/// ```
+/// use tensorcore_rtl::rtl::Reg;
+/// let r = Reg::new("state", 2, 0u8).unwrap().with_labels(&[(0, "Idle"), (1, "Busy")]);
+/// assert_eq!(r.labels()[1], (1, "Busy"));
+/// ```
+///
 /// A register not written in a cycle holds its value. Values written with `set_d` are truncated
 /// to the declared width. At power-on, and at every edge while `rst` is high, `q` takes the reset
 /// value.
@@ -42,21 +46,20 @@ pub struct Reg<T: Value> {
     q: T,
     d: T,
     reset: T,
-    width: u32,
-    name: Cow<'static, str>,
-    labels: Labels,
+    meta: SignalMeta,
 }
+
+signal_accessors!(Reg);
 
 impl<T: Value> Reg<T> {
     /// A register of `width` bits named `name` (local to its module) with reset value `reset`.
     ///
     /// Fails if `width` is 0 or more than `T` holds, or if `reset` does not fit in `width` bits.
     pub fn new(name: impl Into<Cow<'static, str>>, width: u32, reset: T) -> Result<Self> {
-        let name = name.into();
-        check_width::<T>(&name, width)?;
+        let meta = SignalMeta::new::<T>(name, width)?;
         if reset.mask(width) != reset {
             return Err(RtlError::ResetTooWide {
-                name: name.into_owned(),
+                name: meta.name.into_owned(),
                 width,
             });
         }
@@ -64,29 +67,8 @@ impl<T: Value> Reg<T> {
             q: reset,
             d: reset,
             reset,
-            width,
-            name,
-            labels: &[],
+            meta,
         })
-    }
-
-    /// Attaches value labels (e.g. FSM state names): GTKWave then shows the name instead of the
-    /// number, through a translate filter file written beside the `.gtkw` save file. The
-    /// waveform itself is unchanged.
-    ///
-    /// ```
-    /// use tensorcore_rtl::rtl::Reg;
-    /// let r = Reg::new("state", 2, 0u8).unwrap().with_labels(&[(0, "Idle"), (1, "Busy")]);
-    /// assert_eq!(r.labels()[1], (1, "Busy"));
-    /// ```
-    pub fn with_labels(mut self, labels: Labels) -> Self {
-        self.labels = labels;
-        self
-    }
-
-    /// The value labels (empty if none).
-    pub fn labels(&self) -> Labels {
-        self.labels
     }
 
     /// The output latched at the last rising edge.
@@ -98,17 +80,7 @@ impl<T: Value> Reg<T> {
     /// Sets the value to be latched at the next rising edge (truncated to the width).
     #[inline(always)]
     pub fn set_d(&mut self, value: T) {
-        self.d = value.mask(self.width);
-    }
-
-    /// The declared width in bits.
-    pub fn width(&self) -> u32 {
-        self.width
-    }
-
-    /// The local name (the last component of its hierarchical name).
-    pub fn name(&self) -> &str {
-        &self.name
+        self.d = value.mask(self.meta.width);
     }
 
     /// The reset value.
@@ -132,15 +104,4 @@ impl<T: Value> Reg<T> {
         self.d = next;
         changed
     }
-}
-
-pub(in crate::rtl) fn check_width<T: Value>(name: &str, width: u32) -> Result<()> {
-    if width == 0 || width > T::CAPACITY {
-        return Err(RtlError::BadWidth {
-            name: name.to_string(),
-            width,
-            capacity: T::CAPACITY,
-        });
-    }
-    Ok(())
 }

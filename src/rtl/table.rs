@@ -5,7 +5,8 @@ use std::collections::HashSet;
 
 use super::error::{Result, RtlError};
 use super::module::{Module, Sealed, Visitor};
-use super::reg::{Labels, Reg};
+use super::reg::Reg;
+use super::signal::Labels;
 use super::value::{push_bits, Value};
 use super::wire::{Input, Wire};
 

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::error::Result;
-use super::reg::{check_width, Labels};
+use super::signal::{signal_accessors, SignalMeta};
 use super::value::Value;
 
 /// A named combinational signal, exposed for tracing.
@@ -25,49 +25,24 @@ use super::value::Value;
 #[derive(Debug, Clone)]
 pub struct Wire<T: Value> {
     value: T,
-    width: u32,
-    name: Cow<'static, str>,
-    labels: Labels,
+    meta: SignalMeta,
 }
+
+signal_accessors!(Wire);
 
 impl<T: Value> Wire<T> {
     /// A wire of `width` bits named `name`, starting at `initial`.
     pub fn new(name: impl Into<Cow<'static, str>>, width: u32, initial: T) -> Result<Self> {
-        let name = name.into();
-        check_width::<T>(&name, width)?;
         Ok(Self {
+            meta: SignalMeta::new::<T>(name, width)?,
             value: initial.mask(width),
-            width,
-            name,
-            labels: &[],
         })
-    }
-
-    /// Attaches value labels (see [`crate::rtl::Reg::with_labels`]).
-    pub fn with_labels(mut self, labels: Labels) -> Self {
-        self.labels = labels;
-        self
-    }
-
-    /// The value labels (empty if none).
-    pub fn labels(&self) -> Labels {
-        self.labels
     }
 
     /// Publishes this cycle's value (truncated to the width).
     #[inline(always)]
     pub fn set(&mut self, value: T) {
-        self.value = value.mask(self.width);
-    }
-
-    /// The declared width in bits.
-    pub fn width(&self) -> u32 {
-        self.width
-    }
-
-    /// The local name.
-    pub fn name(&self) -> &str {
-        &self.name
+        self.value = value.mask(self.meta.width);
     }
 
     #[inline(always)]
@@ -84,53 +59,28 @@ impl<T: Value> Wire<T> {
 #[derive(Debug, Clone)]
 pub struct Input<T: Value> {
     value: T,
-    width: u32,
-    name: Cow<'static, str>,
-    labels: Labels,
+    meta: SignalMeta,
 }
+
+signal_accessors!(Input);
 
 impl<T: Value> Input<T> {
     /// An input of `width` bits named `name`, starting at `initial`.
     pub fn new(name: impl Into<Cow<'static, str>>, width: u32, initial: T) -> Result<Self> {
-        let name = name.into();
-        check_width::<T>(&name, width)?;
         Ok(Self {
+            meta: SignalMeta::new::<T>(name, width)?,
             value: initial.mask(width),
-            width,
-            name,
-            labels: &[],
         })
-    }
-
-    /// Attaches value labels (see [`crate::rtl::Reg::with_labels`]).
-    pub fn with_labels(mut self, labels: Labels) -> Self {
-        self.labels = labels;
-        self
-    }
-
-    /// The value labels (empty if none).
-    pub fn labels(&self) -> Labels {
-        self.labels
     }
 
     /// Drives the input (truncated to the width). Call between steps.
     pub fn set(&mut self, value: T) {
-        self.value = value.mask(self.width);
+        self.value = value.mask(self.meta.width);
     }
 
     /// The driven value.
     #[inline(always)]
     pub fn get(&self) -> T {
         self.value
-    }
-
-    /// The declared width in bits.
-    pub fn width(&self) -> u32 {
-        self.width
-    }
-
-    /// The local name.
-    pub fn name(&self) -> &str {
-        &self.name
     }
 }

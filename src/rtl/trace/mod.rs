@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 
 use super::error::{Result, RtlError};
 use super::module::{Module, Sealed, Visitor};
-use super::reg::{Labels, Reg};
+use super::reg::Reg;
+use super::signal::Labels;
 use super::table::{SignalInfo, SignalKind};
 use super::value::Value;
 use super::wire::{Input, Wire};
