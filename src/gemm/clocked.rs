@@ -146,6 +146,9 @@ pub fn run_feeder<const W: usize>(
         return Err(HwError::Hazard { pe });
     }
     let flags: Flags = sim.top().flags();
+    // One more clock with the controller in Done, so the waveform ends on the final state
+    // (not counted in `cycles`: the result was complete at the previous edge).
+    sim.step()?;
     let (_, _summary) = sim.finish()?;
     let sim_seconds = t0.elapsed().as_secs_f64();
     let offered = cycles * (ROWS * COLS * cfg.width) as u64;
