@@ -4,30 +4,16 @@
 //! SoftFloat gets FP32 operands already widened from FP16 (the conversion is exact and not
 //! timed), so it does strictly less work than our step, which unpacks FP16 itself.
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use softfloat_wrapper::{Float, RoundingMode, F32};
 use std::hint::black_box;
 use tensorcore_rtl::numerics::dot::{dot_step_w, AccMode, Preset};
 use tensorcore_rtl::numerics::format::FP16;
 
-/// 256 pseudo-random normal FP16 operands near 1 (both signs), and their FP32 widenings.
-fn operands() -> (Vec<u64>, Vec<u32>) {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut h = Vec::new();
-    let mut f = Vec::new();
-    for _ in 0..256 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let bits = (x & 0x83FF) | 0x3800 | ((x >> 20) & 0x0400); // exponent 14 or 15
-        h.push(bits);
-        f.push(half::f16::from_bits(bits as u16).to_f32().to_bits());
-    }
-    (h, f)
-}
-
 fn bench(c: &mut Criterion) {
-    let (h, f) = operands();
+    let (h, f) = common::fp16_operands();
     let hopper = AccMode::Nvidia(Preset::Hopper.params(FP16, FP16).unwrap());
     let mut g = c.benchmark_group("dot_step");
     g.throughput(Throughput::Elements(1));

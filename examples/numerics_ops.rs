@@ -11,55 +11,13 @@
 //! `f32_mulAdd`), `add` (our FP32 add), `sf_add` (SoftFloat `f32_add`). For the w = 16 kinds
 //! `N` counts steps (16 products each); for `add`/`sf_add` it counts single additions.
 
+#[path = "../benches/common/mod.rs"]
+mod common;
+
 use softfloat_wrapper::{Float, RoundingMode as SfRound, F32};
 use std::hint::black_box;
 use tensorcore_rtl::numerics::dot::{dot_step_w, AccMode, Preset};
 use tensorcore_rtl::numerics::{add, RoundingMode, FP16, FP32};
-
-/// The FP16 operands of `benches/dot.rs` (near 1, both signs) and their FP32 widenings.
-fn fp16_operands() -> (Vec<u64>, Vec<u32>) {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut h = Vec::new();
-    let mut f = Vec::new();
-    for _ in 0..256 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let bits = (x & 0x83FF) | 0x3800 | ((x >> 20) & 0x0400);
-        h.push(bits);
-        f.push(half::f16::from_bits(bits as u16).to_f32().to_bits());
-    }
-    (h, f)
-}
-
-/// The FP32 pairs of `benches/numerics.rs`.
-fn fp32_pairs() -> Vec<(u32, u32)> {
-    let mut s = 0x5EED_u64;
-    let mut next = move || {
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    (0..4096)
-        .map(|i| {
-            let r = next();
-            let a = r as u32;
-            let b = (r >> 32) as u32;
-            if i % 4 == 3 {
-                (a, b)
-            } else {
-                let ea = 1 + (a >> 23) % 254;
-                let eb = (ea + (b >> 23) % 32).saturating_sub(16).clamp(1, 254);
-                (
-                    (a & 0x807F_FFFF) | (ea << 23),
-                    (b & 0x807F_FFFF) | (eb << 23),
-                )
-            }
-        })
-        .collect()
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -68,11 +26,11 @@ fn main() {
     // Optional third argument: repeat the run that many times and print the fastest time per
     // operation (the minimum is the figure least disturbed by other jobs on the machine).
     let reps: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let (h, f) = fp16_operands();
+    let (h, f) = common::fp16_operands();
     let ops = Operands {
         h,
         f,
-        pairs: fp32_pairs(),
+        pairs: common::fp32_pairs(),
     };
     if reps > 0 {
         let best = (0..reps)

@@ -6,7 +6,7 @@
 //! that preceded the clocked core.)
 
 use tensorcore_rtl::gemm::GemmConfig;
-use tensorcore_rtl::hw::{SparseTileBuffer, TensorCore, COLS, ROWS};
+use tensorcore_rtl::hw::{TensorCore, COLS, ROWS};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, FP16};
 use tensorcore_rtl::rtl::{Simulator, TraceConfig};
@@ -21,17 +21,7 @@ fn peek<const W: usize>(sim: &mut Simulator<TensorCore<W>>, path: &str) -> u64 {
 /// each cycle against the problem (the metadata nibbles read directly), then D.
 fn run_checked<const W: usize>(g: &SparseGemm, trace: Option<&std::path::Path>) -> usize {
     let cfg = tensorcore_rtl::gemm::clocked::core_config(&g.cfg);
-    let buf = SparseTileBuffer::new(
-        cfg,
-        g.m,
-        g.n,
-        g.k,
-        g.a.values().to_vec(),
-        g.a.meta().to_vec(),
-        g.b.clone(),
-        g.c.clone(),
-    )
-    .unwrap();
+    let buf = tensorcore_rtl::sparse::clocked::tile_buffer(g).unwrap();
     let core = TensorCore::<W>::with_feeder(cfg, Box::new(buf)).unwrap();
     let mut sim = match trace {
         Some(p) => Simulator::with_trace(core, &TraceConfig::vcd(p)).unwrap(),

@@ -102,33 +102,24 @@ trait Register:
     fn low(self) -> u64;
 }
 
-impl Register for u64 {
-    const BITS: u32 = 64;
-    const ZERO: Self = 0;
-    const ONE: Self = 1;
-    #[inline(always)]
-    fn lzc(self) -> u32 {
-        self.leading_zeros()
-    }
-    #[inline(always)]
-    fn low(self) -> u64 {
-        self
-    }
+macro_rules! impl_register {
+    ($($t:ty),*) => {$(
+        impl Register for $t {
+            const BITS: u32 = <$t>::BITS;
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            #[inline(always)]
+            fn lzc(self) -> u32 {
+                self.leading_zeros()
+            }
+            #[inline(always)]
+            fn low(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
 }
-
-impl Register for u128 {
-    const BITS: u32 = 128;
-    const ZERO: Self = 0;
-    const ONE: Self = 1;
-    #[inline(always)]
-    fn lzc(self) -> u32 {
-        self.leading_zeros()
-    }
-    #[inline(always)]
-    fn low(self) -> u64 {
-        self as u64
-    }
-}
+impl_register!(u64, u128);
 
 /// [`shift_right_loss`] for either register width.
 #[inline(always)]

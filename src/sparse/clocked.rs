@@ -25,10 +25,10 @@ pub fn run_clocked_sparse_measured(
     crate::hw::dispatch_width!(g.cfg.width, W => run_w::<W>(g, trace))
 }
 
-fn run_w<const W: usize>(g: &SparseGemm, trace: Option<&TraceConfig>) -> Result<CoreRun, HwError> {
-    let cfg = core_config(&g.cfg);
-    let buf = SparseTileBuffer::new(
-        cfg,
+/// The sparse operand feeder holding `g` (compressed A, metadata, B, C).
+pub fn tile_buffer(g: &SparseGemm) -> Result<SparseTileBuffer, HwError> {
+    SparseTileBuffer::new(
+        core_config(&g.cfg),
         g.m,
         g.n,
         g.k,
@@ -36,8 +36,12 @@ fn run_w<const W: usize>(g: &SparseGemm, trace: Option<&TraceConfig>) -> Result<
         g.a.meta().to_vec(),
         g.b.clone(),
         g.c.clone(),
-    )?;
-    run_feeder::<W>(cfg, Box::new(buf), g.macs(), trace)
+    )
+}
+
+fn run_w<const W: usize>(g: &SparseGemm, trace: Option<&TraceConfig>) -> Result<CoreRun, HwError> {
+    let buf = tile_buffer(g)?;
+    run_feeder::<W>(core_config(&g.cfg), Box::new(buf), g.macs(), trace)
 }
 
 /// The schedule the sparse run follows: the dense schedule of `K / 2` kept positions
