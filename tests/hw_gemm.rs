@@ -8,7 +8,7 @@ use tensorcore_rtl::gemm::{run_clocked, run_functional, Gemm, GemmConfig};
 use tensorcore_rtl::hw::HwError;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
-use tensorcore_rtl::verify::exact::{decode, fused_dot, ieee_dot, Decoded};
+use tensorcore_rtl::verify::exact::{as_f64, decode, fused_dot, ieee_dot};
 use tensorcore_rtl::verify::nvidia_ref::{nvidia_ref_dot, ref_params};
 
 const PAIRS: [(Format, Format); 6] = [
@@ -37,17 +37,7 @@ fn col(g: &Gemm, j: usize) -> Vec<u64> {
 
 /// Host f32: exact products (FP8/FP16 products fit f32), then an RNE f32 add per product.
 fn host_f32_dot(fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32) -> u32 {
-    let v = |f: Format, x: u64| match decode(f, x) {
-        Decoded::Nan => f64::NAN,
-        Decoded::Inf(n) => {
-            if n {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            }
-        }
-        Decoded::Finite(x) => x,
-    };
+    let v = |f: Format, x: u64| as_f64(decode(f, x));
     let mut acc = f32::from_bits(c);
     for (&x, &y) in a.iter().zip(b) {
         let p = (v(fa, x) * v(fb, y)) as f32; // exact for FP8/FP16 pairs

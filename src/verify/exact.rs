@@ -29,7 +29,8 @@ pub fn decode_fp8(e4m3: bool, bits: u8) -> Decoded {
     from_f64(kind.decode(bits))
 }
 
-fn as_f64(d: Decoded) -> f64 {
+/// A decoded value as `f64` (NaN, signed infinities, finite values exactly).
+pub fn as_f64(d: Decoded) -> f64 {
     match d {
         Decoded::Nan => f64::NAN,
         Decoded::Inf(n) => {
