@@ -5,7 +5,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
-use tensorcore_rtl::gemm::{run_functional, Gemm, GemmConfig};
+use tensorcore_rtl::gemm::{run_functional, CoreConfig, Gemm};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{E4M3, FP16};
 
@@ -20,7 +20,7 @@ fn bench(c: &mut Criterion) {
     ];
     let mut g = c.benchmark_group("gemm_functional_16x16x64");
     for (name, fmt, mode, width) in cases {
-        let cfg = GemmConfig {
+        let cfg = CoreConfig {
             fmt_a: fmt,
             fmt_b: fmt,
             mode,

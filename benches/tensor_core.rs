@@ -7,13 +7,13 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use tensorcore_rtl::gemm::{run_clocked, run_functional, Gemm, GemmConfig};
+use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP16;
 use tensorcore_rtl::rtl::TraceConfig;
 
 fn problem(width: usize, k: usize) -> Gemm {
-    let cfg = GemmConfig {
+    let cfg = CoreConfig {
         fmt_a: FP16,
         fmt_b: FP16,
         mode: AccMode::Ieee,

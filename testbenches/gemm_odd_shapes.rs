@@ -3,7 +3,7 @@
 //! `nvidia` hopper. Every element of D is checked against the independent reference and the
 //! tile count against `ceil(M/4) * ceil(N/4)`; masked lanes and padded rows must change no bit.
 
-use crate::gemm::{Gemm, GemmConfig};
+use crate::gemm::{Gemm, CoreConfig};
 use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::format::{BF16, E5M2, FP16};
 use crate::tb::util::run_and_check;
@@ -27,10 +27,10 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     let hopper = Preset::Hopper
         .params(E5M2, E5M2)
         .map_err(|e| e.to_string())?;
-    let configs: [(&str, GemmConfig, Option<&str>); 3] = [
+    let configs: [(&str, CoreConfig, Option<&str>); 3] = [
         (
             "fp16 ieee",
-            GemmConfig {
+            CoreConfig {
                 fmt_a: FP16,
                 fmt_b: FP16,
                 mode: AccMode::Ieee,
@@ -40,7 +40,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         ),
         (
             "bf16 fused w2",
-            GemmConfig {
+            CoreConfig {
                 fmt_a: BF16,
                 fmt_b: BF16,
                 mode: AccMode::Fused,
@@ -50,7 +50,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         ),
         (
             "e5m2 nvidia hopper",
-            GemmConfig {
+            CoreConfig {
                 fmt_a: E5M2,
                 fmt_b: E5M2,
                 mode: AccMode::Nvidia(hopper),

@@ -2,7 +2,7 @@
 //! `ieee` (w = 1), `fused` (w = 8) and `nvidia` (hopper: 13-bit block cut; blackwell:
 //! `RNE32(c + RZ32(sum))`), checked against `ieee_dot`, `fused_dot` and `nvidia_ref_dot`.
 
-use crate::gemm::{Gemm, GemmConfig};
+use crate::gemm::{Gemm, CoreConfig};
 use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::format::{E4M3, E5M2};
 use crate::tb::util::run_and_check;
@@ -30,7 +30,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         }
         for (name, mode, width, preset) in &modes {
             for k in [8usize, 64] {
-                let cfg = GemmConfig {
+                let cfg = CoreConfig {
                     fmt_a: E4M3,
                     fmt_b,
                     mode: *mode,

@@ -3,7 +3,7 @@
 //! `nvidia` volta/ampere/hopper), checked element by element against the independent
 //! references (`ieee_dot`, `fused_dot`, `nvidia_ref_dot`).
 
-use crate::gemm::{Gemm, GemmConfig};
+use crate::gemm::{Gemm, CoreConfig};
 use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::format::FP16;
 use crate::tb::util::run_and_check;
@@ -31,7 +31,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     let mut first = true;
     for (name, mode, width, preset) in &modes {
         for k in [1usize, 4, 16, 33] {
-            let cfg = GemmConfig {
+            let cfg = CoreConfig {
                 fmt_a: FP16,
                 fmt_b: FP16,
                 mode: *mode,

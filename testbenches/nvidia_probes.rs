@@ -6,7 +6,7 @@
 //! `nvidia_ref_dot` is checked as well by `run_and_check`.
 
 use crate::gemm::run_clocked;
-use crate::gemm::{Gemm, GemmConfig};
+use crate::gemm::{Gemm, CoreConfig};
 use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::format::FP16;
 use crate::tb::util::{encode_all, fp32, run_and_check};
@@ -52,7 +52,7 @@ fn probe(
     let col = encode_all(FP16, &bv)?;
     let a_mat: Vec<u64> = (0..4).flat_map(|_| row.iter().copied()).collect();
     let b_mat: Vec<u64> = col.iter().flat_map(|&x| [x; 4]).collect();
-    let cfg = GemmConfig {
+    let cfg = CoreConfig {
         fmt_a: FP16,
         fmt_b: FP16,
         mode: AccMode::Nvidia(params),

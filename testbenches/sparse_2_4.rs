@@ -7,7 +7,7 @@
 //! element is checked against `verify::sparse::sparse_reference`, and each first tile's
 //! latency against `T + R + C - 2 + L` with the halved `T = ceil(K/2 / w)`.
 
-use crate::gemm::{Gemm, GemmConfig};
+use crate::gemm::{Gemm, CoreConfig};
 use crate::numerics::dot::AccMode;
 use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
 use crate::sparse::{Prune, SparseGemm};
@@ -18,8 +18,8 @@ use crate::tb::Bench;
 pub const ABOUT: &str =
     "2:4 sparse core: metadata beside A drives per-PE B muxes; vs verify::sparse, halved T";
 
-fn cfg(fa: Format, fb: Format, mode: AccMode, width: usize) -> GemmConfig {
-    GemmConfig {
+fn cfg(fa: Format, fb: Format, mode: AccMode, width: usize) -> CoreConfig {
+    CoreConfig {
         fmt_a: fa,
         fmt_b: fb,
         mode,

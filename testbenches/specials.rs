@@ -6,7 +6,7 @@
 //! with C = -0 is -0 under `ieee`/`fused` (round to nearest), a lone +Inf product gives +Inf.
 
 use crate::gemm::run_clocked;
-use crate::gemm::{Gemm, GemmConfig};
+use crate::gemm::{Gemm, CoreConfig};
 use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
 use crate::tb::util::{encode_all, fp32, run_and_check};
@@ -86,7 +86,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     }
     for (i, &(fmt, mode, width, preset)) in cases.iter().enumerate() {
         let (a, b) = operands(fmt)?;
-        let cfg = GemmConfig {
+        let cfg = CoreConfig {
             fmt_a: fmt,
             fmt_b: fmt,
             mode,

@@ -308,7 +308,7 @@ fn memh_images_hold_the_operands_and_the_result() {
     assert_eq!((a.len(), b.len(), c.len(), d.len()), (21, 35, 15, 15));
     assert!(a.iter().chain(&b).all(|&w| w <= 0xFFFF));
     // The same seed gives the same problem: A, B and C are the seeded random operands.
-    let cfg = tensorcore_rtl::gemm::GemmConfig {
+    let cfg = tensorcore_rtl::gemm::CoreConfig {
         fmt_a: tensorcore_rtl::numerics::FP16,
         fmt_b: tensorcore_rtl::numerics::FP16,
         mode: tensorcore_rtl::numerics::dot::AccMode::Ieee,

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
-use tensorcore_rtl::gemm::{run_clocked, run_functional, Gemm, GemmConfig};
+use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
 use tensorcore_rtl::hw::HwError;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
@@ -112,7 +112,7 @@ fn every_format_mode_and_width_on_ragged_shapes() {
                     (3, 1, 1),
                     (2, 3, 40),
                 ][wi];
-                let cfg = GemmConfig {
+                let cfg = CoreConfig {
                     fmt_a: fa,
                     fmt_b: fb,
                     mode,
@@ -137,7 +137,7 @@ fn nvidia_probes_through_the_mesh() {
     ] {
         for w in [1, 2, 4, 8] {
             let mode = AccMode::Nvidia(preset.params(FP16, FP16).expect("preset"));
-            let cfg = GemmConfig {
+            let cfg = CoreConfig {
                 fmt_a: FP16,
                 fmt_b: FP16,
                 mode,
@@ -159,7 +159,7 @@ fn nvidia_probes_through_the_mesh() {
 
 #[test]
 fn exact_mode_and_bad_widths_are_errors() {
-    let cfg = GemmConfig {
+    let cfg = CoreConfig {
         fmt_a: FP16,
         fmt_b: FP16,
         mode: AccMode::Exact,
@@ -174,7 +174,7 @@ fn exact_mode_and_bad_widths_are_errors() {
 
 #[test]
 fn large_gemm_approaches_the_ideal_cycle_count() {
-    let cfg = GemmConfig {
+    let cfg = CoreConfig {
         fmt_a: FP16,
         fmt_b: FP16,
         mode: AccMode::Fused,
@@ -209,11 +209,11 @@ fn special_pattern(f: Format, pick: u8, sign: bool) -> u64 {
     f.with_sign(mag, sign)
 }
 
-fn config_strategy() -> impl Strategy<Value = GemmConfig> {
+fn config_strategy() -> impl Strategy<Value = CoreConfig> {
     (0usize..PAIRS.len(), 0usize..6, 0usize..6).prop_map(|(p, mi, wi)| {
         let (fa, fb) = PAIRS[p];
         let ms = modes(fa, fb);
-        GemmConfig {
+        CoreConfig {
             fmt_a: fa,
             fmt_b: fb,
             mode: ms[mi % ms.len()],

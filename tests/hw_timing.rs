@@ -3,13 +3,13 @@
 //! every width, the whole-run total, and back-to-back tiles.
 
 use tensorcore_rtl::gemm::clocked::{run_clocked_measured, tile_cycles};
-use tensorcore_rtl::gemm::{Gemm, GemmConfig};
+use tensorcore_rtl::gemm::{CoreConfig, Gemm};
 use tensorcore_rtl::hw::{Schedule, PIPELINE_LATENCY};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::FP16;
 
-fn cfg(mode: AccMode, width: usize) -> GemmConfig {
-    GemmConfig {
+fn cfg(mode: AccMode, width: usize) -> CoreConfig {
+    CoreConfig {
         fmt_a: FP16,
         fmt_b: FP16,
         mode,

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use tensorcore_rtl::gemm::{run_clocked, run_functional, Gemm, GemmConfig};
+use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP16;
 use tensorcore_rtl::rtl::{TraceConfig, PERIOD};
@@ -14,7 +14,7 @@ fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("tmp dir");
     let path = dir.join("tc.vcd");
-    let cfg = GemmConfig {
+    let cfg = CoreConfig {
         fmt_a: FP16,
         fmt_b: FP16,
         mode: AccMode::Ieee,
@@ -100,7 +100,7 @@ fn controller_state_names_reach_gtkwave() {
     let dir = std::env::temp_dir().join(format!("tcrtl_hw_labels_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("tmp dir");
-    let cfg = GemmConfig {
+    let cfg = CoreConfig {
         fmt_a: FP16,
         fmt_b: FP16,
         mode: AccMode::Ieee,
@@ -114,7 +114,14 @@ fn controller_state_names_reach_gtkwave() {
     let lines: Vec<&str> = filter.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(
         lines,
-        ["0 Idle", "1 Preload", "2 Compute", "3 Drain", "4 Done"]
+        [
+            "0 Idle",
+            "1 Preload",
+            "2 Compute",
+            "3 Drain",
+            "4 Done",
+            "5 Wait"
+        ]
     );
     let gtkw = std::fs::read_to_string(dir.join("tc.gtkw")).expect("save file");
     assert!(

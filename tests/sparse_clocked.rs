@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use tensorcore_rtl::gemm::problem::WIDTHS;
-use tensorcore_rtl::gemm::{run_clocked, GemmConfig};
+use tensorcore_rtl::gemm::{run_clocked, CoreConfig};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
 use tensorcore_rtl::sparse::clocked::{compute_cycles, dense_schedule, sparse_schedule};
@@ -28,8 +28,8 @@ fn cases() -> u32 {
         .unwrap_or(48)
 }
 
-fn config(fa: Format, fb: Format, mode: AccMode, width: usize) -> GemmConfig {
-    GemmConfig {
+fn config(fa: Format, fb: Format, mode: AccMode, width: usize) -> CoreConfig {
+    CoreConfig {
         fmt_a: fa,
         fmt_b: fb,
         mode,

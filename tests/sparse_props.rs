@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use tensorcore_rtl::gemm::problem::WIDTHS;
-use tensorcore_rtl::gemm::GemmConfig;
+use tensorcore_rtl::gemm::CoreConfig;
 use tensorcore_rtl::numerics::dot::{dot, AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
 use tensorcore_rtl::sparse::{
@@ -71,8 +71,8 @@ fn valid_dense() -> impl Strategy<Value = (Format, usize, usize, Vec<u64>)> {
     })
 }
 
-fn config(fa: Format, fb: Format, mode: AccMode, width: usize) -> GemmConfig {
-    GemmConfig {
+fn config(fa: Format, fb: Format, mode: AccMode, width: usize) -> CoreConfig {
+    CoreConfig {
         fmt_a: fa,
         fmt_b: fb,
         mode,

@@ -5,24 +5,27 @@
 //! functional model; a VCD of the run holds the signals. (This replaces the one-row prototype
 //! that preceded the clocked core.)
 
-use tensorcore_rtl::gemm::GemmConfig;
-use tensorcore_rtl::hw::{TensorCore, COLS, ROWS};
+use tensorcore_rtl::gemm::CoreConfig;
+use tensorcore_rtl::hw::{IdealPort, SparseTileBuffer, TensorCore, COLS, ROWS};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, FP16};
 use tensorcore_rtl::rtl::{Simulator, TraceConfig};
 use tensorcore_rtl::sparse::clocked::sparse_schedule;
 use tensorcore_rtl::sparse::{run_functional_sparse, SparseGemm};
 
-fn peek<const W: usize>(sim: &mut Simulator<TensorCore<W>>, path: &str) -> u64 {
+fn peek<const W: usize>(
+    sim: &mut Simulator<TensorCore<W, IdealPort<SparseTileBuffer>>>,
+    path: &str,
+) -> u64 {
     sim.peek(path).expect(path).words[0]
 }
 
 /// Runs `g` on a `W`-lane sparse core, checking every PE's selects and multiplexer outputs
 /// each cycle against the problem (the metadata nibbles read directly), then D.
 fn run_checked<const W: usize>(g: &SparseGemm, trace: Option<&std::path::Path>) -> usize {
-    let cfg = tensorcore_rtl::gemm::clocked::core_config(&g.cfg);
+    let cfg = g.cfg;
     let buf = tensorcore_rtl::sparse::clocked::tile_buffer(g).unwrap();
-    let core = TensorCore::<W>::with_feeder(cfg, Box::new(buf)).unwrap();
+    let core = TensorCore::<W, _>::with_feeder(cfg, buf).unwrap();
     let mut sim = match trace {
         Some(p) => Simulator::with_trace(core, &TraceConfig::vcd(p)).unwrap(),
         None => Simulator::new(core).unwrap(),
@@ -87,7 +90,7 @@ fn run_checked<const W: usize>(g: &SparseGemm, trace: Option<&std::path::Path>) 
 }
 
 fn problem(f: Format, m: usize, n: usize, k: usize, w: usize, seed: u64) -> SparseGemm {
-    let cfg = GemmConfig {
+    let cfg = CoreConfig {
         fmt_a: f,
         fmt_b: f,
         mode: AccMode::Ieee,

@@ -7,7 +7,7 @@ use super::values;
 use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
-use tensorcore_rtl::gemm::{Gemm, GemmConfig};
+use tensorcore_rtl::gemm::{CoreConfig, Gemm};
 use tensorcore_rtl::io::memh::write_memh;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::numerics::format::Format;
@@ -169,7 +169,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         mode,
         preset,
     } = args.arith.resolve()?;
-    let cfg = GemmConfig {
+    let cfg = CoreConfig {
         fmt_a,
         fmt_b,
         mode,
@@ -320,7 +320,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
 
 /// The sparse problem of `tcrtl gemm --sparse`: a dense --a (checked, or pruned with
 /// --prune), a compressed --a-values/--a-meta, or a random one with valid nibbles.
-fn sparse_problem(args: &GemmArgs, cfg: GemmConfig) -> Result<SparseGemm, String> {
+fn sparse_problem(args: &GemmArgs, cfg: CoreConfig) -> Result<SparseGemm, String> {
     let prune = if args.sparse_a.prune {
         Prune::KeepLargest
     } else {

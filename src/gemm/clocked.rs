@@ -4,9 +4,12 @@
 
 use std::time::Instant;
 
-use super::problem::{Gemm, GemmConfig, GemmOutput};
+use super::problem::{Gemm, GemmOutput};
 use crate::hw::controller::CtlState;
-use crate::hw::{CoreConfig, HwError, OperandFeeder, Schedule, TensorCore, TileBuffer, COLS, ROWS};
+use crate::hw::{
+    CoreConfig, HwError, IdealPort, OperandFeeder, OperandPort, Schedule, TensorCore, TileBuffer,
+    COLS, ROWS,
+};
 use crate::numerics::flags::Flags;
 use crate::rtl::{Simulator, TraceConfig};
 
@@ -49,18 +52,8 @@ impl ClockedRun {
 
 /// One 4 x 4 tile's compute latency for `k`: `T + R + C - 2 + L` with `T = ceil(k / w)`
 /// and `L` = [`crate::hw::PIPELINE_LATENCY`].
-pub fn tile_cycles(cfg: &GemmConfig, k: usize) -> u64 {
+pub fn tile_cycles(cfg: &CoreConfig, k: usize) -> u64 {
     Schedule::new(ROWS, COLS, k.max(1), cfg.width, 0).tile_cycles()
-}
-
-/// The core configuration of a GEMM configuration.
-pub fn core_config(cfg: &GemmConfig) -> CoreConfig {
-    CoreConfig {
-        fmt_a: cfg.fmt_a,
-        fmt_b: cfg.fmt_b,
-        mode: cfg.mode,
-        width: cfg.width,
-    }
 }
 
 /// What one clocked run measured beyond [`ClockedRun`].
@@ -86,29 +79,43 @@ pub fn run_clocked_measured(g: &Gemm, trace: Option<&TraceConfig>) -> Result<Cor
 }
 
 fn run_w<const W: usize>(g: &Gemm, trace: Option<&TraceConfig>) -> Result<CoreRun, HwError> {
-    let cfg = core_config(&g.cfg);
+    let cfg = g.cfg;
     let buf = TileBuffer::new(cfg, g.m, g.n, g.k, g.a.clone(), g.b.clone(), g.c.clone())?;
-    run_feeder::<W>(cfg, Box::new(buf), g.macs(), trace)
+    run_feeder::<W, _>(cfg, buf, g.macs(), trace)
 }
 
 /// Runs the tensor core built for `cfg` (`cfg.width` must equal `W`) on any operand feeder
-/// until `Done`, collecting D; `macs` is the useful multiply-accumulates of the problem (for
-/// the utilisation). The loop behind [`run_clocked`] and `sparse::run_clocked_sparse`.
-pub fn run_feeder<const W: usize>(
+/// behind the zero-latency [`IdealPort`] until `Done`, collecting D; `macs` is the useful
+/// multiply-accumulates of the problem (for the utilisation). The loop behind
+/// [`run_clocked`] and `sparse::run_clocked_sparse`.
+pub fn run_feeder<const W: usize, F: OperandFeeder<W>>(
     cfg: CoreConfig,
-    feeder: Box<dyn OperandFeeder<W>>,
+    feeder: F,
     macs: u64,
     trace: Option<&TraceConfig>,
 ) -> Result<CoreRun, HwError> {
-    let (m, n, _) = feeder.dims();
-    let core = TensorCore::<W>::with_feeder(cfg, feeder)?;
+    let core = TensorCore::<W, IdealPort<F>>::with_feeder(cfg, feeder)?;
+    let limit = core.schedule().total_cycles() + 16;
+    run_core(core, macs, limit, 1000, trace)
+}
+
+/// Runs a built tensor core with any operand port until `Done`, collecting D: at most
+/// `limit` cycles, with the engine's watchdog set to `watchdog` cycles without progress.
+pub fn run_core<const W: usize, P: OperandPort<W>>(
+    core: TensorCore<W, P>,
+    macs: u64,
+    limit: u64,
+    watchdog: u64,
+    trace: Option<&TraceConfig>,
+) -> Result<CoreRun, HwError> {
+    let (m, n, _) = core.port().dims();
+    let cfg = *core.config();
     let sched = *core.schedule();
-    let limit = sched.total_cycles() + 16;
     let mut sim = match trace {
         Some(t) => Simulator::with_trace(core, t)?,
         None => Simulator::new(core)?,
     };
-    sim.set_watchdog(1000);
+    sim.set_watchdog(watchdog);
     let t0 = Instant::now();
     sim.reset(1)?;
     sim.top_mut().start();

@@ -6,6 +6,7 @@ pub mod functional;
 pub mod problem;
 pub mod rng;
 
+pub use crate::hw::CoreConfig;
 pub use clocked::{run_clocked, ClockedRun};
 pub use functional::run_functional;
-pub use problem::{Gemm, GemmConfig, GemmError, GemmOutput};
+pub use problem::{Gemm, GemmError, GemmOutput};

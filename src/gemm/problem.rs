@@ -2,7 +2,8 @@
 //! checked once so that every runner (functional model, clocked tensor core) can trust it.
 
 use super::rng::SplitMix64;
-use crate::numerics::dot::{AccMode, DotError, MAX_LANES};
+use crate::hw::CoreConfig;
+use crate::numerics::dot::{DotError, MAX_LANES};
 use crate::numerics::flags::Flags;
 use crate::numerics::format::{Format, INPUT_FORMATS};
 
@@ -12,19 +13,6 @@ pub const MAX_ELEMENTS: usize = 1 << 28;
 
 /// The dot-product widths a PE can be built with.
 pub const WIDTHS: [usize; 6] = [1, 2, 4, 8, 16, 32];
-
-/// How the tensor core computes: operand formats, accumulation mode, products per step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GemmConfig {
-    /// Format of A's elements.
-    pub fmt_a: Format,
-    /// Format of B's elements.
-    pub fmt_b: Format,
-    /// Accumulation mode (and NVIDIA parameters).
-    pub mode: AccMode,
-    /// Products per PE step `w` (one of [`WIDTHS`]).
-    pub width: usize,
-}
 
 /// Errors in a problem description.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -93,7 +81,7 @@ pub struct Gemm {
     /// Inner dimension.
     pub k: usize,
     /// Formats, mode and width.
-    pub cfg: GemmConfig,
+    pub cfg: CoreConfig,
     /// A, `m x k`, row-major bit patterns.
     pub a: Vec<u64>,
     /// B, `k x n`, row-major bit patterns.
@@ -132,7 +120,7 @@ impl Gemm {
         m: usize,
         n: usize,
         k: usize,
-        cfg: GemmConfig,
+        cfg: CoreConfig,
         a: Vec<u64>,
         b: Vec<u64>,
         c: Vec<u32>,
@@ -189,7 +177,7 @@ impl Gemm {
         m: usize,
         n: usize,
         k: usize,
-        cfg: GemmConfig,
+        cfg: CoreConfig,
         seed: u64,
     ) -> Result<Gemm, GemmError> {
         check_dims(m, n, k)?;

@@ -1,16 +1,30 @@
 //! The tensor core's controller: a small explicit FSM (`state` register) with counters.
 //!
 //! States: `Idle` (waits for `start`) -> `Preload` (C of the first tiles shifts into the
-//! accumulators; `R - L` cycles) -> `Compute` (tiles fed back to back, one step a cycle, drain
-//! windows of earlier tiles running underneath) -> `Drain` (the last tiles finish and drain
-//! through the de-skew) -> `Done` (the last result row left the output register).
+//! accumulators) -> `Compute` (steps taken from the operand port, drain windows of earlier
+//! tiles running underneath; `Wait` while the port has no step to give) -> `Drain` (the last
+//! tiles finish and drain through the de-skew) -> `Done` (the last result row left the output
+//! register and the port has put every result away).
 //!
-//! Outputs are decoded from registers only: the feed address (`feed_tile`, `feed_step`) and
-//! the column-0 shift command of this cycle (`win`, `win_pos`), see [`ShiftCmd`].
+//! The controller never assumes when data arrives:
+//! - `ready` (a function of its registers only) says it can take the next step this cycle:
+//!   inside a tile always; for a tile's first step only when the tile's accumulator set holds
+//!   its C (the window loading it issues its last shift this cycle or did earlier) and at
+//!   least `P` cycles passed since the previous tile started (the schedule's period, which
+//!   keeps the ideal port's timing of `docs/timing.md`). The port's `valid` and `ready` make
+//!   `take`; without it the array sees a bubble and the step address holds.
+//! - Each tile's last step, when taken, sends a token down `last_pipe` (`R + L` registers,
+//!   Gemmini's `in_last`): when it emerges, every PE of column 0 has finished that tile and
+//!   its drain window may start. Tokens wait in `drains` while the shift path is busy or the
+//!   port cannot take the results (`d_ready`) or give the C the window loads (`c_ready`).
+//!
+//! Outputs are decoded from registers only: the step address (`feed_tile`, `feed_step`),
+//! `ready`, and the column-0 shift command of this cycle (`win`, `win_pos`, `drains`,
+//! `last_pipe`), see [`ShiftCmd`].
 
 use super::schedule::Schedule;
-use super::ROWS;
-use crate::rtl::{Module, Reg, Result, Visitor};
+use super::{PIPELINE_LATENCY, ROWS};
+use crate::rtl::{Module, Reg, Result, Visitor, Wire};
 
 /// The FSM states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,12 +33,14 @@ pub enum CtlState {
     Idle = 0,
     /// Loading C before the first tile.
     Preload = 1,
-    /// Feeding tiles.
+    /// Taking steps from the operand port.
     Compute = 2,
     /// Finishing and draining the last tiles.
     Drain = 3,
     /// Finished.
     Done = 4,
+    /// Ready for a step the operand port did not have last cycle (a stall).
+    Wait = 5,
 }
 
 /// The state names shown in GTKWave for the `state` register (its value labels).
@@ -34,6 +50,7 @@ const STATE_LABELS: crate::rtl::Labels = &[
     (CtlState::Compute as u64, "Compute"),
     (CtlState::Drain as u64, "Drain"),
     (CtlState::Done as u64, "Done"),
+    (CtlState::Wait as u64, "Wait"),
 ];
 
 impl CtlState {
@@ -43,9 +60,27 @@ impl CtlState {
             2 => CtlState::Compute,
             3 => CtlState::Drain,
             4 => CtlState::Done,
+            5 => CtlState::Wait,
             _ => CtlState::Idle,
         }
     }
+}
+
+/// Depth of the last-step token pipe: `R + L` cycles from feeding a tile's last step at the
+/// corner to the first cycle its drain may start in column 0.
+const TOKEN_DEPTH: u32 = ROWS as u32 + PIPELINE_LATENCY as u32;
+
+/// The port's handshake signals as the controller sees them in one cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortStatus {
+    /// The port offers the next step.
+    pub valid: bool,
+    /// The port holds C of the tile the next shift window loads.
+    pub c_ready: bool,
+    /// The port has room for the results of the next drain window.
+    pub d_ready: bool,
+    /// The port has put away every result it received.
+    pub finished: bool,
 }
 
 /// One cycle's column shift command (for column 0; the skew delays it by `j` for column `j`).
@@ -105,8 +140,16 @@ pub struct Controller {
     timer: Reg<u32>,
     feed_tile: Reg<u32>,
     feed_step: Reg<u32>,
+    since_start: Reg<u32>,
+    last_pipe: Reg<u8>,
+    drains: Reg<u8>,
     win: Reg<u32>,
     win_pos: Reg<u8>,
+    results_out: Reg<bool>,
+    ready: Wire<bool>,
+    take: Wire<bool>,
+    stall: Wire<bool>,
+    token: Wire<bool>,
 }
 
 impl Controller {
@@ -118,8 +161,16 @@ impl Controller {
             timer: Reg::new("timer", 32, 0)?,
             feed_tile: Reg::new("feed_tile", 32, 0)?,
             feed_step: Reg::new("feed_step", 32, 0)?,
+            since_start: Reg::new("since_start", 32, 0)?,
+            last_pipe: Reg::new("last_pipe", TOKEN_DEPTH, 0)?,
+            drains: Reg::new("drains", 8, 0)?,
             win: Reg::new("win", 32, 0)?,
             win_pos: Reg::new("win_pos", 3, ROWS as u8)?,
+            results_out: Reg::new("results_out", 1, false)?,
+            ready: Wire::new("ready", 1, false)?,
+            take: Wire::new("take", 1, false)?,
+            stall: Wire::new("stall", 1, false)?,
+            token: Wire::new("token", 1, false)?,
         })
     }
 
@@ -133,36 +184,66 @@ impl Controller {
         u64::from(self.timer.q())
     }
 
-    /// This cycle's feed: `(tile, step)` presented at the array's edge, if any.
+    /// The address of the next step to take: `(tile, step)`.
     #[inline]
-    pub fn feed(&self) -> Option<(usize, usize)> {
-        let step = self.feed_step.q() as usize;
-        (self.state() == CtlState::Compute && step < self.sched.steps)
-            .then_some((self.feed_tile.q() as usize, step))
+    pub fn feed_addr(&self) -> (usize, usize) {
+        (self.feed_tile.q() as usize, self.feed_step.q() as usize)
     }
 
-    /// This cycle's column-0 shift command.
+    /// The controller can take a step this cycle (see the module documentation).
     #[inline]
-    pub fn shift_cmd(&self) -> ShiftCmd {
+    pub fn ready(&self) -> bool {
+        if !matches!(self.state(), CtlState::Compute | CtlState::Wait) {
+            return false;
+        }
+        let (tile, step) = self.feed_addr();
+        if step > 0 {
+            return true;
+        }
+        let spaced = tile == 0 || self.since_start.q() as usize >= self.sched.period;
+        // Tile `t` accumulates into the set that window `t` loads with its C.
+        let (win, pos) = (self.win.q() as usize, usize::from(self.win_pos.q()));
+        let loaded = win > tile || (win == tile && pos == ROWS - 1);
+        spaced && loaded
+    }
+
+    /// A drain token leaves the last-step pipe this cycle.
+    #[inline]
+    fn token_out(&self) -> bool {
+        self.last_pipe.q() >> (TOKEN_DEPTH - 1) & 1 == 1
+    }
+
+    /// The tile whose C the next shift window loads (and whose drain it would be, less two).
+    #[inline]
+    pub fn next_window(&self) -> usize {
+        self.win.q() as usize
+    }
+
+    /// This cycle's column-0 shift command, given the port's `c_ready` (for the tile of
+    /// [`Controller::next_window`]) and `d_ready`.
+    #[inline]
+    pub fn shift_cmd(&self, c_ready: bool, d_ready: bool) -> ShiftCmd {
         let pos = usize::from(self.win_pos.q());
         let idx = self.win.q() as usize;
         let active = matches!(
             self.state(),
-            CtlState::Preload | CtlState::Compute | CtlState::Drain
+            CtlState::Preload | CtlState::Compute | CtlState::Wait | CtlState::Drain
         );
+        let tiles = self.sched.tiles();
         let (en, x) = if !active || idx >= self.sched.windows() {
             (false, 0)
         } else if pos < ROWS {
             (true, pos)
-        } else if self.timer() == self.sched.window_start(idx) {
-            (true, 0)
         } else {
-            (false, 0)
+            // A new window: C must be there (if it loads any); a drain needs its token and
+            // room for the results.
+            let c_ok = idx >= tiles || c_ready;
+            let drain_ok = idx < 2 || ((self.drains.q() > 0 || self.token_out()) && d_ready);
+            (c_ok && drain_ok, 0)
         };
         if !en {
             return ShiftCmd::default();
         }
-        let tiles = self.sched.tiles();
         ShiftCmd {
             en,
             set: idx & 1 == 1,
@@ -176,22 +257,33 @@ impl Controller {
     }
 
     /// The combinational phase: next state and counters. `start` is the top's start input,
-    /// `out_last` the output register's "last row" bit.
-    pub fn comb(&mut self, start: bool, out_last: bool) {
+    /// `out_last` the output register's "last row" bit, `port` the operand port's handshake
+    /// signals. Returns whether a step is taken this cycle.
+    pub fn comb(&mut self, start: bool, out_last: bool, port: PortStatus) -> bool {
         let st = self.state();
+        let ready = self.ready();
+        let take = ready && port.valid;
+        self.ready.set(ready);
+        self.take.set(take);
+        self.stall.set(ready && !port.valid);
+        self.token.set(self.token_out());
         if st == CtlState::Idle {
             if start {
                 self.state.set_d(CtlState::Preload as u8);
             }
-            return;
+            return false;
         }
         if st == CtlState::Done {
-            return;
+            return false;
         }
         let t = self.timer.q();
         self.timer.set_d(t.wrapping_add(1));
-        // Shift windows.
-        let cmd = self.shift_cmd();
+        // Shift windows; drain tokens.
+        let cmd = self.shift_cmd(port.c_ready, port.d_ready);
+        let starts_drain = cmd.en && cmd.x == 0 && cmd.d_valid;
+        let drains = u32::from(self.drains.q()) + u32::from(self.token_out());
+        self.drains
+            .set_d((drains - u32::from(starts_drain && drains > 0)) as u8);
         if cmd.en {
             if cmd.x + 1 == ROWS {
                 self.win_pos.set_d(ROWS as u8);
@@ -200,30 +292,51 @@ impl Controller {
                 self.win_pos.set_d(cmd.x as u8 + 1);
             }
         }
+        let (tile, step) = self.feed_addr();
+        let last_step = take && step + 1 == self.sched.steps;
+        self.last_pipe
+            .set_d((self.last_pipe.q() << 1) | u8::from(last_step));
+        let since = self.since_start.q();
+        if take && step == 0 {
+            self.since_start.set_d(1);
+        } else if (since as usize) < self.sched.period {
+            self.since_start.set_d(since + 1);
+        }
+        if out_last {
+            self.results_out.set_d(true);
+        }
         match st {
             CtlState::Preload => {
-                if u64::from(t) + 1 == self.sched.feed_start() {
+                // Compute begins in the cycle window 0 issues its last shift.
+                if cmd.en && self.win.q() == 0 && cmd.x + 2 == ROWS {
                     self.state.set_d(CtlState::Compute as u8);
                 }
             }
-            CtlState::Compute => {
-                let (tile, step) = (self.feed_tile.q() as usize, self.feed_step.q() as usize);
-                if tile + 1 == self.sched.tiles() && step + 1 == self.sched.steps {
-                    self.state.set_d(CtlState::Drain as u8);
-                } else if step + 1 == self.sched.period {
-                    self.feed_step.set_d(0);
-                    self.feed_tile.set_d(tile as u32 + 1);
-                } else {
-                    self.feed_step.set_d(step as u32 + 1);
+            CtlState::Compute | CtlState::Wait => {
+                if take {
+                    if last_step && tile + 1 == self.sched.tiles() {
+                        self.state.set_d(CtlState::Drain as u8);
+                    } else {
+                        self.state.set_d(CtlState::Compute as u8);
+                        if last_step {
+                            self.feed_step.set_d(0);
+                            self.feed_tile.set_d(tile as u32 + 1);
+                        } else {
+                            self.feed_step.set_d(step as u32 + 1);
+                        }
+                    }
+                } else if ready {
+                    self.state.set_d(CtlState::Wait as u8);
                 }
             }
             CtlState::Drain => {
-                if out_last {
+                if (out_last || self.results_out.q()) && port.finished {
                     self.state.set_d(CtlState::Done as u8);
                 }
             }
             CtlState::Idle | CtlState::Done => {}
         }
+        take
     }
 }
 
@@ -236,7 +349,15 @@ impl Module for Controller {
         v.reg(&mut self.timer);
         v.reg(&mut self.feed_tile);
         v.reg(&mut self.feed_step);
+        v.reg(&mut self.since_start);
+        v.reg(&mut self.last_pipe);
+        v.reg(&mut self.drains);
         v.reg(&mut self.win);
         v.reg(&mut self.win_pos);
+        v.reg(&mut self.results_out);
+        v.wire(&mut self.ready);
+        v.wire(&mut self.take);
+        v.wire(&mut self.stall);
+        v.wire(&mut self.token);
     }
 }

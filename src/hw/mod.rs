@@ -9,8 +9,9 @@
 //! - [`skew::Skew`]: shift registers of per-lane depth: A-row and B-column skew at the edges,
 //!   the skew of the column shift commands and the de-skew of the drained results.
 //! - [`controller::Controller`]: the explicit FSM (Idle, Preload, Compute, Drain, Done).
-//! - [`feeder`]: the operand supply behind a trait ([`feeder::OperandFeeder`]), with a tile
-//!   buffer implementation ([`feeder::TileBuffer`]).
+//! - [`port`]: the operand port, a clocked block with a valid/ready handshake
+//!   ([`port::OperandPort`]); [`port::IdealPort`] is its zero-latency implementation over any
+//!   [`feeder::OperandFeeder`] (an addressable operand store such as [`feeder::TileBuffer`]).
 //! - [`sparse_feeder::SparseTileBuffer`]: the 2:4 sparse feeder (compressed A, its metadata,
 //!   `2w` positions of B a step); with it the mesh runs in sparse mode (metadata registers
 //!   beside A, B-side multiplexers in every PE; `docs/sparsity.md`).
@@ -53,6 +54,7 @@ pub mod mesh;
 pub mod pe;
 pub mod pe_datapath;
 pub mod pe_harness;
+pub mod port;
 pub mod schedule;
 pub mod skew;
 pub mod sparse_feeder;
@@ -60,6 +62,7 @@ pub mod tensor_core;
 
 pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
 pub use pe_datapath::CoreConfig;
+pub use port::{IdealPort, OperandPort, PortIo, StepOperands};
 pub use schedule::Schedule;
 pub use sparse_feeder::SparseTileBuffer;
 pub use tensor_core::{DRow, TensorCore};

@@ -1,22 +1,25 @@
-//! The top: `tensor_core` = controller + operand feeder + A/B edge skew + 4 x 4 mesh + C
+//! The top: `tensor_core` = controller + operand port + A/B edge skew + 4 x 4 mesh + C
 //! command skew + result de-skew + output register. `clk` and `rst` come from the engine.
 //!
-//! Per cycle: the controller's registers name the step being fed and this cycle's column-0
-//! shift command; the feeder presents one A lane group per row and one B lane group per
-//! column; the skew delays row `i` by `i` and column `j` by `j` cycles; the mesh moves A right
+//! Per cycle: the operand port ([`OperandPort`], a clocked block) offers the next step
+//! (`valid`); the controller is `ready` or not from its registers; on `take` the step's A lane
+//! groups (one per row) and B lane groups (one per column) enter the skew, otherwise a bubble
+//! does. The controller's registers also give this cycle's column-0 shift command. The skew
+//! delays row `i` by `i` and column `j` by `j` cycles; the mesh moves A right
 //! and B down one PE per cycle. The shift command and the C row it loads are skewed by `j`
 //! per column; the words leaving the bottom of column `j` are de-skewed by `C - 1 - j`, so a
 //! whole row of D reaches the output register (`d_out_<j>`, `d_tag`) at once.
 //!
-//! With a 2:4 sparse feeder ([`super::feeder::OperandFeeder::sparse`]) the mesh is built in
+//! With a 2:4 sparse port ([`OperandPort::sparse`]) the mesh is built in
 //! sparse mode and the metadata enters each row through its own skew (`meta_skew`, the same
 //! per-row depths as `a_skew`), so it reaches every PE in the same cycle as its A values.
 
-use super::controller::{Controller, CtlState, ShiftCmd};
+use super::controller::{Controller, CtlState, PortStatus, ShiftCmd};
 use super::feeder::{OperandFeeder, TileBuffer};
 use super::mesh::Mesh;
 use super::pe::{ShiftIn, CTL_FIRE, CTL_LAST, CTL_SET, CTL_VALID};
 use super::pe_datapath::CoreConfig;
+use super::port::{IdealPort, OperandPort, PortIo};
 use super::schedule::Schedule;
 use super::skew::Skew;
 use super::{HwError, COLS, ROWS};
@@ -39,11 +42,12 @@ pub struct DRow {
 const TAG_VALID: u64 = 1;
 const TAG_LAST: u64 = 1 << 3;
 
-/// The tensor core with `W`-lane PEs.
-pub struct TensorCore<const W: usize> {
+/// The tensor core with `W`-lane PEs, fed through the operand port `P` (by default the
+/// zero-latency [`IdealPort`] over a [`TileBuffer`]).
+pub struct TensorCore<const W: usize, P: OperandPort<W> = IdealPort<TileBuffer>> {
     cfg: CoreConfig,
     sched: Schedule,
-    feeder: Box<dyn OperandFeeder<W>>,
+    port: P,
     start: Input<bool>,
     controller: Controller,
     a_skew: Skew<Wide<W>, u16, ROWS>,
@@ -57,22 +61,36 @@ pub struct TensorCore<const W: usize> {
 }
 
 impl<const W: usize> TensorCore<W> {
-    /// A tensor core for `cfg` (whose `width` must equal `W`) fed from `buffer`.
+    /// A tensor core for `cfg` (whose `width` must equal `W`) fed from `buffer` through the
+    /// zero-latency port.
     pub fn new(cfg: CoreConfig, buffer: TileBuffer) -> Result<Self, HwError> {
-        Self::with_feeder(cfg, Box::new(buffer))
+        Self::with_feeder(cfg, buffer)
     }
+}
 
-    /// A tensor core for `cfg` with any operand feeder.
-    pub fn with_feeder(
-        cfg: CoreConfig,
-        feeder: Box<dyn OperandFeeder<W>>,
-    ) -> Result<Self, HwError> {
+impl<const W: usize, F: OperandFeeder<W>> TensorCore<W, IdealPort<F>> {
+    /// A tensor core for `cfg` fed from any [`OperandFeeder`] through the zero-latency port.
+    pub fn with_feeder(cfg: CoreConfig, feeder: F) -> Result<Self, HwError> {
+        let sched = schedule_of(&cfg, &feeder.dims())?;
+        let port = IdealPort::new(feeder, sched.tiles(), sched.steps)?;
+        Self::with_port(cfg, port)
+    }
+}
+
+/// The schedule of a `(m, n, k)` problem on a core built for `cfg`.
+fn schedule_of(cfg: &CoreConfig, dims: &(usize, usize, usize)) -> Result<Schedule, HwError> {
+    let (m, n, k) = *dims;
+    if m == 0 || n == 0 || k == 0 {
+        return Err(HwError::Unsupported("a zero dimension".into()));
+    }
+    Ok(Schedule::new(m, n, k, cfg.width, cfg.block()))
+}
+
+impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
+    /// A tensor core for `cfg` (whose `width` must equal `W`) with any operand port.
+    pub fn with_port(cfg: CoreConfig, port: P) -> Result<Self, HwError> {
         check_config::<W>(&cfg)?;
-        let (m, n, k) = feeder.dims();
-        if m == 0 || n == 0 || k == 0 {
-            return Err(HwError::Unsupported("a zero dimension".into()));
-        }
-        let sched = Schedule::new(m, n, k, cfg.width, cfg.block());
+        let sched = schedule_of(&cfg, &port.dims())?;
         if sched.tiles() + 2 >= 1 << 24 {
             return Err(HwError::Unsupported(format!(
                 "{} tiles (at most 2^24 - 3)",
@@ -80,7 +98,7 @@ impl<const W: usize> TensorCore<W> {
             )));
         }
         let w = W as u32;
-        let sparse = feeder.sparse();
+        let sparse = port.sparse();
         let b_lanes = if sparse {
             super::pe::sparse_b_lanes(W) as u32
         } else {
@@ -99,7 +117,7 @@ impl<const W: usize> TensorCore<W> {
         Ok(Self {
             cfg,
             sched,
-            feeder,
+            port,
             start: Input::new("start", 1, false)?,
             controller: Controller::new(sched)?,
             a_skew: Skew::new(
@@ -152,6 +170,11 @@ impl<const W: usize> TensorCore<W> {
     /// The configuration.
     pub fn config(&self) -> &CoreConfig {
         &self.cfg
+    }
+
+    /// The operand port (read-only: for monitors and counters).
+    pub fn port(&self) -> &P {
+        &self.port
     }
 
     /// The mesh (read-only: for monitors).
@@ -221,13 +244,14 @@ pub fn check_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
     }
 }
 
-impl<const W: usize> Module for TensorCore<W> {
+impl<const W: usize, P: OperandPort<W>> Module for TensorCore<W, P> {
     fn name(&self) -> &str {
         "tensor_core"
     }
     fn visit<V: Visitor>(&mut self, v: &mut V) {
         v.input(&mut self.start);
         v.child(&mut self.controller);
+        v.child(&mut self.port);
         v.child(&mut self.a_skew);
         v.child(&mut self.b_skew);
         if let Some(m) = self.meta_skew.as_mut() {
@@ -243,13 +267,29 @@ impl<const W: usize> Module for TensorCore<W> {
     }
 }
 
-impl<const W: usize> Design for TensorCore<W> {
+impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
     fn comb(&mut self) {
-        // Operand feed at the array's edges (addresses from the controller's registers).
+        // The handshake: the port's offer (from its registers), the controller's readiness
+        // (from its registers), the C and D sides of the next shift window.
+        let valid = self.port.valid();
+        let status = PortStatus {
+            valid,
+            c_ready: self.port.c_ready(self.controller.next_window()),
+            d_ready: self.port.d_ready(),
+            finished: self.port.finished(),
+        };
+        let out_last = self.d_tag.q() & TAG_LAST != 0;
+        let ready = self.controller.ready();
+        let cmd = self.controller.shift_cmd(status.c_ready, status.d_ready);
+        let take = self.controller.comb(self.start.get(), out_last, status);
+
+        // Operand feed at the array's edges: the taken step, or a bubble.
         let mut a_in = [(Wide::<W>::ZERO, 0u16); ROWS];
         let mut b_in = [(Wide::<W>::ZERO, false); COLS];
         let mut meta_in = [(0u64, false); ROWS];
-        if let Some((tile, step)) = self.controller.feed() {
+        if take {
+            let (tile, step) = self.controller.feed_addr();
+            let ops = self.port.operands();
             let sc = self.sched.step_ctl(step);
             let mut ctl = 0u16;
             if sc.last {
@@ -261,18 +301,16 @@ impl<const W: usize> Design for TensorCore<W> {
             if tile & 1 == 1 {
                 ctl |= CTL_SET;
             }
-            for (i, slot) in a_in.iter_mut().enumerate() {
-                let g = self.feeder.a(tile, i, step);
+            for (slot, g) in a_in.iter_mut().zip(&ops.a) {
                 let valid = if g.lanes > 0 { CTL_VALID } else { 0 };
                 *slot = (g.bits, ctl | valid | g.lanes as u16);
             }
             if self.meta_skew.is_some() {
-                for (i, slot) in meta_in.iter_mut().enumerate() {
-                    *slot = (self.feeder.meta(tile, i, step), true);
+                for (slot, m) in meta_in.iter_mut().zip(ops.meta) {
+                    *slot = (m, true);
                 }
             }
-            for (j, slot) in b_in.iter_mut().enumerate() {
-                let g = self.feeder.b(tile, j, step);
+            for (slot, g) in b_in.iter_mut().zip(&ops.b) {
                 *slot = (g.bits, g.lanes > 0);
             }
         }
@@ -286,11 +324,10 @@ impl<const W: usize> Design for TensorCore<W> {
         }
 
         // Column shift commands with the C row they load, skewed by column.
-        let cmd = self.controller.shift_cmd();
-        let c_row = if cmd.en && cmd.c_valid {
-            self.feeder.c_row(cmd.c_tile, ROWS - 1 - cmd.x)
-        } else {
-            [0; COLS]
+        let c_read = (cmd.en && cmd.c_valid).then_some((cmd.c_tile, ROWS - 1 - cmd.x));
+        let c_row = match c_read {
+            Some((tile, row)) => self.port.c_row(tile, row),
+            None => [0; COLS],
         };
         let word = cmd.pack();
         let mut c_in = [(0u64, 0u32); COLS];
@@ -330,8 +367,15 @@ impl<const W: usize> Design for TensorCore<W> {
         }
         self.d_tag.set_d(row[0].1);
 
-        let out_last = self.d_tag.q() & TAG_LAST != 0;
-        self.controller.comb(self.start.get(), out_last);
+        // The port sees the handshake, the C read, the claimed drain and this cycle's D row.
+        let io = PortIo {
+            take,
+            ready,
+            c_read,
+            d_row: self.d_row(),
+            d_claim: (cmd.en && cmd.x == 0 && cmd.d_valid).then_some(cmd.d_tile),
+        };
+        self.port.comb(&io);
     }
 
     fn progress(&self) -> Option<u64> {
@@ -340,10 +384,12 @@ impl<const W: usize> Design for TensorCore<W> {
 
     fn state(&self) -> String {
         format!(
-            "controller.state={:?} timer={} feed={:?}",
+            "controller.state={:?} timer={} feed={:?} ready={} port.valid={}",
             self.controller.state(),
             self.controller.timer(),
-            self.controller.feed()
+            self.controller.feed_addr(),
+            self.controller.ready(),
+            self.port.valid()
         )
     }
 }

@@ -5,7 +5,7 @@
 //! the dense `ceil(K / w)`.
 
 use super::problem::SparseGemm;
-use crate::gemm::clocked::{core_config, run_feeder, ClockedRun, CoreRun};
+use crate::gemm::clocked::{run_feeder, ClockedRun, CoreRun};
 use crate::hw::{HwError, Schedule, SparseTileBuffer};
 use crate::rtl::TraceConfig;
 
@@ -28,7 +28,7 @@ pub fn run_clocked_sparse_measured(
 /// The sparse operand feeder holding `g` (compressed A, metadata, B, C).
 pub fn tile_buffer(g: &SparseGemm) -> Result<SparseTileBuffer, HwError> {
     SparseTileBuffer::new(
-        core_config(&g.cfg),
+        g.cfg,
         g.m,
         g.n,
         g.k,
@@ -41,7 +41,7 @@ pub fn tile_buffer(g: &SparseGemm) -> Result<SparseTileBuffer, HwError> {
 
 fn run_w<const W: usize>(g: &SparseGemm, trace: Option<&TraceConfig>) -> Result<CoreRun, HwError> {
     let buf = tile_buffer(g)?;
-    run_feeder::<W>(core_config(&g.cfg), Box::new(buf), g.macs(), trace)
+    run_feeder::<W, _>(g.cfg, buf, g.macs(), trace)
 }
 
 /// The schedule the sparse run follows: the dense schedule of `K / 2` kept positions
@@ -63,5 +63,5 @@ pub fn compute_cycles(s: &Schedule) -> u64 {
 }
 
 fn block(g: &SparseGemm) -> usize {
-    core_config(&g.cfg).block()
+    g.cfg.block()
 }

@@ -13,7 +13,7 @@
 use super::compress::{compress, Compressed, Prune, SparseError};
 use crate::gemm::problem::random_operand;
 use crate::gemm::rng::SplitMix64;
-use crate::gemm::{Gemm, GemmConfig, GemmOutput};
+use crate::gemm::{CoreConfig, Gemm, GemmOutput};
 use crate::numerics::dot::dot;
 use crate::numerics::flags::Flags;
 use crate::numerics::format::FP32;
@@ -30,7 +30,7 @@ pub struct SparseGemm {
     /// The dense inner dimension (a multiple of 4).
     pub k: usize,
     /// Formats, mode and width (the width counts kept products per step).
-    pub cfg: GemmConfig,
+    pub cfg: CoreConfig,
     /// The compressed A.
     pub a: Compressed,
     /// B, `k x n`, row-major bit patterns.
@@ -58,7 +58,7 @@ impl SparseGemm {
 
     /// Checks and builds a sparse problem from a compressed A (its shape gives `m` and `k`).
     pub fn new(
-        cfg: GemmConfig,
+        cfg: CoreConfig,
         a: Compressed,
         n: usize,
         b: Vec<u64>,
@@ -97,7 +97,7 @@ impl SparseGemm {
         m: usize,
         n: usize,
         k: usize,
-        cfg: GemmConfig,
+        cfg: CoreConfig,
         seed: u64,
     ) -> Result<SparseGemm, SparseError> {
         if !k.is_multiple_of(4) {

@@ -6,7 +6,7 @@
 
 use super::Bench;
 use crate::gemm::clocked::CoreRun;
-use crate::gemm::GemmConfig;
+use crate::gemm::CoreConfig;
 use crate::hw::{COLS, PIPELINE_LATENCY, ROWS};
 use crate::numerics::dot::AccMode;
 use crate::sparse::{run_clocked_sparse_measured, Compressed, SparseGemm};
@@ -68,7 +68,7 @@ pub fn nibble_bench(tb: &mut Bench, nibble: u8) -> Result<(), String> {
     // Directed: every row keeps (1.0, 2.0) at the nibble's indices.
     let one = 0x3C00u64;
     let two = 0x4000u64;
-    let cfg = GemmConfig {
+    let cfg = CoreConfig {
         fmt_a: FP16,
         fmt_b: FP16,
         mode: AccMode::Ieee,
@@ -102,7 +102,7 @@ pub fn nibble_bench(tb: &mut Bench, nibble: u8) -> Result<(), String> {
         (E4M3, AccMode::Ieee, 4),
     ];
     for (n, (fmt, mode, width)) in cases.into_iter().enumerate() {
-        let cfg = GemmConfig {
+        let cfg = CoreConfig {
             fmt_a: fmt,
             fmt_b: fmt,
             mode,

@@ -1,0 +1,204 @@
+//! The tensor core's operand port: the clocked seam between the operand supply and the array.
+//!
+//! An [`OperandPort`] is a block in the design tree (visited, traced, in the waves) that
+//! serves the steps of every tile in order through a valid/ready handshake, as Gemmini's
+//! `Decoupled` mesh inputs:
+//! - [`OperandPort::valid`]: the port holds the operands of the *next* step in order, from
+//!   its registers only; [`OperandPort::operands`] reads them (one A lane group per mesh row,
+//!   one B lane group per column, the 2:4 metadata beside A);
+//! - the controller's `ready` depends only on the controller's registers, so
+//!   `take = valid && ready` is settled without a combinational loop; on `take` the step
+//!   enters the skew and both the port and the controller advance at the edge; otherwise the
+//!   array sees a bubble and nothing advances (any stall is legal);
+//! - C enters through the column shift windows: a window that loads C of tile `t` starts only
+//!   when [`OperandPort::c_ready`] says that tile's C is available, and reads its rows with
+//!   [`OperandPort::c_row`] during the window;
+//! - D leaves through the output register: every row is handed to [`OperandPort::comb`] in
+//!   the cycle it sits there, and a window that drains a tile starts only when
+//!   [`OperandPort::d_ready`] has room for it;
+//! - [`OperandPort::finished`] tells the controller that every result has left the port
+//!   (for a memory-backed port: stored to global memory), the last condition of `Done`.
+//!
+//! [`IdealPort`] is the zero-latency implementation over any [`OperandFeeder`] (an ideal
+//! shared memory with one read port per edge lane): always valid, C always ready, D always
+//! accepted, so a run on it takes exactly the cycles of `docs/timing.md`.
+
+use super::feeder::{LaneGroup, OperandFeeder};
+use super::tensor_core::DRow;
+use super::{COLS, ROWS};
+use crate::rtl::{Module, Reg, Result, Visitor, Wire};
+
+/// One step of operands offered at the array's edge.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepOperands<const W: usize> {
+    /// A: one lane group per mesh row (0 lanes: a row past M).
+    pub a: [LaneGroup<W>; ROWS],
+    /// B: one lane group per mesh column (0 lanes: a column past N).
+    pub b: [LaneGroup<W>; COLS],
+    /// 2:4 metadata beside each A row (0 for dense ports).
+    pub meta: [u64; ROWS],
+}
+
+/// What the core tells the port in one cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortIo {
+    /// The core took this cycle's step (`valid && ready`).
+    pub take: bool,
+    /// The core is ready for a step this cycle (traced by the port beside `valid`).
+    pub ready: bool,
+    /// A column shift window reads C row `.1` of tile `.0` this cycle.
+    pub c_read: Option<(usize, usize)>,
+    /// The row of D in the output register this cycle.
+    pub d_row: Option<DRow>,
+    /// A drain window of tile `.0` started this cycle (its four rows will follow).
+    pub d_claim: Option<usize>,
+}
+
+/// The operand supply of the tensor core as a clocked block (see the module documentation).
+pub trait OperandPort<const W: usize>: Module {
+    /// The problem's `(m, n, k)` (`k` counts kept positions for a sparse port).
+    fn dims(&self) -> (usize, usize, usize);
+    /// True for a 2:4 sparse port (the mesh is then built in sparse mode).
+    fn sparse(&self) -> bool {
+        false
+    }
+    /// The port offers the next step this cycle (from its registers only).
+    fn valid(&self) -> bool;
+    /// The operands of the next step (read only when [`OperandPort::valid`] and the core is
+    /// ready, i.e. when the step is taken).
+    fn operands(&self) -> StepOperands<W>;
+    /// C of tile `tile` can be read this cycle and the next `R - 1`.
+    fn c_ready(&self, _tile: usize) -> bool {
+        true
+    }
+    /// Row `row` of C of tile `tile`, one FP32 word per mesh column (0 outside the problem).
+    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS];
+    /// The port has room for the four rows of one more drained tile.
+    fn d_ready(&self) -> bool {
+        true
+    }
+    /// Every result that reached the port has left it (stored), and nothing is in flight.
+    fn finished(&self) -> bool {
+        true
+    }
+    /// The port's combinational phase for this cycle's handshake.
+    fn comb(&mut self, io: &PortIo);
+    /// A counter of the port's useful work (bytes moved, requests), for the watchdog.
+    fn progress(&self) -> u64 {
+        0
+    }
+    /// An error the port latched (a memory-system misuse), reported by the runner.
+    fn error(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The zero-latency operand port over an [`OperandFeeder`] (scope `feeder`).
+///
+/// Registers `tile` and `step` hold the address of the next step; they advance on `take`.
+/// The offer is read combinationally from the feeder at that address (an ideal memory with a
+/// read port per edge lane), so `valid` is high until every step has been taken.
+pub struct IdealPort<F> {
+    feeder: F,
+    steps: usize,
+    tiles: usize,
+    tile: Reg<u32>,
+    step: Reg<u32>,
+    valid: Wire<bool>,
+    ready: Wire<bool>,
+    take: Wire<bool>,
+}
+
+impl<F> IdealPort<F> {
+    /// A port serving `feeder`'s problem as `tiles` tiles of `steps` steps.
+    pub fn new(feeder: F, tiles: usize, steps: usize) -> Result<Self> {
+        Ok(Self {
+            feeder,
+            steps,
+            tiles,
+            tile: Reg::new("tile", 32, 0)?,
+            step: Reg::new("step", 32, 0)?,
+            valid: Wire::new("valid", 1, false)?,
+            ready: Wire::new("ready", 1, false)?,
+            take: Wire::new("take", 1, false)?,
+        })
+    }
+
+    /// The feeder behind the port.
+    pub fn feeder(&self) -> &F {
+        &self.feeder
+    }
+
+    fn next(&self) -> Option<(usize, usize)> {
+        let (tile, step) = (self.tile.q() as usize, self.step.q() as usize);
+        (tile < self.tiles).then_some((tile, step))
+    }
+}
+
+impl<F> Module for IdealPort<F> {
+    fn name(&self) -> &str {
+        "feeder"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.reg(&mut self.tile);
+        v.reg(&mut self.step);
+        v.wire(&mut self.valid);
+        v.wire(&mut self.ready);
+        v.wire(&mut self.take);
+    }
+}
+
+impl<const W: usize, F: OperandFeeder<W>> OperandPort<W> for IdealPort<F> {
+    fn dims(&self) -> (usize, usize, usize) {
+        self.feeder.dims()
+    }
+
+    fn sparse(&self) -> bool {
+        self.feeder.sparse()
+    }
+
+    #[inline]
+    fn valid(&self) -> bool {
+        self.next().is_some()
+    }
+
+    #[inline]
+    fn operands(&self) -> StepOperands<W> {
+        let Some((tile, step)) = self.next() else {
+            return StepOperands::default();
+        };
+        let mut o = StepOperands::default();
+        for (i, a) in o.a.iter_mut().enumerate() {
+            *a = self.feeder.a(tile, i, step);
+        }
+        if self.feeder.sparse() {
+            for (i, m) in o.meta.iter_mut().enumerate() {
+                *m = self.feeder.meta(tile, i, step);
+            }
+        }
+        for (j, b) in o.b.iter_mut().enumerate() {
+            *b = self.feeder.b(tile, j, step);
+        }
+        o
+    }
+
+    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
+        self.feeder.c_row(tile, row)
+    }
+
+    #[inline]
+    fn comb(&mut self, io: &PortIo) {
+        self.valid.set(self.next().is_some());
+        self.ready.set(io.ready);
+        self.take.set(io.take);
+        if io.take {
+            let step = self.step.q() as usize + 1;
+            if step == self.steps {
+                self.step.set_d(0);
+                self.tile.set_d(self.tile.q() + 1);
+            } else {
+                self.step.set_d(step as u32);
+            }
+        }
+    }
+}
