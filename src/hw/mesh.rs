@@ -56,6 +56,17 @@ impl<const W: usize> Mesh<W> {
         self.comb_with_meta(a_edge, &[0; ROWS], b_edge, shift)
     }
 
+    /// The words leaving the bottom of each column's shift path this cycle (the bottom PE's
+    /// accumulator of the set `shift[c]` names), from register outputs only.
+    #[inline]
+    pub fn bottom(&self, shift: &[ShiftIn; COLS]) -> [u32; COLS] {
+        let mut bottom = [0u32; COLS];
+        for (c, out) in bottom.iter_mut().enumerate() {
+            *out = self.pes[(ROWS - 1) * COLS + c].acc_q(shift[c].set);
+        }
+        bottom
+    }
+
     /// [`Mesh::comb`] with the 2:4 metadata entering each row at the left beside A
     /// (`meta_edge[r]`; ignored by a dense mesh).
     #[inline]
@@ -67,10 +78,7 @@ impl<const W: usize> Mesh<W> {
         b_edge: &[(Wide<W>, bool); COLS],
         shift: &[ShiftIn; COLS],
     ) -> [u32; COLS] {
-        let mut bottom = [0u32; COLS];
-        for (c, out) in bottom.iter_mut().enumerate() {
-            *out = self.pes[(ROWS - 1) * COLS + c].acc_q(shift[c].set);
-        }
+        let bottom = self.bottom(shift);
         for r in 0..ROWS {
             for c in 0..COLS {
                 let (a, a_ctl, meta) = if c == 0 {

@@ -65,7 +65,7 @@ pub use pe_datapath::CoreConfig;
 pub use port::{IdealPort, OperandPort, PortIo, StepOperands};
 pub use schedule::Schedule;
 pub use sparse_feeder::SparseTileBuffer;
-pub use tensor_core::{DRow, TensorCore};
+pub use tensor_core::{Block, DRow, TensorCore, BLOCKS};
 
 use crate::rtl::RtlError;
 

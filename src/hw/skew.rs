@@ -35,14 +35,23 @@ impl<T: Value, U: Value, const N: usize> Skew<T, U, N> {
     }
 
     /// The skew's per-lane outputs: the last register of each lane (or the input itself for
-    /// depth 0). Computed from register outputs and the arguments only.
+    /// depth 0). Computed from register outputs and the arguments only; changes nothing.
     #[inline]
-    pub fn comb(&mut self, input: [(T, U); N]) -> [(T, U); N] {
-        let mut out = input;
-        for (j, lane) in self.lanes.iter_mut().enumerate() {
+    pub fn out(&self, input: &[(T, U); N]) -> [(T, U); N] {
+        let mut out = *input;
+        for (j, lane) in self.lanes.iter().enumerate() {
             if let Some((d, t)) = lane.last() {
                 out[j] = (d.q(), t.q());
             }
+        }
+        out
+    }
+
+    /// The combinational update: each lane's registers take their predecessor (the first one
+    /// the input).
+    #[inline]
+    pub fn shift_in(&mut self, input: &[(T, U); N]) {
+        for (j, lane) in self.lanes.iter_mut().enumerate() {
             let mut carry = input[j];
             for (d, t) in lane.iter_mut() {
                 let here = (d.q(), t.q());
@@ -51,6 +60,13 @@ impl<T: Value, U: Value, const N: usize> Skew<T, U, N> {
                 carry = here;
             }
         }
+    }
+
+    /// [`Skew::out`] and [`Skew::shift_in`] together: the outputs, with the update done.
+    #[inline]
+    pub fn comb(&mut self, input: [(T, U); N]) -> [(T, U); N] {
+        let out = self.out(&input);
+        self.shift_in(&input);
         out
     }
 }

@@ -39,6 +39,42 @@ pub struct DRow {
     pub values: [u32; COLS],
 }
 
+/// The blocks of the top whose combinational updates [`TensorCore::set_eval_order`] orders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Block {
+    /// The controller FSM.
+    Controller,
+    /// The operand port.
+    Port,
+    /// The A-row skew.
+    ASkew,
+    /// The B-column skew.
+    BSkew,
+    /// The 2:4 metadata skew (sparse mode).
+    MetaSkew,
+    /// The skew of the shift commands and C words.
+    CSkew,
+    /// The PE mesh.
+    Mesh,
+    /// The result de-skew.
+    DeSkew,
+    /// The output register (`d_out_<j>`, `d_tag`).
+    Output,
+}
+
+/// Every block, in the default evaluation order.
+pub const BLOCKS: [Block; 9] = [
+    Block::Controller,
+    Block::Port,
+    Block::ASkew,
+    Block::BSkew,
+    Block::MetaSkew,
+    Block::CSkew,
+    Block::Mesh,
+    Block::DeSkew,
+    Block::Output,
+];
+
 const TAG_VALID: u64 = 1;
 const TAG_LAST: u64 = 1 << 3;
 
@@ -58,6 +94,7 @@ pub struct TensorCore<const W: usize, P: OperandPort<W> = IdealPort<TileBuffer>>
     d_deskew: Skew<u32, u64, COLS>,
     d_out: Vec<Reg<u32>>,
     d_tag: Reg<u64>,
+    order: [Block; 9],
 }
 
 impl<const W: usize> TensorCore<W> {
@@ -139,6 +176,7 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
                 .map(|j| Reg::new(format!("d_out_{j}"), 32, 0u32))
                 .collect::<crate::rtl::Result<Vec<_>>>()?,
             d_tag: Reg::new("d_tag", 64, 0)?,
+            order: BLOCKS,
         })
     }
 
@@ -170,6 +208,18 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
     /// The configuration.
     pub fn config(&self) -> &CoreConfig {
         &self.cfg
+    }
+
+    /// Sets the order in which the blocks' combinational updates run each cycle. Every
+    /// permutation of [`BLOCKS`] gives the same registers, wires and waveform (the engine's
+    /// contract; `tests/hw_waves.rs` shuffles it). Returns `false`, changing nothing, if
+    /// `order` is not a permutation of [`BLOCKS`].
+    pub fn set_eval_order(&mut self, order: [Block; 9]) -> bool {
+        let ok = BLOCKS.iter().all(|b| order.contains(b));
+        if ok {
+            self.order = order;
+        }
+        ok
     }
 
     /// The operand port (read-only: for monitors and counters).
@@ -269,8 +319,8 @@ impl<const W: usize, P: OperandPort<W>> Module for TensorCore<W, P> {
 
 impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
     fn comb(&mut self) {
-        // The handshake: the port's offer (from its registers), the controller's readiness
-        // (from its registers), the C and D sides of the next shift window.
+        // Settle: every value passed between blocks this cycle, computed from register
+        // outputs, the ports' registers and the start input only (no block is updated yet).
         let valid = self.port.valid();
         let status = PortStatus {
             valid,
@@ -280,8 +330,8 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         };
         let out_last = self.d_tag.q() & TAG_LAST != 0;
         let ready = self.controller.ready();
+        let take = ready && valid;
         let cmd = self.controller.shift_cmd(status.c_ready, status.d_ready);
-        let take = self.controller.comb(self.start.get(), out_last, status);
 
         // Operand feed at the array's edges: the taken step, or a bubble.
         let mut a_in = [(Wide::<W>::ZERO, 0u16); ROWS];
@@ -314,11 +364,11 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                 *slot = (g.bits, g.lanes > 0);
             }
         }
-        let a_edge = self.a_skew.comb(a_in);
-        let b_edge = self.b_skew.comb(b_in);
+        let a_edge = self.a_skew.out(&a_in);
+        let b_edge = self.b_skew.out(&b_in);
         let mut meta_edge = [0u64; ROWS];
-        if let Some(skew) = self.meta_skew.as_mut() {
-            for (e, (m, _)) in meta_edge.iter_mut().zip(skew.comb(meta_in)) {
+        if let Some(skew) = self.meta_skew.as_ref() {
+            for (e, (m, _)) in meta_edge.iter_mut().zip(skew.out(&meta_in)) {
                 *e = m;
             }
         }
@@ -334,7 +384,7 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         for (j, slot) in c_in.iter_mut().enumerate() {
             *slot = (word, c_row[j]);
         }
-        let c_cols = self.c_skew.comb(c_in);
+        let c_cols = self.c_skew.out(&c_in);
         let mut shift = [ShiftIn::default(); COLS];
         let mut tags = [0u64; COLS];
         for j in 0..COLS {
@@ -352,22 +402,13 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             }
         }
 
-        let bottom = self
-            .mesh
-            .comb_with_meta(&a_edge, &meta_edge, &b_edge, &shift);
-
-        // De-skew the drained results and latch a whole row of D.
+        // The drained results (from the bottom PEs' accumulators), de-skewed into one row.
+        let bottom = self.mesh.bottom(&shift);
         let mut d_in = [(0u32, 0u64); COLS];
         for j in 0..COLS {
             d_in[j] = (bottom[j], tags[j]);
         }
-        let row = self.d_deskew.comb(d_in);
-        for (r, (v, _)) in self.d_out.iter_mut().zip(row.iter()) {
-            r.set_d(*v);
-        }
-        self.d_tag.set_d(row[0].1);
-
-        // The port sees the handshake, the C read, the claimed drain and this cycle's D row.
+        let row = self.d_deskew.out(&d_in);
         let io = PortIo {
             take,
             ready,
@@ -375,7 +416,36 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             d_row: self.d_row(),
             d_claim: (cmd.en && cmd.x == 0 && cmd.d_valid).then_some(cmd.d_tile),
         };
-        self.port.comb(&io);
+
+        // Update: every block computes its registers' next values and its wires from the
+        // settled values above, in any order (`set_eval_order`; tested by shuffling).
+        for &block in &self.order {
+            match block {
+                Block::Controller => {
+                    self.controller.comb(self.start.get(), out_last, status);
+                }
+                Block::Port => self.port.comb(&io),
+                Block::ASkew => self.a_skew.shift_in(&a_in),
+                Block::BSkew => self.b_skew.shift_in(&b_in),
+                Block::MetaSkew => {
+                    if let Some(skew) = self.meta_skew.as_mut() {
+                        skew.shift_in(&meta_in);
+                    }
+                }
+                Block::CSkew => self.c_skew.shift_in(&c_in),
+                Block::Mesh => {
+                    self.mesh
+                        .comb_with_meta(&a_edge, &meta_edge, &b_edge, &shift);
+                }
+                Block::DeSkew => self.d_deskew.shift_in(&d_in),
+                Block::Output => {
+                    for (r, (v, _)) in self.d_out.iter_mut().zip(row.iter()) {
+                        r.set_d(*v);
+                    }
+                    self.d_tag.set_d(row[0].1);
+                }
+            }
+        }
     }
 
     fn progress(&self) -> Option<u64> {
