@@ -83,10 +83,6 @@ pub trait OperandPort<const W: usize>: Module {
     }
     /// The port's combinational phase for this cycle's handshake.
     fn comb(&mut self, io: &PortIo);
-    /// A counter of the port's useful work (bytes moved, requests), for the watchdog.
-    fn progress(&self) -> u64 {
-        0
-    }
     /// An error the port latched (a memory-system misuse), reported by the runner.
     fn error(&self) -> Option<String> {
         None

@@ -1,0 +1,995 @@
+//! The memory-fed operand port (scope `mem`): A, B and C start in global memory, travel by
+//! TMA into multi-buffered shared-memory stages, are read from shared memory into the array's
+//! skew, and D leaves through shared memory and a TMA store. The memory blocks themselves
+//! (global memory, shared memory, TMA engine, mbarriers) are [`crate::hw::memory`]; this port
+//! adds the pipeline around them, as CUTLASS's multistage main loop does in software:
+//!
+//! - **Producer** (`producer_*` registers): walks the operand chunks in order (tile `t`,
+//!   K-chunk `q` of `KC` elements; chunk `g = t * chunks + q`) and, while fewer than `S`
+//!   stages are in use, issues the chunk's TMA loads into stage `g % S` with one
+//!   `arrive.expect_tx` of their bytes on that stage's `full` mbarrier. B is loaded for every
+//!   chunk; A is loaded with it (stream mode) or, when a 4-row panel of A fits twice in shared
+//!   memory, once per tile row into one of two panels and reused by every tile of the row
+//!   (panel mode, the reuse that keeps a GEMM under the bandwidth roofline). C of each tile is
+//!   loaded ahead into one of `SC` slots (`c_full` mbarriers); finished D tiles are stored.
+//!   One TMA command a cycle, stores first, then C, then operands.
+//! - **Consumer** (`rd_*`): reads the next step's lanes from shared memory (one read request:
+//!   four A rows and four B columns of `w` elements, swizzled addresses, plus a C row when one
+//!   is being fetched) once the stage's `full` barrier has completed the phase of this use
+//!   (`try_wait.parity`). The data returns one cycle after the read is accepted and is offered
+//!   to the core straight from shared memory's read register (`valid`), or from the hold
+//!   registers (`hold_a_<i>`, `hold_b_<j>`) while the core is not ready. A step's read is issued
+//!   in the cycle the previous step is taken, so a conflict-free stream feeds one step a cycle.
+//!   The stage is released (`released`) when its last step has been read.
+//! - **C**: rows of a tile's C are fetched into one of two register banks (`c_b<k>_r<i>`);
+//!   `c_ready(t)` once all four are there; the window that loads C reads them from registers.
+//! - **D**: rows leaving the output register are queued (`dq_*`, 8 rows) and written into one of
+//!   `SD` shared-memory slots; a tile's fourth row written, its TMA store is issued. `d_ready`
+//!   reserves a slot and queue room for the next drained tile; `finished` once every tile is
+//!   stored (`stores_outstanding` = 0).
+//!
+//! Global-memory layout: A is `M x K` row-major (K-major), B is stored transposed (`N x K`,
+//! K-major, as tensor cores prefer, the "TN" layout), C and D are `M x N` FP32; every row starts
+//! at a 16-byte-aligned pitch. Shared memory: stage `s` is a 1024-byte block with A (stream
+//! mode) in rows 0..3 and B in rows 4..7 of the 128B swizzle pattern, so the eight lanes of a
+//! step fall in eight different 16-byte chunks (banks) and a step reads in one pass.
+
+use super::feeder::LaneGroup;
+use super::memory::{
+    swizzle, ElemType, MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem,
+    SmemLane, SmemWriteLane, Swizzle, TensorMap, TmaCmd, TmaOp,
+};
+use super::pe_datapath::{set_lane, CoreConfig};
+use super::port::{OperandPort, PortIo, StepOperands};
+use super::schedule::Schedule;
+use super::{HwError, COLS, ROWS};
+use crate::rtl::{Module, Reg, Result as RtlResult, Visitor, Wide, Wire};
+
+/// Most lanes in one shared-memory request.
+const MAX_REQUEST_LANES: usize = 32;
+/// Depth of the D row queue.
+const DQ_DEPTH: usize = 8;
+/// Bytes of one stage block (A rows 0..3, B rows 4..7 of a 128-byte-row swizzle atom).
+const STAGE_BYTES: u32 = 1024;
+/// Descriptor slots: A, B, C, D.
+const DESC_A: usize = 0;
+const DESC_B: usize = 1;
+const DESC_C: usize = 2;
+const DESC_D: usize = 3;
+
+/// How the memory-fed port is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemPortConfig {
+    /// The memory system's timing and sizes.
+    pub params: MemParams,
+    /// Operand stages in flight `S` (0: chosen to cover the latency, see
+    /// [`MemPortConfig::auto_stages`]).
+    pub stages: usize,
+    /// Swizzle the operand tiles in shared memory (128B for 128-byte rows); off shows the bank
+    /// conflicts an unswizzled layout costs.
+    pub swizzle: bool,
+}
+
+impl Default for MemPortConfig {
+    fn default() -> Self {
+        Self {
+            params: MemParams::default(),
+            stages: 0,
+            swizzle: true,
+        }
+    }
+}
+
+/// C slots in shared memory.
+const C_SLOTS: usize = 4;
+/// D slots in shared memory.
+const D_SLOTS: usize = 4;
+/// Most operand stages (mbarriers left beside the C slots).
+pub const MAX_STAGES: usize = 48;
+
+impl MemPortConfig {
+    /// The stage count that covers the latency: one chunk's loads take `latency` plus their
+    /// bytes over the bandwidth, the consumer eats a chunk in `chunk_cycles`; two more stages
+    /// absorb the jitter of issue. Clamped to 2..=[`MAX_STAGES`].
+    pub fn auto_stages(&self, chunk_bytes: u32, chunk_cycles: u32) -> usize {
+        let p = &self.params;
+        let bw = p.bytes_per_cycle.min(p.request_bytes).max(1);
+        let fill = u64::from(p.latency) + u64::from(chunk_bytes.div_ceil(bw));
+        let s = fill.div_ceil(u64::from(chunk_cycles.max(1))) as usize + 2;
+        s.clamp(2, MAX_STAGES)
+    }
+}
+
+/// Where everything lives: global-memory regions, the chunking of K and the shared-memory
+/// map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemLayout {
+    /// Rows of A, C, D.
+    pub m: usize,
+    /// Columns of B, C, D.
+    pub n: usize,
+    /// Inner dimension.
+    pub k: usize,
+    /// Bytes of an A element.
+    pub esa: u32,
+    /// Bytes of a B element.
+    pub esb: u32,
+    /// K elements a chunk (one TMA box along K).
+    pub kc: usize,
+    /// Chunks per tile `ceil(K / KC)`.
+    pub chunks: usize,
+    /// Global address and row pitch of A, Bᵀ, C and D.
+    pub a: (u64, u64),
+    /// Bᵀ (`N x K`).
+    pub b: (u64, u64),
+    /// C.
+    pub c: (u64, u64),
+    /// D.
+    pub d: (u64, u64),
+    /// Global memory bytes.
+    pub gmem_bytes: u64,
+    /// A reused across a tile row from one of two panels.
+    pub panel: bool,
+    /// Operand stages.
+    pub stages: usize,
+    /// Shared-memory base of the A panels (panel mode).
+    pub panel_base: u32,
+    /// Shared-memory base of the stages.
+    pub stage_base: u32,
+    /// Shared-memory base of the C slots.
+    pub c_base: u32,
+    /// Shared-memory base of the D slots.
+    pub d_base: u32,
+    /// Swizzle of A and B boxes.
+    pub swz_a: Swizzle,
+    /// Swizzle of B boxes.
+    pub swz_b: Swizzle,
+}
+
+fn pitch(bytes: u64) -> u64 {
+    bytes.div_ceil(16) * 16
+}
+
+/// The widest swizzle whose span holds a row of `bytes`.
+fn swizzle_for(bytes: u32, on: bool) -> Swizzle {
+    match (on, bytes) {
+        (false, _) => Swizzle::None,
+        (true, b) if b > 64 => Swizzle::B128,
+        (true, b) if b > 32 => Swizzle::B64,
+        (true, _) => Swizzle::B32,
+    }
+}
+
+impl MemLayout {
+    /// The layout of an `m x n x k` problem for `cfg` under `pc`.
+    pub fn new(cfg: &CoreConfig, m: usize, n: usize, k: usize, pc: &MemPortConfig) -> Result<Self, HwError> {
+        let esa = cfg.fmt_a.width() / 8;
+        let esb = cfg.fmt_b.width() / 8;
+        let kc = (128 / esa.max(esb)) as usize;
+        let chunks = k.div_ceil(kc);
+        let a = (0u64, pitch((k as u64) * u64::from(esa)));
+        let b_addr = a.0 + a.1 * m as u64;
+        let b = (b_addr, pitch((k as u64) * u64::from(esb)));
+        let c_addr = b.0 + b.1 * n as u64;
+        let c = (c_addr, pitch(n as u64 * 4));
+        let d = (c.0 + c.1 * m as u64, c.1);
+        let gmem_bytes = d.0 + d.1 * m as u64;
+        let smem = pc.params.smem_bytes;
+        let tail = (C_SLOTS + D_SLOTS) as u32 * 64;
+        let panel_bytes = 2 * chunks as u64 * u64::from(STAGE_BYTES);
+        let panel = n > COLS && panel_bytes <= u64::from(smem / 2);
+        let panel_base = 0u32;
+        let stage_base = if panel { panel_bytes as u32 } else { 0 };
+        let chunk_bytes = ROWS as u32 * 128 * if panel { 1 } else { 2 };
+        let steps_per_chunk = kc.div_ceil(cfg.width) as u32;
+        let want = if pc.stages == 0 {
+            pc.auto_stages(chunk_bytes, steps_per_chunk)
+        } else {
+            pc.stages
+        };
+        if want > MAX_STAGES {
+            return Err(HwError::Unsupported(format!(
+                "{want} operand stages (at most {MAX_STAGES})"
+            )));
+        }
+        let room = smem.saturating_sub(stage_base + tail) / STAGE_BYTES;
+        if room < 2 {
+            return Err(HwError::Unsupported(format!(
+                "shared memory of {smem} bytes holds fewer than two operand stages"
+            )));
+        }
+        if pc.stages != 0 && want > room as usize {
+            return Err(HwError::Unsupported(format!(
+                "{want} operand stages need {} bytes of shared memory; {smem} hold {room}",
+                want as u32 * STAGE_BYTES + stage_base + tail
+            )));
+        }
+        let stages = want.min(room as usize).max(1);
+        let c_base = stage_base + stages as u32 * STAGE_BYTES;
+        Ok(Self {
+            m,
+            n,
+            k,
+            esa,
+            esb,
+            kc,
+            chunks,
+            a,
+            b,
+            c,
+            d,
+            gmem_bytes,
+            panel,
+            stages,
+            panel_base,
+            stage_base,
+            c_base,
+            d_base: c_base + C_SLOTS as u32 * 64,
+            swz_a: swizzle_for(kc as u32 * esa, pc.swizzle),
+            swz_b: swizzle_for(kc as u32 * esb, pc.swizzle),
+        })
+    }
+
+    fn elem(es: u32) -> ElemType {
+        if es == 1 {
+            ElemType::U8
+        } else {
+            ElemType::U16
+        }
+    }
+
+    /// The four descriptors (A, B, C, D).
+    pub fn descriptors(&self) -> [TensorMap; 4] {
+        let mut a = TensorMap::dense(
+            Self::elem(self.esa),
+            self.a.0,
+            &[self.k as u64, self.m as u64],
+            &[self.kc as u32, ROWS as u32],
+        );
+        a.global_strides[0] = self.a.1;
+        a.swizzle = self.swz_a;
+        let mut b = TensorMap::dense(
+            Self::elem(self.esb),
+            self.b.0,
+            &[self.k as u64, self.n as u64],
+            &[self.kc as u32, COLS as u32],
+        );
+        b.global_strides[0] = self.b.1;
+        b.swizzle = self.swz_b;
+        let mut c = TensorMap::dense(
+            ElemType::U32,
+            self.c.0,
+            &[self.n as u64, self.m as u64],
+            &[COLS as u32, ROWS as u32],
+        );
+        c.global_strides[0] = self.c.1;
+        let mut d = c;
+        d.global_address = self.d.0;
+        [a, b, c, d]
+    }
+
+    /// Shared-memory base of the A box of chunk `q` of tile row `tm` (panel) or stage `s`.
+    fn a_base(&self, tm: usize, q: usize, stage: usize) -> u32 {
+        if self.panel {
+            self.panel_base + ((tm & 1) * self.chunks + q) as u32 * STAGE_BYTES
+        } else {
+            self.stage_base + stage as u32 * STAGE_BYTES
+        }
+    }
+
+    /// Shared-memory base of the B box of stage `s`.
+    fn b_base(&self, stage: usize) -> u32 {
+        self.stage_base + stage as u32 * STAGE_BYTES + STAGE_BYTES / 2
+    }
+}
+
+/// The memory-fed operand port (see the module documentation).
+pub struct MemoryPort<const W: usize> {
+    cfg: CoreConfig,
+    lay: MemLayout,
+    sched: Schedule,
+    mem: MemorySystem,
+    mbar_ops: Vec<MbarOp>,
+    lanes: Vec<SmemLane>,
+    // Setup.
+    init_done: Reg<bool>,
+    // Producer.
+    p_chunk: Reg<u32>,
+    p_sub: Reg<bool>,
+    c_issued: Reg<u32>,
+    d_stored: Reg<u32>,
+    // Consumer: operand reads.
+    rd_tile: Reg<u32>,
+    rd_step: Reg<u32>,
+    released: Reg<u32>,
+    rq_busy: Reg<bool>,
+    rq_ops: Reg<bool>,
+    rq_c: Reg<bool>,
+    got_ops: Reg<bool>,
+    got_c: Reg<bool>,
+    off_tile: Reg<u32>,
+    off_step: Reg<u32>,
+    held: Reg<bool>,
+    hold_a: Vec<Reg<Wide<W>>>,
+    hold_b: Vec<Reg<Wide<W>>>,
+    // C fetch.
+    cf_tile: Reg<u32>,
+    cf_row: Reg<u8>,
+    c_used: Reg<u32>,
+    c_regs: Vec<Reg<u128>>,
+    // D path.
+    d_claimed: Reg<u32>,
+    d_rows_in: Reg<u32>,
+    d_rows_written: Reg<u32>,
+    dq: Vec<Reg<u128>>,
+    dq_head: Reg<u8>,
+    dq_count: Reg<u8>,
+    // Wires.
+    valid: Wire<bool>,
+    take: Wire<bool>,
+    rd_req: Wire<bool>,
+    rd_accept: Wire<bool>,
+    tma_cmd: Wire<u8>,
+}
+
+/// Labels of the `tma_cmd` wire: which command the port presents this cycle.
+const CMD_LABELS: crate::rtl::Labels = &[
+    (0, "-"),
+    (1, "load_a"),
+    (2, "load_b"),
+    (3, "load_c"),
+    (4, "store_d"),
+];
+
+fn lane_bytes(es: u32, w: usize) -> u32 {
+    es * w as u32
+}
+
+impl<const W: usize> MemoryPort<W> {
+    /// A port holding the `m x n x k` problem (`a`: `m x k`, `b`: `k x n`, row-major bit
+    /// patterns; `c`: `m x n` FP32) in global memory, laid out as [`MemLayout`] says.
+    #[allow(clippy::too_many_arguments)] // the shape and the three matrices of the problem
+    pub fn new(
+        cfg: CoreConfig,
+        pc: &MemPortConfig,
+        m: usize,
+        n: usize,
+        k: usize,
+        a: &[u64],
+        b: &[u64],
+        c: &[u32],
+    ) -> Result<Self, HwError> {
+        if m == 0 || n == 0 || k == 0 {
+            return Err(HwError::Unsupported("a zero dimension".into()));
+        }
+        for (matrix, expected, len) in [("A", m * k, a.len()), ("B", k * n, b.len()), ("C", m * n, c.len())] {
+            if expected != len {
+                return Err(HwError::Shape { matrix, expected, len });
+            }
+        }
+        let lay = MemLayout::new(&cfg, m, n, k, pc)?;
+        let mbars = lay.stages + C_SLOTS;
+        let mut mem = MemorySystem::new(pc.params, lay.gmem_bytes, mbars)
+            .map_err(|e| HwError::Unsupported(format!("memory system: {e}")))?;
+        for (i, map) in lay.descriptors().into_iter().enumerate() {
+            mem.set_descriptor(i, map)
+                .map_err(|e| HwError::Unsupported(format!("descriptor {i}: {e}")))?;
+        }
+        // The host fills global memory: A (K-major), B transposed (K-major), C.
+        let mut row = Vec::new();
+        for i in 0..m {
+            row.clear();
+            for p in 0..k {
+                row.extend_from_slice(&a[i * k + p].to_le_bytes()[..lay.esa as usize]);
+            }
+            mem.host_write(lay.a.0 + i as u64 * lay.a.1, &row);
+        }
+        for j in 0..n {
+            row.clear();
+            for p in 0..k {
+                row.extend_from_slice(&b[p * n + j].to_le_bytes()[..lay.esb as usize]);
+            }
+            mem.host_write(lay.b.0 + j as u64 * lay.b.1, &row);
+        }
+        for i in 0..m {
+            row.clear();
+            for v in &c[i * n..(i + 1) * n] {
+                row.extend_from_slice(&v.to_le_bytes());
+            }
+            mem.host_write(lay.c.0 + i as u64 * lay.c.1, &row);
+        }
+        let sched = Schedule::new(m, n, k, cfg.width, cfg.block());
+        let reg32 = |name: &'static str| Reg::new(name, 32, 0u32);
+        Ok(Self {
+            cfg,
+            lay,
+            sched,
+            mem,
+            mbar_ops: Vec::with_capacity(mbars),
+            lanes: Vec::with_capacity(2 * (ROWS + COLS) * 4 + 1),
+            init_done: Reg::new("init_done", 1, false)?,
+            p_chunk: reg32("producer_chunk")?,
+            p_sub: Reg::new("producer_sub", 1, false)?,
+            c_issued: reg32("producer_c")?,
+            d_stored: reg32("producer_stores")?,
+            rd_tile: reg32("rd_tile")?,
+            rd_step: reg32("rd_step")?,
+            released: reg32("released")?,
+            rq_busy: Reg::new("rq_busy", 1, false)?,
+            rq_ops: Reg::new("rq_ops", 1, false)?,
+            rq_c: Reg::new("rq_c", 1, false)?,
+            got_ops: Reg::new("got_ops", 1, false)?,
+            got_c: Reg::new("got_c", 1, false)?,
+            off_tile: reg32("off_tile")?,
+            off_step: reg32("off_step")?,
+            held: Reg::new("held", 1, false)?,
+            hold_a: (0..ROWS)
+                .map(|i| Reg::new(format!("hold_a_{i}"), cfg.fmt_a.width() * W as u32, Wide::ZERO))
+                .collect::<RtlResult<_>>()?,
+            hold_b: (0..COLS)
+                .map(|j| Reg::new(format!("hold_b_{j}"), cfg.fmt_b.width() * W as u32, Wide::ZERO))
+                .collect::<RtlResult<_>>()?,
+            cf_tile: reg32("cf_tile")?,
+            cf_row: Reg::new("cf_row", 3, 0)?,
+            c_used: reg32("c_used")?,
+            c_regs: (0..2 * ROWS)
+                .map(|x| Reg::new(format!("c_b{}_r{}", x / ROWS, x % ROWS), 128, 0u128))
+                .collect::<RtlResult<_>>()?,
+            d_claimed: reg32("d_claimed")?,
+            d_rows_in: reg32("d_rows_in")?,
+            d_rows_written: reg32("d_rows_written")?,
+            dq: (0..DQ_DEPTH)
+                .map(|x| Reg::new(format!("dq_{x}"), 128, 0u128))
+                .collect::<RtlResult<_>>()?,
+            dq_head: Reg::new("dq_head", 3, 0)?,
+            dq_count: Reg::new("dq_count", 4, 0)?,
+            valid: Wire::new("valid", 1, false)?,
+            take: Wire::new("take", 1, false)?,
+            rd_req: Wire::new("rd_req", 1, false)?,
+            rd_accept: Wire::new("rd_accept", 1, false)?,
+            tma_cmd: Wire::new("tma_cmd", 3, 0u8)?.with_labels(CMD_LABELS),
+        })
+    }
+
+    /// The layout in use.
+    pub fn layout(&self) -> &MemLayout {
+        &self.lay
+    }
+
+    /// The memory system's counters.
+    pub fn counters(&self) -> MemCounters {
+        self.mem.counters()
+    }
+
+    /// D as stored in global memory (`m x n` FP32 bit patterns, row-major).
+    pub fn read_d(&self) -> Vec<u32> {
+        let (m, n) = (self.lay.m, self.lay.n);
+        let mut d = Vec::with_capacity(m * n);
+        for i in 0..m {
+            let bytes = self.mem.host_read(self.lay.d.0 + i as u64 * self.lay.d.1, n * 4);
+            d.extend(bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
+        }
+        d
+    }
+
+    fn tiles(&self) -> usize {
+        self.sched.tiles()
+    }
+
+    fn full_bar(&self, stage: usize) -> usize {
+        stage
+    }
+
+    fn c_bar(&self, slot: usize) -> usize {
+        self.lay.stages + slot
+    }
+
+    /// The chunk a step of a tile reads.
+    fn chunk_of(&self, tile: usize, step: usize) -> usize {
+        tile * self.lay.chunks + (step * self.cfg.width) / self.lay.kc
+    }
+
+    /// Whether chunk `g`'s stage has landed (the `full` barrier completed this use's phase).
+    fn landed(&self, g: usize) -> bool {
+        let s = self.lay.stages;
+        self.mem
+            .try_wait_parity(self.full_bar(g % s), (g / s) & 1 == 1)
+    }
+
+    /// The lane reads of step `step` of tile `tile`, in request order (A rows, then B
+    /// columns; rows and columns outside the problem are not read).
+    fn step_lanes(&self, tile: usize, step: usize, out: &mut Vec<SmemLane>) {
+        let lay = &self.lay;
+        let (r0, c0) = self.sched.tile_origin(tile);
+        let g = self.chunk_of(tile, step);
+        let q = g % lay.chunks;
+        let stage = g % lay.stages;
+        let kk = step * self.cfg.width - q * lay.kc;
+        let tm = tile / self.sched.tiles_n;
+        for (es, base, swz, limit, first) in [
+            (lay.esa, lay.a_base(tm, q, stage), lay.swz_a, lay.m, r0),
+            (lay.esb, lay.b_base(stage), lay.swz_b, lay.n, c0),
+        ] {
+            let row_bytes = lay.kc as u32 * es;
+            let bytes = lane_bytes(es, self.cfg.width);
+            for r in 0..ROWS {
+                if first + r >= limit {
+                    continue;
+                }
+                let logical = base + r as u32 * row_bytes + kk as u32 * es;
+                let mut off = 0;
+                while off < bytes {
+                    let len = (bytes - off).min(16);
+                    out.push(SmemLane {
+                        addr: swizzle(logical + off, swz),
+                        len: len as u8,
+                    });
+                    off += len;
+                }
+            }
+        }
+    }
+
+    /// Decodes the operand bytes of step `step` of tile `tile` (as laid out by
+    /// [`MemoryPort::step_lanes`]) into lane groups.
+    fn decode_step(&self, tile: usize, step: usize, data: &[u8]) -> StepOperands<W> {
+        let lay = &self.lay;
+        let (r0, c0) = self.sched.tile_origin(tile);
+        let lanes = self.cfg.width.min(lay.k - step * self.cfg.width).min(W);
+        let mut o = StepOperands::default();
+        let mut at = 0usize;
+        for (es, bits, limit, first, groups) in [
+            (lay.esa, self.cfg.fmt_a.width(), lay.m, r0, &mut o.a),
+            (lay.esb, self.cfg.fmt_b.width(), lay.n, c0, &mut o.b),
+        ] {
+            let bytes = lane_bytes(es, self.cfg.width) as usize;
+            for (r, g) in groups.iter_mut().enumerate() {
+                if first + r >= limit {
+                    continue;
+                }
+                let mut words = [0u64; W];
+                for l in 0..lanes {
+                    let e = &data[at + l * es as usize..at + (l + 1) * es as usize];
+                    let v = e.iter().rev().fold(0u64, |acc, &x| (acc << 8) | u64::from(x));
+                    set_lane(&mut words, l, bits, v);
+                }
+                *g = LaneGroup {
+                    bits: Wide::from_words_array(words),
+                    lanes,
+                };
+                at += bytes;
+            }
+        }
+        o
+    }
+
+    /// Bytes of operand data a step's read returns (before the optional C row).
+    fn step_bytes(&self, tile: usize) -> usize {
+        let (r0, c0) = self.sched.tile_origin(tile);
+        let rows = (self.lay.m - r0).min(ROWS);
+        let cols = (self.lay.n - c0).min(COLS);
+        rows * lane_bytes(self.lay.esa, self.cfg.width) as usize
+            + cols * lane_bytes(self.lay.esb, self.cfg.width) as usize
+    }
+
+    fn fresh(&self) -> bool {
+        self.got_ops.q()
+    }
+
+    fn c_fetchable(&self) -> bool {
+        let t = self.cf_tile.q() as usize;
+        if t >= self.tiles() {
+            return false;
+        }
+        // The bank held tile t - 2, whose window must have read it; the slot must have landed.
+        let bank_free = t < 2 || self.c_used.q() as usize >= t - 1;
+        bank_free && self.mem.try_wait_parity(self.c_bar(t % C_SLOTS), (t / C_SLOTS) & 1 == 1)
+    }
+
+    fn stores_completed(&self) -> u32 {
+        self.d_stored.q() - self.mem.stores_outstanding()
+    }
+}
+
+impl<const W: usize> Module for MemoryPort<W> {
+    fn name(&self) -> &str {
+        "mem"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.reg(&mut self.init_done);
+        v.reg(&mut self.p_chunk);
+        v.reg(&mut self.p_sub);
+        v.reg(&mut self.c_issued);
+        v.reg(&mut self.d_stored);
+        v.reg(&mut self.rd_tile);
+        v.reg(&mut self.rd_step);
+        v.reg(&mut self.released);
+        v.reg(&mut self.rq_busy);
+        v.reg(&mut self.rq_ops);
+        v.reg(&mut self.rq_c);
+        v.reg(&mut self.got_ops);
+        v.reg(&mut self.got_c);
+        v.reg(&mut self.off_tile);
+        v.reg(&mut self.off_step);
+        v.reg(&mut self.held);
+        for r in self.hold_a.iter_mut().chain(self.hold_b.iter_mut()) {
+            v.reg(r);
+        }
+        v.reg(&mut self.cf_tile);
+        v.reg(&mut self.cf_row);
+        v.reg(&mut self.c_used);
+        for r in &mut self.c_regs {
+            v.reg(r);
+        }
+        v.reg(&mut self.d_claimed);
+        v.reg(&mut self.d_rows_in);
+        v.reg(&mut self.d_rows_written);
+        for r in &mut self.dq {
+            v.reg(r);
+        }
+        v.reg(&mut self.dq_head);
+        v.reg(&mut self.dq_count);
+        v.wire(&mut self.valid);
+        v.wire(&mut self.take);
+        v.wire(&mut self.rd_req);
+        v.wire(&mut self.rd_accept);
+        v.wire(&mut self.tma_cmd);
+        // The memory blocks appear as children of this scope: `mem.gmem`, `mem.smem`, ...
+        self.mem.visit(v);
+    }
+}
+
+impl<const W: usize> OperandPort<W> for MemoryPort<W> {
+    fn dims(&self) -> (usize, usize, usize) {
+        (self.lay.m, self.lay.n, self.lay.k)
+    }
+
+    #[inline]
+    fn valid(&self) -> bool {
+        self.fresh() || self.held.q()
+    }
+
+    fn operands(&self) -> StepOperands<W> {
+        if self.fresh() {
+            let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
+            return self.decode_step(t, s, self.mem.smem_read_data());
+        }
+        let mut o = StepOperands::default();
+        let (r0, c0) = self.sched.tile_origin(self.off_tile.q() as usize);
+        let s = self.off_step.q() as usize;
+        let lanes = self.cfg.width.min(self.lay.k - s * self.cfg.width).min(W);
+        for (i, g) in o.a.iter_mut().enumerate() {
+            if r0 + i < self.lay.m {
+                *g = LaneGroup {
+                    bits: self.hold_a[i].q(),
+                    lanes,
+                };
+            }
+        }
+        for (j, g) in o.b.iter_mut().enumerate() {
+            if c0 + j < self.lay.n {
+                *g = LaneGroup {
+                    bits: self.hold_b[j].q(),
+                    lanes,
+                };
+            }
+        }
+        o
+    }
+
+    fn c_ready(&self, tile: usize) -> bool {
+        // All four rows of the tile's C are in their bank.
+        (self.cf_tile.q() as usize) > tile
+    }
+
+    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
+        let v = self.c_regs[(tile & 1) * ROWS + row].q();
+        let mut out = [0u32; COLS];
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = (v >> (32 * j)) as u32;
+        }
+        out
+    }
+
+    fn d_ready(&self) -> bool {
+        let in_use = self.d_claimed.q() - self.stores_completed();
+        let coming = 4 * self.d_claimed.q() - self.d_rows_in.q();
+        (in_use as usize) < D_SLOTS && usize::from(self.dq_count.q()) + coming as usize + 4 <= DQ_DEPTH
+    }
+
+    fn finished(&self) -> bool {
+        self.d_stored.q() as usize == self.tiles()
+            && self.dq_count.q() == 0
+            && self.mem.stores_outstanding() == 0
+    }
+
+    fn error(&self) -> Option<String> {
+        self.mem.error().map(|e| e.to_string())
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn comb(&mut self, io: &PortIo) {
+        let lay = self.lay;
+        let tiles = self.tiles();
+        let total_chunks = (tiles * lay.chunks) as u32;
+        self.mbar_ops.clear();
+        self.lanes.clear();
+        let valid = self.valid();
+        self.valid.set(valid);
+        self.take.set(io.take);
+
+        // Setup: every mbarrier expects one arrival per phase.
+        if !self.init_done.q() {
+            for bar in 0..lay.stages + C_SLOTS {
+                self.mbar_ops.push(MbarOp {
+                    bar,
+                    op: MbarOpKind::Init(1),
+                });
+            }
+            self.init_done.set_d(true);
+        }
+        let ready_to_work = self.init_done.q();
+
+        // ---- C bank writes from the previous cycle's read; the offered step's hold. ----
+        let fresh = self.fresh();
+        if self.got_c.q() {
+            let data = self.mem.smem_read_data();
+            let at = if fresh { self.step_bytes(self.off_tile.q() as usize) } else { 0 };
+            let mut v = 0u128;
+            for (x, b) in data[at..at + 16].iter().enumerate() {
+                v |= u128::from(*b) << (8 * x);
+            }
+            let t = self.cf_tile.q() as usize;
+            let row = usize::from(self.cf_row.q());
+            self.c_regs[(t & 1) * ROWS + row].set_d(v);
+            if row + 1 == ROWS {
+                self.cf_row.set_d(0);
+                self.cf_tile.set_d(t as u32 + 1);
+            } else {
+                self.cf_row.set_d(row as u8 + 1);
+            }
+        }
+        if fresh && !io.take {
+            let ops = self.operands();
+            for (r, g) in self.hold_a.iter_mut().zip(&ops.a) {
+                r.set_d(g.bits);
+            }
+            for (r, g) in self.hold_b.iter_mut().zip(&ops.b) {
+                r.set_d(g.bits);
+            }
+        }
+        let slot_free = io.take || !valid;
+        self.held.set_d(valid && !io.take);
+
+        // ---- Consumer read request: the next step's lanes, a C row, or both. ----
+        // A request that did not finish its passes is presented again unchanged.
+        let (rt, rs) = (self.rd_tile.q() as usize, self.rd_step.q() as usize);
+        let (mut want_ops, mut want_c) = if self.rq_busy.q() {
+            (self.rq_ops.q(), self.rq_c.q())
+        } else {
+            (
+                ready_to_work && rt < tiles && slot_free && self.landed(self.chunk_of(rt, rs)),
+                // One C row in flight at a time (its data lands before the next is asked).
+                ready_to_work && self.c_fetchable() && !self.got_c.q(),
+            )
+        };
+        if want_ops {
+            let mut lanes = std::mem::take(&mut self.lanes);
+            self.step_lanes(rt, rs, &mut lanes);
+            self.lanes = lanes;
+        }
+        // A C row rides along when the request has room; otherwise it waits for a cycle
+        // without an operand read.
+        if want_c && want_ops && self.lanes.len() >= MAX_REQUEST_LANES {
+            want_c = false;
+        }
+        if want_c {
+            let t = self.cf_tile.q() as usize;
+            let row = u32::from(self.cf_row.q());
+            self.lanes.push(SmemLane {
+                addr: lay.c_base + (t % C_SLOTS) as u32 * 64 + row * 16,
+                len: 16,
+            });
+        }
+        let rd_req = want_ops || want_c;
+        self.rd_req.set(rd_req);
+
+        // ---- D queue: rows in from the output register, the oldest row out to its slot. ----
+        // Rows of a tile drain in the order 3, 2, 1, 0 (the shift path's bottom row first).
+        let mut count = usize::from(self.dq_count.q());
+        let head = usize::from(self.dq_head.q());
+        let written = self.d_rows_written.q() as usize;
+        let wl;
+        let write_req = if count > 0 {
+            let v = self.dq[head].q();
+            let mut data = [0u8; 16];
+            for (x, b) in data.iter_mut().enumerate() {
+                *b = (v >> (8 * x)) as u8;
+            }
+            let tile = written / ROWS;
+            let row = ROWS - 1 - written % ROWS;
+            wl = [SmemWriteLane {
+                addr: lay.d_base + (tile % D_SLOTS) as u32 * 64 + row as u32 * 16,
+                len: 16,
+                data,
+            }];
+            Some(&wl[..])
+        } else {
+            None
+        };
+
+        // ---- TMA command: a store, else a C load, else an operand load. ----
+        let out0 = self.mem.out();
+        let mut cmd: Option<(TmaCmd, u8)> = None;
+        let stores_ready = self.d_rows_written.q() as usize / ROWS;
+        let ds = self.d_stored.q() as usize;
+        if ready_to_work && out0.tma_ready {
+            if ds < stores_ready {
+                let (r0, c0) = self.sched.tile_origin(ds);
+                cmd = Some((
+                    TmaCmd {
+                        op: TmaOp::Store,
+                        desc: DESC_D,
+                        coords: [c0 as i32, r0 as i32, 0, 0, 0],
+                        smem_addr: lay.d_base + (ds % D_SLOTS) as u32 * 64,
+                        mbar: 0,
+                    },
+                    4,
+                ));
+            } else {
+                let ct = self.c_issued.q() as usize;
+                let c_fetched = self.cf_tile.q() as usize;
+                if ct < tiles && ct - c_fetched < C_SLOTS {
+                    let (r0, c0) = self.sched.tile_origin(ct);
+                    let slot = ct % C_SLOTS;
+                    cmd = Some((
+                        TmaCmd {
+                            op: TmaOp::Load,
+                            desc: DESC_C,
+                            coords: [c0 as i32, r0 as i32, 0, 0, 0],
+                            smem_addr: lay.c_base + slot as u32 * 64,
+                            mbar: self.c_bar(slot),
+                        },
+                        3,
+                    ));
+                    self.mbar_ops.push(MbarOp {
+                        bar: self.c_bar(slot),
+                        op: MbarOpKind::ArriveExpectTx(64),
+                    });
+                } else {
+                    let g = self.p_chunk.q();
+                    let in_use = g - self.released.q();
+                    if g < total_chunks && (in_use as usize) < lay.stages {
+                        let g = g as usize;
+                        let t = g / lay.chunks;
+                        let q = g % lay.chunks;
+                        let stage = g % lay.stages;
+                        let tm = t / self.sched.tiles_n;
+                        let tn = t % self.sched.tiles_n;
+                        let load_a = !lay.panel || tn == 0;
+                        // A panel for row tm overwrites row tm - 2's: the consumer must be past it.
+                        let panel_safe =
+                            !lay.panel || tm < 2 || rt >= (tm - 1) * self.sched.tiles_n;
+                        let (r0, c0) = self.sched.tile_origin(t);
+                        let kq = (q * lay.kc) as i32;
+                        let sub = self.p_sub.q();
+                        if load_a && !sub && panel_safe {
+                            let box_a = (ROWS * lay.kc) as u32 * lay.esa;
+                            let box_b = (COLS * lay.kc) as u32 * lay.esb;
+                            cmd = Some((
+                                TmaCmd {
+                                    op: TmaOp::Load,
+                                    desc: DESC_A,
+                                    coords: [kq, r0 as i32, 0, 0, 0],
+                                    smem_addr: lay.a_base(tm, q, stage),
+                                    mbar: self.full_bar(stage),
+                                },
+                                1,
+                            ));
+                            self.mbar_ops.push(MbarOp {
+                                bar: self.full_bar(stage),
+                                op: MbarOpKind::ArriveExpectTx(box_a + box_b),
+                            });
+                        } else if !load_a || sub {
+                            let box_b = (COLS * lay.kc) as u32 * lay.esb;
+                            cmd = Some((
+                                TmaCmd {
+                                    op: TmaOp::Load,
+                                    desc: DESC_B,
+                                    coords: [kq, c0 as i32, 0, 0, 0],
+                                    smem_addr: lay.b_base(stage),
+                                    mbar: self.full_bar(stage),
+                                },
+                                2,
+                            ));
+                            if !load_a {
+                                self.mbar_ops.push(MbarOp {
+                                    bar: self.full_bar(stage),
+                                    op: MbarOpKind::ArriveExpectTx(box_b),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.tma_cmd.set(cmd.map_or(0, |c| c.1));
+
+        // ---- The memory system's cycle. ----
+        let lanes = std::mem::take(&mut self.lanes);
+        let ops = std::mem::take(&mut self.mbar_ops);
+        let out = self.mem.comb(&MemIn {
+            tma_cmd: cmd.map(|c| c.0),
+            smem_read: rd_req.then_some(&lanes[..]),
+            smem_write: write_req,
+            mbar_ops: &ops,
+        });
+        self.lanes = lanes;
+        self.mbar_ops = ops;
+
+        // ---- Producer bookkeeping (the command was accepted: tma_ready was high). ----
+        if let Some((_, kind)) = cmd {
+            match kind {
+                1 => self.p_sub.set_d(true),
+                2 => {
+                    self.p_sub.set_d(false);
+                    self.p_chunk.set_d(self.p_chunk.q() + 1);
+                }
+                3 => self.c_issued.set_d(self.c_issued.q() + 1),
+                _ => self.d_stored.set_d(self.d_stored.q() + 1),
+            }
+        }
+
+        // ---- Consumer bookkeeping. ----
+        let accepted = rd_req && out.smem_read_ready;
+        self.rd_accept.set(accepted);
+        self.rq_busy.set_d(rd_req && !accepted);
+        self.rq_ops.set_d(want_ops);
+        self.rq_c.set_d(want_c);
+        self.got_ops.set_d(accepted && want_ops);
+        self.got_c.set_d(accepted && want_c);
+        if accepted && want_ops {
+            self.off_tile.set_d(rt as u32);
+            self.off_step.set_d(rs as u32);
+            let g = self.chunk_of(rt, rs);
+            let last_of_chunk = rs + 1 == self.sched.steps || self.chunk_of(rt, rs + 1) != g;
+            if last_of_chunk {
+                self.released.set_d(self.released.q() + 1);
+            }
+            if rs + 1 == self.sched.steps {
+                self.rd_step.set_d(0);
+                self.rd_tile.set_d(rt as u32 + 1);
+            } else {
+                self.rd_step.set_d(rs as u32 + 1);
+            }
+        }
+        if let Some((_, row)) = io.c_read {
+            if row == 0 {
+                self.c_used.set_d(self.c_used.q() + 1);
+            }
+        }
+
+        // ---- D bookkeeping: claims, rows in, rows written. ----
+        if io.d_claim.is_some() {
+            self.d_claimed.set_d(self.d_claimed.q() + 1);
+        }
+        let mut head = head;
+        if write_req.is_some() && out.smem_write_ready {
+            head = (head + 1) % DQ_DEPTH;
+            count -= 1;
+            self.d_rows_written.set_d(self.d_rows_written.q() + 1);
+        }
+        if let Some(row) = io.d_row {
+            let mut v = 0u128;
+            for (j, w) in row.values.iter().enumerate() {
+                v |= u128::from(*w) << (32 * j);
+            }
+            let tail = (usize::from(self.dq_head.q()) + usize::from(self.dq_count.q())) % DQ_DEPTH;
+            self.dq[tail].set_d(v);
+            count += 1;
+            self.d_rows_in.set_d(self.d_rows_in.q() + 1);
+        }
+        self.dq_head.set_d(head as u8);
+        self.dq_count.set_d(count as u8);
+    }
+}
