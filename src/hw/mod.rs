@@ -50,6 +50,7 @@
 
 pub mod controller;
 pub mod feeder;
+pub mod memory;
 pub mod mesh;
 pub mod pe;
 pub mod pe_datapath;

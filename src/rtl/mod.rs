@@ -1,6 +1,7 @@
 //! `rtl`: the cycle engine.
 //!
 //! Fixed-width values ([`Value`], [`Wide`]), registers ([`Reg`]: `d`/`q`, synchronous reset),
+//! memory arrays ([`Mem`]: writes committed at the edge, synchronous and register-file reads),
 //! named combinational wires ([`Wire`]), testbench inputs ([`Input`]), blocks ([`Module`],
 //! [`Design`]) with hierarchical names, the [`Simulator`] (step, run, run-until, [`Watchdog`])
 //! and waveform tracing to VCD or FST with a GTKWave save file ([`TraceConfig`]).
@@ -76,6 +77,7 @@
 
 pub mod demo;
 mod error;
+mod mem;
 mod module;
 mod reg;
 mod signal;
@@ -87,6 +89,7 @@ mod watchdog;
 mod wire;
 
 pub use error::{Result, RtlError};
+pub use mem::Mem;
 pub use module::{Design, Module, Visitor};
 pub use reg::Reg;
 pub use signal::Labels;

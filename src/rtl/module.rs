@@ -1,6 +1,7 @@
 //! The block traits: [`Module`] (named, with registers, wires and children) and [`Design`] (a
 //! top-level module the [`crate::rtl::Simulator`] runs), and the engine's [`Visitor`].
 
+use super::mem::Mem;
 use super::reg::Reg;
 use super::value::Value;
 use super::wire::{Input, Wire};
@@ -73,6 +74,12 @@ pub trait Visitor: Sealed {
     fn input<T: Value>(&mut self, i: &mut Input<T>);
     /// A child module (a nested scope named [`Module::name`]).
     fn child<M: Module>(&mut self, m: &mut M);
+    /// A memory array: its port signals form a nested scope named after it (like a child);
+    /// the clock pass also commits its posted writes and its synchronous read. The contents
+    /// are never traced.
+    fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
+        self.child(m);
+    }
 }
 
 /// The rising edge: commits every register (`q <- rst ? reset : d`) and notes whether any changed.
@@ -94,5 +101,10 @@ impl Visitor for Clock {
     #[inline(always)]
     fn child<M: Module>(&mut self, m: &mut M) {
         m.visit(self);
+    }
+    #[inline(always)]
+    fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
+        m.visit(self);
+        self.changed |= m.commit(self.rst);
     }
 }

@@ -9,3 +9,4 @@ pub mod gemm_ref;
 pub mod measurements;
 pub mod nvidia_ref;
 pub mod sparse;
+pub mod tma_ref;

@@ -1,0 +1,347 @@
+//! Memory arrays: the engine's storage primitive ([`Mem`]), an array of fixed-width words with
+//! burst write ports committed at the rising edge, a synchronous read port and an asynchronous
+//! (register-file) read of the committed contents.
+
+use std::borrow::Cow;
+
+use super::error::Result;
+use super::module::{Module, Visitor};
+use super::reg::Reg;
+use super::value::Value;
+use super::wire::Wire;
+
+/// A memory array of `depth` words of type `T` (each `width` bits), with the engine's timing.
+///
+/// # Ports and timing
+/// - **Write** ([`Mem::write`]): during the combinational phase of cycle `t` a block posts a
+///   burst of consecutive words (address, data; a burst is the port's *enable*, its length the
+///   word enables). The engine commits every burst posted in the cycle at the rising edge that
+///   ends cycle `t` (as it commits registers), in posting order, so a later burst to the same
+///   word wins. Nothing written in cycle `t` is visible before cycle `t + 1`. A block may post
+///   several bursts in one cycle: each one is a write port of the array (the block documents
+///   how many ports its hardware has).
+/// - **Synchronous read** ([`Mem::read`]): an address and a length presented in cycle `t`;
+///   the words are latched at the edge into the read-data register and readable with
+///   [`Mem::rdata`] from cycle `t + 1` until the next read. *Read during write*: a read of a word
+///   that a write of the same cycle changes returns the **old** word (read-first), because both
+///   the write and the read register are updated at the same edge from the array as it was.
+/// - **Asynchronous read** ([`Mem::peek`], [`Mem::peek_slice`]): the committed contents, read
+///   combinationally like a flip-flop register file (legal under the engine contract: the array
+///   only changes at the edge, exactly like a register's `q`).
+/// - **Reset** does not clear the contents (an SRAM has no reset); it clears the read-data
+///   register. Writes posted while reset is high are still committed.
+/// - **Host backdoor** ([`Mem::host_write`], [`Mem::host_read`]): for testbench and host setup
+///   between cycles, outside the clocked logic.
+///
+/// # Tracing
+/// The array contents are never dumped. The ports are: `we`, `waddr`, `wlen`, `wdata` (first
+/// word of the first burst of the cycle), `re`, `raddr`, `rlen` (wires, driven every cycle: an
+/// idle cycle shows `we = re = 0`), and the register `rdata` (the first word of the read data).
+/// They appear in a scope named after the memory, inside its owner's scope.
+#[derive(Debug, Clone)]
+pub struct Mem<T: Value> {
+    name: Cow<'static, str>,
+    words: Vec<T>,
+    width: u32,
+    /// Posted bursts of this cycle: (address, offset into `pend_data`, length).
+    pend: Vec<(usize, usize, usize)>,
+    pend_data: Vec<T>,
+    /// A pending synchronous read (address, length).
+    pend_read: Option<(usize, usize)>,
+    rdata_q: Vec<T>,
+    we: Wire<bool>,
+    waddr: Wire<u32>,
+    wlen: Wire<u16>,
+    wdata: Wire<T>,
+    re: Wire<bool>,
+    raddr: Wire<u32>,
+    rlen: Wire<u16>,
+    rdata: Reg<T>,
+}
+
+impl<T: Value> Mem<T> {
+    /// A memory named `name` of `depth` words of `width` bits, all zero.
+    ///
+    /// Fails if `width` is 0 or more than `T` holds.
+    pub fn new(name: impl Into<Cow<'static, str>>, depth: usize, width: u32) -> Result<Self> {
+        Ok(Self {
+            name: name.into(),
+            words: vec![T::default(); depth],
+            width,
+            pend: Vec::new(),
+            pend_data: Vec::new(),
+            pend_read: None,
+            rdata_q: Vec::new(),
+            we: Wire::new("we", 1, false)?,
+            waddr: Wire::new("waddr", 32, 0)?,
+            wlen: Wire::new("wlen", 16, 0)?,
+            wdata: Wire::new("wdata", width, T::default())?,
+            re: Wire::new("re", 1, false)?,
+            raddr: Wire::new("raddr", 32, 0)?,
+            rlen: Wire::new("rlen", 16, 0)?,
+            rdata: Reg::new("rdata", width, T::default())?,
+        })
+    }
+
+    /// The number of words.
+    pub fn depth(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Posts a write burst: `data` into words `addr..addr + data.len()`, committed at the next
+    /// rising edge. Words are truncated to the width. Words past the end are dropped (the
+    /// owning block checks its addresses and reports its own error).
+    #[inline]
+    pub fn write(&mut self, addr: usize, data: &[T]) {
+        let n = data.len().min(self.words.len().saturating_sub(addr));
+        if n == 0 {
+            return;
+        }
+        if self.pend.is_empty() {
+            self.we.set(true);
+            self.waddr.set(addr as u32);
+            self.wlen.set(n as u16);
+            self.wdata.set(data[0]);
+        }
+        let off = self.pend_data.len();
+        let w = self.width;
+        self.pend_data.extend(data[..n].iter().map(|v| v.mask(w)));
+        self.pend.push((addr, off, n));
+    }
+
+    /// Presents a synchronous read of words `addr..addr + len` (clamped to the array): the
+    /// words are in [`Mem::rdata`] from the next cycle on. One read per cycle (the last one
+    /// presented wins).
+    #[inline]
+    pub fn read(&mut self, addr: usize, len: usize) {
+        let len = len.min(self.words.len().saturating_sub(addr));
+        self.pend_read = Some((addr, len));
+        self.re.set(true);
+        self.raddr.set(addr as u32);
+        self.rlen.set(len as u16);
+        let first = if len > 0 {
+            self.words[addr]
+        } else {
+            T::default()
+        };
+        self.rdata.set_d(first);
+    }
+
+    /// The read-data register: the words of the last synchronous read (read-first).
+    #[inline]
+    pub fn rdata(&self) -> &[T] {
+        &self.rdata_q
+    }
+
+    /// The committed word at `addr` (an asynchronous register-file read; `T::default()` past
+    /// the end).
+    #[inline]
+    pub fn peek(&self, addr: usize) -> T {
+        self.words.get(addr).copied().unwrap_or_default()
+    }
+
+    /// The committed words `addr..addr + len`, clamped to the array.
+    #[inline]
+    pub fn peek_slice(&self, addr: usize, len: usize) -> &[T] {
+        let a = addr.min(self.words.len());
+        let e = addr.saturating_add(len).min(self.words.len());
+        &self.words[a..e]
+    }
+
+    /// Host backdoor: writes `data` at `addr` immediately (between cycles; clamped to the array).
+    pub fn host_write(&mut self, addr: usize, data: &[T]) {
+        let a = addr.min(self.words.len());
+        let e = addr.saturating_add(data.len()).min(self.words.len());
+        let w = self.width;
+        for (dst, src) in self.words[a..e].iter_mut().zip(data) {
+            *dst = src.mask(w);
+        }
+    }
+
+    /// Host backdoor: the committed words `addr..addr + len` (clamped to the array).
+    pub fn host_read(&self, addr: usize, len: usize) -> &[T] {
+        self.peek_slice(addr, len)
+    }
+
+    /// The rising edge: commits the posted bursts and the pending read; clears the port wires
+    /// for the next cycle. Engine-only.
+    #[inline]
+    pub(in crate::rtl) fn commit(&mut self, rst: bool) -> bool {
+        let mut changed = false;
+        if let Some((addr, len)) = self.pend_read.take() {
+            self.rdata_q.clear();
+            if !rst {
+                self.rdata_q
+                    .extend_from_slice(&self.words[addr..addr + len]);
+            }
+            changed = true;
+        } else if rst && !self.rdata_q.is_empty() {
+            self.rdata_q.clear();
+            changed = true;
+        }
+        for &(addr, off, n) in &self.pend {
+            let src = &self.pend_data[off..off + n];
+            let dst = &mut self.words[addr..addr + n];
+            if dst != src {
+                dst.copy_from_slice(src);
+                changed = true;
+            }
+        }
+        self.pend.clear();
+        self.pend_data.clear();
+        self.we.set(false);
+        self.re.set(false);
+        changed
+    }
+}
+
+impl<T: Value> Module for Mem<T> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.wire(&mut self.we);
+        v.wire(&mut self.waddr);
+        v.wire(&mut self.wlen);
+        v.wire(&mut self.wdata);
+        v.wire(&mut self.re);
+        v.wire(&mut self.raddr);
+        v.wire(&mut self.rlen);
+        v.reg(&mut self.rdata);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtl::{Design, Input, Simulator};
+
+    /// A memory driven from inputs: write (we, waddr, wdata) and read (re, raddr) each cycle.
+    struct Top {
+        we: Input<bool>,
+        waddr: Input<u32>,
+        wdata: Input<u32>,
+        re: Input<bool>,
+        raddr: Input<u32>,
+        m: Mem<u32>,
+    }
+    impl Module for Top {
+        fn name(&self) -> &str {
+            "top"
+        }
+        fn visit<V: Visitor>(&mut self, v: &mut V) {
+            v.input(&mut self.we);
+            v.input(&mut self.waddr);
+            v.input(&mut self.wdata);
+            v.input(&mut self.re);
+            v.input(&mut self.raddr);
+            v.mem(&mut self.m);
+        }
+    }
+    impl Design for Top {
+        fn comb(&mut self) {
+            if self.we.get() {
+                self.m.write(self.waddr.get() as usize, &[self.wdata.get()]);
+            }
+            if self.re.get() {
+                self.m.read(self.raddr.get() as usize, 1);
+            }
+        }
+    }
+
+    fn top() -> Top {
+        Top {
+            we: Input::new("we", 1, false).unwrap(),
+            waddr: Input::new("waddr", 32, 0).unwrap(),
+            wdata: Input::new("wdata", 32, 0).unwrap(),
+            re: Input::new("re", 1, false).unwrap(),
+            raddr: Input::new("raddr", 32, 0).unwrap(),
+            m: Mem::new("ram", 16, 32).unwrap(),
+        }
+    }
+
+    #[test]
+    fn write_visible_next_cycle_and_read_is_registered_read_first() {
+        let mut sim = Simulator::new(top()).unwrap();
+        sim.reset(1).unwrap();
+        let t = sim.top_mut();
+        t.we.set(true);
+        t.waddr.set(3);
+        t.wdata.set(0xAB);
+        t.re.set(true);
+        t.raddr.set(3);
+        // Same cycle: the write is not visible combinationally and the read returns the old word.
+        sim.settle();
+        assert_eq!(sim.top().m.peek(3), 0);
+        sim.step().unwrap();
+        assert_eq!(
+            sim.top().m.rdata(),
+            &[0],
+            "read during write returns the old word"
+        );
+        assert_eq!(
+            sim.top().m.peek(3),
+            0xAB,
+            "the write is committed at the edge"
+        );
+        let t = sim.top_mut();
+        t.we.set(false);
+        sim.step().unwrap();
+        assert_eq!(
+            sim.top().m.rdata(),
+            &[0xAB],
+            "a read in cycle t has data in t + 1"
+        );
+        // The read register holds while no read is presented.
+        sim.top_mut().re.set(false);
+        sim.step().unwrap();
+        assert_eq!(sim.top().m.rdata(), &[0xAB]);
+    }
+
+    #[test]
+    fn reset_keeps_contents_and_clears_read_register() {
+        let mut sim = Simulator::new(top()).unwrap();
+        sim.top_mut().m.host_write(5, &[7, 8]);
+        sim.top_mut().re.set(true);
+        sim.top_mut().raddr.set(5);
+        sim.step().unwrap();
+        assert_eq!(sim.top().m.rdata(), &[7]);
+        sim.top_mut().re.set(false);
+        sim.reset(2).unwrap();
+        assert_eq!(sim.top().m.host_read(5, 2), &[7, 8]);
+        assert!(sim.top().m.rdata().is_empty());
+    }
+
+    #[test]
+    fn ports_are_traced_and_contents_are_not() {
+        let mut sim = Simulator::new(top()).unwrap();
+        let names: Vec<String> = sim.signals().unwrap().iter().map(|s| s.path()).collect();
+        for p in ["we", "waddr", "wdata", "re", "raddr", "rdata"] {
+            assert!(names.contains(&format!("top.ram.{p}")), "{p} in {names:?}");
+        }
+        assert_eq!(
+            names.iter().filter(|n| n.starts_with("top.ram.")).count(),
+            8
+        );
+    }
+
+    #[test]
+    fn deterministic_bits() {
+        let run = || {
+            let mut sim = Simulator::new(top()).unwrap();
+            let mut seen = Vec::new();
+            for c in 0..40u32 {
+                let t = sim.top_mut();
+                t.we.set(c % 3 != 0);
+                t.waddr.set(c * 7 % 16);
+                t.wdata.set(c.wrapping_mul(0x9E37_79B9));
+                t.re.set(c % 2 == 0);
+                t.raddr.set(c * 5 % 16);
+                sim.step().unwrap();
+                seen.extend_from_slice(sim.top().m.rdata());
+            }
+            (seen, sim.top().m.host_read(0, 16).to_vec())
+        };
+        assert_eq!(run(), run());
+    }
+}
