@@ -52,7 +52,7 @@ fn same_under_every_order<const W: usize, P: OperandPort<W>>(
         let mut core = build();
         assert!(core.set_eval_order(order), "{order:?} is a permutation");
         let path = dir.join(format!("run{k}.vcd"));
-        let run = run_core(core, macs, 1 << 20, 5000, Some(&TraceConfig::vcd(&path)))
+        let (run, _) = run_core(core, macs, 1 << 20, 5000, Some(&TraceConfig::vcd(&path)))
             .expect("clocked run");
         let vcd = std::fs::read(&path).expect("vcd written");
         let got = (run.run.out.d.clone(), run.run.cycles, vcd);

@@ -66,6 +66,9 @@ pub struct CoreRun {
     pub first_tile_cycles: u64,
     /// Cycles the controller spent in `Compute` (feeding tiles; measured).
     pub compute_cycles: u64,
+    /// Cycles the controller was ready for a step the operand port did not have (0 on the
+    /// ideal port).
+    pub stall_cycles: u64,
 }
 
 /// Runs `g` on the clocked tensor core, optionally tracing.
@@ -96,18 +99,20 @@ pub fn run_feeder<const W: usize, F: OperandFeeder<W>>(
 ) -> Result<CoreRun, HwError> {
     let core = TensorCore::<W, IdealPort<F>>::with_feeder(cfg, feeder)?;
     let limit = core.schedule().total_cycles() + 16;
-    run_core(core, macs, limit, 1000, trace)
+    run_core(core, macs, limit, 1000, trace).map(|(run, _)| run)
 }
 
-/// Runs a built tensor core with any operand port until `Done`, collecting D: at most
-/// `limit` cycles, with the engine's watchdog set to `watchdog` cycles without progress.
+/// Runs a built tensor core with any operand port until `Done`, collecting D from the output
+/// register: at most `limit` cycles, with the engine's watchdog set to `watchdog` cycles
+/// without progress. An error the port latches (a memory-system misuse) stops the run with
+/// the cycle it names. Returns the run and the core (for the port's own results).
 pub fn run_core<const W: usize, P: OperandPort<W>>(
     core: TensorCore<W, P>,
     macs: u64,
     limit: u64,
     watchdog: u64,
     trace: Option<&TraceConfig>,
-) -> Result<CoreRun, HwError> {
+) -> Result<(CoreRun, TensorCore<W, P>), HwError> {
     let (m, n, _) = core.port().dims();
     let cfg = *core.config();
     let sched = *core.schedule();
@@ -124,16 +129,24 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
     let mut first_tile = None;
     let mut cycles = 0u64;
     let mut compute_cycles = 0u64;
+    let mut stall_cycles = 0u64;
     while !sim.top().is_done() {
         if cycles > limit {
             return Err(HwError::Timeout(limit));
         }
-        if sim.top().ctl_state() == CtlState::Compute {
+        let top = sim.top();
+        if top.ctl_state() == CtlState::Compute {
             compute_cycles += 1;
+        }
+        if top.stalled() {
+            stall_cycles += 1;
         }
         sim.step()?;
         cycles += 1;
         let top = sim.top();
+        if let Some(e) = top.port().error() {
+            return Err(HwError::Memory(e));
+        }
         if first_tile.is_none() && top.mesh().pe(ROWS - 1, COLS - 1).done() {
             first_tile = Some(top.timer() - sched.feed_start());
         }
@@ -156,19 +169,23 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
     // One more clock with the controller in Done, so the waveform ends on the final state
     // (not counted in `cycles`: the result was complete at the previous edge).
     sim.step()?;
-    let (_, _summary) = sim.finish()?;
+    let (top, _summary) = sim.finish()?;
     let sim_seconds = t0.elapsed().as_secs_f64();
     let offered = cycles * (ROWS * COLS * cfg.width) as u64;
-    Ok(CoreRun {
-        run: ClockedRun {
-            out: GemmOutput { d, flags },
-            cycles,
-            tiles: sched.tiles(),
-            mac_slots_used: macs,
-            mac_slots_offered: offered,
-            sim_seconds,
+    Ok((
+        CoreRun {
+            run: ClockedRun {
+                out: GemmOutput { d, flags },
+                cycles,
+                tiles: sched.tiles(),
+                mac_slots_used: macs,
+                mac_slots_offered: offered,
+                sim_seconds,
+            },
+            first_tile_cycles: first_tile.unwrap_or(0),
+            compute_cycles,
+            stall_cycles,
         },
-        first_tile_cycles: first_tile.unwrap_or(0),
-        compute_cycles,
-    })
+        top,
+    ))
 }

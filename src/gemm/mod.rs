@@ -3,10 +3,12 @@
 
 pub mod clocked;
 pub mod functional;
+pub mod memory;
 pub mod problem;
 pub mod rng;
 
 pub use crate::hw::CoreConfig;
 pub use clocked::{run_clocked, ClockedRun};
 pub use functional::run_functional;
+pub use memory::{run_memory, MemRun};
 pub use problem::{Gemm, GemmError, GemmOutput};

@@ -36,8 +36,8 @@
 
 use super::feeder::LaneGroup;
 use super::memory::{
-    swizzle, ElemType, MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem,
-    SmemLane, SmemWriteLane, Swizzle, TensorMap, TmaCmd, TmaOp,
+    swizzle, ElemType, MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane,
+    SmemWriteLane, Swizzle, TensorMap, TmaCmd, TmaOp,
 };
 use super::pe_datapath::{set_lane, CoreConfig};
 use super::port::{OperandPort, PortIo, StepOperands};
@@ -80,6 +80,9 @@ impl Default for MemPortConfig {
     }
 }
 
+/// Bytes of a C or D slot in shared memory (a 64-byte tile at a 128-byte boundary, the
+/// alignment a TMA destination needs).
+const SLOT_BYTES: u32 = 128;
 /// C slots in shared memory.
 const C_SLOTS: usize = 4;
 /// D slots in shared memory.
@@ -162,7 +165,13 @@ fn swizzle_for(bytes: u32, on: bool) -> Swizzle {
 
 impl MemLayout {
     /// The layout of an `m x n x k` problem for `cfg` under `pc`.
-    pub fn new(cfg: &CoreConfig, m: usize, n: usize, k: usize, pc: &MemPortConfig) -> Result<Self, HwError> {
+    pub fn new(
+        cfg: &CoreConfig,
+        m: usize,
+        n: usize,
+        k: usize,
+        pc: &MemPortConfig,
+    ) -> Result<Self, HwError> {
         let esa = cfg.fmt_a.width() / 8;
         let esb = cfg.fmt_b.width() / 8;
         let kc = (128 / esa.max(esb)) as usize;
@@ -175,7 +184,7 @@ impl MemLayout {
         let d = (c.0 + c.1 * m as u64, c.1);
         let gmem_bytes = d.0 + d.1 * m as u64;
         let smem = pc.params.smem_bytes;
-        let tail = (C_SLOTS + D_SLOTS) as u32 * 64;
+        let tail = (C_SLOTS + D_SLOTS) as u32 * SLOT_BYTES;
         let panel_bytes = 2 * chunks as u64 * u64::from(STAGE_BYTES);
         let panel = n > COLS && panel_bytes <= u64::from(smem / 2);
         let panel_base = 0u32;
@@ -224,7 +233,7 @@ impl MemLayout {
             panel_base,
             stage_base,
             c_base,
-            d_base: c_base + C_SLOTS as u32 * 64,
+            d_base: c_base + C_SLOTS as u32 * SLOT_BYTES,
             swz_a: swizzle_for(kc as u32 * esa, pc.swizzle),
             swz_b: swizzle_for(kc as u32 * esb, pc.swizzle),
         })
@@ -315,6 +324,7 @@ pub struct MemoryPort<const W: usize> {
     // C fetch.
     cf_tile: Reg<u32>,
     cf_row: Reg<u8>,
+    cf_req: Reg<u8>,
     c_used: Reg<u32>,
     c_regs: Vec<Reg<u128>>,
     // D path.
@@ -362,9 +372,17 @@ impl<const W: usize> MemoryPort<W> {
         if m == 0 || n == 0 || k == 0 {
             return Err(HwError::Unsupported("a zero dimension".into()));
         }
-        for (matrix, expected, len) in [("A", m * k, a.len()), ("B", k * n, b.len()), ("C", m * n, c.len())] {
+        for (matrix, expected, len) in [
+            ("A", m * k, a.len()),
+            ("B", k * n, b.len()),
+            ("C", m * n, c.len()),
+        ] {
             if expected != len {
-                return Err(HwError::Shape { matrix, expected, len });
+                return Err(HwError::Shape {
+                    matrix,
+                    expected,
+                    len,
+                });
             }
         }
         let lay = MemLayout::new(&cfg, m, n, k, pc)?;
@@ -424,13 +442,26 @@ impl<const W: usize> MemoryPort<W> {
             off_step: reg32("off_step")?,
             held: Reg::new("held", 1, false)?,
             hold_a: (0..ROWS)
-                .map(|i| Reg::new(format!("hold_a_{i}"), cfg.fmt_a.width() * W as u32, Wide::ZERO))
+                .map(|i| {
+                    Reg::new(
+                        format!("hold_a_{i}"),
+                        cfg.fmt_a.width() * W as u32,
+                        Wide::ZERO,
+                    )
+                })
                 .collect::<RtlResult<_>>()?,
             hold_b: (0..COLS)
-                .map(|j| Reg::new(format!("hold_b_{j}"), cfg.fmt_b.width() * W as u32, Wide::ZERO))
+                .map(|j| {
+                    Reg::new(
+                        format!("hold_b_{j}"),
+                        cfg.fmt_b.width() * W as u32,
+                        Wide::ZERO,
+                    )
+                })
                 .collect::<RtlResult<_>>()?,
             cf_tile: reg32("cf_tile")?,
             cf_row: Reg::new("cf_row", 3, 0)?,
+            cf_req: Reg::new("cf_req", 3, 0)?,
             c_used: reg32("c_used")?,
             c_regs: (0..2 * ROWS)
                 .map(|x| Reg::new(format!("c_b{}_r{}", x / ROWS, x % ROWS), 128, 0u128))
@@ -466,8 +497,14 @@ impl<const W: usize> MemoryPort<W> {
         let (m, n) = (self.lay.m, self.lay.n);
         let mut d = Vec::with_capacity(m * n);
         for i in 0..m {
-            let bytes = self.mem.host_read(self.lay.d.0 + i as u64 * self.lay.d.1, n * 4);
-            d.extend(bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
+            let bytes = self
+                .mem
+                .host_read(self.lay.d.0 + i as u64 * self.lay.d.1, n * 4);
+            d.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])),
+            );
         }
         d
     }
@@ -550,7 +587,10 @@ impl<const W: usize> MemoryPort<W> {
                 let mut words = [0u64; W];
                 for l in 0..lanes {
                     let e = &data[at + l * es as usize..at + (l + 1) * es as usize];
-                    let v = e.iter().rev().fold(0u64, |acc, &x| (acc << 8) | u64::from(x));
+                    let v = e
+                        .iter()
+                        .rev()
+                        .fold(0u64, |acc, &x| (acc << 8) | u64::from(x));
                     set_lane(&mut words, l, bits, v);
                 }
                 *g = LaneGroup {
@@ -578,12 +618,15 @@ impl<const W: usize> MemoryPort<W> {
 
     fn c_fetchable(&self) -> bool {
         let t = self.cf_tile.q() as usize;
-        if t >= self.tiles() {
+        if t >= self.tiles() || usize::from(self.cf_req.q()) >= ROWS {
             return false;
         }
         // The bank held tile t - 2, whose window must have read it; the slot must have landed.
         let bank_free = t < 2 || self.c_used.q() as usize >= t - 1;
-        bank_free && self.mem.try_wait_parity(self.c_bar(t % C_SLOTS), (t / C_SLOTS) & 1 == 1)
+        bank_free
+            && self
+                .mem
+                .try_wait_parity(self.c_bar(t % C_SLOTS), (t / C_SLOTS) & 1 == 1)
     }
 
     fn stores_completed(&self) -> u32 {
@@ -617,6 +660,7 @@ impl<const W: usize> Module for MemoryPort<W> {
         }
         v.reg(&mut self.cf_tile);
         v.reg(&mut self.cf_row);
+        v.reg(&mut self.cf_req);
         v.reg(&mut self.c_used);
         for r in &mut self.c_regs {
             v.reg(r);
@@ -694,7 +738,8 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
     fn d_ready(&self) -> bool {
         let in_use = self.d_claimed.q() - self.stores_completed();
         let coming = 4 * self.d_claimed.q() - self.d_rows_in.q();
-        (in_use as usize) < D_SLOTS && usize::from(self.dq_count.q()) + coming as usize + 4 <= DQ_DEPTH
+        (in_use as usize) < D_SLOTS
+            && usize::from(self.dq_count.q()) + coming as usize + 4 <= DQ_DEPTH
     }
 
     fn finished(&self) -> bool {
@@ -734,7 +779,11 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         let fresh = self.fresh();
         if self.got_c.q() {
             let data = self.mem.smem_read_data();
-            let at = if fresh { self.step_bytes(self.off_tile.q() as usize) } else { 0 };
+            let at = if fresh {
+                self.step_bytes(self.off_tile.q() as usize)
+            } else {
+                0
+            };
             let mut v = 0u128;
             for (x, b) in data[at..at + 16].iter().enumerate() {
                 v |= u128::from(*b) << (8 * x);
@@ -744,6 +793,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             self.c_regs[(t & 1) * ROWS + row].set_d(v);
             if row + 1 == ROWS {
                 self.cf_row.set_d(0);
+                self.cf_req.set_d(0);
                 self.cf_tile.set_d(t as u32 + 1);
             } else {
                 self.cf_row.set_d(row as u8 + 1);
@@ -764,13 +814,12 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         // ---- Consumer read request: the next step's lanes, a C row, or both. ----
         // A request that did not finish its passes is presented again unchanged.
         let (rt, rs) = (self.rd_tile.q() as usize, self.rd_step.q() as usize);
-        let (mut want_ops, mut want_c) = if self.rq_busy.q() {
+        let (want_ops, mut want_c) = if self.rq_busy.q() {
             (self.rq_ops.q(), self.rq_c.q())
         } else {
             (
                 ready_to_work && rt < tiles && slot_free && self.landed(self.chunk_of(rt, rs)),
-                // One C row in flight at a time (its data lands before the next is asked).
-                ready_to_work && self.c_fetchable() && !self.got_c.q(),
+                ready_to_work && self.c_fetchable(),
             )
         };
         if want_ops {
@@ -778,16 +827,22 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             self.step_lanes(rt, rs, &mut lanes);
             self.lanes = lanes;
         }
-        // A C row rides along when the request has room; otherwise it waits for a cycle
-        // without an operand read.
-        if want_c && want_ops && self.lanes.len() >= MAX_REQUEST_LANES {
+        // A C row goes alone in a cycle without an operand read. It rides along with one
+        // (costing a bank conflict: the eight operand lanes of a swizzled step cover every
+        // bank) only when the next shift window waits for it, and the request has room.
+        let urgent = io.c_next.is_some_and(|t| t >= self.cf_tile.q() as usize);
+        if want_c
+            && want_ops
+            && (!urgent || self.lanes.len() >= MAX_REQUEST_LANES)
+            && !self.rq_busy.q()
+        {
             want_c = false;
         }
         if want_c {
             let t = self.cf_tile.q() as usize;
-            let row = u32::from(self.cf_row.q());
+            let row = u32::from(self.cf_req.q());
             self.lanes.push(SmemLane {
-                addr: lay.c_base + (t % C_SLOTS) as u32 * 64 + row * 16,
+                addr: lay.c_base + (t % C_SLOTS) as u32 * SLOT_BYTES + row * 16,
                 len: 16,
             });
         }
@@ -809,7 +864,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             let tile = written / ROWS;
             let row = ROWS - 1 - written % ROWS;
             wl = [SmemWriteLane {
-                addr: lay.d_base + (tile % D_SLOTS) as u32 * 64 + row as u32 * 16,
+                addr: lay.d_base + (tile % D_SLOTS) as u32 * SLOT_BYTES + row as u32 * 16,
                 len: 16,
                 data,
             }];
@@ -831,7 +886,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
                         op: TmaOp::Store,
                         desc: DESC_D,
                         coords: [c0 as i32, r0 as i32, 0, 0, 0],
-                        smem_addr: lay.d_base + (ds % D_SLOTS) as u32 * 64,
+                        smem_addr: lay.d_base + (ds % D_SLOTS) as u32 * SLOT_BYTES,
                         mbar: 0,
                     },
                     4,
@@ -847,7 +902,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
                             op: TmaOp::Load,
                             desc: DESC_C,
                             coords: [c0 as i32, r0 as i32, 0, 0, 0],
-                            smem_addr: lay.c_base + slot as u32 * 64,
+                            smem_addr: lay.c_base + slot as u32 * SLOT_BYTES,
                             mbar: self.c_bar(slot),
                         },
                         3,
@@ -948,6 +1003,9 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         self.rq_c.set_d(want_c);
         self.got_ops.set_d(accepted && want_ops);
         self.got_c.set_d(accepted && want_c);
+        if accepted && want_c {
+            self.cf_req.set_d(self.cf_req.q() + 1);
+        }
         if accepted && want_ops {
             self.off_tile.set_d(rt as u32);
             self.off_step.set_d(rs as u32);

@@ -50,6 +50,7 @@
 
 pub mod controller;
 pub mod feeder;
+pub mod mem_port;
 pub mod memory;
 pub mod mesh;
 pub mod pe;
@@ -62,6 +63,7 @@ pub mod sparse_feeder;
 pub mod tensor_core;
 
 pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
+pub use mem_port::{MemLayout, MemPortConfig, MemoryPort};
 pub use pe_datapath::CoreConfig;
 pub use port::{IdealPort, OperandPort, PortIo, StepOperands};
 pub use schedule::Schedule;
@@ -143,6 +145,10 @@ pub enum HwError {
         /// The PE's instance name.
         pe: String,
     },
+    /// The memory system stopped the run (an mbarrier misuse, a refused TMA command...), at
+    /// the cycle the message names.
+    #[error("{0}")]
+    Memory(String),
     /// The run did not finish in the expected number of cycles.
     #[error("tensor core did not finish within {0} cycles")]
     Timeout(u64),

@@ -52,6 +52,9 @@ pub struct PortIo {
     pub d_row: Option<DRow>,
     /// A drain window of tile `.0` started this cycle (its four rows will follow).
     pub d_claim: Option<usize>,
+    /// The tile whose C the next shift window will load (none once every C is loaded), so a
+    /// port can tell when C is urgent.
+    pub c_next: Option<usize>,
 }
 
 /// The operand supply of the tensor core as a clocked block (see the module documentation).

@@ -190,6 +190,11 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
         self.controller.state() == CtlState::Done
     }
 
+    /// The controller is ready for a step the port does not offer this cycle (a stall).
+    pub fn stalled(&self) -> bool {
+        self.controller.ready() && !self.port.valid()
+    }
+
     /// The controller's state.
     pub fn ctl_state(&self) -> CtlState {
         self.controller.state()
@@ -415,6 +420,7 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             c_read,
             d_row: self.d_row(),
             d_claim: (cmd.en && cmd.x == 0 && cmd.d_valid).then_some(cmd.d_tile),
+            c_next: Some(self.controller.next_window()).filter(|&t| t < self.sched.tiles()),
         };
 
         // Update: every block computes its registers' next values and its wires from the

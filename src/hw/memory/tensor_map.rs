@@ -276,14 +276,13 @@ impl TensorMap {
         Ok(())
     }
 
-    /// The shared-memory alignment a destination needs: 1024 B with the 128B swizzle (the safe
-    /// choice of the design documents), 128 B otherwise.
+    /// The shared-memory alignment a destination needs: 128 B, the launch-time rule of the
+    /// design documents, for every swizzle. The swizzle is a function of the *absolute*
+    /// address, so a box at a 128-byte (not 1024-byte) boundary lands exactly where the formula
+    /// says; 1024 B is only the alignment at which a 128B-swizzled box starts the pattern at its
+    /// row 0 (CUTLASS's choice), which the memory-fed GEMM deliberately does not use for B.
     pub fn smem_alignment(&self) -> u32 {
-        if self.swizzle == Swizzle::B128 {
-            1024
-        } else {
-            128
-        }
+        128
     }
 }
 
