@@ -3,11 +3,13 @@
 //! against the `verify` layer's independent reference. `--sparse` runs a 2:4-sparse A on the
 //! core in sparse mode (`docs/sparsity.md`).
 
+use super::memory::{params_json, MemArgs, MemoryPath};
 use super::values;
 use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
-use tensorcore_rtl::gemm::{CoreConfig, Gemm};
+use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm, MemRun};
+use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::memh::write_memh;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::numerics::format::Format;
@@ -69,6 +71,20 @@ pub struct GemmArgs {
     sparse: bool,
     #[command(flatten)]
     sparse_a: super::sparse::CompressedA,
+    /// Where the operands come from: `ideal` (a zero-latency store) or `tma` (global memory,
+    /// TMA loads into shared-memory stages, TMA store of D; docs/memory.md).
+    #[arg(long, value_enum, default_value = "ideal")]
+    memory: MemoryPath,
+    #[command(flatten)]
+    mem: MemArgs,
+    /// Operand stages in shared memory with --memory tma (default: enough to cover the
+    /// latency at the bandwidth, at most 48).
+    #[arg(long, value_name = "N")]
+    stages: Option<usize>,
+    /// Lay the operand tiles out unswizzled in shared memory (--memory tma), to see the bank
+    /// conflicts the 128B swizzle avoids.
+    #[arg(long)]
+    no_swizzle: bool,
 }
 
 /// Reads an A or B operand: returns (rows, cols, bit patterns of `fmt`).
@@ -186,6 +202,30 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             ));
         }
     }
+    let mem_cfg = match args.memory {
+        MemoryPath::Tma => {
+            if args.sparse {
+                return Err("--memory tma: 2:4 sparse GEMMs run on the ideal path only".into());
+            }
+            Some(MemPortConfig {
+                params: args.mem.params()?,
+                stages: args.stages.unwrap_or(0),
+                swizzle: !args.no_swizzle,
+            })
+        }
+        MemoryPath::Ideal => {
+            if args.mem.any() || args.stages.is_some() || args.no_swizzle {
+                return Err(
+                    "memory options (--mem-*, --smem-bytes, --stages, --no-swizzle) need --memory tma"
+                        .into(),
+                );
+            }
+            None
+        }
+    };
+    if args.stages == Some(0) {
+        return Err("--stages 0: at least 1 stage is needed".into());
+    }
     let trace = args.trace.config()?;
     let random = args.m.is_some();
     let sparse = if args.sparse {
@@ -214,9 +254,15 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         }
         _ => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
     };
-    let measured = match &sparse {
-        Some(s) => run_clocked_sparse_measured(s, trace.as_ref()),
-        None => run_clocked_measured(&g, trace.as_ref()),
+    let mut mem_run: Option<MemRun> = None;
+    let measured = match (&sparse, &mem_cfg) {
+        (Some(s), _) => run_clocked_sparse_measured(s, trace.as_ref()),
+        (None, Some(pc)) => run_memory(&g, pc, trace.as_ref()).map(|r| {
+            let run = r.run.clone();
+            mem_run = Some(r);
+            run
+        }),
+        (None, None) => run_clocked_measured(&g, trace.as_ref()),
     }
     .map_err(|e| e.to_string())?;
     let run = measured.run.clone();
@@ -271,10 +317,11 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
                 "reference": r, "mismatches": bad.len(),
             })),
         });
-        let obj = match &sparse {
+        let mut obj = match &sparse {
             Some(s) => super::sparse::add_sparse_json(obj, s, &measured),
             None => obj,
         };
+        obj["memory"] = memory_json(args.memory, mem_run.as_ref());
         println!("{obj}");
     } else {
         println!(
@@ -299,6 +346,20 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         if let Some(s) = &sparse {
             println!("{}", super::sparse::sparse_line(s, &measured));
         }
+        if let Some(r) = &mem_run {
+            let c = &r.counters;
+            println!(
+                "memory (tma, latency {} cycles, {} B/cycle, {} stages{}): {} B loaded, {} B stored, {} stall cycles, {} bank conflicts",
+                r.params.latency,
+                r.params.bytes_per_cycle,
+                r.layout.stages,
+                if r.layout.panel { ", A panel reused" } else { "" },
+                c.bytes_loaded,
+                c.bytes_stored,
+                r.run.stall_cycles,
+                c.bank_conflicts
+            );
+        }
         if let Some((r, bad)) = &check {
             println!("check against {r}: {} mismatches", bad.len());
             for &i in bad.iter().take(5) {
@@ -316,6 +377,30 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         Some((_, bad)) if !bad.is_empty() => 1,
         _ => 0,
     })
+}
+
+/// The `memory` object of the JSON summary.
+fn memory_json(path: MemoryPath, run: Option<&MemRun>) -> serde_json::Value {
+    match run {
+        None => serde_json::json!({ "path": "ideal", "stall_cycles": 0 }),
+        Some(r) => {
+            let c = &r.counters;
+            serde_json::json!({
+                "path": match path { MemoryPath::Tma => "tma", MemoryPath::Ideal => "ideal" },
+                "bytes_loaded": c.bytes_loaded,
+                "bytes_stored": c.bytes_stored,
+                "tx_bytes": c.tx_bytes,
+                "stall_cycles": r.run.stall_cycles,
+                "bank_conflicts": c.bank_conflicts,
+                "oob_elements": c.oob_elements,
+                "requests": c.requests,
+                "stages": r.layout.stages,
+                "a_panel_reuse": r.layout.panel,
+                "swizzle": r.layout.swz_b != tensorcore_rtl::hw::memory::Swizzle::None,
+                "params": params_json(&r.params),
+            })
+        }
+    }
 }
 
 /// The sparse problem of `tcrtl gemm --sparse`: a dense --a (checked, or pruned with

@@ -4,6 +4,7 @@
 
 mod dot;
 mod gemm;
+mod memory;
 mod sparse;
 mod tb;
 mod values;

@@ -83,10 +83,8 @@ impl Default for MemPortConfig {
 /// Bytes of a C or D slot in shared memory (a 64-byte tile at a 128-byte boundary, the
 /// alignment a TMA destination needs).
 const SLOT_BYTES: u32 = 128;
-/// C slots in shared memory.
-const C_SLOTS: usize = 4;
-/// D slots in shared memory.
-const D_SLOTS: usize = 4;
+/// Most C slots (and D slots) in shared memory.
+pub const MAX_TILE_SLOTS: usize = 16;
 /// Most operand stages (mbarriers left beside the C slots).
 pub const MAX_STAGES: usize = 48;
 
@@ -143,6 +141,8 @@ pub struct MemLayout {
     pub c_base: u32,
     /// Shared-memory base of the D slots.
     pub d_base: u32,
+    /// C slots, and D slots (each).
+    pub tile_slots: usize,
     /// Swizzle of A and B boxes.
     pub swz_a: Swizzle,
     /// Swizzle of B boxes.
@@ -184,7 +184,18 @@ impl MemLayout {
         let d = (c.0 + c.1 * m as u64, c.1);
         let gmem_bytes = d.0 + d.1 * m as u64;
         let smem = pc.params.smem_bytes;
-        let tail = (C_SLOTS + D_SLOTS) as u32 * SLOT_BYTES;
+        // C and D slots: enough tiles ahead (C) and behind (D, until its store completes) to
+        // cover the latency at one tile per `steps` cycles.
+        let steps = k.div_ceil(cfg.width) as u64;
+        let bw = u64::from(
+            pc.params
+                .bytes_per_cycle
+                .min(pc.params.request_bytes)
+                .max(1),
+        );
+        let slot_fill = u64::from(pc.params.latency) + 2 * 64u64.div_ceil(bw) + 16;
+        let tile_slots = (slot_fill.div_ceil(steps.max(1)) as usize + 2).clamp(2, MAX_TILE_SLOTS);
+        let tail = 2 * tile_slots as u32 * SLOT_BYTES;
         let panel_bytes = 2 * chunks as u64 * u64::from(STAGE_BYTES);
         let panel = n > COLS && panel_bytes <= u64::from(smem / 2);
         let panel_base = 0u32;
@@ -233,7 +244,8 @@ impl MemLayout {
             panel_base,
             stage_base,
             c_base,
-            d_base: c_base + C_SLOTS as u32 * SLOT_BYTES,
+            d_base: c_base + tile_slots as u32 * SLOT_BYTES,
+            tile_slots,
             swz_a: swizzle_for(kc as u32 * esa, pc.swizzle),
             swz_b: swizzle_for(kc as u32 * esb, pc.swizzle),
         })
@@ -386,7 +398,7 @@ impl<const W: usize> MemoryPort<W> {
             }
         }
         let lay = MemLayout::new(&cfg, m, n, k, pc)?;
-        let mbars = lay.stages + C_SLOTS;
+        let mbars = lay.stages + lay.tile_slots;
         let mut mem = MemorySystem::new(pc.params, lay.gmem_bytes, mbars)
             .map_err(|e| HwError::Unsupported(format!("memory system: {e}")))?;
         for (i, map) in lay.descriptors().into_iter().enumerate() {
@@ -624,9 +636,10 @@ impl<const W: usize> MemoryPort<W> {
         // The bank held tile t - 2, whose window must have read it; the slot must have landed.
         let bank_free = t < 2 || self.c_used.q() as usize >= t - 1;
         bank_free
-            && self
-                .mem
-                .try_wait_parity(self.c_bar(t % C_SLOTS), (t / C_SLOTS) & 1 == 1)
+            && self.mem.try_wait_parity(
+                self.c_bar(t % self.lay.tile_slots),
+                (t / self.lay.tile_slots) & 1 == 1,
+            )
     }
 
     fn stores_completed(&self) -> u32 {
@@ -738,7 +751,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
     fn d_ready(&self) -> bool {
         let in_use = self.d_claimed.q() - self.stores_completed();
         let coming = 4 * self.d_claimed.q() - self.d_rows_in.q();
-        (in_use as usize) < D_SLOTS
+        (in_use as usize) < self.lay.tile_slots
             && usize::from(self.dq_count.q()) + coming as usize + 4 <= DQ_DEPTH
     }
 
@@ -765,7 +778,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
 
         // Setup: every mbarrier expects one arrival per phase.
         if !self.init_done.q() {
-            for bar in 0..lay.stages + C_SLOTS {
+            for bar in 0..lay.stages + lay.tile_slots {
                 self.mbar_ops.push(MbarOp {
                     bar,
                     op: MbarOpKind::Init(1),
@@ -842,7 +855,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             let t = self.cf_tile.q() as usize;
             let row = u32::from(self.cf_req.q());
             self.lanes.push(SmemLane {
-                addr: lay.c_base + (t % C_SLOTS) as u32 * SLOT_BYTES + row * 16,
+                addr: lay.c_base + (t % lay.tile_slots) as u32 * SLOT_BYTES + row * 16,
                 len: 16,
             });
         }
@@ -864,7 +877,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             let tile = written / ROWS;
             let row = ROWS - 1 - written % ROWS;
             wl = [SmemWriteLane {
-                addr: lay.d_base + (tile % D_SLOTS) as u32 * SLOT_BYTES + row as u32 * 16,
+                addr: lay.d_base + (tile % lay.tile_slots) as u32 * SLOT_BYTES + row as u32 * 16,
                 len: 16,
                 data,
             }];
@@ -886,7 +899,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
                         op: TmaOp::Store,
                         desc: DESC_D,
                         coords: [c0 as i32, r0 as i32, 0, 0, 0],
-                        smem_addr: lay.d_base + (ds % D_SLOTS) as u32 * SLOT_BYTES,
+                        smem_addr: lay.d_base + (ds % lay.tile_slots) as u32 * SLOT_BYTES,
                         mbar: 0,
                     },
                     4,
@@ -894,9 +907,9 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             } else {
                 let ct = self.c_issued.q() as usize;
                 let c_fetched = self.cf_tile.q() as usize;
-                if ct < tiles && ct - c_fetched < C_SLOTS {
+                if ct < tiles && ct - c_fetched < lay.tile_slots {
                     let (r0, c0) = self.sched.tile_origin(ct);
-                    let slot = ct % C_SLOTS;
+                    let slot = ct % lay.tile_slots;
                     cmd = Some((
                         TmaCmd {
                             op: TmaOp::Load,

@@ -217,7 +217,7 @@ pub struct MemCounters {
 /// - TMA command port: `tma_ready` is a register function (generator idle); a command
 ///   presented while it is high is accepted this cycle.
 /// - Shared-memory ports (see [`SharedMemory`] for passes and data timing): one read port shared
-///   by the consumer (priority) and the TMA store path, one write port shared by the
+///   by the consumer and the TMA store path (the store first), one write port shared by the
 ///   consumer's writes (priority) and the TMA's landing writes. A multi-pass request that has
 ///   started keeps its port until its last pass (the other requester sees `ready` low).
 ///   `smem_read_ready`/`smem_write_ready` are the consumer's `ready` (combinational from its
@@ -399,10 +399,12 @@ impl MemorySystem {
         let treq = self.tma.requests(&g, self.gmem.resp_data());
 
         // Port arbitration: the consumer first unless a TMA multi-pass request holds the port.
+        // Writes: the consumer first. Reads: the TMA store path first (a consumer that reads
+        // every cycle would otherwise starve the store, and with it every later load).
         let cons_w = inp.smem_write.is_some() && !self.wr_lock_tma.q();
-        let cons_r = inp.smem_read.is_some() && !self.rd_lock_tma.q();
         let tma_w = !cons_w && treq.smem_write;
-        let tma_r = !cons_r && treq.smem_read;
+        let tma_r = treq.smem_read;
+        let cons_r = inp.smem_read.is_some() && !tma_r && !self.rd_lock_tma.q();
         let w_sel = if cons_w {
             inp.smem_write
         } else if tma_w {

@@ -1,0 +1,74 @@
+//! The memory-path options shared by `tcrtl gemm --memory tma` and `tcrtl tma load`: the
+//! global-memory timing and the shared-memory size, with the documented defaults of
+//! [`MemParams`] (`docs/memory.md`).
+
+use clap::{Args, ValueEnum};
+use tensorcore_rtl::hw::memory::MemParams;
+
+/// Where the tensor core's operands come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MemoryPath {
+    /// The zero-latency operand store (the cycle counts of docs/timing.md).
+    Ideal,
+    /// Global memory, TMA loads into shared-memory stages, TMA store of D.
+    Tma,
+}
+
+/// Global- and shared-memory parameters.
+#[derive(Args, Debug, Clone)]
+pub struct MemArgs {
+    /// Global-memory latency in cycles (default: H100 L2 + DRAM, 237 + 194).
+    #[arg(long, value_name = "CYCLES")]
+    mem_latency: Option<u32>,
+    /// Global-memory bandwidth in bytes per cycle (default: H100 HBM3 per SM, 13).
+    #[arg(long, value_name = "BYTES_PER_CYCLE")]
+    mem_bandwidth: Option<u32>,
+    /// Largest global-memory request in bytes, a power of two in 16..=256 (default 128).
+    #[arg(long, value_name = "BYTES")]
+    mem_request: Option<u32>,
+    /// Global-memory requests in flight at most (default 64).
+    #[arg(long, value_name = "N")]
+    mem_inflight: Option<u32>,
+    /// Shared-memory size in bytes, a multiple of 128 (default 233472, H100's 228 KiB).
+    #[arg(long, value_name = "BYTES")]
+    smem_bytes: Option<u32>,
+}
+
+impl MemArgs {
+    /// The parameters: the defaults with the given options applied, validated.
+    pub fn params(&self) -> Result<MemParams, String> {
+        let d = MemParams::default();
+        let p = MemParams {
+            latency: self.mem_latency.unwrap_or(d.latency),
+            bytes_per_cycle: self.mem_bandwidth.unwrap_or(d.bytes_per_cycle),
+            request_bytes: self.mem_request.unwrap_or(d.request_bytes),
+            requests_in_flight: self.mem_inflight.unwrap_or(d.requests_in_flight),
+            smem_bytes: self.smem_bytes.unwrap_or(d.smem_bytes),
+            ..d
+        };
+        p.validate().map_err(|e| e.to_string())?;
+        Ok(p)
+    }
+
+    /// True if any memory option was given (they need `--memory tma`).
+    pub fn any(&self) -> bool {
+        self.mem_latency.is_some()
+            || self.mem_bandwidth.is_some()
+            || self.mem_request.is_some()
+            || self.mem_inflight.is_some()
+            || self.smem_bytes.is_some()
+    }
+}
+
+/// The JSON object of a memory parameter set.
+pub fn params_json(p: &MemParams) -> serde_json::Value {
+    serde_json::json!({
+        "latency": p.latency,
+        "bytes_per_cycle": p.bytes_per_cycle,
+        "request_bytes": p.request_bytes,
+        "requests_in_flight": p.requests_in_flight,
+        "smem_bytes": p.smem_bytes,
+        "banks": p.banks,
+        "bank_bytes": p.bank_bytes,
+    })
+}
