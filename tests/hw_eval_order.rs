@@ -7,7 +7,10 @@
 use tensorcore_rtl::gemm::clocked::run_core;
 use tensorcore_rtl::gemm::rng::SplitMix64;
 use tensorcore_rtl::gemm::{CoreConfig, Gemm};
-use tensorcore_rtl::hw::{Block, OperandPort, TensorCore, TileBuffer, BLOCKS};
+use tensorcore_rtl::hw::memory::MemParams;
+use tensorcore_rtl::hw::{
+    Block, MemPortConfig, MemoryPort, OperandPort, TensorCore, TileBuffer, BLOCKS,
+};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{E4M3, FP16};
 use tensorcore_rtl::rtl::TraceConfig;
@@ -128,5 +131,29 @@ fn sparse_any_order() {
     let g = SparseGemm::from_dense(&dense, Prune::KeepLargest).expect("pruned");
     same_under_every_order::<2, _>("sparse", g.macs(), || {
         TensorCore::<2, _>::with_feeder(cfg, tile_buffer(&g).expect("buf")).expect("core")
+    });
+}
+
+#[test]
+fn memory_path_any_order() {
+    let cfg = CoreConfig {
+        fmt_a: FP16,
+        fmt_b: FP16,
+        mode: AccMode::Ieee,
+        width: 2,
+    };
+    let g = Gemm::random(7, 10, 70, cfg, 13).expect("problem");
+    let pc = MemPortConfig {
+        params: MemParams {
+            latency: 30,
+            bytes_per_cycle: 8,
+            ..MemParams::default()
+        },
+        stages: 3,
+        swizzle: true,
+    };
+    same_under_every_order::<2, _>("memory", g.macs(), || {
+        let port = MemoryPort::<2>::new(cfg, &pc, g.m, g.n, g.k, &g.a, &g.b, &g.c).expect("port");
+        TensorCore::<2, _>::with_port(cfg, port).expect("core")
     });
 }

@@ -5,6 +5,7 @@
 mod dot;
 mod gemm;
 mod memory;
+mod memsweep;
 mod sparse;
 mod tb;
 mod values;
@@ -33,6 +34,9 @@ enum Command {
     Tb(tb::TbArgs),
     /// 2:4 structured sparsity: compress a dense A, check a compressed one.
     Sparse(sparse::SparseArgs),
+    /// A GEMM through the memory path over a grid of bandwidths and latencies, against the
+    /// roofline (CSV, JSON and an SVG plot).
+    Memsweep(memsweep::MemSweepArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -52,5 +56,6 @@ pub fn run() -> Result<i32, String> {
         Command::Gemm(args) => gemm::run(&args),
         Command::Tb(args) => tb::run(&args),
         Command::Sparse(args) => sparse::run(&args),
+        Command::Memsweep(args) => memsweep::run(&args),
     }
 }

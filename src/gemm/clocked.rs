@@ -69,6 +69,9 @@ pub struct CoreRun {
     /// Cycles the controller was ready for a step the operand port did not have (0 on the
     /// ideal port).
     pub stall_cycles: u64,
+    /// Cycles in which a step was taken while loads were in flight behind the port (memory
+    /// overlapping compute; 0 on the ideal port).
+    pub overlap_cycles: u64,
 }
 
 /// Runs `g` on the clocked tensor core, optionally tracing.
@@ -130,6 +133,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
     let mut cycles = 0u64;
     let mut compute_cycles = 0u64;
     let mut stall_cycles = 0u64;
+    let mut overlap_cycles = 0u64;
     while !sim.top().is_done() {
         if cycles > limit {
             return Err(HwError::Timeout(limit));
@@ -140,6 +144,9 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
         }
         if top.stalled() {
             stall_cycles += 1;
+        }
+        if top.taking() && top.port().loading() {
+            overlap_cycles += 1;
         }
         sim.step()?;
         cycles += 1;
@@ -185,6 +192,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
             first_tile_cycles: first_tile.unwrap_or(0),
             compute_cycles,
             stall_cycles,
+            overlap_cycles,
         },
         top,
     ))

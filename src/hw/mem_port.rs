@@ -761,6 +761,10 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             && self.mem.stores_outstanding() == 0
     }
 
+    fn loading(&self) -> bool {
+        !self.mem.tma_idle()
+    }
+
     fn error(&self) -> Option<String> {
         self.mem.error().map(|e| e.to_string())
     }

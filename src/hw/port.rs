@@ -86,6 +86,11 @@ pub trait OperandPort<const W: usize>: Module {
     }
     /// The port's combinational phase for this cycle's handshake.
     fn comb(&mut self, io: &PortIo);
+    /// Loads are in flight behind the port this cycle (from registers): with a step taken in
+    /// the same cycle, the memory path overlaps compute.
+    fn loading(&self) -> bool {
+        false
+    }
     /// An error the port latched (a memory-system misuse), reported by the runner.
     fn error(&self) -> Option<String> {
         None

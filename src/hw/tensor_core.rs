@@ -195,6 +195,11 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
         self.controller.ready() && !self.port.valid()
     }
 
+    /// A step is taken this cycle (`valid && ready`).
+    pub fn taking(&self) -> bool {
+        self.controller.ready() && self.port.valid()
+    }
+
     /// The controller's state.
     pub fn ctl_state(&self) -> CtlState {
         self.controller.state()

@@ -1,0 +1,296 @@
+//! `tcrtl memsweep`: one GEMM through the memory path over a grid of global-memory bandwidths
+//! and latencies (and stage counts), against the roofline bound. Writes `memsweep.csv`,
+//! `memsweep.json` and `memsweep.svg` (utilization against bandwidth, one line per latency and
+//! stage setting, the roofline drawn beside) into `--out`.
+//!
+//! The roofline bound of a run is `min(1, AI x bandwidth / peak)` with the arithmetic
+//! intensity `AI` = useful MACs / bytes moved (loads plus stores, as the schedule moves them)
+//! and `peak` = `R x C x w` MACs a cycle.
+
+use super::memory::MemArgs;
+use clap::Args;
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm};
+use tensorcore_rtl::hw::memory::MemParams;
+use tensorcore_rtl::hw::{MemPortConfig, COLS, ROWS};
+use tensorcore_rtl::numerics::dot::AccMode;
+use tensorcore_rtl::numerics::format::FP16;
+
+/// Arguments of `tcrtl memsweep`.
+#[derive(Args, Debug)]
+pub struct MemSweepArgs {
+    /// Rows of the random FP16 problem.
+    #[arg(long, default_value_t = 256)]
+    m: usize,
+    /// Columns.
+    #[arg(long, default_value_t = 256)]
+    n: usize,
+    /// Inner dimension.
+    #[arg(long, default_value_t = 256)]
+    k: usize,
+    /// Seed of the problem.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Bandwidths in bytes per cycle.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32,64")]
+    bandwidths: Vec<u32>,
+    /// Latencies in cycles.
+    #[arg(long, value_delimiter = ',', default_value = "0,250,500,1000,2000")]
+    latencies: Vec<u32>,
+    /// Stage counts: `auto` (enough to cover the latency) and/or fixed numbers.
+    #[arg(long, value_delimiter = ',', default_value = "auto,4")]
+    stages: Vec<String>,
+    /// Requests in flight (default 4096, so that buffering, not the request table, limits).
+    #[arg(long, default_value_t = 4096)]
+    inflight: u32,
+    /// Worker threads (default: the machine's cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Output directory (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    mem: MemArgs,
+}
+
+/// One point of the sweep.
+#[derive(Clone, Debug, serde::Serialize)]
+struct Point {
+    bandwidth: u32,
+    latency: u32,
+    stages_setting: String,
+    stages: usize,
+    cycles: u64,
+    utilization: f64,
+    roofline: f64,
+    arithmetic_intensity: f64,
+    bytes_loaded: u64,
+    bytes_stored: u64,
+    stall_cycles: u64,
+    bank_conflicts: u64,
+}
+
+/// Runs `tcrtl memsweep`.
+pub fn run(args: &MemSweepArgs) -> Result<i32, String> {
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
+    let cfg = CoreConfig {
+        fmt_a: FP16,
+        fmt_b: FP16,
+        mode: AccMode::Ieee,
+        width: 1,
+    };
+    let g = Gemm::random(args.m, args.n, args.k, cfg, args.seed).map_err(|e| e.to_string())?;
+    let base = args.mem.params()?;
+    let mut stage_settings = Vec::new();
+    for s in &args.stages {
+        let n = if s == "auto" {
+            0
+        } else {
+            s.parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("--stages {s}: `auto` or a positive number"))?
+        };
+        stage_settings.push((s.clone(), n));
+    }
+    let mut jobs = Vec::new();
+    for (name, st) in &stage_settings {
+        for &lat in &args.latencies {
+            for &bw in &args.bandwidths {
+                let params = MemParams {
+                    latency: lat,
+                    bytes_per_cycle: bw,
+                    requests_in_flight: args.inflight,
+                    ..base
+                };
+                params.validate().map_err(|e| e.to_string())?;
+                jobs.push((name.clone(), *st, params));
+            }
+        }
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Point, String>>>> = Mutex::new(vec![None; jobs.len()]);
+    let peak = (ROWS * COLS * cfg.width) as f64;
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((name, stages, params)) = jobs.get(i) else {
+                    break;
+                };
+                let pc = MemPortConfig {
+                    params: *params,
+                    stages: *stages,
+                    swizzle: true,
+                };
+                let r = run_memory(&g, &pc, None)
+                    .map_err(|e| e.to_string())
+                    .map(|r| {
+                        let moved = r.counters.bytes_loaded + r.counters.bytes_stored;
+                        let ai = g.macs() as f64 / moved as f64;
+                        let bw = f64::from(params.bytes_per_cycle.min(params.request_bytes));
+                        Point {
+                            bandwidth: params.bytes_per_cycle,
+                            latency: params.latency,
+                            stages_setting: name.clone(),
+                            stages: r.layout.stages,
+                            cycles: r.run.run.cycles,
+                            utilization: r.run.run.utilization(),
+                            roofline: (ai * bw / peak).min(1.0),
+                            arithmetic_intensity: ai,
+                            bytes_loaded: r.counters.bytes_loaded,
+                            bytes_stored: r.counters.bytes_stored,
+                            stall_cycles: r.run.stall_cycles,
+                            bank_conflicts: r.counters.bank_conflicts,
+                        }
+                    });
+                if let Ok(mut v) = results.lock() {
+                    v[i] = Some(r);
+                }
+            });
+        }
+    });
+    let results = results.into_inner().map_err(|_| "a sweep worker failed")?;
+    let mut points = Vec::new();
+    for r in results {
+        points.push(r.ok_or("a sweep point was not run")??);
+    }
+    write_outputs(&args.out, args, &points)?;
+    for p in &points {
+        println!(
+            "bw {:>3} B/cycle  latency {:>5}  stages {:>4} ({:>2}): utilization {:.3}  roofline {:.3}",
+            p.bandwidth, p.latency, p.stages_setting, p.stages, p.utilization, p.roofline
+        );
+    }
+    println!(
+        "written: {}",
+        args.out.join("memsweep.{csv,json,svg}").display()
+    );
+    Ok(0)
+}
+
+fn write_outputs(dir: &Path, args: &MemSweepArgs, points: &[Point]) -> Result<(), String> {
+    let mut csv = String::from(
+        "bandwidth,latency,stages_setting,stages,cycles,utilization,roofline,arithmetic_intensity,bytes_loaded,bytes_stored,stall_cycles,bank_conflicts\n",
+    );
+    for p in points {
+        csv.push_str(&format!(
+            "{},{},{},{},{},{:.4},{:.4},{:.4},{},{},{},{}\n",
+            p.bandwidth,
+            p.latency,
+            p.stages_setting,
+            p.stages,
+            p.cycles,
+            p.utilization,
+            p.roofline,
+            p.arithmetic_intensity,
+            p.bytes_loaded,
+            p.bytes_stored,
+            p.stall_cycles,
+            p.bank_conflicts
+        ));
+    }
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    write("memsweep.csv", &csv)?;
+    let json = serde_json::json!({
+        "m": args.m, "n": args.n, "k": args.k, "seed": args.seed,
+        "format": "fp16", "acc": "ieee", "width": 1,
+        "requests_in_flight": args.inflight,
+        "points": points,
+    });
+    write("memsweep.json", &format!("{json:#}\n"))?;
+    plot(&dir.join("memsweep.svg"), args, points)
+}
+
+fn plot(path: &Path, args: &MemSweepArgs, points: &[Point]) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let max_bw = points
+        .iter()
+        .map(|p| p.bandwidth)
+        .max()
+        .unwrap_or(64)
+        .max(2);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!(
+                "{} x {} x {} FP16 GEMM through TMA: mesh utilization vs. bandwidth",
+                args.m, args.n, args.k
+            ),
+            ("sans-serif", 20),
+        )
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(56)
+        .build_cartesian_2d((1f64..f64::from(max_bw)).log_scale(), 0f64..1.05f64)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .x_desc("global-memory bandwidth (bytes/cycle, log scale)")
+        .y_desc("utilization")
+        .draw()
+        .map_err(|e| err(&e))?;
+    let mut series: Vec<(String, Vec<&Point>)> = Vec::new();
+    for p in points {
+        let key = format!("latency {} / stages {}", p.latency, p.stages_setting);
+        match series.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(p),
+            None => series.push((key, vec![p])),
+        }
+    }
+    // The roofline (from the first series' traffic: the schedule moves the same bytes at any
+    // latency and bandwidth).
+    if let Some((_, first)) = series.first() {
+        let line: Vec<(f64, f64)> = first
+            .iter()
+            .map(|p| (f64::from(p.bandwidth), p.roofline))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(line, BLACK.stroke_width(3)))
+            .map_err(|e| err(&e))?
+            .label("roofline min(1, AI x bw / peak)")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(3)));
+    }
+    for (i, (key, pts)) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let line: Vec<(f64, f64)> = pts
+            .iter()
+            .map(|p| (f64::from(p.bandwidth), p.utilization))
+            .collect();
+        let dashed = pts.first().is_some_and(|p| p.stages_setting != "auto");
+        let style = if dashed {
+            color.stroke_width(1)
+        } else {
+            color.stroke_width(2)
+        };
+        chart
+            .draw_series(LineSeries::new(line.clone(), style))
+            .map_err(|e| err(&e))?
+            .label(key.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        chart
+            .draw_series(line.into_iter().map(|c| Circle::new(c, 3, color.filled())))
+            .map_err(|e| err(&e))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
