@@ -1,6 +1,7 @@
 //! TMA loads, stores, swizzle, mbarriers, descriptor rules and the bank rule against
 //! independent references (`verify::tma_ref`, brute-force counts, a small mbarrier model).
 
+use proptest::prelude::*;
 use tensorcore_rtl::hw::memory::*;
 use tensorcore_rtl::rtl::Simulator;
 use tensorcore_rtl::verify::tma_ref;
@@ -208,4 +209,501 @@ fn store_writes_the_box_back_skipping_oob() {
     let got = sim.top().mem().host_read(g0.len() as u64, bytes1);
     assert!(got == &want[..], "stored tensor differs");
     assert_eq!(sim.top().mem().counters().bytes_stored, 4 * 4 * 4);
+}
+
+/// A random valid descriptor, its global image and coordinates (some out of bounds).
+fn arb_load() -> impl Strategy<Value = (TensorMap, Vec<u8>, [i32; 5], u32)> {
+    (
+        1usize..=5,
+        prop::sample::select(vec![
+            ElemType::U8,
+            ElemType::U16,
+            ElemType::U32,
+            ElemType::E4M3,
+            ElemType::E5M2,
+            ElemType::Fp16,
+            ElemType::Bf16,
+            ElemType::Fp32,
+        ]),
+        prop::sample::select(vec![
+            Swizzle::None,
+            Swizzle::B32,
+            Swizzle::B64,
+            Swizzle::B128,
+        ]),
+        any::<bool>(),
+        prop::collection::vec((1u64..7, 1u32..5, 1u32..4, 0u64..3), 5),
+        1u32..5,
+        prop::collection::vec(-9i32..12, 5),
+        any::<u64>(),
+    )
+        .prop_map(|(rank, dt, swz, nan, dims, box0_chunks, c, seed)| {
+            let es = dt.size();
+            // Box dim 0: a multiple of 16 bytes, within the swizzle span.
+            let span = match swz {
+                Swizzle::B32 => 32,
+                Swizzle::B64 => 64,
+                Swizzle::B128 => 128,
+                _ => 96,
+            };
+            let inner = (16 * box0_chunks).min(span);
+            let mut m = TensorMap::dense(dt, 16 * (seed % 4), &[1], &[inner / es]);
+            m.rank = rank as u32;
+            m.swizzle = swz;
+            m.oob_fill = if nan && dt.is_float() {
+                OobFill::Nan
+            } else {
+                OobFill::Zero
+            };
+            m.box_dims[0] = inner / es;
+            m.global_dims[0] = u64::from(inner / es) + dims[0].0 * 3;
+            m.element_strides[0] = dims[0].2;
+            let mut extent = m.global_dims[0] * u64::from(es);
+            for i in 1..rank {
+                let (d, b, e, pad) = dims[i];
+                m.global_dims[i] = d;
+                m.box_dims[i] = b;
+                m.element_strides[i] = e;
+                let stride = extent.div_ceil(16) * 16 + 16 * pad;
+                m.global_strides[i - 1] = stride;
+                extent = stride * d;
+            }
+            let mut coords = [0i32; 5];
+            coords[..rank].copy_from_slice(&c[..rank]);
+            let bytes = (m.global_end() + 16) as usize;
+            let base = if swz == Swizzle::B128 {
+                1024 * (seed as u32 % 3)
+            } else {
+                128 * (seed as u32 % 9)
+            };
+            (m, pattern(bytes, seed), coords, base)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn every_load_equals_the_reference((map, g, coords, base) in arb_load()) {
+        prop_assert!(map.validate().is_ok(), "{:?}", map.validate());
+        check_load(small_params(), &g, map, coords, base);
+    }
+
+    #[test]
+    fn swizzle_equals_the_chunk_formula(a in 0u32..(1 << 20)) {
+        for (mode, m) in [(Swizzle::None, 0), (Swizzle::B32, 1), (Swizzle::B64, 3), (Swizzle::B128, 7)] {
+            let row = a / 128;
+            let chunk = (a % 128) / 16;
+            let want = row * 128 + (chunk ^ (row & m)) * 16 + a % 16;
+            prop_assert_eq!(swizzle(a, mode), want);
+        }
+    }
+
+    #[test]
+    fn bank_passes_equals_brute_force(lanes in prop::collection::vec((0u32..2048, 1u32..=16), 0..32)) {
+        let lanes: Vec<(u32, u32)> = lanes
+            .into_iter()
+            .map(|(a, l)| (a, l.min(16 - a % 16)))
+            .collect();
+        // Brute force: serve one distinct word per bank per pass until every byte is served.
+        let mut words: Vec<u32> = lanes
+            .iter()
+            .flat_map(|&(a, l)| (a..a + l).map(|b| b / 4))
+            .collect();
+        words.sort();
+        words.dedup();
+        let mut passes = 0;
+        while !words.is_empty() {
+            let mut used = [false; 32];
+            words.retain(|&w| {
+                let b = (w % 32) as usize;
+                if used[b] { true } else { used[b] = true; false }
+            });
+            passes += 1;
+        }
+        prop_assert_eq!(bank_passes(lanes.iter().copied()), passes);
+    }
+
+    #[test]
+    fn mbarrier_follows_the_ptx_state_machine(ops in prop::collection::vec(0u8..6, 1..40), arg in prop::collection::vec(0u32..300, 40), n in 1u32..4) {
+        let mut list = vec![MbarOpKind::Init(n)];
+        for (i, o) in ops.iter().enumerate() {
+            list.push(match o {
+                0 => MbarOpKind::Arrive,
+                1 => MbarOpKind::ArriveExpectTx(arg[i]),
+                2 => MbarOpKind::ExpectTx(arg[i]),
+                3 | 4 => MbarOpKind::CompleteTx(arg[i]),
+                _ => MbarOpKind::Init(n),
+            });
+        }
+        check_mbar_sequence(&list);
+    }
+}
+
+/// An independent mbarrier model (PTX): (phase, pending, expected, tx).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Model {
+    init: bool,
+    phase: u32,
+    pending: i64,
+    expected: i64,
+    tx: i64,
+}
+
+fn model_step(m: &mut Model, op: MbarOpKind) -> bool {
+    let lim = (1i64 << 20) - 1;
+    match op {
+        MbarOpKind::Init(n) => {
+            if m.init && (m.pending != m.expected || m.tx != 0) {
+                return false;
+            }
+            if n == 0 || i64::from(n) > lim {
+                return false;
+            }
+            *m = Model {
+                init: true,
+                phase: 0,
+                pending: n.into(),
+                expected: n.into(),
+                tx: 0,
+            };
+            return true;
+        }
+        _ if !m.init => return false,
+        MbarOpKind::Arrive => {
+            if m.pending == 0 {
+                return false;
+            }
+            m.pending -= 1;
+        }
+        MbarOpKind::ArriveExpectTx(b) => {
+            if (m.tx + i64::from(b)).abs() > lim || m.pending == 0 {
+                return false;
+            }
+            m.tx += i64::from(b);
+            m.pending -= 1;
+        }
+        MbarOpKind::ExpectTx(b) => {
+            if (m.tx + i64::from(b)).abs() > lim {
+                return false;
+            }
+            m.tx += i64::from(b);
+        }
+        MbarOpKind::CompleteTx(b) => {
+            if (m.tx - i64::from(b)).abs() > lim {
+                return false;
+            }
+            m.tx -= i64::from(b);
+        }
+    }
+    if m.pending == 0 && m.tx == 0 {
+        m.phase ^= 1;
+        m.pending = m.expected;
+    }
+    true
+}
+
+/// Plays `ops` one per cycle on mbar_0 and compares the registers with the model after each.
+fn check_mbar_sequence(ops: &[MbarOpKind]) {
+    let steps: Vec<Stim> = ops
+        .iter()
+        .map(|&op| Stim {
+            mbar_ops: vec![MbarOp { bar: 0, op }],
+            ..Stim::default()
+        })
+        .collect();
+    let mem = MemorySystem::new(small_params(), 64, 1).expect("builds");
+    let mut sim = Simulator::new(MemScript::new(mem, steps).expect("script")).expect("sim");
+    sim.reset(1).expect("reset");
+    let mut m = Model {
+        init: false,
+        phase: 0,
+        pending: 0,
+        expected: 0,
+        tx: 0,
+    };
+    for (i, &op) in ops.iter().enumerate() {
+        let ok = model_step(&mut m, op);
+        sim.step().expect("step");
+        let mem = sim.top().mem();
+        if !ok {
+            let e = mem.error().expect("misuse latched");
+            assert_eq!(e.cycle, i as u64);
+            assert!(matches!(e.fault, MemFault::Mbar { bar: 0, .. }));
+            return;
+        }
+        assert!(mem.error().is_none(), "no misuse expected at op {i} {op:?}");
+        let s = mem.mbar(0).expect("mbar_0");
+        assert_eq!(
+            (
+                s.phase as u32,
+                i64::from(s.pending),
+                i64::from(s.expected),
+                s.tx
+            ),
+            (m.phase, m.pending, m.expected, m.tx),
+            "after op {i} {op:?}"
+        );
+        assert_eq!(mem.try_wait_parity(0, false), m.phase == 1);
+        assert_eq!(mem.out().mbar_phase & 1, u64::from(m.phase));
+    }
+}
+
+#[test]
+fn complete_tx_before_expect_tx_completes_the_phase() {
+    check_mbar_sequence(&[
+        MbarOpKind::Init(1),
+        MbarOpKind::CompleteTx(64),
+        MbarOpKind::ArriveExpectTx(64),
+        MbarOpKind::Arrive,
+        MbarOpKind::ExpectTx(8),
+        MbarOpKind::CompleteTx(8),
+    ]);
+    // The same through the model: phase 0 completes at the arrive.expect_tx.
+    let mut m = Model {
+        init: false,
+        phase: 0,
+        pending: 0,
+        expected: 0,
+        tx: 0,
+    };
+    for op in [
+        MbarOpKind::Init(1),
+        MbarOpKind::CompleteTx(64),
+        MbarOpKind::ArriveExpectTx(64),
+    ] {
+        assert!(model_step(&mut m, op));
+    }
+    assert_eq!(m.phase, 1);
+}
+
+#[test]
+fn mbarrier_misuses_each_stop_the_run() {
+    check_mbar_sequence(&[MbarOpKind::Arrive]);
+    check_mbar_sequence(&[MbarOpKind::Init(0)]);
+    check_mbar_sequence(&[MbarOpKind::Init(2), MbarOpKind::Arrive, MbarOpKind::Init(2)]);
+    check_mbar_sequence(&[
+        MbarOpKind::Init(1),
+        MbarOpKind::ExpectTx(5),
+        MbarOpKind::Arrive,
+        MbarOpKind::Arrive,
+    ]);
+    check_mbar_sequence(&[
+        MbarOpKind::Init(1),
+        MbarOpKind::ExpectTx(1 << 19),
+        MbarOpKind::ExpectTx(1 << 19),
+    ]);
+    check_mbar_sequence(&[
+        MbarOpKind::Init(1),
+        MbarOpKind::CompleteTx((1 << 20) - 1),
+        MbarOpKind::CompleteTx(1),
+    ]);
+}
+
+#[test]
+fn every_descriptor_rule_has_its_own_error() {
+    let ok = TensorMap::dense(ElemType::Fp16, 0, &[64, 32], &[32, 8]);
+    assert_eq!(ok.validate(), Ok(()));
+    let bad = |f: &dyn Fn(&mut TensorMap)| {
+        let mut m = ok;
+        f(&mut m);
+        m.validate().expect_err("must be refused")
+    };
+    use TensorMapError as E;
+    assert_eq!(bad(&|m| m.rank = 0), E::Rank(0));
+    assert_eq!(bad(&|m| m.rank = 6), E::Rank(6));
+    assert_eq!(bad(&|m| m.global_address = 8), E::GlobalAddress(8));
+    assert_eq!(
+        bad(&|m| m.global_dims[1] = 0),
+        E::GlobalDim { dim: 1, value: 0 }
+    );
+    assert_eq!(
+        bad(&|m| m.global_dims[0] = (1 << 32) + 1),
+        E::GlobalDim {
+            dim: 0,
+            value: (1 << 32) + 1
+        }
+    );
+    assert_eq!(
+        bad(&|m| m.global_strides[0] = 120),
+        E::GlobalStrideAlign { dim: 1, value: 120 }
+    );
+    assert_eq!(
+        bad(&|m| m.global_strides[0] = 1 << 40),
+        E::GlobalStrideRange {
+            dim: 1,
+            value: 1 << 40
+        }
+    );
+    assert_eq!(bad(&|m| m.box_dims[1] = 0), E::BoxDim { dim: 1, value: 0 });
+    assert_eq!(
+        bad(&|m| m.box_dims[1] = 257),
+        E::BoxDim { dim: 1, value: 257 }
+    );
+    assert_eq!(bad(&|m| m.box_dims[0] = 12), E::BoxInnerBytes { bytes: 24 });
+    assert_eq!(
+        bad(&|m| m.element_strides[1] = 9),
+        E::ElementStride { dim: 1, value: 9 }
+    );
+    assert_eq!(
+        bad(&|m| m.element_strides[0] = 0),
+        E::ElementStride { dim: 0, value: 0 }
+    );
+    assert_eq!(
+        bad(&|m| m.swizzle = Swizzle::B32),
+        E::SwizzleSpan {
+            swizzle: "32B",
+            bytes: 64,
+            span: 32
+        }
+    );
+    assert_eq!(
+        bad(&|m| {
+            m.dtype = ElemType::U16;
+            m.oob_fill = OobFill::Nan;
+        }),
+        E::NanFill("u16")
+    );
+    assert_eq!(bad(&|m| m.mode = MapMode::Im2col), E::Im2colUnsupported);
+    assert_eq!(
+        bad(&|m| m.interleave = Interleave::B32),
+        E::InterleaveUnsupported(Interleave::B32)
+    );
+    for (s, name) in [
+        (Swizzle::B128Atom32B, "128B_ATOM_32B"),
+        (Swizzle::B128Atom32BFlip8B, "128B_ATOM_32B_FLIP_8B"),
+        (Swizzle::B128Atom64B, "128B_ATOM_64B"),
+    ] {
+        let e = bad(&|m| m.swizzle = s);
+        assert_eq!(e, E::SwizzleUnsupported(name));
+        assert!(e.to_string().contains(name));
+    }
+    // Every message names the field.
+    assert!(bad(&|m| m.box_dims[1] = 0)
+        .to_string()
+        .contains("box_dims[1]: 0"));
+    // Launch-time rule: the shared-memory destination alignment.
+    let mut m128 = ok;
+    m128.swizzle = Swizzle::B64;
+    m128.box_dims[0] = 32;
+    assert_eq!(m128.validate(), Ok(()));
+    let load = HarnessLoad {
+        desc: 0,
+        coords: [0; 5],
+        smem_addr: 64,
+    };
+    match run_loads(small_params(), 8192, &[], &[m128], &[load], None) {
+        Err(HarnessError::Mem(e)) => assert_eq!(
+            e.fault,
+            MemFault::Tma(TmaFault::SmemAlign {
+                addr: 64,
+                align: 128
+            })
+        ),
+        other => panic!("expected an alignment error, got {:?}", other.map(|r| r.0)),
+    }
+}
+
+#[test]
+fn several_loads_overlap() {
+    // Four 2-D loads on four barriers, issued back to back, then waited for: they overlap, so
+    // the whole takes far less than four loads one after another, and every box is right.
+    let params = MemParams {
+        latency: 200,
+        requests_in_flight: 64,
+        ..small_params()
+    };
+    let g = pattern(64 * 64 * 2, 5);
+    let map = TensorMap::dense(ElemType::Fp16, 0, &[64, 64], &[32, 8]);
+    let mut steps = vec![Stim {
+        mbar_ops: (0..4)
+            .map(|b| MbarOp {
+                bar: b,
+                op: MbarOpKind::Init(1),
+            })
+            .collect(),
+        ..Stim::default()
+    }];
+    for b in 0..4 {
+        steps.push(Stim {
+            tma_cmd: Some(TmaCmd {
+                op: TmaOp::Load,
+                desc: 0,
+                coords: [0, 8 * b as i32, 0, 0, 0],
+                smem_addr: 1024 * b as u32,
+                mbar: b,
+            }),
+            mbar_ops: vec![MbarOp {
+                bar: b,
+                op: MbarOpKind::ArriveExpectTx(512),
+            }],
+            ..Stim::default()
+        });
+    }
+    for b in 0..4 {
+        steps.push(Stim {
+            wait: Some((b, false)),
+            ..Stim::default()
+        });
+    }
+    let (r, sim) = script(params, &g, &[map], 4, steps);
+    let cycles = r.expect("runs");
+    let (one, _) = run_loads(
+        params,
+        g.len() as u64,
+        &g,
+        &[map],
+        &[HarnessLoad {
+            desc: 0,
+            coords: [0; 5],
+            smem_addr: 0,
+        }],
+        None,
+    )
+    .expect("one load");
+    assert!(
+        cycles < 2 * one.cycles,
+        "4 loads took {cycles} cycles, one alone {}",
+        one.cycles
+    );
+    for b in 0..4u32 {
+        let (dense, _) = tma_ref::dense_box(&g, &map, &[0, 8 * b as i32, 0, 0, 0]);
+        assert_eq!(sim.top().mem().smem_host_read(1024 * b, 512), &dense[..]);
+    }
+}
+
+#[test]
+fn load_time_follows_latency_and_bandwidth() {
+    // Documented timing: the harness issues the command in cycle 1, the first request is
+    // accepted in cycle 2, one request of R bytes every R / B cycles after that, each answers
+    // L cycles after its acceptance and lands in the same cycle; the barrier shows the phase
+    // one cycle later and the harness is done the cycle after: L + 4 + (N - 1) R / B.
+    for (latency, bw, rows) in [
+        (1u32, 64u32, 1u32),
+        (50, 64, 1),
+        (431, 16, 1),
+        (100, 16, 8),
+        (300, 8, 5),
+        (20, 64, 16),
+    ] {
+        let params = MemParams {
+            latency,
+            bytes_per_cycle: bw,
+            request_bytes: 64,
+            requests_in_flight: 64,
+            ..small_params()
+        };
+        let g = pattern(32 * 16 * 2, 3);
+        let map = TensorMap::dense(ElemType::Fp16, 0, &[32, 16], &[32, rows]);
+        let load = HarnessLoad {
+            desc: 0,
+            coords: [0; 5],
+            smem_addr: 0,
+        };
+        let (run, _) = run_loads(params, g.len() as u64, &g, &[map], &[load], None).expect("runs");
+        let want = u64::from(latency) + 4 + u64::from(rows - 1) * u64::from(64 / bw.min(64));
+        assert_eq!(run.cycles, want, "latency {latency} bw {bw} rows {rows}");
+        assert_eq!(run.counters.requests, u64::from(rows));
+        assert_eq!(run.counters.bytes_loaded, u64::from(rows) * 64);
+    }
 }
