@@ -259,8 +259,7 @@ fn arb_load() -> impl Strategy<Value = (TensorMap, Vec<u8>, [i32; 5], u32)> {
             m.global_dims[0] = u64::from(inner / es) + dims[0].0 * 3;
             m.element_strides[0] = dims[0].2;
             let mut extent = m.global_dims[0] * u64::from(es);
-            for i in 1..rank {
-                let (d, b, e, pad) = dims[i];
+            for (i, &(d, b, e, pad)) in dims.iter().enumerate().take(rank).skip(1) {
                 m.global_dims[i] = d;
                 m.box_dims[i] = b;
                 m.element_strides[i] = e;
