@@ -6,6 +6,7 @@ mod dot;
 mod gemm;
 mod sparse;
 mod tb;
+mod tma;
 mod values;
 mod verify;
 
@@ -32,6 +33,8 @@ enum Command {
     Tb(tb::TbArgs),
     /// 2:4 structured sparsity: compress a dense A, check a compressed one.
     Sparse(sparse::SparseArgs),
+    /// The TMA-like loader: one load of a tensor box into shared memory.
+    Tma(tma::TmaArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -51,5 +54,6 @@ pub fn run() -> Result<i32, String> {
         Command::Gemm(args) => gemm::run(&args),
         Command::Tb(args) => tb::run(&args),
         Command::Sparse(args) => sparse::run(&args),
+        Command::Tma(args) => tma::run(&args),
     }
 }
