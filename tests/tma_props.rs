@@ -706,3 +706,20 @@ fn load_time_follows_latency_and_bandwidth() {
         assert_eq!(run.counters.bytes_loaded, u64::from(rows) * 64);
     }
 }
+
+/// Simulation speed of the memory system streaming TMA loads (tracing off). Ignored by
+/// default (a timing, not a check): `cargo test --release --test tma_props -- --ignored speed`.
+#[test]
+#[ignore]
+fn speed_streaming_loads() {
+    let params = MemParams { latency: 500, bytes_per_cycle: 16, ..MemParams::default() };
+    let g = pattern(256 * 256 * 2, 8);
+    let map = TensorMap::dense(ElemType::Fp16, 0, &[256, 256], &[64, 64]);
+    let loads: Vec<HarnessLoad> = (0..64)
+        .map(|i| HarnessLoad { desc: 0, coords: [64 * (i % 4), 64 * (i / 4 % 4), 0, 0, 0], smem_addr: 8192 * (i as u32 % 4) })
+        .collect();
+    let t = std::time::Instant::now();
+    let (run, _) = run_loads(params, g.len() as u64, &g, &[map], &loads, None).expect("runs");
+    let s = t.elapsed().as_secs_f64();
+    eprintln!("{} cycles in {s:.3} s: {:.0} cycles/s", run.cycles, run.cycles as f64 / s);
+}
