@@ -712,14 +712,177 @@ fn load_time_follows_latency_and_bandwidth() {
 #[test]
 #[ignore]
 fn speed_streaming_loads() {
-    let params = MemParams { latency: 500, bytes_per_cycle: 16, ..MemParams::default() };
+    let params = MemParams {
+        latency: 500,
+        bytes_per_cycle: 16,
+        ..MemParams::default()
+    };
     let g = pattern(256 * 256 * 2, 8);
     let map = TensorMap::dense(ElemType::Fp16, 0, &[256, 256], &[64, 64]);
     let loads: Vec<HarnessLoad> = (0..64)
-        .map(|i| HarnessLoad { desc: 0, coords: [64 * (i % 4), 64 * (i / 4 % 4), 0, 0, 0], smem_addr: 8192 * (i as u32 % 4) })
+        .map(|i| HarnessLoad {
+            desc: 0,
+            coords: [64 * (i % 4), 64 * (i / 4 % 4), 0, 0, 0],
+            smem_addr: 8192 * (i as u32 % 4),
+        })
         .collect();
     let t = std::time::Instant::now();
     let (run, _) = run_loads(params, g.len() as u64, &g, &[map], &loads, None).expect("runs");
     let s = t.elapsed().as_secs_f64();
-    eprintln!("{} cycles in {s:.3} s: {:.0} cycles/s", run.cycles, run.cycles as f64 / s);
+    eprintln!(
+        "{} cycles in {s:.3} s: {:.0} cycles/s",
+        run.cycles,
+        run.cycles as f64 / s
+    );
+}
+
+#[test]
+fn memory_parameters_are_validated_with_clear_errors() {
+    let ok = MemParams::default();
+    assert_eq!(ok.validate(), Ok(()));
+    assert_eq!(
+        (
+            ok.latency,
+            ok.bytes_per_cycle,
+            ok.request_bytes,
+            ok.requests_in_flight
+        ),
+        (431, 13, 128, 64)
+    );
+    assert_eq!(ok.smem_bytes, 228 * 1024);
+    let e = |p: MemParams| p.validate().expect_err("refused").to_string();
+    assert!(e(MemParams {
+        bytes_per_cycle: 0,
+        ..ok
+    })
+    .contains("bytes_per_cycle: 0"));
+    assert!(e(MemParams {
+        request_bytes: 96,
+        ..ok
+    })
+    .contains("request_bytes: 96"));
+    assert!(e(MemParams {
+        request_bytes: 512,
+        ..ok
+    })
+    .contains("request_bytes: 512"));
+    assert!(e(MemParams {
+        requests_in_flight: 0,
+        ..ok
+    })
+    .contains("requests_in_flight: 0"));
+    assert!(e(MemParams {
+        smem_bytes: 1000,
+        ..ok
+    })
+    .contains("smem_bytes: 1000"));
+    assert!(e(MemParams { banks: 16, ..ok }).contains("16 x 4"));
+    assert!(matches!(
+        MemorySystem::new(
+            MemParams {
+                smem_bytes: 0,
+                ..ok
+            },
+            64,
+            1
+        ),
+        Err(MemBuildError::Params(_))
+    ));
+    assert!(matches!(
+        MemorySystem::new(ok, 64, 65),
+        Err(MemBuildError::Mbars(65))
+    ));
+}
+
+#[test]
+fn waveforms_are_deterministic() {
+    let dir = std::env::temp_dir().join(format!("tma-props-waves-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let g = pattern(64 * 16 * 2, 21);
+    let mut map = TensorMap::dense(ElemType::Fp16, 0, &[64, 16], &[64, 8]);
+    map.swizzle = Swizzle::B128;
+    let run = |name: &str| {
+        let cfg = tensorcore_rtl::rtl::TraceConfig::vcd(dir.join(name));
+        let load = HarnessLoad {
+            desc: 0,
+            coords: [-3, 10, 0, 0, 0],
+            smem_addr: 0,
+        };
+        run_loads(
+            small_params(),
+            g.len() as u64,
+            &g,
+            &[map],
+            &[load],
+            Some(&cfg),
+        )
+        .expect("runs");
+        std::fs::read(dir.join(name)).expect("vcd")
+    };
+    let (a, b) = (run("a.vcd"), run("b.vcd"));
+    assert!(!a.is_empty());
+    assert!(a == b, "same load, different waveform bytes");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn consumer_has_priority_on_the_write_port() {
+    // A consumer write on every cycle of a load's landing delays the TMA but both land, and
+    // the consumer's write is accepted in the cycle it is presented.
+    let g = pattern(32 * 8 * 2, 4);
+    let map = TensorMap::dense(ElemType::Fp16, 0, &[32, 8], &[32, 8]);
+    let lane = |i: u32| SmemWriteLane {
+        addr: 8192 + 16 * i,
+        len: 16,
+        data: [i as u8; 16],
+    };
+    let mut steps = vec![
+        Stim {
+            mbar_ops: vec![MbarOp {
+                bar: 0,
+                op: MbarOpKind::Init(1),
+            }],
+            ..Stim::default()
+        },
+        Stim {
+            tma_cmd: Some(TmaCmd {
+                op: TmaOp::Load,
+                desc: 0,
+                coords: [0; 5],
+                smem_addr: 0,
+                mbar: 0,
+            }),
+            mbar_ops: vec![MbarOp {
+                bar: 0,
+                op: MbarOpKind::ArriveExpectTx(512),
+            }],
+            ..Stim::default()
+        },
+    ];
+    for i in 0..40 {
+        steps.push(Stim {
+            smem_write: Some(vec![lane(i)]),
+            ..Stim::default()
+        });
+    }
+    steps.push(Stim {
+        wait: Some((0, false)),
+        ..Stim::default()
+    });
+    let (r, sim) = script(small_params(), &g, &[map], 1, steps);
+    r.expect("runs");
+    let log = sim.top().log();
+    for i in 0..40 {
+        assert_eq!(
+            log[2 + i].start,
+            log[2 + i].done,
+            "consumer write {i} waited"
+        );
+    }
+    let mem = sim.top().mem();
+    for i in 0..40u32 {
+        assert_eq!(mem.smem_host_read(8192 + 16 * i, 16), &[i as u8; 16]);
+    }
+    let (dense, _) = tma_ref::dense_box(&g, &map, &[0; 5]);
+    assert_eq!(mem.smem_host_read(0, 512), &dense[..]);
 }
