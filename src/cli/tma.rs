@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use tensorcore_rtl::hw::memory::{
     run_loads, ElemType, HarnessLoad, Interleave, MapMode, MemParams, OobFill, Swizzle, TensorMap,
 };
-use tensorcore_rtl::io::npy::read_npy;
+use tensorcore_rtl::io::npy::{read_npy, Dtype};
 use tensorcore_rtl::rtl::TraceConfig;
 
 /// Arguments of `tcrtl tma`.
@@ -130,11 +130,11 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
     let params = a.mem.params()?;
     let npy = read_npy(&a.tensor).map_err(|e| e.to_string())?;
     let es = dtype.size() as usize;
-    let npy_size = match npy.dtype.numpy_name() {
-        "uint8" => 1,
-        "uint16" | "float16" => 2,
-        "uint32" | "float32" => 4,
-        _ => 8,
+    let npy_size = match npy.dtype {
+        Dtype::U8 => 1,
+        Dtype::U16 | Dtype::F16 => 2,
+        Dtype::U32 | Dtype::F32 => 4,
+        Dtype::F64 => 8,
     };
     if npy_size != es {
         return Err(format!(
