@@ -1,6 +1,6 @@
 //! Helpers of the TMA testbenches (`tma_*`): a deterministic tensor image, one load through
-//! [`run_loads`] checked byte for byte against the independent reference
-//! [`crate::verify::tma_ref`], and a scripted run of the memory system ([`MemScript`]).
+//! [`run_loads`](crate::hw::memory::run_loads) checked byte for byte against the independent reference
+//! [`crate::verify::tma_ref`], and a scripted run of the memory system ([`MemScript`](crate::hw::memory::MemScript)).
 
 use super::Bench;
 use crate::hw::memory::{
