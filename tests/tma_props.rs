@@ -948,3 +948,71 @@ proptest! {
         prop_assert_eq!(sim.top().mem().stores_outstanding(), 0);
     }
 }
+
+#[test]
+fn refused_commands_and_accesses_are_errors() {
+    let map = TensorMap::dense(ElemType::Fp16, 0, &[64, 64], &[64, 64]);
+    let cmd = |desc, smem_addr, mbar| Stim {
+        tma_cmd: Some(TmaCmd {
+            op: TmaOp::Load,
+            desc,
+            coords: [0; 5],
+            smem_addr,
+            mbar,
+        }),
+        ..Stim::default()
+    };
+    let fault = |steps: Vec<Stim>, gmem: usize| match script(
+        small_params(),
+        &vec![0; gmem],
+        &[map],
+        1,
+        steps,
+    )
+    .0
+    {
+        Err(HarnessError::Mem(e)) => e.fault,
+        other => panic!("expected a memory error, got {other:?}"),
+    };
+    assert_eq!(
+        fault(vec![cmd(3, 0, 0)], 8192),
+        MemFault::Tma(TmaFault::NoDescriptor(3))
+    );
+    assert_eq!(
+        fault(vec![cmd(0, 0, 4)], 8192),
+        MemFault::Tma(TmaFault::NoMbarrier(4))
+    );
+    assert_eq!(
+        fault(vec![cmd(0, 64 * 1024 - 128, 0)], 8192),
+        MemFault::Tma(TmaFault::SmemRange {
+            addr: 64 * 1024 - 128,
+            bytes: 8192
+        })
+    );
+    // The tensor runs past the end of global memory (8192 + 4096 bytes here): a global fault.
+    let steps = vec![
+        Stim {
+            mbar_ops: vec![MbarOp {
+                bar: 0,
+                op: MbarOpKind::Init(1),
+            }],
+            ..Stim::default()
+        },
+        cmd(0, 0, 0),
+    ];
+    assert!(matches!(fault(steps, 8192 - 4096 - 64), MemFault::Gmem(_)));
+    // A malformed consumer lane.
+    let bad = Stim {
+        smem_read: Some(vec![SmemLane { addr: 8, len: 16 }]),
+        ..Stim::default()
+    };
+    assert_eq!(
+        fault(vec![bad], 64),
+        MemFault::Smem(SmemFault::BadLane { addr: 8, len: 16 })
+    );
+    let e = MemError {
+        cycle: 7,
+        fault: MemFault::Smem(SmemFault::BadLane { addr: 8, len: 16 }),
+    };
+    assert!(e.to_string().contains("cycle 7"));
+}
