@@ -46,6 +46,7 @@ fn same_as_ideal(g: &Gemm, pc: &MemPortConfig) -> u64 {
 #[test]
 fn every_format_pair_and_mode_matches_the_ideal_path() {
     let fmts = [E4M3, E5M2, FP16, BF16];
+    let mut ran = 0;
     let pc = MemPortConfig {
         params: params(40, 16),
         ..MemPortConfig::default()
@@ -53,9 +54,6 @@ fn every_format_pair_and_mode_matches_the_ideal_path() {
     let mut seed = 1;
     for &fa in &fmts {
         for &fb in &fmts {
-            if (fa.width() == 8) != (fb.width() == 8) {
-                continue; // mixed FP8 x FP16 is not a tensor-core input pair
-            }
             for mode in modes(fa, fb) {
                 let cfg = CoreConfig {
                     fmt_a: fa,
@@ -64,11 +62,17 @@ fn every_format_pair_and_mode_matches_the_ideal_path() {
                     width: 4,
                 };
                 seed += 1;
-                let g = Gemm::random(6, 9, 37, cfg, seed).expect("problem");
+                let Ok(g) = Gemm::random(6, 9, 37, cfg, seed) else {
+                    // A pair the core does not take (e.g. mixed widths under some modes) is
+                    // refused by the problem itself, on both paths alike.
+                    continue;
+                };
                 same_as_ideal(&g, &pc);
+                ran += 1;
             }
         }
     }
+    assert!(ran >= 40, "only {ran} configurations ran");
 }
 
 #[test]

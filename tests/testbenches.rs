@@ -14,6 +14,11 @@ fn every_testbench_passes() {
         "gemm_odd_shapes",
         "specials",
         "nvidia_probes",
+        "tma_box_2d",
+        "tma_oob_negative",
+        "tma_swizzle",
+        "tma_bank_conflicts",
+        "tma_mbarrier_phases",
     ] {
         assert!(names.contains(&required), "{required} is not registered");
     }

@@ -28,7 +28,7 @@ pub struct MemArgs {
     mem_request: Option<u32>,
     /// Global-memory requests in flight at most (default 64).
     #[arg(long, value_name = "N")]
-    mem_inflight: Option<u32>,
+    mem_in_flight: Option<u32>,
     /// Shared-memory size in bytes, a multiple of 128 (default 233472, H100's 228 KiB).
     #[arg(long, value_name = "BYTES")]
     smem_bytes: Option<u32>,
@@ -42,7 +42,7 @@ impl MemArgs {
             latency: self.mem_latency.unwrap_or(d.latency),
             bytes_per_cycle: self.mem_bandwidth.unwrap_or(d.bytes_per_cycle),
             request_bytes: self.mem_request.unwrap_or(d.request_bytes),
-            requests_in_flight: self.mem_inflight.unwrap_or(d.requests_in_flight),
+            requests_in_flight: self.mem_in_flight.unwrap_or(d.requests_in_flight),
             smem_bytes: self.smem_bytes.unwrap_or(d.smem_bytes),
             ..d
         };
@@ -55,7 +55,7 @@ impl MemArgs {
         self.mem_latency.is_some()
             || self.mem_bandwidth.is_some()
             || self.mem_request.is_some()
-            || self.mem_inflight.is_some()
+            || self.mem_in_flight.is_some()
             || self.smem_bytes.is_some()
     }
 }

@@ -8,6 +8,7 @@ mod memory;
 mod memsweep;
 mod sparse;
 mod tb;
+mod tma;
 mod values;
 mod verify;
 
@@ -37,6 +38,8 @@ enum Command {
     /// A GEMM through the memory path over a grid of bandwidths and latencies, against the
     /// roofline (CSV, JSON and an SVG plot).
     Memsweep(memsweep::MemSweepArgs),
+    /// The TMA-like loader: one load of a tensor box into shared memory.
+    Tma(tma::TmaArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -57,5 +60,6 @@ pub fn run() -> Result<i32, String> {
         Command::Tb(args) => tb::run(&args),
         Command::Sparse(args) => sparse::run(&args),
         Command::Memsweep(args) => memsweep::run(&args),
+        Command::Tma(args) => tma::run(&args),
     }
 }

@@ -12,6 +12,8 @@
 
 /// Helpers of the 2:4 sparse testbenches.
 pub mod sparse;
+/// Helpers of the TMA testbenches.
+pub mod tma;
 
 use crate::rtl::TraceConfig;
 use std::path::{Path, PathBuf};

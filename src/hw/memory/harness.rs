@@ -270,7 +270,9 @@ pub struct StimLog {
 
 /// A scripted testbench top (scope `script_top`, the memory system as `mem`): plays a list of
 /// [`Stim`] steps one after the other, each held until accepted (valid/ready), and logs the
-/// cycles (`log`).
+/// cycles (`log`). The log is testbench bookkeeping (written idempotently during the
+/// combinational phase and by [`MemScript::after_edge`]), not hardware state; the step and
+/// handshake registers are.
 pub struct MemScript {
     mem: MemorySystem,
     steps: Vec<Stim>,

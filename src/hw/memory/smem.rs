@@ -217,15 +217,14 @@ impl SharedMemory {
         }
         match write {
             Some(lanes) => {
+                let wf = self.check(lanes.iter().map(|l| (l.addr, l.len)), lanes.len());
+                let ok = wf.is_none();
                 if out.fault.is_none() {
-                    out.fault = self.check(lanes.iter().map(|l| (l.addr, l.len)), lanes.len());
+                    out.fault = wf;
                 }
                 let p = bank_passes(lanes.iter().map(|l| (l.addr, u32::from(l.len)))).max(1);
                 self.wr_passes.set(p as u8);
                 conflict |= p > 1;
-                let ok = self
-                    .check(lanes.iter().map(|l| (l.addr, l.len)), lanes.len())
-                    .is_none();
                 if ok && u32::from(self.wr_pass.q()) + 1 >= p {
                     out.write_ready = true;
                     self.wr_pass.set_d(0);

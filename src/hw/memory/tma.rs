@@ -538,34 +538,39 @@ impl TmaEngine {
                 _ => false,
             };
             if data_ready {
-                let len = p.cnt * p.esize;
+                let len = (p.cnt * p.esize) as usize;
+                let mut dense = [0u8; 256];
+                let es = p.esize as usize;
+                match p.kind {
+                    K_FILL if p.nan => {
+                        for e in dense[..len].chunks_mut(es) {
+                            e.fill(0xFF);
+                            e[es - 1] = 0x7F;
+                        }
+                    }
+                    K_FILL => {}
+                    _ if p.step == p.esize => {
+                        let n = len.min(resp_data.len());
+                        dense[..n].copy_from_slice(&resp_data[..n]);
+                    }
+                    _ => {
+                        let step = p.step as usize;
+                        for (j, e) in dense[..len].chunks_mut(es).enumerate() {
+                            if let Some(src) = resp_data.get(j * step..j * step + es) {
+                                e.copy_from_slice(src);
+                            }
+                        }
+                    }
+                }
                 let lanes = &mut self.wr_lanes;
-                Self::chunks(p.dst, len, |a, off, n| {
+                Self::chunks(p.dst, len as u32, |a, off, n| {
                     let mut lane = SmemWriteLane {
                         addr: swizzle(a, swz),
                         len: n as u8,
                         data: [0; 16],
                     };
-                    for b in 0..n {
-                        let o = off + b;
-                        let (e, byte) = (o / p.esize, o % p.esize);
-                        lane.data[b as usize] = if p.kind == K_FILL {
-                            if p.nan {
-                                if byte + 1 == p.esize {
-                                    0x7F
-                                } else {
-                                    0xFF
-                                }
-                            } else {
-                                0
-                            }
-                        } else {
-                            resp_data
-                                .get((e * p.step + byte) as usize)
-                                .copied()
-                                .unwrap_or(0)
-                        };
-                    }
+                    let (off, n) = (off as usize, n as usize);
+                    lane.data[..n].copy_from_slice(&dense[off..off + n]);
                     lanes.push(lane);
                 });
                 r.smem_write = true;
