@@ -902,6 +902,7 @@ proptest! {
         c_load in (-3i32..6, -2i32..5),
         c_store in (-9i32..20, -4i32..10),
         seed in any::<u64>(),
+        bw in prop::sample::select(vec![4u32, 64]),
     ) {
         let dt = [ElemType::U8, ElemType::Fp16, ElemType::Fp32][es_pick];
         let es = dt.size();
@@ -925,7 +926,8 @@ proptest! {
             Stim { tma_cmd: Some(store), wait: Some((0, false)), ..Stim::default() },
             Stim { wait_stores: true, ..Stim::default() },
         ];
-        let (r, sim) = script(small_params(), &gmem, &[m0, m1], 1, steps);
+        let params = MemParams { bytes_per_cycle: bw, ..small_params() };
+        let (r, sim) = script(params, &gmem, &[m0, m1], 1, steps);
         r.expect("runs");
         let (dense, _) = tma_ref::dense_box(&gmem, &m0, &load.coords);
         let n0 = (inner / es).div_ceil(s.0) as i64;

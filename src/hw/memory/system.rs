@@ -437,7 +437,11 @@ impl MemorySystem {
             write,
             addr,
             len,
-            data: if write { self.tma.store_data() } else { &[] },
+            data: match (write, treq.gmem_data_from_smem) {
+                (false, _) => &[],
+                (true, true) => self.smem.read_data().unwrap_or(&[]),
+                (true, false) => self.tma.store_data(),
+            },
             tag: 0,
         });
         let gf = self.gmem.comb(greq, resp_pop);

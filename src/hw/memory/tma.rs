@@ -151,8 +151,12 @@ pub struct TmaRequests {
     /// A shared-memory read is presented ([`TmaEngine::read_lanes`]).
     pub smem_read: bool,
     /// A global-memory request: (write, address, length); write data in
-    /// [`TmaEngine::store_data`].
+    /// [`TmaEngine::store_data`], or in the shared-memory read-data register when
+    /// `gmem_data_from_smem`.
     pub gmem: Option<(bool, u64, u32)>,
+    /// The write request's data are the shared-memory read data of the engine's read accepted
+    /// in the previous cycle (the store fast path).
+    pub gmem_data_from_smem: bool,
     /// The head response of global memory is consumed if the shared-memory write is accepted
     /// (a load piece) or unconditionally (a store acknowledgement).
     pub resp_pop_on_write: bool,
@@ -245,9 +249,11 @@ impl DescRegs {
 ///   command's mbarrier (fill bytes count too), so the barrier's registers reflect it from the
 ///   next cycle, together with the bytes in shared memory.
 /// - **Store** (`TmaOp::Store`): per in-bounds piece (one element per piece when the element
-///   stride of dimension 0 is above 1): a shared-memory read (the read port), the data copied
-///   into the store buffer the next cycle, then a global write request; out-of-bounds elements
-///   are skipped. `stores_outstanding` counts accepted store commands whose writes have not all
+///   stride of dimension 0 is above 1): a shared-memory read (the read port), then in the next
+///   cycle a global write request straight from the read-data register; if global memory is
+///   not ready then, the data are copied into the store buffer and the request is presented
+///   from there until accepted (2 cycles per piece at best); out-of-bounds elements are
+///   skipped. `stores_outstanding` counts accepted store commands whose writes have not all
 ///   been acknowledged (`cp.async.bulk.wait_group` semantics): it rises at acceptance and falls
 ///   when the last acknowledgement of the command leaves the queue.
 ///
@@ -597,6 +603,10 @@ impl TmaEngine {
                     r.smem_read = true;
                 }
             }
+            (ST_DATA, _) if q_space => {
+                r.gmem = Some((true, self.st_gaddr.q(), u32::from(self.st_len.q())));
+                r.gmem_data_from_smem = true;
+            }
             (ST_REQ, _) if q_space => {
                 r.gmem = Some((true, self.st_gaddr.q(), u32::from(self.st_len.q())));
             }
@@ -767,13 +777,13 @@ impl TmaEngine {
                     }
                     next = ST_DATA;
                 }
-                (ST_DATA, _) => {
+                (ST_DATA, _) if !grants.gmem => {
                     if let Some(d) = smem_rdata {
                         self.store_buf.write(0, d);
                     }
                     next = ST_REQ;
                 }
-                (ST_REQ, _) if grants.gmem => {
+                (ST_DATA | ST_REQ, _) if grants.gmem => {
                     base.kind = K_ACK;
                     self.push_piece(base, &mut tail, &mut count);
                     self.bytes_stored
