@@ -68,22 +68,14 @@ impl TileBuffer {
         b: Vec<u64>,
         c: Vec<u32>,
     ) -> Result<Self, HwError> {
-        for (matrix, expected, len) in [
-            ("A", m * k, a.len()),
-            ("B", k * n, b.len()),
-            ("C", m * n, c.len()),
-        ] {
-            if expected != len {
-                return Err(HwError::Shape {
-                    matrix,
-                    expected,
-                    len,
-                });
-            }
-        }
-        if m == 0 || n == 0 || k == 0 {
-            return Err(HwError::Unsupported("a zero dimension".into()));
-        }
+        check_problem(
+            (m, n, k),
+            &[
+                ("A", m * k, a.len()),
+                ("B", k * n, b.len()),
+                ("C", m * n, c.len()),
+            ],
+        )?;
         Ok(Self {
             m,
             n,
@@ -100,6 +92,27 @@ impl TileBuffer {
     fn origin(&self, tile: usize) -> (usize, usize) {
         tile_origin(self.n, tile)
     }
+}
+
+/// Checks a problem handed to an operand store: no zero dimension, and every matrix
+/// `(name, elements expected, elements held)` of the right size.
+pub(crate) fn check_problem(
+    (m, n, k): (usize, usize, usize),
+    matrices: &[(&'static str, usize, usize)],
+) -> Result<(), HwError> {
+    if m == 0 || n == 0 || k == 0 {
+        return Err(HwError::Unsupported("a zero dimension".into()));
+    }
+    for &(matrix, expected, len) in matrices {
+        if expected != len {
+            return Err(HwError::Shape {
+                matrix,
+                expected,
+                len,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The first row and column of output tile `tile` (tiles numbered row-major over an

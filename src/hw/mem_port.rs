@@ -34,7 +34,7 @@
 //! mode) in rows 0..3 and B in rows 4..7 of the 128B swizzle pattern, so the eight lanes of a
 //! step fall in eight different 16-byte chunks (banks) and a step reads in one pass.
 
-use super::feeder::LaneGroup;
+use super::feeder::{check_problem, LaneGroup};
 use super::memory::{
     swizzle, ElemType, MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane,
     SmemWriteLane, Swizzle, TensorMap, TmaCmd, TmaOp,
@@ -381,22 +381,14 @@ impl<const W: usize> MemoryPort<W> {
         b: &[u64],
         c: &[u32],
     ) -> Result<Self, HwError> {
-        if m == 0 || n == 0 || k == 0 {
-            return Err(HwError::Unsupported("a zero dimension".into()));
-        }
-        for (matrix, expected, len) in [
-            ("A", m * k, a.len()),
-            ("B", k * n, b.len()),
-            ("C", m * n, c.len()),
-        ] {
-            if expected != len {
-                return Err(HwError::Shape {
-                    matrix,
-                    expected,
-                    len,
-                });
-            }
-        }
+        check_problem(
+            (m, n, k),
+            &[
+                ("A", m * k, a.len()),
+                ("B", k * n, b.len()),
+                ("C", m * n, c.len()),
+            ],
+        )?;
         let lay = MemLayout::new(&cfg, m, n, k, pc)?;
         let mbars = lay.stages + lay.tile_slots;
         let mut mem = MemorySystem::new(pc.params, lay.gmem_bytes, mbars)

@@ -15,7 +15,7 @@
 //! so the controller feeds half the steps of the dense problem. No nibble is checked here:
 //! the problem builders (`sparse::Compressed::new`, `sparse::compress`) validate them.
 
-use super::feeder::{c_tile_row, column_lanes, tile_origin, LaneGroup, OperandFeeder};
+use super::feeder::{c_tile_row, check_problem, column_lanes, tile_origin, LaneGroup, OperandFeeder};
 use super::pe::sparse_b_lanes;
 use super::pe_datapath::{set_lane, CoreConfig};
 use super::{HwError, COLS};
@@ -51,28 +51,20 @@ impl SparseTileBuffer {
         b: Vec<u64>,
         c: Vec<u32>,
     ) -> Result<Self, HwError> {
-        if m == 0 || n == 0 || k == 0 {
-            return Err(HwError::Unsupported("a zero dimension".into()));
-        }
         if !k.is_multiple_of(4) {
             return Err(HwError::Unsupported(format!(
                 "2:4 sparsity with K = {k} (a multiple of 4 is required)"
             )));
         }
-        for (matrix, expected, len) in [
-            ("A values", m * k / 2, values.len()),
-            ("A metadata", m * k / 4, meta.len()),
-            ("B", k * n, b.len()),
-            ("C", m * n, c.len()),
-        ] {
-            if expected != len {
-                return Err(HwError::Shape {
-                    matrix,
-                    expected,
-                    len,
-                });
-            }
-        }
+        check_problem(
+            (m, n, k),
+            &[
+                ("A values", m * k / 2, values.len()),
+                ("A metadata", m * k / 4, meta.len()),
+                ("B", k * n, b.len()),
+                ("C", m * n, c.len()),
+            ],
+        )?;
         Ok(Self {
             m,
             n,
