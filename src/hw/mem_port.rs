@@ -883,11 +883,10 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         };
 
         // ---- TMA command: a store, else a C load, else an operand load. ----
-        let out0 = self.mem.out();
         let mut cmd: Option<(TmaCmd, u8)> = None;
         let stores_ready = self.d_rows_written.q() as usize / ROWS;
         let ds = self.d_stored.q() as usize;
-        if ready_to_work && out0.tma_ready {
+        if ready_to_work && self.mem.tma_ready() {
             if ds < stores_ready {
                 let (r0, c0) = self.sched.tile_origin(ds);
                 cmd = Some((

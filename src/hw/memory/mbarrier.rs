@@ -214,6 +214,13 @@ impl MBarrier {
         self.err_code.q() != 0
     }
 
+    /// The combinational phase of a cycle with no operation: the registers hold, the `ops`
+    /// wire reads 0 (what [`MBarrier::comb`] with no operation computes, without the work).
+    #[inline]
+    pub fn idle(&mut self) {
+        self.ops.set(0);
+    }
+
     /// One cycle: applies `ops` in order. Returns the first misuse of this cycle (latched into
     /// `err_code` at the edge); after a misuse no further operation is applied, and once an
     /// error is latched the barrier ignores every operation.

@@ -33,7 +33,30 @@ pub struct SmemWriteLane {
 /// The number of passes (cycles) one request takes: the largest number of *distinct* 32-bit
 /// words asked of any one bank (bank = `(addr >> 2) & 31`); lanes asking for the same word
 /// share it (broadcast). Each lane is `(addr, len)`; an empty request takes 0 passes.
-pub fn bank_passes(lanes: impl IntoIterator<Item = (u32, u32)>) -> u32 {
+pub fn bank_passes(lanes: impl IntoIterator<Item = (u32, u32)> + Clone) -> u32 {
+    // Fast path: every bank asked for at most one distinct word (the conflict-free requests
+    // a swizzled layout makes) is one pass; otherwise count per bank below.
+    let mut first = [u32::MAX; BANKS as usize];
+    let mut any = false;
+    let mut simple = true;
+    'fast: for (addr, len) in lanes.clone() {
+        if len == 0 {
+            continue;
+        }
+        for w in (addr >> 2)..=((addr + len - 1) >> 2) {
+            any = true;
+            let b = (w % BANKS) as usize;
+            if first[b] == u32::MAX {
+                first[b] = w;
+            } else if first[b] != w {
+                simple = false;
+                break 'fast;
+            }
+        }
+    }
+    if simple {
+        return u32::from(any);
+    }
     let mut words = [0u32; MAX_LANES * 5];
     let mut n = 0;
     for (addr, len) in lanes {

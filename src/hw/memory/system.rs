@@ -342,6 +342,12 @@ impl MemorySystem {
         self.tma.stores_outstanding()
     }
 
+    /// The TMA command port's `ready` (a register function: the address generator is idle).
+    #[inline]
+    pub fn tma_ready(&self) -> bool {
+        self.tma.cmd_ready()
+    }
+
     /// Whether the TMA has nothing in progress.
     pub fn tma_idle(&self) -> bool {
         self.tma.is_idle()
@@ -477,6 +483,13 @@ impl MemorySystem {
             }
         }
         for (i, b) in self.mbars.iter_mut().enumerate() {
+            // A barrier no operation addresses this cycle holds its registers.
+            let addressed = inp.mbar_ops.iter().any(|o| o.bar == i)
+                || tu.complete_tx.is_some_and(|(bar, _)| bar == i);
+            if !addressed {
+                b.idle();
+                continue;
+            }
             let ops = inp
                 .mbar_ops
                 .iter()
