@@ -8,6 +8,7 @@
 //! [`crate::hw::pe_datapath::b_operand_select`]).
 
 use super::pe_datapath::CoreConfig;
+pub(crate) use super::schedule::tile_origin;
 use super::{HwError, COLS, ROWS};
 use crate::rtl::Wide;
 
@@ -115,12 +116,6 @@ pub(crate) fn check_problem(
     Ok(())
 }
 
-/// The first row and column of output tile `tile` (tiles numbered row-major over an
-/// `? x n` output).
-pub(crate) fn tile_origin(n: usize, tile: usize) -> (usize, usize) {
-    let tn = n.div_ceil(COLS);
-    ((tile / tn) * ROWS, (tile % tn) * COLS)
-}
 
 /// `lanes` consecutive entries of column `j` of the row-major `? x n` matrix `b`, from row
 /// `p0` on, packed `bits` wide into one lane group (the B read port of every feeder).

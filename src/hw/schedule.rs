@@ -18,6 +18,13 @@
 
 use super::{COLS, PIPELINE_LATENCY, ROWS};
 
+/// The first row and column of output tile `tile` (tiles numbered row-major over an
+/// `? x n` output): the one tile-origin computation of every feeder, port and runner.
+pub fn tile_origin(n: usize, tile: usize) -> (usize, usize) {
+    let tn = n.div_ceil(COLS).max(1);
+    ((tile / tn) * ROWS, (tile % tn) * COLS)
+}
+
 /// A problem's tile schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Schedule {
@@ -80,8 +87,7 @@ impl Schedule {
 
     /// First output row and column of tile `t`.
     pub fn tile_origin(&self, t: usize) -> (usize, usize) {
-        let tn = self.tiles_n.max(1);
-        ((t / tn) * ROWS, (t % tn) * COLS)
+        tile_origin(self.n, t)
     }
 
     /// The cycle tile 0 is fed: `R - L`.
