@@ -382,7 +382,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
 /// The `memory` object of the JSON summary.
 fn memory_json(path: MemoryPath, run: Option<&MemRun>) -> serde_json::Value {
     match run {
-        None => serde_json::json!({ "path": "ideal", "stall_cycles": 0 }),
+        None => serde_json::json!({ "path": "ideal", "stall_cycles": 0, "window_wait_cycles": 0 }),
         Some(r) => {
             let c = &r.counters;
             serde_json::json!({
@@ -391,6 +391,8 @@ fn memory_json(path: MemoryPath, run: Option<&MemRun>) -> serde_json::Value {
                 "bytes_stored": c.bytes_stored,
                 "tx_bytes": c.tx_bytes,
                 "stall_cycles": r.run.stall_cycles,
+                "window_wait_cycles": r.run.window_wait_cycles,
+                "overlap_cycles": r.run.overlap_cycles,
                 "bank_conflicts": c.bank_conflicts,
                 "oob_elements": c.oob_elements,
                 "requests": c.requests,
