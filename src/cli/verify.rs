@@ -114,18 +114,18 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
             "dir": args.dir.display().to_string(), "format": fmt.name, "preset": preset.name(),
             "k": set.k, "matched": matched, "total": total, "first_mismatches": list,
         });
-        println!("{obj}");
+        outln!("{obj}");
     } else {
-        println!(
+        outln!(
             "{}: {matched}/{total} rows match (format {fmt}, preset {preset}, K = {}, n = {})",
             args.dir.display(),
             set.k,
             params.block
         );
         for (row, a, b, c, ours, gpu) in &mismatches {
-            println!("mismatch at row {row}: c = 0x{c:08x}, ours 0x{ours:08x}, gpu 0x{gpu:08x}");
-            println!("  a = {}", hex_row(a));
-            println!("  b = {}", hex_row(b));
+            outln!("mismatch at row {row}: c = 0x{c:08x}, ours 0x{ours:08x}, gpu 0x{gpu:08x}");
+            outln!("  a = {}", hex_row(a));
+            outln!("  b = {}", hex_row(b));
         }
     }
     Ok(if matched == total { 0 } else { 1 })

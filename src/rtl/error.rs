@@ -85,6 +85,21 @@ pub enum RtlError {
         /// The writer's message.
         message: String,
     },
+    /// The trace globs select no signal of the design (the waveform would hold only the clock).
+    #[error("trace globs {globs:?} match no signal of the design")]
+    NoSignalMatches {
+        /// The globs given.
+        globs: Vec<String>,
+    },
+    /// The run ended before the trace window began: the waveform would hold no cycle. The
+    /// incomplete file has been removed.
+    #[error("trace window from cycle {from} holds no cycle of the run ({cycles} cycles)")]
+    WindowAfterRun {
+        /// First cycle of the window.
+        from: u64,
+        /// Cycles the run simulated.
+        cycles: u64,
+    },
     /// The trace was already closed after an earlier error.
     #[error("trace closed after an earlier error")]
     TraceClosed,

@@ -12,9 +12,10 @@ pub(crate) mod glob;
 mod gtkw;
 mod vcd;
 
-use std::fs::File;
 use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use crate::io::OutputFile;
 
 use super::error::{Result, RtlError};
 use super::module::{Module, Sealed, Visitor};
@@ -281,15 +282,9 @@ pub(in crate::rtl) struct Tracer {
     end_time: u64,
     cycles: u64,
     path: PathBuf,
-    partial: Option<PathBuf>,
+    out: Option<OutputFile>,
     decls: Vec<Decl>,
     config: TraceConfig,
-}
-
-fn partial_path(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(".partial");
-    PathBuf::from(s)
 }
 
 impl Tracer {
@@ -301,7 +296,8 @@ impl Tracer {
         storage: &[usize],
     ) -> Result<Self> {
         let window = config.window.unwrap_or((0, u64::MAX));
-        if window.1 <= window.0 {
+        // Timestamps are `cycle * PERIOD`: a window starting where that overflows is refused.
+        if window.1 <= window.0 || window.0.checked_mul(PERIOD).is_none() {
             return Err(RtlError::BadWindow {
                 from: window.0,
                 to: window.1,
@@ -314,19 +310,9 @@ impl Tracer {
             source,
         };
         // Regular files are written as NAME.partial and renamed on success; special files
-        // (a pipe, /dev/null, /dev/full) are written in place.
-        let special = std::fs::metadata(&path).is_ok_and(|m| !m.is_file());
-        let (file, partial) = if special {
-            let f = std::fs::OpenOptions::new()
-                .write(true)
-                .open(&path)
-                .map_err(|e| io_err("open", e))?;
-            (f, None)
-        } else {
-            let p = partial_path(&path);
-            let f = File::create(&p).map_err(|e| io_err("create", e))?;
-            (f, Some(p))
-        };
+        // (a pipe, /dev/null, /dev/full) are written in place; symlinks are followed.
+        let mut out = OutputFile::create(&path).map_err(|e| io_err("create", e))?;
+        let file = out.take_file().map_err(|e| io_err("create", e))?;
 
         let top = vec![top_name.to_string()];
         let mut decls = vec![
@@ -345,6 +331,11 @@ impl Tracer {
                 labels: &[],
             },
         ];
+        if !config.globs.is_empty() && !table.iter().any(|s| config.selects(&s.path())) {
+            return Err(RtlError::NoSignalMatches {
+                globs: config.globs.clone(),
+            });
+        }
         let mut select = Vec::with_capacity(table.len());
         let mut layout = vec![
             Layout {
@@ -403,7 +394,7 @@ impl Tracer {
             end_time: window.0 * PERIOD,
             cycles: 0,
             path,
-            partial,
+            out: Some(out),
             decls,
             config: config.clone(),
         };
@@ -417,9 +408,8 @@ impl Tracer {
     /// Removes the incomplete file and turns a sink error into an [`RtlError`].
     fn fail(&mut self, e: SinkError) -> RtlError {
         self.sink = None;
-        if let Some(p) = self.partial.take() {
-            let _ = std::fs::remove_file(p);
-        }
+        // Dropping the uncommitted output removes its partial file.
+        self.out = None;
         match e {
             SinkError::Io(action, source) => RtlError::TraceIo {
                 path: self.path.clone(),
@@ -491,23 +481,29 @@ impl Tracer {
         }
     }
 
-    /// Finishes the file, renames it into place and writes the `.gtkw`.
-    pub fn finish(mut self) -> Result<TraceSummary> {
+    /// Finishes the file, renames it into place and writes the `.gtkw`; `cycles_run` is the
+    /// length of the run. A window that held no cycle of the run is an error (the file is
+    /// removed).
+    pub fn finish(mut self, cycles_run: u64) -> Result<TraceSummary> {
         let Some(sink) = self.sink.take() else {
             return Err(RtlError::TraceClosed);
         };
+        if self.cycles == 0 {
+            self.out = None;
+            return Err(RtlError::WindowAfterRun {
+                from: self.window.0,
+                cycles: cycles_run,
+            });
+        }
         if let Err(e) = sink.finish(self.end_time) {
             return Err(self.fail(e));
         }
-        if let Some(p) = self.partial.take() {
-            if let Err(e) = std::fs::rename(&p, &self.path) {
-                let _ = std::fs::remove_file(&p);
-                return Err(RtlError::TraceIo {
-                    path: self.path.clone(),
-                    action: "rename into place",
-                    source: e,
-                });
-            }
+        if let Some(out) = self.out.take() {
+            out.commit().map_err(|e| RtlError::TraceIo {
+                path: self.path.clone(),
+                action: "rename into place",
+                source: e,
+            })?;
         }
         let bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
         let gtkw = if self.config.gtkw && std::fs::metadata(&self.path).is_ok_and(|m| m.is_file()) {
