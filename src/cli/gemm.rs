@@ -6,19 +6,25 @@
 use super::values;
 use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::gemm::clocked::run_clocked_measured;
+use tensorcore_rtl::gemm::clocked::{core_config, run_clocked_measured};
 use tensorcore_rtl::gemm::{Gemm, GemmConfig};
+use tensorcore_rtl::hw::schedule::Schedule;
 use tensorcore_rtl::io::memh::write_memh;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::format::Format;
+use tensorcore_rtl::sparse::clocked::sparse_schedule;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
 use tensorcore_rtl::verify::measurements::encode_exact;
 
+/// `--acc` of `tcrtl gemm`: the modes the clocked tensor core runs (no `exact`).
+const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs --preset)";
+
 /// Arguments of `tcrtl gemm`.
 #[derive(Args, Debug)]
 #[command(group(ArgGroup::new("input").required(true).args(["a", "m", "a_values"])))]
+#[command(mut_arg("acc", |a| a.help(ACC_HELP)))]
 pub struct GemmArgs {
     /// A (M x K) as .npy: uint8 (FP8) or uint16 (FP16/BF16) bit patterns, or float16/32/64
     /// values exactly representable in the format.
@@ -174,7 +180,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         fmt_b,
         mode,
         preset,
-    } = args.arith.resolve()?;
+    } = args.arith.resolve_datapath()?;
     let cfg = GemmConfig {
         fmt_a,
         fmt_b,
@@ -211,6 +217,12 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         }
         _ => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
     };
+    // The VCD size is estimated from the schedule before the run (refused if too large).
+    let cycles = match &sparse {
+        Some(s) => sparse_schedule(s).total_cycles(),
+        None => Schedule::new(g.m, g.n, g.k, cfg.width, core_config(&cfg).block()).total_cycles(),
+    };
+    let trace = trace.map(|t| t.budget(cycles, args.trace.vcd_limit_bytes()));
     let measured = match &sparse {
         Some(s) => run_clocked_sparse_measured(s, trace.as_ref()),
         None => run_clocked_measured(&g, trace.as_ref()),

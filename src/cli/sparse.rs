@@ -112,6 +112,14 @@ fn read_2d(path: &Path) -> Result<NpyArray, String> {
             arr.shape
         ));
     }
+    if arr.shape.contains(&0) {
+        // An empty matrix is an input error (exit 2), not a failed check.
+        return Err(format!(
+            "{}: empty matrix of shape {:?}",
+            path.display(),
+            arr.shape
+        ));
+    }
     Ok(arr)
 }
 

@@ -64,6 +64,19 @@ pub struct Arith {
 }
 
 impl ArithArgs {
+    /// [`ArithArgs::resolve`] for the clocked tensor core, which has no `exact` datapath
+    /// (`exact` rounds once over all of K: a reference, offered by `tcrtl dot` only).
+    pub fn resolve_datapath(&self) -> Result<Arith, String> {
+        let arith = self.resolve()?;
+        if arith.mode == AccMode::Exact {
+            return Err(
+                "--acc exact is a reference, not a datapath: the tensor core runs ieee, fused or nvidia"
+                    .into(),
+            );
+        }
+        Ok(arith)
+    }
+
     /// Checks the names and builds the mode; a preset is required by, and only allowed
     /// with, `--acc nvidia`.
     pub fn resolve(&self) -> Result<Arith, String> {
@@ -112,6 +125,9 @@ pub struct TraceArgs {
     /// Trace only cycles FROM..TO (half open), e.g. `0:100`.
     #[arg(long, value_name = "FROM:TO")]
     pub trace_window: Option<String>,
+    /// Refuse, before the run, a VCD estimated larger than this many MB (FST is not limited).
+    #[arg(long, value_name = "MB", default_value_t = 4000)]
+    pub vcd_limit: u64,
 }
 
 impl TraceArgs {
@@ -130,6 +146,11 @@ impl TraceArgs {
             )?;
         }
         Ok(())
+    }
+
+    /// `--vcd-limit` in bytes.
+    pub fn vcd_limit_bytes(&self) -> u64 {
+        self.vcd_limit.saturating_mul(1_000_000)
     }
 
     /// The trace configuration, if a waveform was asked for.

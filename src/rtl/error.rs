@@ -100,6 +100,18 @@ pub enum RtlError {
         /// Cycles the run simulated.
         cycles: u64,
     },
+    /// A VCD trace was estimated to exceed its size limit ([`crate::rtl::TraceConfig::budget`]).
+    #[error(
+        "the VCD would be about {} MB (limit {} MB): use --fst, narrow it with --trace-glob or --trace-window, or raise --vcd-limit",
+        estimate / 1_000_000,
+        limit / 1_000_000
+    )]
+    TraceTooLarge {
+        /// Estimated bytes.
+        estimate: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
     /// The trace was already closed after an earlier error.
     #[error("trace closed after an earlier error")]
     TraceClosed,
