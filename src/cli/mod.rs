@@ -53,6 +53,9 @@ pub fn run() -> Result<i32, String> {
             out::help(e.render())?;
             return Ok(0);
         }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            return Err("a subcommand is required (see --help)".into())
+        }
         Err(e) => return Err(one_line(&e.render().to_string())),
     };
     match cli.command {

@@ -298,11 +298,12 @@ impl OutputPlan {
     }
 }
 
-/// Checks that `target` can be written: a special file is opened for writing; for a regular
-/// one its partial file is created and removed again.
+/// Checks that `target` can be written: for a regular one its partial file is created and
+/// removed again. A special file is not opened here (opening a FIFO waits for, and ends, its
+/// reader); its errors are reported when it is written.
 fn probe(target: &Path, special: bool) -> io::Result<()> {
     if special {
-        return OpenOptions::new().write(true).open(target).map(drop);
+        return Ok(());
     }
     let partial = partial_path(target);
     let existed = partial.exists();
