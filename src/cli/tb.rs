@@ -64,16 +64,24 @@ fn run_benches(args: &RunArgs) -> Result<i32, String> {
     }
     // The waves directory is an output like any other: checked before any testbench runs, so
     // an unwritable one is an error (exit 2), not a failing testbench.
+    let existed = args.waves.exists();
     std::fs::create_dir_all(&args.waves)
         .map_err(|e| format!("--waves {}: {e}", args.waves.display()))?;
     let mut plan = OutputPlan::new();
-    for t in &selected {
+    let planned = selected.iter().try_for_each(|t| {
         let vcd = args.waves.join(format!("{}.vcd", t.name));
         if plan.contains(&vcd) {
-            continue;
+            return Ok(());
         }
         plan.add("--waves", &vcd)?;
-        plan.add("--waves", &vcd.with_extension("gtkw"))?;
+        plan.add("--waves", &vcd.with_extension("gtkw")).map(drop)
+    });
+    if let Err(e) = planned {
+        if !existed {
+            // A failed run leaves nothing new behind: not even the directory it made.
+            let _ = std::fs::remove_dir(&args.waves);
+        }
+        return Err(e);
     }
     let mut failed = 0;
     let (mut checks, mut cycles) = (0, 0);

@@ -399,6 +399,87 @@ mod tests {
         assert!(operand(FP16, "1.0000000000000000000001").is_err());
     }
 
+    /// Fuzzing the operand and window parsers (cases: `TCRTL_FUZZ_CASES`, default 256).
+    mod fuzz {
+        use super::super::*;
+        use proptest::prelude::*;
+        use tensorcore_rtl::numerics::format::{BF16, E4M3, E5M2, FP16, FP32};
+
+        fn config() -> ProptestConfig {
+            let cases = std::env::var("TCRTL_FUZZ_CASES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(256);
+            ProptestConfig {
+                cases,
+                failure_persistence: None,
+                ..ProptestConfig::default()
+            }
+        }
+
+        /// The exact decimal expansion of a finite FP16 value: `m * 2^e` as `D e-N`.
+        fn exact_decimal(bits: u16) -> String {
+            let sign = if bits & 0x8000 != 0 { "-" } else { "" };
+            let exp = i32::from((bits >> 10) & 0x1F);
+            let frac = u64::from(bits & 0x3FF);
+            let (m, e) = if exp == 0 {
+                (frac, -24)
+            } else {
+                (frac | 0x400, exp - 25)
+            };
+            if e >= 0 {
+                format!("{sign}{}", m << e)
+            } else {
+                let digits = BigInt::from(m) * BigInt::from(5).pow((-e) as u32);
+                format!("{sign}{digits}e{e}")
+            }
+        }
+
+        proptest! {
+            #![proptest_config(config())]
+
+            #[test]
+            fn any_text_is_parsed_or_refused(s in "\\PC{0,24}") {
+                for fmt in [E4M3, E5M2, FP16, BF16, FP32] {
+                    if let Ok(bits) = operand(fmt, &s) {
+                        prop_assert!(bits <= fmt.mask(), "{s:?} -> {bits:#x}");
+                    }
+                }
+            }
+
+            #[test]
+            fn grammar_shaped_text(
+                sign in "[+-]?[+-]?",
+                int in "[0-9]{0,5}",
+                frac in "(\\.[0-9]{0,5})?",
+                exp in "([eE][+-]?[0-9]{0,5})?",
+            ) {
+                let s = format!("{sign}{int}{frac}{exp}");
+                let r = operand(FP16, &s);
+                let digits = !(int.is_empty() && frac.len() <= 1);
+                let exp_ok = exp.is_empty() || exp.trim_start_matches(['e', 'E', '+', '-']).len() > 0;
+                if sign.len() > 1 || !digits || !exp_ok {
+                    prop_assert!(r.is_err(), "{s:?} accepted");
+                }
+            }
+
+            #[test]
+            fn exact_decimals_give_their_bits(bits in 0u16..0x7C00, neg in any::<bool>()) {
+                let bits = bits | if neg { 0x8000 } else { 0 };
+                let text = exact_decimal(bits);
+                prop_assert_eq!(operand(FP16, &text), Ok(u64::from(bits)), "{}", text);
+                prop_assert_eq!(operand(FP16, &format!("0x{bits:x}")), Ok(u64::from(bits)));
+            }
+
+            #[test]
+            fn windows_are_parsed_or_refused(s in "[0-9:xe+ -]{0,24}") {
+                if let Ok((from, to)) = parse_window(&s) {
+                    prop_assert!(from < to && to <= MAX_WINDOW_CYCLE, "{s:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn strict_grammar() {
         for bad in [
