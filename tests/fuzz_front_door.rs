@@ -416,24 +416,64 @@ fn fuzz_command_line() {
     std::fs::create_dir_all(d.join("mem")).expect("mem");
     std::os::unix::fs::symlink(d.join("o.npy"), d.join("link")).expect("link");
     let pool = word_pool(&d);
-    let commands: [&[&str]; 8] = [
-        &["gemm"],
-        &["dot"],
-        &["verify", "measurements"],
-        &["sparse", "compress"],
-        &["sparse", "check"],
-        &["tb", "list"],
-        &["tb", "run"],
-        &[],
-    ];
+    let set = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/tensor-core-measurements/H100/fp16")
+        .display()
+        .to_string();
+    let p = |f: &str| d.join(f).display().to_string();
+    // Per command, a valid base (so that runs also succeed, exit 0, or mismatch, exit 1), to
+    // which the generator adds random words from the pool.
+    let commands: Vec<(Vec<String>, Vec<String>)> = [
+        (vec!["gemm"], vec!["--m", "4", "--n", "5", "--k", "8"]),
+        (vec!["gemm"], vec!["--a", &p("a.npy"), "--b", &p("b.npy")]),
+        (vec!["dot"], vec!["--a", "1,2,-0.5", "--b", "0x3c00,2,inf"]),
+        (
+            vec!["verify", "measurements"],
+            vec![
+                &set, "--format", "fp16", "--preset", "volta", "--limit", "20",
+            ],
+        ),
+        (
+            vec!["sparse", "compress"],
+            vec!["--a", &p("a.npy"), "--format", "fp16", "--prune"],
+        ),
+        (
+            vec!["sparse", "check"],
+            vec![
+                "--a-values",
+                &p("v.npy"),
+                "--a-meta",
+                &p("m.npy"),
+                "--format",
+                "fp16",
+            ],
+        ),
+        (vec!["tb", "list"], vec![]),
+        (vec!["tb", "run"], vec!["specials"]),
+        (vec![], vec![]),
+    ]
+    .iter()
+    .map(|(c, b)| {
+        (
+            c.iter().map(|x| x.to_string()).collect(),
+            b.iter().map(|x| x.to_string()).collect(),
+        )
+    })
+    .collect();
     let mut r = runner(48);
+    let codes = std::cell::RefCell::new([0u64; 3]);
     r.run(
         &(
             0..commands.len(),
-            prop::collection::vec(0..pool.len(), 0..7),
+            any::<bool>(),
+            prop::collection::vec(0..pool.len(), 0..4),
         ),
-        |(cmd, picks)| {
-            let mut args: Vec<String> = commands[cmd].iter().map(|s| s.to_string()).collect();
+        |(cmd, base, picks)| {
+            let (command, valid) = &commands[cmd];
+            let mut args: Vec<String> = command.clone();
+            if base {
+                args.extend(valid.iter().cloned());
+            }
             for i in picks {
                 args.extend(pool[i].iter().cloned());
             }
@@ -451,6 +491,9 @@ fn fuzz_command_line() {
                 "{args:?}: {:?} {err}",
                 o.status
             );
+            if let Some(c @ 0..=2) = code {
+                codes.borrow_mut()[c as usize] += 1;
+            }
             let after = tree(&d);
             prop_assert!(
                 !after.iter().any(|f| f.ends_with(".partial")),
@@ -468,6 +511,12 @@ fn fuzz_command_line() {
         },
     )
     .expect("command line");
+    let [ok, mismatch, error] = *codes.borrow();
+    eprintln!("fuzz_command_line: exit 0: {ok}, exit 1: {mismatch}, exit 2: {error}, crashes: 0");
+    assert!(
+        ok > 0 && error > 0,
+        "the generator reaches neither success nor errors"
+    );
     assert!(std::fs::metadata("/dev/full").is_ok_and(|m| !m.is_file()));
     let _ = std::fs::remove_dir_all(&d);
 }
