@@ -230,6 +230,24 @@ fn d02_special_files_and_symlinks_are_written_through() {
     }
 }
 
+/// Found by fuzzing: an FST to a special file (the FST writer seeks) is an error, not a
+/// panic in the writer.
+#[test]
+fn fst_to_a_device_is_an_error() {
+    let o = tcrtl(&[
+        "gemm",
+        "--m",
+        "4",
+        "--n",
+        "4",
+        "--k",
+        "4",
+        "--fst",
+        "/dev/null",
+    ]);
+    assert_error(&o, "an FST needs a regular file");
+}
+
 /// Defect 3: two outputs naming one file are refused before any work, and nothing is written.
 #[test]
 fn d03_outputs_naming_one_file_are_refused() {

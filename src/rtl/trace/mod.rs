@@ -352,6 +352,13 @@ impl Tracer {
         // Regular files are written as NAME.partial and renamed on success; special files
         // (a pipe, /dev/null, /dev/full) are written in place; symlinks are followed.
         let mut out = OutputFile::create(&path).map_err(|e| io_err("create", e))?;
+        if config.format == TraceFormat::Fst && out.is_special() {
+            // The FST writer seeks back to patch its header: a device or pipe cannot hold it.
+            return Err(RtlError::Fst {
+                path: path.clone(),
+                message: "an FST needs a regular file (it is written with seeks); use --vcd for a pipe or device".into(),
+            });
+        }
         let file = out.take_file().map_err(|e| io_err("create", e))?;
 
         let top = vec![top_name.to_string()];
