@@ -71,7 +71,7 @@ impl Digest {
     /// Ends one operation (checkpointing every `BLOCK`).
     fn op(&mut self) {
         self.ops += 1;
-        if self.ops % BLOCK == 0 {
+        if self.ops.is_multiple_of(BLOCK) {
             self.blocks.push(self.all);
         }
     }

@@ -457,7 +457,7 @@ mod tests {
                 let s = format!("{sign}{int}{frac}{exp}");
                 let r = operand(FP16, &s);
                 let digits = !(int.is_empty() && frac.len() <= 1);
-                let exp_ok = exp.is_empty() || exp.trim_start_matches(['e', 'E', '+', '-']).len() > 0;
+                let exp_ok = exp.is_empty() || !exp.trim_start_matches(['e', 'E', '+', '-']).is_empty();
                 if sign.len() > 1 || !digits || !exp_ok {
                     prop_assert!(r.is_err(), "{s:?} accepted");
                 }
