@@ -97,6 +97,7 @@ fn fuzz_npy_parser() {
     let header_edits = [
         ("'shape': (", "'shape': (99999999999999999999, "),
         ("'shape': (", "'shape': (-1, "),
+        ("'shape': (", "'shape': (4294967296, 4294967296, 16, "),
         ("'shape': (", "'shape': ((, "),
         ("'descr': '", "'descr': '>"),
         ("'descr': '<u2'", "'descr': '<u8'"),
