@@ -205,6 +205,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
                     "inner dimensions differ: A is {m} x {ka} but B is {kb} x {n}"
                 ));
             }
+            values::check_size(m, n, ka)?;
             let c = match &args.c {
                 Some(pc) => load_c(pc, m, n)?,
                 None => vec![0; m * n],
