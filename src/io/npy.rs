@@ -133,12 +133,24 @@ fn header_field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
     Some(rest[..end].trim())
 }
 
-/// Reads a `.npy` file.
+/// The largest `.npy` file read: 2^28 elements (the most a GEMM operand may hold) of 8 bytes,
+/// plus room for the header. Larger files are refused before they are read.
+pub const MAX_FILE_BYTES: u64 = (1 << 28) * 8 + (1 << 20);
+
+/// Reads a `.npy` file (at most [`MAX_FILE_BYTES`]).
 pub fn read_npy(path: &Path) -> Result<NpyArray, NpyError> {
-    let bytes = std::fs::read(path).map_err(|source| NpyError::Io {
+    let io_err = |source| NpyError::Io {
         path: path.display().to_string(),
         source,
-    })?;
+    };
+    let len = std::fs::metadata(path).map_err(io_err)?.len();
+    if len > MAX_FILE_BYTES {
+        return Err(format_err(
+            path,
+            format!("{len} bytes is more than the {MAX_FILE_BYTES} a matrix may take"),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(io_err)?;
     parse_npy(&bytes, path)
 }
 
@@ -394,6 +406,23 @@ mod tests {
         bytes.extend_from_slice(header.as_bytes());
         let e = parse_npy(&bytes, Path::new("huge.npy")).unwrap_err();
         assert!(e.to_string().contains("shape too large"), "{e}");
+    }
+
+    #[test]
+    fn a_file_too_large_is_refused_before_it_is_read() {
+        let dir = std::env::temp_dir().join(format!("tcrtl-npy-big-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("big.npy");
+        // A sparse file: nothing is written to disk, and nothing may be read from it.
+        std::fs::File::create(&p)
+            .unwrap()
+            .set_len(MAX_FILE_BYTES + 1)
+            .unwrap();
+        let t = std::time::Instant::now();
+        let e = read_npy(&p).unwrap_err();
+        assert!(e.to_string().contains("more than"), "{e}");
+        assert!(t.elapsed().as_secs_f64() < 1.0, "{:?}", t.elapsed());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
