@@ -145,7 +145,10 @@ fn tight_memory_stalls_but_gives_the_same_bits() {
     .expect("swizzled");
     // Swizzled, every read is one pass: the eight operand lanes of a step sit in eight
     // chunks, and C words only fill banks the operands leave free.
-    assert_eq!(swz.counters.bank_conflicts, 0, "swizzled reads are conflict-free");
+    assert_eq!(
+        swz.counters.bank_conflicts, 0,
+        "swizzled reads are conflict-free"
+    );
     assert!(
         run.counters.bank_conflicts >= 10 * swz.counters.bank_conflicts.max(1),
         "unswizzled {} vs swizzled {}",

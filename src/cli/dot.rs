@@ -76,11 +76,11 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
             "k": a.len(),
             "steps": r.steps,
         });
-        println!("{obj}");
+        outln!("{obj}");
     } else {
-        println!("bits:  0x{:08x}", r.bits);
-        println!("value: {value:e} ({value})");
-        println!("flags: {}", r.flags);
+        outln!("bits:  0x{:08x}", r.bits);
+        outln!("value: {value:e} ({value})");
+        outln!("flags: {}", r.flags);
     }
     Ok(0)
 }

@@ -9,17 +9,24 @@ use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm, MemRun};
+use tensorcore_rtl::hw::schedule::Schedule;
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::memh::write_memh;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
+use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::format::Format;
+use tensorcore_rtl::sparse::clocked::sparse_schedule;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
 use tensorcore_rtl::verify::measurements::encode_exact;
 
+/// `--acc` of `tcrtl gemm`: the modes the clocked tensor core runs (no `exact`).
+const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs --preset)";
+
 /// Arguments of `tcrtl gemm`.
 #[derive(Args, Debug)]
 #[command(group(ArgGroup::new("input").required(true).args(["a", "m", "a_values"])))]
+#[command(mut_arg("acc", |a| a.help(ACC_HELP)))]
 pub struct GemmArgs {
     /// A (M x K) as .npy: uint8 (FP8) or uint16 (FP16/BF16) bit patterns, or float16/32/64
     /// values exactly representable in the format.
@@ -158,23 +165,28 @@ fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
     Ok(arr.words.iter().map(|&w| w as u32).collect())
 }
 
-/// Fails early if `out` cannot be a file we write (missing directory, a directory itself).
-fn check_out_path(out: &Path) -> Result<(), String> {
-    if out.is_dir() {
-        return Err(format!("--out {}: is a directory", out.display()));
+/// The `$readmemh` images `--memh DIR` writes.
+const MEMH_FILES: [&str; 4] = ["a.hex", "b.hex", "c.hex", "d.hex"];
+
+/// Checks every output of the run before any work: directories exist, no two outputs name the
+/// same file, each can be opened for writing (`tensorcore_rtl::io::output`).
+fn plan_outputs(args: &GemmArgs) -> Result<(), String> {
+    let mut plan = OutputPlan::new();
+    if let Some(out) = &args.out {
+        plan.add("--out", out)?;
     }
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(format!(
-            "--out {}: directory {} does not exist",
-            out.display(),
-            parent.display()
-        ));
+    if let Some(dir) = &args.memh {
+        if !dir.is_dir() {
+            return Err(format!(
+                "--memh {}: not an existing directory",
+                dir.display()
+            ));
+        }
+        for name in MEMH_FILES {
+            plan.add("--memh", &dir.join(name))?;
+        }
     }
-    Ok(())
+    args.trace.plan(&mut plan)
 }
 
 /// Runs `tcrtl gemm`.
@@ -184,24 +196,14 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         fmt_b,
         mode,
         preset,
-    } = args.arith.resolve()?;
+    } = args.arith.resolve_datapath()?;
     let cfg = CoreConfig {
         fmt_a,
         fmt_b,
         mode,
         width: args.width,
     };
-    if let Some(out) = &args.out {
-        check_out_path(out)?;
-    }
-    if let Some(dir) = &args.memh {
-        if !dir.is_dir() {
-            return Err(format!(
-                "--memh {}: not an existing directory",
-                dir.display()
-            ));
-        }
-    }
+    plan_outputs(args)?;
     let mem_cfg = match args.memory {
         MemoryPath::Tma => {
             if args.sparse {
@@ -243,6 +245,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
                     "inner dimensions differ: A is {m} x {ka} but B is {kb} x {n}"
                 ));
             }
+            values::check_size(m, n, ka)?;
             let c = match &args.c {
                 Some(pc) => load_c(pc, m, n)?,
                 None => vec![0; m * n],
@@ -250,10 +253,18 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             Gemm::new(m, n, ka, cfg, a, b, c).map_err(|e| e.to_string())?
         }
         (_, _, Some(m), Some(n), Some(k)) => {
+            values::check_size(m, n, k)?;
             Gemm::random(m, n, k, cfg, args.seed).map_err(|e| e.to_string())?
         }
         _ => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
     };
+    // The VCD size is estimated from the schedule before the run (refused if too large);
+    // through the memory path the run takes at least these cycles.
+    let cycles = match &sparse {
+        Some(s) => sparse_schedule(s).total_cycles(),
+        None => Schedule::new(g.m, g.n, g.k, cfg.width, cfg.block()).total_cycles(),
+    };
+    let trace = trace.map(|t| t.budget(cycles, args.trace.vcd_limit_bytes()));
     let mut mem_run: Option<MemRun> = None;
     let measured = match (&sparse, &mem_cfg) {
         (Some(s), _) => run_clocked_sparse_measured(s, trace.as_ref()),
@@ -273,12 +284,16 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     if let Some(dir) = &args.memh {
         let c: Vec<u64> = g.c.iter().map(|&w| w as u64).collect();
         let d: Vec<u64> = run.out.d.iter().map(|&w| w as u64).collect();
-        for (name, words, width) in [
-            ("a.hex", &g.a, fmt_a.width()),
-            ("b.hex", &g.b, fmt_b.width()),
-            ("c.hex", &c, 32),
-            ("d.hex", &d, 32),
-        ] {
+        for (name, words, width) in MEMH_FILES
+            .into_iter()
+            .zip([
+                (&g.a, fmt_a.width()),
+                (&g.b, fmt_b.width()),
+                (&c, 32),
+                (&d, 32),
+            ])
+            .map(|(n, (w, b))| (n, w, b))
+        {
             let path = dir.join(name);
             write_memh(&path, words, width).map_err(|e| format!("{}: {e}", path.display()))?;
         }
@@ -322,9 +337,9 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             None => obj,
         };
         obj["memory"] = memory_json(args.memory, mem_run.as_ref());
-        println!("{obj}");
+        outln!("{obj}");
     } else {
-        println!(
+        outln!(
             "gemm {} x {} x {} ({fmt_a} x {fmt_b}, {}{}, w = {}): {} cycles, {} tiles, utilization {:.1}%",
             g.m,
             g.n,
@@ -336,7 +351,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             run.tiles,
             100.0 * run.utilization()
         );
-        println!(
+        outln!(
             "{macs} MACs in {:.3} s ({:.3e} cycles/s, {:.3e} MACs/s); flags: {}",
             run.sim_seconds,
             run.cycles_per_second(),
@@ -344,11 +359,11 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             run.out.flags
         );
         if let Some(s) = &sparse {
-            println!("{}", super::sparse::sparse_line(s, &measured));
+            outln!("{}", super::sparse::sparse_line(s, &measured));
         }
         if let Some(r) = &mem_run {
             let c = &r.counters;
-            println!(
+            outln!(
                 "memory (tma, latency {} cycles, {} B/cycle, {} stages{}): {} B loaded, {} B stored, {} stall cycles, {} bank conflicts",
                 r.params.latency,
                 r.params.bytes_per_cycle,
@@ -361,16 +376,16 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             );
         }
         if let Some((r, bad)) = &check {
-            println!("check against {r}: {} mismatches", bad.len());
+            outln!("check against {r}: {} mismatches", bad.len());
             for &i in bad.iter().take(5) {
-                println!("  D[{}][{}] = 0x{:08x}", i / g.n, i % g.n, run.out.d[i]);
+                outln!("  D[{}][{}] = 0x{:08x}", i / g.n, i % g.n, run.out.d[i]);
             }
         }
         if let Some(out) = &args.out {
-            println!("D written to {}", out.display());
+            outln!("D written to {}", out.display());
         }
         if let Some(t) = &trace {
-            println!("waves written to {}", t.path.display());
+            outln!("waves written to {}", t.path.display());
         }
     }
     Ok(match check {
@@ -419,6 +434,7 @@ fn sparse_problem(args: &GemmArgs, cfg: CoreConfig) -> Result<SparseGemm, String
             let (Some(m), Some(n), Some(k)) = (m, n, k) else {
                 return Err("give --m M --n N --k K".into());
             };
+            values::check_size(m, n, k)?;
             return SparseGemm::random(m, n, k, cfg, args.seed).map_err(|e| e.to_string());
         }
         (Some(pa), None, None) => {

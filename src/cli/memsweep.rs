@@ -164,12 +164,12 @@ pub fn run(args: &MemSweepArgs) -> Result<i32, String> {
     }
     write_outputs(&args.out, args, &points)?;
     for p in &points {
-        println!(
+        outln!(
             "bw {:>3} B/cycle  latency {:>5}  stages {:>4} ({:>2}): utilization {:.3}  roofline {:.3}",
             p.bandwidth, p.latency, p.stages_setting, p.stages, p.utilization, p.roofline
         );
     }
-    println!(
+    outln!(
         "written: {}",
         args.out.join("memsweep.{csv,json,svg}").display()
     );

@@ -1,11 +1,21 @@
 //! The `tcrtl` command line: one `Command` variant and one file per subcommand. Each
 //! subcommand returns its exit code (0 = success, 1 = a check failed) or a one-line error
-//! (printed as `error: ...` with exit code 2 by `main`).
+//! (printed as `error: ...` with exit code 2 by `main`). Output lines go through `outln!`
+//! ([`out::line`]), which never panics.
+
+/// `println!` for the subcommands: a failed write returns a one-line error from the enclosing
+/// function (see [`out::line`]).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::out::line(format_args!($($arg)*))?
+    };
+}
 
 mod dot;
 mod gemm;
 mod memory;
 mod memsweep;
+pub mod out;
 mod sparse;
 mod tb;
 mod tma;
@@ -46,12 +56,15 @@ enum Command {
 pub fn run() -> Result<i32, String> {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
-        Err(e) => {
-            // Help and version go to stdout with success; usage errors keep clap's message.
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return Ok(code);
+        Err(e) if !e.use_stderr() => {
+            // Help and version go to stdout with success.
+            out::help(e.render())?;
+            return Ok(0);
         }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            return Err("a subcommand is required (see --help)".into())
+        }
+        Err(e) => return Err(one_line(&e.render().to_string())),
     };
     match cli.command {
         Command::Dot(args) => dot::run(&args),
@@ -62,4 +75,18 @@ pub fn run() -> Result<i32, String> {
         Command::Memsweep(args) => memsweep::run(&args),
         Command::Tma(args) => tma::run(&args),
     }
+}
+
+/// Folds a rendered clap error into one line: its message lines up to the usage block,
+/// joined, without clap's `error:` prefix, with a pointer to `--help`.
+fn one_line(rendered: &str) -> String {
+    let parts: Vec<&str> = rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let text = parts.join(" ");
+    let text = text.strip_prefix("error:").unwrap_or(&text).trim();
+    format!("{text} (see --help)")
 }

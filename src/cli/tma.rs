@@ -237,9 +237,9 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
                 "smem_bytes": params.smem_bytes,
             },
         });
-        println!("{obj}");
+        outln!("{obj}");
     } else {
-        println!(
+        outln!(
             "loaded {tx} bytes ({} out of bounds elements) in {} cycles, {} requests, {} bank conflicts",
             run.counters.oob_elements, run.cycles, run.counters.requests, run.counters.bank_conflicts
         );
@@ -249,7 +249,7 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
                 .iter()
                 .map(|v| format!("{v:0w$x}", w = es * 2))
                 .collect();
-            println!(
+            outln!(
                 "{:#07x}: {}",
                 u64::from(a.smem_base) + (r * 128) as u64,
                 cells.join(" ")
