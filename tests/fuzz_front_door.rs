@@ -363,6 +363,30 @@ fn word_pool(dir: &Path) -> Vec<Vec<String>> {
     for f in ["--a", "--b", "--c", "--a-values", "--a-meta"] {
         flag(f, &ins);
     }
+    // The memory path and TMA descriptors.
+    flag("--memory", &s(&["ideal", "tma", "x"]));
+    flag("--mem-latency", &s(&["0", "1", "500", "2000000", "-1"]));
+    flag("--mem-bandwidth", &s(&["0", "1", "16", "300"]));
+    flag("--mem-request", &s(&["16", "100", "256", "512"]));
+    flag("--mem-in-flight", &s(&["0", "1", "4096", "5000"]));
+    flag("--smem-bytes", &s(&["0", "1024", "1000", "233472"]));
+    flag("--stages", &s(&["0", "1", "2", "400"]));
+    flag(
+        "--box",
+        &s(&["8,4", "0,4", "300,1", "8", "4,4,4,4,4,4", "x"]),
+    );
+    flag("--coords", &s(&["0,0", "-8,-3", "2147483647,0", "0"]));
+    flag("--dtype", &s(&["u16", "u8", "fp32", "tf32", "x"]));
+    flag(
+        "--swizzle",
+        &s(&["none", "32B", "64B", "128B", "128B_ATOM_64B", "x"]),
+    );
+    flag("--oob", &s(&["zero", "nan", "x"]));
+    flag("--smem-base", &s(&["0", "64", "1024", "4294967295"]));
+    flag("--gdim", &s(&["8,4", "0,4", "4294967297,1"]));
+    flag("--gstride", &s(&["16", "40", "1099511627776"]));
+    flag("--estride", &s(&["1,1", "9,1", "0,1"]));
+    flag("--tensor", &ins);
     flag("--limit", &s(&["0", "1", "3", "-1"]));
     flag("--show", &s(&["0", "2"]));
     flag(
@@ -370,7 +394,15 @@ fn word_pool(dir: &Path) -> Vec<Vec<String>> {
         &[p("w"), "/proc".into(), p("nodir/w"), p("o.npy")],
     );
     for w in [
-        "--json", "--check", "--sparse", "--prune", "--zero-c", "--help", "--", "-x",
+        "--json",
+        "--check",
+        "--sparse",
+        "--prune",
+        "--zero-c",
+        "--no-swizzle",
+        "--help",
+        "--",
+        "-x",
     ] {
         pool.push(vec![w.to_string()]);
     }
@@ -447,6 +479,23 @@ fn fuzz_command_line() {
                 &p("m.npy"),
                 "--format",
                 "fp16",
+            ],
+        ),
+        (
+            vec!["gemm"],
+            vec!["--m", "5", "--n", "6", "--k", "20", "--memory", "tma"],
+        ),
+        (
+            vec!["tma", "load"],
+            vec![
+                "--tensor",
+                &p("b.npy"),
+                "--dtype",
+                "u16",
+                "--box",
+                "8,4",
+                "--coords",
+                "0,0",
             ],
         ),
         (vec!["tb", "list"], vec![]),
