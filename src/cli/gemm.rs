@@ -325,7 +325,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         println!("{obj}");
     } else {
         println!(
-            "gemm {} x {} x {} ({fmt_a} x {fmt_b}, {}{}, w = {}): {} cycles, {} tiles, utilization {:.1}%",
+            "gemm {} x {} x {} ({fmt_a} x {fmt_b}, {}{}, w = {}): {} cycles, {} tile{}, utilization {:.1}%",
             g.m,
             g.n,
             g.k,
@@ -334,6 +334,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             cfg.width,
             run.cycles,
             run.tiles,
+            if run.tiles == 1 { "" } else { "s" },
             100.0 * run.utilization()
         );
         println!(

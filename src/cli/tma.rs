@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand};
 use super::memory::MemArgs;
+use clap::{Args, Subcommand};
 use tensorcore_rtl::hw::memory::{
     run_loads, ElemType, HarnessLoad, Interleave, MapMode, OobFill, Swizzle, TensorMap,
 };
