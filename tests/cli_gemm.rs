@@ -297,10 +297,22 @@ fn memh_images_hold_the_operands_and_the_result() {
         .output()
         .expect("run tcrtl");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = |name: &str| std::fs::read_to_string(dir.join(name)).expect("hex file");
+    // Every image opens with a two-line `//` header naming the problem, then one word a line.
     let read = |name: &str| -> Vec<u64> {
-        std::fs::read_to_string(dir.join(name))
-            .expect("hex file")
-            .lines()
+        let t = text(name);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(
+            lines[0].starts_with("// tcrtl golden image"),
+            "{name}: {}",
+            lines[0]
+        );
+        assert_eq!(
+            lines[1],
+            "// shape M N K = 3 5 7; formats fp16 x fp16; mode ieee; preset none; width 1; seed 1"
+        );
+        lines[2..]
+            .iter()
             .map(|l| u64::from_str_radix(l, 16).expect("hex word"))
             .collect()
     };
@@ -321,5 +333,35 @@ fn memh_images_hold_the_operands_and_the_result() {
     // D in the hex image is D in the .npy file.
     let npy = tensorcore_rtl::io::npy::read_npy(&out).expect("d.npy");
     assert_eq!(d, npy.words);
+    // The manifest lists the four images with their shapes and word widths.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&text("manifest.json")).expect("manifest JSON");
+    assert_eq!(
+        (manifest["m"].as_u64(), manifest["seed"].as_u64()),
+        (Some(3), Some(1))
+    );
+    let files: Vec<(String, u64, u64, u64)> = manifest["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap_or("").to_string(),
+                f["rows"].as_u64().unwrap_or(0),
+                f["cols"].as_u64().unwrap_or(0),
+                f["bits"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let want = [
+        ("a.hex", 3, 7, 16),
+        ("b.hex", 7, 5, 16),
+        ("c.hex", 3, 5, 32),
+        ("d.hex", 3, 5, 32),
+    ];
+    assert_eq!(
+        files,
+        want.map(|(f, r, c, b)| (f.to_string(), r, c, b)).to_vec()
+    );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }

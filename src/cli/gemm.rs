@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm, MemRun};
 use tensorcore_rtl::hw::MemPortConfig;
-use tensorcore_rtl::io::memh::write_memh;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::numerics::format::Format;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
@@ -271,17 +270,12 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         write_npy(out, &[g.m, g.n], Dtype::F32, &words).map_err(|e| e.to_string())?;
     }
     if let Some(dir) = &args.memh {
-        let c: Vec<u64> = g.c.iter().map(|&w| w as u64).collect();
-        let d: Vec<u64> = run.out.d.iter().map(|&w| w as u64).collect();
-        for (name, words, width) in [
-            ("a.hex", &g.a, fmt_a.width()),
-            ("b.hex", &g.b, fmt_b.width()),
-            ("c.hex", &c, 32),
-            ("d.hex", &d, 32),
-        ] {
-            let path = dir.join(name);
-            write_memh(&path, words, width).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
+        let origin = if random {
+            super::golden::Origin::Seed(args.seed)
+        } else {
+            super::golden::Origin::Files
+        };
+        super::golden::write_golden(dir, &g, &run.out.d, preset, &origin, sparse.is_some())?;
     }
     let check = if let (Some(s), true) = (&sparse, random || args.check) {
         Some(super::sparse::check_clocked(s, preset, &run.out.d)?)

@@ -4,6 +4,7 @@
 
 mod dot;
 mod gemm;
+mod golden;
 mod memory;
 mod memsweep;
 mod sparse;
