@@ -226,7 +226,7 @@ fn verilog_mesh_matches_the_model_on_specials() {
         let mut rng = Rng(seed);
         let fp16 = |rng: &mut Rng| -> u64 {
             let r = rng.next();
-            if r % rate == 0 {
+            if r.is_multiple_of(rate) {
                 let pick = SPECIAL_FP16[((r >> 8) % 16) as usize];
                 if !inf_nan && (pick & 0x7C00) == 0x7C00 {
                     0x3800
