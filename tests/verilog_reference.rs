@@ -6,7 +6,8 @@
 //! of D with the model's `d.hex`, bit for bit. Cases: several seeds and ragged shapes (M, N, K
 //! not multiples of 4), operands full of specials (NaN, Inf, signed zeros, FP16 and FP32
 //! subnormals, the largest values), a corrupted golden image (the testbench must see the flipped
-//! bit) and the student skeleton (it must fail every element).
+//! bit) and the student skeleton (it must fail every element, also through `tcrtl grade` on
+//! the D the testbench writes with `+OUT`).
 //!
 //! Needs `iverilog` and `vvp` (`.ci/run` installs them). When they are missing the test fails
 //! if `CI=true` and otherwise skips with a printed reason.
@@ -383,5 +384,37 @@ fn verilog_testbench_sees_a_flipped_bit_and_the_skeleton_fails() {
     let skel = compile(&dir, "skeleton", &["skeleton/pe.v"]);
     let (passed, failed, _) = simulate(&skel, &dir, m, n, k);
     assert_eq!((passed, failed), (0, m * n));
+
+    // The grading loop: the testbench writes the design's D (+OUT) and `tcrtl grade` compares
+    // it with the golden image: the reference passes, the skeleton fails every element.
+    for (vvp, code, mismatches) in [(&vvp, 0, 0), (&skel, 1, m * n)] {
+        let student = dir.join("student");
+        std::fs::create_dir_all(&student).expect("student folder");
+        let o = Command::new("vvp")
+            .arg("-n")
+            .arg(vvp)
+            .args([format!("+M={m}"), format!("+N={n}"), format!("+K={k}")])
+            .arg(format!("+DIR={}", dir.display()))
+            .arg(format!("+OUT={}", student.display()))
+            .output()
+            .expect("run vvp");
+        assert!(o.status.success());
+        let o = Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+            .args(["grade", "--json", "--golden"])
+            .arg(&dir)
+            .arg("--student")
+            .arg(&student)
+            .output()
+            .expect("run tcrtl grade");
+        assert_eq!(
+            o.status.code(),
+            Some(code),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        assert_eq!(v["compared"].as_u64(), Some((m * n) as u64));
+        assert_eq!(v["mismatches"].as_u64(), Some(mismatches as u64));
+    }
     std::fs::remove_dir_all(&dir).expect("clean up");
 }

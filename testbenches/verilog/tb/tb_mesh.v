@@ -4,7 +4,8 @@
 // Inputs (plusargs): +M=<rows> +N=<cols> +K=<depth> +DIR=<folder with a.hex b.hex c.hex d.hex>
 // as written by `tcrtl gemm --memh DIR` (FP16 A and B, FP32 C and D, row-major; the `//`
 // header lines are skipped by $readmemh). Optional +SHOW=<n>: how many mismatches to print
-// (default 8). Output: one MISMATCH line per shown mismatch, then the summary line
+// (default 8). Optional +OUT=<folder>: also write the design's D there as d.hex
+// ($writememh), for `tcrtl grade --golden DIR --student OUT`. Output: one MISMATCH line per shown mismatch, then the summary line
 //   RESULT <passed> passed, <failed> failed
 // Tiles are 4 x 4 blocks of D; rows and columns past M or N are fed zeros and not compared.
 `timescale 1ns/1ps
@@ -17,6 +18,7 @@ module tb_mesh;
     reg [15:0] bmem [0:MAXW-1];
     reg [31:0] cmem [0:MAXW-1];
     reg [31:0] dmem [0:MAXW-1];
+    reg [31:0] dout [0:MAXW-1];   // the design's D, for +OUT
 
     reg          clk = 1'b0;
     reg          rst = 1'b1;
@@ -37,7 +39,7 @@ module tb_mesh;
     integer m, n, k, show;
     integer ti, tj, i, j, t, r, c;
     integer passed, failed;
-    reg [1023:0] dir;
+    reg [1023:0] dir, out;
     reg [31:0] got, want;
 
     initial begin
@@ -92,6 +94,7 @@ module tb_mesh;
                         if (r < m && c < n) begin
                             got = acc_flat[32 * (4 * i + j) +: 32];
                             want = dmem[r * n + c];
+                            dout[r * n + c] = got;
                             if (got === want) begin
                                 passed = passed + 1;
                             end else begin
@@ -104,6 +107,8 @@ module tb_mesh;
                     end
             end
         end
+        if ($value$plusargs("OUT=%s", out))
+            $writememh({out, "/d.hex"}, dout, 0, m * n - 1);
         $display("RESULT %0d passed, %0d failed", passed, failed);
         $finish;
     end

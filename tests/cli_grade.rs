@@ -1,0 +1,189 @@
+//! `tcrtl grade`: a student D image equal to the golden one passes; every single-bit fault
+//! injected into it is found, at its row and column, with both words and the distance in ulps
+//! worked out here from the FP32 encoding; bad input exits 2.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tcrtl-grade-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("golden")).expect("golden folder");
+    std::fs::create_dir_all(dir.join("student")).expect("student folder");
+    dir
+}
+
+fn tcrtl(args: &[&str], dirs: &[&Path]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tcrtl"));
+    cmd.args(args);
+    for d in dirs {
+        cmd.arg(d);
+    }
+    cmd.output().expect("run tcrtl")
+}
+
+fn grade(dir: &Path, extra: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tcrtl"));
+    cmd.arg("grade")
+        .arg("--golden")
+        .arg(dir.join("golden"))
+        .arg("--student")
+        .arg(dir.join("student"))
+        .args(extra);
+    cmd.output().expect("run tcrtl grade")
+}
+
+/// The golden D words (header skipped).
+fn golden_d(dir: &Path) -> Vec<u32> {
+    std::fs::read_to_string(dir.join("golden/d.hex"))
+        .expect("d.hex")
+        .lines()
+        .filter(|l| !l.starts_with("//"))
+        .map(|l| u32::from_str_radix(l, 16).expect("word"))
+        .collect()
+}
+
+fn write_student(dir: &Path, words: &[u32]) {
+    let text: String = words.iter().map(|w| format!("{w:08x}\n")).collect();
+    std::fs::write(dir.join("student/d.hex"), text).expect("student d.hex");
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).expect("one JSON object")
+}
+
+#[test]
+fn grade_finds_every_single_bit_fault() {
+    let dir = scratch("faults");
+    let (m, n) = (5usize, 6usize);
+    let o = tcrtl(
+        &[
+            "gemm", "--m", "5", "--n", "6", "--k", "7", "--seed", "11", "--memh",
+        ],
+        &[&dir.join("golden")],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = golden_d(&dir);
+    assert_eq!(d.len(), m * n);
+
+    // The golden image itself (with its header) passes.
+    std::fs::copy(dir.join("golden/d.hex"), dir.join("student/d.hex")).expect("copy");
+    let o = grade(&dir, &["--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    assert_eq!(
+        (v["compared"].as_u64(), v["mismatches"].as_u64()),
+        (Some(30), Some(0))
+    );
+
+    // Every element, low fraction bit, a high fraction bit, an exponent bit and the sign.
+    for e in 0..m * n {
+        for bit in [0u32, 20, 27, 31] {
+            let mut s = d.clone();
+            s[e] ^= 1 << bit;
+            write_student(&dir, &s);
+            let o = grade(&dir, &["--json"]);
+            assert_eq!(o.status.code(), Some(1), "element {e} bit {bit}");
+            let v = json(&o);
+            assert_eq!(v["compared"].as_u64(), Some(30));
+            assert_eq!(v["mismatches"].as_u64(), Some(1));
+            let f = &v["first"][0];
+            assert_eq!(f["row"].as_u64(), Some((e / n) as u64));
+            assert_eq!(f["col"].as_u64(), Some((e % n) as u64));
+            assert_eq!(f["golden"].as_str(), Some(format!("{:08x}", d[e]).as_str()));
+            assert_eq!(
+                f["student"].as_str(),
+                Some(format!("{:08x}", s[e]).as_str())
+            );
+            // Within one sign, a flipped magnitude bit moves the value 2^bit steps along the
+            // FP32 number line; a flipped sign moves it across zero: twice the magnitude.
+            let want = if bit == 31 {
+                2 * u64::from(d[e] & 0x7FFF_FFFF)
+            } else {
+                1u64 << bit
+            };
+            let golden_nan = (d[e] & 0x7F80_0000) == 0x7F80_0000 && d[e] & 0x7F_FFFF != 0;
+            let student_nan = (s[e] & 0x7F80_0000) == 0x7F80_0000 && s[e] & 0x7F_FFFF != 0;
+            if golden_nan || student_nan {
+                assert!(f["ulps"].is_null());
+            } else {
+                assert_eq!(f["ulps"].as_u64(), Some(want), "element {e} bit {bit}");
+            }
+        }
+    }
+
+    // Several faults: all counted, listed in row-major order, the text report names them.
+    let mut s = d.clone();
+    for e in [29, 3, 17] {
+        s[e] ^= 1;
+    }
+    write_student(&dir, &s);
+    let o = grade(&dir, &["--json", "--show", "2"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["mismatches"].as_u64(), Some(3));
+    let firsts: Vec<(u64, u64)> = v["first"]
+        .as_array()
+        .expect("first")
+        .iter()
+        .map(|f| {
+            (
+                f["row"].as_u64().unwrap_or(99),
+                f["col"].as_u64().unwrap_or(99),
+            )
+        })
+        .collect();
+    assert_eq!(firsts, [(0, 3), (2, 5)]);
+    let o = grade(&dir, &[]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with("grade: 30 compared (5 x 6), 3 mismatches"),
+        "{text}"
+    );
+    assert!(text.contains("d[4][5]: golden"), "{text}");
+    assert!(text.contains(", 1 ulps"), "{text}");
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+#[test]
+fn grade_refuses_bad_input_with_exit_2() {
+    let dir = scratch("bad");
+    let o = tcrtl(
+        &["gemm", "--m", "2", "--n", "3", "--k", "4", "--memh"],
+        &[&dir.join("golden")],
+    );
+    assert!(o.status.success());
+    let d = golden_d(&dir);
+    let cases: [(&str, String); 4] = [
+        (
+            "too short",
+            d[..5].iter().map(|w| format!("{w:08x}\n")).collect(),
+        ),
+        ("not hex", "3f800000\nzz\n".repeat(3)),
+        ("too wide", "123456789\n".repeat(6)),
+        ("address", "@0\n".to_string() + &"00000000\n".repeat(6)),
+    ];
+    for (what, text) in cases {
+        std::fs::write(dir.join("student/d.hex"), text).expect("write");
+        let o = grade(&dir, &[]);
+        assert_eq!(o.status.code(), Some(2), "{what}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.starts_with("error: ") && err.lines().count() == 1,
+            "{what}: {err}"
+        );
+    }
+    // No student file, no golden manifest, no folder.
+    std::fs::remove_file(dir.join("student/d.hex")).expect("remove");
+    assert_eq!(grade(&dir, &[]).status.code(), Some(2));
+    write_student(&dir, &d);
+    assert_eq!(grade(&dir, &[]).status.code(), Some(0));
+    std::fs::remove_file(dir.join("golden/manifest.json")).expect("remove");
+    assert_eq!(grade(&dir, &[]).status.code(), Some(2));
+    let o = tcrtl(
+        &["grade", "--golden", "/nonexistent-tcrtl", "--student"],
+        &[&dir],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
