@@ -365,3 +365,86 @@ fn memh_images_hold_the_operands_and_the_result() {
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+#[test]
+fn teaching_patterns_give_the_integers_worked_out_by_hand() {
+    let dir = std::env::temp_dir().join(format!("tcrtl-pattern-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (m, n, k) = (5usize, 6usize, 7usize);
+    for fmt in ["fp16", "bf16", "e4m3", "e5m2"] {
+        for pattern in ["ones", "iota", "identity"] {
+            let out = dir.join(format!("{pattern}-{fmt}.npy"));
+            let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+                .args(["gemm", "--m", "5", "--n", "6", "--k", "7", "--format", fmt])
+                .args(["--pattern", pattern, "--out"])
+                .arg(&out)
+                .output()
+                .expect("run tcrtl");
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let d = tensorcore_rtl::io::npy::read_npy(&out)
+                .expect("d.npy")
+                .words;
+            // Integer arithmetic: every sum here is an integer below 2^24, exact in FP32.
+            let a = |i: usize, p: usize| -> u64 {
+                match pattern {
+                    "ones" => 1,
+                    "iota" => ((i * k + p) % 8 + 1) as u64,
+                    _ => u64::from(i == p),
+                }
+            };
+            let b = |p: usize, j: usize| -> u64 {
+                match pattern {
+                    "ones" => 1,
+                    _ => ((p * n + j) % 8 + 1) as u64,
+                }
+            };
+            for i in 0..m {
+                for j in 0..n {
+                    let want: u64 = (0..k).map(|p| a(i, p) * b(p, j)).sum();
+                    let got = f32::from_bits(d[i * n + j] as u32);
+                    assert_eq!(got, want as f32, "{pattern} {fmt} d[{i}][{j}]");
+                }
+            }
+        }
+    }
+    // In FP16 the waves read 1, 2, 3: the first words of iota's A are 0x3c00, 0x4000, 0x4200.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .args([
+            "gemm",
+            "--m",
+            "2",
+            "--n",
+            "2",
+            "--k",
+            "3",
+            "--pattern",
+            "iota",
+            "--memh",
+        ])
+        .arg(&dir)
+        .output()
+        .expect("run tcrtl");
+    assert!(o.status.success());
+    let a_hex = std::fs::read_to_string(dir.join("a.hex")).expect("a.hex");
+    let words: Vec<&str> = a_hex.lines().filter(|l| !l.starts_with("//")).collect();
+    assert_eq!(words[..3], ["3c00", "4000", "4200"]);
+    assert!(a_hex.contains("seed none (pattern iota)"));
+    // A pattern with .npy operands or a sparse problem is refused (exit 2).
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .args([
+            "gemm",
+            "--m",
+            "4",
+            "--n",
+            "4",
+            "--k",
+            "8",
+            "--pattern",
+            "ones",
+            "--sparse",
+        ])
+        .output()
+        .expect("run tcrtl");
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

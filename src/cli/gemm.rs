@@ -4,6 +4,7 @@
 //! core in sparse mode (`docs/sparsity.md`).
 
 use super::memory::{params_json, MemArgs, MemoryPath};
+use super::pattern::{pattern_problem, Pattern};
 use super::values;
 use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
@@ -42,6 +43,11 @@ pub struct GemmArgs {
     /// Seed of the random problem (the same seed gives the same operands everywhere).
     #[arg(long, default_value_t = 1, requires = "m")]
     seed: u64,
+    /// Operands of a generated problem (with --m, --n, --k): random (seeded, the default),
+    /// ones (D = K everywhere), iota (A and B count 1..8 row-major), identity (A = I, B
+    /// counting, so D repeats B); C is zero except for random.
+    #[arg(long, value_enum, default_value_t = Pattern::Random, requires = "m", conflicts_with = "sparse")]
+    pattern: Pattern,
     #[command(flatten)]
     arith: values::ArithArgs,
     /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
@@ -249,7 +255,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             Gemm::new(m, n, ka, cfg, a, b, c).map_err(|e| e.to_string())?
         }
         (_, _, Some(m), Some(n), Some(k)) => {
-            Gemm::random(m, n, k, cfg, args.seed).map_err(|e| e.to_string())?
+            pattern_problem(args.pattern, m, n, k, cfg, args.seed)?
         }
         _ => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
     };
@@ -270,10 +276,10 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         write_npy(out, &[g.m, g.n], Dtype::F32, &words).map_err(|e| e.to_string())?;
     }
     if let Some(dir) = &args.memh {
-        let origin = if random {
-            super::golden::Origin::Seed(args.seed)
-        } else {
-            super::golden::Origin::Files
+        let origin = match (random, args.pattern) {
+            (true, Pattern::Random) => super::golden::Origin::Seed(args.seed),
+            (true, p) => super::golden::Origin::Pattern(p.name()),
+            (false, _) => super::golden::Origin::Files,
         };
         super::golden::write_golden(dir, &g, &run.out.d, preset, &origin, sparse.is_some())?;
     }

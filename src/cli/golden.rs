@@ -14,6 +14,8 @@ use tensorcore_rtl::numerics::dot::Preset;
 pub enum Origin {
     /// A seeded random problem (`--m --n --k --seed`).
     Seed(u64),
+    /// A teaching pattern (`--pattern`), by name.
+    Pattern(&'static str),
     /// Operands read from `.npy` files.
     Files,
 }
@@ -32,6 +34,7 @@ struct Image<'a> {
 fn problem_line(g: &Gemm, preset: Option<Preset>, origin: &Origin, sparse: bool) -> String {
     let seed = match origin {
         Origin::Seed(s) => s.to_string(),
+        Origin::Pattern(p) => format!("none (pattern {p})"),
         Origin::Files => "none (operands from .npy files)".to_string(),
     };
     format!(
@@ -129,7 +132,8 @@ pub fn write_golden(
         "mode": g.cfg.mode.name(),
         "preset": preset.map(Preset::name),
         "width": g.cfg.width,
-        "seed": match origin { Origin::Seed(s) => Some(*s), Origin::Files => None },
+        "seed": match origin { Origin::Seed(s) => Some(*s), _ => None },
+        "pattern": match origin { Origin::Pattern(p) => Some(*p), Origin::Seed(_) => Some("random"), Origin::Files => None },
         "sparse": sparse,
         "files": files,
     });

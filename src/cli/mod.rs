@@ -8,6 +8,7 @@ mod golden;
 mod grade;
 mod memory;
 mod memsweep;
+mod pattern;
 mod sparse;
 mod tb;
 mod tma;
