@@ -9,7 +9,8 @@
 //   sum, FP32 subnormals kept (no flush to zero), canonical NaN 0x7FC00000 for any NaN,
 //   Inf x 0 or Inf - Inf, and +0 for an exact zero sum unless both addends are -0.
 // Any pipeline depth is fine as long as the steps are added in arrival order and the last
-// one has landed 10 cycles after it entered the mesh (the testbench's drain time).
+// one has landed within the testbench's drain time (it reads the accumulators 10 clock edges
+// after the edge that takes the last step; the reference PE needs 7).
 `timescale 1ns/1ps
 `default_nettype none
 
