@@ -353,15 +353,25 @@ fn memh_images_hold_the_operands_and_the_result() {
             )
         })
         .collect();
+    // steps.hex: 3 x 5 elements x 7 steps, records of 16 + 16 + 32 + 32 bits (no rows/cols).
     let want = [
         ("a.hex", 3, 7, 16),
         ("b.hex", 7, 5, 16),
         ("c.hex", 3, 5, 32),
         ("d.hex", 3, 5, 32),
+        ("steps.hex", 0, 0, 96),
     ];
     assert_eq!(
         files,
         want.map(|(f, r, c, b)| (f.to_string(), r, c, b)).to_vec()
+    );
+    let steps = &manifest["files"][4];
+    assert_eq!(
+        (
+            steps["records"].as_u64(),
+            steps["steps_per_element"].as_u64()
+        ),
+        (Some(105), Some(7))
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }

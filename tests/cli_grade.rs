@@ -187,3 +187,107 @@ fn grade_refuses_bad_input_with_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+/// The golden step records as (a, b, acc before, acc after) for FP16, w = 1 (96-bit words).
+fn golden_steps(dir: &Path) -> Vec<(u16, u16, u32, u32)> {
+    std::fs::read_to_string(dir.join("golden/steps.hex"))
+        .expect("steps.hex")
+        .lines()
+        .filter(|l| !l.starts_with("//"))
+        .map(|l| {
+            assert_eq!(l.len(), 24, "{l}");
+            let h = |r: std::ops::Range<usize>| u32::from_str_radix(&l[r], 16).expect("hex");
+            (h(0..4) as u16, h(4..8) as u16, h(8..16), h(16..24))
+        })
+        .collect()
+}
+
+#[test]
+fn step_vectors_follow_the_fma_chain_and_grade_finds_step_faults() {
+    let dir = scratch("steps");
+    let (m, n, k) = (3usize, 4usize, 6usize);
+    let o = tcrtl(
+        &[
+            "gemm", "--m", "3", "--n", "4", "--k", "6", "--seed", "5", "--memh",
+        ],
+        &[&dir.join("golden")],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let steps = golden_steps(&dir);
+    assert_eq!(steps.len(), m * n * k);
+    let d = golden_d(&dir);
+    let hex = |name: &str| -> Vec<u32> {
+        std::fs::read_to_string(dir.join("golden").join(name))
+            .expect("hex")
+            .lines()
+            .filter(|l| !l.starts_with("//"))
+            .map(|l| u32::from_str_radix(l, 16).expect("word"))
+            .collect()
+    };
+    let (a, b, c) = (hex("a.hex"), hex("b.hex"), hex("c.hex"));
+    // Each record: A[r][s], B[s][c], and acc after = fma(a, b, acc before) in f32 (one
+    // rounding, the hardware FMA of the standard library); the chain starts at C, ends at D.
+    for (i, &(sa, sb, before, after)) in steps.iter().enumerate() {
+        let (r, col, s) = (i / k / n, (i / k) % n, i % k);
+        assert_eq!(u32::from(sa), a[r * k + s]);
+        assert_eq!(u32::from(sb), b[s * n + col]);
+        let want_before = if s == 0 {
+            c[r * n + col]
+        } else {
+            steps[i - 1].3
+        };
+        assert_eq!(before, want_before, "record {i}");
+        let fa = half::f16::from_bits(sa).to_f32();
+        let fb = half::f16::from_bits(sb).to_f32();
+        let fma = fa.mul_add(fb, f32::from_bits(before));
+        assert_eq!(after, fma.to_bits(), "record {i}");
+        if s == k - 1 {
+            assert_eq!(after, d[r * n + col]);
+        }
+    }
+
+    // The student gives D and the accumulator after each step (just the FP32 words).
+    std::fs::copy(dir.join("golden/d.hex"), dir.join("student/d.hex")).expect("copy");
+    let write_steps = |words: &[u32]| {
+        let text: String = words.iter().map(|w| format!("{w:08x}\n")).collect();
+        std::fs::write(dir.join("student/steps.hex"), text).expect("student steps");
+    };
+    let afters: Vec<u32> = steps.iter().map(|s| s.3).collect();
+    write_steps(&afters);
+    let v = json(&grade(&dir, &["--json"]));
+    assert_eq!(v["steps"]["compared"].as_u64(), Some((m * n * k) as u64));
+    assert_eq!(v["steps"]["mismatches"].as_u64(), Some(0));
+    // One flipped bit in any record is found at its row, column and step.
+    for i in 0..afters.len() {
+        for bit in [0u32, 22, 31] {
+            let mut s = afters.clone();
+            s[i] ^= 1 << bit;
+            write_steps(&s);
+            let o = grade(&dir, &["--json"]);
+            assert_eq!(o.status.code(), Some(1), "record {i} bit {bit}");
+            let v = json(&o);
+            assert_eq!(v["mismatches"].as_u64(), Some(0), "D itself is right");
+            let st = &v["steps"];
+            assert_eq!(st["mismatches"].as_u64(), Some(1));
+            let f = &st["first"][0];
+            let at = (f["row"].as_u64(), f["col"].as_u64(), f["step"].as_u64());
+            let want = (i / k / n, (i / k) % n, i % k);
+            assert_eq!(
+                at,
+                (
+                    Some(want.0 as u64),
+                    Some(want.1 as u64),
+                    Some(want.2 as u64)
+                )
+            );
+            assert_eq!(
+                f["student"].as_str(),
+                Some(format!("{:08x}", s[i]).as_str())
+            );
+        }
+    }
+    // A step file of the wrong length is bad input.
+    write_steps(&afters[1..]);
+    assert_eq!(grade(&dir, &[]).status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

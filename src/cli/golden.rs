@@ -1,6 +1,16 @@
 //! Golden `$readmemh` images of one GEMM (`tcrtl gemm --memh DIR`): `a.hex`, `b.hex`, `c.hex`,
 //! `d.hex`, each opening with a `//` comment header that names the problem (shape, formats,
-//! mode, preset, width, seed), and `manifest.json` listing the files.
+//! mode, preset, width, seed), the per-PE step vectors `steps.hex` (dense `ieee` and `fused`),
+//! and `manifest.json` listing the files.
+//!
+//! `steps.hex` holds one record per (row, column, step) of D, in that order (row-major over D,
+//! then the steps of that element, `T = ceil(K / w)` of them), counted from the element's
+//! first step, so a design with any pipeline latency lines up. A record is one hexadecimal
+//! word, most significant field first: the w A lanes (lane 0 lowest), the w B lanes, the
+//! accumulator before the step and after it (FP32). Lanes past K are zero. The accumulators
+//! come from the `verify` layer's step functions (`ieee_dot` over the step's lanes for `ieee`,
+//! `exact_dot` for `fused`) and the last one of every element is checked against the clocked
+//! core's D.
 
 use serde_json::json;
 use std::io::Write;
@@ -8,7 +18,11 @@ use std::path::Path;
 use tensorcore_rtl::gemm::Gemm;
 use tensorcore_rtl::io::memh::write_memh_with_header;
 use tensorcore_rtl::io::AtomicFile;
-use tensorcore_rtl::numerics::dot::Preset;
+use tensorcore_rtl::numerics::dot::{AccMode, Preset};
+use tensorcore_rtl::verify::exact::{exact_dot, ieee_dot};
+
+/// The most step records written (larger problems get no `steps.hex`).
+const MAX_STEP_RECORDS: usize = 1 << 20;
 
 /// Where the operands came from, for the header and the manifest.
 pub enum Origin {
@@ -56,6 +70,72 @@ fn problem_line(g: &Gemm, preset: Option<Preset>, origin: &Origin, sparse: bool)
     )
 }
 
+/// The step vectors of `g` (see the module doc): the records as hex words, the steps per
+/// element and the record width in bits; `None` for modes without per-step accumulators
+/// (`exact`, `nvidia`), for sparse runs (their steps run over the kept values only), or more
+/// than [`MAX_STEP_RECORDS`] records.
+fn step_vectors(
+    g: &Gemm,
+    d: &[u32],
+    sparse: bool,
+) -> Result<Option<(Vec<String>, usize, u32)>, String> {
+    if sparse {
+        return Ok(None);
+    }
+    let fused = match g.cfg.mode {
+        AccMode::Ieee => false,
+        AccMode::Fused => true,
+        _ => return Ok(None),
+    };
+    let w = g.cfg.width.max(1);
+    let steps = g.k.div_ceil(w);
+    if g.m * g.n * steps > MAX_STEP_RECORDS {
+        return Ok(None);
+    }
+    let (fa, fb) = (g.cfg.fmt_a, g.cfg.fmt_b);
+    let (da, db) = (
+        fa.width().div_ceil(4) as usize,
+        fb.width().div_ceil(4) as usize,
+    );
+    let lanes = |words: &[u64], digits: usize| -> String {
+        (0..w)
+            .rev()
+            .map(|l| format!("{:0digits$x}", words.get(l).copied().unwrap_or(0)))
+            .collect()
+    };
+    let mut records = Vec::with_capacity(g.m * g.n * steps);
+    for r in 0..g.m {
+        let a_row = g.a_row(r);
+        for c in 0..g.n {
+            let b_col = g.b_col(c);
+            let mut acc = g.c[r * g.n + c];
+            for s in 0..steps {
+                let span = s * w..((s + 1) * w).min(g.k);
+                let (a, b) = (&a_row[span.clone()], &b_col[span]);
+                let after = if fused {
+                    exact_dot(fa, fb, a, b, acc)
+                } else {
+                    ieee_dot(fa, fb, a, b, acc)
+                };
+                records.push(format!(
+                    "{}{}{acc:08x}{after:08x}",
+                    lanes(a, da),
+                    lanes(b, db)
+                ));
+                acc = after;
+            }
+            if acc != d[r * g.n + c] {
+                return Err(format!(
+                    "step vectors end at {acc:08x} but the core's D[{r}][{c}] is {:08x}",
+                    d[r * g.n + c]
+                ));
+            }
+        }
+    }
+    let bits = (w as u32) * (fa.width() + fb.width()) + 64;
+    Ok(Some((records, steps, bits)))
+}
+
 /// Writes the four images and `manifest.json` into the existing directory `dir`; `d` is the
 /// clocked core's D (FP32 bits, row-major).
 pub fn write_golden(
@@ -67,6 +147,7 @@ pub fn write_golden(
     sparse: bool,
 ) -> Result<(), String> {
     let c: Vec<u64> = g.c.iter().map(|&w| u64::from(w)).collect();
+    let d_bits = d;
     let d: Vec<u64> = d.iter().map(|&w| u64::from(w)).collect();
     let images = [
         Image {
@@ -123,6 +204,40 @@ pub fn write_golden(
         files.push(json!({
             "file": im.file, "matrix": im.matrix, "rows": im.rows, "cols": im.cols,
             "bits": im.bits, "words": im.words.len(), "order": "row-major",
+        }));
+    }
+    let steps_path = dir.join("steps.hex");
+    if steps_path.is_file() {
+        // A stale one from an earlier run of another mode would not match these images.
+        std::fs::remove_file(&steps_path).map_err(|e| format!("{}: {e}", steps_path.display()))?;
+    }
+    if let Some((records, steps, bits)) = step_vectors(g, d_bits, sparse)? {
+        let path = dir.join("steps.hex");
+        let header = [
+            format!(
+                "tcrtl golden step vectors steps.hex: {} records, {steps} steps per element of D, {bits}-bit records",
+                records.len()
+            ),
+            format!(
+                "record: A lanes ({} x {} bits, lane 0 lowest) | B lanes ({} x {} bits) | acc before (32) | acc after (32); order: row, col, step",
+                g.cfg.width, g.cfg.fmt_a.width(), g.cfg.width, g.cfg.fmt_b.width()
+            ),
+            problem.clone(),
+        ];
+        let mut f = AtomicFile::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text: String = header
+            .iter()
+            .map(|h| format!("// {h}\n"))
+            .chain(records.iter().map(|r| format!("{r}\n")))
+            .collect();
+        f.write_all(text.as_bytes())
+            .and_then(|()| f.commit())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        files.push(json!({
+            "file": "steps.hex", "matrix": "steps", "records": records.len(),
+            "steps_per_element": steps, "bits": bits,
+            "layout": "A lanes (lane 0 lowest) | B lanes | acc before (32) | acc after (32)",
+            "order": "row, col, step",
         }));
     }
     let manifest = json!({

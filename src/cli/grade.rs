@@ -4,7 +4,11 @@
 //! `d.hex` of the same length (FP32 bit patterns, row-major, one word a line, `//` comments
 //! allowed, as Verilog's `$writememh` writes it). Every element is compared bit for bit; the
 //! report gives the count, the mismatches and the first of them with row, column, both words
-//! and their distance in FP32 ulps. Exit 0 when all match, 1 otherwise, 2 on bad input.
+//! and their distance in FP32 ulps. When the golden folder has step vectors (`steps.hex`,
+//! listed in its manifest) and the student folder has a `steps.hex` too, the accumulator after
+//! every step of every element is compared as well: one line per (row, column, step) in the
+//! golden order, whose low 32 bits are that accumulator (a full golden-format record or just
+//! the FP32 word). Exit 0 when all match, 1 otherwise, 2 on bad input.
 
 use clap::Args;
 use serde_json::json;
@@ -29,12 +33,135 @@ pub struct GradeArgs {
     json: bool,
 }
 
-/// One differing element.
+/// One differing element (or step: `step` is `Some`).
 struct Mismatch {
     row: usize,
     col: usize,
+    step: Option<usize>,
     golden: u32,
     student: u32,
+}
+
+impl Mismatch {
+    /// The JSON object of the report's `first` lists.
+    fn json(&self) -> serde_json::Value {
+        let mut v = json!({
+            "row": self.row, "col": self.col,
+            "golden": format!("{:08x}", self.golden),
+            "student": format!("{:08x}", self.student),
+            "ulps": fp32_ulps(self.golden, self.student),
+        });
+        if let Some(s) = self.step {
+            v["step"] = json!(s);
+        }
+        v
+    }
+
+    /// One line of the text report.
+    fn line(&self) -> String {
+        let ulps = fp32_ulps(self.golden, self.student)
+            .map_or("NaN involved".to_string(), |u| format!("{u} ulps"));
+        let step = self.step.map(|s| format!(" step {s}")).unwrap_or_default();
+        format!(
+            "  d[{}][{}]{step}: golden {:08x} ({:e}), student {:08x} ({:e}), {ulps}",
+            self.row,
+            self.col,
+            self.golden,
+            f32::from_bits(self.golden),
+            self.student,
+            f32::from_bits(self.student)
+        )
+    }
+}
+
+/// Reads a step-vector file: the low 32 bits of each hexadecimal word (any width), skipping
+/// blank lines and `//` comments.
+fn read_steps(path: &Path, who: &str) -> Result<Vec<u32>, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("{who} {}: {e}", path.display()))?;
+    let mut words = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split("//").next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let digits: String = line.chars().filter(|&c| c != '_').collect();
+        if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(format!(
+                "{who} {} line {}: '{line}' is not one hexadecimal word",
+                path.display(),
+                i + 1
+            ));
+        }
+        let low = &digits[digits.len().saturating_sub(8)..];
+        let w =
+            u32::from_str_radix(low, 16).map_err(|e| format!("{who} {}: {e}", path.display()))?;
+        words.push(w);
+    }
+    Ok(words)
+}
+
+/// The golden step vectors' steps per element, from the manifest (`None`: none written).
+fn golden_steps(golden: &Path) -> Result<Option<usize>, String> {
+    let path = golden.join("manifest.json");
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("golden {}: {e}", path.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("golden {}: {e}", path.display()))?;
+    let entry = v["files"]
+        .as_array()
+        .and_then(|f| f.iter().find(|e| e["file"] == "steps.hex"));
+    match entry {
+        None => Ok(None),
+        Some(e) => match e["steps_per_element"].as_u64() {
+            Some(t) if t > 0 => Ok(Some(t as usize)),
+            _ => Err(format!(
+                "golden {}: steps.hex has no steps_per_element",
+                path.display()
+            )),
+        },
+    }
+}
+
+/// Compares the student's step vectors with the golden ones, when both exist.
+fn compare_steps(
+    args: &GradeArgs,
+    cols: usize,
+    elements: usize,
+) -> Result<Option<(usize, Vec<Mismatch>)>, String> {
+    let student_path = args.student.join("steps.hex");
+    let (Some(steps), true) = (golden_steps(&args.golden)?, student_path.is_file()) else {
+        return Ok(None);
+    };
+    let golden = read_steps(&args.golden.join("steps.hex"), "golden")?;
+    let student = read_steps(&student_path, "student")?;
+    if golden.len() != elements * steps {
+        return Err(format!(
+            "golden steps.hex has {} records, its manifest says {elements} x {steps}",
+            golden.len()
+        ));
+    }
+    if student.len() != golden.len() {
+        return Err(format!(
+            "student steps.hex has {} records, the golden one has {} ({steps} steps per element)",
+            student.len(),
+            golden.len()
+        ));
+    }
+    let mismatches = golden
+        .iter()
+        .zip(&student)
+        .enumerate()
+        .filter(|(_, (g, s))| g != s)
+        .map(|(i, (&golden, &student))| Mismatch {
+            row: i / steps / cols,
+            col: (i / steps) % cols,
+            step: Some(i % steps),
+            golden,
+            student,
+        })
+        .collect();
+    Ok(Some((golden.len(), mismatches)))
 }
 
 /// The distance between two FP32 encodings in units in the last place: the number of FP32
@@ -132,30 +259,29 @@ pub fn run(args: &GradeArgs) -> Result<i32, String> {
         .map(|(i, (&golden, &student))| Mismatch {
             row: i / cols,
             col: i % cols,
+            step: None,
             golden,
             student,
         })
         .collect();
+    let steps = compare_steps(args, cols, golden.len())?;
     let shown = &mismatches[..mismatches.len().min(args.show)];
     if args.json {
-        let first: Vec<serde_json::Value> = shown
-            .iter()
-            .map(|m| {
-                json!({
-                    "row": m.row, "col": m.col,
-                    "golden": format!("{:08x}", m.golden),
-                    "student": format!("{:08x}", m.student),
-                    "ulps": fp32_ulps(m.golden, m.student),
-                })
+        let steps_json = steps.as_ref().map(|(compared, m)| {
+            json!({
+                "compared": compared,
+                "mismatches": m.len(),
+                "first": m.iter().take(args.show).map(Mismatch::json).collect::<Vec<_>>(),
             })
-            .collect();
+        });
         println!(
             "{}",
             json!({
                 "rows": rows, "cols": cols,
                 "compared": golden.len(),
                 "mismatches": mismatches.len(),
-                "first": first,
+                "first": shown.iter().map(Mismatch::json).collect::<Vec<_>>(),
+                "steps": steps_json,
             })
         );
     } else {
@@ -165,23 +291,27 @@ pub fn run(args: &GradeArgs) -> Result<i32, String> {
             mismatches.len()
         );
         for m in shown {
-            let ulps = fp32_ulps(m.golden, m.student)
-                .map_or("NaN involved".to_string(), |u| format!("{u} ulps"));
-            println!(
-                "  d[{}][{}]: golden {:08x} ({:e}), student {:08x} ({:e}), {ulps}",
-                m.row,
-                m.col,
-                m.golden,
-                f32::from_bits(m.golden),
-                m.student,
-                f32::from_bits(m.student)
-            );
+            println!("{}", m.line());
         }
         if mismatches.len() > shown.len() {
             println!("  ... and {} more", mismatches.len() - shown.len());
         }
+        if let Some((compared, m)) = &steps {
+            println!("steps: {compared} compared, {} mismatches", m.len());
+            for x in m.iter().take(args.show) {
+                println!("{}", x.line());
+            }
+            if m.len() > args.show {
+                println!("  ... and {} more", m.len() - args.show);
+            }
+        }
     }
-    Ok(if mismatches.is_empty() { 0 } else { 1 })
+    let step_mismatches = steps.as_ref().map_or(0, |(_, m)| m.len());
+    Ok(if mismatches.is_empty() && step_mismatches == 0 {
+        0
+    } else {
+        1
+    })
 }
 
 #[cfg(test)]
