@@ -27,6 +27,10 @@ cp waves/mesh.vcd waves/mesh.gtkw "$waves/"
 "$tcrtl" gemm --m 4 --n 4 --k 4 --pattern iota --vcd "$waves/lab2_mesh.vcd" \
   --trace-glob 'controller.state' --trace-glob 'mesh.pe_*.a_in' --trace-glob 'mesh.pe_*.b_in' \
   --trace-glob 'mesh.pe_0_0.acc_0' --trace-glob 'mesh.pe_3_3.acc_0' >/dev/null
+# Lab 3: an 8 x 8 x 4 GEMM of ones: four tiles, two accumulator sets, the drain.
+"$tcrtl" gemm --m 8 --n 8 --k 4 --pattern ones --vcd "$waves/lab3_tiles.vcd" \
+  --trace-glob 'controller.state' --trace-glob 'mesh.pe_0_0.a_ctl' --trace-glob 'mesh.pe_0_0.acc_*' \
+  --trace-glob 'mesh.pe_3_0.acc_*' --trace-glob 'd_tag' --trace-glob 'd_out_0' >/dev/null
 
 cat > "$waves/fit.tcl" <<'TCL'
 gtkwave::/Time/Zoom/Zoom_Full
@@ -45,3 +49,4 @@ shot() { # shot NAME.vcd OUT.png
 shot mesh.vcd "$out/lab0_mac_mesh.png"
 shot pe_fp16_mac.vcd "$out/lab1_pe_fp16.png"
 shot lab2_mesh.vcd "$out/lab2_wavefront.png"
+shot lab3_tiles.vcd "$out/lab3_tiles.png"
