@@ -27,6 +27,9 @@ pub struct GradeArgs {
     /// How many mismatches to list.
     #[arg(long, default_value_t = 10)]
     show: usize,
+    /// Compare D only, even when both folders hold step vectors.
+    #[arg(long)]
+    no_steps: bool,
     /// Print one JSON object (`compared`, `mismatches`, `first`: row, col, golden, student,
     /// ulps) instead of text.
     #[arg(long)]
@@ -130,6 +133,9 @@ fn compare_steps(
     elements: usize,
 ) -> Result<Option<(usize, Vec<Mismatch>)>, String> {
     let student_path = args.student.join("steps.hex");
+    if args.no_steps {
+        return Ok(None);
+    }
     let (Some(steps), true) = (golden_steps(&args.golden)?, student_path.is_file()) else {
         return Ok(None);
     };
