@@ -458,3 +458,59 @@ fn teaching_patterns_give_the_integers_worked_out_by_hand() {
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+#[test]
+fn sparse_memh_exports_the_kept_values_and_the_metadata() {
+    let dir = std::env::temp_dir().join(format!("tcrtl-sparse-memh-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (m, k) = (3usize, 16usize);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .args([
+            "gemm", "--sparse", "--m", "3", "--n", "5", "--k", "16", "--memh",
+        ])
+        .arg(&dir)
+        .output()
+        .expect("run tcrtl");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |name: &str| -> Vec<u64> {
+        std::fs::read_to_string(dir.join(name))
+            .expect("hex file")
+            .lines()
+            .filter(|l| !l.starts_with("//"))
+            .map(|l| u64::from_str_radix(l, 16).expect("hex word"))
+            .collect()
+    };
+    let (a, values, meta) = (read("a.hex"), read("a_values.hex"), read("a_meta.hex"));
+    assert_eq!(
+        (a.len(), values.len(), meta.len()),
+        (m * k, m * k / 2, m * k / 4)
+    );
+    // Decompress by the PTX rule: nibble bits 1..0 index the first kept value of the group,
+    // bits 3..2 the second (strictly greater); the other two positions are zero.
+    for r in 0..m {
+        for g in 0..k / 4 {
+            let nib = meta[r * k / 4 + g];
+            let (i0, i1) = ((nib & 3) as usize, (nib >> 2) as usize);
+            assert!(i0 < i1, "row {r} group {g}: nibble {nib:x}");
+            for p in 0..4 {
+                let want = match p {
+                    _ if p == i0 => values[r * k / 2 + 2 * g],
+                    _ if p == i1 => values[r * k / 2 + 2 * g + 1],
+                    _ => 0,
+                };
+                assert_eq!(a[r * k + 4 * g + p], want, "A[{r}][{}]", 4 * g + p);
+            }
+        }
+    }
+    // No step vectors for sparse runs; a dense run afterwards removes the sparse files.
+    assert!(!dir.join("steps.hex").exists());
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .args(["gemm", "--m", "3", "--n", "5", "--k", "16", "--memh"])
+        .arg(&dir)
+        .output()
+        .expect("run tcrtl");
+    assert!(o.status.success());
+    assert!(!dir.join("a_values.hex").exists() && !dir.join("a_meta.hex").exists());
+    assert!(dir.join("steps.hex").exists());
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

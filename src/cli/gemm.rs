@@ -281,7 +281,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             (true, p) => super::golden::Origin::Pattern(p.name()),
             (false, _) => super::golden::Origin::Files,
         };
-        super::golden::write_golden(dir, &g, &run.out.d, preset, &origin, sparse.is_some())?;
+        super::golden::write_golden(dir, &g, &run.out.d, preset, &origin, sparse.as_ref())?;
     }
     let check = if let (Some(s), true) = (&sparse, random || args.check) {
         Some(super::sparse::check_clocked(s, preset, &run.out.d)?)

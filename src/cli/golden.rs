@@ -1,7 +1,9 @@
 //! Golden `$readmemh` images of one GEMM (`tcrtl gemm --memh DIR`): `a.hex`, `b.hex`, `c.hex`,
 //! `d.hex`, each opening with a `//` comment header that names the problem (shape, formats,
 //! mode, preset, width, seed), the per-PE step vectors `steps.hex` (dense `ieee` and `fused`),
-//! and `manifest.json` listing the files.
+//! for 2:4 sparse runs the compressed A (`a_values.hex`, the kept values, `m x k/2`, and
+//! `a_meta.hex`, one 4-bit metadata nibble per group of four, `m x k/4`), and `manifest.json`
+//! listing the files.
 //!
 //! `steps.hex` holds one record per (row, column, step) of D, in that order (row-major over D,
 //! then the steps of that element, `T = ceil(K / w)` of them), counted from the element's
@@ -19,6 +21,7 @@ use tensorcore_rtl::gemm::Gemm;
 use tensorcore_rtl::io::memh::write_memh_with_header;
 use tensorcore_rtl::io::AtomicFile;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
+use tensorcore_rtl::sparse::SparseGemm;
 use tensorcore_rtl::verify::exact::{exact_dot, ieee_dot};
 
 /// The most step records written (larger problems get no `steps.hex`).
@@ -63,7 +66,7 @@ fn problem_line(g: &Gemm, preset: Option<Preset>, origin: &Origin, sparse: bool)
         g.cfg.width,
         seed,
         if sparse {
-            "; sparse 2:4 (A dense here)"
+            "; sparse 2:4 (a.hex holds A decompressed; a_values.hex, a_meta.hex the compressed A)"
         } else {
             ""
         },
@@ -144,8 +147,9 @@ pub fn write_golden(
     d: &[u32],
     preset: Option<Preset>,
     origin: &Origin,
-    sparse: bool,
+    sparse_problem: Option<&SparseGemm>,
 ) -> Result<(), String> {
+    let sparse = sparse_problem.is_some();
     let c: Vec<u64> = g.c.iter().map(|&w| u64::from(w)).collect();
     let d_bits = d;
     let d: Vec<u64> = d.iter().map(|&w| u64::from(w)).collect();
@@ -184,8 +188,34 @@ pub fn write_golden(
         },
     ];
     let problem = problem_line(g, preset, origin, sparse);
+    let (values, meta): (Vec<u64>, Vec<u64>) = match sparse_problem {
+        Some(sp) => (
+            sp.a.values().to_vec(),
+            sp.a.meta().iter().map(|&n| u64::from(n)).collect(),
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    let sparse_images = [
+        Image {
+            file: "a_values.hex",
+            matrix: "A kept values",
+            rows: g.m,
+            cols: g.k / 2,
+            bits: g.cfg.fmt_a.width(),
+            words: &values,
+        },
+        Image {
+            file: "a_meta.hex",
+            matrix: "A metadata nibbles",
+            rows: g.m,
+            cols: g.k / 4,
+            bits: 4,
+            words: &meta,
+        },
+    ];
+    let extra: &[Image] = if sparse { &sparse_images } else { &[] };
     let mut files = Vec::new();
-    for im in &images {
+    for im in images.iter().chain(extra) {
         let header = vec![
             format!(
                 "tcrtl golden image {}: {} ({} x {}, row-major, {}-bit words, {} words)",
@@ -206,10 +236,14 @@ pub fn write_golden(
             "bits": im.bits, "words": im.words.len(), "order": "row-major",
         }));
     }
-    let steps_path = dir.join("steps.hex");
-    if steps_path.is_file() {
-        // A stale one from an earlier run of another mode would not match these images.
-        std::fs::remove_file(&steps_path).map_err(|e| format!("{}: {e}", steps_path.display()))?;
+    // Optional files left by an earlier run (another mode, a sparse run) would not match
+    // these images.
+    for name in ["steps.hex", "a_values.hex", "a_meta.hex"] {
+        let path = dir.join(name);
+        let written = files.iter().any(|f| f["file"] == name);
+        if !written && path.is_file() {
+            std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
     }
     if let Some((records, steps, bits)) = step_vectors(g, d_bits, sparse)? {
         let path = dir.join("steps.hex");
