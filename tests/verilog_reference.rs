@@ -7,7 +7,7 @@
 //! not multiples of 4), operands full of specials (NaN, Inf, signed zeros, FP16 and FP32
 //! subnormals, the largest values), a corrupted golden image (the testbench must see the flipped
 //! bit) and the student skeleton (it must fail every element, also through `tcrtl grade` on
-//! the D the testbench writes with `+OUT`).
+//! the D and the step vectors the testbench writes with `+OUT`, `+STEPS`).
 //!
 //! Needs `iverilog` and `vvp` (`.ci/run` installs them). When they are missing the test fails
 //! if `CI=true` and otherwise skips with a printed reason.
@@ -385,10 +385,19 @@ fn verilog_testbench_sees_a_flipped_bit_and_the_skeleton_fails() {
     let (passed, failed, _) = simulate(&skel, &dir, m, n, k);
     assert_eq!((passed, failed), (0, m * n));
 
-    // The grading loop: the testbench writes the design's D (+OUT) and `tcrtl grade` compares
-    // it with the golden image: the reference passes, the skeleton fails every element.
-    for (vvp, code, mismatches) in [(&vvp, 0, 0), (&skel, 1, m * n)] {
+    // The grading loop: the testbench writes the design's D (+OUT) and the accumulator after
+    // every step (+STEPS, sampled +LAT edges after each PE takes the step), and `tcrtl grade`
+    // compares both with the golden images: the reference passes (with its latency, 1), the
+    // skeleton fails every element of D, and the reference sampled with the wrong latency
+    // fails the steps but not D.
+    let steps = (m * n * k) as u64;
+    for (vvp, lat, code, d_mismatches, steps_ok) in [
+        (&vvp, 1, 0, 0, true),
+        (&skel, 1, 1, m * n, false),
+        (&vvp, 0, 1, 0, false),
+    ] {
         let student = dir.join("student");
+        let _ = std::fs::remove_dir_all(&student);
         std::fs::create_dir_all(&student).expect("student folder");
         let o = Command::new("vvp")
             .arg("-n")
@@ -396,6 +405,7 @@ fn verilog_testbench_sees_a_flipped_bit_and_the_skeleton_fails() {
             .args([format!("+M={m}"), format!("+N={n}"), format!("+K={k}")])
             .arg(format!("+DIR={}", dir.display()))
             .arg(format!("+OUT={}", student.display()))
+            .args(["+STEPS".to_string(), format!("+LAT={lat}")])
             .output()
             .expect("run vvp");
         assert!(o.status.success());
@@ -414,7 +424,14 @@ fn verilog_testbench_sees_a_flipped_bit_and_the_skeleton_fails() {
         );
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
         assert_eq!(v["compared"].as_u64(), Some((m * n) as u64));
-        assert_eq!(v["mismatches"].as_u64(), Some(mismatches as u64));
+        assert_eq!(v["mismatches"].as_u64(), Some(d_mismatches as u64));
+        assert_eq!(v["steps"]["compared"].as_u64(), Some(steps));
+        let step_mismatches = v["steps"]["mismatches"].as_u64().unwrap_or(u64::MAX);
+        assert_eq!(
+            step_mismatches == 0,
+            steps_ok,
+            "lat {lat}: {step_mismatches}"
+        );
     }
     std::fs::remove_dir_all(&dir).expect("clean up");
 }

@@ -5,7 +5,11 @@
 // as written by `tcrtl gemm --memh DIR` (FP16 A and B, FP32 C and D, row-major; the `//`
 // header lines are skipped by $readmemh). Optional +SHOW=<n>: how many mismatches to print
 // (default 8). Optional +OUT=<folder>: also write the design's D there as d.hex
-// ($writememh), for `tcrtl grade --golden DIR --student OUT`. Output: one MISMATCH line per shown mismatch, then the summary line
+// ($writememh), for `tcrtl grade --golden DIR --student OUT`. With +OUT, +STEPS also writes
+// OUT/steps.hex: every PE's accumulator after each step of its element (one line per row,
+// column, step of D, the order of the golden steps.hex), sampled +LAT=<n> clock edges after
+// the edge at which the PE takes the step's operands (default 1: the reference PE's second
+// stage; 0 for a single-cycle MAC). Output: one MISMATCH line per shown mismatch, then the summary line
 //   RESULT <passed> passed, <failed> failed
 // Tiles are 4 x 4 blocks of D; rows and columns past M or N are fed zeros and not compared.
 `timescale 1ns/1ps
@@ -19,6 +23,8 @@ module tb_mesh;
     reg [31:0] cmem [0:MAXW-1];
     reg [31:0] dmem [0:MAXW-1];
     reg [31:0] dout [0:MAXW-1];   // the design's D, for +OUT
+    localparam MAXS = 1 << 18;    // step records
+    reg [31:0] smem [0:MAXS-1];   // the accumulator after each step, for +STEPS
 
     reg          clk = 1'b0;
     reg          rst = 1'b1;
@@ -36,7 +42,29 @@ module tb_mesh;
 
     always #5 clk = ~clk;
 
-    integer m, n, k, show;
+    integer m, n, k, show, lat;
+    integer cyc = 0;              // clock edges so far
+    integer t0 = -1000;           // the edge that takes step 0 of the current tile into PE (0, 0)
+    integer cur_ti = 0, cur_tj = 0;
+    integer si, sj, ss;
+    reg steps_on = 1'b0;
+
+    always @(posedge clk) cyc <= cyc + 1;
+
+    // Step sampling: PE (i, j) takes step s at edge t0 + s + i + j; its accumulator shows the
+    // step lat edges later.
+    always @(negedge clk) begin
+        if (steps_on) begin
+            for (si = 0; si < 4; si = si + 1)
+                for (sj = 0; sj < 4; sj = sj + 1) begin
+                    ss = cyc - t0 - si - sj - lat;
+                    if (ss >= 0 && ss < k && cur_ti + si < m && cur_tj + sj < n)
+                        smem[((cur_ti + si) * n + cur_tj + sj) * k + ss] =
+                            acc_flat[32 * (4 * si + sj) +: 32];
+                end
+        end
+    end
+
     integer ti, tj, i, j, t, r, c;
     integer passed, failed;
     reg [1023:0] dir, out;
@@ -49,6 +77,13 @@ module tb_mesh;
             $finish;
         end
         if (!$value$plusargs("SHOW=%d", show)) show = 8;
+        if (!$value$plusargs("LAT=%d", lat)) lat = 1;
+        if ($test$plusargs("STEPS")) begin
+            if (m * n * k > MAXS)
+                $display("NOTE: %0d step records exceed %0d, no steps.hex", m * n * k, MAXS);
+            else
+                steps_on = 1'b1;
+        end
         if (m < 1 || n < 1 || k < 1 || m * k > MAXW || k * n > MAXW || m * n > MAXW) begin
             $display("ERROR: shape %0d x %0d x %0d out of range", m, n, k);
             $finish;
@@ -73,6 +108,9 @@ module tb_mesh;
                 load = 1'b1;
                 @(negedge clk);
                 load = 1'b0;
+                cur_ti = ti;
+                cur_tj = tj;
+                t0 = cyc + 1;
                 // K steps: column t of the A tile, row t of the B tile.
                 for (t = 0; t < k; t = t + 1) begin
                     for (i = 0; i < 4; i = i + 1)
@@ -107,8 +145,11 @@ module tb_mesh;
                     end
             end
         end
-        if ($value$plusargs("OUT=%s", out))
+        if ($value$plusargs("OUT=%s", out)) begin
             $writememh({out, "/d.hex"}, dout, 0, m * n - 1);
+            if (steps_on)
+                $writememh({out, "/steps.hex"}, smem, 0, m * n * k - 1);
+        end
         $display("RESULT %0d passed, %0d failed", passed, failed);
         $finish;
     end
