@@ -31,6 +31,8 @@ cp waves/mesh.vcd waves/mesh.gtkw "$waves/"
 "$tcrtl" gemm --m 8 --n 8 --k 4 --pattern ones --vcd "$waves/lab3_tiles.vcd" \
   --trace-glob 'controller.state' --trace-glob 'mesh.pe_0_0.a_ctl' --trace-glob 'mesh.pe_0_0.acc_*' \
   --trace-glob 'mesh.pe_3_0.acc_*' --trace-glob 'd_tag' --trace-glob 'd_out_0' >/dev/null
+# Lab 5: the sparse testbench (metadata beside A, selects, B multiplexers).
+"$tcrtl" tb run sparse_2_4 --waves "$waves" >/dev/null
 
 cat > "$waves/fit.tcl" <<'TCL'
 gtkwave::/Time/Zoom/Zoom_Full
@@ -50,3 +52,4 @@ shot mesh.vcd "$out/lab0_mac_mesh.png"
 shot pe_fp16_mac.vcd "$out/lab1_pe_fp16.png"
 shot lab2_mesh.vcd "$out/lab2_wavefront.png"
 shot lab3_tiles.vcd "$out/lab3_tiles.png"
+shot sparse_2_4.vcd "$out/lab5_sparse.png"
