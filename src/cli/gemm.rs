@@ -4,6 +4,7 @@
 //! core in sparse mode (`docs/sparsity.md`).
 
 use super::memory::{params_json, MemArgs, MemoryPath};
+use super::pattern::{pattern_problem, Pattern};
 use super::values;
 use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
@@ -11,7 +12,6 @@ use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm, MemRun};
 use tensorcore_rtl::hw::schedule::Schedule;
 use tensorcore_rtl::hw::MemPortConfig;
-use tensorcore_rtl::io::memh::write_memh;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::format::Format;
@@ -50,6 +50,11 @@ pub struct GemmArgs {
     /// Seed of the random problem (the same seed gives the same operands everywhere).
     #[arg(long, default_value_t = 1, requires = "m")]
     seed: u64,
+    /// Operands of a generated problem (with --m, --n, --k): random (seeded, the default),
+    /// ones (D = K everywhere), iota (A and B count 1..8 row-major), identity (A = I, B
+    /// counting, so D repeats B); C is zero except for random.
+    #[arg(long, value_enum, default_value_t = Pattern::Random, requires = "m", conflicts_with = "sparse")]
+    pattern: Pattern,
     #[command(flatten)]
     arith: values::ArithArgs,
     /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
@@ -165,8 +170,17 @@ fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
     Ok(arr.words.iter().map(|&w| w as u32).collect())
 }
 
-/// The `$readmemh` images `--memh DIR` writes.
-const MEMH_FILES: [&str; 4] = ["a.hex", "b.hex", "c.hex", "d.hex"];
+/// Every file `--memh DIR` may write (`src/cli/golden.rs`), checked before the run.
+const MEMH_FILES: [&str; 8] = [
+    "a.hex",
+    "b.hex",
+    "c.hex",
+    "d.hex",
+    "steps.hex",
+    "a_values.hex",
+    "a_meta.hex",
+    "manifest.json",
+];
 
 /// Checks every output of the run before any work: directories exist, no two outputs name the
 /// same file, each can be opened for writing (`tensorcore_rtl::io::output`).
@@ -254,7 +268,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         }
         (_, _, Some(m), Some(n), Some(k)) => {
             values::check_size(m, n, k)?;
-            Gemm::random(m, n, k, cfg, args.seed).map_err(|e| e.to_string())?
+            pattern_problem(args.pattern, m, n, k, cfg, args.seed)?
         }
         _ => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
     };
@@ -282,21 +296,12 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         write_npy(out, &[g.m, g.n], Dtype::F32, &words).map_err(|e| e.to_string())?;
     }
     if let Some(dir) = &args.memh {
-        let c: Vec<u64> = g.c.iter().map(|&w| w as u64).collect();
-        let d: Vec<u64> = run.out.d.iter().map(|&w| w as u64).collect();
-        for (name, words, width) in MEMH_FILES
-            .into_iter()
-            .zip([
-                (&g.a, fmt_a.width()),
-                (&g.b, fmt_b.width()),
-                (&c, 32),
-                (&d, 32),
-            ])
-            .map(|(n, (w, b))| (n, w, b))
-        {
-            let path = dir.join(name);
-            write_memh(&path, words, width).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
+        let origin = match (random, args.pattern) {
+            (true, Pattern::Random) => super::golden::Origin::Seed(args.seed),
+            (true, p) => super::golden::Origin::Pattern(p.name()),
+            (false, _) => super::golden::Origin::Files,
+        };
+        super::golden::write_golden(dir, &g, &run.out.d, preset, &origin, sparse.as_ref())?;
     }
     let check = if let (Some(s), true) = (&sparse, random || args.check) {
         Some(super::sparse::check_clocked(s, preset, &run.out.d)?)
@@ -340,7 +345,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         outln!("{obj}");
     } else {
         outln!(
-            "gemm {} x {} x {} ({fmt_a} x {fmt_b}, {}{}, w = {}): {} cycles, {} tiles, utilization {:.1}%",
+            "gemm {} x {} x {} ({fmt_a} x {fmt_b}, {}{}, w = {}): {} cycles, {} tile{}, utilization {:.1}%",
             g.m,
             g.n,
             g.k,
@@ -349,6 +354,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             cfg.width,
             run.cycles,
             run.tiles,
+            if run.tiles == 1 { "" } else { "s" },
             100.0 * run.utilization()
         );
         outln!(

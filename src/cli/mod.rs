@@ -13,9 +13,12 @@ macro_rules! outln {
 
 mod dot;
 mod gemm;
+mod golden;
+mod grade;
 mod memory;
 mod memsweep;
 pub mod out;
+mod pattern;
 mod sparse;
 mod tb;
 mod tma;
@@ -50,6 +53,9 @@ enum Command {
     Memsweep(memsweep::MemSweepArgs),
     /// The TMA-like loader: one load of a tensor box into shared memory.
     Tma(tma::TmaArgs),
+    /// Compares a student's D image with the golden one of `gemm --memh` (exit 0 all match,
+    /// 1 otherwise).
+    Grade(grade::GradeArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -74,6 +80,7 @@ pub fn run() -> Result<i32, String> {
         Command::Sparse(args) => sparse::run(&args),
         Command::Memsweep(args) => memsweep::run(&args),
         Command::Tma(args) => tma::run(&args),
+        Command::Grade(args) => grade::run(&args),
     }
 }
 
