@@ -1,16 +1,10 @@
 //! `tcrtl gemm` through the built binary: random and .npy inputs, JSON, output file, and
 //! one-line errors (non-zero exit, no panic) for bad shapes, dtypes, files and paths.
 
+mod common;
+use common::cli::{assert_error, tcrtl};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
-
-fn tcrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tcrtl"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tcrtl-gemm-{}-{name}", std::process::id()));
@@ -20,15 +14,6 @@ fn tmp(name: &str) -> PathBuf {
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
-}
-
-/// A one-line error on stderr, exit code 2, no panic.
-fn assert_error(out: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains(needle), "{needle:?} not in {err}");
 }
 
 #[test]

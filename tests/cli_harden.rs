@@ -5,6 +5,8 @@
 //! trace windows and globs, strict operands, size limits before allocation, and one-line
 //! argument errors. Each test names the defect of the issue it proves fixed.
 
+mod common;
+use common::cli::{assert_error, tcrtl, text};
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -20,14 +22,6 @@ fn bin() -> Command {
     c
 }
 
-fn tcrtl(args: &[&str]) -> Output {
-    bin().args(args).output().expect("run tcrtl")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tcrtl-harden-{}-{name}", std::process::id()));
@@ -38,18 +32,6 @@ fn scratch(name: &str) -> PathBuf {
 
 fn p(d: &Path, f: &str) -> String {
     d.join(f).display().to_string()
-}
-
-/// Exit code 2, exactly one stderr line `error: ...` containing `needle`, no panic.
-fn assert_error(o: &Output, needle: &str) {
-    let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.starts_with("error: ") && err.contains(needle),
-        "{needle:?} not in {err}"
-    );
 }
 
 /// The names in `dir`, sorted.
@@ -138,14 +120,16 @@ fn d01_closed_pipe_ends_quietly() {
         ],
         vec!["dot", "--a", "1", "--b", "1", "--json"],
     ] {
-        let mut child = bin()
+        // A pipe whose reading end is closed before the child even starts, so its first write
+        // meets a closed pipe whatever the scheduling.
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let child = bin()
             .args(&args)
-            .stdout(Stdio::piped())
+            .stdout(Stdio::from(writer))
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn");
-        // Close the reading end before the child writes anything.
-        drop(child.stdout.take());
         let o = child.wait_with_output().expect("wait");
         let err = text(&o.stderr);
         assert!(err.is_empty(), "{args:?}: {err}");
