@@ -49,7 +49,33 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     ];
     for (seed, (label, cfg, (m, n, k), pc, preset, traced)) in cases.into_iter().enumerate() {
         let g = Gemm::random(m, n, k, cfg, 40 + seed as u64).map_err(|e| e.to_string())?;
-        let trace = traced.then(|| tb.trace());
+        let trace = traced.then(|| {
+            // The pipeline's story: steps into the array, TMA commands and requests in flight,
+            // the two stages' barriers, the ring of stages, conflicts.
+            for glob in [
+                "controller.state",
+                "controller.take",
+                "controller.stall",
+                "controller.feed_tile",
+                "mem.tma_cmd",
+                "mem.tma.cmd_valid",
+                "mem.tma.cmd_ready",
+                "mem.gmem.req_valid",
+                "mem.gmem.in_flight",
+                "mem.gmem.resp_valid",
+                "mem.mbar_0.phase",
+                "mem.mbar_0.tx",
+                "mem.mbar_1.phase",
+                "mem.mbar_1.tx",
+                "mem.producer_chunk",
+                "mem.released",
+                "mem.rd_accept",
+                "mem.smem.conflict",
+            ] {
+                tb.trace_only(glob);
+            }
+            tb.trace()
+        });
         let r = run_memory(&g, &pc, trace.as_ref()).map_err(|e| format!("{label}: {e}"))?;
         let run = &r.run.run;
         tb.add_cycles(run.cycles);

@@ -33,6 +33,8 @@ cp waves/mesh.vcd waves/mesh.gtkw "$waves/"
   --trace-glob 'mesh.pe_3_0.acc_*' --trace-glob 'd_tag' --trace-glob 'd_out_0' >/dev/null
 # Lab 5: the sparse testbench (metadata beside A, selects, B multiplexers).
 "$tcrtl" tb run sparse_2_4 --waves "$waves" >/dev/null
+# Lab 6: the double-buffered GEMM through TMA (waveform narrowed to the pipeline).
+"$tcrtl" tb run tma_gemm_pipeline --waves "$waves" >/dev/null
 
 cat > "$waves/fit.tcl" <<'TCL'
 gtkwave::/Time/Zoom/Zoom_Full
@@ -53,3 +55,4 @@ shot pe_fp16_mac.vcd "$out/lab1_pe_fp16.png"
 shot lab2_mesh.vcd "$out/lab2_wavefront.png"
 shot lab3_tiles.vcd "$out/lab3_tiles.png"
 shot sparse_2_4.vcd "$out/lab5_sparse.png"
+shot tma_gemm_pipeline.vcd "$out/lab6_tma_pipeline.png"
