@@ -2,8 +2,9 @@
 
 use super::values;
 use clap::Args;
-use tensorcore_rtl::numerics::dot::{dot, MAX_LANES};
+use tensorcore_rtl::numerics::dot::{dot_rounded, MAX_LANES};
 use tensorcore_rtl::numerics::format::FP32;
+use tensorcore_rtl::numerics::RoundingMode;
 
 /// Arguments of `tcrtl dot`.
 #[derive(Args, Debug)]
@@ -33,9 +34,20 @@ pub struct DotArgs {
         allow_hyphen_values = true
     )]
     b: Vec<String>,
+    /// Rounding direction of the ieee, fused and exact modes: rne (default), rtz, rdn, rup.
+    /// The nvidia presets keep the GPU's own rounding (only rne is accepted).
+    #[arg(long, default_value = "rne")]
+    rounding: String,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+}
+
+/// Parses a `--rounding` name (`rne`, `rtz`, `rdn`, `rup`).
+pub fn rounding(name: &str) -> Result<RoundingMode, String> {
+    RoundingMode::by_name(name)
+        .filter(|m| *m != RoundingMode::ToOdd)
+        .ok_or_else(|| format!("unknown rounding {name:?} (expected rne, rtz, rdn or rup)"))
 }
 
 /// Runs `tcrtl dot`.
@@ -46,6 +58,7 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         mode,
         preset,
     } = args.arith.resolve()?;
+    let rm = rounding(&args.rounding)?;
     let a = values::operands(fmt_a, &args.a)?;
     let b = values::operands(fmt_b, &args.b)?;
     if a.len() != b.len() {
@@ -57,7 +70,7 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
     }
     let c = values::operand(FP32, &args.c)? as u32;
     let width = args.width.unwrap_or(a.len().clamp(1, MAX_LANES));
-    let r = dot(&mode, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
+    let r = dot_rounded(&mode, rm, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
     let value = f32::from_bits(r.bits);
     if args.json {
         let value_json = if value.is_finite() {
@@ -71,6 +84,7 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
             "flags": r.flags.names(),
             "acc": mode.name(),
             "preset": preset.map(|p| p.name()),
+            "rounding": rm.name(),
             "format_a": fmt_a.name,
             "format_b": fmt_b.name,
             "k": a.len(),

@@ -116,7 +116,6 @@ pub(crate) fn check_problem(
     Ok(())
 }
 
-
 /// `lanes` consecutive entries of column `j` of the row-major `? x n` matrix `b`, from row
 /// `p0` on, packed `bits` wide into one lane group (the B read port of every feeder).
 #[inline]
