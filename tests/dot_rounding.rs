@@ -137,7 +137,7 @@ fn case(rng: &mut Rng, fa: Format, fb: Format, max_k: u64) -> (Vec<u64>, Vec<u64
 /// with a subnormal `c`: results round among subnormals and raise underflow.
 fn tiny_case(rng: &mut Rng) -> (Vec<u64>, Vec<u64>, u32) {
     let k = 1 + rng.below(8) as usize;
-    let mut tiny = |rng: &mut Rng| {
+    let tiny = |rng: &mut Rng| {
         let e = 55 + rng.below(20); // 2^-72 .. 2^-53
         ((rng.coin() as u64) << 15) | (e << 7) | (rng.next_u64() & 0x7F)
     };
