@@ -1,7 +1,10 @@
-//! `tcrtl dot`: one dot product through the numerics datapath.
+//! `tcrtl dot`: one dot product through the numerics datapath, or a batch of them from .npy
+//! files (see [`super::dot_batch`]).
 
+use super::dot_batch;
 use super::values;
 use clap::Args;
+use std::path::{Path, PathBuf};
 use tensorcore_rtl::numerics::dot::{dot_rounded, MAX_LANES};
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::RoundingMode;
@@ -38,6 +41,10 @@ pub struct DotArgs {
     /// The nvidia presets keep the GPU's own rounding (only rne is accepted).
     #[arg(long, default_value = "rne")]
     rounding: String,
+    /// Batch mode: where D goes (uint32 FP32 bit patterns, one per row) when --a, --b and
+    /// --c name .npy files.
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -59,6 +66,30 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         preset,
     } = args.arith.resolve()?;
     let rm = rounding(&args.rounding)?;
+    if dot_batch::is_npy(&args.a) || dot_batch::is_npy(&args.b) {
+        if !(dot_batch::is_npy(&args.a)
+            && dot_batch::is_npy(&args.b)
+            && dot_batch::is_npy(std::slice::from_ref(&args.c)))
+        {
+            return Err("batch mode needs --a, --b and --c all naming .npy files".into());
+        }
+        return dot_batch::run(&dot_batch::BatchJob {
+            fmt_a,
+            fmt_b,
+            mode,
+            preset,
+            rm,
+            width: args.width,
+            a: Path::new(&args.a[0]),
+            b: Path::new(&args.b[0]),
+            c: Path::new(&args.c),
+            out: args.out.as_deref(),
+            json: args.json,
+        });
+    }
+    if args.out.is_some() {
+        return Err("--out applies to batch mode only (--a, --b, --c naming .npy files)".into());
+    }
     let a = values::operands(fmt_a, &args.a)?;
     let b = values::operands(fmt_b, &args.b)?;
     if a.len() != b.len() {

@@ -3,6 +3,7 @@
 //! (printed as `error: ...` with exit code 2 by `main`).
 
 mod dot;
+mod dot_batch;
 mod gemm;
 mod memory;
 mod memsweep;

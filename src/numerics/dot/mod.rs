@@ -12,8 +12,10 @@
 //! - `nvidia`: [`nvidia::stage_align`] (`max_exp`, `align_shift`, `dropped`) ->
 //!   [`nvidia::stage_add`] -> [`nvidia::stage_normalize_round`].
 //!
-//! [`dot_step`] composes them for one step; [`dot`] applies the whole-K contract.
+//! [`dot_step`] composes them for one step; [`dot`] applies the whole-K contract;
+//! [`dot_batch`] computes many rows in parallel.
 
+pub mod batch;
 pub mod fused;
 pub mod ieee;
 pub mod mode;
@@ -21,6 +23,7 @@ pub mod nvidia;
 pub mod step;
 pub mod wide;
 
+pub use batch::{dot_batch, BatchResult, FlagCounts};
 pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
 pub use step::{
     dot_step, dot_step_rm, dot_step_w, dot_step_w_rm, stage_multiply, stage_special, MultiplyStage,
