@@ -3,11 +3,13 @@
 //! (printed as `error: ...` with exit code 2 by `main`).
 
 mod dot;
+mod dot_all;
 mod dot_batch;
 mod gemm;
 mod memory;
 mod memsweep;
 mod sparse;
+mod sweep;
 mod tb;
 mod tma;
 mod values;
