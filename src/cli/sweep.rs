@@ -125,7 +125,7 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
     let tty = std::io::stderr().is_terminal();
     let progress = |n: u64| {
         let d = done.fetch_add(n, Ordering::Relaxed) + n;
-        if tty && (d % 1024 == 0 || d == total) {
+        if tty && (d.is_multiple_of(1024) || d == total) {
             eprint!("\rsweep: {d}/{total} samples");
         }
     };
