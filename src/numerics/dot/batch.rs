@@ -5,7 +5,7 @@
 //! same whatever the thread count.
 
 use super::mode::{AccMode, DotError, MAX_LANES};
-use super::{dot_rounded, dot_step_rm, fused};
+use super::{dot_rounded, dot_step_w_rm, fused};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
 use rayon::prelude::*;
@@ -86,37 +86,81 @@ pub fn dot_batch(
         AccMode::Nvidia(p) => p.block.clamp(1, MAX_LANES),
         _ => width,
     };
-    let row = |r: usize| -> (u32, Flags) {
-        let (ra, rb) = (&a[r * k..(r + 1) * k], &b[r * k..(r + 1) * k]);
+    let mut d = vec![0u32; rows];
+    let job = Job {
+        mode,
+        rm,
+        fmt_a,
+        fmt_b,
+        a,
+        b,
+        c,
+        k,
+        group,
+    };
+    // One monomorphised row loop per register width: the step's lane registers have the
+    // smallest power-of-two size that holds a group, fixed for the whole batch.
+    let flags = match group {
+        0..=1 => job.run::<1>(&mut d),
+        2 => job.run::<2>(&mut d),
+        3..=4 => job.run::<4>(&mut d),
+        5..=8 => job.run::<8>(&mut d),
+        9..=16 => job.run::<16>(&mut d),
+        _ => job.run::<32>(&mut d),
+    };
+    Ok(BatchResult { d, flags })
+}
+
+/// A validated batch: the operands and the step grouping.
+struct Job<'a> {
+    mode: &'a AccMode,
+    rm: RoundingMode,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &'a [u64],
+    b: &'a [u64],
+    c: &'a [u32],
+    k: usize,
+    group: usize,
+}
+
+impl Job<'_> {
+    /// Row `r` with `W`-lane step registers (`group <= W`): the whole-K contract of
+    /// [`super::dot_rounded`].
+    #[inline(always)]
+    fn row<const W: usize>(&self, r: usize) -> (u32, Flags) {
+        let k = self.k;
+        let (ra, rb) = (&self.a[r * k..(r + 1) * k], &self.b[r * k..(r + 1) * k]);
         if k == 0 {
-            return (c[r], Flags::NONE);
+            return (self.c[r], Flags::NONE);
         }
-        if let AccMode::Exact = mode {
-            let s = fused::exact_all_rm(fmt_a, fmt_b, ra, rb, c[r], rm);
+        if let AccMode::Exact = self.mode {
+            let s = fused::exact_all_rm(self.fmt_a, self.fmt_b, ra, rb, self.c[r], self.rm);
             return (s.bits, s.flags);
         }
-        let mut acc = c[r];
+        let mut acc = self.c[r];
         let mut flags = Flags::NONE;
-        for (ca, cb) in ra.chunks(group).zip(rb.chunks(group)) {
-            let s = dot_step_rm(mode, rm, fmt_a, fmt_b, ca, cb, acc);
+        for (ca, cb) in ra.chunks(self.group).zip(rb.chunks(self.group)) {
+            let s = dot_step_w_rm::<W>(self.mode, self.rm, self.fmt_a, self.fmt_b, ca, cb, acc);
             acc = s.bits;
             flags |= s.flags;
         }
         (acc, flags)
-    };
-    let mut d = vec![0u32; rows];
-    let flags = d
-        .par_chunks_mut(ROWS_PER_TASK)
-        .enumerate()
-        .map(|(t, out)| {
-            let mut counts = FlagCounts::default();
-            for (i, slot) in out.iter_mut().enumerate() {
-                let (bits, f) = row(t * ROWS_PER_TASK + i);
-                *slot = bits;
-                counts.count(f);
-            }
-            counts
-        })
-        .reduce(FlagCounts::default, FlagCounts::merge);
-    Ok(BatchResult { d, flags })
+    }
+
+    /// Every row into `d`, in parallel tasks of [`ROWS_PER_TASK`] rows; the flag counts.
+    fn run<const W: usize>(&self, d: &mut [u32]) -> FlagCounts {
+        d.par_chunks_mut(ROWS_PER_TASK)
+            .enumerate()
+            .map(|(t, out)| {
+                let mut counts = FlagCounts::default();
+                for (i, slot) in out.iter_mut().enumerate() {
+                    let (bits, f) = self.row::<W>(t * ROWS_PER_TASK + i);
+                    *slot = bits;
+                    counts.count(f);
+                }
+                counts
+            })
+            .reduce(FlagCounts::default, FlagCounts::merge)
+    }
 }
