@@ -138,7 +138,7 @@ pub fn run(job: &BatchJob) -> Result<i32, String> {
             },
             "acc": job.mode.name(),
             "preset": job.preset.map(|p| p.name()),
-            "rounding": job.rm.name(),
+            "rounding": super::dot::rounding_label(&job.mode, job.rm),
             "format_a": job.fmt_a.name,
             "format_b": job.fmt_b.name,
             "threads": rayon::current_num_threads(),
