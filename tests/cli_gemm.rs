@@ -1,16 +1,10 @@
 //! `tcrtl gemm` through the built binary: random and .npy inputs, JSON, output file, and
 //! one-line errors (non-zero exit, no panic) for bad shapes, dtypes, files and paths.
 
+mod common;
+use common::cli::{assert_error, tcrtl};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
-
-fn tcrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tcrtl"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tcrtl-gemm-{}-{name}", std::process::id()));
@@ -20,15 +14,6 @@ fn tmp(name: &str) -> PathBuf {
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
-}
-
-/// A one-line error on stderr, exit code 2, no panic.
-fn assert_error(out: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains(needle), "{needle:?} not in {err}");
 }
 
 #[test]
@@ -297,10 +282,22 @@ fn memh_images_hold_the_operands_and_the_result() {
         .output()
         .expect("run tcrtl");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = |name: &str| std::fs::read_to_string(dir.join(name)).expect("hex file");
+    // Every image opens with a two-line `//` header naming the problem, then one word a line.
     let read = |name: &str| -> Vec<u64> {
-        std::fs::read_to_string(dir.join(name))
-            .expect("hex file")
-            .lines()
+        let t = text(name);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(
+            lines[0].starts_with("// tcrtl golden image"),
+            "{name}: {}",
+            lines[0]
+        );
+        assert_eq!(
+            lines[1],
+            "// shape M N K = 3 5 7; formats fp16 x fp16; mode ieee; preset none; width 1; seed 1"
+        );
+        lines[2..]
+            .iter()
             .map(|l| u64::from_str_radix(l, 16).expect("hex word"))
             .collect()
     };
@@ -321,5 +318,184 @@ fn memh_images_hold_the_operands_and_the_result() {
     // D in the hex image is D in the .npy file.
     let npy = tensorcore_rtl::io::npy::read_npy(&out).expect("d.npy");
     assert_eq!(d, npy.words);
+    // The manifest lists the four images with their shapes and word widths.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&text("manifest.json")).expect("manifest JSON");
+    assert_eq!(
+        (manifest["m"].as_u64(), manifest["seed"].as_u64()),
+        (Some(3), Some(1))
+    );
+    let files: Vec<(String, u64, u64, u64)> = manifest["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap_or("").to_string(),
+                f["rows"].as_u64().unwrap_or(0),
+                f["cols"].as_u64().unwrap_or(0),
+                f["bits"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    // steps.hex: 3 x 5 elements x 7 steps, records of 16 + 16 + 32 + 32 bits (no rows/cols).
+    let want = [
+        ("a.hex", 3, 7, 16),
+        ("b.hex", 7, 5, 16),
+        ("c.hex", 3, 5, 32),
+        ("d.hex", 3, 5, 32),
+        ("steps.hex", 0, 0, 96),
+    ];
+    assert_eq!(
+        files,
+        want.map(|(f, r, c, b)| (f.to_string(), r, c, b)).to_vec()
+    );
+    let steps = &manifest["files"][4];
+    assert_eq!(
+        (
+            steps["records"].as_u64(),
+            steps["steps_per_element"].as_u64()
+        ),
+        (Some(105), Some(7))
+    );
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+#[test]
+fn teaching_patterns_give_the_integers_worked_out_by_hand() {
+    let dir = std::env::temp_dir().join(format!("tcrtl-pattern-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (m, n, k) = (5usize, 6usize, 7usize);
+    for fmt in ["fp16", "bf16", "e4m3", "e5m2"] {
+        for pattern in ["ones", "iota", "identity"] {
+            let out = dir.join(format!("{pattern}-{fmt}.npy"));
+            let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+                .args(["gemm", "--m", "5", "--n", "6", "--k", "7", "--format", fmt])
+                .args(["--pattern", pattern, "--out"])
+                .arg(&out)
+                .output()
+                .expect("run tcrtl");
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let d = tensorcore_rtl::io::npy::read_npy(&out)
+                .expect("d.npy")
+                .words;
+            // Integer arithmetic: every sum here is an integer below 2^24, exact in FP32.
+            let a = |i: usize, p: usize| -> u64 {
+                match pattern {
+                    "ones" => 1,
+                    "iota" => ((i * k + p) % 8 + 1) as u64,
+                    _ => u64::from(i == p),
+                }
+            };
+            let b = |p: usize, j: usize| -> u64 {
+                match pattern {
+                    "ones" => 1,
+                    _ => ((p * n + j) % 8 + 1) as u64,
+                }
+            };
+            for i in 0..m {
+                for j in 0..n {
+                    let want: u64 = (0..k).map(|p| a(i, p) * b(p, j)).sum();
+                    let got = f32::from_bits(d[i * n + j] as u32);
+                    assert_eq!(got, want as f32, "{pattern} {fmt} d[{i}][{j}]");
+                }
+            }
+        }
+    }
+    // In FP16 the waves read 1, 2, 3: the first words of iota's A are 0x3c00, 0x4000, 0x4200.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .args([
+            "gemm",
+            "--m",
+            "2",
+            "--n",
+            "2",
+            "--k",
+            "3",
+            "--pattern",
+            "iota",
+            "--memh",
+        ])
+        .arg(&dir)
+        .output()
+        .expect("run tcrtl");
+    assert!(o.status.success());
+    let a_hex = std::fs::read_to_string(dir.join("a.hex")).expect("a.hex");
+    let words: Vec<&str> = a_hex.lines().filter(|l| !l.starts_with("//")).collect();
+    assert_eq!(words[..3], ["3c00", "4000", "4200"]);
+    assert!(a_hex.contains("seed none (pattern iota)"));
+    // A pattern with .npy operands or a sparse problem is refused (exit 2).
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .args([
+            "gemm",
+            "--m",
+            "4",
+            "--n",
+            "4",
+            "--k",
+            "8",
+            "--pattern",
+            "ones",
+            "--sparse",
+        ])
+        .output()
+        .expect("run tcrtl");
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+#[test]
+fn sparse_memh_exports_the_kept_values_and_the_metadata() {
+    let dir = std::env::temp_dir().join(format!("tcrtl-sparse-memh-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (m, k) = (3usize, 16usize);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .args([
+            "gemm", "--sparse", "--m", "3", "--n", "5", "--k", "16", "--memh",
+        ])
+        .arg(&dir)
+        .output()
+        .expect("run tcrtl");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |name: &str| -> Vec<u64> {
+        std::fs::read_to_string(dir.join(name))
+            .expect("hex file")
+            .lines()
+            .filter(|l| !l.starts_with("//"))
+            .map(|l| u64::from_str_radix(l, 16).expect("hex word"))
+            .collect()
+    };
+    let (a, values, meta) = (read("a.hex"), read("a_values.hex"), read("a_meta.hex"));
+    assert_eq!(
+        (a.len(), values.len(), meta.len()),
+        (m * k, m * k / 2, m * k / 4)
+    );
+    // Decompress by the PTX rule: nibble bits 1..0 index the first kept value of the group,
+    // bits 3..2 the second (strictly greater); the other two positions are zero.
+    for r in 0..m {
+        for g in 0..k / 4 {
+            let nib = meta[r * k / 4 + g];
+            let (i0, i1) = ((nib & 3) as usize, (nib >> 2) as usize);
+            assert!(i0 < i1, "row {r} group {g}: nibble {nib:x}");
+            for p in 0..4 {
+                let want = match p {
+                    _ if p == i0 => values[r * k / 2 + 2 * g],
+                    _ if p == i1 => values[r * k / 2 + 2 * g + 1],
+                    _ => 0,
+                };
+                assert_eq!(a[r * k + 4 * g + p], want, "A[{r}][{}]", 4 * g + p);
+            }
+        }
+    }
+    // No step vectors for sparse runs; a dense run afterwards removes the sparse files.
+    assert!(!dir.join("steps.hex").exists());
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .args(["gemm", "--m", "3", "--n", "5", "--k", "16", "--memh"])
+        .arg(&dir)
+        .output()
+        .expect("run tcrtl");
+    assert!(o.status.success());
+    assert!(!dir.join("a_values.hex").exists() && !dir.join("a_meta.hex").exists());
+    assert!(dir.join("steps.hex").exists());
     std::fs::remove_dir_all(&dir).expect("clean up");
 }

@@ -1,14 +1,9 @@
 //! `tcrtl gemm --memory tma` and `tcrtl memsweep` through the built binary: the JSON `memory`
 //! object, D equal to the ideal path, the memory options' errors, and the sweep's files.
 
-use std::process::{Command, Output};
-
-fn tcrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tcrtl"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
+mod common;
+use common::cli::{assert_error, tcrtl};
+use std::process::Output;
 
 fn json(out: &Output) -> serde_json::Value {
     assert!(
@@ -17,14 +12,6 @@ fn json(out: &Output) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
-
-/// A one-line error on stderr, exit code 2, no panic.
-fn assert_error(out: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains(needle), "{needle:?} not in {err}");
 }
 
 #[test]

@@ -340,7 +340,7 @@ fn sparse_gemm_errors() {
     run(
         with(&["--a", &ap, "--prune", "--acc", "exact"], &bp),
         2,
-        "exact mode is a reference",
+        "--acc exact is a reference",
     );
     let o = tcrtl(
         &with(

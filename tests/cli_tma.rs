@@ -3,18 +3,13 @@
 //! default dimensions and strides from the .npy shape, and one-line errors (exit code 2) for
 //! bad descriptors, unsupported modes and extents past the file.
 
+mod common;
+use common::cli::{assert_error, tcrtl};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use tensorcore_rtl::hw::memory::{ElemType, OobFill, Swizzle, TensorMap};
 use tensorcore_rtl::io::npy::{write_npy, Dtype};
 use tensorcore_rtl::verify::tma_ref;
-
-fn tcrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tcrtl"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tcrtl-tma-{}-{name}", std::process::id()));
@@ -24,14 +19,6 @@ fn tmp(name: &str) -> PathBuf {
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
-}
-
-fn assert_error(out: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains(needle), "{needle:?} not in {err}");
 }
 
 /// A tensor of `shape` (numpy order) with element `i` = `i * 2654435761` truncated.

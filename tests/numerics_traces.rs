@@ -5,8 +5,14 @@
 //! one FNV-1a digest per unit and compares it with the digest recorded from the reference
 //! implementation (the straightforward 128-bit-window code of commit 47eba23).
 //!
-//! If a digest changes on purpose (a trace field is redefined), record the new value here and
-//! say why in the commit message.
+//! Besides the one digest per unit, each field has its own digest and the combined digest is
+//! checkpointed every [`BLOCK`] operations, recorded in `tests/data/trace_digests/UNIT.txt`:
+//! a failure names the fields that differ and the first block of operations where the
+//! combined digest departs, so a change can be found without bisecting by hand.
+//!
+//! If a digest changes on purpose (a trace field is redefined), record the new values
+//! (`TCRTL_RECORD_TRACE_DIGESTS=1 cargo test --test numerics_traces`), update the constant
+//! here and say why in the commit message.
 
 mod common;
 
@@ -18,30 +24,69 @@ use tensorcore_rtl::numerics::{
     RoundingMode, Unrounded, ALL_FORMATS, BF16, E4M3, FP16, FP32, INPUT_FORMATS,
 };
 
-/// FNV-1a over 64-bit words.
-struct Digest(u64);
+/// Operations between two checkpoints of the combined digest.
+const BLOCK: u64 = 1000;
+
+/// FNV-1a over 64-bit words: one combined digest, one per field, and checkpoints.
+struct Digest {
+    /// The combined digest over every word (the recorded constant).
+    all: u64,
+    /// One digest per field name, in first-use order.
+    fields: Vec<(&'static str, u64)>,
+    /// Operations so far.
+    ops: u64,
+    /// The combined digest after every `BLOCK` operations.
+    blocks: Vec<u64>,
+}
+
+fn fnv(h: &mut u64, w: u64) {
+    for b in w.to_le_bytes() {
+        *h ^= b as u64;
+        *h = h.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+}
+
+const FNV_START: u64 = 0xCBF2_9CE4_8422_2325;
 
 impl Digest {
     fn new() -> Self {
-        Digest(0xCBF2_9CE4_8422_2325)
-    }
-    fn word(&mut self, w: u64) {
-        for b in w.to_le_bytes() {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01B3);
+        Digest {
+            all: FNV_START,
+            fields: Vec::new(),
+            ops: 0,
+            blocks: Vec::new(),
         }
     }
-    fn int(&mut self, x: i64) {
-        self.word(x as u64)
+    fn word(&mut self, name: &'static str, w: u64) {
+        fnv(&mut self.all, w);
+        match self.fields.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, h)) => fnv(h, w),
+            None => {
+                let mut h = FNV_START;
+                fnv(&mut h, w);
+                self.fields.push((name, h));
+            }
+        }
     }
-    fn flags(&mut self, f: Flags) {
-        self.word(f.to_bits() as u64)
+    /// Ends one operation (checkpointing every `BLOCK`).
+    fn op(&mut self) {
+        self.ops += 1;
+        if self.ops.is_multiple_of(BLOCK) {
+            self.blocks.push(self.all);
+        }
+    }
+    fn int(&mut self, name: &'static str, x: i64) {
+        self.word(name, x as u64)
+    }
+    fn flags(&mut self, name: &'static str, f: Flags) {
+        self.word(name, f.to_bits() as u64)
     }
     fn round(&mut self, t: &RoundTrace) {
-        self.word(t.lzc as u64);
-        self.int(t.norm_exp as i64);
-        self.int(t.shift as i64);
+        self.word("round.lzc", t.lzc as u64);
+        self.int("round.norm_exp", t.norm_exp as i64);
+        self.int("round.shift", t.shift as i64);
         self.word(
+            "round.subnormal|guard|sticky|round_inc",
             (t.subnormal as u64)
                 | (t.guard as u64) << 1
                 | (t.sticky as u64) << 2
@@ -49,26 +94,29 @@ impl Digest {
         );
     }
     fn rounded(&mut self, r: &Rounded) {
-        self.word(r.bits);
-        self.flags(r.flags);
+        self.word("rounded.bits", r.bits);
+        self.flags("rounded.flags", r.flags);
         self.round(&r.trace);
     }
     fn align(&mut self, a: &AddTrace) {
-        self.word((a.swapped as u64) | (a.sticky as u64) << 1 | (a.effective_sub as u64) << 2);
-        self.int(a.max_exp as i64);
-        self.word(a.exp_diff as u64);
-        self.word(a.align_shift as u64);
+        self.word(
+            "align.swapped|sticky|effective_sub",
+            (a.swapped as u64) | (a.sticky as u64) << 1 | (a.effective_sub as u64) << 2,
+        );
+        self.int("align.max_exp", a.max_exp as i64);
+        self.word("align.exp_diff", a.exp_diff as u64);
+        self.word("align.align_shift", a.align_shift as u64);
     }
     fn unrounded(&mut self, u: &Unrounded) {
-        self.word((u.sign as u64) | (u.sticky as u64) << 1);
-        self.int(u.exp as i64);
-        self.word(u.sig as u64);
-        self.word((u.sig >> 64) as u64);
+        self.word("sum.sign|sticky", (u.sign as u64) | (u.sticky as u64) << 1);
+        self.int("sum.exp", u.exp as i64);
+        self.word("sum.sig[63:0]", u.sig as u64);
+        self.word("sum.sig[127:64]", (u.sig >> 64) as u64);
     }
     fn step(&mut self, s: &StepResult) {
-        self.word(s.bits as u64);
-        self.flags(s.flags);
-        self.int(s.max_exp as i64);
+        self.word("step.bits", s.bits as u64);
+        self.flags("step.flags", s.flags);
+        self.int("step.max_exp", s.max_exp as i64);
         self.round(&s.round);
     }
 }
@@ -115,7 +163,7 @@ fn partner32(rng: &mut Rng, a: u64) -> u64 {
     }
 }
 
-fn add_digest() -> u64 {
+fn add_digest() -> Digest {
     let mut d = Digest::new();
     let mut rng = Rng(0xADD);
     for _ in 0..60_000 {
@@ -126,6 +174,7 @@ fn add_digest() -> u64 {
             d.rounded(&r.rounded);
             d.align(&r.align);
         }
+        d.op();
     }
     for fmt in ALL_FORMATS {
         for _ in 0..10_000 {
@@ -136,9 +185,10 @@ fn add_digest() -> u64 {
                 d.rounded(&r.rounded);
                 d.align(&r.align);
             }
+            d.op();
         }
     }
-    d.0
+    d
 }
 
 /// An FP32 accumulator in the range of the products of `fa` x `fb`, or an edge value.
@@ -152,7 +202,7 @@ fn accumulator(rng: &mut Rng, p_exp: i32) -> u32 {
     }
 }
 
-fn fma_digest() -> u64 {
+fn fma_digest() -> Digest {
     let mut d = Digest::new();
     let mut rng = Rng(0xF3A);
     for fa in INPUT_FORMATS {
@@ -163,8 +213,8 @@ fn fma_digest() -> u64 {
                 let p = multiply(fa, a, fb, b);
                 let c = accumulator(&mut rng, p.exp_sum);
                 let s = fma(c, &p);
-                d.word(s.bits as u64);
-                d.flags(s.flags);
+                d.word("fma.bits", s.bits as u64);
+                d.flags("fma.flags", s.flags);
                 d.align(&s.align);
                 d.unrounded(&s.sum);
                 d.round(&s.round);
@@ -172,13 +222,14 @@ fn fma_digest() -> u64 {
                     d.rounded(&round_product(&p, FP32, mode, Overflow::Ieee));
                     d.rounded(&round_product(&p, fa, mode, Overflow::Saturate));
                 }
+                d.op();
             }
         }
     }
-    d.0
+    d
 }
 
-fn convert_digest() -> u64 {
+fn convert_digest() -> Digest {
     let mut d = Digest::new();
     let mut rng = Rng(0xC0E);
     for from in ALL_FORMATS {
@@ -190,16 +241,17 @@ fn convert_digest() -> u64 {
                         d.rounded(&convert(from, to, x, mode, policy));
                     }
                 }
+                d.op();
             }
         }
     }
-    d.0
+    d
 }
 
 /// The input pairs of the step digest (FP8 reaches Blackwell's exact-then-RNE rule).
 const PAIRS: [(Format, Format); 3] = [(FP16, FP16), (BF16, BF16), (E4M3, E4M3)];
 
-fn step_digest() -> u64 {
+fn step_digest() -> Digest {
     let mut d = Digest::new();
     let mut rng = Rng(0x57E9);
     let mut modes = vec![AccMode::Ieee, AccMode::Fused];
@@ -219,32 +271,104 @@ fn step_digest() -> u64 {
                 d.step(&dot_step_w::<1>(mode, fa, fb, &a[..1], &b[..1], c));
                 d.step(&dot_step_w::<4>(mode, fa, fb, &a[..4], &b[..4], c));
                 d.step(&dot_step_w::<16>(mode, fa, fb, &a, &b, c));
+                d.op();
             }
         }
     }
-    d.0
+    d
+}
+
+/// The recorded fields and checkpoints of `unit`.
+fn record_path(unit: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/trace_digests")
+        .join(format!("{unit}.txt"))
+}
+
+/// Writes `d`'s field digests and checkpoints: `field NAME HEX` lines, then `block HEX` lines.
+fn record(unit: &str, d: &Digest) {
+    let mut text =
+        format!("# {unit}: field digests and the combined digest every {BLOCK} operations\n");
+    for (name, h) in &d.fields {
+        text.push_str(&format!("field {name} {h:016x}\n"));
+    }
+    for h in &d.blocks {
+        text.push_str(&format!("block {h:016x}\n"));
+    }
+    let path = record_path(unit);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("digest dir");
+    std::fs::write(&path, text).expect("write digests");
+}
+
+/// Compares `d` with the recorded constant; on a difference, names the fields that differ and
+/// the first block of operations where the combined digest departs from the record.
+fn check(unit: &str, d: &Digest, want: u64) {
+    if std::env::var_os("TCRTL_RECORD_TRACE_DIGESTS").is_some() {
+        record(unit, d);
+    }
+    if d.all == want {
+        return;
+    }
+    let text = std::fs::read_to_string(record_path(unit)).unwrap_or_default();
+    let mut fields = Vec::new();
+    let mut blocks = Vec::new();
+    for line in text.lines() {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let hex = |t: &str| u64::from_str_radix(t, 16).ok();
+        match parts.as_slice() {
+            ["field", name, h] => fields.push((name.to_string(), hex(h))),
+            ["block", h] => blocks.push(hex(h)),
+            _ => {}
+        }
+    }
+    let differing: Vec<String> = d
+        .fields
+        .iter()
+        .filter(|(name, h)| {
+            fields
+                .iter()
+                .find(|(n, _)| n == name)
+                .is_none_or(|(_, w)| *w != Some(*h))
+        })
+        .map(|(name, _)| name.to_string())
+        .collect();
+    let first_block = d
+        .blocks
+        .iter()
+        .zip(&blocks)
+        .position(|(got, w)| Some(*got) != *w);
+    let place = match first_block {
+        Some(i) => format!(
+            "operations {}..{}",
+            i as u64 * BLOCK,
+            (i as u64 + 1) * BLOCK
+        ),
+        None => format!("after operation {}", blocks.len() as u64 * BLOCK),
+    };
+    panic!(
+        "{unit} digest {:#018x}, recorded {want:#018x}: fields that differ (first one first): [{}]; \
+         first departure in {place}",
+        d.all,
+        differing.join(", ")
+    );
 }
 
 #[test]
 fn add_trace_digest() {
-    let d = add_digest();
-    assert_eq!(d, 0x180340cc6ab0cc6e, "add digest {d:#018x}");
+    check("add", &add_digest(), 0x180340cc6ab0cc6e);
 }
 
 #[test]
 fn fma_trace_digest() {
-    let d = fma_digest();
-    assert_eq!(d, 0x4b68ca797cbea49c, "fma digest {d:#018x}");
+    check("fma", &fma_digest(), 0x4b68ca797cbea49c);
 }
 
 #[test]
 fn convert_trace_digest() {
-    let d = convert_digest();
-    assert_eq!(d, 0x340c74fb9d56bb4d, "convert digest {d:#018x}");
+    check("convert", &convert_digest(), 0x340c74fb9d56bb4d);
 }
 
 #[test]
 fn step_trace_digest() {
-    let d = step_digest();
-    assert_eq!(d, 0x939c00699acb330d, "step digest {d:#018x}");
+    check("step", &step_digest(), 0x939c00699acb330d);
 }

@@ -4,6 +4,7 @@
 use proptest::prelude::*;
 use tensorcore_rtl::hw::memory::*;
 use tensorcore_rtl::rtl::Simulator;
+use tensorcore_rtl::tb::tma::pattern;
 use tensorcore_rtl::verify::tma_ref;
 
 /// The chunk mask of a swizzle mode, typed in from the design documents (not `Swizzle::mask`).
@@ -46,18 +47,6 @@ fn check_load(params: MemParams, gmem: &[u8], map: TensorMap, coords: [i32; 5], 
     );
     assert_eq!(run.counters.oob_elements, oob);
     assert_eq!(run.counters.tx_bytes, dense.len() as u64);
-}
-
-fn pattern(n: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
 }
 
 #[test]

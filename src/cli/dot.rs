@@ -150,15 +150,15 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
     let width = args.width.unwrap_or(a.len().clamp(1, MAX_LANES));
     let r = dot_rounded(&mode, rm, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
     if args.json {
-        println!(
+        outln!(
             "{}",
             result_json(&mode, preset, rm, fmt_a, fmt_b, a.len(), &r)
         );
     } else {
         let value = f32::from_bits(r.bits);
-        println!("bits:  0x{:08x}", r.bits);
-        println!("value: {value:e} ({value})");
-        println!("flags: {}", r.flags);
+        outln!("bits:  0x{:08x}", r.bits);
+        outln!("value: {value:e} ({value})");
+        outln!("flags: {}", r.flags);
     }
     Ok(0)
 }

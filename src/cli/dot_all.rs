@@ -50,16 +50,21 @@ pub fn run(
             .iter()
             .map(|(m, p, r)| result_json(m, *p, rm, fmt_a, fmt_b, a.len(), r))
             .collect();
-        println!("{}", serde_json::Value::Array(list));
+        outln!("{}", serde_json::Value::Array(list));
         return Ok(0);
     }
-    println!(
+    outln!(
         "{:<7} {:<10} {:<8} {:<10} {:<16} {:<6} flags",
-        "acc", "preset", "rounding", "bits", "value", "steps"
+        "acc",
+        "preset",
+        "rounding",
+        "bits",
+        "value",
+        "steps"
     );
     for (m, p, r) in &rows {
         let value = f32::from_bits(r.bits);
-        println!(
+        outln!(
             "{:<7} {:<10} {:<8} 0x{:08x} {:<16} {:<6} {}",
             m.name(),
             p.map_or("-", |p| p.name()),

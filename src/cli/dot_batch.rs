@@ -144,20 +144,23 @@ pub fn run(job: &BatchJob) -> Result<i32, String> {
             "threads": rayon::current_num_threads(),
             "out": job.out.map(|p| p.display().to_string()),
         });
-        println!("{obj}");
+        outln!("{obj}");
     } else {
-        println!("rows:  {rows} (K = {k})");
-        println!(
+        outln!("rows:  {rows} (K = {k})");
+        outln!(
             "time:  {seconds:.3} s ({:.2} M rows/s, {} threads)",
             rate / 1e6,
             rayon::current_num_threads()
         );
-        println!(
+        outln!(
             "flags: invalid {}, overflow {}, underflow {}, inexact {} (rows)",
-            f.invalid, f.overflow, f.underflow, f.inexact
+            f.invalid,
+            f.overflow,
+            f.underflow,
+            f.inexact
         );
         if let Some(out) = job.out {
-            println!("D:     {}", out.display());
+            outln!("D:     {}", out.display());
         }
     }
     Ok(0)

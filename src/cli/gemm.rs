@@ -4,22 +4,29 @@
 //! core in sparse mode (`docs/sparsity.md`).
 
 use super::memory::{params_json, MemArgs, MemoryPath};
+use super::pattern::{pattern_problem, Pattern};
 use super::values;
 use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm, MemRun};
+use tensorcore_rtl::hw::schedule::Schedule;
 use tensorcore_rtl::hw::MemPortConfig;
-use tensorcore_rtl::io::memh::write_memh;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
+use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::format::Format;
+use tensorcore_rtl::sparse::clocked::sparse_schedule;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
 use tensorcore_rtl::verify::measurements::encode_exact;
 
+/// `--acc` of `tcrtl gemm`: the modes the clocked tensor core runs (no `exact`).
+const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs --preset)";
+
 /// Arguments of `tcrtl gemm`.
 #[derive(Args, Debug)]
 #[command(group(ArgGroup::new("input").required(true).args(["a", "m", "a_values"])))]
+#[command(mut_arg("acc", |a| a.help(ACC_HELP)))]
 pub struct GemmArgs {
     /// A (M x K) as .npy: uint8 (FP8) or uint16 (FP16/BF16) bit patterns, or float16/32/64
     /// values exactly representable in the format.
@@ -43,6 +50,11 @@ pub struct GemmArgs {
     /// Seed of the random problem (the same seed gives the same operands everywhere).
     #[arg(long, default_value_t = 1, requires = "m")]
     seed: u64,
+    /// Operands of a generated problem (with --m, --n, --k): random (seeded, the default),
+    /// ones (D = K everywhere), iota (A and B count 1..8 row-major), identity (A = I, B
+    /// counting, so D repeats B); C is zero except for random.
+    #[arg(long, value_enum, default_value_t = Pattern::Random, requires = "m", conflicts_with = "sparse")]
+    pattern: Pattern,
     #[command(flatten)]
     arith: values::ArithArgs,
     /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
@@ -158,23 +170,37 @@ fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
     Ok(arr.words.iter().map(|&w| w as u32).collect())
 }
 
-/// Fails early if `out` cannot be a file we write (missing directory, a directory itself).
-fn check_out_path(out: &Path) -> Result<(), String> {
-    if out.is_dir() {
-        return Err(format!("--out {}: is a directory", out.display()));
+/// Every file `--memh DIR` may write (`src/cli/golden.rs`), checked before the run.
+const MEMH_FILES: [&str; 8] = [
+    "a.hex",
+    "b.hex",
+    "c.hex",
+    "d.hex",
+    "steps.hex",
+    "a_values.hex",
+    "a_meta.hex",
+    "manifest.json",
+];
+
+/// Checks every output of the run before any work: directories exist, no two outputs name the
+/// same file, each can be opened for writing (`tensorcore_rtl::io::output`).
+fn plan_outputs(args: &GemmArgs) -> Result<(), String> {
+    let mut plan = OutputPlan::new();
+    if let Some(out) = &args.out {
+        plan.add("--out", out)?;
     }
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(format!(
-            "--out {}: directory {} does not exist",
-            out.display(),
-            parent.display()
-        ));
+    if let Some(dir) = &args.memh {
+        if !dir.is_dir() {
+            return Err(format!(
+                "--memh {}: not an existing directory",
+                dir.display()
+            ));
+        }
+        for name in MEMH_FILES {
+            plan.add("--memh", &dir.join(name))?;
+        }
     }
-    Ok(())
+    args.trace.plan(&mut plan)
 }
 
 /// Runs `tcrtl gemm`.
@@ -184,24 +210,14 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         fmt_b,
         mode,
         preset,
-    } = args.arith.resolve()?;
+    } = args.arith.resolve_datapath()?;
     let cfg = CoreConfig {
         fmt_a,
         fmt_b,
         mode,
         width: args.width,
     };
-    if let Some(out) = &args.out {
-        check_out_path(out)?;
-    }
-    if let Some(dir) = &args.memh {
-        if !dir.is_dir() {
-            return Err(format!(
-                "--memh {}: not an existing directory",
-                dir.display()
-            ));
-        }
-    }
+    plan_outputs(args)?;
     let mem_cfg = match args.memory {
         MemoryPath::Tma => {
             if args.sparse {
@@ -243,6 +259,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
                     "inner dimensions differ: A is {m} x {ka} but B is {kb} x {n}"
                 ));
             }
+            values::check_size(m, n, ka)?;
             let c = match &args.c {
                 Some(pc) => load_c(pc, m, n)?,
                 None => vec![0; m * n],
@@ -250,10 +267,18 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             Gemm::new(m, n, ka, cfg, a, b, c).map_err(|e| e.to_string())?
         }
         (_, _, Some(m), Some(n), Some(k)) => {
-            Gemm::random(m, n, k, cfg, args.seed).map_err(|e| e.to_string())?
+            values::check_size(m, n, k)?;
+            pattern_problem(args.pattern, m, n, k, cfg, args.seed)?
         }
         _ => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
     };
+    // The VCD size is estimated from the schedule before the run (refused if too large);
+    // through the memory path the run takes at least these cycles.
+    let cycles = match &sparse {
+        Some(s) => sparse_schedule(s).total_cycles(),
+        None => Schedule::new(g.m, g.n, g.k, cfg.width, cfg.block()).total_cycles(),
+    };
+    let trace = trace.map(|t| t.budget(cycles, args.trace.vcd_limit_bytes()));
     let mut mem_run: Option<MemRun> = None;
     let measured = match (&sparse, &mem_cfg) {
         (Some(s), _) => run_clocked_sparse_measured(s, trace.as_ref()),
@@ -271,17 +296,12 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         write_npy(out, &[g.m, g.n], Dtype::F32, &words).map_err(|e| e.to_string())?;
     }
     if let Some(dir) = &args.memh {
-        let c: Vec<u64> = g.c.iter().map(|&w| w as u64).collect();
-        let d: Vec<u64> = run.out.d.iter().map(|&w| w as u64).collect();
-        for (name, words, width) in [
-            ("a.hex", &g.a, fmt_a.width()),
-            ("b.hex", &g.b, fmt_b.width()),
-            ("c.hex", &c, 32),
-            ("d.hex", &d, 32),
-        ] {
-            let path = dir.join(name);
-            write_memh(&path, words, width).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
+        let origin = match (random, args.pattern) {
+            (true, Pattern::Random) => super::golden::Origin::Seed(args.seed),
+            (true, p) => super::golden::Origin::Pattern(p.name()),
+            (false, _) => super::golden::Origin::Files,
+        };
+        super::golden::write_golden(dir, &g, &run.out.d, preset, &origin, sparse.as_ref())?;
     }
     let check = if let (Some(s), true) = (&sparse, random || args.check) {
         Some(super::sparse::check_clocked(s, preset, &run.out.d)?)
@@ -322,10 +342,10 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             None => obj,
         };
         obj["memory"] = memory_json(args.memory, mem_run.as_ref());
-        println!("{obj}");
+        outln!("{obj}");
     } else {
-        println!(
-            "gemm {} x {} x {} ({fmt_a} x {fmt_b}, {}{}, w = {}): {} cycles, {} tiles, utilization {:.1}%",
+        outln!(
+            "gemm {} x {} x {} ({fmt_a} x {fmt_b}, {}{}, w = {}): {} cycles, {} tile{}, utilization {:.1}%",
             g.m,
             g.n,
             g.k,
@@ -334,9 +354,10 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             cfg.width,
             run.cycles,
             run.tiles,
+            if run.tiles == 1 { "" } else { "s" },
             100.0 * run.utilization()
         );
-        println!(
+        outln!(
             "{macs} MACs in {:.3} s ({:.3e} cycles/s, {:.3e} MACs/s); flags: {}",
             run.sim_seconds,
             run.cycles_per_second(),
@@ -344,11 +365,11 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             run.out.flags
         );
         if let Some(s) = &sparse {
-            println!("{}", super::sparse::sparse_line(s, &measured));
+            outln!("{}", super::sparse::sparse_line(s, &measured));
         }
         if let Some(r) = &mem_run {
             let c = &r.counters;
-            println!(
+            outln!(
                 "memory (tma, latency {} cycles, {} B/cycle, {} stages{}): {} B loaded, {} B stored, {} stall cycles, {} bank conflicts",
                 r.params.latency,
                 r.params.bytes_per_cycle,
@@ -361,16 +382,16 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             );
         }
         if let Some((r, bad)) = &check {
-            println!("check against {r}: {} mismatches", bad.len());
+            outln!("check against {r}: {} mismatches", bad.len());
             for &i in bad.iter().take(5) {
-                println!("  D[{}][{}] = 0x{:08x}", i / g.n, i % g.n, run.out.d[i]);
+                outln!("  D[{}][{}] = 0x{:08x}", i / g.n, i % g.n, run.out.d[i]);
             }
         }
         if let Some(out) = &args.out {
-            println!("D written to {}", out.display());
+            outln!("D written to {}", out.display());
         }
         if let Some(t) = &trace {
-            println!("waves written to {}", t.path.display());
+            outln!("waves written to {}", t.path.display());
         }
     }
     Ok(match check {
@@ -382,7 +403,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
 /// The `memory` object of the JSON summary.
 fn memory_json(path: MemoryPath, run: Option<&MemRun>) -> serde_json::Value {
     match run {
-        None => serde_json::json!({ "path": "ideal", "stall_cycles": 0 }),
+        None => serde_json::json!({ "path": "ideal", "stall_cycles": 0, "window_wait_cycles": 0 }),
         Some(r) => {
             let c = &r.counters;
             serde_json::json!({
@@ -391,6 +412,8 @@ fn memory_json(path: MemoryPath, run: Option<&MemRun>) -> serde_json::Value {
                 "bytes_stored": c.bytes_stored,
                 "tx_bytes": c.tx_bytes,
                 "stall_cycles": r.run.stall_cycles,
+                "window_wait_cycles": r.run.window_wait_cycles,
+                "overlap_cycles": r.run.overlap_cycles,
                 "bank_conflicts": c.bank_conflicts,
                 "oob_elements": c.oob_elements,
                 "requests": c.requests,
@@ -417,6 +440,7 @@ fn sparse_problem(args: &GemmArgs, cfg: CoreConfig) -> Result<SparseGemm, String
             let (Some(m), Some(n), Some(k)) = (m, n, k) else {
                 return Err("give --m M --n N --k K".into());
             };
+            values::check_size(m, n, k)?;
             return SparseGemm::random(m, n, k, cfg, args.seed).map_err(|e| e.to_string());
         }
         (Some(pa), None, None) => {

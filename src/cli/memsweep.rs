@@ -10,12 +10,15 @@
 use super::memory::MemArgs;
 use clap::Args;
 use plotters::prelude::*;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm};
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::{MemPortConfig, COLS, ROWS};
+use tensorcore_rtl::io::output::OutputFile;
+use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP16;
 
@@ -56,6 +59,9 @@ pub struct MemSweepArgs {
     mem: MemArgs,
 }
 
+/// The files a sweep writes into `--out`.
+const OUTPUTS: [&str; 3] = ["memsweep.csv", "memsweep.json", "memsweep.svg"];
+
 /// One point of the sweep.
 #[derive(Clone, Debug, serde::Serialize)]
 struct Point {
@@ -75,7 +81,22 @@ struct Point {
 
 /// Runs `tcrtl memsweep`.
 pub fn run(args: &MemSweepArgs) -> Result<i32, String> {
+    let made = !args.out.exists();
     std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
+    let r = sweep(args);
+    if r.is_err() && made {
+        // A failed sweep leaves no directory it made behind (empty: outputs are rolled back).
+        let _ = std::fs::remove_dir(&args.out);
+    }
+    r
+}
+
+fn sweep(args: &MemSweepArgs) -> Result<i32, String> {
+    // Every output checked before the sweep runs.
+    let mut plan = OutputPlan::new();
+    for name in OUTPUTS {
+        plan.add("--out", &args.out.join(name))?;
+    }
     let cfg = CoreConfig {
         fmt_a: FP16,
         fmt_b: FP16,
@@ -164,12 +185,12 @@ pub fn run(args: &MemSweepArgs) -> Result<i32, String> {
     }
     write_outputs(&args.out, args, &points)?;
     for p in &points {
-        println!(
+        outln!(
             "bw {:>3} B/cycle  latency {:>5}  stages {:>4} ({:>2}): utilization {:.3}  roofline {:.3}",
             p.bandwidth, p.latency, p.stages_setting, p.stages, p.utilization, p.roofline
         );
     }
-    println!(
+    outln!(
         "written: {}",
         args.out.join("memsweep.{csv,json,svg}").display()
     );
@@ -197,24 +218,32 @@ fn write_outputs(dir: &Path, args: &MemSweepArgs, points: &[Point]) -> Result<()
             p.bank_conflicts
         ));
     }
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
-    };
-    write("memsweep.csv", &csv)?;
+    write_output(&dir.join("memsweep.csv"), &csv)?;
     let json = serde_json::json!({
         "m": args.m, "n": args.n, "k": args.k, "seed": args.seed,
         "format": "fp16", "acc": "ieee", "width": 1,
         "requests_in_flight": args.inflight,
         "points": points,
     });
-    write("memsweep.json", &format!("{json:#}\n"))?;
-    plot(&dir.join("memsweep.svg"), args, points)
+    write_output(&dir.join("memsweep.json"), &format!("{json:#}\n"))?;
+    let mut svg = String::new();
+    plot(&mut svg, args, points)?;
+    write_output(&dir.join("memsweep.svg"), &svg)
 }
 
-fn plot(path: &Path, args: &MemSweepArgs, points: &[Point]) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+/// Writes `text` to `path` through the output module (atomic for a regular file).
+fn write_output(path: &Path, text: &str) -> Result<(), String> {
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut f = OutputFile::create(path).map_err(err)?;
+    f.take_file()
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .map_err(err)?;
+    f.commit().map_err(err)
+}
+
+fn plot(svg: &mut String, args: &MemSweepArgs, points: &[Point]) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("memsweep.svg: {e}");
+    let root = SVGBackend::with_string(svg, (900, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let max_bw = points
         .iter()

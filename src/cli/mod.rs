@@ -1,13 +1,26 @@
 //! The `tcrtl` command line: one `Command` variant and one file per subcommand. Each
 //! subcommand returns its exit code (0 = success, 1 = a check failed) or a one-line error
-//! (printed as `error: ...` with exit code 2 by `main`).
+//! (printed as `error: ...` with exit code 2 by `main`). Output lines go through `outln!`
+//! ([`out::line`]), which never panics.
+
+/// `println!` for the subcommands: a failed write returns a one-line error from the enclosing
+/// function (see [`out::line`]).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::out::line(format_args!($($arg)*))?
+    };
+}
 
 mod dot;
 mod dot_all;
 mod dot_batch;
 mod gemm;
+mod golden;
+mod grade;
 mod memory;
 mod memsweep;
+pub mod out;
+mod pattern;
 mod sparse;
 mod sweep;
 mod tb;
@@ -43,18 +56,24 @@ enum Command {
     Memsweep(memsweep::MemSweepArgs),
     /// The TMA-like loader: one load of a tensor box into shared memory.
     Tma(tma::TmaArgs),
+    /// Compares a student's D image with the golden one of `gemm --memh` (exit 0 all match,
+    /// 1 otherwise).
+    Grade(grade::GradeArgs),
 }
 
 /// Parses the command line and runs the subcommand.
 pub fn run() -> Result<i32, String> {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
-        Err(e) => {
-            // Help and version go to stdout with success; usage errors keep clap's message.
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return Ok(code);
+        Err(e) if !e.use_stderr() => {
+            // Help and version go to stdout with success.
+            out::help(e.render())?;
+            return Ok(0);
         }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            return Err("a subcommand is required (see --help)".into())
+        }
+        Err(e) => return Err(one_line(&e.render().to_string())),
     };
     match cli.command {
         Command::Dot(args) => dot::run(&args),
@@ -64,5 +83,20 @@ pub fn run() -> Result<i32, String> {
         Command::Sparse(args) => sparse::run(&args),
         Command::Memsweep(args) => memsweep::run(&args),
         Command::Tma(args) => tma::run(&args),
+        Command::Grade(args) => grade::run(&args),
     }
+}
+
+/// Folds a rendered clap error into one line: its message lines up to the usage block,
+/// joined, without clap's `error:` prefix, with a pointer to `--help`.
+fn one_line(rendered: &str) -> String {
+    let parts: Vec<&str> = rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let text = parts.join(" ");
+    let text = text.strip_prefix("error:").unwrap_or(&text).trim();
+    format!("{text} (see --help)")
 }

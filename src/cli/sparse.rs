@@ -12,6 +12,7 @@ use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::CoreRun;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
+use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, FP16};
 use tensorcore_rtl::sparse::clocked::{compute_cycles, dense_schedule, sparse_schedule};
@@ -111,6 +112,14 @@ fn read_2d(path: &Path) -> Result<NpyArray, String> {
             arr.shape
         ));
     }
+    if arr.shape.contains(&0) {
+        // An empty matrix is an input error (exit 2), not a failed check.
+        return Err(format!(
+            "{}: empty matrix of shape {:?}",
+            path.display(),
+            arr.shape
+        ));
+    }
     Ok(arr)
 }
 
@@ -166,6 +175,9 @@ fn values_dtype(fmt: Format) -> Dtype {
 
 fn run_compress(args: &CompressArgs) -> Result<i32, String> {
     let fmt = values::input_format(&args.format)?;
+    let mut plan = OutputPlan::new();
+    plan.add("--values", &args.values)?;
+    plan.add("--meta", &args.meta)?;
     let (m, k, a) = read_matrix(&args.a, fmt)?;
     let prune = if args.prune {
         Prune::KeepLargest
@@ -192,9 +204,9 @@ fn run_compress(args: &CompressArgs) -> Result<i32, String> {
             "values": args.values.display().to_string(),
             "meta": args.meta.display().to_string(),
         });
-        println!("{obj}");
+        outln!("{obj}");
     } else {
-        println!(
+        outln!(
             "compressed {m} x {k} {fmt} A: {m} x {} values -> {}, {m} x {} metadata -> {}",
             k / 2,
             args.values.display(),
@@ -202,7 +214,7 @@ fn run_compress(args: &CompressArgs) -> Result<i32, String> {
             args.meta.display()
         );
         if args.prune {
-            println!("pruned groups: {pruned} of {}", m * k / 4);
+            outln!("pruned groups: {pruned} of {}", m * k / 4);
         }
     }
     Ok(0)
@@ -217,9 +229,9 @@ fn run_check(args: &CheckArgs) -> Result<i32, String> {
                 let obj = serde_json::json!({
                     "valid": true, "m": m, "k": 2 * kept, "format": fmt.name, "groups": m * groups,
                 });
-                println!("{obj}");
+                outln!("{obj}");
             } else {
-                println!(
+                outln!(
                     "valid: {m} x {} {fmt} A as {m} x {kept} values and {} metadata nibbles",
                     2 * kept,
                     m * groups
@@ -230,9 +242,9 @@ fn run_check(args: &CheckArgs) -> Result<i32, String> {
         Err(e) => {
             if args.json {
                 let obj = serde_json::json!({ "valid": false, "error": e.to_string() });
-                println!("{obj}");
+                outln!("{obj}");
             }
-            eprintln!("error: {e}");
+            super::out::error(&e.to_string());
             Ok(1)
         }
     }

@@ -7,9 +7,10 @@ use super::values;
 use clap::Args;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use tensorcore_rtl::io::output::OutputFile;
 use tensorcore_rtl::numerics::dot::{AccMode, MAX_LANES};
 use tensorcore_rtl::sweep::{self, Dist, KStats, SweepConfig};
 
@@ -126,14 +127,14 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
     let progress = |n: u64| {
         let d = done.fetch_add(n, Ordering::Relaxed) + n;
         if tty && (d.is_multiple_of(1024) || d == total) {
-            eprint!("\rsweep: {d}/{total} samples");
+            let _ = write!(std::io::stderr(), "\rsweep: {d}/{total} samples");
         }
     };
     let start = std::time::Instant::now();
     let per_k = sweep::run(&cfg, &progress).map_err(|e| e.to_string())?;
     let seconds = start.elapsed().as_secs_f64();
     if tty {
-        eprintln!();
+        let _ = writeln!(std::io::stderr());
     }
     let summary = Summary {
         format_a: cfg.fmt_a.name.into(),
@@ -155,7 +156,7 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         per_k,
     };
     write_outputs(&args.out, &summary)?;
-    println!(
+    outln!(
         "{} samples x {} K in {seconds:.2} s ({:.0} samples/s): {}",
         total / args.k.len() as u64,
         args.k.len(),
@@ -231,7 +232,7 @@ pub fn merge_cmd(args: &MergeArgs) -> Result<i32, String> {
     };
     std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
     write_outputs(&args.out, &merged)?;
-    println!(
+    outln!(
         "merged {n} shards: {}",
         args.out.join("summary.json").display()
     );
@@ -239,15 +240,26 @@ pub fn merge_cmd(args: &MergeArgs) -> Result<i32, String> {
 }
 
 fn write_outputs(dir: &Path, s: &Summary) -> Result<(), String> {
-    let path = dir.join("summary.json");
     let text = serde_json::to_string_pretty(s).map_err(|e| e.to_string())? + "\n";
-    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-    plot(&dir.join("errors.svg"), s)
+    write_output(&dir.join("summary.json"), &text)?;
+    let mut svg = String::new();
+    plot(&mut svg, s)?;
+    write_output(&dir.join("errors.svg"), &svg)
+}
+
+/// Writes `text` to `path` through the output module (atomic for a regular file).
+fn write_output(path: &Path, text: &str) -> Result<(), String> {
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut f = OutputFile::create(path).map_err(err)?;
+    f.take_file()
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .map_err(err)?;
+    f.commit().map_err(err)
 }
 
 /// Mean and max error (ulps of FP32, log scale) against K (log scale).
-fn plot(path: &Path, s: &Summary) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("errors.svg: {e}");
     let floor = 1e-3;
     let pts: Vec<(f64, f64, f64)> = s
         .per_k
@@ -261,7 +273,7 @@ fn plot(path: &Path, s: &Summary) -> Result<(), String> {
         .max(1.0);
     let kmax = pts.iter().map(|p| p.0).fold(1.0, f64::max);
     let ymax = pts.iter().map(|p| p.2).fold(1.0, f64::max) * 2.0;
-    let root = SVGBackend::new(path, (800, 500)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (800, 500)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let who = match &s.preset {
         Some(p) => format!("nvidia {p}"),

@@ -2,6 +2,7 @@
 
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
+use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::tb::{find, registry, run_one, Testbench};
 
 /// Arguments of `tcrtl tb`.
@@ -37,7 +38,7 @@ pub fn run(args: &TbArgs) -> Result<i32, String> {
         TbCommand::List => {
             let width = registry().iter().map(|t| t.name.len()).max().unwrap_or(0);
             for t in registry() {
-                println!("{:width$}  {}", t.name, t.about);
+                outln!("{:width$}  {}", t.name, t.about);
             }
             Ok(0)
         }
@@ -61,26 +62,47 @@ fn run_benches(args: &RunArgs) -> Result<i32, String> {
             selected.push(t);
         }
     }
+    // The waves directory is an output like any other: checked before any testbench runs, so
+    // an unwritable one is an error (exit 2), not a failing testbench.
+    let existed = args.waves.exists();
+    std::fs::create_dir_all(&args.waves)
+        .map_err(|e| format!("--waves {}: {e}", args.waves.display()))?;
+    let mut plan = OutputPlan::new();
+    let planned = selected.iter().try_for_each(|t| {
+        let vcd = args.waves.join(format!("{}.vcd", t.name));
+        if plan.contains(&vcd) {
+            return Ok(());
+        }
+        plan.add("--waves", &vcd)?;
+        plan.add("--waves", &vcd.with_extension("gtkw")).map(drop)
+    });
+    if let Err(e) = planned {
+        if !existed {
+            // A failed run leaves nothing new behind: not even the directory it made.
+            let _ = std::fs::remove_dir(&args.waves);
+        }
+        return Err(e);
+    }
     let mut failed = 0;
     let (mut checks, mut cycles) = (0, 0);
     for t in &selected {
         let r = run_one(t, &args.waves);
-        println!("{}", r.line());
+        outln!("{}", r.line());
         for f in &r.failures {
-            println!("    mismatch: {f}");
+            outln!("    mismatch: {f}");
         }
         if let Some(e) = &r.error {
-            println!("    error: {e}");
+            outln!("    error: {e}");
         }
         if r.checks == 0 && r.error.is_none() {
-            println!("    no checks were made");
+            outln!("    no checks were made");
         }
         failed += usize::from(!r.passed);
         checks += r.checks;
         cycles += r.cycles;
     }
     if selected.len() > 1 {
-        println!(
+        outln!(
             "{} of {} testbenches passed ({checks} checks, {cycles} cycles)",
             selected.len() - failed,
             selected.len()

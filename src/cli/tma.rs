@@ -9,7 +9,7 @@ use tensorcore_rtl::hw::memory::{
     run_loads, ElemType, HarnessLoad, Interleave, MapMode, OobFill, Swizzle, TensorMap,
 };
 use tensorcore_rtl::io::npy::{read_npy, Dtype};
-use tensorcore_rtl::rtl::TraceConfig;
+use tensorcore_rtl::io::OutputPlan;
 
 /// Arguments of `tcrtl tma`.
 #[derive(Args, Debug)]
@@ -61,9 +61,8 @@ struct LoadArgs {
     /// Shared-memory destination byte address (128-byte aligned).
     #[arg(long, default_value_t = 0)]
     smem_base: u32,
-    /// Trace the run to this VCD file (a .gtkw save file is written beside it).
-    #[arg(long)]
-    vcd: Option<PathBuf>,
+    #[command(flatten)]
+    trace: super::values::TraceArgs,
     #[command(flatten)]
     mem: MemArgs,
     /// Print one JSON object instead of text.
@@ -79,6 +78,8 @@ pub fn run(args: &TmaArgs) -> Result<i32, String> {
 }
 
 fn load(a: &LoadArgs) -> Result<i32, String> {
+    let mut plan = OutputPlan::new();
+    a.trace.plan(&mut plan)?;
     let dtype = ElemType::parse(&a.dtype).ok_or_else(|| {
         format!(
             "--dtype {}: expected one of u8, u16, u32, e4m3, e5m2, fp16, bf16, fp32, tf32",
@@ -200,7 +201,7 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
         coords,
         smem_addr: a.smem_base,
     };
-    let trace = a.vcd.as_ref().map(TraceConfig::vcd);
+    let trace = a.trace.config()?;
     let gmem_bytes = (image.len() as u64).div_ceil(16) * 16 + 16;
     let (run, top) = run_loads(params, gmem_bytes, &image, &[map], &[load], trace.as_ref())
         .map_err(|e| e.to_string())?;
@@ -237,9 +238,9 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
                 "smem_bytes": params.smem_bytes,
             },
         });
-        println!("{obj}");
+        outln!("{obj}");
     } else {
-        println!(
+        outln!(
             "loaded {tx} bytes ({} out of bounds elements) in {} cycles, {} requests, {} bank conflicts",
             run.counters.oob_elements, run.cycles, run.counters.requests, run.counters.bank_conflicts
         );
@@ -249,7 +250,7 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
                 .iter()
                 .map(|v| format!("{v:0w$x}", w = es * 2))
                 .collect();
-            println!(
+            outln!(
                 "{:#07x}: {}",
                 u64::from(a.smem_base) + (r * 128) as u64,
                 cells.join(" ")

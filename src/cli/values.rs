@@ -4,9 +4,13 @@
 use clap::Args;
 use num_bigint::BigInt;
 use std::path::PathBuf;
+use tensorcore_rtl::gemm::problem::check_dims;
+use tensorcore_rtl::io::output::is_special;
+use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, INPUT_FORMATS};
 use tensorcore_rtl::rtl::TraceConfig;
+use tensorcore_rtl::rtl::PERIOD;
 use tensorcore_rtl::verify::measurements::encode_exact;
 
 /// Parses a format name (`e4m3`, `e5m2`, `fp16`, `bf16`, `fp32`).
@@ -60,6 +64,19 @@ pub struct Arith {
 }
 
 impl ArithArgs {
+    /// [`ArithArgs::resolve`] for the clocked tensor core, which has no `exact` datapath
+    /// (`exact` rounds once over all of K: a reference, offered by `tcrtl dot` only).
+    pub fn resolve_datapath(&self) -> Result<Arith, String> {
+        let arith = self.resolve()?;
+        if arith.mode == AccMode::Exact {
+            return Err(
+                "--acc exact is a reference, not a datapath: the tensor core runs ieee, fused or nvidia"
+                    .into(),
+            );
+        }
+        Ok(arith)
+    }
+
     /// Checks the names and builds the mode; a preset is required by, and only allowed
     /// with, `--acc nvidia`.
     pub fn resolve(&self) -> Result<Arith, String> {
@@ -108,9 +125,34 @@ pub struct TraceArgs {
     /// Trace only cycles FROM..TO (half open), e.g. `0:100`.
     #[arg(long, value_name = "FROM:TO")]
     pub trace_window: Option<String>,
+    /// Refuse, before the run, a VCD estimated larger than this many MB (FST is not limited).
+    #[arg(long, value_name = "MB", default_value_t = 4000)]
+    pub vcd_limit: u64,
 }
 
 impl TraceArgs {
+    /// Adds the waveform and its GTKWave save file to the run's outputs (checked up front).
+    pub fn plan(&self, plan: &mut OutputPlan) -> Result<(), String> {
+        let (flag, path) = match (&self.vcd, &self.fst) {
+            (Some(p), _) => ("--vcd", p),
+            (None, Some(p)) => ("--fst", p),
+            (None, None) => return Ok(()),
+        };
+        let target = plan.add(flag, path)?;
+        if !is_special(&target) {
+            plan.add(
+                &format!("{flag} (its GTKWave save file)"),
+                &path.with_extension("gtkw"),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `--vcd-limit` in bytes.
+    pub fn vcd_limit_bytes(&self) -> u64 {
+        self.vcd_limit.saturating_mul(1_000_000)
+    }
+
     /// The trace configuration, if a waveform was asked for.
     pub fn config(&self) -> Result<Option<TraceConfig>, String> {
         let mut cfg = match (&self.vcd, &self.fst) {
@@ -134,24 +176,67 @@ impl TraceArgs {
     }
 }
 
-/// Parses `FROM:TO` (cycles, FROM < TO).
+/// The largest cycle a trace window may name: waveform timestamps are `cycle * PERIOD`.
+pub const MAX_WINDOW_CYCLE: u64 = u64::MAX / PERIOD;
+
+/// Parses `FROM:TO` (cycles, decimal digits only, FROM < TO <= [`MAX_WINDOW_CYCLE`]).
 pub fn parse_window(text: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("--trace-window {text:?}: expected FROM:TO with FROM < TO (cycles)");
+    let bad = || {
+        format!(
+            "--trace-window {text:?}: expected FROM:TO with FROM < TO <= {MAX_WINDOW_CYCLE} (cycles)"
+        )
+    };
     let (a, b) = text.split_once(':').ok_or_else(bad)?;
-    let from: u64 = a.trim().parse().map_err(|_| bad())?;
-    let to: u64 = b.trim().parse().map_err(|_| bad())?;
+    let cycle = |t: &str| -> Result<u64, String> {
+        if t.is_empty() || !t.bytes().all(|c| c.is_ascii_digit()) {
+            return Err(bad());
+        }
+        t.parse::<u64>()
+            .ok()
+            .filter(|&c| c <= MAX_WINDOW_CYCLE)
+            .ok_or_else(bad)
+    };
+    let (from, to) = (cycle(a)?, cycle(b)?);
     if from >= to {
         return Err(bad());
     }
     Ok((from, to))
 }
 
-/// Parses one operand of `fmt`: `0x...` is a bit pattern (it must fit the format's width);
-/// anything else is a decimal value (`1.5`, `-0`, `6.1e-5`, `inf`, `nan`) that must be
-/// exactly representable in `fmt`.
+/// The most 4x4 output tiles the tensor core's tile counter holds (`2^24 - 3`).
+pub const MAX_TILES: usize = (1 << 24) - 3;
+
+/// Refuses a problem too large to run before anything is allocated: each matrix within
+/// `gemm::problem::MAX_ELEMENTS` and at most [`MAX_TILES`] tiles.
+pub fn check_size(m: usize, n: usize, k: usize) -> Result<(), String> {
+    check_dims(m, n, k).map_err(|e| e.to_string())?;
+    let tiles = m.div_ceil(4).saturating_mul(n.div_ceil(4));
+    if tiles > MAX_TILES {
+        return Err(format!(
+            "a {m} x {n} D needs {tiles} 4x4 tiles; the tensor core runs at most {MAX_TILES}"
+        ));
+    }
+    Ok(())
+}
+
+/// Parses one operand of `fmt` by a strict grammar (surrounding spaces ignored):
+///
+/// - `0x` or `0X` and 1 to 16 hex digits: a bit pattern, which must fit the format's width;
+/// - `[+|-]` then `inf`, `infinity` or `nan` (any case): the signed infinity, or the format's
+///   canonical NaN with the sign bit as given (`-nan` sets it);
+/// - `[+|-]` then `DIGITS[.DIGITS]`, `DIGITS.` or `.DIGITS`, then optionally
+///   `e|E [+|-] DIGITS`: a decimal value that must be exactly representable in `fmt` (any
+///   exponent is fine for a zero: `0e5000` is `0`).
+///
+/// Nothing else is accepted: no second sign, no sign after `0x`, no `_`, no hex floats.
 pub fn operand(fmt: Format, text: &str) -> Result<u64, String> {
-    let t = text.trim();
+    let t = text.trim_matches(' ');
     if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        if hex.is_empty() || hex.len() > 16 || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return Err(format!(
+                "bad hex bit pattern {t:?} (expected 0x and 1 to 16 hex digits)"
+            ));
+        }
         let bits =
             u64::from_str_radix(hex, 16).map_err(|_| format!("bad hex bit pattern {t:?}"))?;
         if bits > fmt.mask() {
@@ -162,29 +247,71 @@ pub fn operand(fmt: Format, text: &str) -> Result<u64, String> {
         }
         return Ok(bits);
     }
-    let lower = t.to_ascii_lowercase();
-    let special = match lower.trim_start_matches(['+', '-']) {
-        "inf" | "infinity" => Some(if lower.starts_with('-') {
-            f64::NEG_INFINITY
-        } else {
-            f64::INFINITY
-        }),
-        "nan" => Some(f64::NAN),
-        _ => None,
+    let (neg, body) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
     };
-    let v = match special {
-        Some(v) => v,
-        None => {
-            let v: f64 = t
-                .parse()
-                .map_err(|_| format!("{t:?} is neither a 0x bit pattern nor a decimal value"))?;
-            if !v.is_finite() || !decimal_equals(t, v) {
-                return Err(format!("{t} is not exactly representable in {fmt}"));
+    let not_exact = || format!("{t} is not exactly representable in {fmt}");
+    let v = match body.to_ascii_lowercase().as_str() {
+        "inf" | "infinity" => {
+            if neg {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
             }
-            v
+        }
+        "nan" => {
+            let bits = encode_exact(fmt, f64::NAN).ok_or_else(not_exact)?;
+            let sign = 1u64 << (fmt.width() - 1);
+            return Ok(if neg { bits | sign } else { bits & !sign });
+        }
+        _ => {
+            let Some(zero) = decimal_is_zero(body) else {
+                return Err(format!(
+                    "{t:?} is neither a 0x bit pattern nor a decimal value"
+                ));
+            };
+            if zero {
+                if neg {
+                    -0.0
+                } else {
+                    0.0
+                }
+            } else {
+                let v: f64 = t.parse().map_err(|_| not_exact())?;
+                if !v.is_finite() || !decimal_equals(t, v) {
+                    return Err(not_exact());
+                }
+                v
+            }
         }
     };
-    encode_exact(fmt, v).ok_or_else(|| format!("{t} is not exactly representable in {fmt}"))
+    encode_exact(fmt, v).ok_or_else(not_exact)
+}
+
+/// Checks `body` (no sign) against `DIGITS[.DIGITS] | DIGITS. | .DIGITS` with an optional
+/// `e|E [+|-] DIGITS`; returns whether its significand is zero, or `None` if it does not match.
+fn decimal_is_zero(body: &str) -> Option<bool> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    let (mant, exp) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    if let Some(e) = exp {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        if !digits(e) {
+            return None;
+        }
+    }
+    let (int_part, frac_part) = match mant.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (mant, ""),
+    };
+    let ok = (digits(int_part) || int_part.is_empty())
+        && (digits(frac_part) || frac_part.is_empty())
+        && !(int_part.is_empty() && frac_part.is_empty());
+    ok.then(|| int_part.bytes().chain(frac_part.bytes()).all(|c| c == b'0'))
 }
 
 /// Parses a comma-separated list of operands.
@@ -270,5 +397,108 @@ mod tests {
         assert!(operand(E4M3, "0x100").is_err());
         assert!(operand(FP16, "0xzz").is_err());
         assert!(operand(FP16, "1.0000000000000000000001").is_err());
+    }
+
+    /// Fuzzing the operand and window parsers (cases: `TCRTL_FUZZ_CASES`, default 256).
+    mod fuzz {
+        use super::super::*;
+        use proptest::prelude::*;
+        use tensorcore_rtl::numerics::format::{BF16, E4M3, E5M2, FP16, FP32};
+
+        fn config() -> ProptestConfig {
+            let cases = std::env::var("TCRTL_FUZZ_CASES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(256);
+            ProptestConfig {
+                cases,
+                failure_persistence: None,
+                ..ProptestConfig::default()
+            }
+        }
+
+        /// The exact decimal expansion of a finite FP16 value: `m * 2^e` as `D e-N`.
+        fn exact_decimal(bits: u16) -> String {
+            let sign = if bits & 0x8000 != 0 { "-" } else { "" };
+            let exp = i32::from((bits >> 10) & 0x1F);
+            let frac = u64::from(bits & 0x3FF);
+            let (m, e) = if exp == 0 {
+                (frac, -24)
+            } else {
+                (frac | 0x400, exp - 25)
+            };
+            if e >= 0 {
+                format!("{sign}{}", m << e)
+            } else {
+                let digits = BigInt::from(m) * BigInt::from(5).pow((-e) as u32);
+                format!("{sign}{digits}e{e}")
+            }
+        }
+
+        proptest! {
+            #![proptest_config(config())]
+
+            #[test]
+            fn any_text_is_parsed_or_refused(s in "\\PC{0,24}") {
+                for fmt in [E4M3, E5M2, FP16, BF16, FP32] {
+                    if let Ok(bits) = operand(fmt, &s) {
+                        prop_assert!(bits <= fmt.mask(), "{s:?} -> {bits:#x}");
+                    }
+                }
+            }
+
+            #[test]
+            fn grammar_shaped_text(
+                sign in "[+-]?[+-]?",
+                int in "[0-9]{0,5}",
+                frac in "(\\.[0-9]{0,5})?",
+                exp in "([eE][+-]?[0-9]{0,5})?",
+            ) {
+                let s = format!("{sign}{int}{frac}{exp}");
+                let r = operand(FP16, &s);
+                let digits = !(int.is_empty() && frac.len() <= 1);
+                let exp_ok = exp.is_empty() || !exp.trim_start_matches(['e', 'E', '+', '-']).is_empty();
+                if sign.len() > 1 || !digits || !exp_ok {
+                    prop_assert!(r.is_err(), "{s:?} accepted");
+                }
+            }
+
+            #[test]
+            fn exact_decimals_give_their_bits(bits in 0u16..0x7C00, neg in any::<bool>()) {
+                let bits = bits | if neg { 0x8000 } else { 0 };
+                let text = exact_decimal(bits);
+                prop_assert_eq!(operand(FP16, &text), Ok(u64::from(bits)), "{}", text);
+                prop_assert_eq!(operand(FP16, &format!("0x{bits:x}")), Ok(u64::from(bits)));
+            }
+
+            #[test]
+            fn windows_are_parsed_or_refused(s in "[0-9:xe+ -]{0,24}") {
+                if let Ok((from, to)) = parse_window(&s) {
+                    prop_assert!(from < to && to <= MAX_WINDOW_CYCLE, "{s:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn strict_grammar() {
+        for bad in [
+            "-+inf", "--inf", "+-1", "0x+3c00", "0x-1", "0x", "0x3c_00", "1e", "1e+", ".", "",
+            "e5", "1.2.3", "0x1p3", "in f", "1_0", "+", "- 1", "1e5.0", "nan(1)",
+        ] {
+            assert!(operand(FP16, bad).is_err(), "{bad:?} was accepted");
+        }
+        // Signs of NaN and zero are kept; the sign bit of each format is its top bit.
+        assert_eq!(operand(FP16, "-nan"), Ok(0xFE00));
+        assert_eq!(operand(FP16, "nan"), Ok(0x7E00));
+        assert_eq!(operand(FP32, "-NaN"), Ok(0xFFC0_0000));
+        assert_eq!(operand(E4M3, "-nan"), Ok(0xFF));
+        assert_eq!(operand(FP16, "0e5000"), Ok(0));
+        assert_eq!(operand(FP16, "-0.000e-99999999999999999999"), Ok(0x8000));
+        assert_eq!(operand(FP16, "+.5"), Ok(0x3800));
+        assert_eq!(operand(FP16, "2."), Ok(0x4000));
+        assert_eq!(operand(FP16, " 1 "), Ok(0x3C00));
+        assert_eq!(operand(FP16, "-Infinity"), Ok(0xFC00));
+        assert!(operand(FP16, "1e5000").is_err());
     }
 }

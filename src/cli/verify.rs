@@ -73,6 +73,18 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
     let params = preset.params(fmt, fmt).map_err(|e| e.to_string())?;
     let mode = AccMode::Nvidia(params);
     let set = load(&args.dir, args.limit)?;
+    if set.a.is_empty() {
+        // A set with no row checks nothing: that is an input error, never a pass.
+        return Err(format!(
+            "{}: no rows to check ({})",
+            args.dir.display(),
+            if args.limit == Some(0) {
+                "--limit 0"
+            } else {
+                "the files hold no data"
+            }
+        ));
+    }
     let mut matched = 0usize;
     let mut mismatches = Vec::new();
     for (row, ((ra, rb), (&c, &d))) in set
@@ -107,6 +119,7 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
         }
     }
     let total = set.a.len();
+    let files: Vec<String> = set.files.iter().map(|p| p.display().to_string()).collect();
     if args.json {
         let list: Vec<_> = mismatches
             .iter()
@@ -120,20 +133,21 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
             .collect();
         let obj = serde_json::json!({
             "dir": args.dir.display().to_string(), "format": fmt.name, "preset": preset.name(),
-            "k": set.k, "matched": matched, "total": total, "first_mismatches": list,
+            "k": set.k, "files": files, "matched": matched, "total": total, "first_mismatches": list,
         });
-        println!("{obj}");
+        outln!("{obj}");
     } else {
-        println!(
+        outln!(
             "{}: {matched}/{total} rows match (format {fmt}, preset {preset}, K = {}, n = {})",
             args.dir.display(),
             set.k,
             params.block
         );
+        outln!("files: {}", files.join(", "));
         for (row, a, b, c, ours, gpu) in &mismatches {
-            println!("mismatch at row {row}: c = 0x{c:08x}, ours 0x{ours:08x}, gpu 0x{gpu:08x}");
-            println!("  a = {}", hex_row(a));
-            println!("  b = {}", hex_row(b));
+            outln!("mismatch at row {row} (line {row} of each file): c = 0x{c:08x}, ours 0x{ours:08x}, gpu 0x{gpu:08x}");
+            outln!("  a = {}", hex_row(a));
+            outln!("  b = {}", hex_row(b));
         }
     }
     Ok(if matched == total { 0 } else { 1 })

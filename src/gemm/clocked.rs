@@ -72,6 +72,9 @@ pub struct CoreRun {
     /// Cycles in which a step was taken while loads were in flight behind the port (memory
     /// overlapping compute; 0 on the ideal port).
     pub overlap_cycles: u64,
+    /// Cycles a due shift window waited for the port (C not loaded, or no room for the
+    /// results; 0 on the ideal port).
+    pub window_wait_cycles: u64,
 }
 
 /// Runs `g` on the clocked tensor core, optionally tracing.
@@ -134,6 +137,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
     let mut compute_cycles = 0u64;
     let mut stall_cycles = 0u64;
     let mut overlap_cycles = 0u64;
+    let mut window_wait_cycles = 0u64;
     while !sim.top().is_done() {
         if cycles > limit {
             return Err(HwError::Timeout(limit));
@@ -147,6 +151,9 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
         }
         if top.taking() && top.port().loading() {
             overlap_cycles += 1;
+        }
+        if top.window_waits() {
+            window_wait_cycles += 1;
         }
         sim.step()?;
         cycles += 1;
@@ -193,6 +200,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
             compute_cycles,
             stall_cycles,
             overlap_cycles,
+            window_wait_cycles,
         },
         top,
     ))

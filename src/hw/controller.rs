@@ -219,6 +219,21 @@ impl Controller {
         self.win.q() as usize
     }
 
+    /// A shift window is due (its token is there, or it is a preload window) but waits this
+    /// cycle because the port has not the C it loads or no room for the results it drains.
+    pub fn window_waits(&self, c_ready: bool, d_ready: bool) -> bool {
+        let idx = self.win.q() as usize;
+        let active = matches!(
+            self.state(),
+            CtlState::Preload | CtlState::Compute | CtlState::Wait | CtlState::Drain
+        );
+        if !active || idx >= self.sched.windows() || usize::from(self.win_pos.q()) < ROWS {
+            return false;
+        }
+        let due = idx < 2 || self.drains.q() > 0 || self.token_out();
+        due && !self.shift_cmd(c_ready, d_ready).en
+    }
+
     /// This cycle's column-0 shift command, given the port's `c_ready` (for the tile of
     /// [`Controller::next_window`]) and `d_ready`.
     #[inline]

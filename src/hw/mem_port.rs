@@ -21,8 +21,10 @@
 //!   registers (`hold_a_<i>`, `hold_b_<j>`) while the core is not ready. A step's read is issued
 //!   in the cycle the previous step is taken, so a conflict-free stream feeds one step a cycle.
 //!   The stage is released (`released`) when its last step has been read.
-//! - **C**: rows of a tile's C are fetched into one of two register banks (`c_b<k>_r<i>`);
-//!   `c_ready(t)` once all four are there; the window that loads C reads them from registers.
+//! - **C**: the sixteen words of a tile's C are fetched into one of two register banks
+//!   (`c_b<k>_r<i>`), riding along with the operand reads in the banks those leave free (so a
+//!   read stays one pass), all at once in a cycle without an operand read; `c_ready(t)` once
+//!   all sixteen are there; the window that loads C reads them from registers.
 //! - **D**: rows leaving the output register are queued (`dq_*`, 8 rows) and written into one of
 //!   `SD` shared-memory slots; a tile's fourth row written, its TMA store is issued. `d_ready`
 //!   reserves a slot and queue room for the next drained tile; `finished` once every tile is
@@ -45,6 +47,8 @@ use super::schedule::Schedule;
 use super::{HwError, COLS, ROWS};
 use crate::rtl::{Module, Reg, Result as RtlResult, Visitor, Wide, Wire};
 
+/// Every word of a C tile fetched.
+const C_ALL: u16 = 0xFFFF;
 /// Most lanes in one shared-memory request.
 const MAX_REQUEST_LANES: usize = 32;
 /// Depth of the D row queue.
@@ -325,9 +329,9 @@ pub struct MemoryPort<const W: usize> {
     released: Reg<u32>,
     rq_busy: Reg<bool>,
     rq_ops: Reg<bool>,
-    rq_c: Reg<bool>,
+    rq_cmask: Reg<u16>,
     got_ops: Reg<bool>,
-    got_c: Reg<bool>,
+    got_cmask: Reg<u16>,
     off_tile: Reg<u32>,
     off_step: Reg<u32>,
     held: Reg<bool>,
@@ -335,8 +339,8 @@ pub struct MemoryPort<const W: usize> {
     hold_b: Vec<Reg<Wide<W>>>,
     // C fetch.
     cf_tile: Reg<u32>,
-    cf_row: Reg<u8>,
-    cf_req: Reg<u8>,
+    cf_have: Reg<u16>,
+    cf_asked: Reg<u16>,
     c_used: Reg<u32>,
     c_regs: Vec<Reg<u128>>,
     // D path.
@@ -439,9 +443,9 @@ impl<const W: usize> MemoryPort<W> {
             released: reg32("released")?,
             rq_busy: Reg::new("rq_busy", 1, false)?,
             rq_ops: Reg::new("rq_ops", 1, false)?,
-            rq_c: Reg::new("rq_c", 1, false)?,
+            rq_cmask: Reg::new("rq_cmask", 16, 0)?,
             got_ops: Reg::new("got_ops", 1, false)?,
-            got_c: Reg::new("got_c", 1, false)?,
+            got_cmask: Reg::new("got_cmask", 16, 0)?,
             off_tile: reg32("off_tile")?,
             off_step: reg32("off_step")?,
             held: Reg::new("held", 1, false)?,
@@ -464,8 +468,8 @@ impl<const W: usize> MemoryPort<W> {
                 })
                 .collect::<RtlResult<_>>()?,
             cf_tile: reg32("cf_tile")?,
-            cf_row: Reg::new("cf_row", 3, 0)?,
-            cf_req: Reg::new("cf_req", 3, 0)?,
+            cf_have: Reg::new("cf_have", 16, 0)?,
+            cf_asked: Reg::new("cf_asked", 16, 0)?,
             c_used: reg32("c_used")?,
             c_regs: (0..2 * ROWS)
                 .map(|x| Reg::new(format!("c_b{}_r{}", x / ROWS, x % ROWS), 128, 0u128))
@@ -622,7 +626,7 @@ impl<const W: usize> MemoryPort<W> {
 
     fn c_fetchable(&self) -> bool {
         let t = self.cf_tile.q() as usize;
-        if t >= self.tiles() || usize::from(self.cf_req.q()) >= ROWS {
+        if t >= self.tiles() || self.cf_asked.q() == C_ALL {
             return false;
         }
         // The bank held tile t - 2, whose window must have read it; the slot must have landed.
@@ -632,6 +636,16 @@ impl<const W: usize> MemoryPort<W> {
                 self.c_bar(t % self.lay.tile_slots),
                 (t / self.lay.tile_slots) & 1 == 1,
             )
+    }
+
+    /// The shared-memory address of word `w` (row `w / 4`, column `w % 4`) of the C tile
+    /// being fetched.
+    fn c_word_addr(&self, w: usize) -> u32 {
+        let t = self.cf_tile.q() as usize;
+        self.lay.c_base
+            + (t % self.lay.tile_slots) as u32 * SLOT_BYTES
+            + (w / COLS) as u32 * 16
+            + (w % COLS) as u32 * 4
     }
 
     fn stores_completed(&self) -> u32 {
@@ -654,9 +668,9 @@ impl<const W: usize> Module for MemoryPort<W> {
         v.reg(&mut self.released);
         v.reg(&mut self.rq_busy);
         v.reg(&mut self.rq_ops);
-        v.reg(&mut self.rq_c);
+        v.reg(&mut self.rq_cmask);
         v.reg(&mut self.got_ops);
-        v.reg(&mut self.got_c);
+        v.reg(&mut self.got_cmask);
         v.reg(&mut self.off_tile);
         v.reg(&mut self.off_step);
         v.reg(&mut self.held);
@@ -664,8 +678,8 @@ impl<const W: usize> Module for MemoryPort<W> {
             v.reg(r);
         }
         v.reg(&mut self.cf_tile);
-        v.reg(&mut self.cf_row);
-        v.reg(&mut self.cf_req);
+        v.reg(&mut self.cf_have);
+        v.reg(&mut self.cf_asked);
         v.reg(&mut self.c_used);
         for r in &mut self.c_regs {
             v.reg(r);
@@ -786,26 +800,38 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
 
         // ---- C bank writes from the previous cycle's read; the offered step's hold. ----
         let fresh = self.fresh();
-        if self.got_c.q() {
+        let got = self.got_cmask.q();
+        let mut c_complete = false;
+        if got != 0 {
+            // The C words of last cycle's read follow the operand bytes, in word order.
             let data = self.mem.smem_read_data();
-            let at = if fresh {
+            let mut at = if fresh {
                 self.step_bytes(self.off_tile.q() as usize)
             } else {
                 0
             };
-            let mut v = 0u128;
-            for (x, b) in data[at..at + 16].iter().enumerate() {
-                v |= u128::from(*b) << (8 * x);
-            }
             let t = self.cf_tile.q() as usize;
-            let row = usize::from(self.cf_row.q());
-            self.c_regs[(t & 1) * ROWS + row].set_d(v);
-            if row + 1 == ROWS {
-                self.cf_row.set_d(0);
-                self.cf_req.set_d(0);
+            let mut rows = [0u128; ROWS];
+            for (r, v) in rows.iter_mut().enumerate() {
+                *v = self.c_regs[(t & 1) * ROWS + r].q();
+            }
+            for w in (0..16).filter(|w| got >> w & 1 == 1) {
+                let word = u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
+                let (r, col) = (w / COLS, w % COLS);
+                rows[r] =
+                    (rows[r] & !(0xFFFF_FFFFu128 << (32 * col))) | (u128::from(word) << (32 * col));
+                at += 4;
+            }
+            for (r, v) in rows.iter().enumerate() {
+                self.c_regs[(t & 1) * ROWS + r].set_d(*v);
+            }
+            let have = self.cf_have.q() | got;
+            if have == C_ALL {
+                c_complete = true;
+                self.cf_have.set_d(0);
                 self.cf_tile.set_d(t as u32 + 1);
             } else {
-                self.cf_row.set_d(row as u8 + 1);
+                self.cf_have.set_d(have);
             }
         }
         if fresh && !io.take {
@@ -823,38 +849,51 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         // ---- Consumer read request: the next step's lanes, a C row, or both. ----
         // A request that did not finish its passes is presented again unchanged.
         let (rt, rs) = (self.rd_tile.q() as usize, self.rd_step.q() as usize);
-        let (want_ops, mut want_c) = if self.rq_busy.q() {
-            (self.rq_ops.q(), self.rq_c.q())
+        let busy = self.rq_busy.q();
+        let want_ops = if busy {
+            self.rq_ops.q()
         } else {
-            (
-                ready_to_work && rt < tiles && slot_free && self.landed(self.chunk_of(rt, rs)),
-                ready_to_work && self.c_fetchable(),
-            )
+            ready_to_work && rt < tiles && slot_free && self.landed(self.chunk_of(rt, rs))
         };
         if want_ops {
             let mut lanes = std::mem::take(&mut self.lanes);
             self.step_lanes(rt, rs, &mut lanes);
             self.lanes = lanes;
         }
-        // A C row goes alone in a cycle without an operand read. It rides along with one
-        // (costing a bank conflict: the eight operand lanes of a swizzled step cover every
-        // bank) only when the next shift window waits for it, and the request has room.
-        let urgent = io.c_next.is_some_and(|t| t >= self.cf_tile.q() as usize);
-        if want_c
-            && want_ops
-            && (!urgent || self.lanes.len() >= MAX_REQUEST_LANES)
-            && !self.rq_busy.q()
-        {
-            want_c = false;
-        }
-        if want_c {
-            let t = self.cf_tile.q() as usize;
-            let row = u32::from(self.cf_req.q());
+        // C words (4 bytes each) ride along in the banks the operand lanes leave free, so the
+        // read stays one pass; without an operand read every word left goes. Only when the
+        // next shift window waits for this C do words share a bank with an operand (a
+        // conflict). A request that did not finish its passes is presented again unchanged.
+        let cmask = if busy {
+            self.rq_cmask.q()
+        } else if ready_to_work && self.c_fetchable() {
+            let urgent = io.c_next.is_some_and(|t| t >= self.cf_tile.q() as usize);
+            let mut used = 0u32;
+            for l in &self.lanes {
+                for w in (l.addr >> 2)..=((l.addr + u32::from(l.len) - 1) >> 2) {
+                    used |= 1 << (w % 32);
+                }
+            }
+            let mut m = 0u16;
+            let mut room = MAX_REQUEST_LANES - self.lanes.len();
+            for w in (0..16).filter(|w| self.cf_asked.q() >> w & 1 == 0) {
+                let bank = (self.c_word_addr(w) >> 2) % 32;
+                if room > 0 && (!want_ops || urgent || used >> bank & 1 == 0) {
+                    m |= 1 << w;
+                    room -= 1;
+                }
+            }
+            m
+        } else {
+            0
+        };
+        for w in (0..16).filter(|w| cmask >> w & 1 == 1) {
             self.lanes.push(SmemLane {
-                addr: lay.c_base + (t % lay.tile_slots) as u32 * SLOT_BYTES + row * 16,
-                len: 16,
+                addr: self.c_word_addr(w),
+                len: 4,
             });
         }
+        let want_c = cmask != 0;
         let rd_req = want_ops || want_c;
         self.rd_req.set(rd_req);
 
@@ -1008,11 +1047,13 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         self.rd_accept.set(accepted);
         self.rq_busy.set_d(rd_req && !accepted);
         self.rq_ops.set_d(want_ops);
-        self.rq_c.set_d(want_c);
+        self.rq_cmask.set_d(cmask);
         self.got_ops.set_d(accepted && want_ops);
-        self.got_c.set_d(accepted && want_c);
-        if accepted && want_c {
-            self.cf_req.set_d(self.cf_req.q() + 1);
+        self.got_cmask.set_d(if accepted { cmask } else { 0 });
+        if c_complete {
+            self.cf_asked.set_d(0);
+        } else if accepted {
+            self.cf_asked.set_d(self.cf_asked.q() | cmask);
         }
         if accepted && want_ops {
             self.off_tile.set_d(rt as u32);

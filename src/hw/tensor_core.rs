@@ -195,6 +195,12 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
         self.controller.ready() && !self.port.valid()
     }
 
+    /// A shift window is due but waits for the port (C not there, or no room for results).
+    pub fn window_waits(&self) -> bool {
+        let c_ready = self.port.c_ready(self.controller.next_window());
+        self.controller.window_waits(c_ready, self.port.d_ready())
+    }
+
     /// A step is taken this cycle (`valid && ready`).
     pub fn taking(&self) -> bool {
         self.controller.ready() && self.port.valid()

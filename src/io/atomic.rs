@@ -1,51 +1,46 @@
-//! Write-then-rename: output goes to `NAME.partial` and only a successful [`AtomicFile::commit`]
-//! renames it to `NAME`. Dropping an uncommitted file removes the partial one, so a failed run
-//! leaves nothing that looks complete.
+//! A buffered [`OutputFile`]: output goes to `NAME.partial` and only a successful
+//! [`AtomicFile::commit`] renames it to `NAME` (a special file such as `/dev/null` is written
+//! in place; a symlink is followed). Dropping an uncommitted file removes the partial one, so
+//! a failed run leaves nothing that looks complete.
 
+use super::output::OutputFile;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A buffered file written under a temporary name and renamed into place on commit.
 pub struct AtomicFile {
-    final_path: PathBuf,
-    partial_path: PathBuf,
+    out: OutputFile,
     writer: Option<BufWriter<File>>,
 }
 
 impl AtomicFile {
-    /// Creates `path.partial` for writing. Fails with a message naming the path if it cannot.
+    /// Creates `path.partial` for writing (or opens a special file). Fails with a message
+    /// naming the path if it cannot.
     pub fn create(path: &Path) -> io::Result<AtomicFile> {
-        let mut name = path.as_os_str().to_owned();
-        name.push(".partial");
-        let partial_path = PathBuf::from(name);
-        let file = File::create(&partial_path).map_err(|e| {
-            io::Error::new(e.kind(), format!("cannot create {}: {e}", path.display()))
-        })?;
+        let mut out = OutputFile::create(path)?;
+        let file = out.take_file()?;
         Ok(AtomicFile {
-            final_path: path.to_path_buf(),
-            partial_path,
+            out,
             writer: Some(BufWriter::new(file)),
         })
     }
 
-    /// The path the file will have once committed.
+    /// The path the file will have once committed (symlinks followed).
     pub fn path(&self) -> &Path {
-        &self.final_path
+        self.out.path()
     }
 
     /// Flushes, syncs and renames the file into place.
     pub fn commit(mut self) -> io::Result<()> {
         if let Some(w) = self.writer.take() {
-            let file = w.into_inner().map_err(|e| e.into_error())?;
-            file.sync_all()?;
+            let path = self.out.path().display().to_string();
+            w.into_inner().map_err(|e| {
+                let e = e.into_error();
+                io::Error::new(e.kind(), format!("cannot write {path}: {e}"))
+            })?;
         }
-        std::fs::rename(&self.partial_path, &self.final_path).map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("cannot rename into {}: {e}", self.final_path.display()),
-            )
-        })
+        self.out.commit()
     }
 }
 
@@ -61,14 +56,6 @@ impl Write for AtomicFile {
         match self.writer.as_mut() {
             Some(w) => w.flush(),
             None => Ok(()),
-        }
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if self.writer.take().is_some() {
-            let _ = std::fs::remove_file(&self.partial_path);
         }
     }
 }

@@ -4,5 +4,7 @@
 pub mod atomic;
 pub mod memh;
 pub mod npy;
+pub mod output;
 
 pub use atomic::AtomicFile;
+pub use output::{OutputFile, OutputPlan};

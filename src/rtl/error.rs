@@ -85,6 +85,33 @@ pub enum RtlError {
         /// The writer's message.
         message: String,
     },
+    /// The trace globs select no signal of the design (the waveform would hold only the clock).
+    #[error("trace globs {globs:?} match no signal of the design")]
+    NoSignalMatches {
+        /// The globs given.
+        globs: Vec<String>,
+    },
+    /// The run ended before the trace window began: the waveform would hold no cycle. The
+    /// incomplete file has been removed.
+    #[error("trace window from cycle {from} holds no cycle of the run ({cycles} cycles)")]
+    WindowAfterRun {
+        /// First cycle of the window.
+        from: u64,
+        /// Cycles the run simulated.
+        cycles: u64,
+    },
+    /// A VCD trace was estimated to exceed its size limit ([`crate::rtl::TraceConfig::budget`]).
+    #[error(
+        "the VCD would be about {} MB (limit {} MB): use --fst, narrow it with --trace-glob or --trace-window, or raise --vcd-limit",
+        estimate / 1_000_000,
+        limit / 1_000_000
+    )]
+    TraceTooLarge {
+        /// Estimated bytes.
+        estimate: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
     /// The trace was already closed after an earlier error.
     #[error("trace closed after an earlier error")]
     TraceClosed,

@@ -200,7 +200,7 @@ impl<D: Design> Simulator<D> {
     /// written. On a write error the incomplete file is removed.
     pub fn finish(mut self) -> Result<(D, Option<TraceSummary>)> {
         let summary = match self.tracer.take() {
-            Some(t) => Some(t.finish()?),
+            Some(t) => Some(t.finish(self.cycle)?),
             None if self.trace_failed => return Err(RtlError::TraceClosed),
             None => None,
         };

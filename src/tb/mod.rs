@@ -241,8 +241,8 @@ pub mod util {
     /// output-stationary fold `T + R + C - 2` (SCALE-Sim, `T = ceil(K/w)`) plus the PE
     /// pipeline latency the hardware documents as a constant ([`crate::hw::PIPELINE_LATENCY`]);
     /// with 4 or more tiles the overlapped run beats SCALE-Sim's back-to-back total
-    /// `tiles * (T + R + C - 2)`; `M N K` useful MAC slots of `cycles * R * C * w` offered.
-    /// Returns the run.
+    /// `tiles * (T + R + C - 2)`. (The MAC-slot counts are not checked: the run computes them
+    /// from the same formulas a check would, so such a check could not fail.) Returns the run.
     pub fn run_and_check(
         tb: &mut Bench,
         label: &str,
@@ -280,19 +280,17 @@ pub mod util {
                 run.cycles < scalesim,
             );
         }
-        tb.check_eq(
-            format!("{label}: MAC slots used"),
-            run.mac_slots_used,
-            g.macs(),
-        );
-        tb.check_eq(
-            format!("{label}: MAC slots offered"),
-            run.mac_slots_offered,
-            run.cycles * r * c * g.cfg.width as u64,
-        );
         let reference = Reference::for_problem(g, preset)?;
         let want = reference.gemm(g);
-        tb.check_eq(format!("{label}: D length"), run.out.d.len(), want.len());
+        // D has M x N elements by construction (so does the reference): a length difference
+        // is a broken run, not a check.
+        if run.out.d.len() != want.len() {
+            return Err(format!(
+                "{label}: D has {} elements, the reference {}",
+                run.out.d.len(),
+                want.len()
+            ));
+        }
         for (i, (&got, &w)) in run.out.d.iter().zip(&want).enumerate() {
             let what = format!(
                 "{label}: D[{}][{}] vs {}",

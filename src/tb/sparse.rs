@@ -50,6 +50,13 @@ pub fn run_and_check_sparse(
     );
     let ops = g.reference_operands();
     let want = sparse_reference(&ops, how);
+    if run.run.out.d.len() != want.len() {
+        return Err(format!(
+            "{label}: D has {} elements, the reference {}",
+            run.run.out.d.len(),
+            want.len()
+        ));
+    }
     for (idx, (&got, &w)) in run.run.out.d.iter().zip(&want).enumerate() {
         tb.check_bits(format!("{label}: D[{}][{}]", idx / g.n, idx % g.n), got, w);
     }

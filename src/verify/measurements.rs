@@ -24,8 +24,12 @@ pub struct MeasurementSet {
     pub c: Vec<u32>,
     /// The GPU's D per row (FP32).
     pub d: Vec<u32>,
+    /// The files read: A, B, C and D. Row `i` (from 0) is line `i + 1` of each.
+    pub files: [PathBuf; 4],
 }
 
+/// The one file of `dir` named `PREFIX*SUFFIX`; none, or more than one, is an error (a stray
+/// `a_0_old.txt` beside the set's `a_*.txt` must not be picked silently).
 fn find(dir: &Path, prefix: &str, suffix: &str) -> Result<PathBuf, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
@@ -39,21 +43,54 @@ fn find(dir: &Path, prefix: &str, suffix: &str) -> Result<PathBuf, String> {
         })
         .collect();
     found.sort();
-    found
-        .into_iter()
-        .next()
-        .ok_or_else(|| format!("no {prefix}*{suffix} file in {}", dir.display()))
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(format!("no {prefix}*{suffix} file in {}", dir.display())),
+        many => Err(format!(
+            "{}: ambiguous set, {} files match {prefix}*{suffix}: {}",
+            dir.display(),
+            many.len(),
+            many.iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
 }
 
+/// The data lines of `path`, at most `limit`: line `i + 1` of the file is entry `i`. Blank
+/// lines are allowed only at the end (anywhere else they would shift the rows).
 fn read_lines(path: &Path, limit: Option<usize>) -> Result<Vec<String>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Ok(text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .take(limit.unwrap_or(usize::MAX))
-        .map(|l| l.trim().to_string())
-        .collect())
+    let lines: Vec<&str> = text.lines().collect();
+    let used = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .map_or(0, |i| i + 1);
+    let mut out = Vec::new();
+    for (i, line) in lines[..used].iter().enumerate() {
+        if out.len() == limit.unwrap_or(usize::MAX) {
+            break;
+        }
+        let line = line.trim();
+        if line.is_empty() {
+            return Err(format!(
+                "{}:{}: blank line inside the set",
+                path.display(),
+                i + 1
+            ));
+        }
+        out.push(line.to_string());
+    }
+    Ok(out)
+}
+
+/// Parses one word of exactly `digits` digits in `radix`.
+fn word(w: &str, radix: u32, digits: usize) -> Option<u32> {
+    (w.len() == digits && w.chars().all(|c| c.is_digit(radix)))
+        .then(|| u32::from_str_radix(w, radix).ok())
+        .flatten()
 }
 
 fn parse_hex_rows(path: &Path, limit: Option<usize>) -> Result<Vec<Vec<u32>>, String> {
@@ -63,8 +100,13 @@ fn parse_hex_rows(path: &Path, limit: Option<usize>) -> Result<Vec<Vec<u32>>, St
         .map(|(i, line)| {
             line.split_whitespace()
                 .map(|w| {
-                    u32::from_str_radix(w, 16)
-                        .map_err(|_| format!("{}:{}: bad hex word {w:?}", path.display(), i + 1))
+                    word(w, 16, 8).ok_or_else(|| {
+                        format!(
+                            "{}:{}: bad hex word {w:?} (expected 8 hex digits)",
+                            path.display(),
+                            i + 1
+                        )
+                    })
                 })
                 .collect()
         })
@@ -76,18 +118,29 @@ fn parse_bin_rows(path: &Path, limit: Option<usize>) -> Result<Vec<u32>, String>
         .iter()
         .enumerate()
         .map(|(i, w)| {
-            u32::from_str_radix(w, 2)
-                .map_err(|_| format!("{}:{}: bad binary word {w:?}", path.display(), i + 1))
+            word(w, 2, 32).ok_or_else(|| {
+                format!(
+                    "{}:{}: bad binary word {w:?} (expected 32 binary digits)",
+                    path.display(),
+                    i + 1
+                )
+            })
         })
         .collect()
 }
 
 /// Loads a set (at most `limit` rows). Errors name the file and line.
 pub fn load(dir: &Path, limit: Option<usize>) -> Result<MeasurementSet, String> {
-    let a = parse_hex_rows(&find(dir, "a_", ".txt")?, limit)?;
-    let b = parse_hex_rows(&find(dir, "b_", ".txt")?, limit)?;
-    let c = parse_bin_rows(&find(dir, "c_", "fp32.txt")?, limit)?;
-    let d = parse_bin_rows(&find(dir, "d_", "fp32.txt")?, limit)?;
+    let files = [
+        find(dir, "a_", ".txt")?,
+        find(dir, "b_", ".txt")?,
+        find(dir, "c_", "fp32.txt")?,
+        find(dir, "d_", "fp32.txt")?,
+    ];
+    let a = parse_hex_rows(&files[0], limit)?;
+    let b = parse_hex_rows(&files[1], limit)?;
+    let c = parse_bin_rows(&files[2], limit)?;
+    let d = parse_bin_rows(&files[3], limit)?;
     let n = a.len();
     if b.len() != n || c.len() != n || d.len() != n {
         return Err(format!(
@@ -101,15 +154,25 @@ pub fn load(dir: &Path, limit: Option<usize>) -> Result<MeasurementSet, String> 
     }
     let k = a.first().map_or(0, |r| r.len());
     for (i, (ra, rb)) in a.iter().zip(&b).enumerate() {
-        if ra.len() != k || rb.len() != k {
-            return Err(format!(
-                "{}: row {} does not hold {k} values",
-                dir.display(),
-                i + 1
-            ));
+        for (file, r) in [(&files[0], ra), (&files[1], rb)] {
+            if r.len() != k {
+                return Err(format!(
+                    "{}:{}: {} values where line 1 has {k}",
+                    file.display(),
+                    i + 1,
+                    r.len()
+                ));
+            }
         }
     }
-    Ok(MeasurementSet { k, a, b, c, d })
+    Ok(MeasurementSet {
+        k,
+        a,
+        b,
+        c,
+        d,
+        files,
+    })
 }
 
 /// Encodes an `f64` into `fmt` if it is exactly representable (signed zeros kept; NaN gives

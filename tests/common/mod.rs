@@ -2,6 +2,8 @@
 //! and TestFloat-style corner-case operands.
 #![allow(dead_code)]
 
+pub mod cli;
+
 use tensorcore_rtl::numerics::RoundingMode;
 
 /// The number of samples a sweep runs: `TCRTL_SAMPLES` if set (e.g. `10000000` for the full

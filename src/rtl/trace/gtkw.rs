@@ -136,13 +136,11 @@ pub(super) fn write(
     write_file(gtkw, &out)
 }
 
-/// Writes `path` through `path.partial` and a rename, so that an interrupted or failed write
-/// never leaves a truncated file that looks complete.
+/// Writes `path` through the shared output files ([`crate::io::AtomicFile`]: `path.partial`
+/// and a rename, symlinks followed), so that an interrupted or failed write never leaves a
+/// truncated file that looks complete.
 pub(super) fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = super::partial_path(path);
-    let res = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if res.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    res
+    let mut f = crate::io::AtomicFile::create(path)?;
+    f.write_all(bytes)?;
+    f.commit()
 }

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Regenerates the lab waveforms and the GTKWave screenshots in docs/course/img/.
+#
+#   docs/course/shots.sh            (from the repository root)
+#
+# Needs: cargo, gtkwave, xvfb (xvfb-run) and imagemagick (import). Each screenshot is GTKWave
+# opened on a lab waveform with the save file the run wrote beside it, zoomed to fit, inside a
+# virtual X display, captured with `import -window root`. Screenshots are pictures of a GUI:
+# they are not byte-reproducible, the waveforms they show are.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+for tool in gtkwave xvfb-run import; do
+  command -v "$tool" >/dev/null || { echo "shots.sh: $tool not found" >&2; exit 2; }
+done
+out=docs/course/img
+waves=$(mktemp -d)
+trap 'rm -rf "$waves"' EXIT
+cargo build --release --quiet --examples --bins
+tcrtl=target/release/tcrtl
+
+# Lab 0: the integer MAC mesh of the engine's demo (waves/mesh.vcd, row 0 of the mesh).
+cargo run --release --quiet --example rtl_demo_wave >/dev/null
+cp waves/mesh.vcd waves/mesh.gtkw "$waves/"
+# Lab 1: one FP16 PE (the `cancellation` case of pe_fp16_mac).
+"$tcrtl" tb run pe_fp16_mac --waves "$waves" >/dev/null
+# Lab 2: a 4 x 4 x 4 iota GEMM: the skewed wavefront through the mesh.
+"$tcrtl" gemm --m 4 --n 4 --k 4 --pattern iota --vcd "$waves/lab2_mesh.vcd" \
+  --trace-glob 'controller.state' --trace-glob 'mesh.pe_*.a_in' --trace-glob 'mesh.pe_*.b_in' \
+  --trace-glob 'mesh.pe_0_0.acc_0' --trace-glob 'mesh.pe_3_3.acc_0' >/dev/null
+# Lab 3: an 8 x 8 x 4 GEMM of ones: four tiles, two accumulator sets, the drain.
+"$tcrtl" gemm --m 8 --n 8 --k 4 --pattern ones --vcd "$waves/lab3_tiles.vcd" \
+  --trace-glob 'controller.state' --trace-glob 'mesh.pe_0_0.a_ctl' --trace-glob 'mesh.pe_0_0.acc_*' \
+  --trace-glob 'mesh.pe_3_0.acc_*' --trace-glob 'd_tag' --trace-glob 'd_out_0' >/dev/null
+# Lab 5: the sparse testbench (metadata beside A, selects, B multiplexers).
+"$tcrtl" tb run sparse_2_4 --waves "$waves" >/dev/null
+
+cat > "$waves/fit.tcl" <<'TCL'
+gtkwave::/Time/Zoom/Zoom_Full
+TCL
+
+shot() { # shot NAME.vcd OUT.png
+  local vcd=$waves/$1 gtkw=$waves/${1%.vcd}.gtkw png=$2
+  xvfb-run -a -s "-screen 0 1600x900x24" bash -c "
+    gtkwave '$vcd' '$gtkw' -S '$waves/fit.tcl' >/dev/null 2>&1 &
+    pid=\$!
+    sleep 4
+    import -window root '$png'
+    kill \$pid"
+  echo "wrote $png"
+}
+shot mesh.vcd "$out/lab0_mac_mesh.png"
+shot pe_fp16_mac.vcd "$out/lab1_pe_fp16.png"
+shot lab2_mesh.vcd "$out/lab2_wavefront.png"
+shot lab3_tiles.vcd "$out/lab3_tiles.png"
+shot sparse_2_4.vcd "$out/lab5_sparse.png"

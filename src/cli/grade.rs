@@ -1,0 +1,336 @@
+//! `tcrtl grade`: compares a student's D image with the golden one of `tcrtl gemm --memh`.
+//!
+//! The golden folder holds `manifest.json` (for D's shape) and `d.hex`; the student folder a
+//! `d.hex` of the same length (FP32 bit patterns, row-major, one word a line, `//` comments
+//! allowed, as Verilog's `$writememh` writes it). Every element is compared bit for bit; the
+//! report gives the count, the mismatches and the first of them with row, column, both words
+//! and their distance in FP32 ulps. When the golden folder has step vectors (`steps.hex`,
+//! listed in its manifest) and the student folder has a `steps.hex` too, the accumulator after
+//! every step of every element is compared as well: one line per (row, column, step) in the
+//! golden order, whose low 32 bits are that accumulator (a full golden-format record or just
+//! the FP32 word). Exit 0 when all match, 1 otherwise, 2 on bad input.
+
+use clap::Args;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use tensorcore_rtl::io::memh::parse_memh;
+
+/// Arguments of `tcrtl grade`.
+#[derive(Args, Debug)]
+pub struct GradeArgs {
+    /// Folder written by `tcrtl gemm --memh` (manifest.json, d.hex).
+    #[arg(long)]
+    golden: PathBuf,
+    /// Folder holding the student's d.hex (FP32 words, row-major).
+    #[arg(long)]
+    student: PathBuf,
+    /// How many mismatches to list.
+    #[arg(long, default_value_t = 10)]
+    show: usize,
+    /// Compare D only, even when both folders hold step vectors.
+    #[arg(long)]
+    no_steps: bool,
+    /// Print one JSON object (`compared`, `mismatches`, `first`: row, col, golden, student,
+    /// ulps) instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One differing element (or step: `step` is `Some`).
+struct Mismatch {
+    row: usize,
+    col: usize,
+    step: Option<usize>,
+    golden: u32,
+    student: u32,
+}
+
+impl Mismatch {
+    /// The JSON object of the report's `first` lists.
+    fn json(&self) -> serde_json::Value {
+        let mut v = json!({
+            "row": self.row, "col": self.col,
+            "golden": format!("{:08x}", self.golden),
+            "student": format!("{:08x}", self.student),
+            "ulps": fp32_ulps(self.golden, self.student),
+        });
+        if let Some(s) = self.step {
+            v["step"] = json!(s);
+        }
+        v
+    }
+
+    /// One line of the text report.
+    fn line(&self) -> String {
+        let ulps = fp32_ulps(self.golden, self.student)
+            .map_or("NaN involved".to_string(), |u| format!("{u} ulps"));
+        let step = self.step.map(|s| format!(" step {s}")).unwrap_or_default();
+        format!(
+            "  d[{}][{}]{step}: golden {:08x} ({:e}), student {:08x} ({:e}), {ulps}",
+            self.row,
+            self.col,
+            self.golden,
+            f32::from_bits(self.golden),
+            self.student,
+            f32::from_bits(self.student)
+        )
+    }
+}
+
+/// Reads a step-vector file: the low 32 bits of each hexadecimal word (any width), skipping
+/// blank lines and `//` comments.
+fn read_steps(path: &Path, who: &str) -> Result<Vec<u32>, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("{who} {}: {e}", path.display()))?;
+    let mut words = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split("//").next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let digits: String = line.chars().filter(|&c| c != '_').collect();
+        if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(format!(
+                "{who} {} line {}: '{line}' is not one hexadecimal word",
+                path.display(),
+                i + 1
+            ));
+        }
+        let low = &digits[digits.len().saturating_sub(8)..];
+        let w =
+            u32::from_str_radix(low, 16).map_err(|e| format!("{who} {}: {e}", path.display()))?;
+        words.push(w);
+    }
+    Ok(words)
+}
+
+/// The golden step vectors' steps per element, from the manifest (`None`: none written).
+fn golden_steps(golden: &Path) -> Result<Option<usize>, String> {
+    let path = golden.join("manifest.json");
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("golden {}: {e}", path.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("golden {}: {e}", path.display()))?;
+    let entry = v["files"]
+        .as_array()
+        .and_then(|f| f.iter().find(|e| e["file"] == "steps.hex"));
+    match entry {
+        None => Ok(None),
+        Some(e) => match e["steps_per_element"].as_u64() {
+            Some(t) if t > 0 => Ok(Some(t as usize)),
+            _ => Err(format!(
+                "golden {}: steps.hex has no steps_per_element",
+                path.display()
+            )),
+        },
+    }
+}
+
+/// Compares the student's step vectors with the golden ones, when both exist.
+fn compare_steps(
+    args: &GradeArgs,
+    cols: usize,
+    elements: usize,
+) -> Result<Option<(usize, Vec<Mismatch>)>, String> {
+    let student_path = args.student.join("steps.hex");
+    if args.no_steps {
+        return Ok(None);
+    }
+    let (Some(steps), true) = (golden_steps(&args.golden)?, student_path.is_file()) else {
+        return Ok(None);
+    };
+    let golden = read_steps(&args.golden.join("steps.hex"), "golden")?;
+    let student = read_steps(&student_path, "student")?;
+    if golden.len() != elements * steps {
+        return Err(format!(
+            "golden steps.hex has {} records, its manifest says {elements} x {steps}",
+            golden.len()
+        ));
+    }
+    if student.len() != golden.len() {
+        return Err(format!(
+            "student steps.hex has {} records, the golden one has {} ({steps} steps per element)",
+            student.len(),
+            golden.len()
+        ));
+    }
+    let mismatches = golden
+        .iter()
+        .zip(&student)
+        .enumerate()
+        .filter(|(_, (g, s))| g != s)
+        .map(|(i, (&golden, &student))| Mismatch {
+            row: i / steps / cols,
+            col: (i / steps) % cols,
+            step: Some(i % steps),
+            golden,
+            student,
+        })
+        .collect();
+    Ok(Some((golden.len(), mismatches)))
+}
+
+/// The distance between two FP32 encodings in units in the last place: the number of FP32
+/// values between them on the number line (+0 and -0 count as the same point), or `None` when
+/// either is a NaN.
+pub fn fp32_ulps(a: u32, b: u32) -> Option<u64> {
+    let is_nan = |w: u32| (w & 0x7F80_0000) == 0x7F80_0000 && (w & 0x007F_FFFF) != 0;
+    if is_nan(a) || is_nan(b) {
+        return None;
+    }
+    // Ordered integer: the magnitude's bits, negated for negative values.
+    let ordered = |w: u32| -> i64 {
+        let mag = i64::from(w & 0x7FFF_FFFF);
+        if w & 0x8000_0000 != 0 {
+            -mag
+        } else {
+            mag
+        }
+    };
+    Some(ordered(a).abs_diff(ordered(b)))
+}
+
+/// Reads the `d.hex` of `dir` as FP32 words.
+fn read_d(dir: &Path, who: &str) -> Result<Vec<u32>, String> {
+    let path = dir.join("d.hex");
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("{who} {}: {e}", path.display()))?;
+    let words = parse_memh(&text).map_err(|e| format!("{who} {}: {e}", path.display()))?;
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| {
+            u32::try_from(w).map_err(|_| {
+                format!(
+                    "{who} {}: word {i} ({w:x}) is wider than 32 bits",
+                    path.display()
+                )
+            })
+        })
+        .collect()
+}
+
+/// D's shape (rows, columns) from the golden manifest.
+fn d_shape(golden: &Path) -> Result<(usize, usize), String> {
+    let path = golden.join("manifest.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "golden {}: {e} (write it with tcrtl gemm --memh)",
+            path.display()
+        )
+    })?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("golden {}: {e}", path.display()))?;
+    let entry = v["files"]
+        .as_array()
+        .and_then(|f| f.iter().find(|e| e["file"] == "d.hex"))
+        .ok_or_else(|| format!("golden {}: no d.hex entry", path.display()))?;
+    match (entry["rows"].as_u64(), entry["cols"].as_u64()) {
+        (Some(r), Some(c)) if r > 0 && c > 0 => Ok((r as usize, c as usize)),
+        _ => Err(format!("golden {}: d.hex has no rows/cols", path.display())),
+    }
+}
+
+/// Runs `tcrtl grade`.
+pub fn run(args: &GradeArgs) -> Result<i32, String> {
+    for (who, dir) in [("--golden", &args.golden), ("--student", &args.student)] {
+        if !dir.is_dir() {
+            return Err(format!(
+                "{who} {}: not an existing directory",
+                dir.display()
+            ));
+        }
+    }
+    let (rows, cols) = d_shape(&args.golden)?;
+    let golden = read_d(&args.golden, "golden")?;
+    let student = read_d(&args.student, "student")?;
+    if golden.len() != rows * cols {
+        return Err(format!(
+            "golden d.hex has {} words, its manifest says {rows} x {cols}",
+            golden.len()
+        ));
+    }
+    if student.len() != golden.len() {
+        return Err(format!(
+            "student d.hex has {} words, the golden D has {} ({rows} x {cols})",
+            student.len(),
+            golden.len()
+        ));
+    }
+    let mismatches: Vec<Mismatch> = golden
+        .iter()
+        .zip(&student)
+        .enumerate()
+        .filter(|(_, (g, s))| g != s)
+        .map(|(i, (&golden, &student))| Mismatch {
+            row: i / cols,
+            col: i % cols,
+            step: None,
+            golden,
+            student,
+        })
+        .collect();
+    let steps = compare_steps(args, cols, golden.len())?;
+    let shown = &mismatches[..mismatches.len().min(args.show)];
+    if args.json {
+        let steps_json = steps.as_ref().map(|(compared, m)| {
+            json!({
+                "compared": compared,
+                "mismatches": m.len(),
+                "first": m.iter().take(args.show).map(Mismatch::json).collect::<Vec<_>>(),
+            })
+        });
+        outln!(
+            "{}",
+            json!({
+                "rows": rows, "cols": cols,
+                "compared": golden.len(),
+                "mismatches": mismatches.len(),
+                "first": shown.iter().map(Mismatch::json).collect::<Vec<_>>(),
+                "steps": steps_json,
+            })
+        );
+    } else {
+        outln!(
+            "grade: {} compared ({rows} x {cols}), {} mismatches",
+            golden.len(),
+            mismatches.len()
+        );
+        for m in shown {
+            outln!("{}", m.line());
+        }
+        if mismatches.len() > shown.len() {
+            outln!("  ... and {} more", mismatches.len() - shown.len());
+        }
+        if let Some((compared, m)) = &steps {
+            outln!("steps: {compared} compared, {} mismatches", m.len());
+            for x in m.iter().take(args.show) {
+                outln!("{}", x.line());
+            }
+            if m.len() > args.show {
+                outln!("  ... and {} more", m.len() - args.show);
+            }
+        }
+    }
+    let step_mismatches = steps.as_ref().map_or(0, |(_, m)| m.len());
+    Ok(if mismatches.is_empty() && step_mismatches == 0 {
+        0
+    } else {
+        1
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fp32_ulps;
+
+    #[test]
+    fn ulps_count_fp32_steps() {
+        assert_eq!(fp32_ulps(0x3F80_0000, 0x3F80_0001), Some(1));
+        assert_eq!(fp32_ulps(0x3F80_0000, 0x3F7F_FFFF), Some(1)); // across a binade
+        assert_eq!(fp32_ulps(0x0000_0001, 0x8000_0001), Some(2)); // across zero
+        assert_eq!(fp32_ulps(0x0000_0000, 0x8000_0000), Some(0));
+        assert_eq!(fp32_ulps(0x7F7F_FFFF, 0x7F80_0000), Some(1)); // max to Inf
+        assert_eq!(fp32_ulps(0x7FC0_0000, 0x3F80_0000), None);
+    }
+}

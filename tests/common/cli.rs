@@ -1,0 +1,30 @@
+//! Shared helpers for the tests that drive the `tcrtl` binary.
+#![allow(dead_code)]
+
+use std::process::{Command, Output};
+
+/// Runs the built `tcrtl` with `args`.
+pub fn tcrtl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .args(args)
+        .output()
+        .expect("run tcrtl")
+}
+
+/// Bytes as text (lossy).
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// An input or I/O error: exit code 2, exactly one stderr line `error: ...` containing
+/// `needle`, no panic.
+pub fn assert_error(o: &Output, needle: &str) {
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: ") && err.contains(needle),
+        "{needle:?} not in {err}"
+    );
+}
