@@ -5,11 +5,11 @@
 use super::dot::{rounding, rounding_label};
 use super::values;
 use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use tensorcore_rtl::io::output::OutputFile;
 use tensorcore_rtl::numerics::dot::{AccMode, MAX_LANES};
 use tensorcore_rtl::sweep::{self, Dist, KStats, SweepConfig};
@@ -122,20 +122,17 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
     std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
     let total: u64 =
         (0..args.samples).filter(|s| s % shard.1 == shard.0).count() as u64 * args.k.len() as u64;
-    let done = AtomicU64::new(0);
-    let tty = std::io::stderr().is_terminal();
-    let progress = |n: u64| {
-        let d = done.fetch_add(n, Ordering::Relaxed) + n;
-        if tty && (d.is_multiple_of(1024) || d == total) {
-            let _ = write!(std::io::stderr(), "\rsweep: {d}/{total} samples");
-        }
-    };
+    // A progress bar on a terminal (indicatif draws nothing when stderr is not one); the
+    // files do not depend on it.
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("sweep {bar:40} {pos}/{len} samples ({eta})") {
+        bar.set_style(style);
+    }
+    let progress = |n: u64| bar.inc(n);
     let start = std::time::Instant::now();
     let per_k = sweep::run(&cfg, &progress).map_err(|e| e.to_string())?;
     let seconds = start.elapsed().as_secs_f64();
-    if tty {
-        let _ = writeln!(std::io::stderr());
-    }
+    bar.finish_and_clear();
     let summary = Summary {
         format_a: cfg.fmt_a.name.into(),
         format_b: cfg.fmt_b.name.into(),
