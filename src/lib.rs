@@ -16,5 +16,6 @@ pub mod io;
 pub mod numerics;
 pub mod rtl;
 pub mod sparse;
+pub mod sweep;
 pub mod tb;
 pub mod verify;

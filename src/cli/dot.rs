@@ -1,9 +1,15 @@
-//! `tcrtl dot`: one dot product through the numerics datapath.
+//! `tcrtl dot`: one dot product through the numerics datapath, or a batch of them from .npy
+//! files (see [`super::dot_batch`]).
 
+use super::dot_all;
+use super::dot_batch;
 use super::values;
 use clap::Args;
-use tensorcore_rtl::numerics::dot::{dot, MAX_LANES};
+use std::path::{Path, PathBuf};
+use tensorcore_rtl::numerics::dot::{dot_rounded, AccMode, DotResult, Preset, MAX_LANES};
+use tensorcore_rtl::numerics::format::Format;
 use tensorcore_rtl::numerics::format::FP32;
+use tensorcore_rtl::numerics::RoundingMode;
 
 /// Arguments of `tcrtl dot`.
 #[derive(Args, Debug)]
@@ -33,19 +39,136 @@ pub struct DotArgs {
         allow_hyphen_values = true
     )]
     b: Vec<String>,
+    /// Rounding direction of the ieee, fused and exact modes: rne (default), rtz, rdn, rup.
+    /// The nvidia presets keep the GPU's own rounding (only rne is accepted).
+    #[arg(long, default_value = "rne")]
+    rounding: String,
+    /// Batch mode: where D goes (uint32 FP32 bit patterns, one per row) when --a, --b and
+    /// --c name .npy files.
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
 }
 
+/// Parses a `--rounding` name (`rne`, `rtz`, `rdn`, `rup`).
+pub fn rounding(name: &str) -> Result<RoundingMode, String> {
+    RoundingMode::by_name(name)
+        .filter(|m| *m != RoundingMode::ToOdd)
+        .ok_or_else(|| format!("unknown rounding {name:?} (expected rne, rtz, rdn or rup)"))
+}
+
+/// The JSON object of one result (also a row of `--acc all --json`).
+pub fn result_json(
+    mode: &AccMode,
+    preset: Option<Preset>,
+    rm: RoundingMode,
+    fmt_a: Format,
+    fmt_b: Format,
+    k: usize,
+    r: &DotResult,
+) -> serde_json::Value {
+    let value = f32::from_bits(r.bits);
+    let value_json = if value.is_finite() {
+        serde_json::json!(value as f64)
+    } else {
+        serde_json::json!(value.to_string().to_lowercase())
+    };
+    serde_json::json!({
+        "bits": format!("0x{:08x}", r.bits),
+        "value": value_json,
+        "flags": r.flags.names(),
+        "acc": mode.name(),
+        "preset": preset.map(|p| p.name()),
+        "rounding": rounding_label(mode, rm),
+        "format_a": fmt_a.name,
+        "format_b": fmt_b.name,
+        "k": k,
+        "steps": r.steps,
+    })
+}
+
+/// The rounding a result was computed with: the `--rounding` name, or `gpu` for the nvidia
+/// presets (their own hardware rounding).
+pub fn rounding_label(mode: &AccMode, rm: RoundingMode) -> &'static str {
+    match mode {
+        AccMode::Nvidia(_) => "gpu",
+        _ => rm.name(),
+    }
+}
+
 /// Runs `tcrtl dot`.
 pub fn run(args: &DotArgs) -> Result<i32, String> {
+    let rm = rounding(&args.rounding)?;
+    if args.arith.acc.eq_ignore_ascii_case("all") {
+        if args.arith.preset.is_some() {
+            return Err("--acc all runs every preset; drop --preset".into());
+        }
+        if dot_batch::is_npy(&args.a) || dot_batch::is_npy(&args.b) || args.out.is_some() {
+            return Err("--acc all takes operand values, not .npy batches".into());
+        }
+        let fmt_a = values::input_format(&args.arith.format)?;
+        let fmt_b = match &args.arith.format_b {
+            Some(name) => values::input_format(name)?,
+            None => fmt_a,
+        };
+        let (a, b, c) = single_operands(args, fmt_a, fmt_b)?;
+        return dot_all::run(fmt_a, fmt_b, rm, &a, &b, c, args.width, args.json);
+    }
     let values::Arith {
         fmt_a,
         fmt_b,
         mode,
         preset,
     } = args.arith.resolve()?;
+    if dot_batch::is_npy(&args.a) || dot_batch::is_npy(&args.b) {
+        if !(dot_batch::is_npy(&args.a)
+            && dot_batch::is_npy(&args.b)
+            && dot_batch::is_npy(std::slice::from_ref(&args.c)))
+        {
+            return Err("batch mode needs --a, --b and --c all naming .npy files".into());
+        }
+        return dot_batch::run(&dot_batch::BatchJob {
+            fmt_a,
+            fmt_b,
+            mode,
+            preset,
+            rm,
+            width: args.width,
+            a: Path::new(&args.a[0]),
+            b: Path::new(&args.b[0]),
+            c: Path::new(&args.c),
+            out: args.out.as_deref(),
+            json: args.json,
+        });
+    }
+    if args.out.is_some() {
+        return Err("--out applies to batch mode only (--a, --b, --c naming .npy files)".into());
+    }
+    let (a, b, c) = single_operands(args, fmt_a, fmt_b)?;
+    let width = args.width.unwrap_or(a.len().clamp(1, MAX_LANES));
+    let r = dot_rounded(&mode, rm, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
+    if args.json {
+        outln!(
+            "{}",
+            result_json(&mode, preset, rm, fmt_a, fmt_b, a.len(), &r)
+        );
+    } else {
+        let value = f32::from_bits(r.bits);
+        outln!("bits:  0x{:08x}", r.bits);
+        outln!("value: {value:e} ({value})");
+        outln!("flags: {}", r.flags);
+    }
+    Ok(0)
+}
+
+/// The operands of a single dot product: A, B (same length) and C.
+fn single_operands(
+    args: &DotArgs,
+    fmt_a: Format,
+    fmt_b: Format,
+) -> Result<(Vec<u64>, Vec<u64>, u32), String> {
     let a = values::operands(fmt_a, &args.a)?;
     let b = values::operands(fmt_b, &args.b)?;
     if a.len() != b.len() {
@@ -56,31 +179,5 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         ));
     }
     let c = values::operand(FP32, &args.c)? as u32;
-    let width = args.width.unwrap_or(a.len().clamp(1, MAX_LANES));
-    let r = dot(&mode, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
-    let value = f32::from_bits(r.bits);
-    if args.json {
-        let value_json = if value.is_finite() {
-            serde_json::json!(value as f64)
-        } else {
-            serde_json::json!(value.to_string().to_lowercase())
-        };
-        let obj = serde_json::json!({
-            "bits": format!("0x{:08x}", r.bits),
-            "value": value_json,
-            "flags": r.flags.names(),
-            "acc": mode.name(),
-            "preset": preset.map(|p| p.name()),
-            "format_a": fmt_a.name,
-            "format_b": fmt_b.name,
-            "k": a.len(),
-            "steps": r.steps,
-        });
-        outln!("{obj}");
-    } else {
-        outln!("bits:  0x{:08x}", r.bits);
-        outln!("value: {value:e} ({value})");
-        outln!("flags: {}", r.flags);
-    }
-    Ok(0)
+    Ok((a, b, c))
 }

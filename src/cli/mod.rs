@@ -12,6 +12,8 @@ macro_rules! outln {
 }
 
 mod dot;
+mod dot_all;
+mod dot_batch;
 mod gemm;
 mod golden;
 mod grade;
@@ -20,6 +22,7 @@ mod memsweep;
 pub mod out;
 mod pattern;
 mod sparse;
+mod sweep;
 mod tb;
 mod tma;
 mod values;

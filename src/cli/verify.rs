@@ -1,4 +1,5 @@
-//! `tcrtl verify measurements`: replays a real-GPU measurement set through the `nvidia` mode.
+//! `tcrtl verify measurements`: replays a real-GPU measurement set through the `nvidia` mode;
+//! `tcrtl verify sweep` and `merge` live in [`super::sweep`].
 
 use super::values;
 use clap::{Args, Subcommand};
@@ -18,6 +19,11 @@ enum VerifyCommand {
     /// Runs every row of a measurement set (a_*, b_*, c_*fp32, d_*fp32 files) through the
     /// nvidia mode and compares bit for bit; exits 1 on any mismatch.
     Measurements(MeasurementArgs),
+    /// Error of a mode against the exact sum over random dot products, per K
+    /// (DIR/summary.json and DIR/errors.svg); --shard I/N runs one part.
+    Sweep(super::sweep::SweepArgs),
+    /// Merges the shard directories of one sweep into the single-run summary.
+    Merge(super::sweep::MergeArgs),
 }
 
 /// Arguments of `tcrtl verify measurements`.
@@ -49,6 +55,8 @@ pub struct MeasurementArgs {
 pub fn run(args: &VerifyArgs) -> Result<i32, String> {
     match &args.what {
         VerifyCommand::Measurements(m) => measurements(m),
+        VerifyCommand::Sweep(s) => super::sweep::sweep_cmd(s),
+        VerifyCommand::Merge(m) => super::sweep::merge_cmd(m),
     }
 }
 

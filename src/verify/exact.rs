@@ -1,6 +1,6 @@
 //! The exact dot-product reference: `c + sum a_k * b_k` summed exactly in big integers and
-//! rounded once to FP32 by its own small rounding code (RNE or RZ), plus the `fused` and
-//! `ieee` chainings built on it.
+//! rounded once to FP32 by its own small rounding code (RNE, RZ, toward -Inf or +Inf, with the
+//! IEEE flags it raises), plus the `fused` and `ieee` chainings built on it.
 //!
 //! Decoding: FP32 through host `f32`, FP16/BF16 through the `half` crate, E4M3/E5M2 through
 //! [`decode_fp8`] (the OCP tables of `fp8_table`). Every value becomes an `f64`
@@ -100,11 +100,52 @@ pub enum RefRounding {
     NearestEven,
     /// Round toward zero.
     TowardZero,
+    /// Round toward negative infinity.
+    Down,
+    /// Round toward positive infinity.
+    Up,
+}
+
+/// The IEEE flags the reference rounding raises (its own type: this module shares no code
+/// with the datapath).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RefFlags {
+    /// Invalid operation (a NaN result from Inf - Inf or 0 x Inf, or a signaling NaN input).
+    pub invalid: bool,
+    /// The rounded magnitude exceeded the largest finite FP32 value.
+    pub overflow: bool,
+    /// Tiny after rounding (with an unbounded exponent) and inexact.
+    pub underflow: bool,
+    /// The result differs from the exact value.
+    pub inexact: bool,
+}
+
+impl std::ops::BitOrAssign for RefFlags {
+    fn bitor_assign(&mut self, o: RefFlags) {
+        self.invalid |= o.invalid;
+        self.overflow |= o.overflow;
+        self.underflow |= o.underflow;
+        self.inexact |= o.inexact;
+    }
 }
 
 /// The exact value of `c + sum a_k * b_k` (IEEE zero sign under round to nearest: `-0` only
 /// if every term is a negative zero). Extra entries of the longer of `a`, `b` are ignored.
 pub fn exact_sum(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> ExactValue {
+    exact_sum_rounding(fmt_a, fmt_b, a, b, c, RefRounding::NearestEven)
+}
+
+/// [`exact_sum`] with the zero sign of rounding direction `mode`: a zero sum is `-0` if every
+/// term is a negative zero, `+0` if every term is a positive zero, and otherwise (exact
+/// cancellation, zeros of both signs) `-0` only toward negative infinity (IEEE 754 6.3).
+pub fn exact_sum_rounding(
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+    mode: RefRounding,
+) -> ExactValue {
     let mut finite: Vec<f64> = Vec::with_capacity(a.len() + 1);
     let (mut pinf, mut ninf, mut nan) = (false, false, false);
     let mut take = |d: Decoded| match d {
@@ -132,7 +173,15 @@ pub fn exact_sum(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> 
     if pinf || ninf {
         return ExactValue::Inf(ninf);
     }
-    exact_of_finite(&finite)
+    match exact_of_finite(&finite) {
+        ExactValue::Finite(_, mag, _) if mag.bits() == 0 => {
+            let all_neg = finite.iter().all(|v| *v == 0.0 && v.is_sign_negative());
+            let all_pos = finite.iter().all(|v| *v == 0.0 && v.is_sign_positive());
+            let neg = all_neg || (!all_pos && mode == RefRounding::Down);
+            ExactValue::Finite(neg, mag, 0)
+        }
+        v => v,
+    }
 }
 
 /// The exact sum of finite `f64` terms, in big integers (IEEE zero sign under round to
@@ -167,34 +216,60 @@ pub fn exact_of_finite(terms: &[f64]) -> ExactValue {
     ExactValue::Finite(sign == Sign::Minus, mag, min_e)
 }
 
-/// Rounds an exact value once to FP32 (canonical NaN `0x7FC00000`; overflow: Inf under
-/// RNE, the largest finite value under RZ).
+/// Rounds an exact value once to FP32 (canonical NaN `0x7FC00000`; overflow: Inf or the
+/// largest finite value, by direction).
 pub fn round_fp32(v: &ExactValue, mode: RefRounding) -> u32 {
+    round_fp32_flags(v, mode).0
+}
+
+/// `mag * 2^exp` rounded to an integer multiple of `2^q` in direction `mode` for a value of
+/// sign `neg`: the multiple's count and whether anything was discarded.
+fn round_at(mag: &BigUint, exp: i64, q: i64, neg: bool, mode: RefRounding) -> (BigUint, bool) {
+    if exp >= q {
+        return (mag << ((exp - q) as usize), false);
+    }
+    let shift = (q - exp) as usize;
+    let mut mant = mag >> shift;
+    let rem = mag - (&mant << shift);
+    let inexact = rem.bits() != 0;
+    let up = match mode {
+        RefRounding::NearestEven => {
+            let half = BigUint::from(1u8) << (shift - 1);
+            rem > half || (rem == half && mant.bit(0))
+        }
+        RefRounding::TowardZero => false,
+        RefRounding::Down => neg && inexact,
+        RefRounding::Up => !neg && inexact,
+    };
+    if up {
+        mant += 1u8;
+    }
+    (mant, inexact)
+}
+
+/// [`round_fp32`] with the IEEE flags of the rounding: inexact, overflow, and underflow
+/// (tiny after rounding, as though the exponent range were unbounded, and inexact). A NaN
+/// result raises nothing here (the caller knows whether it was invalid).
+pub fn round_fp32_flags(v: &ExactValue, mode: RefRounding) -> (u32, RefFlags) {
+    let mut flags = RefFlags::default();
     let (neg, mag, exp) = match v {
-        ExactValue::Nan => return 0x7FC0_0000,
-        ExactValue::Inf(n) => return if *n { 0xFF80_0000 } else { 0x7F80_0000 },
+        ExactValue::Nan => return (0x7FC0_0000, flags),
+        ExactValue::Inf(n) => return (if *n { 0xFF80_0000 } else { 0x7F80_0000 }, flags),
         ExactValue::Finite(n, m, e) => (*n, m, *e),
     };
     let sign = if neg { 0x8000_0000u32 } else { 0 };
     if mag.bits() == 0 {
-        return sign;
+        return (sign, flags);
     }
     let top = exp + mag.bits() as i64 - 1; // exponent of the leading one
     let mut q = top.max(-126) - 23; // exponent of the result's ulp
-    let mut mant: BigUint;
-    if exp >= q {
-        mant = mag << ((exp - q) as usize);
-    } else {
-        let shift = (q - exp) as usize;
-        mant = mag >> shift;
-        let rem = mag - (&mant << shift);
-        if mode == RefRounding::NearestEven {
-            let half = BigUint::from(1u8) << (shift - 1);
-            let odd = mant.bit(0);
-            if rem > half || (rem == half && odd) {
-                mant += 1u8;
-            }
-        }
+    let (mant, inexact) = round_at(mag, exp, q, neg, mode);
+    flags.inexact = inexact;
+    if top < -126 && inexact {
+        // Tininess after rounding: round to 24 bits with an unbounded exponent.
+        let (full, _) = round_at(mag, exp, top - 23, neg, mode);
+        let carried = full.bits() as i64 > 24;
+        flags.underflow = top + carried as i64 <= -127;
     }
     let mut m = u64::try_from(&mant).unwrap_or(u64::MAX);
     if m == 1 << 24 {
@@ -202,21 +277,106 @@ pub fn round_fp32(v: &ExactValue, mode: RefRounding) -> u32 {
         q += 1;
     }
     if m < (1 << 23) {
-        return sign | m as u32; // subnormal (q == -149)
+        return (sign | m as u32, flags); // subnormal (q == -149)
     }
     let biased = q + 23 + 127;
     if biased >= 255 {
-        return match mode {
-            RefRounding::NearestEven => sign | 0x7F80_0000,
-            RefRounding::TowardZero => sign | 0x7F7F_FFFF,
+        flags.overflow = true;
+        flags.inexact = true;
+        let to_inf = match mode {
+            RefRounding::NearestEven => true,
+            RefRounding::TowardZero => false,
+            RefRounding::Down => neg,
+            RefRounding::Up => !neg,
         };
+        return (sign | if to_inf { 0x7F80_0000 } else { 0x7F7F_FFFF }, flags);
     }
-    sign | ((biased as u32) << 23) | (m as u32 & 0x7F_FFFF)
+    (
+        sign | ((biased as u32) << 23) | (m as u32 & 0x7F_FFFF),
+        flags,
+    )
 }
 
 /// `RNE32(c + sum a_k * b_k)` with one rounding.
 pub fn exact_dot(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> u32 {
     round_fp32(&exact_sum(fmt_a, fmt_b, a, b, c), RefRounding::NearestEven)
+}
+
+/// Whether a bit pattern of `fmt` is a signaling NaN (IEEE-style formats: FP16, BF16, FP32
+/// and E5M2, whose quiet bit is the top fraction bit; E4M3 has none), read from the patterns
+/// themselves.
+fn is_signaling(fmt: Format, bits: u64) -> bool {
+    let (width, frac) = match fmt.name {
+        "e5m2" => (8, 2),
+        "fp16" => (16, 10),
+        "bf16" => (16, 7),
+        "fp32" => (32, 23),
+        _ => return false,
+    };
+    let exp_mask = ((1u64 << (width - 1 - frac)) - 1) << frac;
+    let quiet = 1u64 << (frac - 1);
+    let frac_mask = (1u64 << frac) - 1;
+    bits & exp_mask == exp_mask && bits & frac_mask != 0 && bits & quiet == 0
+}
+
+/// `c + sum a_k * b_k` rounded once in direction `mode`, with its IEEE flags: invalid for a
+/// signaling NaN input, 0 x Inf or +Inf with -Inf; the rounding's inexact, overflow and
+/// underflow otherwise.
+pub fn exact_dot_rounding(
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+    mode: RefRounding,
+) -> (u32, RefFlags) {
+    let v = exact_sum_rounding(fmt_a, fmt_b, a, b, c, mode);
+    let (bits, mut flags) = round_fp32_flags(&v, mode);
+    let mut invalid = is_signaling(crate::numerics::format::FP32, c as u64);
+    let (mut pinf, mut ninf) = (false, false);
+    for (&x, &y) in a.iter().zip(b.iter()) {
+        invalid |= is_signaling(fmt_a, x) || is_signaling(fmt_b, y);
+        let (dx, dy) = (decode(fmt_a, x), decode(fmt_b, y));
+        let p = as_f64(dx) * as_f64(dy);
+        let zero_times_inf = matches!((dx, dy), (Decoded::Inf(_), Decoded::Finite(z)) | (Decoded::Finite(z), Decoded::Inf(_)) if z == 0.0);
+        invalid |= zero_times_inf;
+        pinf |= p == f64::INFINITY;
+        ninf |= p == f64::NEG_INFINITY;
+    }
+    let dc = decode(crate::numerics::format::FP32, c as u64);
+    if let Decoded::Inf(n) = dc {
+        pinf |= !n;
+        ninf |= n;
+    }
+    // +Inf with -Inf is invalid unless a NaN operand already decides the result quietly.
+    let nan_operand = dc == Decoded::Nan
+        || a.iter()
+            .zip(b.iter())
+            .any(|(&x, &y)| decode(fmt_a, x) == Decoded::Nan || decode(fmt_b, y) == Decoded::Nan);
+    invalid |= pinf && ninf && !nan_operand;
+    flags.invalid = invalid;
+    (bits, flags)
+}
+
+/// The `fused` chaining in direction `mode`: `c <- round(c + exact sum of w products)` per
+/// group of `width`, with the OR of every step's flags.
+pub fn fused_dot_rounding(
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+    width: usize,
+    mode: RefRounding,
+) -> (u32, RefFlags) {
+    let mut acc = c;
+    let mut flags = RefFlags::default();
+    for (ca, cb) in a.chunks(width.max(1)).zip(b.chunks(width.max(1))) {
+        let (bits, f) = exact_dot_rounding(fmt_a, fmt_b, ca, cb, acc, mode);
+        acc = bits;
+        flags |= f;
+    }
+    (acc, flags)
 }
 
 /// The `fused` chaining: `c <- RNE32(c + exact sum of w products)` per group of `width`.

@@ -1,6 +1,7 @@
 //! The `fused` (and `exact`) mode: `c <- RNE32(c + exact sum of the products)`, one rounding.
 //! Stages: align (place each term in the wide fixed-point register), add (exact wide sum and
-//! leading-one detection), normalise-round (the shared [`round_pack`]).
+//! leading-one detection), normalise-round (the shared [`round_pack`]). The `_rm` entry
+//! points round in any IEEE direction ([`RoundingMode`]); the plain ones to nearest even.
 
 use super::step::{stage_special, MultiplyStage, StepResult};
 use super::wide::{WideAcc, WIDE_LSB_EXP};
@@ -23,6 +24,24 @@ pub struct FusedAlign<const W: usize> {
     /// Sign of an exact zero result: `-0` only if every term (c and each valid product) is
     /// a negative zero (IEEE, round to nearest).
     pub zero_sign: bool,
+    /// True if every term (c and each valid product) is a positive zero: then an exact zero
+    /// sum is `+0` in every rounding direction (see [`FusedAlign::zero_sign_rm`]).
+    pub all_pos_zero: bool,
+}
+
+impl<const W: usize> FusedAlign<W> {
+    /// Sign of an exact zero sum rounded in direction `rm`: the common sign when every term
+    /// is a zero of one sign, else (cancellation, or zeros of both signs) `-0` only toward
+    /// negative (IEEE 754 section 6.3, extended to many terms).
+    pub const fn zero_sign_rm(&self, rm: RoundingMode) -> bool {
+        if self.zero_sign {
+            true
+        } else if self.all_pos_zero {
+            false
+        } else {
+            matches!(rm, RoundingMode::Down)
+        }
+    }
 }
 
 /// Aligns `c` and the finite products for an exact sum (no bit is dropped).
@@ -31,18 +50,23 @@ pub fn stage_align<const W: usize>(m: &MultiplyStage<W>, c: u32) -> FusedAlign<W
     let mut max_exp = i32::MIN;
     let mut align_shift = [0u32; W];
     let mut all_neg_zero = cu.class == Class::Zero && cu.sign;
+    let mut all_pos_zero = cu.class == Class::Zero && !cu.sign;
     let mut c_shift = 0;
     if cu.sig != 0 {
         c_shift = (cu.lsb_exp() - WIDE_LSB_EXP) as u32;
         max_exp = cu.lsb_exp() + 63 - cu.sig.leading_zeros() as i32;
         all_neg_zero = false;
+        all_pos_zero = false;
     }
     for (k, p) in m.valid().iter().enumerate() {
         if p.class == ProductClass::Finite {
             align_shift[k] = (p.lsb_exp() - WIDE_LSB_EXP) as u32;
             max_exp = max_exp.max(p.lsb_exp() + 63 - p.sig.leading_zeros() as i32);
             all_neg_zero = false;
-        } else if !p.sign {
+            all_pos_zero = false;
+        } else if p.sign {
+            all_pos_zero = false;
+        } else {
             all_neg_zero = false;
         }
     }
@@ -51,6 +75,7 @@ pub fn stage_align<const W: usize>(m: &MultiplyStage<W>, c: u32) -> FusedAlign<W
         align_shift,
         c_shift,
         zero_sign: all_neg_zero,
+        all_pos_zero,
     }
 }
 
@@ -63,8 +88,18 @@ pub struct FusedSum {
     pub wide_lzc: u32,
 }
 
-/// Sums the aligned terms exactly in the wide register.
+/// Sums the aligned terms exactly in the wide register (zero sign for round to nearest).
 pub fn stage_add<const W: usize>(m: &MultiplyStage<W>, al: &FusedAlign<W>, c: u32) -> FusedSum {
+    stage_add_rm(m, al, c, RoundingMode::NearestEven)
+}
+
+/// [`stage_add`] with the sign of an exact zero sum chosen for rounding direction `rm`.
+pub fn stage_add_rm<const W: usize>(
+    m: &MultiplyStage<W>,
+    al: &FusedAlign<W>,
+    c: u32,
+    rm: RoundingMode,
+) -> FusedSum {
     let mut acc = WideAcc::new();
     let cu = unpack(FP32, c as u64);
     if cu.sig != 0 {
@@ -75,24 +110,34 @@ pub fn stage_add<const W: usize>(m: &MultiplyStage<W>, al: &FusedAlign<W>, c: u3
             acc.add(p.sign, p.sig, WIDE_LSB_EXP + al.align_shift[k] as i32);
         }
     }
-    let (sum, wide_lzc) = acc.to_unrounded(al.zero_sign);
+    let (sum, wide_lzc) = acc.to_unrounded(al.zero_sign_rm(rm));
     FusedSum { sum, wide_lzc }
 }
 
 /// Normalises and rounds the exact sum to FP32 (round to nearest even).
 pub fn stage_normalize_round(s: &FusedSum) -> Rounded {
-    round_pack(FP32, s.sum, RoundingMode::NearestEven, Overflow::Ieee)
+    stage_normalize_round_rm(s, RoundingMode::NearestEven)
+}
+
+/// Normalises and rounds the exact sum to FP32 in direction `rm`.
+pub fn stage_normalize_round_rm(s: &FusedSum, rm: RoundingMode) -> Rounded {
+    round_pack(FP32, s.sum, rm, Overflow::Ieee)
 }
 
 /// The whole `fused` step.
 pub fn step<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepResult {
+    step_rm(m, c, RoundingMode::NearestEven)
+}
+
+/// The whole `fused` step, rounded in direction `rm`.
+pub fn step_rm<const W: usize>(m: &MultiplyStage<W>, c: u32, rm: RoundingMode) -> StepResult {
     let sp = stage_special(m, c);
     if let Some(bits) = sp.result {
         return StepResult::special(bits, sp.flags);
     }
     let al = stage_align(m, c);
-    let s = stage_add(m, &al, c);
-    let r = stage_normalize_round(&s);
+    let s = stage_add_rm(m, &al, c, rm);
+    let r = stage_normalize_round_rm(&s, rm);
     StepResult {
         bits: r.bits as u32,
         flags: r.flags | sp.flags,
@@ -110,42 +155,62 @@ pub fn exact_all(
     b: &[u64],
     c: u32,
 ) -> StepResult {
-    use super::step::{stage_multiply, SpecialStage};
-    // Specials over all K, 32 lanes at a time.
-    let mut flags = Flags::NONE;
-    let mut special: Option<SpecialStage> = None;
-    let mut acc = WideAcc::new();
+    exact_all_rm(fmt_a, fmt_b, a, b, c, RoundingMode::NearestEven)
+}
+
+/// [`exact_all`] with the one rounding in direction `rm`.
+pub fn exact_all_rm(
+    fmt_a: crate::numerics::format::Format,
+    fmt_b: crate::numerics::format::Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+    rm: RoundingMode,
+) -> StepResult {
+    use super::step::stage_multiply;
+    // Specials over all K at once (32 lanes of multipliers at a time): any NaN gives NaN;
+    // +Inf with -Inf anywhere gives an invalid NaN unless a NaN decides the result.
     let cu = unpack(FP32, c as u64);
+    let mut flags = Flags::NONE;
+    if FP32.is_signaling_nan(c as u64) {
+        flags.invalid = true;
+    }
+    let mut nan = cu.is_nan();
+    let mut pos_inf = cu.class == Class::Infinite && !cu.sign;
+    let mut neg_inf = cu.class == Class::Infinite && cu.sign;
+    let mut acc = WideAcc::new();
     let mut all_neg_zero = cu.class == Class::Zero && cu.sign;
-    acc.add(cu.sign, cu.sig, cu.lsb_exp());
+    let mut all_pos_zero = cu.class == Class::Zero && !cu.sign;
+    if cu.class != Class::Infinite && !nan {
+        acc.add(cu.sign, cu.sig, cu.lsb_exp());
+    }
     if cu.sig != 0 {
         all_neg_zero = false;
+        all_pos_zero = false;
     }
-    let (mut pos_inf, mut neg_inf, mut nan) = (false, false, false);
     for (ca, cb) in a.chunks(32).zip(b.chunks(32)) {
         let m = stage_multiply::<32>(fmt_a, fmt_b, ca, cb);
-        let sp = stage_special(&m, c);
-        flags |= sp.flags;
-        if let Some(bits) = sp.result {
-            nan |= bits == super::step::FP32_NAN;
-            pos_inf |= bits == 0x7F80_0000;
-            neg_inf |= bits == 0xFF80_0000;
-            special = Some(sp);
-        }
+        flags |= m.flags;
         for p in m.valid() {
-            if p.class == ProductClass::Finite {
-                acc.add(p.sign, p.sig, p.lsb_exp());
-                all_neg_zero = false;
-            } else if !p.sign {
-                all_neg_zero = false;
+            match p.class {
+                ProductClass::Finite => {
+                    acc.add(p.sign, p.sig, p.lsb_exp());
+                    all_neg_zero = false;
+                    all_pos_zero = false;
+                }
+                ProductClass::Zero if p.sign => all_pos_zero = false,
+                ProductClass::Zero => all_neg_zero = false,
+                ProductClass::Nan => nan = true,
+                ProductClass::Infinite if p.sign => neg_inf = true,
+                ProductClass::Infinite => pos_inf = true,
             }
         }
     }
-    if special.is_some() {
-        let bits = if nan || (pos_inf && neg_inf) {
-            if !nan {
-                flags.invalid = true;
-            }
+    if nan || pos_inf || neg_inf {
+        let bits = if nan {
+            super::step::FP32_NAN
+        } else if pos_inf && neg_inf {
+            flags.invalid = true;
             super::step::FP32_NAN
         } else if pos_inf {
             0x7F80_0000
@@ -154,8 +219,15 @@ pub fn exact_all(
         };
         return StepResult::special(bits, flags);
     }
-    let (sum, _) = acc.to_unrounded(all_neg_zero);
-    let r = round_pack(FP32, sum, RoundingMode::NearestEven, Overflow::Ieee);
+    let zero_sign = if all_neg_zero {
+        true
+    } else if all_pos_zero {
+        false
+    } else {
+        matches!(rm, RoundingMode::Down)
+    };
+    let (sum, _) = acc.to_unrounded(zero_sign);
+    let r = round_pack(FP32, sum, rm, Overflow::Ieee);
     StepResult {
         bits: r.bits as u32,
         flags: r.flags | flags,

@@ -1,6 +1,7 @@
 //! The `ieee` mode: a chain of fused multiply-adds `c <- RNE32(c + a_k * b_k)`, one per lane,
 //! k ascending. Each FMA is the shared two-term adder ([`add_terms`]) fed with `c` and the
-//! exact product, then the shared [`round_pack`].
+//! exact product, then the shared [`round_pack`]. The `_rm` entry points take any IEEE
+//! rounding direction ([`RoundingMode`]); the plain ones round to nearest even.
 
 use super::step::{MultiplyStage, StepResult, FP32_NAN};
 use crate::numerics::add::{add_terms, exact_zero_sign, AddTrace, Term};
@@ -50,6 +51,14 @@ const fn special(bits: u32, flags: Flags) -> FmaStage {
 /// One FMA `RNE32(c + p)` with an exact product `p`, with IEEE specials and zero signs.
 #[inline(always)]
 pub fn fma(c: u32, p: &Product) -> FmaStage {
+    fma_rm(c, p, RoundingMode::NearestEven)
+}
+
+/// One FMA `round(c + p)` in rounding direction `rm` with an exact product `p`, with IEEE
+/// specials, zero signs (an exact zero sum of opposite signs is `-0` only toward negative)
+/// and overflow results (Inf or the largest finite value, by direction).
+#[inline(always)]
+pub fn fma_rm(c: u32, p: &Product, rm: RoundingMode) -> FmaStage {
     let cu = unpack(FP32, c as u64);
     if cu.is_nan() || p.class == ProductClass::Nan {
         let invalid = p.flags.invalid || FP32.is_signaling_nan(c as u64);
@@ -77,9 +86,9 @@ pub fn fma(c: u32, p: &Product) -> FmaStage {
     };
     let (mut sum, align) = add_terms(c_term, p_term);
     if sum.sig == 0 && !sum.sticky {
-        sum.sign = exact_zero_sign(cu.sign, p.sign, RoundingMode::NearestEven);
+        sum.sign = exact_zero_sign(cu.sign, p.sign, rm);
     }
-    let r = round_pack(FP32, sum, RoundingMode::NearestEven, Overflow::Ieee);
+    let r = round_pack(FP32, sum, rm, Overflow::Ieee);
     FmaStage {
         bits: r.bits as u32,
         flags: r.flags,
@@ -93,6 +102,12 @@ pub fn fma(c: u32, p: &Product) -> FmaStage {
 /// fields of the result are those of the last FMA.
 #[inline(always)]
 pub fn fma_chain<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepResult {
+    fma_chain_rm(m, c, RoundingMode::NearestEven)
+}
+
+/// [`fma_chain`] with every FMA rounded in direction `rm`.
+#[inline(always)]
+pub fn fma_chain_rm<const W: usize>(m: &MultiplyStage<W>, c: u32, rm: RoundingMode) -> StepResult {
     let mut acc = c;
     let mut flags = Flags::NONE;
     let mut last = special(c, Flags::NONE);
@@ -103,7 +118,7 @@ pub fn fma_chain<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepResult {
         if k >= m.lanes {
             break;
         }
-        last = fma(acc, p);
+        last = fma_rm(acc, p, rm);
         acc = last.bits;
         flags |= last.flags;
     }

@@ -12,8 +12,10 @@
 //! - `nvidia`: [`nvidia::stage_align`] (`max_exp`, `align_shift`, `dropped`) ->
 //!   [`nvidia::stage_add`] -> [`nvidia::stage_normalize_round`].
 //!
-//! [`dot_step`] composes them for one step; [`dot`] applies the whole-K contract.
+//! [`dot_step`] composes them for one step; [`dot`] applies the whole-K contract;
+//! [`dot_batch`] computes many rows in parallel.
 
+pub mod batch;
 pub mod fused;
 pub mod ieee;
 pub mod mode;
@@ -21,14 +23,15 @@ pub mod nvidia;
 pub mod step;
 pub mod wide;
 
+pub use batch::{dot_batch, BatchResult, FlagCounts};
 pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
 pub use step::{
-    dot_step, dot_step_w, stage_multiply, stage_special, MultiplyStage, SpecialStage, StepResult,
-    FP32_NAN,
+    dot_step, dot_step_rm, dot_step_w, dot_step_w_rm, stage_multiply, stage_special, MultiplyStage,
+    SpecialStage, StepResult, FP32_NAN,
 };
 pub use wide::WideAcc;
 
-use crate::numerics::flags::Flags;
+use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::{Format, INPUT_FORMATS};
 
 /// The result of a whole dot product.
@@ -56,6 +59,41 @@ pub fn dot(
     c: u32,
     width: usize,
 ) -> Result<DotResult, DotError> {
+    dot_rounded(
+        mode,
+        RoundingMode::NearestEven,
+        fmt_a,
+        fmt_b,
+        a,
+        b,
+        c,
+        width,
+    )
+}
+
+/// [`dot`] with every rounding of the `ieee`, `fused` and `exact` modes in direction `rm`
+/// (each FMA, each step, or the one rounding). The `nvidia` presets keep their hardware
+/// rounding: any `rm` but round-to-nearest-even is [`DotError::FixedRounding`] for them, as is
+/// round-to-odd for every mode (it is no IEEE 754 direction).
+#[allow(clippy::too_many_arguments)]
+pub fn dot_rounded(
+    mode: &AccMode,
+    rm: RoundingMode,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+    width: usize,
+) -> Result<DotResult, DotError> {
+    if rm == RoundingMode::ToOdd
+        || (matches!(mode, AccMode::Nvidia(_)) && rm != RoundingMode::NearestEven)
+    {
+        return Err(DotError::FixedRounding {
+            mode: mode.name(),
+            rounding: rm.name(),
+        });
+    }
     if a.len() != b.len() {
         return Err(DotError::LengthMismatch {
             a: a.len(),
@@ -78,7 +116,7 @@ pub fn dot(
         });
     }
     if let AccMode::Exact = mode {
-        let r = fused::exact_all(fmt_a, fmt_b, a, b, c);
+        let r = fused::exact_all_rm(fmt_a, fmt_b, a, b, c, rm);
         return Ok(DotResult {
             bits: r.bits,
             flags: r.flags,
@@ -93,7 +131,7 @@ pub fn dot(
     let mut flags = Flags::NONE;
     let mut steps = 0;
     for (ca, cb) in a.chunks(group).zip(b.chunks(group)) {
-        let r = dot_step(mode, fmt_a, fmt_b, ca, cb, acc);
+        let r = dot_step_rm(mode, rm, fmt_a, fmt_b, ca, cb, acc);
         acc = r.bits;
         flags |= r.flags;
         steps += 1;

@@ -98,6 +98,18 @@ pub enum DotError {
     /// A format that is not an input format (A and B must be E4M3, E5M2, FP16 or BF16).
     #[error("{0} is not a multiplier input format")]
     NotAnInput(&'static str),
+    /// A rounding direction the mode does not take: the `nvidia` presets keep the GPU's own
+    /// rounding (only `rne`, the default, is accepted), and round-to-odd is no IEEE direction.
+    #[error(
+        "rounding {rounding} does not apply to {mode} (nvidia keeps the GPU's own rounding; \
+         ieee, fused and exact take rne, rtz, rdn or rup)"
+    )]
+    FixedRounding {
+        /// The accumulation mode's name.
+        mode: &'static str,
+        /// The rounding direction asked for.
+        rounding: &'static str,
+    },
 }
 
 impl Preset {

@@ -9,7 +9,7 @@ use super::fused;
 use super::ieee;
 use super::mode::{AccMode, MAX_LANES};
 use super::nvidia;
-use crate::numerics::flags::Flags;
+use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::{Class, Format, FP32};
 use crate::numerics::multiply::{multiply, Product, ProductClass};
 use crate::numerics::round::RoundTrace;
@@ -160,10 +160,26 @@ pub fn dot_step_w<const W: usize>(
     b: &[u64],
     c: u32,
 ) -> StepResult {
+    dot_step_w_rm::<W>(mode, RoundingMode::NearestEven, fmt_a, fmt_b, a, b, c)
+}
+
+/// [`dot_step_w`] with the `ieee`, `fused` and `exact` roundings in direction `rm`. The
+/// `nvidia` block FMA keeps its hardware rounding whatever `rm` says ([`super::dot_rounded`]
+/// refuses any other direction for it).
+#[inline(always)]
+pub fn dot_step_w_rm<const W: usize>(
+    mode: &AccMode,
+    rm: RoundingMode,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+) -> StepResult {
     let m = stage_multiply::<W>(fmt_a, fmt_b, a, b);
     match mode {
-        AccMode::Ieee => ieee::fma_chain(&m, c),
-        AccMode::Fused | AccMode::Exact => fused::step(&m, c),
+        AccMode::Ieee => ieee::fma_chain_rm(&m, c, rm),
+        AccMode::Fused | AccMode::Exact => fused::step_rm(&m, c, rm),
         AccMode::Nvidia(p) => nvidia::block(p, &m, c),
     }
 }
@@ -178,13 +194,27 @@ pub fn dot_step(
     b: &[u64],
     c: u32,
 ) -> StepResult {
+    dot_step_rm(mode, RoundingMode::NearestEven, fmt_a, fmt_b, a, b, c)
+}
+
+/// [`dot_step`] with the `ieee`, `fused` and `exact` roundings in direction `rm` (see
+/// [`dot_step_w_rm`]).
+pub fn dot_step_rm(
+    mode: &AccMode,
+    rm: RoundingMode,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+) -> StepResult {
     debug_assert!(a.len() <= MAX_LANES);
     match a.len() {
-        0..=1 => dot_step_w::<1>(mode, fmt_a, fmt_b, a, b, c),
-        2 => dot_step_w::<2>(mode, fmt_a, fmt_b, a, b, c),
-        3..=4 => dot_step_w::<4>(mode, fmt_a, fmt_b, a, b, c),
-        5..=8 => dot_step_w::<8>(mode, fmt_a, fmt_b, a, b, c),
-        9..=16 => dot_step_w::<16>(mode, fmt_a, fmt_b, a, b, c),
-        _ => dot_step_w::<32>(mode, fmt_a, fmt_b, a, b, c),
+        0..=1 => dot_step_w_rm::<1>(mode, rm, fmt_a, fmt_b, a, b, c),
+        2 => dot_step_w_rm::<2>(mode, rm, fmt_a, fmt_b, a, b, c),
+        3..=4 => dot_step_w_rm::<4>(mode, rm, fmt_a, fmt_b, a, b, c),
+        5..=8 => dot_step_w_rm::<8>(mode, rm, fmt_a, fmt_b, a, b, c),
+        9..=16 => dot_step_w_rm::<16>(mode, rm, fmt_a, fmt_b, a, b, c),
+        _ => dot_step_w_rm::<32>(mode, rm, fmt_a, fmt_b, a, b, c),
     }
 }

@@ -1,0 +1,167 @@
+//! `tcrtl dot` in batch: `--a A.npy --b B.npy --c C.npy [--out D.npy]` computes one dot
+//! product per row of A and B (rows x K raw bit patterns: uint8 for FP8, uint16 for FP16 and
+//! BF16) with that row's FP32 accumulator from C (rows values: uint32 bit patterns or float32),
+//! in parallel, and writes D (uint32 FP32 bit patterns, one per row).
+
+use std::path::Path;
+use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
+use tensorcore_rtl::numerics::dot::{dot_batch, AccMode, Preset, MAX_LANES};
+use tensorcore_rtl::numerics::format::Format;
+use tensorcore_rtl::numerics::RoundingMode;
+
+/// True if an operand argument names a `.npy` file (a single value ending in `.npy`).
+pub fn is_npy(values: &[String]) -> bool {
+    values.len() == 1 && values[0].to_ascii_lowercase().ends_with(".npy")
+}
+
+/// What one batch run computes.
+pub struct BatchJob<'a> {
+    /// Format of A.
+    pub fmt_a: Format,
+    /// Format of B.
+    pub fmt_b: Format,
+    /// Accumulation mode.
+    pub mode: AccMode,
+    /// The preset, for nvidia.
+    pub preset: Option<Preset>,
+    /// Rounding of ieee, fused and exact.
+    pub rm: RoundingMode,
+    /// `--width`, if given.
+    pub width: Option<usize>,
+    /// A's file.
+    pub a: &'a Path,
+    /// B's file.
+    pub b: &'a Path,
+    /// C's file.
+    pub c: &'a Path,
+    /// Where D goes, if anywhere.
+    pub out: Option<&'a Path>,
+    /// Print a JSON summary.
+    pub json: bool,
+}
+
+/// Reads an A or B matrix of raw bit patterns of `fmt`: (rows, K, words).
+fn load_bits(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, Vec<u64>), String> {
+    let arr = read_npy(path).map_err(|e| e.to_string())?;
+    let (rows, k) = match arr.shape.as_slice() {
+        [r, k] => (*r, *k),
+        s => {
+            return Err(format!(
+                "{}: {name} must be rows x K but has shape {s:?}",
+                path.display()
+            ))
+        }
+    };
+    let want = if fmt.width() == 8 {
+        Dtype::U8
+    } else {
+        Dtype::U16
+    };
+    if arr.dtype != want {
+        return Err(format!(
+            "{}: {name} has dtype {}; {fmt} bit patterns are {}",
+            path.display(),
+            arr.dtype.numpy_name(),
+            want.numpy_name()
+        ));
+    }
+    Ok((rows, k, arr.words))
+}
+
+/// Reads C: one FP32 accumulator per row, uint32 bit patterns or float32, shape (rows,) or
+/// (rows, 1).
+fn load_c(path: &Path, rows: usize) -> Result<Vec<u32>, String> {
+    let arr: NpyArray = read_npy(path).map_err(|e| e.to_string())?;
+    if !matches!(arr.dtype, Dtype::U32 | Dtype::F32) {
+        return Err(format!(
+            "{}: C has dtype {}; expected uint32 (FP32 bit patterns) or float32",
+            path.display(),
+            arr.dtype.numpy_name()
+        ));
+    }
+    let n = match arr.shape.as_slice() {
+        [n] | [n, 1] => *n,
+        s => {
+            return Err(format!(
+                "{}: C must hold one value per row, shape ({rows},), but has shape {s:?}",
+                path.display()
+            ))
+        }
+    };
+    if n != rows {
+        return Err(format!(
+            "{}: C has {n} values but A and B have {rows} rows",
+            path.display()
+        ));
+    }
+    Ok(arr.words.iter().map(|&w| w as u32).collect())
+}
+
+/// Runs a batch.
+pub fn run(job: &BatchJob) -> Result<i32, String> {
+    let (rows, k, a) = load_bits(job.a, "A", job.fmt_a)?;
+    let (rows_b, k_b, b) = load_bits(job.b, "B", job.fmt_b)?;
+    if (rows, k) != (rows_b, k_b) {
+        return Err(format!(
+            "A is {rows} x {k} but B is {rows_b} x {k_b} (they must match)"
+        ));
+    }
+    let c = load_c(job.c, rows)?;
+    let width = job.width.unwrap_or(k.clamp(1, MAX_LANES));
+    let start = std::time::Instant::now();
+    let r = dot_batch(
+        &job.mode, job.rm, job.fmt_a, job.fmt_b, &a, &b, &c, k, width,
+    )
+    .map_err(|e| e.to_string())?;
+    let seconds = start.elapsed().as_secs_f64();
+    if let Some(out) = job.out {
+        let words: Vec<u64> = r.d.iter().map(|&w| w as u64).collect();
+        write_npy(out, &[rows], Dtype::U32, &words).map_err(|e| e.to_string())?;
+    }
+    let rate = if seconds > 0.0 {
+        rows as f64 / seconds
+    } else {
+        0.0
+    };
+    let f = r.flags;
+    if job.json {
+        let obj = serde_json::json!({
+            "rows": rows,
+            "k": k,
+            "seconds": seconds,
+            "rows_per_second": rate,
+            "flags": {
+                "invalid": f.invalid,
+                "overflow": f.overflow,
+                "underflow": f.underflow,
+                "inexact": f.inexact,
+            },
+            "acc": job.mode.name(),
+            "preset": job.preset.map(|p| p.name()),
+            "rounding": super::dot::rounding_label(&job.mode, job.rm),
+            "format_a": job.fmt_a.name,
+            "format_b": job.fmt_b.name,
+            "threads": rayon::current_num_threads(),
+            "out": job.out.map(|p| p.display().to_string()),
+        });
+        outln!("{obj}");
+    } else {
+        outln!("rows:  {rows} (K = {k})");
+        outln!(
+            "time:  {seconds:.3} s ({:.2} M rows/s, {} threads)",
+            rate / 1e6,
+            rayon::current_num_threads()
+        );
+        outln!(
+            "flags: invalid {}, overflow {}, underflow {}, inexact {} (rows)",
+            f.invalid,
+            f.overflow,
+            f.underflow,
+            f.inexact
+        );
+        if let Some(out) = job.out {
+            outln!("D:     {}", out.display());
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,330 @@
+//! `tcrtl verify sweep` (error of a mode against the exact sum over many random dot products,
+//! per K, into DIR/summary.json and DIR/errors.svg) and `tcrtl verify merge` (shards of one
+//! sweep into the single-run summary).
+
+use super::dot::{rounding, rounding_label};
+use super::values;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use tensorcore_rtl::io::output::OutputFile;
+use tensorcore_rtl::numerics::dot::{AccMode, MAX_LANES};
+use tensorcore_rtl::sweep::{self, Dist, KStats, SweepConfig};
+
+/// Arguments of `tcrtl verify sweep`.
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    arith: values::ArithArgs,
+    /// Rounding of ieee, fused and exact: rne (default), rtz, rdn, rup.
+    #[arg(long, default_value = "rne")]
+    rounding: String,
+    /// Products per step for ieee and fused (1..=32).
+    #[arg(long, default_value_t = 16)]
+    width: usize,
+    /// The lengths K, comma-separated (e.g. 16,256,4096).
+    #[arg(long, value_delimiter = ',', required = true)]
+    k: Vec<usize>,
+    /// Samples per K (over all shards).
+    #[arg(long, default_value_t = 1000)]
+    samples: u64,
+    /// Operand distribution: uniform, normal (default), cancel, wide.
+    #[arg(long, default_value = "normal")]
+    dist: String,
+    /// Seed of the operand streams.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Run only shard I of N (samples s with s mod N = I), e.g. 2/8.
+    #[arg(long, default_value = "0/1")]
+    shard: String,
+    /// Output directory (summary.json, errors.svg).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// Arguments of `tcrtl verify merge`.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Shard output directories (each with a summary.json).
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// Output directory of the merged summary.json and errors.svg.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// The summary file of a sweep (or of merged shards).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Summary {
+    format_a: String,
+    format_b: String,
+    acc: String,
+    preset: Option<String>,
+    rounding: String,
+    width: usize,
+    dist: Dist,
+    seed: u64,
+    samples: u64,
+    shard: String,
+    seconds: f64,
+    hist_edges_ulp: Vec<f64>,
+    per_k: Vec<KStats>,
+}
+
+fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--shard {text:?}: expected I/N with 0 <= I < N");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u64, u64) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// Runs `tcrtl verify sweep`.
+pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
+    let arith = args.arith.resolve()?;
+    let rm = rounding(&args.rounding)?;
+    let dist = Dist::by_name(&args.dist).ok_or_else(|| {
+        format!(
+            "unknown --dist {:?} (expected uniform, normal, cancel or wide)",
+            args.dist
+        )
+    })?;
+    let shard = parse_shard(&args.shard)?;
+    if args.k.is_empty() || args.k.contains(&0) {
+        return Err("--k takes lengths >= 1".into());
+    }
+    if args.samples == 0 {
+        return Err("--samples must be at least 1".into());
+    }
+    if args.width == 0 || args.width > MAX_LANES {
+        return Err(format!("--width {} is outside 1..=32", args.width));
+    }
+    let cfg = SweepConfig {
+        fmt_a: arith.fmt_a,
+        fmt_b: arith.fmt_b,
+        mode: arith.mode,
+        rm,
+        width: args.width,
+        ks: args.k.clone(),
+        samples: args.samples,
+        dist,
+        seed: args.seed,
+        shard,
+    };
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
+    let total: u64 =
+        (0..args.samples).filter(|s| s % shard.1 == shard.0).count() as u64 * args.k.len() as u64;
+    // A progress bar on a terminal (indicatif draws nothing when stderr is not one); the
+    // files do not depend on it.
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("sweep {bar:40} {pos}/{len} samples ({eta})") {
+        bar.set_style(style);
+    }
+    let progress = |n: u64| bar.inc(n);
+    let start = std::time::Instant::now();
+    let per_k = sweep::run(&cfg, &progress).map_err(|e| e.to_string())?;
+    let seconds = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let summary = Summary {
+        format_a: cfg.fmt_a.name.into(),
+        format_b: cfg.fmt_b.name.into(),
+        acc: cfg.mode.name().into(),
+        preset: arith.preset.map(|p| p.name().into()),
+        rounding: rounding_label(&cfg.mode, rm).into(),
+        width: if matches!(cfg.mode, AccMode::Nvidia(_)) {
+            0
+        } else {
+            args.width
+        },
+        dist,
+        seed: args.seed,
+        samples: args.samples,
+        shard: format!("{}/{}", shard.0, shard.1),
+        seconds,
+        hist_edges_ulp: sweep::hist_edges(),
+        per_k,
+    };
+    write_outputs(&args.out, &summary)?;
+    outln!(
+        "{} samples x {} K in {seconds:.2} s ({:.0} samples/s): {}",
+        total / args.k.len() as u64,
+        args.k.len(),
+        total as f64 / seconds.max(1e-9),
+        args.out.join("summary.json").display()
+    );
+    Ok(0)
+}
+
+/// Runs `tcrtl verify merge`.
+pub fn merge_cmd(args: &MergeArgs) -> Result<i32, String> {
+    let mut parts = Vec::new();
+    for d in &args.dirs {
+        let path = d.join("summary.json");
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let s: Summary =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        parts.push((path, s));
+    }
+    let (first_path, first) = &parts[0];
+    let key = |s: &Summary| {
+        let mut c = s.clone();
+        c.shard.clear();
+        c.seconds = 0.0;
+        c.per_k.clear();
+        c
+    };
+    let n = parse_shard(&first.shard)
+        .map_err(|_| format!("{}: bad shard {:?}", first_path.display(), first.shard))?
+        .1;
+    let mut seen = vec![false; n as usize];
+    for (path, s) in &parts {
+        if key(s) != key(first) {
+            return Err(format!(
+                "{} is from another sweep than {}",
+                path.display(),
+                first_path.display()
+            ));
+        }
+        let (i, m) = parse_shard(&s.shard)
+            .map_err(|_| format!("{}: bad shard {:?}", path.display(), s.shard))?;
+        if m != n || seen[i as usize] {
+            return Err(format!(
+                "{}: shard {} repeats or does not belong to /{n}",
+                path.display(),
+                s.shard
+            ));
+        }
+        seen[i as usize] = true;
+    }
+    if let Some(missing) = seen.iter().position(|s| !s) {
+        return Err(format!("shard {missing}/{n} is missing"));
+    }
+    let mut per_k = Vec::new();
+    for (j, ks) in first.per_k.iter().enumerate() {
+        let group: Vec<KStats> = parts
+            .iter()
+            .map(|(p, s)| {
+                s.per_k
+                    .get(j)
+                    .cloned()
+                    .ok_or_else(|| format!("{}: no K = {}", p.display(), ks.k))
+            })
+            .collect::<Result<_, _>>()?;
+        per_k.push(sweep::merge_stats(&group)?);
+    }
+    let merged = Summary {
+        shard: format!("merged {n}"),
+        seconds: parts.iter().map(|(_, s)| s.seconds).sum(),
+        per_k,
+        ..first.clone()
+    };
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
+    write_outputs(&args.out, &merged)?;
+    outln!(
+        "merged {n} shards: {}",
+        args.out.join("summary.json").display()
+    );
+    Ok(0)
+}
+
+fn write_outputs(dir: &Path, s: &Summary) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(s).map_err(|e| e.to_string())? + "\n";
+    write_output(&dir.join("summary.json"), &text)?;
+    let mut svg = String::new();
+    plot(&mut svg, s)?;
+    write_output(&dir.join("errors.svg"), &svg)
+}
+
+/// Writes `text` to `path` through the output module (atomic for a regular file).
+fn write_output(path: &Path, text: &str) -> Result<(), String> {
+    let err = |e: std::io::Error| format!("{}: {e}", path.display());
+    let mut f = OutputFile::create(path).map_err(err)?;
+    f.take_file()
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .map_err(err)?;
+    f.commit().map_err(err)
+}
+
+/// Mean and max error (ulps of FP32, log scale) against K (log scale).
+fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("errors.svg: {e}");
+    let floor = 1e-3;
+    let pts: Vec<(f64, f64, f64)> = s
+        .per_k
+        .iter()
+        .map(|k| (k.k as f64, k.mean_ulp.max(floor), k.max_ulp.max(floor)))
+        .collect();
+    let kmin = pts
+        .iter()
+        .map(|p| p.0)
+        .fold(f64::INFINITY, f64::min)
+        .max(1.0);
+    let kmax = pts.iter().map(|p| p.0).fold(1.0, f64::max);
+    let ymax = pts.iter().map(|p| p.2).fold(1.0, f64::max) * 2.0;
+    let root = SVGBackend::with_string(svg, (800, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let who = match &s.preset {
+        Some(p) => format!("nvidia {p}"),
+        None => format!("{} ({})", s.acc, s.rounding),
+    };
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!(
+                "{who}, {} x {}, {} inputs: error vs K ({} samples per K)",
+                s.format_a,
+                s.format_b,
+                serde_json::to_string(&s.dist)
+                    .unwrap_or_default()
+                    .trim_matches('"'),
+                s.samples
+            ),
+            ("sans-serif", 18),
+        )
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(
+            ((kmin / 1.5)..(kmax * 1.5)).log_scale(),
+            (floor..ymax).log_scale(),
+        )
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .x_desc("K (log scale)")
+        .y_desc("error, ulps of FP32 (log scale)")
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (label, idx, color) in [("max", 2usize, RED), ("mean", 1, BLUE)] {
+        let line: Vec<(f64, f64)> = pts
+            .iter()
+            .map(|p| (p.0, if idx == 1 { p.1 } else { p.2 }))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        chart
+            .draw_series(line.into_iter().map(|c| Circle::new(c, 3, color.filled())))
+            .map_err(|e| err(&e))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}

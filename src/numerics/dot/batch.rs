@@ -1,0 +1,166 @@
+//! Many independent dot products at once: row `r` is `d[r] = c[r] + sum_k a[r][k] * b[r][k]`
+//! under one mode and rounding, exactly as [`super::dot_rounded`] computes it for that row.
+//! Rows are spread over the rayon thread pool in fixed-size groups; every row depends only on
+//! its own operands and the flag counts are integer sums, so the results and counts are the
+//! same whatever the thread count.
+
+use super::mode::{AccMode, DotError, MAX_LANES};
+use super::{dot_rounded, dot_step_w_rm, fused};
+use crate::numerics::flags::{Flags, RoundingMode};
+use crate::numerics::format::Format;
+use rayon::prelude::*;
+
+/// Rows per rayon task: large enough that scheduling costs nothing next to the arithmetic,
+/// small enough that two cores share the work evenly.
+const ROWS_PER_TASK: usize = 4096;
+
+/// How many rows raised each IEEE flag.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlagCounts {
+    /// Rows whose result raised `invalid`.
+    pub invalid: u64,
+    /// Rows whose result raised `overflow`.
+    pub overflow: u64,
+    /// Rows whose result raised `underflow`.
+    pub underflow: u64,
+    /// Rows whose result raised `inexact`.
+    pub inexact: u64,
+}
+
+impl FlagCounts {
+    fn count(&mut self, f: Flags) {
+        self.invalid += f.invalid as u64;
+        self.overflow += f.overflow as u64;
+        self.underflow += f.underflow as u64;
+        self.inexact += f.inexact as u64;
+    }
+
+    fn merge(mut self, o: FlagCounts) -> FlagCounts {
+        self.invalid += o.invalid;
+        self.overflow += o.overflow;
+        self.underflow += o.underflow;
+        self.inexact += o.inexact;
+        self
+    }
+}
+
+/// The outcome of [`dot_batch`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchResult {
+    /// The FP32 result of every row.
+    pub d: Vec<u32>,
+    /// The OR of every row's flags, per row, counted.
+    pub flags: FlagCounts,
+}
+
+/// Computes `rows = c.len()` dot products of length `k`: `a` and `b` hold the rows' bit
+/// patterns row-major (`rows * k` each), `c` one FP32 accumulator per row. Width, mode and
+/// rounding are as for [`super::dot_rounded`], whose result every row equals bit for bit.
+#[allow(clippy::too_many_arguments)]
+pub fn dot_batch(
+    mode: &AccMode,
+    rm: RoundingMode,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: &[u32],
+    k: usize,
+    width: usize,
+) -> Result<BatchResult, DotError> {
+    let rows = c.len();
+    if a.len() != rows * k || b.len() != rows * k {
+        return Err(DotError::LengthMismatch {
+            a: a.len(),
+            b: b.len(),
+        });
+    }
+    // The whole-K contract and its checks, once, on an empty row (or the first row).
+    let (a0, b0) = if rows == 0 {
+        (&a[..0], &b[..0])
+    } else {
+        (&a[..k], &b[..k])
+    };
+    dot_rounded(mode, rm, fmt_a, fmt_b, a0, b0, 0, width)?;
+    let group = match mode {
+        AccMode::Nvidia(p) => p.block.clamp(1, MAX_LANES),
+        _ => width,
+    };
+    let mut d = vec![0u32; rows];
+    let job = Job {
+        mode,
+        rm,
+        fmt_a,
+        fmt_b,
+        a,
+        b,
+        c,
+        k,
+        group,
+    };
+    // One monomorphised row loop per register width: the step's lane registers have the
+    // smallest power-of-two size that holds a group, fixed for the whole batch.
+    let flags = match group {
+        0..=1 => job.run::<1>(&mut d),
+        2 => job.run::<2>(&mut d),
+        3..=4 => job.run::<4>(&mut d),
+        5..=8 => job.run::<8>(&mut d),
+        9..=16 => job.run::<16>(&mut d),
+        _ => job.run::<32>(&mut d),
+    };
+    Ok(BatchResult { d, flags })
+}
+
+/// A validated batch: the operands and the step grouping.
+struct Job<'a> {
+    mode: &'a AccMode,
+    rm: RoundingMode,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &'a [u64],
+    b: &'a [u64],
+    c: &'a [u32],
+    k: usize,
+    group: usize,
+}
+
+impl Job<'_> {
+    /// Row `r` with `W`-lane step registers (`group <= W`): the whole-K contract of
+    /// [`super::dot_rounded`].
+    #[inline(always)]
+    fn row<const W: usize>(&self, r: usize) -> (u32, Flags) {
+        let k = self.k;
+        let (ra, rb) = (&self.a[r * k..(r + 1) * k], &self.b[r * k..(r + 1) * k]);
+        if k == 0 {
+            return (self.c[r], Flags::NONE);
+        }
+        if let AccMode::Exact = self.mode {
+            let s = fused::exact_all_rm(self.fmt_a, self.fmt_b, ra, rb, self.c[r], self.rm);
+            return (s.bits, s.flags);
+        }
+        let mut acc = self.c[r];
+        let mut flags = Flags::NONE;
+        for (ca, cb) in ra.chunks(self.group).zip(rb.chunks(self.group)) {
+            let s = dot_step_w_rm::<W>(self.mode, self.rm, self.fmt_a, self.fmt_b, ca, cb, acc);
+            acc = s.bits;
+            flags |= s.flags;
+        }
+        (acc, flags)
+    }
+
+    /// Every row into `d`, in parallel tasks of [`ROWS_PER_TASK`] rows; the flag counts.
+    fn run<const W: usize>(&self, d: &mut [u32]) -> FlagCounts {
+        d.par_chunks_mut(ROWS_PER_TASK)
+            .enumerate()
+            .map(|(t, out)| {
+                let mut counts = FlagCounts::default();
+                for (i, slot) in out.iter_mut().enumerate() {
+                    let (bits, f) = self.row::<W>(t * ROWS_PER_TASK + i);
+                    *slot = bits;
+                    counts.count(f);
+                }
+                counts
+            })
+            .reduce(FlagCounts::default, FlagCounts::merge)
+    }
+}

@@ -1,0 +1,427 @@
+//! Error sweeps: how far a mode's dot product lands from the exact result as K grows.
+//!
+//! Sample `s` at length `K` draws its operands from its own SplitMix64 stream (seeded from the
+//! sweep seed, `K` and `s`), so a sample's operands do not depend on the thread count or on the
+//! shard that runs it. The mode's FP32 result is compared with the exact sum of
+//! `verify::exact` (big integers): the error in ulps of FP32 at the exact value and the
+//! relative error. Statistics are integer counts and sums of errors quantised to fixed point
+//! (2^-16 ulp, 2^-64 relative), and maxima, so any partition of the samples (threads, shards)
+//! combines into exactly the same summary.
+
+use crate::gemm::rng::SplitMix64;
+use crate::numerics::dot::{dot_rounded, AccMode, DotError};
+use crate::numerics::format::Format;
+use crate::numerics::RoundingMode;
+use crate::verify::exact::{decode, exact_sum, Decoded, ExactValue};
+use num_bigint::{BigInt, BigUint, Sign};
+use num_traits::ToPrimitive;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// How operands are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dist {
+    /// Values uniform in (-1, 1), rounded to the format.
+    Uniform,
+    /// Standard normal values, rounded to the format.
+    Normal,
+    /// Normal values whose second half cancels the first (B's second half repeats the first,
+    /// A's is the negated first half with one element redrawn): tiny exact sums.
+    Cancel,
+    /// Random finite bit patterns over the format's whole range.
+    Wide,
+}
+
+impl Dist {
+    /// Parses `uniform`, `normal`, `cancel` or `wide`.
+    pub fn by_name(name: &str) -> Option<Dist> {
+        match name.to_ascii_lowercase().as_str() {
+            "uniform" => Some(Dist::Uniform),
+            "normal" => Some(Dist::Normal),
+            "cancel" => Some(Dist::Cancel),
+            "wide" => Some(Dist::Wide),
+            _ => None,
+        }
+    }
+}
+
+/// Upper edges of the ulp-error histogram bins after the first (`0` = exact): (0, 1/2],
+/// (1/2, 1], (1, 2], ... (2^19, 2^20]; a last bin takes everything above 2^20.
+pub fn hist_edges() -> Vec<f64> {
+    let mut e = vec![0.0, 0.5];
+    for i in 0..=20 {
+        e.push(f64::from(1u32 << i));
+    }
+    e
+}
+
+/// Number of histogram bins: exact, one per edge after 0, and the overflow bin.
+pub const HIST_BINS: usize = 24;
+
+/// Error statistics of the samples at one K.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KStats {
+    /// K.
+    pub k: usize,
+    /// Samples compared.
+    pub samples: u64,
+    /// Samples whose result equals the exact sum rounded to nearest (error <= 1/2 ulp is not
+    /// enough: this counts error exactly 0).
+    pub exact: u64,
+    /// Samples where the result or the exact sum is not finite, or the exact sum is zero and
+    /// the result is not (left out of the error statistics).
+    pub nonfinite: u64,
+    /// Largest error, in ulps of FP32 at the exact value.
+    pub max_ulp: f64,
+    /// Mean error in ulps (from `sum_ulp_q`).
+    pub mean_ulp: f64,
+    /// Largest relative error.
+    pub max_rel: f64,
+    /// Mean relative error (from `sum_rel_q`).
+    pub mean_rel: f64,
+    /// Sum of the ulp errors in units of 2^-16 ulp (decimal string: exact, any size).
+    pub sum_ulp_q: String,
+    /// Sum of the relative errors in units of 2^-64 (decimal string).
+    pub sum_rel_q: String,
+    /// Counts per ulp-error bin (see [`hist_edges`]).
+    pub hist: Vec<u64>,
+}
+
+/// One sample's outcome.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Outcome {
+    NonFinite,
+    Error { ulp: f64, rel: f64 },
+}
+
+/// The sweep's configuration.
+#[derive(Clone, Debug)]
+pub struct SweepConfig {
+    /// Format of A.
+    pub fmt_a: Format,
+    /// Format of B.
+    pub fmt_b: Format,
+    /// The mode measured.
+    pub mode: AccMode,
+    /// Its rounding (`NearestEven` for nvidia).
+    pub rm: RoundingMode,
+    /// Products per step for ieee/fused.
+    pub width: usize,
+    /// The lengths swept.
+    pub ks: Vec<usize>,
+    /// Samples per K (over all shards).
+    pub samples: u64,
+    /// Operand distribution.
+    pub dist: Dist,
+    /// The seed.
+    pub seed: u64,
+    /// This run's shard `(i, n)`: samples `s` with `s % n == i`.
+    pub shard: (u64, u64),
+}
+
+/// A value of `fmt` nearest to `v` (round to nearest even; overflow saturates), as bits:
+/// found by bisection over the ordered positive encodings with the reference decoder.
+fn encode_nearest(fmt: Format, v: f64) -> u64 {
+    let sign = if v < 0.0 {
+        1u64 << (fmt.width() - 1)
+    } else {
+        0
+    };
+    let m = v.abs();
+    let max = fmt.max_finite_magnitude();
+    let val = |b: u64| match decode(fmt, b) {
+        Decoded::Finite(x) => x,
+        _ => f64::INFINITY,
+    };
+    // Largest encoding with value <= m.
+    let (mut lo, mut hi) = (0u64, max);
+    if val(hi) <= m {
+        return sign | hi;
+    }
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if val(mid) <= m {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let (dl, dh) = (m - val(lo), val(hi) - m);
+    let pick = if dl < dh || (dl == dh && lo & 1 == 0) {
+        lo
+    } else {
+        hi
+    };
+    sign | pick
+}
+
+fn normal(rng: &mut SplitMix64) -> f64 {
+    // Box-Muller from two uniforms in (0, 1].
+    let u1 = ((rng.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64;
+    let u2 = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+fn draw(rng: &mut SplitMix64, fmt: Format, dist: Dist) -> u64 {
+    match dist {
+        Dist::Uniform => {
+            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 52) as f64 - 1.0;
+            encode_nearest(fmt, u)
+        }
+        Dist::Normal | Dist::Cancel => encode_nearest(fmt, normal(rng)),
+        Dist::Wide => loop {
+            let b = rng.next_u64() & fmt.mask();
+            if matches!(decode(fmt, b), Decoded::Finite(_)) {
+                return b;
+            }
+        },
+    }
+}
+
+/// The operands of sample `s` at length `k`: (A, B), C = 0.
+pub fn operands(cfg: &SweepConfig, k: usize, s: u64) -> (Vec<u64>, Vec<u64>) {
+    let mut rng = SplitMix64::new(
+        cfg.seed ^ (k as u64).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ s.wrapping_mul(0x9E37_79B9),
+    );
+    let mut a: Vec<u64> = (0..k)
+        .map(|_| draw(&mut rng, cfg.fmt_a, cfg.dist))
+        .collect();
+    let mut b: Vec<u64> = (0..k)
+        .map(|_| draw(&mut rng, cfg.fmt_b, cfg.dist))
+        .collect();
+    if cfg.dist == Dist::Cancel && k >= 2 {
+        let h = k / 2;
+        let sign_a = 1u64 << (cfg.fmt_a.width() - 1);
+        for j in 0..h {
+            a[h + j] = a[j] ^ sign_a;
+            b[h + j] = b[j];
+        }
+        let redraw = h + (rng.next_u64() % (k - h) as u64) as usize;
+        a[redraw] = draw(&mut rng, cfg.fmt_a, Dist::Normal);
+    }
+    (a, b)
+}
+
+/// Error of FP32 `d` against the exact value `x`.
+fn error(d: u32, x: &ExactValue) -> Outcome {
+    let (neg, mag, exp) = match x {
+        ExactValue::Finite(n, m, e) => (*n, m, *e),
+        _ => return Outcome::NonFinite,
+    };
+    let dv = f32::from_bits(d);
+    if !dv.is_finite() {
+        return Outcome::NonFinite;
+    }
+    // d = (-1)^dn * dm * 2^de exactly.
+    let (dn, dm, de): (bool, u64, i64) = {
+        let b = d;
+        let e = ((b >> 23) & 0xFF) as i64;
+        let f = (b & 0x7F_FFFF) as u64;
+        if e == 0 {
+            (b >> 31 == 1, f, -149)
+        } else {
+            (b >> 31 == 1, f | 1 << 23, e - 150)
+        }
+    };
+    let e0 = exp.min(de);
+    let signed = |n: bool, m: BigUint| {
+        if n {
+            BigInt::from_biguint(Sign::Minus, m)
+        } else {
+            BigInt::from_biguint(Sign::Plus, m)
+        }
+    };
+    let xv = signed(neg, mag.clone() << ((exp - e0) as usize));
+    let dvv = signed(dn, BigUint::from(dm) << ((de - e0) as usize));
+    let diff = (dvv - xv).magnitude().clone();
+    if mag.bits() == 0 {
+        if diff.bits() == 0 {
+            return Outcome::Error { ulp: 0.0, rel: 0.0 };
+        }
+        return Outcome::NonFinite;
+    }
+    let top = exp + mag.bits() as i64 - 1;
+    let ulp_exp = top.max(-126) - 23;
+    let diff_f = diff.to_f64().unwrap_or(f64::INFINITY);
+    let ulp = diff_f * 2f64.powi((e0 - ulp_exp) as i32);
+    let rel = diff_f / mag.to_f64().unwrap_or(f64::INFINITY) * 2f64.powi((e0 - exp) as i32);
+    if !ulp.is_finite() || !rel.is_finite() {
+        return Outcome::NonFinite;
+    }
+    Outcome::Error { ulp, rel }
+}
+
+fn bin(ulp: f64) -> usize {
+    if ulp == 0.0 {
+        return 0;
+    }
+    let edges = hist_edges();
+    for (i, w) in edges.windows(2).enumerate() {
+        if ulp > w[0] && ulp <= w[1] {
+            return i + 1;
+        }
+    }
+    HIST_BINS - 1
+}
+
+/// Integer accumulator of one K's statistics (associative and commutative).
+#[derive(Clone, Debug, Default)]
+struct Acc {
+    samples: u64,
+    exact: u64,
+    nonfinite: u64,
+    max_ulp: f64,
+    max_rel: f64,
+    sum_ulp_q: u128,
+    sum_rel_q: u128,
+    hist: [u64; HIST_BINS],
+}
+
+impl Acc {
+    fn add(mut self, o: Outcome) -> Acc {
+        self.samples += 1;
+        match o {
+            Outcome::NonFinite => self.nonfinite += 1,
+            Outcome::Error { ulp, rel } => {
+                self.exact += (ulp == 0.0) as u64;
+                self.max_ulp = self.max_ulp.max(ulp);
+                self.max_rel = self.max_rel.max(rel);
+                self.sum_ulp_q += (ulp * 65536.0).round().min(1e30) as u128;
+                self.sum_rel_q += (rel * 2f64.powi(64)).round().min(1e30) as u128;
+                self.hist[bin(ulp)] += 1;
+            }
+        }
+        self
+    }
+
+    fn merge(mut self, o: Acc) -> Acc {
+        self.samples += o.samples;
+        self.exact += o.exact;
+        self.nonfinite += o.nonfinite;
+        self.max_ulp = self.max_ulp.max(o.max_ulp);
+        self.max_rel = self.max_rel.max(o.max_rel);
+        self.sum_ulp_q += o.sum_ulp_q;
+        self.sum_rel_q += o.sum_rel_q;
+        for (h, x) in self.hist.iter_mut().zip(o.hist) {
+            *h += x;
+        }
+        self
+    }
+}
+
+/// Builds the published statistics from integer totals (the one place means are divided).
+fn finish(k: usize, a: &Acc) -> KStats {
+    let n = (a.samples - a.nonfinite).max(1) as f64;
+    KStats {
+        k,
+        samples: a.samples,
+        exact: a.exact,
+        nonfinite: a.nonfinite,
+        max_ulp: a.max_ulp,
+        mean_ulp: a.sum_ulp_q as f64 / 65536.0 / n,
+        max_rel: a.max_rel,
+        mean_rel: a.sum_rel_q as f64 / 2f64.powi(64) / n,
+        sum_ulp_q: a.sum_ulp_q.to_string(),
+        sum_rel_q: a.sum_rel_q.to_string(),
+        hist: a.hist.to_vec(),
+    }
+}
+
+/// Combines per-shard statistics of one K (same K) into the statistics of all their samples.
+pub fn merge_stats(parts: &[KStats]) -> Result<KStats, String> {
+    let k = parts.first().map_or(0, |p| p.k);
+    let mut acc = Acc::default();
+    for p in parts {
+        if p.k != k || p.hist.len() != HIST_BINS {
+            return Err(format!("cannot merge K = {} with K = {k}", p.k));
+        }
+        let q = |s: &str| {
+            s.parse::<u128>()
+                .map_err(|_| format!("bad sum {s:?} in K = {k}"))
+        };
+        let mut hist = [0u64; HIST_BINS];
+        hist.copy_from_slice(&p.hist);
+        acc = acc.merge(Acc {
+            samples: p.samples,
+            exact: p.exact,
+            nonfinite: p.nonfinite,
+            max_ulp: p.max_ulp,
+            max_rel: p.max_rel,
+            sum_ulp_q: q(&p.sum_ulp_q)?,
+            sum_rel_q: q(&p.sum_rel_q)?,
+            hist,
+        });
+    }
+    Ok(finish(k, &acc))
+}
+
+/// Runs this shard's samples of every K (in parallel) and returns one [`KStats`] per K.
+pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KStats>, DotError> {
+    let (i, n) = cfg.shard;
+    let mine: Vec<u64> = (0..cfg.samples).filter(|s| s % n == i).collect();
+    let mut out = Vec::new();
+    for &k in &cfg.ks {
+        // Check the configuration once (formats, width, rounding) before the parallel part.
+        dot_rounded(
+            &cfg.mode,
+            cfg.rm,
+            cfg.fmt_a,
+            cfg.fmt_b,
+            &[],
+            &[],
+            0,
+            cfg.width,
+        )?;
+        let acc = mine
+            .par_iter()
+            .map(|&s| {
+                let (a, b) = operands(cfg, k, s);
+                let d = dot_rounded(
+                    &cfg.mode, cfg.rm, cfg.fmt_a, cfg.fmt_b, &a, &b, 0, cfg.width,
+                )
+                .map(|r| r.bits)
+                .unwrap_or(0x7FC0_0000);
+                let x = exact_sum(cfg.fmt_a, cfg.fmt_b, &a, &b, 0);
+                progress(1);
+                Acc::default().add(error(d, &x))
+            })
+            .reduce(Acc::default, Acc::merge);
+        out.push(finish(k, &acc));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numerics::format::{E4M3, FP16};
+
+    #[test]
+    fn encode_nearest_rounds_to_even() {
+        assert_eq!(encode_nearest(FP16, 1.0), 0x3C00);
+        assert_eq!(encode_nearest(FP16, -1.0 - 2f64.powi(-11)), 0xBC00); // tie to even
+        assert_eq!(encode_nearest(FP16, 1.0 + 3.0 * 2f64.powi(-11)), 0x3C02);
+        assert_eq!(encode_nearest(E4M3, 1e6), 0x7E); // saturates at 448
+        assert_eq!(encode_nearest(FP16, 0.0), 0);
+    }
+
+    #[test]
+    fn ulp_and_relative_errors() {
+        // exact 1 + 2^-25, result 1: 1/4 ulp, relative ~2^-25.
+        let x = ExactValue::Finite(false, BigUint::from((1u64 << 25) + 1), -25);
+        match error(0x3F80_0000, &x) {
+            Outcome::Error { ulp, rel } => {
+                assert_eq!(ulp, 0.25);
+                assert!((rel - 2f64.powi(-25)).abs() < 1e-15);
+            }
+            o => panic!("{o:?}"),
+        }
+        assert_eq!(bin(0.25), 1);
+        assert_eq!(bin(0.0), 0);
+        assert_eq!(bin(1.0), 2);
+        assert_eq!(bin(3.0), 4);
+        assert_eq!(bin(1e9), HIST_BINS - 1);
+        assert_eq!(hist_edges().len() + 1, HIST_BINS);
+    }
+}
