@@ -135,9 +135,6 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
     let mut first_tile = None;
     let mut cycles = 0u64;
     let mut compute_cycles = 0u64;
-    let mut stall_cycles = 0u64;
-    let mut overlap_cycles = 0u64;
-    let mut window_wait_cycles = 0u64;
     while !sim.top().is_done() {
         if cycles > limit {
             return Err(HwError::Timeout(limit));
@@ -145,15 +142,6 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
         let top = sim.top();
         if top.ctl_state() == CtlState::Compute {
             compute_cycles += 1;
-        }
-        if top.stalled() {
-            stall_cycles += 1;
-        }
-        if top.taking() && top.port().loading() {
-            overlap_cycles += 1;
-        }
-        if top.window_waits() {
-            window_wait_cycles += 1;
         }
         sim.step()?;
         cycles += 1;
@@ -180,6 +168,9 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
         return Err(HwError::Hazard { pe });
     }
     let flags: Flags = sim.top().flags();
+    let stall_cycles = sim.top().stall_cycles();
+    let window_wait_cycles = sim.top().window_wait_cycles();
+    let overlap_cycles = sim.top().port().overlap_cycles();
     // One more clock with the controller in Done, so the waveform ends on the final state
     // (not counted in `cycles`: the result was complete at the previous edge).
     sim.step()?;

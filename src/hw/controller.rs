@@ -146,6 +146,8 @@ pub struct Controller {
     win: Reg<u32>,
     win_pos: Reg<u8>,
     results_out: Reg<bool>,
+    stall_count: Reg<u64>,
+    window_wait_count: Reg<u64>,
     ready: Wire<bool>,
     take: Wire<bool>,
     stall: Wire<bool>,
@@ -167,6 +169,8 @@ impl Controller {
             win: Reg::new("win", 32, 0)?,
             win_pos: Reg::new("win_pos", 3, ROWS as u8)?,
             results_out: Reg::new("results_out", 1, false)?,
+            stall_count: Reg::new("stall_count", 64, 0)?,
+            window_wait_count: Reg::new("window_wait_count", 64, 0)?,
             ready: Wire::new("ready", 1, false)?,
             take: Wire::new("take", 1, false)?,
             stall: Wire::new("stall", 1, false)?,
@@ -219,19 +223,28 @@ impl Controller {
         self.win.q() as usize
     }
 
-    /// A shift window is due (its token is there, or it is a preload window) but waits this
-    /// cycle because the port has not the C it loads or no room for the results it drains.
-    pub fn window_waits(&self, c_ready: bool, d_ready: bool) -> bool {
+    /// A shift window is due this cycle: the shift path is idle and the next window is a
+    /// preload window or has its drain token.
+    fn window_due(&self) -> bool {
         let idx = self.win.q() as usize;
         let active = matches!(
             self.state(),
             CtlState::Preload | CtlState::Compute | CtlState::Wait | CtlState::Drain
         );
-        if !active || idx >= self.sched.windows() || usize::from(self.win_pos.q()) < ROWS {
-            return false;
-        }
-        let due = idx < 2 || self.drains.q() > 0 || self.token_out();
-        due && !self.shift_cmd(c_ready, d_ready).en
+        active
+            && idx < self.sched.windows()
+            && usize::from(self.win_pos.q()) >= ROWS
+            && (idx < 2 || self.drains.q() > 0 || self.token_out())
+    }
+
+    /// Cycles the controller was ready for a step the port did not offer (a counter register).
+    pub fn stall_cycles(&self) -> u64 {
+        self.stall_count.q()
+    }
+
+    /// Cycles a due shift window waited for the port's C or result room (a counter register).
+    pub fn window_wait_cycles(&self) -> u64 {
+        self.window_wait_count.q()
     }
 
     /// This cycle's column-0 shift command, given the port's `c_ready` (for the tile of
@@ -295,6 +308,14 @@ impl Controller {
         self.timer.set_d(t.wrapping_add(1));
         // Shift windows; drain tokens.
         let cmd = self.shift_cmd(port.c_ready, port.d_ready);
+        // Performance counters: cycles ready for a step the port did not have, and cycles a
+        // due shift window waited for the port.
+        if ready && !port.valid {
+            self.stall_count.set_d(self.stall_count.q() + 1);
+        }
+        if self.window_due() && !cmd.en {
+            self.window_wait_count.set_d(self.window_wait_count.q() + 1);
+        }
         let starts_drain = cmd.en && cmd.x == 0 && cmd.d_valid;
         let drains = u32::from(self.drains.q()) + u32::from(self.token_out());
         self.drains
@@ -370,6 +391,8 @@ impl Module for Controller {
         v.reg(&mut self.win);
         v.reg(&mut self.win_pos);
         v.reg(&mut self.results_out);
+        v.reg(&mut self.stall_count);
+        v.reg(&mut self.window_wait_count);
         v.wire(&mut self.ready);
         v.wire(&mut self.take);
         v.wire(&mut self.stall);

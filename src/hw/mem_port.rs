@@ -350,6 +350,7 @@ pub struct MemoryPort<const W: usize> {
     dq: Vec<Reg<u128>>,
     dq_head: Reg<u8>,
     dq_count: Reg<u8>,
+    overlap: Reg<u64>,
     // Wires.
     valid: Wire<bool>,
     take: Wire<bool>,
@@ -482,6 +483,7 @@ impl<const W: usize> MemoryPort<W> {
                 .collect::<RtlResult<_>>()?,
             dq_head: Reg::new("dq_head", 3, 0)?,
             dq_count: Reg::new("dq_count", 4, 0)?,
+            overlap: Reg::new("overlap_count", 64, 0)?,
             valid: Wire::new("valid", 1, false)?,
             take: Wire::new("take", 1, false)?,
             rd_req: Wire::new("rd_req", 1, false)?,
@@ -692,6 +694,7 @@ impl<const W: usize> Module for MemoryPort<W> {
         }
         v.reg(&mut self.dq_head);
         v.reg(&mut self.dq_count);
+        v.reg(&mut self.overlap);
         v.wire(&mut self.valid);
         v.wire(&mut self.take);
         v.wire(&mut self.rd_req);
@@ -767,8 +770,8 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             && self.mem.stores_outstanding() == 0
     }
 
-    fn loading(&self) -> bool {
-        !self.mem.tma_idle()
+    fn overlap_cycles(&self) -> u64 {
+        self.overlap.q()
     }
 
     fn error(&self) -> Option<String> {
@@ -785,6 +788,11 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         let valid = self.valid();
         self.valid.set(valid);
         self.take.set(io.take);
+        // Performance counter: steps taken while TMA work is in flight (loads overlapping
+        // compute).
+        if io.take && !self.mem.tma_idle() {
+            self.overlap.set_d(self.overlap.q() + 1);
+        }
 
         // Setup: every mbarrier expects one arrival per phase.
         if !self.init_done.q() {

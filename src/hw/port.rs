@@ -86,10 +86,10 @@ pub trait OperandPort<const W: usize>: Module {
     }
     /// The port's combinational phase for this cycle's handshake.
     fn comb(&mut self, io: &PortIo);
-    /// Loads are in flight behind the port this cycle (from registers): with a step taken in
-    /// the same cycle, the memory path overlaps compute.
-    fn loading(&self) -> bool {
-        false
+    /// Cycles in which a step was taken while loads were in flight behind the port (a
+    /// counter register of the port; 0 for a port without memory behind it).
+    fn overlap_cycles(&self) -> u64 {
+        0
     }
     /// An error the port latched (a memory-system misuse), reported by the runner.
     fn error(&self) -> Option<String> {

@@ -190,20 +190,14 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
         self.controller.state() == CtlState::Done
     }
 
-    /// The controller is ready for a step the port does not offer this cycle (a stall).
-    pub fn stalled(&self) -> bool {
-        self.controller.ready() && !self.port.valid()
+    /// Cycles the controller was ready for a step the port did not offer (its counter).
+    pub fn stall_cycles(&self) -> u64 {
+        self.controller.stall_cycles()
     }
 
-    /// A shift window is due but waits for the port (C not there, or no room for results).
-    pub fn window_waits(&self) -> bool {
-        let c_ready = self.port.c_ready(self.controller.next_window());
-        self.controller.window_waits(c_ready, self.port.d_ready())
-    }
-
-    /// A step is taken this cycle (`valid && ready`).
-    pub fn taking(&self) -> bool {
-        self.controller.ready() && self.port.valid()
+    /// Cycles a due shift window waited for the port (the controller's counter).
+    pub fn window_wait_cycles(&self) -> u64 {
+        self.controller.window_wait_cycles()
     }
 
     /// The controller's state.

@@ -108,3 +108,30 @@ impl Visitor for Clock {
         self.changed |= m.commit(self.rst);
     }
 }
+
+/// The rising edge when nobody asks whether a register changed (no watchdog, or a design
+/// that reports its own progress): the same commits as [`Clock`] without the comparisons.
+pub(in crate::rtl) struct ClockFast {
+    pub rst: bool,
+}
+
+impl Sealed for ClockFast {}
+impl Visitor for ClockFast {
+    #[inline(always)]
+    fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
+        r.commit_fast(self.rst);
+    }
+    #[inline(always)]
+    fn wire<T: Value>(&mut self, _w: &mut Wire<T>) {}
+    #[inline(always)]
+    fn input<T: Value>(&mut self, _i: &mut Input<T>) {}
+    #[inline(always)]
+    fn child<M: Module>(&mut self, m: &mut M) {
+        m.visit(self);
+    }
+    #[inline(always)]
+    fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
+        m.visit(self);
+        m.commit(self.rst);
+    }
+}

@@ -104,4 +104,16 @@ impl<T: Value> Reg<T> {
         self.d = next;
         changed
     }
+
+    /// [`Reg::commit`] without the comparison. Outside reset `d` already holds the value it
+    /// keeps after the edge, so only `q` is written.
+    #[inline(always)]
+    pub(in crate::rtl) fn commit_fast(&mut self, rst: bool) {
+        if rst {
+            self.q = self.reset;
+            self.d = self.reset;
+        } else {
+            self.q = self.d;
+        }
+    }
 }

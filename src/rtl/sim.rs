@@ -1,7 +1,7 @@
 //! The simulation kernel: combinational phase, tracing, clock edge, watchdog.
 
 use super::error::{Result, RtlError};
-use super::module::{Clock, Design};
+use super::module::{Clock, ClockFast, Design};
 use super::table::{Collect, CombHash, Grab, SignalInfo, SignalValue};
 use super::trace::{TraceConfig, TraceSummary, Tracer};
 use super::watchdog::Watchdog;
@@ -116,14 +116,22 @@ impl<D: Design> Simulator<D> {
         } else if self.trace_failed {
             return Err(RtlError::TraceClosed);
         }
-        let mut clk = Clock {
-            rst: self.rst,
-            changed: false,
+        // Whether any register changed matters only to a watchdog without a progress counter.
+        let progress = self.top.progress();
+        let changed = if self.watchdog.is_some() && progress.is_none() {
+            let mut clk = Clock {
+                rst: self.rst,
+                changed: false,
+            };
+            self.top.visit(&mut clk);
+            clk.changed
+        } else {
+            self.top.visit(&mut ClockFast { rst: self.rst });
+            false
         };
-        self.top.visit(&mut clk);
         self.cycle += 1;
         if let Some(w) = self.watchdog.as_mut() {
-            if let Some(stalled) = w.tick(self.rst, self.top.progress(), clk.changed) {
+            if let Some(stalled) = w.tick(self.rst, self.top.progress(), changed) {
                 return Err(RtlError::Watchdog {
                     cycle: self.cycle,
                     stalled_for: stalled,
