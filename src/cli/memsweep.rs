@@ -10,14 +10,13 @@
 use super::memory::MemArgs;
 use clap::Args;
 use plotters::prelude::*;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm};
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::{MemPortConfig, COLS, ROWS};
-use tensorcore_rtl::io::output::OutputFile;
+use tensorcore_rtl::io::output::write_file;
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP16;
@@ -218,27 +217,17 @@ fn write_outputs(dir: &Path, args: &MemSweepArgs, points: &[Point]) -> Result<()
             p.bank_conflicts
         ));
     }
-    write_output(&dir.join("memsweep.csv"), &csv)?;
+    write_file(&dir.join("memsweep.csv"), csv.as_bytes())?;
     let json = serde_json::json!({
         "m": args.m, "n": args.n, "k": args.k, "seed": args.seed,
         "format": "fp16", "acc": "ieee", "width": 1,
         "requests_in_flight": args.inflight,
         "points": points,
     });
-    write_output(&dir.join("memsweep.json"), &format!("{json:#}\n"))?;
+    write_file(&dir.join("memsweep.json"), format!("{json:#}\n").as_bytes())?;
     let mut svg = String::new();
     plot(&mut svg, args, points)?;
-    write_output(&dir.join("memsweep.svg"), &svg)
-}
-
-/// Writes `text` to `path` through the output module (atomic for a regular file).
-fn write_output(path: &Path, text: &str) -> Result<(), String> {
-    let err = |e: std::io::Error| format!("{}: {e}", path.display());
-    let mut f = OutputFile::create(path).map_err(err)?;
-    f.take_file()
-        .and_then(|mut file| file.write_all(text.as_bytes()))
-        .map_err(err)?;
-    f.commit().map_err(err)
+    write_file(&dir.join("memsweep.svg"), svg.as_bytes())
 }
 
 fn plot(svg: &mut String, args: &MemSweepArgs, points: &[Point]) -> Result<(), String> {

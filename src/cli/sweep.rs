@@ -8,9 +8,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::io::output::OutputFile;
+use tensorcore_rtl::io::output::write_file;
 use tensorcore_rtl::numerics::dot::{AccMode, MAX_LANES};
 use tensorcore_rtl::sweep::{self, Dist, KStats, SweepConfig};
 
@@ -238,20 +237,10 @@ pub fn merge_cmd(args: &MergeArgs) -> Result<i32, String> {
 
 fn write_outputs(dir: &Path, s: &Summary) -> Result<(), String> {
     let text = serde_json::to_string_pretty(s).map_err(|e| e.to_string())? + "\n";
-    write_output(&dir.join("summary.json"), &text)?;
+    write_file(&dir.join("summary.json"), text.as_bytes())?;
     let mut svg = String::new();
     plot(&mut svg, s)?;
-    write_output(&dir.join("errors.svg"), &svg)
-}
-
-/// Writes `text` to `path` through the output module (atomic for a regular file).
-fn write_output(path: &Path, text: &str) -> Result<(), String> {
-    let err = |e: std::io::Error| format!("{}: {e}", path.display());
-    let mut f = OutputFile::create(path).map_err(err)?;
-    f.take_file()
-        .and_then(|mut file| file.write_all(text.as_bytes()))
-        .map_err(err)?;
-    f.commit().map_err(err)
+    write_file(&dir.join("errors.svg"), svg.as_bytes())
 }
 
 /// Mean and max error (ulps of FP32, log scale) against K (log scale).

@@ -380,3 +380,15 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
     }
 }
+
+/// Writes `bytes` to `path` as one [`OutputFile`] (atomic for a regular file, in place for a
+/// special file). Errors name the path.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write as _;
+    let err = |e: io::Error| format!("{}: {e}", path.display());
+    let mut f = OutputFile::create(path).map_err(err)?;
+    f.take_file()
+        .and_then(|mut file| file.write_all(bytes))
+        .map_err(err)?;
+    f.commit().map_err(err)
+}
