@@ -318,6 +318,18 @@ fn probe(target: &Path, special: bool) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes `bytes` to `path` as one [`OutputFile`] (atomic for a regular file, in place for a
+/// special file). Errors name the path.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write as _;
+    let err = |e: io::Error| format!("{}: {e}", path.display());
+    let mut f = OutputFile::create(path).map_err(err)?;
+    f.take_file()
+        .and_then(|mut file| file.write_all(bytes))
+        .map_err(err)?;
+    f.commit().map_err(err)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,16 +391,4 @@ mod tests {
         assert!(plan.add("--out", &d).is_err());
         let _ = std::fs::remove_dir_all(&d);
     }
-}
-
-/// Writes `bytes` to `path` as one [`OutputFile`] (atomic for a regular file, in place for a
-/// special file). Errors name the path.
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    use std::io::Write as _;
-    let err = |e: io::Error| format!("{}: {e}", path.display());
-    let mut f = OutputFile::create(path).map_err(err)?;
-    f.take_file()
-        .and_then(|mut file| file.write_all(bytes))
-        .map_err(err)?;
-    f.commit().map_err(err)
 }

@@ -82,17 +82,23 @@ pub trait Visitor: Sealed {
     }
 }
 
-/// The rising edge: commits every register (`q <- rst ? reset : d`) and notes whether any changed.
-pub(in crate::rtl) struct Clock {
+/// The rising edge: commits every register (`q <- rst ? reset : d`). With `TRACK` it also
+/// notes whether any register changed (for a watchdog without a progress counter); without
+/// it the comparisons are skipped.
+pub(in crate::rtl) struct Clock<const TRACK: bool> {
     pub rst: bool,
     pub changed: bool,
 }
 
-impl Sealed for Clock {}
-impl Visitor for Clock {
+impl<const TRACK: bool> Sealed for Clock<TRACK> {}
+impl<const TRACK: bool> Visitor for Clock<TRACK> {
     #[inline(always)]
     fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
-        self.changed |= r.commit(self.rst);
+        if TRACK {
+            self.changed |= r.commit(self.rst);
+        } else {
+            r.commit_fast(self.rst);
+        }
     }
     #[inline(always)]
     fn wire<T: Value>(&mut self, _w: &mut Wire<T>) {}
@@ -105,33 +111,9 @@ impl Visitor for Clock {
     #[inline(always)]
     fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
         m.visit(self);
-        self.changed |= m.commit(self.rst);
-    }
-}
-
-/// The rising edge when nobody asks whether a register changed (no watchdog, or a design
-/// that reports its own progress): the same commits as [`Clock`] without the comparisons.
-pub(in crate::rtl) struct ClockFast {
-    pub rst: bool,
-}
-
-impl Sealed for ClockFast {}
-impl Visitor for ClockFast {
-    #[inline(always)]
-    fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
-        r.commit_fast(self.rst);
-    }
-    #[inline(always)]
-    fn wire<T: Value>(&mut self, _w: &mut Wire<T>) {}
-    #[inline(always)]
-    fn input<T: Value>(&mut self, _i: &mut Input<T>) {}
-    #[inline(always)]
-    fn child<M: Module>(&mut self, m: &mut M) {
-        m.visit(self);
-    }
-    #[inline(always)]
-    fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
-        m.visit(self);
-        m.commit(self.rst);
+        let changed = m.commit(self.rst);
+        if TRACK {
+            self.changed |= changed;
+        }
     }
 }

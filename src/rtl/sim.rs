@@ -1,7 +1,7 @@
 //! The simulation kernel: combinational phase, tracing, clock edge, watchdog.
 
 use super::error::{Result, RtlError};
-use super::module::{Clock, ClockFast, Design};
+use super::module::{Clock, Design};
 use super::table::{Collect, CombHash, Grab, SignalInfo, SignalValue};
 use super::trace::{TraceConfig, TraceSummary, Tracer};
 use super::watchdog::Watchdog;
@@ -119,14 +119,17 @@ impl<D: Design> Simulator<D> {
         // Whether any register changed matters only to a watchdog without a progress counter.
         let progress = self.top.progress();
         let changed = if self.watchdog.is_some() && progress.is_none() {
-            let mut clk = Clock {
+            let mut clk = Clock::<true> {
                 rst: self.rst,
                 changed: false,
             };
             self.top.visit(&mut clk);
             clk.changed
         } else {
-            self.top.visit(&mut ClockFast { rst: self.rst });
+            self.top.visit(&mut Clock::<false> {
+                rst: self.rst,
+                changed: false,
+            });
             false
         };
         self.cycle += 1;
