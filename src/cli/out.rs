@@ -1,7 +1,7 @@
 //! The process around the subcommands: standard output that cannot panic, one-line errors,
 //! and cleanup of partial and new files on failure and on SIGINT/SIGTERM.
 //!
-//! - Every line a subcommand prints goes through [`line`] (the `outln!` macro): a write error
+//! - Every line a subcommand prints goes through [`line()`] (the `outln!` macro): a write error
 //!   (`> /dev/full`) becomes a one-line error with exit code 2; a closed pipe (`| head`) ends
 //!   the process quietly by SIGPIPE, as `ls | head` does.
 //! - SIGINT and SIGTERM remove every `NAME.partial` file and every file this run created,
