@@ -8,8 +8,9 @@
 //! and `peak` = `R x C x w` MACs a cycle.
 
 use super::memory::MemArgs;
+use super::plot::{line_plot, Plot, Series};
 use clap::Args;
-use plotters::prelude::*;
+use plotters::prelude::{Color, Palette, Palette99, SeriesLabelPosition, BLACK};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -230,85 +231,63 @@ fn write_outputs(dir: &Path, args: &MemSweepArgs, points: &[Point]) -> Result<()
     write_file(&dir.join("memsweep.svg"), svg.as_bytes())
 }
 
+/// Utilization against bandwidth (log scale), one line per latency and stage setting (thin for
+/// fixed stage counts), the roofline in black.
 fn plot(svg: &mut String, args: &MemSweepArgs, points: &[Point]) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| format!("memsweep.svg: {e}");
-    let root = SVGBackend::with_string(svg, (900, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
     let max_bw = points
         .iter()
         .map(|p| p.bandwidth)
         .max()
         .unwrap_or(64)
         .max(2);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!(
-                "{} x {} x {} FP16 GEMM through TMA: mesh utilization vs. bandwidth",
-                args.m, args.n, args.k
-            ),
-            ("sans-serif", 20),
-        )
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(56)
-        .build_cartesian_2d((1f64..f64::from(max_bw)).log_scale(), 0f64..1.05f64)
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .x_desc("global-memory bandwidth (bytes/cycle, log scale)")
-        .y_desc("utilization")
-        .draw()
-        .map_err(|e| err(&e))?;
-    let mut series: Vec<(String, Vec<&Point>)> = Vec::new();
+    let mut groups: Vec<(String, Vec<&Point>)> = Vec::new();
     for p in points {
         let key = format!("latency {} / stages {}", p.latency, p.stages_setting);
-        match series.iter_mut().find(|(k, _)| *k == key) {
+        match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => v.push(p),
-            None => series.push((key, vec![p])),
+            None => groups.push((key, vec![p])),
         }
     }
-    // The roofline (from the first series' traffic: the schedule moves the same bytes at any
+    let mut series = Vec::new();
+    // The roofline (from the first group's traffic: the schedule moves the same bytes at any
     // latency and bandwidth).
-    if let Some((_, first)) = series.first() {
-        let line: Vec<(f64, f64)> = first
-            .iter()
-            .map(|p| (f64::from(p.bandwidth), p.roofline))
-            .collect();
-        chart
-            .draw_series(LineSeries::new(line, BLACK.stroke_width(3)))
-            .map_err(|e| err(&e))?
-            .label("roofline min(1, AI x bw / peak)")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(3)));
+    if let Some((_, first)) = groups.first() {
+        series.push(Series {
+            label: "roofline min(1, AI x bw / peak)".into(),
+            points: first
+                .iter()
+                .map(|p| (f64::from(p.bandwidth), p.roofline))
+                .collect(),
+            color: BLACK.to_rgba(),
+            width: 3,
+            markers: false,
+        });
     }
-    for (i, (key, pts)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        let line: Vec<(f64, f64)> = pts
-            .iter()
-            .map(|p| (f64::from(p.bandwidth), p.utilization))
-            .collect();
-        let dashed = pts.first().is_some_and(|p| p.stages_setting != "auto");
-        let style = if dashed {
-            color.stroke_width(1)
-        } else {
-            color.stroke_width(2)
-        };
-        chart
-            .draw_series(LineSeries::new(line.clone(), style))
-            .map_err(|e| err(&e))?
-            .label(key.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-        chart
-            .draw_series(line.into_iter().map(|c| Circle::new(c, 3, color.filled())))
-            .map_err(|e| err(&e))?;
+    for (i, (key, pts)) in groups.into_iter().enumerate() {
+        let fixed = pts.first().is_some_and(|p| p.stages_setting != "auto");
+        series.push(Series {
+            label: key,
+            points: pts
+                .iter()
+                .map(|p| (f64::from(p.bandwidth), p.utilization))
+                .collect(),
+            color: Palette99::pick(i).to_rgba(),
+            width: if fixed { 1 } else { 2 },
+            markers: true,
+        });
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+    let caption = format!(
+        "{} x {} x {} FP16 GEMM through TMA: mesh utilization vs. bandwidth",
+        args.m, args.n, args.k
+    );
+    let plot = Plot {
+        size: (900, 560),
+        caption: &caption,
+        x: (1.0..f64::from(max_bw), true),
+        y: (0.0..1.05, false),
+        x_desc: "global-memory bandwidth (bytes/cycle, log scale)",
+        y_desc: "utilization",
+        legend: SeriesLabelPosition::LowerRight,
+    };
+    line_plot(svg, &plot, &series)
 }

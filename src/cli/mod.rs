@@ -21,6 +21,7 @@ mod memory;
 mod memsweep;
 pub mod out;
 mod pattern;
+mod plot;
 mod sparse;
 mod sweep;
 mod tb;

@@ -3,10 +3,11 @@
 //! sweep into the single-run summary).
 
 use super::dot::{rounding, rounding_label};
+use super::plot::{line_plot, Plot, Series};
 use super::values;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use plotters::prelude::*;
+use plotters::prelude::{Color, SeriesLabelPosition, BLUE, RED};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::io::output::write_file;
@@ -245,7 +246,6 @@ fn write_outputs(dir: &Path, s: &Summary) -> Result<(), String> {
 
 /// Mean and max error (ulps of FP32, log scale) against K (log scale).
 fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| format!("errors.svg: {e}");
     let floor = 1e-3;
     let pts: Vec<(f64, f64, f64)> = s
         .per_k
@@ -259,61 +259,40 @@ fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
         .max(1.0);
     let kmax = pts.iter().map(|p| p.0).fold(1.0, f64::max);
     let ymax = pts.iter().map(|p| p.2).fold(1.0, f64::max) * 2.0;
-    let root = SVGBackend::with_string(svg, (800, 500)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
     let who = match &s.preset {
         Some(p) => format!("nvidia {p}"),
         None => format!("{} ({})", s.acc, s.rounding),
     };
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!(
-                "{who}, {} x {}, {} inputs: error vs K ({} samples per K)",
-                s.format_a,
-                s.format_b,
-                serde_json::to_string(&s.dist)
-                    .unwrap_or_default()
-                    .trim_matches('"'),
-                s.samples
-            ),
-            ("sans-serif", 18),
-        )
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(
-            ((kmin / 1.5)..(kmax * 1.5)).log_scale(),
-            (floor..ymax).log_scale(),
-        )
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .x_desc("K (log scale)")
-        .y_desc("error, ulps of FP32 (log scale)")
-        .draw()
-        .map_err(|e| err(&e))?;
-    for (label, idx, color) in [("max", 2usize, RED), ("mean", 1, BLUE)] {
-        let line: Vec<(f64, f64)> = pts
-            .iter()
-            .map(|p| (p.0, if idx == 1 { p.1 } else { p.2 }))
-            .collect();
-        chart
-            .draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
-            .map_err(|e| err(&e))?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-        chart
-            .draw_series(line.into_iter().map(|c| Circle::new(c, 3, color.filled())))
-            .map_err(|e| err(&e))?;
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+    let caption = format!(
+        "{who}, {} x {}, {} inputs: error vs K ({} samples per K)",
+        s.format_a,
+        s.format_b,
+        serde_json::to_string(&s.dist)
+            .unwrap_or_default()
+            .trim_matches('"'),
+        s.samples
+    );
+    let series: Vec<Series> = [("max", RED), ("mean", BLUE)]
+        .into_iter()
+        .map(|(label, color)| Series {
+            label: label.into(),
+            points: pts
+                .iter()
+                .map(|p| (p.0, if label == "mean" { p.1 } else { p.2 }))
+                .collect(),
+            color: color.to_rgba(),
+            width: 2,
+            markers: true,
+        })
+        .collect();
+    let plot = Plot {
+        size: (800, 500),
+        caption: &caption,
+        x: ((kmin / 1.5)..(kmax * 1.5), true),
+        y: (floor..ymax, true),
+        x_desc: "K (log scale)",
+        y_desc: "error, ulps of FP32 (log scale)",
+        legend: SeriesLabelPosition::UpperLeft,
+    };
+    line_plot(svg, &plot, &series)
 }
