@@ -6,10 +6,10 @@
 //! argument errors. Each test names the defect of the issue it proves fixed.
 
 mod common;
-use common::cli::{assert_error, tcrtl, text};
+use common::cli::{assert_error, p, scratch, tcrtl, text};
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use tensorcore_rtl::io::npy::{write_npy, Dtype};
@@ -20,18 +20,6 @@ fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_tcrtl"));
     c.current_dir(env!("CARGO_MANIFEST_DIR"));
     c
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tcrtl-harden-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
-}
-
-fn p(d: &Path, f: &str) -> String {
-    d.join(f).display().to_string()
 }
 
 /// The names in `dir`, sorted.
@@ -54,7 +42,7 @@ fn operands(d: &Path) {
 /// subcommand, `--help` included.
 #[test]
 fn d01_full_stdout_is_an_error_not_a_panic() {
-    let d = scratch("full");
+    let d = scratch("harden", "full");
     operands(&d);
     let runs: Vec<Vec<String>> = [
         vec!["tb", "list"],
@@ -141,7 +129,7 @@ fn d01_closed_pipe_ends_quietly() {
 /// and a symlink stays a symlink whose target gets the data.
 #[test]
 fn d02_special_files_and_symlinks_are_written_through() {
-    let d = scratch("special");
+    let d = scratch("harden", "special");
     let o = tcrtl(&[
         "gemm",
         "--m",
@@ -235,7 +223,7 @@ fn fst_to_a_device_is_an_error() {
 /// Defect 3: two outputs naming one file are refused before any work, and nothing is written.
 #[test]
 fn d03_outputs_naming_one_file_are_refused() {
-    let d = scratch("same");
+    let d = scratch("harden", "same");
     operands(&d);
     let a = ["--m", "4", "--n", "4", "--k", "4"];
     let cases: Vec<Vec<String>> = vec![
@@ -283,7 +271,7 @@ fn d03_outputs_naming_one_file_are_refused() {
 /// and a failure after some files were written removes them.
 #[test]
 fn d04_a_failed_run_leaves_nothing_behind() {
-    let d = scratch("leftovers");
+    let d = scratch("harden", "leftovers");
     write_npy(
         &d.join("dense.npy"),
         &[1, 4],
@@ -359,7 +347,7 @@ fn wait_for(path: &Path) -> bool {
 #[test]
 fn d05_an_interrupted_trace_leaves_no_partial_file() {
     for (sig, name) in [(15, "TERM"), (2, "INT")] {
-        let d = scratch(&format!("signal-{name}"));
+        let d = scratch("harden", &format!("signal-{name}"));
         let mut child = bin()
             .args([
                 "gemm",
@@ -424,7 +412,7 @@ fn d06_nothing_checked_is_not_a_pass() {
         &verify(Path::new(SET), &["--limit", "0"]),
         "no rows to check",
     );
-    let d = scratch("empty-set");
+    let d = scratch("harden", "empty-set");
     set(&d, "", "", "", "");
     assert_error(&verify(&d, &[]), "no rows to check");
 }
@@ -433,7 +421,7 @@ fn d06_nothing_checked_is_not_a_pass() {
 /// file and its exact line; the files used are named in the output.
 #[test]
 fn d07_measurement_loader_is_strict() {
-    let d = scratch("loader");
+    let d = scratch("harden", "loader");
     // Row: 1*1 + 1*1 + ... (K = 1), C = 1, D = 2 (1 + 1*1).
     set(
         &d,
@@ -497,7 +485,7 @@ fn d08_io_and_input_errors_exit_2() {
         &tcrtl(&["tb", "run", "specials", "--waves", "/proc"]),
         "/proc",
     );
-    let d = scratch("empty-pair");
+    let d = scratch("harden", "empty-pair");
     write_npy(&d.join("v.npy"), &[4, 0], Dtype::U16, &[]).expect("v");
     write_npy(&d.join("m.npy"), &[4, 0], Dtype::U8, &[]).expect("m");
     let o = tcrtl(&[
@@ -543,7 +531,7 @@ fn d09_gemm_offers_no_exact_mode() {
 /// errors, and leave no file.
 #[test]
 fn d10_empty_traces_are_errors() {
-    let d = scratch("empty-trace");
+    let d = scratch("harden", "empty-trace");
     let base = ["gemm", "--m", "4", "--n", "4", "--k", "4", "--vcd"];
     let vcd = p(&d, "t.vcd");
     let run = |extra: &[&str]| {
@@ -585,7 +573,7 @@ fn d12_size_limits_before_work() {
     let o = tcrtl(&["gemm", "--m", "16384", "--n", "16384", "--k", "1"]);
     assert_error(&o, "tiles");
     assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
-    let d = scratch("vcd-size");
+    let d = scratch("harden", "vcd-size");
     let t = Instant::now();
     let o = tcrtl(&[
         "gemm",

@@ -1,32 +1,9 @@
 //! `tcrtl sparse compress`, `tcrtl sparse check` and `tcrtl gemm --sparse`, run as the built
 //! binary.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::cli::{p, scratch, tcrtl, text};
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
-
-fn tcrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tcrtl"))
-        .args(args)
-        .output()
-        .expect("run tcrtl")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tcrtl-sparse-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
-}
-
-fn p(d: &Path, f: &str) -> String {
-    d.join(f).display().to_string()
-}
 
 /// Exit code `code` and exactly one stderr line `error: ...` containing `needle`.
 fn assert_fails(args: &[&str], code: i32, needle: &str) {
@@ -45,7 +22,7 @@ const TWO: u64 = 0x4000;
 
 #[test]
 fn compress_then_check_fp16() {
-    let d = scratch("ok");
+    let d = scratch("sparse", "ok");
     // 2 x 8: row 0 groups (0,1,0,2) and (0,0,0,0); row 1 groups (0,0,0,-1) and (1,1,0,0).
     let a = [0, ONE, 0, TWO, 0, 0, 0, 0, 0, 0, 0, 0xBC00, ONE, ONE, 0, 0];
     write_npy(&d.join("a.npy"), &[2, 8], Dtype::F16, &a).unwrap();
@@ -95,7 +72,7 @@ fn compress_then_check_fp16() {
 
 #[test]
 fn compress_rejects_or_prunes_overfull_groups() {
-    let d = scratch("prune");
+    let d = scratch("sparse", "prune");
     // uint8 E4M3 bit patterns; row 1, group 0 has three nonzeros.
     let a = [0x38, 0, 0, 0, 0x38, 0x40, 0x48, 0];
     write_npy(&d.join("a.npy"), &[2, 4], Dtype::U8, &a).unwrap();
@@ -129,7 +106,7 @@ fn compress_rejects_or_prunes_overfull_groups() {
 
 #[test]
 fn compress_input_errors() {
-    let d = scratch("inerr");
+    let d = scratch("sparse", "inerr");
     write_npy(&d.join("k6.npy"), &[1, 6], Dtype::U16, &[0; 6]).unwrap();
     write_npy(&d.join("u8.npy"), &[1, 4], Dtype::U8, &[0; 4]).unwrap();
     write_npy(
@@ -177,7 +154,7 @@ fn compress_input_errors() {
 
 #[test]
 fn check_reports_invalid_metadata() {
-    let d = scratch("check");
+    let d = scratch("sparse", "check");
     write_npy(&d.join("v.npy"), &[2, 4], Dtype::U16, &[0; 8]).unwrap();
     write_npy(&d.join("m.npy"), &[2, 2], Dtype::U8, &[4, 8, 12, 0b0110]).unwrap();
     write_npy(&d.join("m16.npy"), &[2, 2], Dtype::U16, &[4; 4]).unwrap();
@@ -213,7 +190,7 @@ fn check_reports_invalid_metadata() {
 
 #[test]
 fn sparse_gemm_dense_and_precompressed_agree() {
-    let d = scratch("gemm");
+    let d = scratch("sparse", "gemm");
     // A 2 x 8 fp16 (2:4-valid), B 8 x 2 with b[p][j] = p + 1 + j, C = 0.5.
     let a = [0, ONE, 0, TWO, 0, 0, 0, 0, 0, 0, 0, 0xBC00, ONE, ONE, 0, 0];
     write_npy(&d.join("a.npy"), &[2, 8], Dtype::F16, &a).unwrap();
@@ -310,7 +287,7 @@ fn sparse_gemm_dense_and_precompressed_agree() {
 
 #[test]
 fn sparse_gemm_errors() {
-    let d = scratch("gemmerr");
+    let d = scratch("sparse", "gemmerr");
     let a = [ONE, ONE, ONE, 0];
     write_npy(&d.join("a.npy"), &[1, 4], Dtype::F16, &a).unwrap();
     write_npy(&d.join("b.npy"), &[4, 1], Dtype::F16, &[ONE; 4]).unwrap();

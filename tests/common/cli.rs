@@ -28,3 +28,16 @@ pub fn assert_error(o: &Output, needle: &str) {
         "{needle:?} not in {err}"
     );
 }
+
+/// A fresh, empty scratch directory `tcrtl-<tag>-<pid>-<name>` for one test.
+pub fn scratch(tag: &str, name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("tcrtl-{tag}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+/// The path of `f` in `d`, as a string argument.
+pub fn p(d: &std::path::Path, f: &str) -> String {
+    d.join(f).display().to_string()
+}
