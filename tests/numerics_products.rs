@@ -28,6 +28,7 @@ const FP64: Format = Format {
     frac_bits: 52,
     bias: 1023,
     non_finite: NonFinite::Ieee,
+    signed: true,
 };
 
 /// Is this E5M2 code an IEEE-style signaling NaN (exponent all ones, fraction MSB clear)?

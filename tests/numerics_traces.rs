@@ -21,7 +21,7 @@ use tensorcore_rtl::numerics::dot::ieee::fma;
 use tensorcore_rtl::numerics::dot::{dot_step_w, AccMode, Preset, StepResult};
 use tensorcore_rtl::numerics::{
     add, convert, multiply, round_product, AddTrace, Flags, Format, Overflow, RoundTrace, Rounded,
-    RoundingMode, Unrounded, ALL_FORMATS, BF16, E4M3, FP16, FP32, INPUT_FORMATS,
+    RoundingMode, Unrounded, BF16, E4M3, E5M2, FP16, FP32, INPUT_FORMATS,
 };
 
 /// Operations between two checkpoints of the combined digest.
@@ -176,7 +176,7 @@ fn add_digest() -> Digest {
         }
         d.op();
     }
-    for fmt in ALL_FORMATS {
+    for fmt in DIGEST_FORMATS {
         for _ in 0..10_000 {
             let a = operand(&mut rng, fmt);
             let b = operand(&mut rng, fmt);
@@ -232,8 +232,8 @@ fn fma_digest() -> Digest {
 fn convert_digest() -> Digest {
     let mut d = Digest::new();
     let mut rng = Rng(0xC0E);
-    for from in ALL_FORMATS {
-        for to in ALL_FORMATS {
+    for from in DIGEST_FORMATS {
+        for to in DIGEST_FORMATS {
             for _ in 0..5_000 {
                 let x = operand(&mut rng, from);
                 for mode in RoundingMode::ALL {
@@ -247,6 +247,10 @@ fn convert_digest() -> Digest {
     }
     d
 }
+
+/// The formats the add and convert digests were recorded over (the table's first five rows;
+/// later rows have digests of their own).
+const DIGEST_FORMATS: [Format; 5] = [E4M3, E5M2, FP16, BF16, FP32];
 
 /// The input pairs of the step digest (FP8 reaches Blackwell's exact-then-RNE rule).
 const PAIRS: [(Format, Format); 3] = [(FP16, FP16), (BF16, BF16), (E4M3, E4M3)];

@@ -7,8 +7,12 @@ pub enum NonFinite {
     /// IEEE 754 style: exponent field all ones is Inf (fraction 0) or NaN (fraction != 0).
     Ieee,
     /// OCP E4M3 ("fn") style: no infinities; only exponent and fraction all ones is NaN, and
-    /// the rest of the top binade holds ordinary normal numbers.
+    /// the rest of the top binade holds ordinary normal numbers. E8M0 (the MX scale) is
+    /// NaN-only too: its one NaN is `0xFF`.
     NanOnly,
+    /// No infinity and no NaN (OCP FP6 E2M3/E3M2, FP4 E2M1): every encoding is a number,
+    /// the top binade included.
+    None,
 }
 
 /// A binary floating-point format described by a handful of constants.
@@ -24,6 +28,8 @@ pub struct Format {
     pub bias: i32,
     /// Encoding of Inf and NaN.
     pub non_finite: NonFinite,
+    /// True if the format has a sign bit (every format but the unsigned E8M0 scale).
+    pub signed: bool,
 }
 
 /// OCP 8-bit E4M3 ("fn": finite, NaN-only), bias 7, max 448.
@@ -33,6 +39,7 @@ pub const E4M3: Format = Format {
     frac_bits: 3,
     bias: 7,
     non_finite: NonFinite::NanOnly,
+    signed: true,
 };
 /// OCP 8-bit E5M2 (IEEE-style specials), bias 15, max 57344.
 pub const E5M2: Format = Format {
@@ -41,6 +48,7 @@ pub const E5M2: Format = Format {
     frac_bits: 2,
     bias: 15,
     non_finite: NonFinite::Ieee,
+    signed: true,
 };
 /// IEEE 754 binary16.
 pub const FP16: Format = Format {
@@ -49,6 +57,7 @@ pub const FP16: Format = Format {
     frac_bits: 10,
     bias: 15,
     non_finite: NonFinite::Ieee,
+    signed: true,
 };
 /// bfloat16: FP32's exponent range with 7 fraction bits.
 pub const BF16: Format = Format {
@@ -57,6 +66,7 @@ pub const BF16: Format = Format {
     frac_bits: 7,
     bias: 127,
     non_finite: NonFinite::Ieee,
+    signed: true,
 };
 /// IEEE 754 binary32, the accumulator format.
 pub const FP32: Format = Format {
@@ -65,10 +75,59 @@ pub const FP32: Format = Format {
     frac_bits: 23,
     bias: 127,
     non_finite: NonFinite::Ieee,
+    signed: true,
 };
 
-/// Every format the datapath knows, in table order.
-pub const ALL_FORMATS: [Format; 5] = [E4M3, E5M2, FP16, BF16, FP32];
+/// TensorFloat-32: FP32's exponent range with FP16's 10 fraction bits (19 bits). Carried in
+/// 32-bit containers with the low 13 bits zero.
+pub const TF32: Format = Format {
+    name: "tf32",
+    exp_bits: 8,
+    frac_bits: 10,
+    bias: 127,
+    non_finite: NonFinite::Ieee,
+    signed: true,
+};
+/// OCP FP4 E2M1 (MX element): bias 1, values 0, 0.5, 1, 1.5, 2, 3, 4, 6; no Inf, no NaN.
+pub const E2M1: Format = Format {
+    name: "e2m1",
+    exp_bits: 2,
+    frac_bits: 1,
+    bias: 1,
+    non_finite: NonFinite::None,
+    signed: true,
+};
+/// OCP FP6 E2M3 (MX element): bias 1, max 7.5; no Inf, no NaN.
+pub const E2M3: Format = Format {
+    name: "e2m3",
+    exp_bits: 2,
+    frac_bits: 3,
+    bias: 1,
+    non_finite: NonFinite::None,
+    signed: true,
+};
+/// OCP FP6 E3M2 (MX element): bias 3, max 28; no Inf, no NaN.
+pub const E3M2: Format = Format {
+    name: "e3m2",
+    exp_bits: 3,
+    frac_bits: 2,
+    bias: 3,
+    non_finite: NonFinite::None,
+    signed: true,
+};
+/// OCP E8M0, the MX block scale: 8 exponent bits, bias 127, value `2^(e - 127)`; no sign,
+/// no zero, `0xFF` is NaN.
+pub const E8M0: Format = Format {
+    name: "e8m0",
+    exp_bits: 8,
+    frac_bits: 0,
+    bias: 127,
+    non_finite: NonFinite::NanOnly,
+    signed: false,
+};
+
+/// Every floating-point format the project knows, in table order.
+pub const ALL_FORMATS: [Format; 10] = [E4M3, E5M2, FP16, BF16, TF32, FP32, E2M1, E2M3, E3M2, E8M0];
 
 /// The multiplier input formats (the tensor core's A and B operands).
 pub const INPUT_FORMATS: [Format; 4] = [E4M3, E5M2, FP16, BF16];
@@ -84,7 +143,7 @@ impl Format {
 
     /// Total width in bits (sign + exponent + fraction).
     pub const fn width(&self) -> u32 {
-        1 + self.exp_bits + self.frac_bits
+        self.signed as u32 + self.exp_bits + self.frac_bits
     }
 
     /// Precision in bits, hidden bit included.
@@ -97,9 +156,13 @@ impl Format {
         (1u64 << self.width()) - 1
     }
 
-    /// Position of the sign bit.
+    /// Position of the sign bit (0, no bit, for an unsigned format).
     pub const fn sign_bit(&self) -> u64 {
-        1u64 << (self.exp_bits + self.frac_bits)
+        if self.signed {
+            1u64 << (self.exp_bits + self.frac_bits)
+        } else {
+            0
+        }
     }
 
     /// Largest exponent-field value (all ones).
@@ -121,7 +184,7 @@ impl Format {
     pub const fn emax(&self) -> i32 {
         match self.non_finite {
             NonFinite::Ieee => self.exp_field_max() as i32 - 1 - self.bias,
-            NonFinite::NanOnly => self.exp_field_max() as i32 - self.bias,
+            NonFinite::NanOnly | NonFinite::None => self.exp_field_max() as i32 - self.bias,
         }
     }
 
@@ -129,7 +192,11 @@ impl Format {
     pub const fn max_finite_magnitude(&self) -> u64 {
         match self.non_finite {
             NonFinite::Ieee => ((self.exp_field_max() - 1) << self.frac_bits) | self.frac_mask(),
+            NonFinite::NanOnly if self.frac_bits == 0 => {
+                (self.exp_field_max() - 1) << self.frac_bits
+            }
             NonFinite::NanOnly => (self.exp_field_max() << self.frac_bits) | (self.frac_mask() - 1),
+            NonFinite::None => (self.exp_field_max() << self.frac_bits) | self.frac_mask(),
         }
     }
 
@@ -147,28 +214,39 @@ impl Format {
     pub const fn infinity(&self, sign: bool) -> Option<u64> {
         match self.non_finite {
             NonFinite::Ieee => Some(self.with_sign(self.exp_field_max() << self.frac_bits, sign)),
-            NonFinite::NanOnly => None,
+            NonFinite::NanOnly | NonFinite::None => None,
         }
+    }
+
+    /// True if the format encodes NaN (every format but FP6 and FP4).
+    pub const fn has_nan(&self) -> bool {
+        !matches!(self.non_finite, NonFinite::None)
     }
 
     /// The project's one canonical NaN for this format: sign clear, quiet. IEEE-style
     /// formats set the exponent field and the fraction MSB only (FP32 `0x7FC00000`, FP16
-    /// `0x7E00`, BF16 `0x7FC0`, E5M2 `0x7E`); E4M3 has a single NaN magnitude, `0x7F`.
+    /// `0x7E00`, BF16 `0x7FC0`, E5M2 `0x7E`); E4M3 has a single NaN magnitude, `0x7F`, and
+    /// E8M0 `0xFF`. Formats without NaN (FP6, FP4; see [`Format::has_nan`]) have none: for
+    /// them this is the largest finite magnitude, the value their conversions clamp NaN to
+    /// never arises because callers check [`Format::has_nan`] first.
     pub const fn canonical_nan(&self) -> u64 {
         match self.non_finite {
             NonFinite::Ieee => {
                 (self.exp_field_max() << self.frac_bits) | (1u64 << (self.frac_bits - 1))
             }
             NonFinite::NanOnly => (self.exp_field_max() << self.frac_bits) | self.frac_mask(),
+            NonFinite::None => self.max_finite_magnitude(),
         }
     }
 
     /// Overflow beyond the largest finite value: signed Inf, or NaN where the format has no
-    /// infinity (the OCP non-saturating rule for E4M3).
+    /// infinity (the OCP non-saturating rule for E4M3), or the signed largest finite value
+    /// where it has neither (FP6, FP4 clamp, as the OCP MX specification says).
     pub const fn overflow_value(&self, sign: bool) -> u64 {
-        match self.infinity(sign) {
-            Some(inf) => inf,
-            None => self.canonical_nan(),
+        match (self.infinity(sign), self.non_finite) {
+            (Some(inf), _) => inf,
+            (None, NonFinite::None) => self.max_finite(sign),
+            (None, _) => self.canonical_nan(),
         }
     }
 
@@ -200,7 +278,10 @@ impl Format {
     pub const fn classify(&self, bits: u64) -> Class {
         let e = self.exp_field(bits);
         let f = self.frac_field(bits);
-        if e == 0 {
+        if e == 0 && self.frac_bits == 0 && !self.signed {
+            // E8M0 has no zero: exponent field 0 is 2^-127.
+            Class::Normal
+        } else if e == 0 {
             if f == 0 {
                 Class::Zero
             } else {
@@ -222,6 +303,7 @@ impl Format {
                         Class::Normal
                     }
                 }
+                NonFinite::None => Class::Normal,
             }
         } else {
             Class::Normal

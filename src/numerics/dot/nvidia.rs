@@ -139,6 +139,7 @@ const fn cut_format(frac_bits: u32) -> Format {
         frac_bits,
         bias: 127,
         non_finite: NonFinite::Ieee,
+        signed: true,
     }
 }
 
