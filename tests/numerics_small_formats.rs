@@ -185,7 +185,7 @@ fn reference(t: &Target, x: f32, mode: RoundingMode, saturate: bool) -> Option<u
     let tie_up = match t.kind {
         // One significand digit, always 1: a tie goes up (as ml_dtypes does).
         Kind::Scale => true,
-        _ => hi % 2 == 0,
+        _ => hi.is_multiple_of(2),
     };
     let pick_hi = match mode {
         NearestEven => a > mid || (a == mid && tie_up),
@@ -507,7 +507,7 @@ fn mx_quantisation_matches_gfloat() {
 #[test]
 fn mx_directed_blocks() {
     // Block of 32 with max 100: floor(log2 100) = 6, FP4 emax 2: scale 2^4 (0x83).
-    let mut v = vec![0f32; 32];
+    let mut v = [0f32; 32];
     v[0] = 100.0;
     v[1] = 5.0; // 5/16 = 0.3125 -> 0.5
     v[2] = -24.0; // -1.5
@@ -540,7 +540,7 @@ fn mx_directed_blocks() {
 fn nvfp4_two_level_scaling() {
     // amax 2688 = 6 * 448: tensor scale 1.0. Block 0 (amax 2688): scale 448. Block 1 (amax
     // 6): scale 1.0, elements are E2M1 of the values themselves.
-    let mut v = vec![0f32; 32];
+    let mut v = [0f32; 32];
     v[0] = 2688.0;
     v[1] = 1000.0; // 1000 / 448 = 2.23 -> 2
     for (i, x) in [0.5f32, 1.25, 2.5, -6.0, 5.0, 0.2].iter().enumerate() {

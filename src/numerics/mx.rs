@@ -204,7 +204,7 @@ pub fn quantise(
     words: &[u64],
     row_len: usize,
 ) -> Result<Quantised, MxError> {
-    if row_len == 0 || words.len() % row_len != 0 {
+    if row_len == 0 || !words.len().is_multiple_of(row_len) {
         return Err(MxError::Shape {
             count: words.len(),
             row_len,
