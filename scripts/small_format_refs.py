@@ -12,6 +12,9 @@
                                          then 32 element codes; -1 for a block holding NaN or
                                          Inf, which the test checks against the spec itself)
 
+  small_format_refs.py nvfp4 N SEED DIR  N random 4 x 64 tensors quantised to NVFP4 by
+                                         NVIDIA's recipe in numpy float32 (see nvfp4())
+
 Needs numpy, ml_dtypes and gfloat (pip install numpy ml_dtypes gfloat).
 """
 import os
@@ -111,9 +114,49 @@ def mx(n, seed, out):
         codes.tofile(os.path.join(out, f"mx_{name}.bin"))
 
 
+def nvfp4(n, seed, out):
+    """N random tensors of 4 x 64 FP32 values (nvfp4_in.bin, uint32) quantised by NVIDIA's
+    two-level NVFP4 recipe (TensorRT Model Optimizer's NVFP4QTensor) in numpy float32
+    arithmetic with ml_dtypes casts: nvfp4_out.bin holds per tensor the FP32 tensor scale
+    (uint32), 16 E4M3 block-scale codes and 256 E2M1 element codes (uint8 each)."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(seed)
+    f32 = np.float32
+    ins = np.zeros((n, 4, 64), dtype=np.float32)
+    outs = bytearray()
+    for i in range(n):
+        x = (rng.standard_normal((4, 64)) * 2.0 ** int(rng.integers(-20, 20))).astype(f32)
+        if i % 4 == 1:
+            x[rng.integers(0, 4), rng.integers(0, 64)] *= f32(2.0 ** int(rng.integers(6, 14)))
+        elif i % 4 == 2:
+            x[rng.random((4, 64)) < 0.3] = 0.0
+        elif i % 4 == 3:
+            x[1, :32] = 0.0  # all-zero blocks
+            x[2, 16:32] *= f32(2.0**-30)  # a block whose scale underflows E4M3
+        ins[i] = x
+        amax = np.max(np.abs(x))
+        t = f32(1.0) if amax == 0 else f32(amax / f32(6.0 * 448.0))
+        blocks = x.reshape(4, 4, 16)
+        bmax = np.max(np.abs(blocks), axis=2)
+        b = ((bmax / f32(6.0)) / t).astype(f32).astype(ml_dtypes.float8_e4m3fn)
+        d = (b.astype(f32) * t).astype(f32)
+        with np.errstate(all="ignore"):
+            v = (blocks / d[:, :, None]).astype(f32)
+        e = v.astype(ml_dtypes.float4_e2m1fn).view(np.uint8)
+        zero = np.where(np.signbit(blocks), np.uint8(8), np.uint8(0))
+        e = np.where((d == 0)[:, :, None], zero, e)
+        outs += np.array([t], dtype=np.float32).view(np.uint32).tobytes()
+        outs += b.view(np.uint8).tobytes()
+        outs += e.astype(np.uint8).tobytes()
+    ins.view(np.uint32).tofile(os.path.join(out, "nvfp4_in.bin"))
+    with open(os.path.join(out, "nvfp4_out.bin"), "wb") as f:
+        f.write(bytes(outs))
+
+
 def main():
     what, n, seed, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    {"cast": cast, "mx": mx}[what](n, seed, out)
+    {"cast": cast, "mx": mx, "nvfp4": nvfp4}[what](n, seed, out)
 
 
 if __name__ == "__main__":
