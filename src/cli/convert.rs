@@ -108,6 +108,17 @@ fn json_value(v: f64) -> serde_json::Value {
     }
 }
 
+/// A value for text output: plain decimal in a readable range, scientific outside it
+/// (both print the shortest text that reads back as the same f64).
+fn show(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-4..1e16).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 /// The inputs: source format, encodings, shape.
 struct Inputs {
     src: Format,
@@ -334,7 +345,11 @@ fn run_elements(
         );
     } else {
         for &(b, f) in &results {
-            outln!("{} {} {f}", hex(container(to, b), shown_width), value(b));
+            outln!(
+                "{} {} {f}",
+                hex(container(to, b), shown_width),
+                show(value(b))
+            );
         }
     }
     Ok(0)
@@ -401,17 +416,18 @@ fn run_block(args: &ConvertArgs, fmt: BlockFormat, inputs: &Inputs) -> Result<i3
         fmt.block_size()
     );
     if let Some((b, v)) = tensor {
-        outln!("tensor scale {} {v}", hex(b as u64, 32));
+        outln!("tensor scale {} {}", hex(b as u64, 32), show(v));
     }
     if args.out.is_none() {
         for (i, &s) in q.scales.iter().enumerate() {
-            outln!("scale {i} {} {}", hex(s, 8), mx::decode_f64(sf, s));
+            outln!("scale {i} {} {}", hex(s, 8), show(mx::decode_f64(sf, s)));
         }
         for (&b, &d) in q.elements.iter().zip(&deq) {
             outln!(
-                "{} {} {d}",
+                "{} {} {}",
                 hex(b, elem_bits),
-                mx::element_value(fmt.element(), b)
+                show(mx::element_value(fmt.element(), b)),
+                show(d)
             );
         }
     }
