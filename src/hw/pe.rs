@@ -24,12 +24,12 @@
 //! outputs; see [`crate::hw::pe_datapath::b_operand_select`]).
 
 use super::pe_datapath::{
-    pack_product, stage1_multiply, stage2_accumulate, unpack_product, CoreConfig, PRODUCT_BITS,
+    pack_product, set_lane, stage1_multiply, stage2_accumulate, unpack_product, CoreConfig,
+    PRODUCT_BITS,
 };
 use crate::numerics::dot::step::NO_PRODUCT;
-use crate::numerics::dot::MAX_LANES;
+use crate::numerics::dot::{MultiplyStage, MAX_LANES};
 use crate::numerics::flags::Flags;
-use crate::numerics::multiply::Product;
 use crate::rtl::{Module, Reg, Result, Visitor, Wide, Wire};
 
 /// Control word travelling with A: number of valid lanes (0..=32).
@@ -264,35 +264,30 @@ impl<const W: usize> Pe<W> {
         let ctl1 = if valid { a_ctl } else { a_ctl & !CTL_VALID };
         self.s1_ctl.set_d(ctl1);
         if valid {
-            let s1 = stage1_multiply::<W>(&cfg, a_in.words(), b_in.words(), lanes, meta);
+            let s1 = stage1_multiply::<W>(&cfg, &a_in, &b_in, lanes, meta);
             if let (Some(f), Some(m)) = (self.sparse.as_mut(), meta) {
-                let mut picked = [0u64; W];
+                let mut picked = Wide::<W>::ZERO;
                 for (t, s) in f.sel.iter_mut().enumerate() {
                     if t < lanes {
                         s.set(((m >> (2 * t)) & 3) as u8);
-                        super::pe_datapath::set_lane(
-                            &mut picked,
-                            t,
-                            cfg.fmt_b.width(),
-                            s1.b_sel[t],
-                        );
+                        set_lane(&mut picked, t, cfg.fmt_b.width(), s1.b_sel[t]);
                     } else {
                         s.set(0);
                     }
                 }
-                f.b_sel.set(Wide::from_words_array(picked));
+                f.b_sel.set(picked);
             }
             let mut prod = [0u64; W];
-            let mut exps = [0u64; W];
-            let mut sigs = [0u64; W];
+            let mut exps = Wide::<W>::ZERO;
+            let mut sigs = Wide::<W>::ZERO;
             for (k, p) in s1.m.valid().iter().enumerate() {
                 prod[k] = pack_product(p);
-                super::pe_datapath::set_lane(&mut exps, k, 16, p.exp_sum as u64);
-                super::pe_datapath::set_lane(&mut sigs, k, 32, p.sig);
+                set_lane(&mut exps, k, 16, p.exp_sum as u64);
+                set_lane(&mut sigs, k, 32, p.sig);
             }
             self.s1_prod.set_d(Wide::from_words_array(prod));
-            self.exp_sum.set(Wide::from_words_array(exps));
-            self.sig_product.set(Wide::from_words_array(sigs));
+            self.exp_sum.set(exps);
+            self.sig_product.set(sigs);
         } else {
             // Operand isolation: an idle stage's combinational outputs read 0 (in hardware the
             // inputs are gated), so no wire shows a stale value from an earlier cycle.
@@ -336,13 +331,7 @@ impl<const W: usize> Pe<W> {
                 }
                 self.gather_n.set_d((n_gathered + lanes) as u8);
             } else {
-                let m = crate::numerics::dot::MultiplyStage {
-                    lanes,
-                    products,
-                    flags: products[..lanes]
-                        .iter()
-                        .fold(Flags::NONE, |f, p: &Product| f | p.flags),
-                };
+                let m = MultiplyStage::<W>::from_products(&products[..lanes]);
                 let g = n_gathered.min(self.gather.len());
                 let out = if g == 0 {
                     stage2_accumulate::<W>(&cfg, &m, &[], self.acc_q(set))
@@ -366,7 +355,7 @@ impl<const W: usize> Pe<W> {
                 self.align_shift.set(out.align_shift as u16);
                 self.sticky.set(out.sticky);
                 self.lzc.set(out.lzc as u16);
-                self.round_inc.set(out.round_inc);
+                self.round_inc.set(out.round.round_inc);
                 self.special.set(out.special);
             }
         }
