@@ -756,9 +756,9 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
 
     fn d_ready(&self) -> bool {
         let in_use = self.d_claimed.q() - self.stores_completed();
-        let coming = 4 * self.d_claimed.q() - self.d_rows_in.q();
+        let coming = ROWS as u32 * self.d_claimed.q() - self.d_rows_in.q();
         (in_use as usize) < self.lay.tile_slots
-            && usize::from(self.dq_count.q()) + coming as usize + 4 <= DQ_DEPTH
+            && usize::from(self.dq_count.q()) + coming as usize + ROWS <= DQ_DEPTH
     }
 
     fn finished(&self) -> bool {

@@ -189,3 +189,30 @@ pub fn stage2_accumulate<const W: usize>(
 ) -> StepRecord {
     stage_accumulate(&cfg.mode, RoundingMode::NearestEven, m, gathered, c)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 6-bit (FP6) and 19-bit (TF32) lanes packed into a bus and read back, including the
+    /// lanes that cross a 64-bit word; each lane's bits checked one by one.
+    #[test]
+    fn lanes_cross_words() {
+        for bits in [6u32, 19] {
+            let mut bus = Wide::<4>::ZERO;
+            let lanes = 256 / bits as usize;
+            let v = |k: usize| (k as u64 * 0x2545_F491 + 0x1F) & ((1 << bits) - 1);
+            for k in 0..lanes {
+                set_lane(&mut bus, k, bits, v(k) | 1 << bits);
+            }
+            for k in 0..lanes {
+                assert_eq!(lane(&bus, k, bits), v(k), "{bits}-bit lane {k}");
+                let lo = k * bits as usize;
+                for i in 0..bits as usize {
+                    let bit = (bus.words()[(lo + i) / 64] >> ((lo + i) % 64)) & 1;
+                    assert_eq!(bit, (v(k) >> i) & 1, "{bits}-bit lane {k} bit {i}");
+                }
+            }
+        }
+    }
+}
