@@ -13,8 +13,8 @@ use common::{apfloat_round, half_corner, samples, secs, ApfloatDiffs, Rng};
 use rustc_apfloat::ieee::{BFloat, Double, Single};
 use rustc_apfloat::{Float, FloatConvert, Status};
 use tensorcore_rtl::numerics::{
-    format::FP64, multiply, round_product, Flags, Format, Overflow, ProductClass, RoundingMode,
-    BF16, E4M3, E5M2, FP16, FP32,
+    format::FP64, multiply, round_product, Flags, Overflow, ProductClass, RoundingMode, BF16, E4M3,
+    E5M2, FP16, FP32,
 };
 use tensorcore_rtl::verify::fp8_table::Fp8Kind;
 
