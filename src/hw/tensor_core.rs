@@ -26,7 +26,7 @@ use super::{HwError, COLS, ROWS};
 use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
 use crate::numerics::format::INPUT_FORMATS;
-use crate::rtl::{Design, Input, Module, Reg, Visitor, Wide};
+use crate::rtl::{Design, Display, Input, Module, Reg, Visitor, Wide};
 
 /// One row of D leaving the output register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,8 +75,51 @@ pub const BLOCKS: [Block; 9] = [
     Block::Output,
 ];
 
-const TAG_VALID: u64 = 1;
-const TAG_LAST: u64 = 1 << 3;
+/// `d_tag` bit: the output register holds a row of D.
+pub const TAG_VALID: u64 = 1;
+/// `d_tag` field `[2:1]`: the row of the tile (shift of the field).
+pub const TAG_ROW_SHIFT: u32 = 1;
+/// `d_tag` field `[2:1]`: the row of the tile (mask after the shift).
+pub const TAG_ROW_MASK: u64 = 3;
+/// `d_tag` bit: the last row of the run.
+pub const TAG_LAST: u64 = 1 << 3;
+/// `d_tag` field `[31:8]`: the tile of D (shift of the field).
+pub const TAG_TILE_SHIFT: u32 = 8;
+/// `d_tag` field `[31:8]`: the tile of D (mask after the shift).
+pub const TAG_TILE_MASK: u64 = 0xFF_FFFF;
+
+/// The fields of the `d_tag` word (and of the tags in the drain's de-skew).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DTag {
+    /// A row of D is present.
+    pub valid: bool,
+    /// Its row within the tile.
+    pub row: usize,
+    /// The last row of the run.
+    pub last: bool,
+    /// Its tile.
+    pub tile: usize,
+}
+
+impl DTag {
+    /// Splits a tag word into its fields.
+    pub fn unpack(tag: u64) -> DTag {
+        DTag {
+            valid: tag & TAG_VALID != 0,
+            row: ((tag >> TAG_ROW_SHIFT) & TAG_ROW_MASK) as usize,
+            last: tag & TAG_LAST != 0,
+            tile: ((tag >> TAG_TILE_SHIFT) & TAG_TILE_MASK) as usize,
+        }
+    }
+
+    /// The tag word of these fields.
+    pub fn pack(self) -> u64 {
+        u64::from(self.valid)
+            | ((self.row as u64 & TAG_ROW_MASK) << TAG_ROW_SHIFT)
+            | if self.last { TAG_LAST } else { 0 }
+            | ((self.tile as u64 & TAG_TILE_MASK) << TAG_TILE_SHIFT)
+    }
+}
 
 /// The tensor core with `W`-lane PEs, fed through the operand port `P` (by default the
 /// zero-latency [`IdealPort`] over a [`TileBuffer`]).
@@ -162,20 +205,33 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
                 depth_in,
                 cfg.fmt_a.width() * w,
                 super::pe::CTL_BITS,
-            )?,
-            b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * b_lanes, 1)?,
+            )?
+            .with_display(Display::Filter(cfg.fmt_a.name), Display::Filter("ctl")),
+            b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * b_lanes, 1)?
+                .with_display(Display::Filter(cfg.fmt_b.name), Display::Hex),
             meta_skew: if sparse {
-                Some(Skew::new("meta_skew", depth_in, 2 * w, 1)?)
+                Some(
+                    Skew::new("meta_skew", depth_in, 2 * w, 1)?
+                        .with_display(Display::Filter("meta"), Display::Hex),
+                )
             } else {
                 None
             },
-            c_skew: Skew::new("c_skew", depth_col, 64, 32)?,
+            c_skew: Skew::new("c_skew", depth_col, 64, 32)?
+                .with_display(Display::Hex, Display::Real),
             mesh: Mesh::with_mode(cfg, sparse)?,
-            d_deskew: Skew::new("d_deskew", depth_out, 32, 64)?,
+            d_deskew: Skew::new("d_deskew", depth_out, 32, 64)?
+                .with_display(Display::Real, Display::Filter("tag")),
             d_out: (0..COLS)
-                .map(|j| Reg::new(format!("d_out_{j}"), 32, 0u32))
+                .map(|j| {
+                    Ok(Reg::new(format!("d_out_{j}"), 32, 0u32)?
+                        .with_display(Display::Real)
+                        .in_overview())
+                })
                 .collect::<crate::rtl::Result<Vec<_>>>()?,
-            d_tag: Reg::new("d_tag", 64, 0)?,
+            d_tag: Reg::new("d_tag", 64, 0)?
+                .with_display(Display::Filter("tag"))
+                .in_overview(),
             order: BLOCKS,
         })
     }
@@ -244,8 +300,8 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
 
     /// The row of D in the output register this cycle, if any.
     pub fn d_row(&self) -> Option<DRow> {
-        let tag = self.d_tag.q();
-        if tag & TAG_VALID == 0 {
+        let tag = DTag::unpack(self.d_tag.q());
+        if !tag.valid {
             return None;
         }
         let mut values = [0u32; COLS];
@@ -253,8 +309,8 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             *v = r.q();
         }
         Some(DRow {
-            tile: ((tag >> 8) & 0xFF_FFFF) as usize,
-            row: ((tag >> 1) & 3) as usize,
+            tile: tag.tile,
+            row: tag.row,
             values,
         })
     }
@@ -405,10 +461,13 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                 value: c_cols[j].1,
             };
             if cj.en && cj.d_valid {
-                tags[j] = TAG_VALID
-                    | (((ROWS - 1 - cj.x) as u64) << 1)
-                    | if cj.last { TAG_LAST } else { 0 }
-                    | ((cj.d_tile as u64) << 8);
+                tags[j] = DTag {
+                    valid: true,
+                    row: ROWS - 1 - cj.x,
+                    last: cj.last,
+                    tile: cj.d_tile,
+                }
+                .pack();
             }
         }
 
