@@ -14,6 +14,7 @@ macro_rules! outln {
 mod dot;
 mod dot_all;
 mod dot_batch;
+mod dot_explain;
 mod gemm;
 mod golden;
 mod grade;
