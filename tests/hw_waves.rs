@@ -134,9 +134,10 @@ fn controller_state_names_reach_gtkwave() {
 }
 
 /// The save files of a traced GEMM: FP32 words as reals (`@40020`: GTKWave's `TR_REAL` 0x40000
-/// + right-justify 0x20), FP16 buses and control words through the `tcrtl wave-filter`
-/// process (`@4022`: `TR_PTRANSLATED` 0x4000 + hex + right-justify, one `^>N` slot per kind),
-/// and the overview with a few signals per PE in closed groups (`@c00200` .. `@1401200`).
+/// with right-justify 0x20), FP16 buses and control words through the `tcrtl wave-filter`
+/// process (`@4022`: `TR_PTRANSLATED` 0x4000 with hex and right-justify, one `^>N` slot per
+/// kind), and the overview with a few signals per PE in closed groups (`@c00200` to
+/// `@1401200`).
 #[test]
 fn save_files_show_reals_and_filtered_lanes_and_an_overview() {
     let dir = std::env::temp_dir().join(format!("tcrtl_hw_display_{}", std::process::id()));

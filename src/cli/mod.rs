@@ -18,6 +18,7 @@ mod dot_explain;
 mod gemm;
 mod golden;
 mod grade;
+mod grade_vcd;
 mod memory;
 mod memsweep;
 pub mod out;

@@ -26,7 +26,7 @@ pub enum StepStages {
     /// `fused` / `exact`: exact alignment, exact sum, one rounding.
     Fused {
         /// Where each term landed in the wide register.
-        align: FusedAlign<MAX_LANES>,
+        align: Box<FusedAlign<MAX_LANES>>,
         /// The exact sum.
         sum: FusedSum,
         /// Normalisation and rounding.
@@ -36,9 +36,9 @@ pub enum StepStages {
     /// normalisation with truncation.
     Nvidia {
         /// The grid and each term's shift and kept value.
-        align: BlockAlign<MAX_LANES>,
+        align: Box<BlockAlign<MAX_LANES>>,
         /// Per lane: the product's significand bits the alignment cut off (0 if none).
-        dropped: [u64; MAX_LANES],
+        dropped: Box<[u64; MAX_LANES]>,
         /// The same for `c`.
         c_dropped: u64,
         /// The integer sum on the grid.
@@ -139,8 +139,8 @@ fn step(
             let bits = round.bits as u32;
             let flags = round.flags | sp.flags;
             let stages = StepStages::Nvidia {
-                align,
-                dropped,
+                align: Box::new(align),
+                dropped: Box::new(dropped),
                 c_dropped,
                 sum,
                 round,
@@ -159,7 +159,11 @@ fn step(
             (
                 m,
                 Some(sp),
-                StepStages::Fused { align, sum, round },
+                StepStages::Fused {
+                    align: Box::new(align),
+                    sum,
+                    round,
+                },
                 bits,
                 flags,
             )
