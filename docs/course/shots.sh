@@ -24,9 +24,8 @@ cargo build --profile "$profile" --quiet --examples --bins
 tcrtl=$bindir/tcrtl
 export PATH="$PWD/$bindir:$PATH"
 
-# Lab 0: the integer MAC mesh of the engine's demo (waves/mesh.vcd, row 0 of the mesh).
-cargo run --profile "$profile" --quiet --example rtl_demo_wave >/dev/null
-cp waves/mesh.vcd waves/mesh.gtkw "$waves/"
+# Lab 0: the integer MAC mesh testbench (seed and row 0 of the mesh).
+"$tcrtl" tb run mac_mesh --waves "$waves" >/dev/null
 # Lab 1: one FP16 PE (the `cancellation` case of pe_fp16_mac).
 "$tcrtl" tb run pe_fp16_mac --waves "$waves" >/dev/null
 # Lab 2: a 4 x 4 x 4 iota GEMM: the skewed wavefront through the mesh.
@@ -62,7 +61,7 @@ shot() { # shot NAME.vcd OUT.png
     kill \$pid"
   echo "wrote $png"
 }
-shot mesh.vcd "$out/lab0_mac_mesh.png"
+shot mac_mesh.vcd "$out/lab0_mac_mesh.png"
 shot pe_fp16_mac.vcd "$out/lab1_pe_fp16.png"
 shot lab2_mesh.vcd "$out/lab2_wavefront.png"
 shot lab3_tiles.vcd "$out/lab3_tiles.png"
