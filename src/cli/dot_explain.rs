@@ -1,4 +1,5 @@
-//! `tcrtl dot --explain`: prints the stage outputs of [`explain`] step by step (text, or a
+//! `tcrtl dot --explain`: prints the stage outputs of
+//! [`tensorcore_rtl::numerics::dot::explain::explain`] step by step (text, or a
 //! JSON array of steps). Every number printed is a stage output or the value of one; nothing
 //! is recomputed here.
 
