@@ -3,10 +3,12 @@
 
 use super::dot_all;
 use super::dot_batch;
+use super::dot_explain;
 use super::values;
 use clap::Args;
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::numerics::dot::{dot_rounded, AccMode, DotResult, Preset, MAX_LANES};
+use tensorcore_rtl::numerics::dot::explain::explain;
+use tensorcore_rtl::numerics::dot::{dot_rounded, AccMode, DotError, DotResult, Preset, MAX_LANES};
 use tensorcore_rtl::numerics::format::Format;
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::RoundingMode;
@@ -50,6 +52,10 @@ pub struct DotArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Show the datapath stage by stage: decoded operands, exact products, alignment shift
+    /// and dropped bits, the sum, normalisation and the rounding decision of every step.
+    #[arg(long)]
+    explain: bool,
 }
 
 /// Parses a `--rounding` name (`rne`, `rtz`, `rdn`, `rup`).
@@ -102,6 +108,9 @@ pub fn rounding_label(mode: &AccMode, rm: RoundingMode) -> &'static str {
 pub fn run(args: &DotArgs) -> Result<i32, String> {
     let rm = rounding(&args.rounding)?;
     if args.arith.acc.eq_ignore_ascii_case("all") {
+        if args.explain {
+            return Err("--explain shows one mode; pick --acc ieee, fused, exact or nvidia".into());
+        }
         if args.arith.preset.is_some() {
             return Err("--acc all runs every preset; drop --preset".into());
         }
@@ -123,6 +132,9 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         preset,
     } = args.arith.resolve()?;
     if dot_batch::is_npy(&args.a) || dot_batch::is_npy(&args.b) {
+        if args.explain {
+            return Err("--explain takes operand values, not .npy batches".into());
+        }
         if !(dot_batch::is_npy(&args.a)
             && dot_batch::is_npy(&args.b)
             && dot_batch::is_npy(std::slice::from_ref(&args.c)))
@@ -148,6 +160,27 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
     }
     let (a, b, c) = single_operands(args, fmt_a, fmt_b)?;
     let width = args.width.unwrap_or(a.len().clamp(1, MAX_LANES));
+    if args.explain {
+        let e = explain(&mode, rm, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| match e {
+            DotError::BadWidth(k) if matches!(mode, AccMode::Exact) => {
+                format!("--explain with --acc exact takes at most {MAX_LANES} products (got {k})")
+            }
+            e => e.to_string(),
+        })?;
+        let label = rounding_label(&mode, rm);
+        if args.json {
+            let mut obj = result_json(&mode, preset, rm, fmt_a, fmt_b, a.len(), &e.result);
+            obj["explain"] = dot_explain::json(&e, fmt_a, fmt_b, label);
+            outln!("{obj}");
+        } else {
+            dot_explain::print_text(&e, &mode, preset, fmt_a, fmt_b, label)?;
+            let value = f32::from_bits(e.result.bits);
+            outln!("bits:  0x{:08x}", e.result.bits);
+            outln!("value: {value:e} ({value})");
+            outln!("flags: {}", e.result.flags);
+        }
+        return Ok(0);
+    }
     let r = dot_rounded(&mode, rm, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
     if args.json {
         outln!(

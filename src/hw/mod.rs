@@ -61,6 +61,7 @@ pub mod schedule;
 pub mod skew;
 pub mod sparse_feeder;
 pub mod tensor_core;
+pub mod wave_filter;
 
 pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
 pub use mem_port::{MemLayout, MemPortConfig, MemoryPort};

@@ -30,7 +30,7 @@ use super::pe_datapath::{
 use crate::numerics::dot::step::NO_PRODUCT;
 use crate::numerics::dot::{MultiplyStage, MAX_LANES};
 use crate::numerics::flags::Flags;
-use crate::rtl::{Module, Reg, Result, Visitor, Wide, Wire};
+use crate::rtl::{Display, Module, Reg, Result, Visitor, Wide, Wire};
 
 /// Control word travelling with A: number of valid lanes (0..=32).
 pub const CTL_LANES: u16 = 0x3F;
@@ -164,12 +164,13 @@ impl<const W: usize> Pe<W> {
         let b_lanes = if sparse { sparse_b_lanes(W) as u32 } else { w };
         let sparse = if sparse {
             Some(SparseFront {
-                meta_in: Wire::new("meta_in", 2 * w, 0)?,
-                meta_out: Reg::new("meta_out", 2 * w, 0)?,
+                meta_in: Wire::new("meta_in", 2 * w, 0)?.with_display(Display::Filter("meta")),
+                meta_out: Reg::new("meta_out", 2 * w, 0)?.with_display(Display::Filter("meta")),
                 sel: (0..W)
-                    .map(|t| Wire::new(format!("sel_{t}"), 2, 0u8))
+                    .map(|t| Ok(Wire::new(format!("sel_{t}"), 2, 0u8)?.with_display(Display::Dec)))
                     .collect::<Result<Vec<_>>>()?,
-                b_sel: Wire::new("b_sel", cfg.fmt_b.width() * w, Wide::ZERO)?,
+                b_sel: Wire::new("b_sel", cfg.fmt_b.width() * w, Wide::ZERO)?
+                    .with_display(Display::Filter(cfg.fmt_b.name)),
             })
         } else {
             None
@@ -185,27 +186,37 @@ impl<const W: usize> Pe<W> {
         Ok(Self {
             name,
             cfg,
-            a_in: Wire::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?,
-            b_in: Wire::new("b_in", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?,
-            a_out: Reg::new("a_out", cfg.fmt_a.width() * w, Wide::ZERO)?,
-            a_ctl: Reg::new("a_ctl", CTL_BITS, 0)?,
-            b_out: Reg::new("b_out", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?,
+            a_in: Wire::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?
+                .with_display(Display::Filter(cfg.fmt_a.name))
+                .in_overview(),
+            b_in: Wire::new("b_in", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?
+                .with_display(Display::Filter(cfg.fmt_b.name))
+                .in_overview(),
+            a_out: Reg::new("a_out", cfg.fmt_a.width() * w, Wide::ZERO)?
+                .with_display(Display::Filter(cfg.fmt_a.name)),
+            a_ctl: Reg::new("a_ctl", CTL_BITS, 0)?.with_display(Display::Filter("ctl")),
+            b_out: Reg::new("b_out", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?
+                .with_display(Display::Filter(cfg.fmt_b.name)),
             b_vld: Reg::new("b_vld", 1, false)?,
             s1_prod: Reg::new("s1_prod", 64 * w, Wide::ZERO)?,
-            s1_ctl: Reg::new("s1_ctl", CTL_BITS, 0)?,
+            s1_ctl: Reg::new("s1_ctl", CTL_BITS, 0)?.with_display(Display::Filter("ctl")),
             exp_sum: Wire::new("exp_sum", 16 * w, Wide::ZERO)?,
             sig_product: Wire::new("sig_product", 32 * w, Wide::ZERO)?,
-            acc_0: Reg::new("acc_0", 32, 0)?,
-            acc_1: Reg::new("acc_1", 32, 0)?,
-            acc: Wire::new("acc", 32, 0)?,
+            acc_0: Reg::new("acc_0", 32, 0)?
+                .with_display(Display::Real)
+                .in_overview(),
+            acc_1: Reg::new("acc_1", 32, 0)?
+                .with_display(Display::Real)
+                .in_overview(),
+            acc: Wire::new("acc", 32, 0)?.with_display(Display::Real),
             max_exp: Wire::new("max_exp", 16, 0)?,
-            align_shift: Wire::new("align_shift", 16, 0)?,
+            align_shift: Wire::new("align_shift", 16, 0)?.with_display(Display::Dec),
             sticky: Wire::new("sticky", 1, false)?,
-            lzc: Wire::new("lzc", 16, 0)?,
+            lzc: Wire::new("lzc", 16, 0)?.with_display(Display::Dec),
             round_inc: Wire::new("round_inc", 1, false)?,
             special: Wire::new("special", 1, false)?,
             gather,
-            gather_n: Reg::new("gather_n", 6, 0)?,
+            gather_n: Reg::new("gather_n", 6, 0)?.with_display(Display::Dec),
             flags: Reg::new("flags", 4, 0)?,
             done: Reg::new("done", 1, false)?,
             hazard: Reg::new("hazard", 1, false)?,

@@ -26,7 +26,7 @@ use super::{HwError, COLS, ROWS};
 use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
 use crate::numerics::format::INPUT_FORMATS;
-use crate::rtl::{Design, Input, Module, Reg, Visitor, Wide};
+use crate::rtl::{Design, Display, Input, Module, Reg, Visitor, Wide};
 
 /// One row of D leaving the output register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -211,20 +211,33 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
                 depth_in,
                 cfg.fmt_a.width() * w,
                 super::pe::CTL_BITS,
-            )?,
-            b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * b_lanes, 1)?,
+            )?
+            .with_display(Display::Filter(cfg.fmt_a.name), Display::Filter("ctl")),
+            b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * b_lanes, 1)?
+                .with_display(Display::Filter(cfg.fmt_b.name), Display::Hex),
             meta_skew: if sparse {
-                Some(Skew::new("meta_skew", depth_in, 2 * w, 1)?)
+                Some(
+                    Skew::new("meta_skew", depth_in, 2 * w, 1)?
+                        .with_display(Display::Filter("meta"), Display::Hex),
+                )
             } else {
                 None
             },
-            c_skew: Skew::new("c_skew", depth_col, 64, 32)?,
+            c_skew: Skew::new("c_skew", depth_col, 64, 32)?
+                .with_display(Display::Hex, Display::Real),
             mesh: Mesh::with_mode(cfg, sparse)?,
-            d_deskew: Skew::new("d_deskew", depth_out, 32, 64)?,
+            d_deskew: Skew::new("d_deskew", depth_out, 32, 64)?
+                .with_display(Display::Real, Display::Filter("tag")),
             d_out: (0..COLS)
-                .map(|j| Reg::new(format!("d_out_{j}"), 32, 0u32))
+                .map(|j| {
+                    Ok(Reg::new(format!("d_out_{j}"), 32, 0u32)?
+                        .with_display(Display::Real)
+                        .in_overview())
+                })
                 .collect::<crate::rtl::Result<Vec<_>>>()?,
-            d_tag: Reg::new("d_tag", 64, 0)?,
+            d_tag: Reg::new("d_tag", 64, 0)?
+                .with_display(Display::Filter("tag"))
+                .in_overview(),
             order: BLOCKS,
         })
     }

@@ -16,6 +16,7 @@
 //! [`dot_batch`] computes many rows in parallel.
 
 pub mod batch;
+pub mod explain;
 pub mod fused;
 pub mod ieee;
 pub mod mode;
