@@ -12,11 +12,11 @@
 //! | `tag` | the output tag (`d_tag`, the drain de-skew's tags) | `tile <t> row <r>` and `last`; `-` when not valid |
 //! | `meta` | 2:4 metadata (`meta_in`, `meta_out`) | one `{i0,i1}` pair of kept indices per 4-bit nibble, group 0 first |
 //!
-//! The fields come from the hardware's own constants ([`crate::hw::pe`]'s `CTL_*`,
+//! The fields come from the hardware's own bundles ([`ACtl::unpack`],
 //! [`DTag::unpack`]); text GTKWave sends that is not plain hex (a value with `x` or `z` bits)
 //! is answered unchanged.
 
-use crate::hw::pe::{CTL_FIRE, CTL_LANES, CTL_LAST, CTL_SET, CTL_VALID};
+use crate::hw::pe::ACtl;
 use crate::hw::tensor_core::DTag;
 use crate::numerics::convert::to_fp32;
 use crate::numerics::format::Format;
@@ -91,14 +91,15 @@ pub fn translate(kind: FilterKind, hex: &str) -> String {
             if ctl == 0 {
                 return "-".into();
             }
-            let mut parts = vec![format!("n={}", ctl & CTL_LANES)];
-            for (bit, name) in [
-                (CTL_VALID, "valid"),
-                (CTL_SET, "set1"),
-                (CTL_FIRE, "fire"),
-                (CTL_LAST, "last"),
+            let c = ACtl::unpack(ctl);
+            let mut parts = vec![format!("n={}", c.lanes)];
+            for (on, name) in [
+                (c.valid, "valid"),
+                (c.set, "set1"),
+                (c.fire, "fire"),
+                (c.last, "last"),
             ] {
-                if ctl & bit != 0 {
+                if on {
                     parts.push(name.into());
                 }
             }
