@@ -129,10 +129,11 @@ fn load_operand(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, V
                 })
             })
             .collect::<Result<_, _>>()?,
-        Dtype::U32 => {
+        Dtype::U32 | Dtype::I8 | Dtype::I32 => {
             return Err(format!(
-                "{}: {name} has dtype uint32; {fmt} takes {} bit patterns or float16/32/64 values",
+                "{}: {name} has dtype {}; {fmt} takes {} bit patterns or float16/32/64 values",
                 path.display(),
+                arr.dtype.numpy_name(),
                 if fmt.width() == 8 { "uint8" } else { "uint16" }
             ))
         }

@@ -14,6 +14,7 @@ macro_rules! outln {
 mod dot;
 mod dot_all;
 mod dot_batch;
+mod dot_int;
 mod gemm;
 mod golden;
 mod grade;

@@ -1,6 +1,6 @@
 //! The numerics layer: formats as data and the integer datapath stages, pure functions on
-//! bit fields. Nothing here knows of clocks, signals or hardware blocks, and no host float
-//! computes a datapath result.
+//! bit fields (and, in [`int`], the integer tensor-core arithmetic). Nothing here knows of
+//! clocks, signals or hardware blocks, and no host float computes a datapath result.
 
 pub mod flags;
 pub mod format;
@@ -20,4 +20,5 @@ pub use add::{add, add_terms, exact_zero_sign, AddResult, AddTrace, Term};
 pub use multiply::{multiply, multiply_unpacked, round_product, Product, ProductClass};
 pub mod convert;
 pub mod dot;
+pub mod int;
 pub use convert::{convert, from_fp32, to_fp32};
