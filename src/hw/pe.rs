@@ -15,6 +15,10 @@
 //! buffer plus this step's products, then empties the buffer. The accumulator changes once per
 //! block, exactly as the block FMA of the functional model.
 //!
+//! Integer mode ([`AccMode::Int`]): the same two stages over [`super::pe_int`]: stage 1
+//! multiplies the lanes exactly into `s1_prod`, stage 2 adds them to the int32 held in
+//! `acc_<set>` and wraps or clamps the sum back into it.
+//!
 //! A PE does not know where it sits: the mesh wires its inputs.
 //!
 //! 2:4 sparse mode ([`Pe::with_mode`], [`SparseFront`]): the PE also registers the metadata
@@ -26,7 +30,11 @@
 use super::pe_datapath::{
     pack_product, stage1_multiply, stage2_accumulate, unpack_product, CoreConfig, PRODUCT_BITS,
 };
+use super::pe_int::{
+    pack_int_product, stage1_int_multiply, stage2_int_accumulate, unpack_int_product,
+};
 use crate::numerics::dot::step::NO_PRODUCT;
+use crate::numerics::dot::AccMode;
 use crate::numerics::dot::MAX_LANES;
 use crate::numerics::flags::Flags;
 use crate::numerics::multiply::Product;
@@ -263,7 +271,23 @@ impl<const W: usize> Pe<W> {
         let valid = a_ctl & CTL_VALID != 0 && b_vld && lanes > 0;
         let ctl1 = if valid { a_ctl } else { a_ctl & !CTL_VALID };
         self.s1_ctl.set_d(ctl1);
-        if valid {
+        let int_mode = match cfg.mode {
+            AccMode::Int(im) => Some(im),
+            _ => None,
+        };
+        if let (true, Some(im)) = (valid, int_mode) {
+            // Integer stage 1 (see `pe_int`): exact products into `s1_prod`.
+            let p = stage1_int_multiply::<W>(&im, a_in.words(), b_in.words(), lanes);
+            let mut prod = [0u64; W];
+            let mut sigs = [0u64; W];
+            for (k, &pk) in p.iter().enumerate().take(lanes) {
+                prod[k] = pack_int_product(pk);
+                super::pe_datapath::set_lane(&mut sigs, k, 32, pk as u64);
+            }
+            self.s1_prod.set_d(Wide::from_words_array(prod));
+            self.exp_sum.set(Wide::ZERO);
+            self.sig_product.set(Wide::from_words_array(sigs));
+        } else if valid {
             let s1 = stage1_multiply::<W>(&cfg, a_in.words(), b_in.words(), lanes, meta);
             if let (Some(f), Some(m)) = (self.sparse.as_mut(), meta) {
                 let mut picked = [0u64; W];
@@ -319,7 +343,24 @@ impl<const W: usize> Pe<W> {
         self.lzc.set(0);
         self.round_inc.set(false);
         self.special.set(false);
-        if c1 & CTL_VALID != 0 {
+        if let (true, Some(im)) = (c1 & CTL_VALID != 0, int_mode) {
+            // Integer stage 2 (see `pe_int`): adder tree plus the int32 accumulator, narrowed.
+            let lanes = usize::from(c1 & CTL_LANES).min(W);
+            let words = self.s1_prod.q();
+            let mut products = [0i64; W];
+            for (k, p) in products.iter_mut().enumerate().take(lanes) {
+                *p = unpack_int_product(words.words()[k]);
+            }
+            let st = stage2_int_accumulate(&im, &products[..lanes], self.acc_q(set));
+            writes_acc = true;
+            let bits = st.acc as u32;
+            if set {
+                self.acc_1.set_d(bits);
+            } else {
+                self.acc_0.set_d(bits);
+            }
+            self.acc.set(bits);
+        } else if c1 & CTL_VALID != 0 {
             let lanes = usize::from(c1 & CTL_LANES).min(W);
             let words = self.s1_prod.q();
             let mut products = [NO_PRODUCT; W];

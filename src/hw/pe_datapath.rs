@@ -310,6 +310,12 @@ pub fn stage2_accumulate<const W: usize>(
                 round_inc: r.trace.round_inc,
             }
         }
+        // Integers never reach the floating-point stage 2: the PE runs them through
+        // `pe_int::stage2_int_accumulate`. Kept total: the accumulator is left as it is.
+        AccMode::Int(_) => Stage2 {
+            bits: c,
+            ..Stage2::default()
+        },
         AccMode::Nvidia(p) => {
             if !gathered.is_empty() {
                 let mut all = [NO_PRODUCT; MAX_LANES];

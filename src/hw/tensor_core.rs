@@ -26,6 +26,7 @@ use super::{HwError, COLS, ROWS};
 use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
 use crate::numerics::format::INPUT_FORMATS;
+use crate::numerics::int::pair_ok;
 use crate::rtl::{Design, Input, Module, Reg, Visitor, Wide};
 
 /// One row of D leaving the output register.
@@ -284,6 +285,16 @@ pub fn check_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
             "width {} in a {W}-lane core",
             cfg.width
         )));
+    }
+    if let AccMode::Int(im) = cfg.mode {
+        // Integer lanes travel in containers of their width (`IntFormat::container`).
+        if cfg.fmt_a != im.a.container() || cfg.fmt_b != im.b.container() || !pair_ok(im.a, im.b) {
+            return Err(HwError::Unsupported(format!(
+                "{} x {} integers with {} x {} lanes",
+                im.a, im.b, cfg.fmt_a.name, cfg.fmt_b.name
+            )));
+        }
+        return Ok(());
     }
     for f in [cfg.fmt_a, cfg.fmt_b] {
         if !INPUT_FORMATS.contains(&f) {

@@ -27,6 +27,7 @@
 //! and a later one pull the value back). Wrapping is associative, so a wrapped result does
 //! not depend on the step width at all.
 
+use super::format::{Format, E2M1, E4M3};
 use num_traits::{AsPrimitive, Bounded};
 
 /// An integer operand format: a width in bits and a signedness.
@@ -140,6 +141,20 @@ impl IntFormat {
     }
 }
 
+impl IntFormat {
+    /// The floating-point row of the same width that stands for this format where only a
+    /// lane width is needed (the operand buses, skew buffers and tile buffer of the tensor
+    /// core, which carry bit patterns): E4M3 for 8-bit lanes, E2M1 for 4-bit lanes. The
+    /// arithmetic comes from [`IntMode`], never from this row.
+    pub const fn container(self) -> Format {
+        if self.bits == 8 {
+            E4M3
+        } else {
+            E2M1
+        }
+    }
+}
+
 impl std::fmt::Display for IntFormat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name)
@@ -170,6 +185,18 @@ impl IntOverflow {
             IntOverflow::SatFinite => "satfinite",
         }
     }
+}
+
+/// The integer accumulation mode of a tensor core ([`crate::numerics::dot::AccMode::Int`]):
+/// the operand formats and what the int32 accumulator does on overflow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntMode {
+    /// Format of A.
+    pub a: IntFormat,
+    /// Format of B.
+    pub b: IntFormat,
+    /// Wrap or clamp.
+    pub overflow: IntOverflow,
 }
 
 /// The multiply stage: the exact product of lane `a` of format `fa` and lane `b` of `fb`.

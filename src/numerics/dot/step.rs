@@ -176,8 +176,14 @@ pub fn dot_step_w_rm<const W: usize>(
     b: &[u64],
     c: u32,
 ) -> StepResult {
+    if let AccMode::Int(im) = mode {
+        // One integer step: exact products and sum, narrowed into the int32 accumulator.
+        let r = crate::numerics::int::dot_int(im.a, im.b, a, b, c as i32, W, im.overflow);
+        return StepResult::special(r.bits(), Flags::NONE);
+    }
     let m = stage_multiply::<W>(fmt_a, fmt_b, a, b);
     match mode {
+        AccMode::Int(_) => unreachable!("handled above"),
         AccMode::Ieee => ieee::fma_chain_rm(&m, c, rm),
         AccMode::Fused | AccMode::Exact => fused::step_rm(&m, c, rm),
         AccMode::Nvidia(p) => nvidia::block(p, &m, c),
