@@ -16,6 +16,7 @@ mod dot_all;
 mod dot_batch;
 mod dot_int;
 mod gemm;
+mod gemm_int;
 mod golden;
 mod grade;
 mod memory;
