@@ -16,6 +16,7 @@
 
 use super::pe_datapath::lane;
 use crate::numerics::int::{accumulate, product, IntMode, IntStep, PRODUCT_BITS};
+use crate::rtl::Wide;
 
 /// Packs an exact product (17-bit two's complement) into a word of `s1_prod`.
 #[inline]
@@ -35,8 +36,8 @@ pub const fn unpack_int_product(w: u64) -> i64 {
 #[inline]
 pub fn stage1_int_multiply<const W: usize>(
     im: &IntMode,
-    a_bus: &[u64],
-    b_bus: &[u64],
+    a_bus: &Wide<W>,
+    b_bus: &Wide<W>,
     lanes: usize,
 ) -> [i64; W] {
     let mut p = [0i64; W];

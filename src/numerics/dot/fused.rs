@@ -3,7 +3,7 @@
 //! leading-one detection), normalise-round (the shared [`round_pack`]). The `_rm` entry
 //! points round in any IEEE direction ([`RoundingMode`]); the plain ones to nearest even.
 
-use super::step::{stage_special, MultiplyStage, StepResult};
+use super::step::{stage_special, MultiplyStage, StepRecord};
 use super::wide::{WideAcc, WIDE_LSB_EXP};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::{Class, FP32};
@@ -125,23 +125,27 @@ pub fn stage_normalize_round_rm(s: &FusedSum, rm: RoundingMode) -> Rounded {
 }
 
 /// The whole `fused` step.
-pub fn step<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepResult {
+pub fn step<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepRecord {
     step_rm(m, c, RoundingMode::NearestEven)
 }
 
 /// The whole `fused` step, rounded in direction `rm`.
-pub fn step_rm<const W: usize>(m: &MultiplyStage<W>, c: u32, rm: RoundingMode) -> StepResult {
+pub fn step_rm<const W: usize>(m: &MultiplyStage<W>, c: u32, rm: RoundingMode) -> StepRecord {
     let sp = stage_special(m, c);
     if let Some(bits) = sp.result {
-        return StepResult::special(bits, sp.flags);
+        return StepRecord::special(bits, sp.flags);
     }
     let al = stage_align(m, c);
     let s = stage_add_rm(m, &al, c, rm);
     let r = stage_normalize_round_rm(&s, rm);
-    StepResult {
+    StepRecord {
         bits: r.bits as u32,
         flags: r.flags | sp.flags,
+        special: false,
         max_exp: al.max_exp,
+        align_shift: al.align_shift.first().map_or(0, |&s| s as i32),
+        sticky: s.sum.sticky,
+        lzc: s.wide_lzc,
         round: r.trace,
     }
 }
@@ -154,7 +158,7 @@ pub fn exact_all(
     a: &[u64],
     b: &[u64],
     c: u32,
-) -> StepResult {
+) -> StepRecord {
     exact_all_rm(fmt_a, fmt_b, a, b, c, RoundingMode::NearestEven)
 }
 
@@ -166,7 +170,7 @@ pub fn exact_all_rm(
     b: &[u64],
     c: u32,
     rm: RoundingMode,
-) -> StepResult {
+) -> StepRecord {
     use super::step::stage_multiply;
     // Specials over all K at once (32 lanes of multipliers at a time): any NaN gives NaN;
     // +Inf with -Inf anywhere gives an invalid NaN unless a NaN decides the result.
@@ -217,7 +221,7 @@ pub fn exact_all_rm(
         } else {
             0xFF80_0000
         };
-        return StepResult::special(bits, flags);
+        return StepRecord::special(bits, flags);
     }
     let zero_sign = if all_neg_zero {
         true
@@ -226,12 +230,16 @@ pub fn exact_all_rm(
     } else {
         matches!(rm, RoundingMode::Down)
     };
-    let (sum, _) = acc.to_unrounded(zero_sign);
+    let (sum, wide_lzc) = acc.to_unrounded(zero_sign);
     let r = round_pack(FP32, sum, rm, Overflow::Ieee);
-    StepResult {
+    StepRecord {
         bits: r.bits as u32,
         flags: r.flags | flags,
+        special: false,
         max_exp: r.trace.norm_exp,
+        align_shift: 0,
+        sticky: sum.sticky,
+        lzc: wide_lzc,
         round: r.trace,
     }
 }

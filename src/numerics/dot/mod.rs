@@ -26,8 +26,8 @@ pub mod wide;
 pub use batch::{dot_batch, BatchResult, FlagCounts};
 pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
 pub use step::{
-    dot_step, dot_step_rm, dot_step_w, dot_step_w_rm, stage_multiply, stage_special, MultiplyStage,
-    SpecialStage, StepResult, FP32_NAN,
+    dot_step, dot_step_rm, dot_step_w, dot_step_w_rm, stage_accumulate, stage_multiply,
+    stage_special, MultiplyStage, SpecialStage, StepRecord, StepResult, FP32_NAN,
 };
 pub use wide::WideAcc;
 
