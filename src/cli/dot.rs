@@ -4,6 +4,7 @@
 use super::dot_all;
 use super::dot_batch;
 use super::dot_explain;
+use super::dot_int;
 use super::values;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use tensorcore_rtl::numerics::dot::explain::explain;
 use tensorcore_rtl::numerics::dot::{dot_rounded, AccMode, DotError, DotResult, Preset, MAX_LANES};
 use tensorcore_rtl::numerics::format::Format;
 use tensorcore_rtl::numerics::format::FP32;
+use tensorcore_rtl::numerics::int::IntOverflow;
 use tensorcore_rtl::numerics::RoundingMode;
 
 /// Arguments of `tcrtl dot`.
@@ -22,10 +24,12 @@ pub struct DotArgs {
     /// uses its block size; exact rounds once.
     #[arg(long)]
     width: Option<usize>,
-    /// The FP32 accumulator C: 0x bit pattern or exact decimal (default 0).
+    /// The accumulator C: FP32 (0x bit pattern or exact decimal), or int32 for integer
+    /// formats (0x bit pattern of up to 8 hex digits or a decimal integer); default 0.
     #[arg(long, default_value = "0x00000000", allow_hyphen_values = true)]
     c: String,
-    /// A values, comma-separated (0x bit patterns or exact decimals).
+    /// A values, comma-separated (0x bit patterns, exact decimals, or decimal integers for
+    /// integer formats).
     #[arg(
         long,
         value_delimiter = ',',
@@ -33,7 +37,7 @@ pub struct DotArgs {
         allow_hyphen_values = true
     )]
     a: Vec<String>,
-    /// B values, comma-separated (0x bit patterns or exact decimals).
+    /// B values, comma-separated (as --a).
     #[arg(
         long,
         value_delimiter = ',',
@@ -49,6 +53,10 @@ pub struct DotArgs {
     /// --c name .npy files.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Integer formats only: clamp each step's exact sum to the int32 range (PTX
+    /// `.satfinite`) instead of wrapping.
+    #[arg(long)]
+    satfinite: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -106,6 +114,31 @@ pub fn rounding_label(mode: &AccMode, rm: RoundingMode) -> &'static str {
 
 /// Runs `tcrtl dot`.
 pub fn run(args: &DotArgs) -> Result<i32, String> {
+    if let Some((fa, fb)) = args.arith.int_formats()? {
+        if !args.rounding.eq_ignore_ascii_case("rne") {
+            return Err(
+                "--rounding does not apply to integer formats (their sums are exact)".into(),
+            );
+        }
+        return dot_int::run(&dot_int::IntJob {
+            fa,
+            fb,
+            overflow: if args.satfinite {
+                IntOverflow::SatFinite
+            } else {
+                IntOverflow::Wrap
+            },
+            width: args.width,
+            a: &args.a,
+            b: &args.b,
+            c: &args.c,
+            out: args.out.as_deref(),
+            json: args.json,
+        });
+    }
+    if args.satfinite {
+        return Err("--satfinite applies to the integer formats (s8, u8, s4, u4) only".into());
+    }
     let rm = rounding(&args.rounding)?;
     if args.arith.acc.eq_ignore_ascii_case("all") {
         if args.explain {

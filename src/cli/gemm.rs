@@ -3,6 +3,7 @@
 //! against the `verify` layer's independent reference. `--sparse` runs a 2:4-sparse A on the
 //! core in sparse mode (`docs/sparsity.md`).
 
+use super::gemm_int;
 use super::memory::{params_json, MemArgs, MemoryPath};
 use super::pattern::{pattern_problem, Pattern};
 use super::values;
@@ -15,6 +16,7 @@ use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::format::Format;
+use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow};
 use tensorcore_rtl::sparse::clocked::sparse_schedule;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
@@ -29,13 +31,15 @@ const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs 
 #[command(mut_arg("acc", |a| a.help(ACC_HELP)))]
 pub struct GemmArgs {
     /// A (M x K) as .npy: uint8 (FP8) or uint16 (FP16/BF16) bit patterns, or float16/32/64
-    /// values exactly representable in the format.
+    /// values exactly representable in the format; int8 (s8, s4) or uint8 (u8, u4) values
+    /// for integer formats.
     #[arg(long, requires = "b")]
     a: Option<PathBuf>,
     /// B (K x N) as .npy, like A.
     #[arg(long, conflicts_with = "m")]
     b: Option<PathBuf>,
-    /// C (M x N) as .npy: float32 values or uint32 FP32 bit patterns (default: zeros).
+    /// C (M x N) as .npy: float32 values or uint32 FP32 bit patterns, int32 for integer
+    /// formats (default: zeros).
     #[arg(long, conflicts_with = "m")]
     c: Option<PathBuf>,
     /// Rows of a random problem (with --n, --k, --seed).
@@ -60,7 +64,7 @@ pub struct GemmArgs {
     /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
     #[arg(long, default_value_t = 1)]
     width: usize,
-    /// Write D (M x N float32) here, atomically.
+    /// Write D (M x N float32; int32 for integer formats) here, atomically.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Check D against the independent reference also for .npy inputs (random inputs are
@@ -93,6 +97,10 @@ pub struct GemmArgs {
     /// latency at the bandwidth, at most 48).
     #[arg(long, value_name = "N")]
     stages: Option<usize>,
+    /// Integer formats only: clamp each PE step's exact sum to the int32 range (PTX
+    /// `.satfinite`) instead of wrapping.
+    #[arg(long)]
+    satfinite: bool,
     /// Lay the operand tiles out unswizzled in shared memory (--memory tma), to see the bank
     /// conflicts the 128B swizzle avoids.
     #[arg(long)]
@@ -129,10 +137,11 @@ fn load_operand(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, V
                 })
             })
             .collect::<Result<_, _>>()?,
-        Dtype::U32 => {
+        Dtype::U32 | Dtype::I8 | Dtype::I32 => {
             return Err(format!(
-                "{}: {name} has dtype uint32; {fmt} takes {} bit patterns or float16/32/64 values",
+                "{}: {name} has dtype {}; {fmt} takes {} bit patterns or float16/32/64 values",
                 path.display(),
+                arr.dtype.numpy_name(),
                 if fmt.width() == 8 { "uint8" } else { "uint16" }
             ))
         }
@@ -205,6 +214,12 @@ fn plan_outputs(args: &GemmArgs) -> Result<(), String> {
 
 /// Runs `tcrtl gemm`.
 pub fn run(args: &GemmArgs) -> Result<i32, String> {
+    if let Some((a, b)) = args.arith.int_formats()? {
+        return run_int(args, a, b);
+    }
+    if args.satfinite {
+        return Err("--satfinite applies to the integer formats (s8, u8, s4, u4) only".into());
+    }
     let values::Arith {
         fmt_a,
         fmt_b,
@@ -397,6 +412,54 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     Ok(match check {
         Some((_, bad)) if !bad.is_empty() => 1,
         _ => 0,
+    })
+}
+
+/// `tcrtl gemm` with integer formats (see [`gemm_int`]): the ideal memory path, dense,
+/// without `--memh` golden files or generated patterns other than random.
+fn run_int(args: &GemmArgs, a: IntFormat, b: IntFormat) -> Result<i32, String> {
+    if args.sparse {
+        return Err("integer formats run dense (no --sparse)".into());
+    }
+    if args.memory != MemoryPath::Ideal
+        || args.mem.any()
+        || args.stages.is_some()
+        || args.no_swizzle
+    {
+        return Err("integer GEMMs run on the ideal memory path only (no --memory tma)".into());
+    }
+    if args.memh.is_some() {
+        return Err("--memh golden images are FP32; not for integer formats".into());
+    }
+    if args.pattern != Pattern::Random {
+        return Err("integer formats take random (seeded) or .npy operands, not --pattern".into());
+    }
+    plan_outputs(args)?;
+    let files = match (&args.a, &args.b) {
+        (Some(pa), Some(pb)) => Some((pa.as_path(), pb.as_path(), args.c.as_ref())),
+        _ => None,
+    };
+    let random = match (args.m, args.n, args.k) {
+        (Some(m), Some(n), Some(k)) => Some((m, n, k, args.seed)),
+        _ => None,
+    };
+    gemm_int::run(&gemm_int::IntGemmJob {
+        mode: IntMode {
+            a,
+            b,
+            overflow: if args.satfinite {
+                IntOverflow::SatFinite
+            } else {
+                IntOverflow::Wrap
+            },
+        },
+        width: args.width,
+        files,
+        random,
+        out: args.out.as_deref(),
+        check: args.check,
+        trace: &args.trace,
+        json: args.json,
     })
 }
 

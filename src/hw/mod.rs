@@ -56,6 +56,7 @@ pub mod mesh;
 pub mod pe;
 pub mod pe_datapath;
 pub mod pe_harness;
+pub mod pe_int;
 pub mod port;
 pub mod schedule;
 pub mod skew;

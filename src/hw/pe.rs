@@ -15,6 +15,10 @@
 //! buffer plus this step's products, then empties the buffer. The accumulator changes once per
 //! block, exactly as the block FMA of the functional model.
 //!
+//! Integer mode ([`AccMode::Int`]): the same two stages over [`super::pe_int`]: stage 1
+//! multiplies the lanes exactly into `s1_prod`, stage 2 adds them to the int32 held in
+//! `acc_<set>` and wraps or clamps the sum back into it.
+//!
 //! A PE does not know where it sits: the mesh wires its inputs.
 //!
 //! 2:4 sparse mode ([`Pe::with_mode`], [`SparseFront`]): the PE also registers the metadata
@@ -27,8 +31,11 @@ use super::pe_datapath::{
     pack_product, set_lane, stage1_multiply, stage2_accumulate, unpack_product, CoreConfig,
     PRODUCT_BITS,
 };
+use super::pe_int::{
+    pack_int_product, stage1_int_multiply, stage2_int_accumulate, unpack_int_product,
+};
 use crate::numerics::dot::step::NO_PRODUCT;
-use crate::numerics::dot::{MultiplyStage, MAX_LANES};
+use crate::numerics::dot::{AccMode, MultiplyStage, MAX_LANES};
 use crate::numerics::flags::Flags;
 use crate::rtl::{Display, Module, Reg, Result, Visitor, Wide, Wire};
 
@@ -170,7 +177,7 @@ impl<const W: usize> Pe<W> {
                     .map(|t| Ok(Wire::new(format!("sel_{t}"), 2, 0u8)?.with_display(Display::Dec)))
                     .collect::<Result<Vec<_>>>()?,
                 b_sel: Wire::new("b_sel", cfg.fmt_b.width() * w, Wide::ZERO)?
-                    .with_display(Display::Filter(cfg.fmt_b.name)),
+                    .with_display(cfg.operand_display(cfg.fmt_b)),
             })
         } else {
             None
@@ -187,28 +194,28 @@ impl<const W: usize> Pe<W> {
             name,
             cfg,
             a_in: Wire::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?
-                .with_display(Display::Filter(cfg.fmt_a.name))
+                .with_display(cfg.operand_display(cfg.fmt_a))
                 .in_overview(),
             b_in: Wire::new("b_in", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?
-                .with_display(Display::Filter(cfg.fmt_b.name))
+                .with_display(cfg.operand_display(cfg.fmt_b))
                 .in_overview(),
             a_out: Reg::new("a_out", cfg.fmt_a.width() * w, Wide::ZERO)?
-                .with_display(Display::Filter(cfg.fmt_a.name)),
+                .with_display(cfg.operand_display(cfg.fmt_a)),
             a_ctl: Reg::new("a_ctl", CTL_BITS, 0)?.with_display(Display::Filter("ctl")),
             b_out: Reg::new("b_out", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?
-                .with_display(Display::Filter(cfg.fmt_b.name)),
+                .with_display(cfg.operand_display(cfg.fmt_b)),
             b_vld: Reg::new("b_vld", 1, false)?,
             s1_prod: Reg::new("s1_prod", 64 * w, Wide::ZERO)?,
             s1_ctl: Reg::new("s1_ctl", CTL_BITS, 0)?.with_display(Display::Filter("ctl")),
             exp_sum: Wire::new("exp_sum", 16 * w, Wide::ZERO)?,
             sig_product: Wire::new("sig_product", 32 * w, Wide::ZERO)?,
             acc_0: Reg::new("acc_0", 32, 0)?
-                .with_display(Display::Real)
+                .with_display(cfg.acc_display())
                 .in_overview(),
             acc_1: Reg::new("acc_1", 32, 0)?
-                .with_display(Display::Real)
+                .with_display(cfg.acc_display())
                 .in_overview(),
-            acc: Wire::new("acc", 32, 0)?.with_display(Display::Real),
+            acc: Wire::new("acc", 32, 0)?.with_display(cfg.acc_display()),
             max_exp: Wire::new("max_exp", 16, 0)?,
             align_shift: Wire::new("align_shift", 16, 0)?.with_display(Display::Dec),
             sticky: Wire::new("sticky", 1, false)?,
@@ -320,7 +327,23 @@ impl<const W: usize> Pe<W> {
         let lanes = usize::from(ctl.lanes);
         let valid = ctl.valid && b_vld && lanes > 0;
         self.s1_ctl.set_d(ACtl { valid, ..ctl }.pack());
-        if valid {
+        let int_mode = match cfg.mode {
+            AccMode::Int(im) => Some(im),
+            _ => None,
+        };
+        if let (true, Some(im)) = (valid, int_mode) {
+            // Integer stage 1 (see `pe_int`): exact products into `s1_prod`.
+            let p = stage1_int_multiply::<W>(&im, &a_in, &b_in, lanes);
+            let mut prod = [0u64; W];
+            let mut sigs = Wide::<W>::ZERO;
+            for (k, &pk) in p.iter().enumerate().take(lanes) {
+                prod[k] = pack_int_product(pk);
+                set_lane(&mut sigs, k, 32, pk as u64);
+            }
+            self.s1_prod.set_d(Wide::from_words_array(prod));
+            self.exp_sum.set(Wide::ZERO);
+            self.sig_product.set(sigs);
+        } else if valid {
             let s1 = stage1_multiply::<W>(&cfg, &a_in, &b_in, lanes, meta);
             if let (Some(f), Some(m)) = (self.sparse.as_mut(), meta) {
                 let mut picked = Wide::<W>::ZERO;
@@ -371,7 +394,24 @@ impl<const W: usize> Pe<W> {
         self.lzc.set(0);
         self.round_inc.set(false);
         self.special.set(false);
-        if c1.valid {
+        if let (true, Some(im)) = (c1.valid, int_mode) {
+            // Integer stage 2 (see `pe_int`): adder tree plus the int32 accumulator, narrowed.
+            let lanes = usize::from(c1.lanes).min(W);
+            let words = self.s1_prod.q();
+            let mut products = [0i64; W];
+            for (k, p) in products.iter_mut().enumerate().take(lanes) {
+                *p = unpack_int_product(words.words()[k]);
+            }
+            let st = stage2_int_accumulate(&im, &products[..lanes], self.acc_q(set));
+            writes_acc = true;
+            let bits = st.acc as u32;
+            if set {
+                self.acc_1.set_d(bits);
+            } else {
+                self.acc_0.set_d(bits);
+            }
+            self.acc.set(bits);
+        } else if c1.valid {
             let lanes = usize::from(c1.lanes).min(W);
             let words = self.s1_prod.q();
             let mut products = [NO_PRODUCT; W];

@@ -26,6 +26,7 @@ use super::{HwError, COLS, ROWS};
 use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
 use crate::numerics::format::INPUT_FORMATS;
+use crate::numerics::int::pair_ok;
 use crate::rtl::{Design, Display, Input, Module, Reg, Visitor, Wide};
 
 /// One row of D leaving the output register.
@@ -212,9 +213,9 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
                 cfg.fmt_a.width() * w,
                 super::pe::CTL_BITS,
             )?
-            .with_display(Display::Filter(cfg.fmt_a.name), Display::Filter("ctl")),
+            .with_display(cfg.operand_display(cfg.fmt_a), Display::Filter("ctl")),
             b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * b_lanes, 1)?
-                .with_display(Display::Filter(cfg.fmt_b.name), Display::Hex),
+                .with_display(cfg.operand_display(cfg.fmt_b), Display::Hex),
             meta_skew: if sparse {
                 Some(
                     Skew::new("meta_skew", depth_in, 2 * w, 1)?
@@ -224,14 +225,14 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
                 None
             },
             c_skew: Skew::new("c_skew", depth_col, 64, 32)?
-                .with_display(Display::Hex, Display::Real),
+                .with_display(Display::Hex, cfg.acc_display()),
             mesh: Mesh::with_mode(cfg, sparse)?,
             d_deskew: Skew::new("d_deskew", depth_out, 32, 64)?
-                .with_display(Display::Real, Display::Filter("tag")),
+                .with_display(cfg.acc_display(), Display::Filter("tag")),
             d_out: (0..COLS)
                 .map(|j| {
                     Ok(Reg::new(format!("d_out_{j}"), 32, 0u32)?
-                        .with_display(Display::Real)
+                        .with_display(cfg.acc_display())
                         .in_overview())
                 })
                 .collect::<crate::rtl::Result<Vec<_>>>()?,
@@ -346,6 +347,16 @@ pub fn check_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
             "width {} in a {W}-lane core",
             cfg.width
         )));
+    }
+    if let AccMode::Int(im) = cfg.mode {
+        // Integer lanes travel in containers of their width (`IntFormat::container`).
+        if cfg.fmt_a != im.a.container() || cfg.fmt_b != im.b.container() || !pair_ok(im.a, im.b) {
+            return Err(HwError::Unsupported(format!(
+                "{} x {} integers with {} x {} lanes",
+                im.a, im.b, cfg.fmt_a.name, cfg.fmt_b.name
+            )));
+        }
+        return Ok(());
     }
     for f in [cfg.fmt_a, cfg.fmt_b] {
         if !INPUT_FORMATS.contains(&f) {

@@ -20,6 +20,8 @@ pub enum Display {
     Hex,
     /// Unsigned decimal (counts, shift amounts, indices).
     Dec,
+    /// Two's-complement signed decimal (the int32 accumulators of the integer mode).
+    SignedDec,
     /// An FP32 word shown as its decimal value (GTKWave's Real format on a 32-bit vector).
     Real,
     /// Shown through the translate filter process `tcrtl wave-filter <kind>` (GTKWave hands it

@@ -19,6 +19,7 @@ const DEC: u64 = 0x4;
 const BIN: u64 = 0x8;
 const RJUSTIFY: u64 = 0x20;
 const BLANK: u64 = 0x200;
+const SIGNED: u64 = 0x400;
 /// "File-translated" (`TR_FTRANSLATED`): the `^N FILE` line before the trace names the filter.
 const FTRANSLATED: u64 = 0x2000;
 /// On a closed group's end marker, with [`CLOSED`]: the group is shown as one line.
@@ -70,6 +71,7 @@ fn trace_flags(
         Display::Hex if d.width > 1 => (HEX | RJUSTIFY, None),
         Display::Hex => (BIN | RJUSTIFY, None),
         Display::Dec => (DEC | RJUSTIFY, None),
+        Display::SignedDec => (DEC | SIGNED | RJUSTIFY, None),
         Display::Real => (REAL | RJUSTIFY, None),
         Display::Filter(kind) => {
             let slot = match procs.iter().position(|&k| k == kind) {
