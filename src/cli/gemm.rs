@@ -6,6 +6,7 @@
 use super::gemm_int;
 use super::memory::{params_json, MemArgs, MemoryPath};
 use super::pattern::{pattern_problem, Pattern};
+use super::text_matrix;
 use super::values;
 use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ use tensorcore_rtl::hw::schedule::Schedule;
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
-use tensorcore_rtl::numerics::format::Format;
+use tensorcore_rtl::numerics::format::{Format, FP32};
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow};
 use tensorcore_rtl::sparse::clocked::sparse_schedule;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
@@ -32,14 +33,15 @@ const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs 
 pub struct GemmArgs {
     /// A (M x K) as .npy: uint8 (FP8) or uint16 (FP16/BF16) bit patterns, or float16/32/64
     /// values exactly representable in the format; int8 (s8, s4) or uint8 (u8, u4) values
-    /// for integer formats.
+    /// for integer formats. A `.txt` or `.hex` file is a text matrix (floating-point formats):
+    /// one row a line, elements as hex bit patterns (0x3c00) or exact decimals.
     #[arg(long, requires = "b")]
     a: Option<PathBuf>,
     /// B (K x N) as .npy, like A.
     #[arg(long, conflicts_with = "m")]
     b: Option<PathBuf>,
     /// C (M x N) as .npy: float32 values or uint32 FP32 bit patterns, int32 for integer
-    /// formats (default: zeros).
+    /// formats (default: zeros); or a text matrix (.txt, .hex) of FP32 values or patterns.
     #[arg(long, conflicts_with = "m")]
     c: Option<PathBuf>,
     /// Rows of a random problem (with --n, --k, --seed).
@@ -109,6 +111,9 @@ pub struct GemmArgs {
 
 /// Reads an A or B operand: returns (rows, cols, bit patterns of `fmt`).
 fn load_operand(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, Vec<u64>), String> {
+    if text_matrix::is_text(path) {
+        return text_matrix::read(path, name, |t| values::operand(fmt, t));
+    }
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     let (rows, cols) = matrix_shape(&arr, path, name)?;
     let words = match arr.dtype {
@@ -161,6 +166,16 @@ fn matrix_shape(arr: &NpyArray, path: &Path, name: &str) -> Result<(usize, usize
 
 /// Reads C: float32 values or uint32 FP32 bit patterns, `m x n`.
 fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
+    if text_matrix::is_text(path) {
+        let (rows, cols, words) = text_matrix::read(path, "C", |t| values::operand(FP32, t))?;
+        if (rows, cols) != (m, n) {
+            return Err(format!(
+                "{}: C is {rows} x {cols} but A x B is {m} x {n}",
+                path.display()
+            ));
+        }
+        return Ok(words.iter().map(|&w| w as u32).collect());
+    }
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     let (rows, cols) = matrix_shape(&arr, path, "C")?;
     if !matches!(arr.dtype, Dtype::F32 | Dtype::U32) {

@@ -30,6 +30,7 @@ mod plot;
 mod sparse;
 mod sweep;
 mod tb;
+mod text_matrix;
 mod tma;
 mod values;
 mod verify;
