@@ -6,9 +6,9 @@ use super::dot_batch;
 use super::values;
 use clap::Args;
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::numerics::dot::{dot_rounded, AccMode, DotResult, Preset, MAX_LANES};
-use tensorcore_rtl::numerics::format::Format;
-use tensorcore_rtl::numerics::format::FP32;
+use tensorcore_rtl::numerics::convert::to_fp32;
+use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, DotResult, Preset, MAX_LANES};
+use tensorcore_rtl::numerics::format::{Format, FP32};
 use tensorcore_rtl::numerics::RoundingMode;
 
 /// Arguments of `tcrtl dot`.
@@ -20,9 +20,14 @@ pub struct DotArgs {
     /// uses its block size; exact rounds once.
     #[arg(long)]
     width: Option<usize>,
-    /// The FP32 accumulator C: 0x bit pattern or exact decimal (default 0).
-    #[arg(long, default_value = "0x00000000", allow_hyphen_values = true)]
+    /// The accumulator C in the output format (FP32, or FP16 with --out-format fp16): 0x bit
+    /// pattern or exact decimal (default 0).
+    #[arg(long, default_value = "0x0", allow_hyphen_values = true)]
     c: String,
+    /// The accumulator (output) format: fp32 (default) or fp16. C and D are in it; every
+    /// rounding of the mode rounds to it (nvidia: the preset's FP16-output rule).
+    #[arg(long, default_value = "fp32")]
+    out_format: String,
     /// A values, comma-separated (0x bit patterns or exact decimals).
     #[arg(
         long,
@@ -59,24 +64,38 @@ pub fn rounding(name: &str) -> Result<RoundingMode, String> {
         .ok_or_else(|| format!("unknown rounding {name:?} (expected rne, rtz, rdn or rup)"))
 }
 
+/// The value of an accumulator pattern (`acc` is FP32 or FP16; both widen exactly).
+pub fn acc_value(acc: Format, bits: u32) -> f32 {
+    f32::from_bits(to_fp32(acc, bits as u64))
+}
+
+/// An accumulator pattern as `0x` and as many hex digits as `acc` is wide (8 or 4).
+pub fn acc_hex(acc: Format, bits: u32) -> String {
+    let digits = acc.width().div_ceil(4) as usize;
+    format!("0x{bits:0digits$x}")
+}
+
 /// The JSON object of one result (also a row of `--acc all --json`).
+#[allow(clippy::too_many_arguments)]
 pub fn result_json(
     mode: &AccMode,
     preset: Option<Preset>,
     rm: RoundingMode,
+    acc: Format,
     fmt_a: Format,
     fmt_b: Format,
     k: usize,
     r: &DotResult,
 ) -> serde_json::Value {
-    let value = f32::from_bits(r.bits);
+    let value = acc_value(acc, r.bits);
     let value_json = if value.is_finite() {
         serde_json::json!(value as f64)
     } else {
         serde_json::json!(value.to_string().to_lowercase())
     };
     serde_json::json!({
-        "bits": format!("0x{:08x}", r.bits),
+        "bits": acc_hex(acc, r.bits),
+        "out_format": acc.name,
         "value": value_json,
         "flags": r.flags.names(),
         "acc": mode.name(),
@@ -101,6 +120,7 @@ pub fn rounding_label(mode: &AccMode, rm: RoundingMode) -> &'static str {
 /// Runs `tcrtl dot`.
 pub fn run(args: &DotArgs) -> Result<i32, String> {
     let rm = rounding(&args.rounding)?;
+    let acc = values::acc_format(&args.out_format)?;
     if args.arith.acc.eq_ignore_ascii_case("all") {
         if args.arith.preset.is_some() {
             return Err("--acc all runs every preset; drop --preset".into());
@@ -113,16 +133,31 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
             Some(name) => values::input_format(name)?,
             None => fmt_a,
         };
-        let (a, b, c) = single_operands(args, fmt_a, fmt_b)?;
-        return dot_all::run(fmt_a, fmt_b, rm, &a, &b, c, args.width, args.json);
+        let (a, b, c) = single_operands(args, fmt_a, fmt_b, acc)?;
+        return dot_all::run(
+            &dot_all::Operands {
+                fmt_a,
+                fmt_b,
+                acc,
+                a: &a,
+                b: &b,
+                c,
+            },
+            rm,
+            args.width,
+            args.json,
+        );
     }
     let values::Arith {
         fmt_a,
         fmt_b,
         mode,
         preset,
-    } = args.arith.resolve()?;
+    } = args.arith.resolve_acc(acc)?;
     if dot_batch::is_npy(&args.a) || dot_batch::is_npy(&args.b) {
+        if acc != FP32 {
+            return Err("batch mode (.npy operands) accumulates into fp32 only".into());
+        }
         if !(dot_batch::is_npy(&args.a)
             && dot_batch::is_npy(&args.b)
             && dot_batch::is_npy(std::slice::from_ref(&args.c)))
@@ -146,28 +181,29 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
     if args.out.is_some() {
         return Err("--out applies to batch mode only (--a, --b, --c naming .npy files)".into());
     }
-    let (a, b, c) = single_operands(args, fmt_a, fmt_b)?;
+    let (a, b, c) = single_operands(args, fmt_a, fmt_b, acc)?;
     let width = args.width.unwrap_or(a.len().clamp(1, MAX_LANES));
-    let r = dot_rounded(&mode, rm, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
+    let r = dot_acc(&mode, rm, acc, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
     if args.json {
         outln!(
             "{}",
-            result_json(&mode, preset, rm, fmt_a, fmt_b, a.len(), &r)
+            result_json(&mode, preset, rm, acc, fmt_a, fmt_b, a.len(), &r)
         );
     } else {
-        let value = f32::from_bits(r.bits);
-        outln!("bits:  0x{:08x}", r.bits);
+        let value = acc_value(acc, r.bits);
+        outln!("bits:  {} ({acc})", acc_hex(acc, r.bits));
         outln!("value: {value:e} ({value})");
         outln!("flags: {}", r.flags);
     }
     Ok(0)
 }
 
-/// The operands of a single dot product: A, B (same length) and C.
+/// The operands of a single dot product: A, B (same length) and C (in the format `acc`).
 fn single_operands(
     args: &DotArgs,
     fmt_a: Format,
     fmt_b: Format,
+    acc: Format,
 ) -> Result<(Vec<u64>, Vec<u64>, u32), String> {
     let a = values::operands(fmt_a, &args.a)?;
     let b = values::operands(fmt_b, &args.b)?;
@@ -178,6 +214,6 @@ fn single_operands(
             b.len()
         ));
     }
-    let c = values::operand(FP32, &args.c)? as u32;
+    let c = values::operand(acc, &args.c)? as u32;
     Ok((a, b, c))
 }

@@ -223,7 +223,7 @@ fn block_fma<const V: usize>(p: &NvidiaParams, m: &MultiplyStage<V>, c: u32) -> 
                 round_inc: r.trace.round_inc,
             }
         }
-        BlockRule::ExactThenRne => {
+        BlockRule::ExactThenRne | BlockRule::HalfSteps => {
             let r = nvidia::block(p, m, c);
             Stage2 {
                 bits: r.bits,
