@@ -350,3 +350,44 @@ fn unsupported_outputs() {
         Err(DotError::NotAnAccumulator(_))
     ));
 }
+
+/// `cvt.rna.tf32.f32` against a host reference: |x| / ulp rounded half away from zero by
+/// `f64::round`, times the TF32 ulp of x's binade (2^-136 for subnormals), in f64 (exact),
+/// then to f32 (a value past the largest TF32 lands on 2^128, which f32 makes Inf). Random
+/// FP32 words (every class) and words at or next to the ties.
+#[test]
+fn tf32_rna_matches_host_rounding() {
+    use tensorcore_rtl::numerics::convert::tf32_from_fp32_rna;
+    let reference = |w: u32| -> u32 {
+        let x = f32::from_bits(w);
+        if x.is_nan() {
+            return 0x7FC0_0000;
+        }
+        if x.is_infinite() || x == 0.0 {
+            return w;
+        }
+        let e = (((w >> 23) & 0xFF) as i32 - 127).max(-126);
+        let ulp = 2f64.powi(e - 10);
+        let y = (x as f64 / ulp).round() * ulp;
+        (y as f32).to_bits()
+    };
+    let mut state = 0x7F32_u64;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) as u32
+    };
+    for i in 0..1_000_000u32 {
+        let r = next();
+        let w = match i % 4 {
+            0 => r,
+            // A tie (low 13 bits 0x1000) or one either side of it.
+            1 => (r & !0x1FFF) | 0x1000,
+            2 => (r & !0x1FFF) | 0x0FFF,
+            _ => (r & !0x1FFF) | 0x1001,
+        };
+        assert_eq!(tf32_from_fp32_rna(w), reference(w), "{w:#010x}");
+    }
+}
