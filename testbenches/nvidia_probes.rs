@@ -57,6 +57,7 @@ fn probe(
         fmt_b: FP16,
         mode: AccMode::Nvidia(params),
         width: 1,
+        acc: crate::numerics::format::FP32,
     };
     let g = Gemm::new(4, 4, k, cfg, a_mat, b_mat, vec![fp32(c)?; 16]).map_err(|e| e.to_string())?;
     let label = format!("{preset} {label}");

@@ -216,6 +216,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         fmt_b,
         mode,
         width: args.width,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     plan_outputs(args)?;
     let mem_cfg = match args.memory {

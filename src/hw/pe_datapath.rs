@@ -33,6 +33,9 @@ pub struct CoreConfig {
     pub mode: AccMode,
     /// Products per PE step `w` (1, 2, 4, 8, 16 or 32).
     pub width: usize,
+    /// The accumulator (output) format: FP32, or FP16 (C and D are FP16 patterns; the
+    /// accumulator registers are 16 bits wide).
+    pub acc: Format,
 }
 
 impl CoreConfig {

@@ -25,7 +25,7 @@ use super::skew::Skew;
 use super::{HwError, COLS, ROWS};
 use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
-use crate::numerics::format::{INPUT_FORMATS, TF32};
+use crate::numerics::format::{FP32, INPUT_FORMATS, TF32};
 use crate::rtl::{Design, Input, Module, Reg, Visitor, Wide};
 
 /// One row of D leaving the output register.
@@ -292,6 +292,12 @@ pub fn check_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
         if !INPUT_FORMATS.contains(&f) || f == TF32 {
             return Err(HwError::Unsupported(format!("{} inputs", f.name)));
         }
+    }
+    if cfg.acc != FP32 {
+        return Err(HwError::Unsupported(format!(
+            "{} accumulators in the clocked core",
+            cfg.acc.name
+        )));
     }
     match cfg.mode {
         AccMode::Exact => Err(HwError::Unsupported(
