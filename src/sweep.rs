@@ -88,6 +88,33 @@ pub struct KStats {
     pub hist: Vec<u64>,
 }
 
+impl KStats {
+    /// The `q`-quantile (0 < q <= 1) of the ulp errors of the finite samples, at histogram
+    /// resolution: the upper edge of the bin in which the cumulative count first reaches
+    /// `q` of the samples (0 for the exact bin; the overflow bin reports `max_ulp`). An upper
+    /// bound of the true quantile, within a factor of 2 (the bins double).
+    pub fn quantile_ulp(&self, q: f64) -> f64 {
+        let finite: u64 = self.hist.iter().sum();
+        if finite == 0 {
+            return 0.0;
+        }
+        let need = (q * finite as f64).ceil().max(1.0) as u64;
+        let edges = hist_edges();
+        let mut seen = 0;
+        for (i, &n) in self.hist.iter().enumerate() {
+            seen += n;
+            if seen >= need {
+                return match i {
+                    0 => 0.0,
+                    _ if i < edges.len() => edges[i].min(self.max_ulp),
+                    _ => self.max_ulp,
+                };
+            }
+        }
+        self.max_ulp
+    }
+}
+
 /// One sample's outcome.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Outcome {
@@ -423,5 +450,22 @@ mod tests {
         assert_eq!(bin(3.0), 4);
         assert_eq!(bin(1e9), HIST_BINS - 1);
         assert_eq!(hist_edges().len() + 1, HIST_BINS);
+    }
+
+    #[test]
+    fn quantiles_from_the_histogram() {
+        // 10 samples: 4 exact, 3 in (1/2, 1], 2 in (4, 8], 1 at 100 (bin (64, 128]).
+        let mut a = Acc::default();
+        for ulp in [0.0, 0.0, 0.0, 0.0, 0.75, 1.0, 0.6, 5.0, 8.0, 100.0] {
+            a = a.add(Outcome::Error { ulp, rel: 0.0 });
+        }
+        let k = finish(16, &a);
+        assert_eq!(k.quantile_ulp(0.4), 0.0);
+        assert_eq!(k.quantile_ulp(0.5), 1.0);
+        assert_eq!(k.quantile_ulp(0.7), 1.0);
+        assert_eq!(k.quantile_ulp(0.9), 8.0);
+        // The top bin's edge (128) is capped by the largest error seen.
+        assert_eq!(k.quantile_ulp(0.99), 100.0);
+        assert_eq!(k.quantile_ulp(1.0), 100.0);
     }
 }

@@ -47,7 +47,9 @@ fn ref_rounding(rm: RoundingMode) -> RefRounding {
         RoundingMode::TowardZero => RefRounding::TowardZero,
         RoundingMode::Down => RefRounding::Down,
         RoundingMode::Up => RefRounding::Up,
-        RoundingMode::ToOdd => unreachable!("round-to-odd is not offered for dot products"),
+        RoundingMode::ToOdd | RoundingMode::NearestAway => {
+            unreachable!("round-to-odd and ties-away are not offered for dot products")
+        }
     }
 }
 

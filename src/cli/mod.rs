@@ -11,6 +11,7 @@ macro_rules! outln {
     };
 }
 
+mod convert;
 mod dot;
 mod dot_all;
 mod dot_batch;
@@ -57,6 +58,9 @@ enum Command {
     Memsweep(memsweep::MemSweepArgs),
     /// The TMA-like loader: one load of a tensor box into shared memory.
     Tma(tma::TmaArgs),
+    /// Converts values into a format's bit patterns (every rounding mode, saturating or
+    /// not), or quantises them into scaled blocks (MX, NVFP4).
+    Convert(convert::ConvertArgs),
     /// Compares a student's D image with the golden one of `gemm --memh` (exit 0 all match,
     /// 1 otherwise).
     Grade(grade::GradeArgs),
@@ -85,6 +89,7 @@ pub fn run() -> Result<i32, String> {
         Command::Memsweep(args) => memsweep::run(&args),
         Command::Tma(args) => tma::run(&args),
         Command::Grade(args) => grade::run(&args),
+        Command::Convert(args) => convert::run(&args),
     }
 }
 

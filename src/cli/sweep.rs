@@ -7,7 +7,7 @@ use super::plot::{line_plot, Plot, Series};
 use super::values;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use plotters::prelude::{Color, SeriesLabelPosition, BLUE, RED};
+use plotters::prelude::{Color, RGBColor, SeriesLabelPosition, BLACK, BLUE, MAGENTA, RED};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::io::output::write_file;
@@ -244,27 +244,29 @@ fn write_outputs(dir: &Path, s: &Summary) -> Result<(), String> {
     write_file(&dir.join("errors.svg"), svg.as_bytes())
 }
 
-/// Mean and max error (ulps of FP32, log scale) against K (log scale).
+/// The error distribution per K (ulps, log scale) against K (log scale): the median, 90th and
+/// 99th percentiles (at histogram resolution, [`KStats::quantile_ulp`]), the mean and the max.
 fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
     let floor = 1e-3;
-    let pts: Vec<(f64, f64, f64)> = s
-        .per_k
-        .iter()
-        .map(|k| (k.k as f64, k.mean_ulp.max(floor), k.max_ulp.max(floor)))
-        .collect();
-    let kmin = pts
-        .iter()
-        .map(|p| p.0)
-        .fold(f64::INFINITY, f64::min)
-        .max(1.0);
-    let kmax = pts.iter().map(|p| p.0).fold(1.0, f64::max);
-    let ymax = pts.iter().map(|p| p.2).fold(1.0, f64::max) * 2.0;
+    let lines: [(&str, RGBColor, fn(&KStats) -> f64); 5] = [
+        ("max", RED, |k| k.max_ulp),
+        ("99th percentile", MAGENTA, |k| k.quantile_ulp(0.99)),
+        ("90th percentile", RGBColor(0, 140, 0), |k| {
+            k.quantile_ulp(0.90)
+        }),
+        ("median", BLACK, |k| k.quantile_ulp(0.5)),
+        ("mean", BLUE, |k| k.mean_ulp),
+    ];
+    let ks: Vec<f64> = s.per_k.iter().map(|k| k.k as f64).collect();
+    let kmin = ks.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
+    let kmax = ks.iter().copied().fold(1.0, f64::max);
+    let ymax = s.per_k.iter().map(|k| k.max_ulp).fold(1.0, f64::max) * 2.0;
     let who = match &s.preset {
         Some(p) => format!("nvidia {p}"),
         None => format!("{} ({})", s.acc, s.rounding),
     };
     let caption = format!(
-        "{who}, {} x {}, {} inputs: error vs K ({} samples per K)",
+        "{who}, {} x {}, {} inputs: error distribution vs K ({} samples per K)",
         s.format_a,
         s.format_b,
         serde_json::to_string(&s.dist)
@@ -272,13 +274,14 @@ fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
             .trim_matches('"'),
         s.samples
     );
-    let series: Vec<Series> = [("max", RED), ("mean", BLUE)]
-        .into_iter()
-        .map(|(label, color)| Series {
-            label: label.into(),
-            points: pts
+    let series: Vec<Series> = lines
+        .iter()
+        .map(|(label, color, stat)| Series {
+            label: (*label).into(),
+            points: s
+                .per_k
                 .iter()
-                .map(|p| (p.0, if label == "mean" { p.1 } else { p.2 }))
+                .map(|k| (k.k as f64, stat(k).max(floor)))
                 .collect(),
             color: color.to_rgba(),
             width: 2,
@@ -291,7 +294,7 @@ fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
         x: ((kmin / 1.5)..(kmax * 1.5), true),
         y: (floor..ymax, true),
         x_desc: "K (log scale)",
-        y_desc: "error, ulps of FP32 (log scale)",
+        y_desc: "error, ulps of FP32 (log scale; 0 drawn at 1e-3)",
         legend: SeriesLabelPosition::UpperLeft,
     };
     line_plot(svg, &plot, &series)

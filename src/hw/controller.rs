@@ -83,7 +83,21 @@ pub struct PortStatus {
     pub finished: bool,
 }
 
-/// One cycle's column shift command (for column 0; the skew delays it by `j` for column `j`).
+/// One cycle's column shift command (for column 0; the skew delays it by `j` for column `j`),
+/// as typed fields; [`ShiftCmd::pack`] gives the 64-bit word the C skew registers hold:
+///
+/// | bits  | field     |
+/// |-------|-----------|
+/// | 0     | `en`      |
+/// | 1     | `set`     |
+/// | 2     | `c_valid` |
+/// | 3     | `d_valid` |
+/// | 5:4   | `x` (0..[`ROWS`]) |
+/// | 6     | `last`    |
+/// | 31:8  | `c_tile` (24 bits) |
+/// | 55:32 | `d_tile` (24 bits) |
+///
+/// Other bits are zero.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ShiftCmd {
     /// A shift happens this cycle.
@@ -105,6 +119,10 @@ pub struct ShiftCmd {
     pub d_tile: usize,
 }
 
+/// The `x` field of a [`ShiftCmd`] word is two bits wide: one row index of the mesh.
+const SHIFT_X_MASK: u64 = 3;
+const _: () = assert!(ROWS as u64 - 1 <= SHIFT_X_MASK);
+
 impl ShiftCmd {
     /// Packs the command into a 64-bit word (for the skew registers).
     pub fn pack(&self) -> u64 {
@@ -112,7 +130,7 @@ impl ShiftCmd {
             | (u64::from(self.set) << 1)
             | (u64::from(self.c_valid) << 2)
             | (u64::from(self.d_valid) << 3)
-            | ((self.x as u64 & 3) << 4)
+            | ((self.x as u64 & SHIFT_X_MASK) << 4)
             | (u64::from(self.last) << 6)
             | ((self.c_tile as u64 & 0xFF_FFFF) << 8)
             | ((self.d_tile as u64 & 0xFF_FFFF) << 32)
@@ -125,7 +143,7 @@ impl ShiftCmd {
             set: w & 2 != 0,
             c_valid: w & 4 != 0,
             d_valid: w & 8 != 0,
-            x: ((w >> 4) & 3) as usize,
+            x: ((w >> 4) & SHIFT_X_MASK) as usize,
             last: w & 64 != 0,
             c_tile: ((w >> 8) & 0xFF_FFFF) as usize,
             d_tile: ((w >> 32) & 0xFF_FFFF) as usize,
@@ -397,5 +415,28 @@ impl Module for Controller {
         v.wire(&mut self.take);
         v.wire(&mut self.stall);
         v.wire(&mut self.token);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shift command packs to the documented bit positions and round-trips.
+    #[test]
+    fn shift_cmd_layout() {
+        let c = ShiftCmd {
+            en: true,
+            set: false,
+            c_valid: true,
+            d_valid: true,
+            x: 3,
+            last: true,
+            c_tile: 0x12_3456,
+            d_tile: 0xAB_CDEF,
+        };
+        let w = 1 | 1 << 2 | 1 << 3 | 3 << 4 | 1 << 6 | 0x12_3456 << 8 | 0xAB_CDEFu64 << 32;
+        assert_eq!(c.pack(), w);
+        assert_eq!(ShiftCmd::unpack(w), c);
     }
 }

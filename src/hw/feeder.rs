@@ -7,7 +7,7 @@
 //! metadata, and `2w` positions of B per step (the PE's B-side select is
 //! [`crate::hw::pe_datapath::b_operand_select`]).
 
-use super::pe_datapath::CoreConfig;
+use super::pe_datapath::{set_lane, CoreConfig};
 pub(crate) use super::schedule::tile_origin;
 use super::{HwError, COLS, ROWS};
 use crate::rtl::Wide;
@@ -127,14 +127,11 @@ pub(crate) fn column_lanes<const W: usize>(
     p0: usize,
     lanes: usize,
 ) -> LaneGroup<W> {
-    let mut words = [0u64; W];
+    let mut words = Wide::<W>::ZERO;
     for l in 0..lanes {
-        super::pe_datapath::set_lane(&mut words, l, bits, b[(p0 + l) * n + j]);
+        set_lane(&mut words, l, bits, b[(p0 + l) * n + j]);
     }
-    LaneGroup {
-        bits: Wide::from_words_array(words),
-        lanes,
-    }
+    LaneGroup { bits: words, lanes }
 }
 
 /// Row `row` of output tile `tile` of the row-major `m x n` matrix `c` (zeros outside it).
@@ -165,15 +162,12 @@ impl<const W: usize> OperandFeeder<W> for TileBuffer {
             return LaneGroup::default();
         }
         let lanes = self.width.min(self.k - k0).min(W);
-        let mut words = [0u64; W];
+        let mut words = Wide::<W>::ZERO;
         for l in 0..lanes {
             let v = self.a[i * self.k + k0 + l];
-            super::pe_datapath::set_lane(&mut words, l, self.bits_a, v);
+            set_lane(&mut words, l, self.bits_a, v);
         }
-        LaneGroup {
-            bits: Wide::from_words_array(words),
-            lanes,
-        }
+        LaneGroup { bits: words, lanes }
     }
 
     #[inline]

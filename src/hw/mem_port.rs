@@ -594,7 +594,7 @@ impl<const W: usize> MemoryPort<W> {
                 if first + r >= limit {
                     continue;
                 }
-                let mut words = [0u64; W];
+                let mut words = Wide::<W>::ZERO;
                 for l in 0..lanes {
                     let e = &data[at + l * es as usize..at + (l + 1) * es as usize];
                     let v = e
@@ -603,10 +603,7 @@ impl<const W: usize> MemoryPort<W> {
                         .fold(0u64, |acc, &x| (acc << 8) | u64::from(x));
                     set_lane(&mut words, l, bits, v);
                 }
-                *g = LaneGroup {
-                    bits: Wide::from_words_array(words),
-                    lanes,
-                };
+                *g = LaneGroup { bits: words, lanes };
                 at += bytes;
             }
         }
@@ -759,9 +756,9 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
 
     fn d_ready(&self) -> bool {
         let in_use = self.d_claimed.q() - self.stores_completed();
-        let coming = 4 * self.d_claimed.q() - self.d_rows_in.q();
+        let coming = ROWS as u32 * self.d_claimed.q() - self.d_rows_in.q();
         (in_use as usize) < self.lay.tile_slots
-            && usize::from(self.dq_count.q()) + coming as usize + 4 <= DQ_DEPTH
+            && usize::from(self.dq_count.q()) + coming as usize + ROWS <= DQ_DEPTH
     }
 
     fn finished(&self) -> bool {

@@ -24,12 +24,12 @@
 //! outputs; see [`crate::hw::pe_datapath::b_operand_select`]).
 
 use super::pe_datapath::{
-    pack_product, stage1_multiply, stage2_accumulate, unpack_product, CoreConfig, PRODUCT_BITS,
+    pack_product, set_lane, stage1_multiply, stage2_accumulate, unpack_product, CoreConfig,
+    PRODUCT_BITS,
 };
 use crate::numerics::dot::step::NO_PRODUCT;
-use crate::numerics::dot::MAX_LANES;
+use crate::numerics::dot::{MultiplyStage, MAX_LANES};
 use crate::numerics::flags::Flags;
-use crate::numerics::multiply::Product;
 use crate::rtl::{Module, Reg, Result, Visitor, Wide, Wire};
 
 /// Control word travelling with A: number of valid lanes (0..=32).
@@ -44,6 +44,52 @@ pub const CTL_SET: u16 = 1 << 8;
 pub const CTL_VALID: u16 = 1 << 9;
 /// Width of the control word.
 pub const CTL_BITS: u32 = 10;
+
+/// The control bundle travelling with A (`a_ctl`, and `s1_ctl` in stage 1), as typed fields;
+/// [`ACtl::pack`] gives the traced 10-bit word ([`CTL_BITS`]):
+///
+/// | bits | field   | constant      |
+/// |------|---------|---------------|
+/// | 5:0  | `lanes` | [`CTL_LANES`] |
+/// | 6    | `last`  | [`CTL_LAST`]  |
+/// | 7    | `fire`  | [`CTL_FIRE`]  |
+/// | 8    | `set`   | [`CTL_SET`]   |
+/// | 9    | `valid` | [`CTL_VALID`] |
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ACtl {
+    /// Valid lanes of this step (0..=32).
+    pub lanes: u8,
+    /// The last step of a tile.
+    pub last: bool,
+    /// The last step of an NVIDIA block: fire the block FMA.
+    pub fire: bool,
+    /// The accumulator set of this tile.
+    pub set: bool,
+    /// This row carries data (the A row is inside the problem).
+    pub valid: bool,
+}
+
+impl ACtl {
+    /// The traced control word.
+    pub const fn pack(self) -> u16 {
+        (self.lanes as u16 & CTL_LANES)
+            | if self.last { CTL_LAST } else { 0 }
+            | if self.fire { CTL_FIRE } else { 0 }
+            | if self.set { CTL_SET } else { 0 }
+            | if self.valid { CTL_VALID } else { 0 }
+    }
+
+    /// The bundle of a control word written by [`ACtl::pack`].
+    pub const fn unpack(w: u16) -> ACtl {
+        ACtl {
+            lanes: (w & CTL_LANES) as u8,
+            last: w & CTL_LAST != 0,
+            fire: w & CTL_FIRE != 0,
+            set: w & CTL_SET != 0,
+            valid: w & CTL_VALID != 0,
+        }
+    }
+}
 
 /// The column shift path's input to a PE this cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -259,40 +305,35 @@ impl<const W: usize> Pe<W> {
         self.b_vld.set_d(b_vld);
 
         // Stage 1: multiply (only when both operands carry data).
-        let lanes = usize::from(a_ctl & CTL_LANES);
-        let valid = a_ctl & CTL_VALID != 0 && b_vld && lanes > 0;
-        let ctl1 = if valid { a_ctl } else { a_ctl & !CTL_VALID };
-        self.s1_ctl.set_d(ctl1);
+        let ctl = ACtl::unpack(a_ctl);
+        let lanes = usize::from(ctl.lanes);
+        let valid = ctl.valid && b_vld && lanes > 0;
+        self.s1_ctl.set_d(ACtl { valid, ..ctl }.pack());
         if valid {
-            let s1 = stage1_multiply::<W>(&cfg, a_in.words(), b_in.words(), lanes, meta);
+            let s1 = stage1_multiply::<W>(&cfg, &a_in, &b_in, lanes, meta);
             if let (Some(f), Some(m)) = (self.sparse.as_mut(), meta) {
-                let mut picked = [0u64; W];
+                let mut picked = Wide::<W>::ZERO;
                 for (t, s) in f.sel.iter_mut().enumerate() {
                     if t < lanes {
                         s.set(((m >> (2 * t)) & 3) as u8);
-                        super::pe_datapath::set_lane(
-                            &mut picked,
-                            t,
-                            cfg.fmt_b.width(),
-                            s1.b_sel[t],
-                        );
+                        set_lane(&mut picked, t, cfg.fmt_b.width(), s1.b_sel[t]);
                     } else {
                         s.set(0);
                     }
                 }
-                f.b_sel.set(Wide::from_words_array(picked));
+                f.b_sel.set(picked);
             }
             let mut prod = [0u64; W];
-            let mut exps = [0u64; W];
-            let mut sigs = [0u64; W];
+            let mut exps = Wide::<W>::ZERO;
+            let mut sigs = Wide::<W>::ZERO;
             for (k, p) in s1.m.valid().iter().enumerate() {
                 prod[k] = pack_product(p);
-                super::pe_datapath::set_lane(&mut exps, k, 16, p.exp_sum as u64);
-                super::pe_datapath::set_lane(&mut sigs, k, 32, p.sig);
+                set_lane(&mut exps, k, 16, p.exp_sum as u64);
+                set_lane(&mut sigs, k, 32, p.sig);
             }
             self.s1_prod.set_d(Wide::from_words_array(prod));
-            self.exp_sum.set(Wide::from_words_array(exps));
-            self.sig_product.set(Wide::from_words_array(sigs));
+            self.exp_sum.set(exps);
+            self.sig_product.set(sigs);
         } else {
             // Operand isolation: an idle stage's combinational outputs read 0 (in hardware the
             // inputs are gated), so no wire shows a stale value from an earlier cycle.
@@ -307,9 +348,9 @@ impl<const W: usize> Pe<W> {
         }
 
         // Stage 2: accumulate the registered products.
-        let c1 = self.s1_ctl.q();
-        self.done.set_d(c1 & CTL_LAST != 0);
-        let set = c1 & CTL_SET != 0;
+        let c1 = ACtl::unpack(self.s1_ctl.q());
+        self.done.set_d(c1.last);
+        let set = c1.set;
         let mut writes_acc = false;
         // Stage-2 wires read 0 unless the accumulation below drives them this cycle.
         self.acc.set(0);
@@ -319,15 +360,15 @@ impl<const W: usize> Pe<W> {
         self.lzc.set(0);
         self.round_inc.set(false);
         self.special.set(false);
-        if c1 & CTL_VALID != 0 {
-            let lanes = usize::from(c1 & CTL_LANES).min(W);
+        if c1.valid {
+            let lanes = usize::from(c1.lanes).min(W);
             let words = self.s1_prod.q();
             let mut products = [NO_PRODUCT; W];
             for (k, p) in products.iter_mut().enumerate().take(lanes) {
                 *p = unpack_product(words.words()[k]);
             }
             let n_gathered = usize::from(self.gather_n.q());
-            if cfg.gathers() && c1 & CTL_FIRE == 0 {
+            if cfg.gathers() && !c1.fire {
                 // Block buffer: collect this step's products, the block FMA fires later.
                 for (k, p) in products[..lanes].iter().enumerate() {
                     if let Some(r) = self.gather.get_mut(n_gathered + k) {
@@ -336,13 +377,7 @@ impl<const W: usize> Pe<W> {
                 }
                 self.gather_n.set_d((n_gathered + lanes) as u8);
             } else {
-                let m = crate::numerics::dot::MultiplyStage {
-                    lanes,
-                    products,
-                    flags: products[..lanes]
-                        .iter()
-                        .fold(Flags::NONE, |f, p: &Product| f | p.flags),
-                };
+                let m = MultiplyStage::<W>::from_products(&products[..lanes]);
                 let g = n_gathered.min(self.gather.len());
                 let out = if g == 0 {
                     stage2_accumulate::<W>(&cfg, &m, &[], self.acc_q(set))
@@ -366,7 +401,7 @@ impl<const W: usize> Pe<W> {
                 self.align_shift.set(out.align_shift as u16);
                 self.sticky.set(out.sticky);
                 self.lzc.set(out.lzc as u16);
-                self.round_inc.set(out.round_inc);
+                self.round_inc.set(out.round.round_inc);
                 self.special.set(out.special);
             }
         }
@@ -424,5 +459,31 @@ impl<const W: usize> Module for Pe<W> {
         v.reg(&mut self.flags);
         v.reg(&mut self.done);
         v.reg(&mut self.hazard);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bundle packs to the documented bit positions and unpacks every 10-bit word back.
+    #[test]
+    fn a_ctl_layout() {
+        let all = ACtl {
+            lanes: 32,
+            last: true,
+            fire: true,
+            set: true,
+            valid: true,
+        };
+        assert_eq!(all.pack(), 32 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 9);
+        let fire = ACtl {
+            fire: true,
+            ..ACtl::default()
+        };
+        assert_eq!(fire.pack(), 0b00_1000_0000);
+        for w in 0..1u16 << CTL_BITS {
+            assert_eq!(ACtl::unpack(w).pack(), w, "{w:#05x}");
+        }
     }
 }

@@ -4,23 +4,25 @@
 //!   ([`stage_multiply`]); the products are packed into one 64-bit word per lane
 //!   ([`pack_product`]) for the stage-1 pipeline register.
 //! - Stage 2 ([`stage2_accumulate`]): specials, alignment, add, leading-zero count,
-//!   normalise and round into the FP32 accumulator, per accumulation mode:
-//!   `ieee` ([`ieee::fma`] per lane, in order), `fused` ([`fused::stage_align`] ->
-//!   [`fused::stage_add`] -> [`fused::stage_normalize_round`]), `nvidia` (block FMAs of `n`
-//!   products through [`nvidia::stage_align`] -> [`nvidia::stage_add`] ->
-//!   [`nvidia::stage_normalize_round`], or [`nvidia::block`] for the Blackwell FP8 rule).
+//!   normalise and round into the accumulator (FP32 or FP16: `CoreConfig::acc`), per mode, by calling
+//!   [`stage_accumulate_acc`] (the same composition the functional `dot` uses): `ieee`
+//!   ([`ieee::fma`] per lane, in order), `fused` ([`fused::stage_align`] ->
+//!   [`fused::stage_add`] -> [`fused::stage_normalize_round`]), `nvidia` ([`nvidia::step`]:
+//!   block FMAs of `n` products, chained when `w >= n`, or one block over the gathered
+//!   products when `w < n`). Its [`StepRecord`] holds every field the PE registers and traces.
 //!
 //! No arithmetic is done here beyond moving fields: every numeric result comes from
 //! `numerics::dot`.
 
-use crate::numerics::dot::step::NO_PRODUCT;
+#[cfg(doc)]
+use crate::numerics::dot::{fused, ieee, nvidia};
 use crate::numerics::dot::{
-    fused, ieee, nvidia, stage_multiply, stage_special, AccMode, BlockRule, MultiplyStage,
-    NvidiaParams, MAX_LANES,
+    stage_accumulate_acc, stage_multiply, AccMode, MultiplyStage, StepRecord,
 };
-use crate::numerics::flags::Flags;
+use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
 use crate::numerics::multiply::{Product, ProductClass};
+use crate::rtl::Wide;
 
 /// How a tensor core is built: operand formats, accumulation mode, products per PE step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,21 +103,18 @@ pub fn unpack_product(w: u64) -> Product {
     }
 }
 
-/// Lane `k` of a bus of `bits`-wide lanes (8 or 16 bits: a lane never crosses a word).
+/// Lane `k` of a bus of `bits`-wide lanes (1..=64 bits; a lane may cross a 64-bit word,
+/// as 6-bit FP6 and 19-bit TF32 lanes do), read through [`Wide::field`].
 #[inline]
-pub fn lane(words: &[u64], k: usize, bits: u32) -> u64 {
-    let lo = k * bits as usize;
-    let mask = (1u64 << bits) - 1;
-    (words[lo / 64] >> (lo % 64)) & mask
+pub fn lane<const N: usize>(bus: &Wide<N>, k: usize, bits: u32) -> u64 {
+    bus.field(k * bits as usize, bits as usize)
 }
 
-/// Writes lane `k` of a bus of `bits`-wide lanes.
+/// Writes lane `k` of a bus of `bits`-wide lanes (the low `bits` bits of `v`) through
+/// [`Wide::set_field`].
 #[inline]
-pub fn set_lane(words: &mut [u64], k: usize, bits: u32, v: u64) {
-    let lo = k * bits as usize;
-    let mask = (1u64 << bits) - 1;
-    let w = &mut words[lo / 64];
-    *w = (*w & !(mask << (lo % 64))) | ((v & mask) << (lo % 64));
+pub fn set_lane<const N: usize>(bus: &mut Wide<N>, k: usize, bits: u32, v: u64) {
+    bus.set_field(k * bits as usize, bits as usize, v);
 }
 
 /// **Sparsity hook** (B-side operand select). Returns the B value that multiplies A lane
@@ -129,12 +128,17 @@ pub fn set_lane(words: &mut [u64], k: usize, bits: u32, v: u64) {
 /// `4 * (k / 2) + index_k`. Nothing else in the PE changes: the multiply stage sees `w`
 /// (A, selected B) pairs as in dense mode.
 #[inline]
-pub fn b_operand_select(b_words: &[u64], k: usize, fmt_b: Format, meta: Option<u64>) -> u64 {
+pub fn b_operand_select<const N: usize>(
+    b_bus: &Wide<N>,
+    k: usize,
+    fmt_b: Format,
+    meta: Option<u64>,
+) -> u64 {
     match meta {
-        None => lane(b_words, k, fmt_b.width()),
+        None => lane(b_bus, k, fmt_b.width()),
         Some(m) => {
             let index = ((m >> (2 * k)) & 3) as usize;
-            lane(b_words, 4 * (k / 2) + index, fmt_b.width())
+            lane(b_bus, 4 * (k / 2) + index, fmt_b.width())
         }
     }
 }
@@ -154,8 +158,8 @@ pub struct Stage1<const W: usize> {
 #[inline]
 pub fn stage1_multiply<const W: usize>(
     cfg: &CoreConfig,
-    a_words: &[u64],
-    b_words: &[u64],
+    a_bus: &Wide<W>,
+    b_bus: &Wide<W>,
     lanes: usize,
     meta: Option<u64>,
 ) -> Stage1<W> {
@@ -164,8 +168,8 @@ pub fn stage1_multiply<const W: usize>(
     let lanes = lanes.min(W);
     let wa = cfg.fmt_a.width();
     for k in 0..lanes {
-        a[k] = lane(a_words, k, wa);
-        b[k] = b_operand_select(b_words, k, cfg.fmt_b, meta);
+        a[k] = lane(a_bus, k, wa);
+        b[k] = b_operand_select(b_bus, k, cfg.fmt_b, meta);
     }
     Stage1 {
         m: stage_multiply::<W>(cfg.fmt_a, cfg.fmt_b, &a[..lanes], &b[..lanes]),
@@ -173,170 +177,54 @@ pub fn stage1_multiply<const W: usize>(
     }
 }
 
-/// The named signals of stage 2 (the accumulation) for one step.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stage2 {
-    /// The new FP32 accumulator.
-    pub bits: u32,
-    /// IEEE flags raised.
-    pub flags: Flags,
-    /// True if NaN/Inf decided the result (specials stage).
-    pub special: bool,
-    /// Alignment reference exponent (of the last addition or block).
-    pub max_exp: i32,
-    /// Alignment shift of lane 0's term (of the last addition or block).
-    pub align_shift: i32,
-    /// Bits dropped by the alignment (`sticky` in `ieee`, `dropped` in `nvidia`).
-    pub sticky: bool,
-    /// Leading-zero count of the normalisation (of the last rounding).
-    pub lzc: u32,
-    /// The rounding incremented the significand (of the last rounding).
-    pub round_inc: bool,
-}
-
-fn special(bits: u32, flags: Flags) -> Stage2 {
-    Stage2 {
-        bits,
-        flags,
-        special: true,
-        ..Stage2::default()
-    }
-}
-
-/// One NVIDIA block FMA (`m.lanes <= n` products plus `c`), through the named stages.
-#[inline]
-fn block_fma<const V: usize>(p: &NvidiaParams, m: &MultiplyStage<V>, c: u32) -> Stage2 {
-    let sp = stage_special(m, c);
-    if let Some(bits) = sp.result {
-        return special(bits, sp.flags);
-    }
-    match p.rule {
-        BlockRule::Truncating => {
-            let al = nvidia::stage_align(p, m, c);
-            let s = nvidia::stage_add(&al);
-            let r = nvidia::stage_normalize_round(p, &s);
-            Stage2 {
-                bits: r.bits as u32,
-                flags: r.flags | sp.flags,
-                special: false,
-                max_exp: al.max_exp,
-                align_shift: al.align_shift[0],
-                sticky: al.dropped,
-                lzc: r.trace.lzc,
-                round_inc: r.trace.round_inc,
-            }
-        }
-        BlockRule::ExactThenRne | BlockRule::HalfSteps => {
-            let r = nvidia::block(p, m, c);
-            Stage2 {
-                bits: r.bits,
-                flags: r.flags,
-                special: false,
-                max_exp: r.max_exp,
-                align_shift: 0,
-                sticky: false,
-                lzc: r.round.lzc,
-                round_inc: r.round.round_inc,
-            }
-        }
-    }
-}
-
-/// A multiply stage of `V` lanes holding `products` (at most `V`).
-#[inline]
-fn regroup<const V: usize>(products: &[Product]) -> MultiplyStage<V> {
-    let mut m = MultiplyStage {
-        lanes: products.len().min(V),
-        products: [NO_PRODUCT; V],
-        flags: Flags::NONE,
-    };
-    for (slot, p) in m.products.iter_mut().zip(products) {
-        *slot = *p;
-        m.flags |= p.flags;
-    }
-    m
-}
-
-/// Stage 2: accumulates this step's products (`m`) into `c`.
+/// Stage 2: accumulates this step's products (`m`) into `c` through
+/// [`stage_accumulate_acc`], the one composition of the numerics stages; the PE registers and
+/// traces the fields of the returned [`StepRecord`].
 ///
 /// `gathered` holds the products an NVIDIA block collected on its earlier steps (empty
 /// unless the PE gathers, `w < n`); the block FMA then runs over `gathered ++ m`.
-/// With `w >= n` one step runs `w / n` chained block FMAs. `Exact` mode never reaches here.
+/// With `w >= n` one step runs `w / n` chained block FMAs ([`nvidia::step`]). `Exact` mode
+/// never reaches here.
 #[inline]
 pub fn stage2_accumulate<const W: usize>(
     cfg: &CoreConfig,
     m: &MultiplyStage<W>,
     gathered: &[Product],
     c: u32,
-) -> Stage2 {
-    match &cfg.mode {
-        AccMode::Ieee => {
-            let mut out = Stage2 {
-                bits: c,
-                ..Stage2::default()
-            };
-            let mut flags = Flags::NONE;
-            for p in m.valid() {
-                let c_special = out.bits & 0x7F80_0000 == 0x7F80_0000;
-                let f = ieee::fma(out.bits, p);
-                flags |= f.flags;
-                out = Stage2 {
-                    bits: f.bits,
-                    flags,
-                    special: c_special
-                        || matches!(p.class, ProductClass::Nan | ProductClass::Infinite),
-                    max_exp: f.align.max_exp,
-                    align_shift: f.align.align_shift as i32,
-                    sticky: f.align.sticky,
-                    lzc: f.round.lzc,
-                    round_inc: f.round.round_inc,
-                };
+) -> StepRecord {
+    stage_accumulate_acc(
+        &cfg.mode,
+        RoundingMode::NearestEven,
+        cfg.acc,
+        m,
+        gathered,
+        c,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 6-bit (FP6) and 19-bit (TF32) lanes packed into a bus and read back, including the
+    /// lanes that cross a 64-bit word; each lane's bits checked one by one.
+    #[test]
+    fn lanes_cross_words() {
+        for bits in [6u32, 19] {
+            let mut bus = Wide::<4>::ZERO;
+            let lanes = 256 / bits as usize;
+            let v = |k: usize| (k as u64 * 0x2545_F491 + 0x1F) & ((1 << bits) - 1);
+            for k in 0..lanes {
+                set_lane(&mut bus, k, bits, v(k) | 1 << bits);
             }
-            out
-        }
-        AccMode::Fused | AccMode::Exact => {
-            let sp = stage_special(m, c);
-            if let Some(bits) = sp.result {
-                return special(bits, sp.flags);
+            for k in 0..lanes {
+                assert_eq!(lane(&bus, k, bits), v(k), "{bits}-bit lane {k}");
+                let lo = k * bits as usize;
+                for i in 0..bits as usize {
+                    let bit = (bus.words()[(lo + i) / 64] >> ((lo + i) % 64)) & 1;
+                    assert_eq!(bit, (v(k) >> i) & 1, "{bits}-bit lane {k} bit {i}");
+                }
             }
-            let al = fused::stage_align(m, c);
-            let s = fused::stage_add(m, &al, c);
-            let r = fused::stage_normalize_round(&s);
-            Stage2 {
-                bits: r.bits as u32,
-                flags: r.flags | sp.flags,
-                special: false,
-                max_exp: al.max_exp,
-                align_shift: al.align_shift[0] as i32,
-                sticky: s.sum.sticky,
-                lzc: s.wide_lzc,
-                round_inc: r.trace.round_inc,
-            }
-        }
-        AccMode::Nvidia(p) => {
-            if !gathered.is_empty() {
-                let mut all = [NO_PRODUCT; MAX_LANES];
-                let g = gathered.len().min(MAX_LANES);
-                all[..g].copy_from_slice(&gathered[..g]);
-                let v = m.valid();
-                let t = (g + v.len()).min(MAX_LANES);
-                all[g..t].copy_from_slice(&v[..t - g]);
-                return block_fma(p, &regroup::<MAX_LANES>(&all[..t]), c);
-            }
-            let n = p.block.clamp(1, MAX_LANES);
-            if n >= m.lanes {
-                return block_fma(p, m, c);
-            }
-            let mut acc = c;
-            let mut flags = Flags::NONE;
-            let mut out = Stage2::default();
-            for chunk in m.valid().chunks(n) {
-                out = block_fma(p, &regroup::<W>(chunk), acc);
-                acc = out.bits;
-                flags |= out.flags;
-            }
-            out.flags = flags;
-            out
         }
     }
 }

@@ -105,7 +105,7 @@ impl<const W: usize> OperandFeeder<W> for SparseTileBuffer {
             return LaneGroup::default();
         };
         let lanes = lanes.min(W);
-        let mut words = [0u64; W];
+        let mut words = Wide::<W>::ZERO;
         for l in 0..lanes {
             set_lane(
                 &mut words,
@@ -114,10 +114,7 @@ impl<const W: usize> OperandFeeder<W> for SparseTileBuffer {
                 self.values[i * self.k / 2 + k0 + l],
             );
         }
-        LaneGroup {
-            bits: Wide::from_words_array(words),
-            lanes,
-        }
+        LaneGroup { bits: words, lanes }
     }
 
     #[inline]

@@ -17,7 +17,7 @@
 use super::controller::{Controller, CtlState, PortStatus, ShiftCmd};
 use super::feeder::{OperandFeeder, TileBuffer};
 use super::mesh::Mesh;
-use super::pe::{ShiftIn, CTL_FIRE, CTL_LAST, CTL_SET, CTL_VALID};
+use super::pe::{ACtl, ShiftIn};
 use super::pe_datapath::CoreConfig;
 use super::port::{IdealPort, OperandPort, PortIo};
 use super::schedule::Schedule;
@@ -75,8 +75,57 @@ pub const BLOCKS: [Block; 9] = [
     Block::Output,
 ];
 
+/// The tag beside a row of D (`d_tag`, and the tag words of the de-skew registers), as typed
+/// fields; [`DTag::pack`] gives the traced 64-bit word:
+///
+/// | bits  | field   | meaning                                          |
+/// |-------|---------|--------------------------------------------------|
+/// | 0     | `valid` | the row holds a result                           |
+/// | 2:1   | `row`   | row of the tile (0..[`ROWS`])                    |
+/// | 3     | `last`  | the run's last row                               |
+/// | 31:8  | `tile`  | output tile of the row (24 bits)                 |
+///
+/// Other bits are zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DTag {
+    /// The row holds a result.
+    pub valid: bool,
+    /// Row of the tile.
+    pub row: usize,
+    /// The run's last row.
+    pub last: bool,
+    /// Output tile of the row.
+    pub tile: usize,
+}
+
 const TAG_VALID: u64 = 1;
+const TAG_ROW_SHIFT: u32 = 1;
 const TAG_LAST: u64 = 1 << 3;
+const TAG_TILE_SHIFT: u32 = 8;
+const TAG_TILE_MASK: u64 = 0xFF_FFFF;
+/// The row field is two bits wide: one row index of the mesh.
+const TAG_ROW_MASK: u64 = 3;
+const _: () = assert!(ROWS as u64 - 1 <= TAG_ROW_MASK);
+
+impl DTag {
+    /// The traced tag word.
+    pub const fn pack(self) -> u64 {
+        (if self.valid { TAG_VALID } else { 0 })
+            | ((self.row as u64 & TAG_ROW_MASK) << TAG_ROW_SHIFT)
+            | (if self.last { TAG_LAST } else { 0 })
+            | ((self.tile as u64 & TAG_TILE_MASK) << TAG_TILE_SHIFT)
+    }
+
+    /// The tag of a word written by [`DTag::pack`].
+    pub const fn unpack(w: u64) -> DTag {
+        DTag {
+            valid: w & TAG_VALID != 0,
+            row: ((w >> TAG_ROW_SHIFT) & TAG_ROW_MASK) as usize,
+            last: w & TAG_LAST != 0,
+            tile: ((w >> TAG_TILE_SHIFT) & TAG_TILE_MASK) as usize,
+        }
+    }
+}
 
 /// The tensor core with `W`-lane PEs, fed through the operand port `P` (by default the
 /// zero-latency [`IdealPort`] over a [`TileBuffer`]).
@@ -244,8 +293,8 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
 
     /// The row of D in the output register this cycle, if any.
     pub fn d_row(&self) -> Option<DRow> {
-        let tag = self.d_tag.q();
-        if tag & TAG_VALID == 0 {
+        let tag = DTag::unpack(self.d_tag.q());
+        if !tag.valid {
             return None;
         }
         let mut values = [0u32; COLS];
@@ -253,8 +302,8 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             *v = r.q();
         }
         Some(DRow {
-            tile: ((tag >> 8) & 0xFF_FFFF) as usize,
-            row: ((tag >> 1) & 3) as usize,
+            tile: tag.tile,
+            row: tag.row,
             values,
         })
     }
@@ -347,7 +396,7 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             d_ready: self.port.d_ready(),
             finished: self.port.finished(),
         };
-        let out_last = self.d_tag.q() & TAG_LAST != 0;
+        let out_last = DTag::unpack(self.d_tag.q()).last;
         let ready = self.controller.ready();
         let take = ready && valid;
         let cmd = self.controller.shift_cmd(status.c_ready, status.d_ready);
@@ -360,19 +409,15 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             let (tile, step) = self.controller.feed_addr();
             let ops = self.port.operands();
             let sc = self.sched.step_ctl(step);
-            let mut ctl = 0u16;
-            if sc.last {
-                ctl |= CTL_LAST;
-            }
-            if sc.fire {
-                ctl |= CTL_FIRE;
-            }
-            if tile & 1 == 1 {
-                ctl |= CTL_SET;
-            }
             for (slot, g) in a_in.iter_mut().zip(&ops.a) {
-                let valid = if g.lanes > 0 { CTL_VALID } else { 0 };
-                *slot = (g.bits, ctl | valid | g.lanes as u16);
+                let ctl = ACtl {
+                    lanes: g.lanes as u8,
+                    last: sc.last,
+                    fire: sc.fire,
+                    set: tile & 1 == 1,
+                    valid: g.lanes > 0,
+                };
+                *slot = (g.bits, ctl.pack());
             }
             if self.meta_skew.is_some() {
                 for (slot, m) in meta_in.iter_mut().zip(ops.meta) {
@@ -414,10 +459,13 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                 value: c_cols[j].1,
             };
             if cj.en && cj.d_valid {
-                tags[j] = TAG_VALID
-                    | (((ROWS - 1 - cj.x) as u64) << 1)
-                    | if cj.last { TAG_LAST } else { 0 }
-                    | ((cj.d_tile as u64) << 8);
+                tags[j] = DTag {
+                    valid: true,
+                    row: ROWS - 1 - cj.x,
+                    last: cj.last,
+                    tile: cj.d_tile,
+                }
+                .pack();
             }
         }
 
@@ -481,5 +529,24 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             self.controller.ready(),
             self.port.valid()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tag packs to the documented bit positions and round-trips.
+    #[test]
+    fn d_tag_layout() {
+        let t = DTag {
+            valid: true,
+            row: 2,
+            last: true,
+            tile: 0xAB_CDEF,
+        };
+        assert_eq!(t.pack(), 1 | 2 << 1 | 1 << 3 | 0xAB_CDEF << 8);
+        assert_eq!(DTag::unpack(t.pack()), t);
+        assert_eq!(DTag::default().pack(), 0);
     }
 }

@@ -1,4 +1,4 @@
-//! Format conversions: narrowing (FP32 -> FP16, BF16, E4M3, E5M2, or any pair) with every
+//! Format conversions: narrowing (FP32 -> FP16, BF16, TF32, E4M3, E5M2, FP6, FP4, E8M0, or any pair) with every
 //! rounding mode and an explicit saturation policy, and exact widenings to FP32.
 //!
 //! Every finite input goes through the shared [`round_pack`]; only the special classes (NaN
@@ -12,11 +12,20 @@
 //!   rounding-direction rules (Inf, or the largest finite value when the mode rounds toward
 //!   it); E4M3, which has no infinity, gives its NaN where IEEE would give Inf. An infinite
 //!   input stays infinite, or becomes NaN with `invalid` for E4M3.
+//! - Formats without Inf and NaN (FP6 E2M3/E3M2, FP4 E2M1) always clamp, as the OCP MX
+//!   specification says: a finite overflow gives the signed largest finite value (with
+//!   `overflow` and `inexact`) and an infinity the signed largest finite value (`inexact`),
+//!   under either policy. A NaN has no encoding there: the result is the positive largest
+//!   finite value ([`Format::canonical_nan`]) with `invalid`, and callers that must not
+//!   invent a value (the `convert` command) refuse NaN inputs for these formats instead.
+//! - E8M0 (the MX scale: unsigned powers of two, no zero) has its own rounder: see
+//!   [`super::e8m0`].
 //! - [`Overflow::Saturate`] (PTX `satfinite`): every finite overflow gives the signed largest
 //!   finite value (with `overflow` and `inexact`), and an infinite input also gives the signed
 //!   largest finite value, raising `inexact` only (the operand did not overflow; the result
 //!   merely differs from it). NaN stays NaN.
 
+use super::e8m0::{is_exponent_only, round_to_e8m0};
 use super::flags::{Flags, RoundingMode};
 use super::format::{Class, Format, FP32};
 use super::round::{round_pack, Overflow, RoundTrace, Rounded, Unrounded};
@@ -35,12 +44,17 @@ pub fn convert(
     saturation: Overflow,
 ) -> Rounded {
     let u = unpack(from, bits);
+    if is_exponent_only(to) {
+        return round_to_e8m0(&u, from.is_signaling_nan(bits), mode, saturation);
+    }
     let special = |bits: u64, flags: Flags| Rounded {
         bits,
         flags,
         trace: RoundTrace::default(),
     };
     match u.class {
+        // A format without NaN (FP6, FP4) has nothing to give: see the module documentation.
+        Class::Nan if !to.has_nan() => special(to.canonical_nan(), Flags::INVALID),
         Class::Nan => special(
             to.canonical_nan(),
             if from.is_signaling_nan(bits) {
@@ -58,6 +72,13 @@ pub fn convert(
                 },
             ),
             (Overflow::Ieee, Some(inf)) => special(inf, Flags::NONE),
+            (Overflow::Ieee, None) if !to.has_nan() => special(
+                to.max_finite(u.sign),
+                Flags {
+                    inexact: true,
+                    ..Flags::NONE
+                },
+            ),
             (Overflow::Ieee, None) => special(to.canonical_nan(), Flags::INVALID),
         },
         Class::Zero | Class::Subnormal | Class::Normal => round_pack(

@@ -15,6 +15,10 @@ pub enum RoundingMode {
     Up,
     /// Round to odd (von Neumann jamming): truncate, then set the LSB if anything was lost.
     ToOdd,
+    /// Round to nearest, ties away from zero (`rna`: PTX `cvt.rna`, the TF32 conversion,
+    /// IEEE 754's roundTiesToAway). Offered by the conversions ([`RoundingMode::CONVERSION`]),
+    /// not by the arithmetic units, so it is not in [`RoundingMode::ALL`].
+    NearestAway,
 }
 
 impl RoundingMode {
@@ -27,7 +31,17 @@ impl RoundingMode {
         RoundingMode::ToOdd,
     ];
 
-    /// Short name (`rne`, `rtz`, `rdn`, `rup`, `rto`).
+    /// The modes a format conversion takes: [`RoundingMode::ALL`] and ties-away `rna`.
+    pub const CONVERSION: [RoundingMode; 6] = [
+        RoundingMode::NearestEven,
+        RoundingMode::NearestAway,
+        RoundingMode::TowardZero,
+        RoundingMode::Down,
+        RoundingMode::Up,
+        RoundingMode::ToOdd,
+    ];
+
+    /// Short name (`rne`, `rna`, `rtz`, `rdn`, `rup`, `rto`).
     pub const fn name(self) -> &'static str {
         match self {
             RoundingMode::NearestEven => "rne",
@@ -35,12 +49,22 @@ impl RoundingMode {
             RoundingMode::Down => "rdn",
             RoundingMode::Up => "rup",
             RoundingMode::ToOdd => "rto",
+            RoundingMode::NearestAway => "rna",
         }
     }
 
-    /// Parses a short name as printed by [`RoundingMode::name`].
+    /// Parses the short name of one of the arithmetic units' modes ([`RoundingMode::ALL`];
+    /// `rna` is not one: see [`RoundingMode::conversion_by_name`]).
     pub fn by_name(name: &str) -> Option<RoundingMode> {
         Self::ALL
+            .iter()
+            .copied()
+            .find(|m| m.name().eq_ignore_ascii_case(name))
+    }
+
+    /// Parses the short name of a conversion mode ([`RoundingMode::CONVERSION`]).
+    pub fn conversion_by_name(name: &str) -> Option<RoundingMode> {
+        Self::CONVERSION
             .iter()
             .copied()
             .find(|m| m.name().eq_ignore_ascii_case(name))

@@ -126,6 +126,17 @@ pub const E8M0: Format = Format {
     signed: false,
 };
 
+/// IEEE 754 binary64: a host input format only (values given to `convert` as float64), not a
+/// datapath format, so it is not in [`ALL_FORMATS`].
+pub const FP64: Format = Format {
+    name: "fp64",
+    exp_bits: 11,
+    frac_bits: 52,
+    bias: 1023,
+    non_finite: NonFinite::Ieee,
+    signed: true,
+};
+
 /// Every floating-point format the project knows, in table order.
 pub const ALL_FORMATS: [Format; 10] = [E4M3, E5M2, FP16, BF16, TF32, FP32, E2M1, E2M3, E3M2, E8M0];
 
@@ -188,6 +199,10 @@ impl Format {
     pub const fn emax(&self) -> i32 {
         match self.non_finite {
             NonFinite::Ieee => self.exp_field_max() as i32 - 1 - self.bias,
+            // E8M0: the all-ones field is the NaN, so the top exponent is one below it.
+            NonFinite::NanOnly if self.frac_bits == 0 => {
+                self.exp_field_max() as i32 - 1 - self.bias
+            }
             NonFinite::NanOnly | NonFinite::None => self.exp_field_max() as i32 - self.bias,
         }
     }

@@ -158,6 +158,7 @@ pub const fn round_increment(mode: RoundingMode, sign: bool, kept: u128, loss: L
             Loss::ExactlyHalf => kept & 1 == 1,
             _ => false,
         },
+        RoundingMode::NearestAway => matches!(loss, Loss::ExactlyHalf | Loss::MoreThanHalf),
         RoundingMode::TowardZero | RoundingMode::ToOdd => false,
         RoundingMode::Down => sign && loss.is_inexact(),
         RoundingMode::Up => !sign && loss.is_inexact(),
@@ -182,7 +183,7 @@ pub const fn overflow_result(fmt: Format, sign: bool, mode: RoundingMode, policy
     let to_max = match policy {
         Overflow::Saturate => true,
         Overflow::Ieee => match mode {
-            RoundingMode::NearestEven => false,
+            RoundingMode::NearestEven | RoundingMode::NearestAway => false,
             RoundingMode::TowardZero | RoundingMode::ToOdd => true,
             RoundingMode::Down => !sign,
             RoundingMode::Up => sign,

@@ -141,26 +141,48 @@ impl<const W: usize> Wide<W> {
         self.bits.as_mut_bitslice()
     }
 
-    /// Reads `width` (1..=64) bits starting at bit `lo` (e.g. one lane of an operand bus).
-    /// Bits beyond the bus read as zero.
+    /// Reads `width` (1..=64) bits starting at bit `lo` (e.g. one lane of an operand bus); a
+    /// field may cross a 64-bit word (a 6-bit FP6 or 19-bit TF32 lane). Bits beyond the bus
+    /// read as zero.
+    #[inline]
     pub fn field(&self, lo: usize, width: usize) -> u64 {
-        let total = 64 * W;
-        if lo >= total || width == 0 {
+        let Some((w, off, n)) = Self::span(lo, width) else {
             return 0;
+        };
+        let words = &self.bits.data;
+        let mut v = words[w] >> off;
+        if off + n > 64 {
+            v |= words[w + 1] << (64 - off);
         }
-        let hi = (lo + width.min(64)).min(total);
-        self.bits()[lo..hi].load_le::<u64>()
+        v & low_mask_u64(n as u32)
     }
 
-    /// Writes the low `width` (1..=64) bits of `value` starting at bit `lo`; bits that would fall
-    /// beyond the bus are dropped.
+    /// Writes the low `width` (1..=64) bits of `value` starting at bit `lo` (a field may
+    /// cross a 64-bit word); bits that would fall beyond the bus are dropped.
+    #[inline]
     pub fn set_field(&mut self, lo: usize, width: usize, value: u64) {
+        let Some((w, off, n)) = Self::span(lo, width) else {
+            return;
+        };
+        let mask = low_mask_u64(n as u32);
+        let value = value & mask;
+        let words = &mut self.bits.data;
+        words[w] = (words[w] & !(mask << off)) | (value << off);
+        if off + n > 64 {
+            let sh = 64 - off;
+            words[w + 1] = (words[w + 1] & !(mask >> sh)) | (value >> sh);
+        }
+    }
+
+    /// Where a field lies: (first word, bit offset in it, bits inside the bus), or `None` if
+    /// no bit of it is inside the bus.
+    #[inline]
+    fn span(lo: usize, width: usize) -> Option<(usize, usize, usize)> {
         let total = 64 * W;
         if lo >= total || width == 0 {
-            return;
+            return None;
         }
-        let hi = (lo + width.min(64)).min(total);
-        self.bits_mut()[lo..hi].store_le::<u64>(value);
+        Some((lo / 64, lo % 64, width.min(64).min(total - lo)))
     }
 }
 
@@ -275,5 +297,46 @@ mod tests {
                 .collect();
             assert_eq!(fast, slow, "width {width}");
         }
+    }
+
+    /// Lanes of 6 bits (FP6) and 19 bits (TF32) cross 64-bit words: every lane reads back
+    /// what was written, and the bus's bits match the bit-by-bit definition (bit `i` of
+    /// lane `k` is bus bit `k * width + i`), read through `bitvec` one bit at a time.
+    #[test]
+    fn fields_cross_word_boundaries() {
+        for width in [6usize, 19] {
+            let lanes = 128 / width + 2;
+            let value = |k: usize| (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(k as u64 + 1)) >> 3;
+            let mut bus = Wide::<4>::from_words_array([u64::MAX; 4]);
+            for k in 0..lanes {
+                bus.set_field(k * width, width, value(k));
+            }
+            let crossing = (0..lanes).filter(|k| (k * width) / 64 != (k * width + width - 1) / 64);
+            assert!(
+                crossing.count() >= 2,
+                "width {width}: no lane crosses a word"
+            );
+            for k in 0..lanes {
+                let want = value(k) & ((1u64 << width) - 1);
+                assert_eq!(bus.field(k * width, width), want, "width {width} lane {k}");
+                for i in 0..width {
+                    assert_eq!(
+                        bus.bits()[k * width + i],
+                        (want >> i) & 1 == 1,
+                        "width {width} lane {k} bit {i}"
+                    );
+                }
+            }
+            // Bits above the last lane keep their old value (all ones).
+            assert!(bus.bits()[lanes * width..].all());
+        }
+        // A full 64-bit field at an odd offset, and a field cut off by the end of the bus.
+        let mut bus = Wide::<2>::ZERO;
+        bus.set_field(37, 64, 0xDEAD_BEEF_0123_4567);
+        assert_eq!(bus.field(37, 64), 0xDEAD_BEEF_0123_4567);
+        assert_eq!(bus.words()[0] >> 37, 0x0123_4567 & ((1 << 27) - 1));
+        bus.set_field(120, 19, 0x7_FFFF);
+        assert_eq!(bus.field(120, 19), 0xFF);
+        assert_eq!(bus.field(128, 8), 0);
     }
 }

@@ -144,6 +144,7 @@ fn round_unbounded(kind: Fp8Kind, a: f64, negative: bool, mode: RoundingMode) ->
     } else {
         match mode {
             RoundingMode::NearestEven => frac > 0.5 || (frac == 0.5 && lo % 2.0 == 1.0),
+            RoundingMode::NearestAway => frac >= 0.5,
             RoundingMode::TowardZero => false,
             RoundingMode::Up => !negative,
             RoundingMode::Down => negative,
@@ -172,7 +173,7 @@ pub fn round_to_fp8(kind: Fp8Kind, x: f64, mode: RoundingMode, saturate: bool) -
     }
     let overflow_code = |inexact_overflow: bool| -> Fp8Expected {
         let toward_zero = match mode {
-            RoundingMode::NearestEven => false,
+            RoundingMode::NearestEven | RoundingMode::NearestAway => false,
             RoundingMode::TowardZero | RoundingMode::ToOdd => true,
             RoundingMode::Up => negative,
             RoundingMode::Down => !negative,
@@ -250,6 +251,7 @@ pub fn round_to_fp8(kind: Fp8Kind, x: f64, mode: RoundingMode, saturate: bool) -
     let mid = (value(lo) + value(hi)) / 2.0;
     let pick_hi = match mode {
         RoundingMode::NearestEven => a > mid || (a == mid && hi & 1 == 0),
+        RoundingMode::NearestAway => a >= mid,
         RoundingMode::TowardZero => false,
         RoundingMode::Up => !negative,
         RoundingMode::Down => negative,

@@ -45,6 +45,7 @@ pub fn apfloat_round(mode: RoundingMode) -> Option<rustc_apfloat::Round> {
     use rustc_apfloat::Round;
     match mode {
         RoundingMode::NearestEven => Some(Round::NearestTiesToEven),
+        RoundingMode::NearestAway => Some(Round::NearestTiesToAway),
         RoundingMode::TowardZero => Some(Round::TowardZero),
         RoundingMode::Down => Some(Round::TowardNegative),
         RoundingMode::Up => Some(Round::TowardPositive),
@@ -58,6 +59,7 @@ pub fn softfloat_round(mode: RoundingMode) -> softfloat_wrapper::RoundingMode {
     use softfloat_wrapper::RoundingMode as S;
     match mode {
         RoundingMode::NearestEven => S::TiesToEven,
+        RoundingMode::NearestAway => S::TiesToAway,
         RoundingMode::TowardZero | RoundingMode::ToOdd => S::TowardZero,
         RoundingMode::Down => S::TowardNegative,
         RoundingMode::Up => S::TowardPositive,

@@ -3,7 +3,7 @@
 //! leading-one detection), normalise-round (the shared [`round_pack`]). The `_rm` entry
 //! points round in any IEEE direction ([`RoundingMode`]); the plain ones to nearest even.
 
-use super::step::{stage_special_acc, MultiplyStage, StepResult};
+use super::step::{stage_special_acc, MultiplyStage, StepRecord};
 use super::wide::{WideAcc, WIDE_LSB_EXP};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::{Class, Format, FP32};
@@ -146,12 +146,12 @@ pub fn stage_normalize_round_acc(s: &FusedSum, rm: RoundingMode, acc: Format) ->
 }
 
 /// The whole `fused` step.
-pub fn step<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepResult {
+pub fn step<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepRecord {
     step_rm(m, c, RoundingMode::NearestEven)
 }
 
 /// The whole `fused` step, rounded in direction `rm`.
-pub fn step_rm<const W: usize>(m: &MultiplyStage<W>, c: u32, rm: RoundingMode) -> StepResult {
+pub fn step_rm<const W: usize>(m: &MultiplyStage<W>, c: u32, rm: RoundingMode) -> StepRecord {
     step_acc(m, c, rm, FP32)
 }
 
@@ -162,25 +162,29 @@ pub fn step_acc<const W: usize>(
     c: u32,
     rm: RoundingMode,
     acc: Format,
-) -> StepResult {
+) -> StepRecord {
     let sp = stage_special_acc(m, c, acc);
     if let Some(bits) = sp.result {
-        return StepResult::special(bits, sp.flags);
+        return StepRecord::special(bits, sp.flags);
     }
     let al = stage_align_acc(m, c, acc);
     let s = stage_add_acc(m, &al, c, rm, acc);
     let r = stage_normalize_round_acc(&s, rm, acc);
-    StepResult {
+    StepRecord {
         bits: r.bits as u32,
         flags: r.flags | sp.flags,
+        special: false,
         max_exp: al.max_exp,
+        align_shift: al.align_shift.first().map_or(0, |&s| s as i32),
+        sticky: s.sum.sticky,
+        lzc: s.wide_lzc,
         round: r.trace,
     }
 }
 
 /// The `exact` reference over any number of products: `RNE32(c + sum of a_k * b_k)` with one
 /// rounding (used by [`super::dot`] for `AccMode::Exact`).
-pub fn exact_all(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> StepResult {
+pub fn exact_all(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> StepRecord {
     exact_all_rm(fmt_a, fmt_b, a, b, c, RoundingMode::NearestEven)
 }
 
@@ -192,7 +196,7 @@ pub fn exact_all_rm(
     b: &[u64],
     c: u32,
     rm: RoundingMode,
-) -> StepResult {
+) -> StepRecord {
     exact_all_acc(fmt_a, fmt_b, a, b, c, rm, FP32)
 }
 
@@ -206,7 +210,7 @@ pub fn exact_all_acc(
     c: u32,
     rm: RoundingMode,
     acc: Format,
-) -> StepResult {
+) -> StepRecord {
     use super::step::stage_multiply;
     // Specials over all K at once (32 lanes of multipliers at a time): any NaN gives NaN;
     // +Inf with -Inf anywhere gives an invalid NaN unless a NaN decides the result.
@@ -256,7 +260,7 @@ pub fn exact_all_acc(
         } else {
             acc.infinity(neg_inf).unwrap_or(nan_bits)
         };
-        return StepResult::special(bits as u32, flags);
+        return StepRecord::special(bits as u32, flags);
     }
     let zero_sign = if all_neg_zero {
         true
@@ -265,12 +269,16 @@ pub fn exact_all_acc(
     } else {
         matches!(rm, RoundingMode::Down)
     };
-    let (sum, _) = wide.to_unrounded(zero_sign);
+    let (sum, wide_lzc) = wide.to_unrounded(zero_sign);
     let r = round_pack(acc, sum, rm, Overflow::Ieee);
-    StepResult {
+    StepRecord {
         bits: r.bits as u32,
         flags: r.flags | flags,
+        special: false,
         max_exp: r.trace.norm_exp,
+        align_shift: 0,
+        sticky: sum.sticky,
+        lzc: wide_lzc,
         round: r.trace,
     }
 }

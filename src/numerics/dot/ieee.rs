@@ -3,7 +3,7 @@
 //! exact product, then the shared [`round_pack`]. The `_rm` entry points take any IEEE
 //! rounding direction ([`RoundingMode`]); the plain ones round to nearest even.
 
-use super::step::{MultiplyStage, StepResult};
+use super::step::{MultiplyStage, StepRecord};
 use crate::numerics::add::{add_terms, exact_zero_sign, AddTrace, Term};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::{Class, Format, FP32};
@@ -18,6 +18,8 @@ pub struct FmaStage {
     pub bits: u32,
     /// Its flags (invalid from specials included).
     pub flags: Flags,
+    /// True if a NaN or an infinity (of `c` or the product) decided the result.
+    pub special: bool,
     /// Alignment stage of the adder (`max_exp`, `align_shift`, `sticky`, `effective_sub`).
     pub align: AddTrace,
     /// The unrounded sum leaving the adder.
@@ -30,6 +32,7 @@ const fn special(bits: u32, flags: Flags) -> FmaStage {
     FmaStage {
         bits,
         flags,
+        special: true,
         align: AddTrace {
             swapped: false,
             max_exp: 0,
@@ -103,6 +106,7 @@ pub fn fma_acc(c: u32, p: &Product, rm: RoundingMode, acc: Format) -> FmaStage {
     FmaStage {
         bits: r.bits as u32,
         flags: r.flags,
+        special: false,
         align,
         sum,
         round: r.trace,
@@ -112,13 +116,13 @@ pub fn fma_acc(c: u32, p: &Product, rm: RoundingMode, acc: Format) -> FmaStage {
 /// The `ieee` step: the FMAs of all valid lanes in order, starting from `c`. The trace
 /// fields of the result are those of the last FMA.
 #[inline(always)]
-pub fn fma_chain<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepResult {
+pub fn fma_chain<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepRecord {
     fma_chain_rm(m, c, RoundingMode::NearestEven)
 }
 
 /// [`fma_chain`] with every FMA rounded in direction `rm`.
 #[inline(always)]
-pub fn fma_chain_rm<const W: usize>(m: &MultiplyStage<W>, c: u32, rm: RoundingMode) -> StepResult {
+pub fn fma_chain_rm<const W: usize>(m: &MultiplyStage<W>, c: u32, rm: RoundingMode) -> StepRecord {
     fma_chain_acc(m, c, rm, FP32)
 }
 
@@ -129,7 +133,7 @@ pub fn fma_chain_acc<const W: usize>(
     c: u32,
     rm: RoundingMode,
     acc: Format,
-) -> StepResult {
+) -> StepRecord {
     let mut acc_bits = c;
     let mut flags = Flags::NONE;
     let mut last = special(c, Flags::NONE);
@@ -144,10 +148,15 @@ pub fn fma_chain_acc<const W: usize>(
         acc_bits = last.bits;
         flags |= last.flags;
     }
-    StepResult {
+    // With no valid lane `last` is the idle pass-through of `c`: no stage decided anything.
+    StepRecord {
         bits: acc_bits,
         flags,
+        special: last.special && m.lanes > 0,
         max_exp: last.align.max_exp,
+        align_shift: last.align.align_shift as i32,
+        sticky: last.align.sticky,
+        lzc: last.round.lzc,
         round: last.round,
     }
 }

@@ -31,8 +31,9 @@ pub mod wide;
 pub use batch::{dot_batch, BatchResult, FlagCounts};
 pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
 pub use step::{
-    dot_step, dot_step_acc, dot_step_rm, dot_step_w, dot_step_w_acc, dot_step_w_rm, stage_multiply,
-    stage_special, stage_special_acc, MultiplyStage, SpecialStage, StepResult, FP32_NAN,
+    dot_step, dot_step_acc, dot_step_rm, dot_step_w, dot_step_w_acc, dot_step_w_rm,
+    stage_accumulate, stage_accumulate_acc, stage_multiply, stage_special, stage_special_acc,
+    MultiplyStage, SpecialStage, StepRecord, StepResult, FP32_NAN,
 };
 pub use wide::WideAcc;
 

@@ -19,13 +19,14 @@
 //! the largest finite value). Flags: `inexact` if alignment dropped a nonzero bit or the
 //! final truncation did; `overflow`/`underflow` from the final rounding.
 
+use super::mode::MAX_LANES;
 use super::mode::{BlockRule, NvidiaParams};
-use super::step::{stage_special_acc, MultiplyStage, StepResult, NO_PRODUCT};
+use super::step::{stage_special_acc, MultiplyStage, StepRecord, NO_PRODUCT};
 use super::wide::WideAcc;
 use crate::numerics::add::add;
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::{Format, FP16, FP32};
-use crate::numerics::multiply::ProductClass;
+use crate::numerics::multiply::{Product, ProductClass};
 use crate::numerics::round::{round_pack, Overflow, Rounded, Unrounded};
 use crate::numerics::unpack::unpack;
 
@@ -182,7 +183,7 @@ pub fn stage_normalize_round_acc(params: &NvidiaParams, s: &BlockSum, acc: Forma
 }
 
 /// One block (`m.lanes <= params.block` products plus the FP32 `c`) under `params`.
-pub fn block<const W: usize>(params: &NvidiaParams, m: &MultiplyStage<W>, c: u32) -> StepResult {
+pub fn block<const W: usize>(params: &NvidiaParams, m: &MultiplyStage<W>, c: u32) -> StepRecord {
     block_acc(params, m, c, FP32)
 }
 
@@ -193,10 +194,10 @@ pub fn block_acc<const W: usize>(
     m: &MultiplyStage<W>,
     c: u32,
     acc: Format,
-) -> StepResult {
+) -> StepRecord {
     let sp = stage_special_acc(m, c, acc);
     if let Some(bits) = sp.result {
-        return StepResult::special(bits, sp.flags);
+        return StepRecord::special(bits, sp.flags);
     }
     match params.rule {
         BlockRule::Truncating => {
@@ -215,14 +216,18 @@ fn truncating<const W: usize>(
     m: &MultiplyStage<W>,
     c: u32,
     acc: Format,
-) -> StepResult {
+) -> StepRecord {
     let al = stage_align_acc(params, m, c, acc);
     let s = stage_add(&al);
     let r = stage_normalize_round_acc(params, &s, acc);
-    StepResult {
+    StepRecord {
         bits: r.bits as u32,
         flags: r.flags,
+        special: false,
         max_exp: al.max_exp,
+        align_shift: al.align_shift.first().copied().unwrap_or(0),
+        sticky: al.dropped,
+        lzc: r.trace.lzc,
         round: r.trace,
     }
 }
@@ -253,14 +258,18 @@ fn half_steps<const W: usize>(
     m: &MultiplyStage<W>,
     c: u32,
     flags: Flags,
-) -> StepResult {
+) -> StepRecord {
     let s1 = truncating(params, &k_mod_4_pair(m, 0), 0, FP16);
     let s2 = truncating(params, &k_mod_4_pair(m, 2), s1.bits, FP16);
     let r = add(FP16, c as u64, s2.bits as u64, RoundingMode::NearestEven);
-    StepResult {
+    StepRecord {
         bits: r.rounded.bits as u32,
         flags: r.rounded.flags | s1.flags | s2.flags | flags,
+        special: false,
         max_exp: s2.max_exp,
+        align_shift: s2.align_shift,
+        sticky: s2.sticky,
+        lzc: r.rounded.trace.lzc,
         round: r.rounded.trace,
     }
 }
@@ -268,7 +277,7 @@ fn half_steps<const W: usize>(
 /// Blackwell FP8: `RNE32(c + RZ32(exact sum of the products))`. Zero signs follow IEEE
 /// through both roundings (an all-negative-zero product sum, or a block without products,
 /// is `-0`, so `c` passes through unchanged).
-fn exact_then_rne<const W: usize>(m: &MultiplyStage<W>, c: u32, flags: Flags) -> StepResult {
+fn exact_then_rne<const W: usize>(m: &MultiplyStage<W>, c: u32, flags: Flags) -> StepRecord {
     let mut acc = WideAcc::new();
     let mut all_neg_zero = true;
     for p in m.valid() {
@@ -282,10 +291,73 @@ fn exact_then_rne<const W: usize>(m: &MultiplyStage<W>, c: u32, flags: Flags) ->
     let (sum, _) = acc.to_unrounded(all_neg_zero);
     let products = round_pack(FP32, sum, RoundingMode::TowardZero, Overflow::Ieee);
     let r = add(FP32, c as u64, products.bits, RoundingMode::NearestEven);
-    StepResult {
+    StepRecord {
         bits: r.rounded.bits as u32,
         flags: r.rounded.flags | products.flags | flags,
+        special: false,
         max_exp: r.align.max_exp,
+        align_shift: 0,
+        sticky: false,
+        lzc: r.rounded.trace.lzc,
         round: r.rounded.trace,
     }
+}
+
+/// One `nvidia` step of a PE (or of [`super::dot`]): the block FMAs of its products.
+///
+/// - `gathered` empty and `m.lanes <= n`: one block over `m` ([`block`]).
+/// - `gathered` empty and `m.lanes > n` (`w >= n`): the products in chunks of `n`, chained
+///   (each block's result is the next block's `c`); the record is the last block's, with the
+///   flags ORed over all blocks.
+/// - `gathered` not empty (`w < n`, a block spanning several steps): one block over the block
+///   buffer's products followed by this step's (at most [`MAX_LANES`] in all).
+pub fn step<const W: usize>(
+    params: &NvidiaParams,
+    m: &MultiplyStage<W>,
+    gathered: &[Product],
+    c: u32,
+) -> StepRecord {
+    step_acc(params, m, gathered, c, FP32)
+}
+
+/// [`step`] into the accumulator format `acc` (FP32 or FP16; `params` from
+/// [`super::Preset::params_for`] with the same `acc`).
+pub fn step_acc<const W: usize>(
+    params: &NvidiaParams,
+    m: &MultiplyStage<W>,
+    gathered: &[Product],
+    c: u32,
+    acc: Format,
+) -> StepRecord {
+    if !gathered.is_empty() {
+        let mut all = [NO_PRODUCT; MAX_LANES];
+        let g = gathered.len().min(MAX_LANES);
+        all[..g].copy_from_slice(&gathered[..g]);
+        let v = m.valid();
+        let t = (g + v.len()).min(MAX_LANES);
+        all[g..t].copy_from_slice(&v[..t - g]);
+        return block_acc(
+            params,
+            &MultiplyStage::<MAX_LANES>::from_products(&all[..t]),
+            c,
+            acc,
+        );
+    }
+    let n = params.block.clamp(1, MAX_LANES);
+    if n >= m.lanes {
+        return block_acc(params, m, c, acc);
+    }
+    let mut out = StepRecord::idle(c, Flags::NONE);
+    let mut flags = Flags::NONE;
+    for chunk in m.valid().chunks(n) {
+        out = block_acc(
+            params,
+            &MultiplyStage::<W>::from_products(chunk),
+            out.bits,
+            acc,
+        );
+        flags |= out.flags;
+    }
+    out.flags = flags;
+    out
 }

@@ -83,8 +83,8 @@ pub struct SpecialStage {
     pub flags: Flags,
 }
 
-/// Specials first, over the FP32 `c` and all valid products at once: any NaN gives NaN;
-/// +Inf with -Inf gives NaN (invalid); otherwise any infinity gives that signed infinity.
+/// Specials first, over `c` and all valid products at once: any NaN gives NaN; +Inf with
+/// -Inf gives NaN (invalid); otherwise any infinity gives that signed infinity.
 pub fn stage_special<const W: usize>(m: &MultiplyStage<W>, c: u32) -> SpecialStage {
     stage_special_acc(m, c, FP32)
 }
@@ -134,34 +134,123 @@ pub fn stage_special_acc<const W: usize>(
     SpecialStage { result, flags }
 }
 
-/// The outcome of one dot-product step.
+/// The record of one dot-product step: the new accumulator and the named fields of the
+/// stages that produced it, the same for every mode (what a clocked PE registers and traces:
+/// see [`crate::hw::pe_datapath::stage2_accumulate`]).
+///
+/// Per mode, "last" means the last FMA of an `ieee` chain, the last block of a chained
+/// `nvidia` step; every field is 0/false when the specials stage decided (except `special`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StepResult {
+pub struct StepRecord {
     /// The new accumulator (an FP32 pattern, or an FP16 one in the low 16 bits).
     pub bits: u32,
-    /// IEEE flags raised by the step.
+    /// IEEE flags raised by the step (OR over its FMAs or blocks).
     pub flags: Flags,
+    /// True if NaN or Inf decided the (last) result in the specials stage.
+    pub special: bool,
     /// Alignment reference exponent of the (last) addition (0 when specials decided).
     pub max_exp: i32,
-    /// The normalise-round fields of the (last) rounding.
+    /// Alignment shift of lane 0's term (`ieee`: the adder's shift of the last FMA; `fused`:
+    /// the left shift into the wide register; `nvidia` truncating blocks: the right shift
+    /// onto the block grid; 0 for the Blackwell FP8 rule).
+    pub align_shift: i32,
+    /// Bits dropped by the alignment: `sticky` of the `ieee` adder or of the `fused` wide
+    /// window, `dropped` of a truncating `nvidia` block (false for the Blackwell FP8 rule).
+    pub sticky: bool,
+    /// Leading-zero count of the normalisation: the wide register's in `fused`/`exact`,
+    /// `round.lzc` otherwise.
+    pub lzc: u32,
+    /// The normalise-round fields of the (last) rounding (`round_inc`, ...).
     pub round: RoundTrace,
 }
 
-impl StepResult {
+/// The former name of [`StepRecord`], kept so existing call sites compile.
+pub type StepResult = StepRecord;
+
+impl StepRecord {
     /// A result decided by the specials stage.
-    pub const fn special(bits: u32, flags: Flags) -> StepResult {
-        StepResult {
+    pub const fn special(bits: u32, flags: Flags) -> StepRecord {
+        StepRecord {
+            special: true,
+            ..StepRecord::idle(bits, flags)
+        }
+    }
+
+    /// A step that did no arithmetic (no valid lane in `ieee`): `c` passes through.
+    pub const fn idle(bits: u32, flags: Flags) -> StepRecord {
+        StepRecord {
             bits,
             flags,
+            special: false,
             max_exp: 0,
+            align_shift: 0,
+            sticky: false,
+            lzc: 0,
             round: RoundTrace::IDLE,
         }
     }
 }
 
+impl<const W: usize> MultiplyStage<W> {
+    /// A multiply stage holding `products` (at most `W`; extra ones are dropped), with their
+    /// flags ORed: how a block buffer's products re-enter the datapath.
+    pub fn from_products(products: &[Product]) -> MultiplyStage<W> {
+        let mut m = MultiplyStage {
+            lanes: products.len().min(W),
+            products: [NO_PRODUCT; W],
+            flags: Flags::NONE,
+        };
+        for (slot, p) in m.products.iter_mut().zip(products) {
+            *slot = *p;
+            m.flags |= p.flags;
+        }
+        m
+    }
+}
+
+/// Stage 2 of a step, the one composition of the post-multiply stages every mode uses (the
+/// functional [`dot`](super::dot) and the clocked PE alike): accumulates the products of `m`
+/// into `c` under `mode` (`ieee`: [`ieee::fma_chain_rm`]; `fused`/`exact`:
+/// [`fused::step_rm`]; `nvidia`: [`nvidia::step`], chained blocks of `n` when `m` holds more
+/// than `n` products, or one block over `gathered ++ m` when a block spans several steps).
+///
+/// `gathered` is the block buffer of an `nvidia` block gathered over earlier steps (`w < n`);
+/// it must be empty otherwise and is ignored by the other modes.
+#[inline(always)]
+pub fn stage_accumulate<const W: usize>(
+    mode: &AccMode,
+    rm: RoundingMode,
+    m: &MultiplyStage<W>,
+    gathered: &[Product],
+    c: u32,
+) -> StepRecord {
+    stage_accumulate_acc(mode, rm, FP32, m, gathered, c)
+}
+
+/// [`stage_accumulate`] into the accumulator format `acc` (FP32 or FP16): `c` and the
+/// record's `bits` are `acc` patterns and every rounding of the step rounds to `acc` (for
+/// `Nvidia`, `mode`'s parameters must be those of [`super::Preset::params_for`] with this
+/// `acc`).
+#[inline(always)]
+pub fn stage_accumulate_acc<const W: usize>(
+    mode: &AccMode,
+    rm: RoundingMode,
+    acc: Format,
+    m: &MultiplyStage<W>,
+    gathered: &[Product],
+    c: u32,
+) -> StepRecord {
+    match mode {
+        AccMode::Ieee => ieee::fma_chain_acc(m, c, rm, acc),
+        AccMode::Fused | AccMode::Exact => fused::step_acc(m, c, rm, acc),
+        AccMode::Nvidia(p) => nvidia::step_acc(p, m, gathered, c, acc),
+    }
+}
+
 /// One dot-product step with a compile-time lane count `W`: `c` and `a.len() <= W` products
 /// under `mode` (for `Exact` a step is one rounding of `c` plus these products, as `Fused`;
-/// for `Nvidia` a step is one block FMA, so `a.len()` should not exceed the block size).
+/// for `Nvidia` a step is one block FMA over all its lanes, so `a.len()` should not exceed
+/// the block size; [`stage_accumulate`] chains blocks instead).
 #[inline(always)]
 pub fn dot_step_w<const W: usize>(
     mode: &AccMode,
@@ -170,7 +259,7 @@ pub fn dot_step_w<const W: usize>(
     a: &[u64],
     b: &[u64],
     c: u32,
-) -> StepResult {
+) -> StepRecord {
     dot_step_w_rm::<W>(mode, RoundingMode::NearestEven, fmt_a, fmt_b, a, b, c)
 }
 
@@ -186,7 +275,7 @@ pub fn dot_step_w_rm<const W: usize>(
     a: &[u64],
     b: &[u64],
     c: u32,
-) -> StepResult {
+) -> StepRecord {
     dot_step_w_acc::<W>(mode, rm, FP32, fmt_a, fmt_b, a, b, c)
 }
 
@@ -204,12 +293,12 @@ pub fn dot_step_w_acc<const W: usize>(
     a: &[u64],
     b: &[u64],
     c: u32,
-) -> StepResult {
+) -> StepRecord {
     let m = stage_multiply::<W>(fmt_a, fmt_b, a, b);
     match mode {
-        AccMode::Ieee => ieee::fma_chain_acc(&m, c, rm, acc),
-        AccMode::Fused | AccMode::Exact => fused::step_acc(&m, c, rm, acc),
-        AccMode::Nvidia(p) => nvidia::block_acc(p, &m, c, acc),
+        // One block over every lane, as documented (the recorded trace digests hold this).
+        AccMode::Nvidia(p) if m.lanes > p.block => nvidia::block_acc(p, &m, c, acc),
+        _ => stage_accumulate_acc(mode, rm, acc, &m, &[], c),
     }
 }
 
@@ -222,7 +311,7 @@ pub fn dot_step(
     a: &[u64],
     b: &[u64],
     c: u32,
-) -> StepResult {
+) -> StepRecord {
     dot_step_rm(mode, RoundingMode::NearestEven, fmt_a, fmt_b, a, b, c)
 }
 
@@ -236,7 +325,7 @@ pub fn dot_step_rm(
     a: &[u64],
     b: &[u64],
     c: u32,
-) -> StepResult {
+) -> StepRecord {
     dot_step_acc(mode, rm, FP32, fmt_a, fmt_b, a, b, c)
 }
 
@@ -251,7 +340,7 @@ pub fn dot_step_acc(
     a: &[u64],
     b: &[u64],
     c: u32,
-) -> StepResult {
+) -> StepRecord {
     debug_assert!(a.len() <= MAX_LANES);
     match a.len() {
         0..=1 => dot_step_w_acc::<1>(mode, rm, acc, fmt_a, fmt_b, a, b, c),
