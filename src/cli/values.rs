@@ -91,8 +91,8 @@ pub struct Arith {
 impl ArithArgs {
     /// [`ArithArgs::resolve`] for the clocked tensor core, which has no `exact` datapath
     /// (`exact` rounds once over all of K: a reference, offered by `tcrtl dot` only).
-    pub fn resolve_datapath(&self) -> Result<Arith, String> {
-        let arith = self.resolve()?;
+    pub fn resolve_datapath(&self, acc: Format) -> Result<Arith, String> {
+        let arith = self.resolve_acc(acc)?;
         if arith.mode == AccMode::Exact {
             return Err(
                 "--acc exact is a reference, not a datapath: the tensor core runs ieee, fused or nvidia"

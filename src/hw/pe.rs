@@ -195,9 +195,10 @@ impl<const W: usize> Pe<W> {
             s1_ctl: Reg::new("s1_ctl", CTL_BITS, 0)?,
             exp_sum: Wire::new("exp_sum", 16 * w, Wide::ZERO)?,
             sig_product: Wire::new("sig_product", 32 * w, Wide::ZERO)?,
-            acc_0: Reg::new("acc_0", 32, 0)?,
-            acc_1: Reg::new("acc_1", 32, 0)?,
-            acc: Wire::new("acc", 32, 0)?,
+            // The accumulator registers are as wide as the accumulator format (32 or 16).
+            acc_0: Reg::new("acc_0", cfg.acc.width(), 0)?,
+            acc_1: Reg::new("acc_1", cfg.acc.width(), 0)?,
+            acc: Wire::new("acc", cfg.acc.width(), 0)?,
             max_exp: Wire::new("max_exp", 16, 0)?,
             align_shift: Wire::new("align_shift", 16, 0)?,
             sticky: Wire::new("sticky", 1, false)?,

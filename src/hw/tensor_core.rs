@@ -25,7 +25,7 @@ use super::skew::Skew;
 use super::{HwError, COLS, ROWS};
 use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
-use crate::numerics::format::{FP32, INPUT_FORMATS, TF32};
+use crate::numerics::format::{ACC_FORMATS, INPUT_FORMATS};
 use crate::rtl::{Design, Input, Module, Reg, Visitor, Wide};
 
 /// One row of D leaving the output register.
@@ -335,16 +335,13 @@ pub fn check_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
         )));
     }
     for f in [cfg.fmt_a, cfg.fmt_b] {
-        // TF32 lanes are 19 bits wide: the operand packing here holds lanes that divide a
-        // 64-bit word only, so the clocked core refuses TF32 until its lanes use the engine's
-        // wide-value field accessors.
-        if !INPUT_FORMATS.contains(&f) || f == TF32 {
+        if !INPUT_FORMATS.contains(&f) {
             return Err(HwError::Unsupported(format!("{} inputs", f.name)));
         }
     }
-    if cfg.acc != FP32 {
+    if !ACC_FORMATS.contains(&cfg.acc) {
         return Err(HwError::Unsupported(format!(
-            "{} accumulators in the clocked core",
+            "{} accumulators (fp32 or fp16)",
             cfg.acc.name
         )));
     }
