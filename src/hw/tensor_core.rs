@@ -25,7 +25,7 @@ use super::skew::Skew;
 use super::{HwError, COLS, ROWS};
 use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
-use crate::numerics::format::INPUT_FORMATS;
+use crate::numerics::format::{ACC_FORMATS, INPUT_FORMATS};
 use crate::numerics::int::pair_ok;
 use crate::rtl::{Design, Display, Input, Module, Reg, Visitor, Wide};
 
@@ -362,6 +362,12 @@ pub fn check_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
         if !INPUT_FORMATS.contains(&f) {
             return Err(HwError::Unsupported(format!("{} inputs", f.name)));
         }
+    }
+    if !ACC_FORMATS.contains(&cfg.acc) {
+        return Err(HwError::Unsupported(format!(
+            "{} accumulators (fp32 or fp16)",
+            cfg.acc.name
+        )));
     }
     match cfg.mode {
         AccMode::Exact => Err(HwError::Unsupported(
