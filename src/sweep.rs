@@ -9,7 +9,7 @@
 //! combines into exactly the same summary.
 
 use crate::gemm::rng::SplitMix64;
-use crate::numerics::dot::{dot_rounded, AccMode, DotError};
+use crate::numerics::dot::{dot_acc, AccMode, DotError};
 use crate::numerics::format::Format;
 use crate::numerics::RoundingMode;
 use crate::verify::exact::{decode, exact_sum, Decoded, ExactValue};
@@ -131,6 +131,8 @@ pub struct SweepConfig {
     pub fmt_b: Format,
     /// The mode measured.
     pub mode: AccMode,
+    /// The accumulator (output) format: FP32, or FP16 (errors in ulps of FP16).
+    pub out: Format,
     /// Its rounding (`NearestEven` for nvidia).
     pub rm: RoundingMode,
     /// Products per step for ieee/fused.
@@ -230,25 +232,30 @@ pub fn operands(cfg: &SweepConfig, k: usize, s: u64) -> (Vec<u64>, Vec<u64>) {
     (a, b)
 }
 
-/// Error of FP32 `d` against the exact value `x`.
-fn error(d: u32, x: &ExactValue) -> Outcome {
+/// Error of `d` (a bit pattern of the output format `out`) against the exact value `x`, in
+/// ulps of `out` at the exact value and relative.
+fn error(d: u32, out: Format, x: &ExactValue) -> Outcome {
     let (neg, mag, exp) = match x {
         ExactValue::Finite(n, m, e) => (*n, m, *e),
         _ => return Outcome::NonFinite,
     };
-    let dv = f32::from_bits(d);
-    if !dv.is_finite() {
+    let d = u64::from(d);
+    if !out.classify(d).is_finite() {
         return Outcome::NonFinite;
     }
     // d = (-1)^dn * dm * 2^de exactly.
+    let frac = i64::from(out.frac_bits);
     let (dn, dm, de): (bool, u64, i64) = {
-        let b = d;
-        let e = ((b >> 23) & 0xFF) as i64;
-        let f = (b & 0x7F_FFFF) as u64;
+        let e = out.exp_field(d) as i64;
+        let f = out.frac_field(d);
         if e == 0 {
-            (b >> 31 == 1, f, -149)
+            (out.sign_of(d), f, i64::from(out.emin()) - frac)
         } else {
-            (b >> 31 == 1, f | 1 << 23, e - 150)
+            (
+                out.sign_of(d),
+                f | 1 << out.frac_bits,
+                e - i64::from(out.bias) - frac,
+            )
         }
     };
     let e0 = exp.min(de);
@@ -269,7 +276,7 @@ fn error(d: u32, x: &ExactValue) -> Outcome {
         return Outcome::NonFinite;
     }
     let top = exp + mag.bits() as i64 - 1;
-    let ulp_exp = top.max(-126) - 23;
+    let ulp_exp = top.max(i64::from(out.emin())) - frac;
     let diff_f = diff.to_f64().unwrap_or(f64::INFINITY);
     let ulp = diff_f * 2f64.powi((e0 - ulp_exp) as i32);
     let rel = diff_f / mag.to_f64().unwrap_or(f64::INFINITY) * 2f64.powi((e0 - exp) as i32);
@@ -390,9 +397,10 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KSt
     let mut out = Vec::new();
     for &k in &cfg.ks {
         // Check the configuration once (formats, width, rounding) before the parallel part.
-        dot_rounded(
+        dot_acc(
             &cfg.mode,
             cfg.rm,
+            cfg.out,
             cfg.fmt_a,
             cfg.fmt_b,
             &[],
@@ -404,14 +412,14 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KSt
             .par_iter()
             .map(|&s| {
                 let (a, b) = operands(cfg, k, s);
-                let d = dot_rounded(
-                    &cfg.mode, cfg.rm, cfg.fmt_a, cfg.fmt_b, &a, &b, 0, cfg.width,
+                let d = dot_acc(
+                    &cfg.mode, cfg.rm, cfg.out, cfg.fmt_a, cfg.fmt_b, &a, &b, 0, cfg.width,
                 )
                 .map(|r| r.bits)
-                .unwrap_or(0x7FC0_0000);
+                .unwrap_or(cfg.out.canonical_nan() as u32);
                 let x = exact_sum(cfg.fmt_a, cfg.fmt_b, &a, &b, 0);
                 progress(1);
-                Acc::default().add(error(d, &x))
+                Acc::default().add(error(d, cfg.out, &x))
             })
             .reduce(Acc::default, Acc::merge);
         out.push(finish(k, &acc));
@@ -422,7 +430,7 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KSt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numerics::format::{E4M3, FP16};
+    use crate::numerics::format::{E4M3, FP16, FP32};
 
     #[test]
     fn encode_nearest_rounds_to_even() {
@@ -437,13 +445,25 @@ mod tests {
     fn ulp_and_relative_errors() {
         // exact 1 + 2^-25, result 1: 1/4 ulp, relative ~2^-25.
         let x = ExactValue::Finite(false, BigUint::from((1u64 << 25) + 1), -25);
-        match error(0x3F80_0000, &x) {
+        match error(0x3F80_0000, FP32, &x) {
             Outcome::Error { ulp, rel } => {
                 assert_eq!(ulp, 0.25);
                 assert!((rel - 2f64.powi(-25)).abs() < 1e-15);
             }
             o => panic!("{o:?}"),
         }
+        // The same exact value against FP16 1.0 (0x3C00): 2^-25 is 2^-15 ulps of FP16 (ulp
+        // 2^-10 at 1); and FP16 1 + 2^-10 (0x3C01) is 1 - 2^-15 ulps away.
+        match error(0x3C00, FP16, &x) {
+            Outcome::Error { ulp, .. } => assert_eq!(ulp, 2f64.powi(-15)),
+            o => panic!("{o:?}"),
+        }
+        match error(0x3C01, FP16, &x) {
+            Outcome::Error { ulp, .. } => assert_eq!(ulp, 1.0 - 2f64.powi(-15)),
+            o => panic!("{o:?}"),
+        }
+        // FP16 infinity is not finite.
+        assert_eq!(error(0x7C00, FP16, &x), Outcome::NonFinite);
         assert_eq!(bin(0.25), 1);
         assert_eq!(bin(0.0), 0);
         assert_eq!(bin(1.0), 2);

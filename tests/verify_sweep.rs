@@ -114,6 +114,38 @@ fn thread_count_changes_nothing() {
     std::fs::remove_dir_all(&base).ok();
 }
 
+/// FP16 output: `exact` rounds once to FP16, so its error is at most half an ulp of FP16, and
+/// some sample shows a rounding error larger than FP32 would have made; the summary says which
+/// output it measured, and an FP32 summary keeps its old fields.
+#[test]
+fn fp16_output_errors_are_in_fp16_ulps() {
+    let base = tmp("out16");
+    let d = base.join("fp16");
+    sweep(
+        &["--format", "fp16", "--acc", "exact", "--out-format", "fp16"],
+        &d,
+        None,
+    );
+    let s = summary(&d);
+    assert_eq!(s["out_format"], "fp16");
+    let mut some_inexact = false;
+    for k in s["per_k"].as_array().unwrap() {
+        let max = k["max_ulp"].as_f64().unwrap();
+        assert!(max <= 0.5, "{k}");
+        assert_eq!(k["nonfinite"], 0);
+        some_inexact |= max > 2f64.powi(-13);
+    }
+    assert!(some_inexact, "FP16 rounding never showed: {s}");
+    let d32 = base.join("fp32");
+    sweep(&["--format", "fp16", "--acc", "exact"], &d32, None);
+    let s32 = summary(&d32);
+    assert!(
+        s32.get("out_format").is_none(),
+        "FP32 summaries keep their old fields"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 #[test]
 fn exact_mode_error_bounds() {
     let base = tmp("exact");

@@ -25,6 +25,9 @@ pub struct SweepArgs {
     /// Products per step for ieee and fused (1..=32).
     #[arg(long, default_value_t = 16)]
     width: usize,
+    /// The accumulator (output) format: fp32 (default) or fp16; errors are in its ulps.
+    #[arg(long, default_value = "fp32")]
+    out_format: String,
     /// The lengths K, comma-separated (e.g. 16,256,4096).
     #[arg(long, value_delimiter = ',', required = true)]
     k: Vec<usize>,
@@ -62,6 +65,10 @@ struct Summary {
     format_a: String,
     format_b: String,
     acc: String,
+    /// The output format, when not FP32 (absent in FP32 summaries, which keeps them as they
+    /// were before FP16 output existed).
+    #[serde(default = "fp32_name", skip_serializing_if = "is_fp32_name")]
+    out_format: String,
     preset: Option<String>,
     rounding: String,
     width: usize,
@@ -72,6 +79,14 @@ struct Summary {
     seconds: f64,
     hist_edges_ulp: Vec<f64>,
     per_k: Vec<KStats>,
+}
+
+fn fp32_name() -> String {
+    "fp32".into()
+}
+
+fn is_fp32_name(name: &String) -> bool {
+    name == "fp32"
 }
 
 fn parse_shard(text: &str) -> Result<(u64, u64), String> {
@@ -89,7 +104,8 @@ fn parse_shard(text: &str) -> Result<(u64, u64), String> {
 
 /// Runs `tcrtl verify sweep`.
 pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
-    let arith = args.arith.resolve()?;
+    let out = values::acc_format(&args.out_format)?;
+    let arith = args.arith.resolve_acc(out)?;
     let rm = rounding(&args.rounding)?;
     let dist = Dist::by_name(&args.dist).ok_or_else(|| {
         format!(
@@ -111,6 +127,7 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         fmt_a: arith.fmt_a,
         fmt_b: arith.fmt_b,
         mode: arith.mode,
+        out,
         rm,
         width: args.width,
         ks: args.k.clone(),
@@ -137,6 +154,7 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         format_a: cfg.fmt_a.name.into(),
         format_b: cfg.fmt_b.name.into(),
         acc: cfg.mode.name().into(),
+        out_format: out.name.into(),
         preset: arith.preset.map(|p| p.name().into()),
         rounding: rounding_label(&cfg.mode, rm).into(),
         width: if matches!(cfg.mode, AccMode::Nvidia(_)) {
@@ -268,8 +286,13 @@ fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
         Some(p) => format!("nvidia {p}"),
         None => format!("{} ({})", s.acc, s.rounding),
     };
+    let out = if s.out_format == "fp32" {
+        String::new()
+    } else {
+        format!(" -> {}", s.out_format)
+    };
     let caption = format!(
-        "{who}, {} x {}, {} inputs: error distribution vs K ({} samples per K)",
+        "{who}, {} x {}{out}, {} inputs: error distribution vs K ({} samples per K)",
         s.format_a,
         s.format_b,
         serde_json::to_string(&s.dist)
@@ -291,13 +314,17 @@ fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
             markers: true,
         })
         .collect();
+    let y_desc = format!(
+        "error, ulps of {} (log scale; 0 drawn at 1e-3)",
+        s.out_format.to_uppercase()
+    );
     let plot = Plot {
         size: (800, 500),
         caption: &caption,
         x: ((kmin / 1.5)..(kmax * 1.5), true),
         y: (floor..ymax, true),
         x_desc: "K (log scale)",
-        y_desc: "error, ulps of FP32 (log scale; 0 drawn at 1e-3)",
+        y_desc: &y_desc,
         legend: SeriesLabelPosition::UpperLeft,
     };
     line_plot(svg, &plot, &series)

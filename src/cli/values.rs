@@ -104,14 +104,9 @@ impl ArithArgs {
         Ok(arith)
     }
 
-    /// Checks the names and builds the mode (FP32 output); a preset is required by, and only
+    /// Checks the names and builds the mode for the accumulator format `acc` (the nvidia
+    /// parameters are the preset's for that output); a preset is required by, and only
     /// allowed with, `--acc nvidia`.
-    pub fn resolve(&self) -> Result<Arith, String> {
-        self.resolve_acc(tensorcore_rtl::numerics::FP32)
-    }
-
-    /// [`ArithArgs::resolve`] for the accumulator format `acc` (the nvidia parameters are the
-    /// preset's for that output).
     pub fn resolve_acc(&self, acc: Format) -> Result<Arith, String> {
         let fmt_a = input_format(&self.format)?;
         let fmt_b = match &self.format_b {
