@@ -27,7 +27,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     let hopper = Preset::Hopper
         .params(E5M2, E5M2)
         .map_err(|e| e.to_string())?;
-    let configs: [(&str, CoreConfig, Option<&str>); 3] = [
+    let configs: [(&str, CoreConfig, Option<Preset>); 3] = [
         (
             "fp16 ieee",
             CoreConfig {
@@ -59,7 +59,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
                 width: 1,
                 acc: crate::numerics::format::FP32,
             },
-            Some("hopper"),
+            Some(Preset::Hopper),
         ),
     ];
     for (ci, (name, cfg, preset)) in configs.iter().enumerate() {

@@ -15,7 +15,7 @@ pub const ABOUT: &str = "4x4 mesh, E4M3 (and E4M3 x E5M2), ieee/fused/nvidia vs 
 pub fn run(tb: &mut Bench) -> Result<(), String> {
     let mut first = true;
     for fmt_b in [E4M3, E5M2] {
-        let mut modes: Vec<(String, AccMode, usize, Option<&str>)> = vec![
+        let mut modes: Vec<(String, AccMode, usize, Option<Preset>)> = vec![
             ("ieee".into(), AccMode::Ieee, 1, None),
             ("fused w8".into(), AccMode::Fused, 8, None),
         ];
@@ -25,7 +25,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
                 format!("nvidia {p}"),
                 AccMode::Nvidia(params),
                 1,
-                Some(p.name()),
+                Some(p),
             ));
         }
         for (name, mode, width, preset) in &modes {

@@ -14,7 +14,7 @@ pub const ABOUT: &str = "4x4 mesh, FP16, ieee/fused/nvidia vs verify references"
 
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
-    let mut modes: Vec<(String, AccMode, usize, Option<&str>)> = vec![
+    let mut modes: Vec<(String, AccMode, usize, Option<Preset>)> = vec![
         ("ieee".into(), AccMode::Ieee, 1, None),
         ("fused w4".into(), AccMode::Fused, 4, None),
         ("fused w16".into(), AccMode::Fused, 16, None),
@@ -25,7 +25,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
             format!("nvidia {p}"),
             AccMode::Nvidia(params),
             1,
-            Some(p.name()),
+            Some(p),
         ));
     }
     let mut first = true;

@@ -61,7 +61,7 @@ fn probe(
     };
     let g = Gemm::new(4, 4, k, cfg, a_mat, b_mat, vec![fp32(c)?; 16]).map_err(|e| e.to_string())?;
     let label = format!("{preset} {label}");
-    run_and_check(tb, &label, &g, Some(preset.name()), trace)?;
+    run_and_check(tb, &label, &g, Some(preset), trace)?;
     let run = run_clocked(&g, None).map_err(|e| e.to_string())?;
     for (i, &d) in run.out.d.iter().enumerate() {
         let what = format!("{label} (stated) D[{}][{}]", i / 4, i % 4);

@@ -72,7 +72,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         .iter()
         .map(|&v| if v.is_nan() { Ok(NAN) } else { fp32(v) })
         .collect::<Result<_, _>>()?;
-    let mut cases: Vec<(Format, AccMode, usize, Option<&str>)> = vec![
+    let mut cases: Vec<(Format, AccMode, usize, Option<Preset>)> = vec![
         (FP16, AccMode::Ieee, 1, None),
         (FP16, AccMode::Fused, 4, None),
         (BF16, AccMode::Ieee, 1, None),
@@ -82,7 +82,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     ];
     for fmt in [FP16, BF16] {
         let p = Preset::Hopper.params(fmt, fmt).map_err(|e| e.to_string())?;
-        cases.push((fmt, AccMode::Nvidia(p), 1, Some("hopper")));
+        cases.push((fmt, AccMode::Nvidia(p), 1, Some(Preset::Hopper)));
     }
     for (i, &(fmt, mode, width, preset)) in cases.iter().enumerate() {
         let (a, b) = operands(fmt)?;

@@ -47,7 +47,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     let cases = [
         ("fp16 double-buffered", fp16, (12, 16, 256), mem(24, 32, 2), None, true),
         ("fp16 latency 400", fp16, (12, 16, 256), mem(400, 16, 0), None, false),
-        ("e4m3 hopper w4", hopper, (7, 10, 300), mem(100, 32, 0), Some("hopper"), false),
+        ("e4m3 hopper w4", hopper, (7, 10, 300), mem(100, 32, 0), Some(Preset::Hopper), false),
     ];
     for (seed, (label, cfg, (m, n, k), pc, preset, traced)) in cases.into_iter().enumerate() {
         let g = Gemm::random(m, n, k, cfg, 40 + seed as u64).map_err(|e| e.to_string())?;

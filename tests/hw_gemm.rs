@@ -76,8 +76,8 @@ fn check(g: &Gemm) {
                         .into_iter()
                         .find(|p| p.params(fa, fb) == Ok(params))
                         .expect("a preset with these parameters");
-                    let rp = ref_params(preset.name(), fa.name, fb.name)
-                        .expect("reference parameters for the preset");
+                    let rp =
+                        ref_params(preset, fa, fb).expect("reference parameters for the preset");
                     Some(nvidia_ref_dot(&rp, fa, fb, a, &b, c0))
                 }
                 AccMode::Exact | AccMode::Int(_) => None,

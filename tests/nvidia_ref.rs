@@ -11,7 +11,8 @@ use tensorcore_rtl::verify::measurements::{encode_word, load};
 use tensorcore_rtl::verify::nvidia_ref::{nvidia_ref_dot, ref_params, RefParams};
 
 fn params(preset: &str, fmt: Format) -> RefParams {
-    ref_params(preset, fmt.name, fmt.name).expect("preset supports format")
+    let p = Preset::by_name(preset).expect("a preset name of this test's table");
+    ref_params(p, fmt, fmt).expect("preset supports format")
 }
 
 /// Returns (matched, total) for one set.
@@ -169,7 +170,7 @@ fn random_vectors_agree_with_the_datapath() {
         (Preset::Blackwell, E5M2, E5M2),
     ];
     for (preset, fa, fb) in cases {
-        let ours = ref_params(preset.name(), fa.name, fb.name).expect("supported");
+        let ours = ref_params(preset, fa, fb).expect("supported");
         let mode = AccMode::Nvidia(preset.params(fa, fb).expect("supported"));
         for _ in 0..300 {
             let k = 1 + rng.below(70) as usize;

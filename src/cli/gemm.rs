@@ -389,7 +389,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         // of FP16, BF16 and FP8; otherwise (FP16 output, TF32 nvidia) D is checked against
         // the functional model (the numerics layer, itself checked against SoftFloat and
         // the GPU measurements).
-        match Reference::for_problem(&g, preset.map(|p| p.name())) {
+        match Reference::for_problem(&g, preset) {
             Ok(reference) if acc == FP32 => {
                 let want = reference.gemm(&g);
                 Some((reference.name(), mismatches(&run.out.d, &want)))

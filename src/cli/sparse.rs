@@ -298,7 +298,7 @@ pub fn check_clocked(
         }
         None => {
             let dense = g.dense();
-            let r = Reference::for_problem(&dense, preset.map(|p| p.name()))?;
+            let r = Reference::for_problem(&dense, preset)?;
             let mut want = Vec::with_capacity(g.m * g.n);
             for i in 0..g.m {
                 let row = &g.a.values()[i * g.k / 2..(i + 1) * g.k / 2];

@@ -219,6 +219,7 @@ pub mod util {
     use crate::gemm::ClockedRun;
     use crate::gemm::Gemm;
     use crate::hw::{COLS, PIPELINE_LATENCY, ROWS};
+    use crate::numerics::dot::Preset;
     use crate::numerics::format::Format;
     use crate::verify::gemm_ref::Reference;
     use crate::verify::measurements::encode_exact;
@@ -251,7 +252,7 @@ pub mod util {
         tb: &mut Bench,
         label: &str,
         g: &Gemm,
-        preset: Option<&str>,
+        preset: Option<Preset>,
         trace: bool,
     ) -> Result<ClockedRun, String> {
         let cfg = trace.then(|| tb.trace());

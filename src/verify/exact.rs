@@ -8,7 +8,7 @@
 //! `f64` encoding. Only the format's name is read from [`Format`].
 
 use super::fp8_table::Fp8Kind;
-use crate::numerics::format::Format;
+use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32, TF32};
 use num_bigint::{BigInt, BigUint, Sign};
 
 /// A decoded input value.
@@ -54,18 +54,26 @@ fn from_f64(v: f64) -> Decoded {
     }
 }
 
-/// Decodes a bit pattern of the format named `fmt.name` (`e4m3`, `e5m2`, `fp16`, `bf16`,
-/// `tf32` as a 19-bit pattern, `fp32`). Panics on an unknown name (a programming error in a test).
+/// Decodes a bit pattern of `fmt` (E4M3, E5M2, FP16, BF16, TF32 as a 19-bit pattern, FP32)
+/// through decoders written apart from the datapath (the OCP FP8 table, the `half` crate, the
+/// host's `f32`); the format row only says which. Panics on another row (a programming error
+/// in a test).
 pub fn decode(fmt: Format, bits: u64) -> Decoded {
-    match fmt.name {
-        "e4m3" => decode_fp8(true, bits as u8),
-        "e5m2" => decode_fp8(false, bits as u8),
-        "fp16" => from_f64(half::f16::from_bits(bits as u16).to_f64()),
-        "bf16" => from_f64(half::bf16::from_bits(bits as u16).to_f64()),
-        "fp32" => from_f64(f32::from_bits(bits as u32) as f64),
+    if fmt == E4M3 {
+        decode_fp8(true, bits as u8)
+    } else if fmt == E5M2 {
+        decode_fp8(false, bits as u8)
+    } else if fmt == FP16 {
+        from_f64(half::f16::from_bits(bits as u16).to_f64())
+    } else if fmt == BF16 {
+        from_f64(half::bf16::from_bits(bits as u16).to_f64())
+    } else if fmt == FP32 {
+        from_f64(f32::from_bits(bits as u32) as f64)
+    } else if fmt == TF32 {
         // A 19-bit TF32 pattern is the top of an FP32 container whose low 13 bits are zero.
-        "tf32" => from_f64(f32::from_bits((bits as u32) << 13) as f64),
-        other => panic!("verify::exact: unknown format {other}"),
+        from_f64(f32::from_bits((bits as u32) << 13) as f64)
+    } else {
+        panic!("verify::exact: no reference decoder for {fmt}")
     }
 }
 
@@ -308,13 +316,19 @@ pub fn exact_dot(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> 
 /// and E5M2, whose quiet bit is the top fraction bit; E4M3 has none), read from the patterns
 /// themselves.
 fn is_signaling(fmt: Format, bits: u64) -> bool {
-    let (width, frac) = match fmt.name {
-        "e5m2" => (8, 2),
-        "fp16" => (16, 10),
-        "bf16" => (16, 7),
-        "tf32" => (19, 10),
-        "fp32" => (32, 23),
-        _ => return false,
+    // Widths and fraction bits restated from NUMERICS.md's table, not read from the row.
+    let (width, frac) = if fmt == E5M2 {
+        (8, 2)
+    } else if fmt == FP16 {
+        (16, 10)
+    } else if fmt == BF16 {
+        (16, 7)
+    } else if fmt == TF32 {
+        (19, 10)
+    } else if fmt == FP32 {
+        (32, 23)
+    } else {
+        return false;
     };
     let exp_mask = ((1u64 << (width - 1 - frac)) - 1) << frac;
     let quiet = 1u64 << (frac - 1);

@@ -5,7 +5,7 @@
 use super::exact::{exact_dot, fused_dot, ieee_dot};
 use super::nvidia_ref::{nvidia_ref_dot, ref_params, RefParams};
 use crate::gemm::Gemm;
-use crate::numerics::dot::AccMode;
+use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::int::{IntMode, IntOverflow};
 
 /// Which independent reference checks a run.
@@ -39,7 +39,7 @@ impl Reference {
     /// The reference for a problem's mode and width. `nvidia` needs the preset's name
     /// (`volta`, ...), because the reference takes its parameters from its own table, not
     /// from the datapath's.
-    pub fn for_problem(g: &Gemm, preset: Option<&str>) -> Result<Reference, String> {
+    pub fn for_problem(g: &Gemm, preset: Option<Preset>) -> Result<Reference, String> {
         Ok(match g.cfg.mode {
             AccMode::Ieee => Reference::Ieee,
             AccMode::Fused => Reference::Fused(g.cfg.width),
@@ -47,13 +47,12 @@ impl Reference {
             AccMode::Int(im) => Reference::Int(im, g.cfg.width),
             AccMode::Nvidia(_) => {
                 let p = preset.ok_or("the nvidia reference needs the preset's name")?;
-                let params =
-                    ref_params(p, g.cfg.fmt_a.name, g.cfg.fmt_b.name).ok_or_else(|| {
-                        format!(
-                            "no nvidia reference for preset {p} with {} x {}",
-                            g.cfg.fmt_a.name, g.cfg.fmt_b.name
-                        )
-                    })?;
+                let params = ref_params(p, g.cfg.fmt_a, g.cfg.fmt_b).ok_or_else(|| {
+                    format!(
+                        "no nvidia reference for preset {p} with {} x {}",
+                        g.cfg.fmt_a.name, g.cfg.fmt_b.name
+                    )
+                })?;
                 Reference::Nvidia(params)
             }
         })

@@ -13,7 +13,8 @@
 //! gives `+0`; overflow of the truncated FP32 result gives the signed infinity.
 
 use super::exact::{decode, exact_of_finite, round_fp32, Decoded, RefRounding};
-use crate::numerics::format::Format;
+use crate::numerics::dot::Preset;
+use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16, TF32};
 use num_bigint::{BigInt, BigUint, Sign};
 
 /// The canonical FP32 NaN the reference returns.
@@ -44,24 +45,39 @@ pub struct RefParams {
     pub rule: RefRule,
 }
 
-/// NUMERICS.md's presets table (FP32 output): `preset` is `volta`, `ampere`, `ada`, `hopper`
-/// or `blackwell`; `fmt_a`/`fmt_b` are format names. FP8 means both operands E4M3 or E5M2
-/// (mixed allowed); FP16, BF16 and TF32 need both operands of that format. `None` for a pair
-/// the GPU lacks.
-pub fn ref_params(preset: &str, fmt_a: &str, fmt_b: &str) -> Option<RefParams> {
-    let fp8 = |f: &str| f == "e4m3" || f == "e5m2";
+/// The kinds of input the presets table distinguishes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Input {
+    Fp8,
+    Fp16,
+    Bf16,
+    Tf32,
+}
+
+/// NUMERICS.md's presets table (FP32 output), restated here apart from the datapath's
+/// (`Preset::params`), keyed by the preset and the format rows. FP8 means both operands E4M3
+/// or E5M2 (mixed allowed); FP16, BF16 and TF32 need both operands of that format. `None` for
+/// a pair the GPU lacks.
+pub fn ref_params(preset: Preset, fmt_a: Format, fmt_b: Format) -> Option<RefParams> {
+    let fp8 = |f: Format| f == E4M3 || f == E5M2;
     let kind = if fp8(fmt_a) && fp8(fmt_b) {
-        "fp8"
-    } else if fmt_a == fmt_b && (fmt_a == "fp16" || fmt_a == "bf16" || fmt_a == "tf32") {
-        fmt_a
+        Input::Fp8
+    } else if fmt_a != fmt_b {
+        return None;
+    } else if fmt_a == FP16 {
+        Input::Fp16
+    } else if fmt_a == BF16 {
+        Input::Bf16
+    } else if fmt_a == TF32 {
+        Input::Tf32
     } else {
         return None;
     };
+    use Preset::{Ada, Ampere, Blackwell, Hopper, Volta};
     let floor = match preset {
-        "volta" => -1024,
-        "ampere" | "ada" => -132,
-        "hopper" | "blackwell" => -133,
-        _ => return None,
+        Volta => -1024,
+        Ampere | Ada => -132,
+        Hopper | Blackwell => -133,
     };
     let fma = |n, neab, out_frac_bits| RefParams {
         n,
@@ -71,14 +87,14 @@ pub fn ref_params(preset: &str, fmt_a: &str, fmt_b: &str) -> Option<RefParams> {
         rule: RefRule::BlockFma,
     };
     match (preset, kind) {
-        ("volta", "fp16") => Some(fma(4, 0, 23)),
-        ("ampere" | "ada", "fp16" | "bf16") => Some(fma(8, 1, 23)),
-        ("ampere" | "ada", "tf32") => Some(fma(4, 1, 23)),
-        ("ada", "fp8") => Some(fma(16, -10, 13)),
-        ("hopper" | "blackwell", "fp16" | "bf16") => Some(fma(16, 2, 23)),
-        ("hopper" | "blackwell", "tf32") => Some(fma(4, 2, 23)),
-        ("hopper", "fp8") => Some(fma(32, -10, 13)),
-        ("blackwell", "fp8") => Some(RefParams {
+        (Volta, Input::Fp16) => Some(fma(4, 0, 23)),
+        (Ampere | Ada, Input::Fp16 | Input::Bf16) => Some(fma(8, 1, 23)),
+        (Ampere | Ada, Input::Tf32) => Some(fma(4, 1, 23)),
+        (Ada, Input::Fp8) => Some(fma(16, -10, 13)),
+        (Hopper | Blackwell, Input::Fp16 | Input::Bf16) => Some(fma(16, 2, 23)),
+        (Hopper | Blackwell, Input::Tf32) => Some(fma(4, 2, 23)),
+        (Hopper, Input::Fp8) => Some(fma(32, -10, 13)),
+        (Blackwell, Input::Fp8) => Some(RefParams {
             rule: RefRule::RzSumThenRne,
             ..fma(32, 2, 23)
         }),
@@ -86,13 +102,15 @@ pub fn ref_params(preset: &str, fmt_a: &str, fmt_b: &str) -> Option<RefParams> {
     }
 }
 
-/// The minimum (normal) exponent of an input format, by name: a subnormal input counts with
-/// this exponent (step 1).
-fn min_exp(name: &str) -> i64 {
-    match name {
-        "e4m3" => -6,
-        "e5m2" | "fp16" => -14,
-        _ => -126, // bf16, tf32, fp32
+/// The minimum (normal) exponent of an input format (NUMERICS.md's formats table, restated):
+/// a subnormal input counts with this exponent (step 1).
+fn min_exp(fmt: Format) -> i64 {
+    if fmt == E4M3 {
+        -6
+    } else if fmt == E5M2 || fmt == FP16 {
+        -14
+    } else {
+        -126 // bf16, tf32, fp32
     }
 }
 
@@ -210,7 +228,7 @@ fn block_fma(p: &RefParams, fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32
     let mut terms: Vec<(f64, i64)> = Vec::new();
     for ((&x, &y), &prod) in av.iter().zip(&bv).zip(&products) {
         if prod != 0.0 {
-            let e = log2_floor(x).max(min_exp(fa.name)) + log2_floor(y).max(min_exp(fb.name));
+            let e = log2_floor(x).max(min_exp(fa)) + log2_floor(y).max(min_exp(fb));
             terms.push((prod, e));
         }
     }
@@ -277,15 +295,15 @@ mod tests {
 
     #[test]
     fn table() {
-        let v = ref_params("volta", "fp16", "fp16").map(|p| (p.n, p.neab));
+        let v = ref_params(Preset::Volta, FP16, FP16).map(|p| (p.n, p.neab));
         assert_eq!(v, Some((4, 0)));
-        assert_eq!(ref_params("volta", "bf16", "bf16"), None);
-        assert_eq!(ref_params("ampere", "e4m3", "e4m3"), None);
+        assert_eq!(ref_params(Preset::Volta, BF16, BF16), None);
+        assert_eq!(ref_params(Preset::Ampere, E4M3, E4M3), None);
         assert_eq!(
-            ref_params("hopper", "e4m3", "e5m2").map(|p| p.out_frac_bits),
+            ref_params(Preset::Hopper, E4M3, E5M2).map(|p| p.out_frac_bits),
             Some(13)
         );
-        assert_eq!(ref_params("hopper", "fp16", "bf16"), None);
+        assert_eq!(ref_params(Preset::Hopper, FP16, BF16), None);
     }
 
     #[test]
@@ -294,7 +312,7 @@ mod tests {
         let c = (-(1.0f32 - 2f32.powi(-24))).to_bits();
         let a = [h(1.0), 0, 0, 0];
         let b = [h(1.0), 0, 0, 0];
-        let volta = ref_params("volta", "fp16", "fp16").unwrap_or(RefParams {
+        let volta = ref_params(Preset::Volta, FP16, FP16).unwrap_or(RefParams {
             n: 0,
             neab: 0,
             floor: 0,
