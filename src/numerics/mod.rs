@@ -22,5 +22,6 @@ pub mod convert;
 pub mod dot;
 pub mod e8m0;
 pub mod mx;
+pub mod mx_block;
 pub mod mx_dot;
 pub use convert::{convert, from_fp32, to_fp32};
