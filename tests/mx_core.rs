@@ -431,3 +431,99 @@ fn same_waves_under_every_eval_order() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Different element formats for A and B (FP8 x FP4, FP6 x FP8): the mesh equals fused
+/// `mx_dot` over the mixed rows.
+#[test]
+fn mixed_element_formats() {
+    for (s, (fa, fb)) in [
+        (BlockFormat::MxFp8E4M3, BlockFormat::MxFp4),
+        (BlockFormat::MxFp6E2M3, BlockFormat::MxFp8E5M2),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut p = problem(fa, (4, 5, 64), 500 + s as u64, false);
+        let q = problem(fb, (4, 5, 64), 600 + s as u64, false);
+        p.b = q.b;
+        let g = MxGemm {
+            cfg: CoreConfig {
+                fmt_b: elem_format(fb),
+                ..cfg(fa, 2)
+            },
+            m: p.m,
+            n: p.n,
+            k: p.k,
+            a: p.a.clone(),
+            b: p.b.clone(),
+            c: p.c.clone(),
+            a_scales: p.sa.clone(),
+            b_scales: p.sb.clone(),
+        };
+        let d = run_clocked_mx(&g, None).expect("mesh").out.d;
+        let (qa, mut qb) = as_rows(&p);
+        qb.format = fb;
+        for i in 0..p.m {
+            for j in 0..p.n {
+                let want = mx_dot(&qa, i, &qb, j, p.c[i * p.n + j], MxDotMode::Fused).expect("dot");
+                assert_eq!(d[i * p.n + j], want.bits as u32, "{fa} x {fb} D[{i}][{j}]");
+            }
+        }
+    }
+}
+
+/// Zero signs and cancellation (hand-worked, one block, A row `[1, 1, -0, -0, ...]`):
+/// column 0: every product -0 and C = -0 gives -0; column 1: the same with one +0 product
+/// (-0 x -0) gives +0; column 2: products 1 and -1 cancel exactly, C = -0 gives +0; column 3:
+/// every product -0 with C = +0 gives +0.
+#[test]
+fn zero_signs_and_cancellation() {
+    let (one, neg_zero) = (0x38u64, 0x80u64); // E4M3 1.0 and -0
+    let (m, n, k) = (1, 4, 32);
+    let mut a = vec![neg_zero; k];
+    a[0] = one;
+    a[1] = one;
+    let mut b = vec![one; k * n];
+    for col in [0, 1, 3] {
+        b[col] = neg_zero; // 1 x -0 = -0
+        b[n + col] = neg_zero;
+    }
+    b[7 * n + 1] = neg_zero; // -0 x -0 = +0
+    b[n + 2] = 0x80 | one; // column 2: 1 x 1 + 1 x -1
+    let g = MxGemm {
+        cfg: cfg(BlockFormat::MxFp8E4M3, 1),
+        m,
+        n,
+        k,
+        a,
+        b,
+        c: vec![0x8000_0000, 0x8000_0000, 0x8000_0000, 0],
+        a_scales: vec![127],
+        b_scales: vec![127, 127, 127, 0],
+    };
+    let d = run_clocked_mx(&g, None).expect("mesh").out.d;
+    assert_eq!(d, [0x8000_0000, 0, 0, 0]);
+}
+
+/// A longer random sweep of the mesh against fused `mx_dot` (`TCRTL_SAMPLES` problems per
+/// format, default 2), every width, specials included.
+#[test]
+fn random_sweep() {
+    let count = common::samples(2);
+    for (s, fmt) in FORMATS.into_iter().enumerate() {
+        for t in 0..count {
+            let width = [1usize, 2, 4, 8, 16, 32][((t as usize) + s) % 6];
+            let p = problem(
+                fmt,
+                (
+                    4 + t as usize % 5,
+                    3 + t as usize % 6,
+                    32 * (1 + t as usize % 4),
+                ),
+                9000 + t * 11 + s as u64,
+                t % 2 == 1,
+            );
+            check(&p, width, MxDotMode::Fused);
+        }
+    }
+}
