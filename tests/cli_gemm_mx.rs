@@ -194,5 +194,15 @@ fn gemm_mx_bad_input() {
         "fused",
     );
     run(base("e4m3", "sa.npy", "sb.npy"), &[], "need an MX --format");
+    run(
+        base("nvfp4", "sa.npy", "sb.npy"),
+        &[],
+        "the tensor core runs mxfp8e4m3",
+    );
+    run(
+        base("mxint8", "sa.npy", "sb.npy"),
+        &[],
+        "the tensor core runs mxfp8e4m3",
+    );
     let _ = std::fs::remove_dir_all(&d);
 }

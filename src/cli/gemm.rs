@@ -219,6 +219,11 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     if let Some(fa) = mx::core_format(&args.arith.format) {
         return mx::run(args, fa);
     }
+    if let Some(f) = tensorcore_rtl::numerics::mx::BlockFormat::by_name(&args.arith.format) {
+        return Err(format!(
+            "--format {f}: the tensor core runs mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2 and mxfp4"
+        ));
+    }
     if args.a_scales.is_some() || args.b_scales.is_some() {
         return Err(format!(
             "--a-scales/--b-scales need an MX --format (mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2, mxfp4), not {}",
