@@ -27,7 +27,12 @@ fn main() {
     let mut out = String::new();
     for n in &names {
         let path = dir.join(format!("{n}.rs"));
-        writeln!(out, "#[path = {:?}]\nmod {n};", path.display().to_string()).unwrap();
+        writeln!(
+            out,
+            "#[path = {:?}]\npub mod {n};",
+            path.display().to_string()
+        )
+        .unwrap();
     }
     out.push_str("/// Every testbench, sorted by name.\npub static REGISTRY: &[Testbench] = &[\n");
     for n in &names {

@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use tensorcore_rtl::rtl::demo::{Demo, MacMesh};
+use tensorcore_rtl::rtl::demo::Demo;
 use tensorcore_rtl::rtl::{Design, Simulator, TraceConfig, TraceFormat};
+use tensorcore_rtl::tb::mac_mesh::MacMesh;
 
 const CYCLES: u64 = 10_000;
 

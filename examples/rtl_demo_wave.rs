@@ -1,8 +1,9 @@
-//! Writes a short waveform of the demo design to `waves/demo.vcd` (+ `waves/demo.gtkw`) and of
-//! the 4x4 MAC mesh to `waves/mesh.vcd`, for looking at in GTKWave or Surfer:
+//! Writes a short waveform of the demo design to `waves/demo.vcd` (+ `waves/demo.gtkw`), for
+//! looking at in GTKWave or Surfer:
 //! `cargo run --example rtl_demo_wave && gtkwave waves/demo.vcd waves/demo.gtkw`.
+//! (The integer MAC mesh of lab 0 is a testbench: `tcrtl tb run mac_mesh`.)
 
-use tensorcore_rtl::rtl::demo::{Demo, MacMesh};
+use tensorcore_rtl::rtl::demo::Demo;
 use tensorcore_rtl::rtl::{Result, Simulator, TraceConfig};
 
 fn main() -> Result<()> {
@@ -16,16 +17,6 @@ fn main() -> Result<()> {
     sim.set_watchdog(100);
     sim.reset(2)?;
     sim.run(40)?;
-    let (_, summary) = sim.finish()?;
-    println!("{summary:?}");
-
-    let cfg = TraceConfig::vcd(dir.join("mesh.vcd"))
-        .glob("seed")
-        .glob("mesh.pe_0_*")
-        .window(0, 30);
-    let mut sim = Simulator::with_trace(MacMesh::<4>::new()?, &cfg)?;
-    sim.reset(1)?;
-    sim.run(50)?;
     let (_, summary) = sim.finish()?;
     println!("{summary:?}");
     Ok(())

@@ -132,3 +132,64 @@ fn controller_state_names_reach_gtkwave() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The save files of a traced GEMM: FP32 words as reals (`@40020`: GTKWave's `TR_REAL` 0x40000
+/// with right-justify 0x20), FP16 buses and control words through the `tcrtl wave-filter`
+/// process (`@4022`: `TR_PTRANSLATED` 0x4000 with hex and right-justify, one `^>N` slot per
+/// kind), and the overview with a few signals per PE in closed groups (`@c00200` to
+/// `@1401200`).
+#[test]
+fn save_files_show_reals_and_filtered_lanes_and_an_overview() {
+    let dir = std::env::temp_dir().join(format!("tcrtl_hw_display_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let cfg = CoreConfig {
+        fmt_a: FP16,
+        fmt_b: FP16,
+        mode: AccMode::Ieee,
+        width: 1,
+    };
+    let g = Gemm::random(4, 4, 4, cfg, 5).expect("problem");
+    run_clocked(&g, Some(&TraceConfig::vcd(dir.join("tc.vcd")))).expect("clocked, traced");
+    let full = std::fs::read_to_string(dir.join("tc.gtkw")).expect("save file");
+    let has = |text: &str, want: &str| assert!(text.contains(want), "{want:?} not in\n{text}");
+    has(&full, "@40020\ntensor_core.d_out_0[31:0]\n");
+    has(&full, "@40020\ntensor_core.mesh.pe_2_1.acc_0[31:0]\n");
+    has(
+        &full,
+        "tcrtl wave-filter fp16\ntensor_core.mesh.pe_0_0.a_in[15:0]\n",
+    );
+    has(
+        &full,
+        "tcrtl wave-filter ctl\ntensor_core.mesh.pe_3_3.a_ctl[9:0]\n",
+    );
+    has(&full, "tcrtl wave-filter tag\ntensor_core.d_tag[63:0]\n");
+    has(&full, "@24\ntensor_core.mesh.pe_0_0.align_shift[15:0]\n");
+    // One process slot per kind, the same slot every time the kind recurs.
+    let slots: std::collections::BTreeSet<&str> =
+        full.lines().filter(|l| l.starts_with("^>")).collect();
+    assert_eq!(slots.len(), 3, "{slots:?}");
+    for l in &slots {
+        assert!(full.contains(&format!("@4022\n{l}\n")), "{l}");
+    }
+    assert!(
+        full.contains("@800200\n-mesh.pe_0_0\n"),
+        "groups open in the full file"
+    );
+
+    let over = std::fs::read_to_string(dir.join("tc.overview.gtkw")).expect("overview");
+    has(&over, "[savefile] \"tc.overview.gtkw\"\n");
+    has(&over, "@c00200\n-mesh.pe_1_2\n");
+    has(&over, "@1401200\n-mesh.pe_1_2\n");
+    has(&over, "tensor_core.mesh.pe_1_2.a_in[15:0]");
+    has(&over, "tensor_core.mesh.pe_1_2.acc_1[31:0]");
+    has(&over, "^1 tc.tensor_core.controller.state.txt\n");
+    for absent in ["s1_prod", "exp_sum", "a_skew", "timer"] {
+        assert!(!over.contains(absent), "{absent} in the overview");
+    }
+    // Every signal of the overview is in the full file.
+    for l in over.lines().filter(|l| l.starts_with("tensor_core.")) {
+        has(&full, l);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,23 +13,13 @@ use common::{apfloat_round, half_corner, samples, secs, ApfloatDiffs, Rng};
 use rustc_apfloat::ieee::{BFloat, Double, Single};
 use rustc_apfloat::{Float, FloatConvert, Status};
 use tensorcore_rtl::numerics::{
-    format::NonFinite, multiply, round_product, Flags, Format, Overflow, ProductClass,
-    RoundingMode, BF16, E4M3, E5M2, FP16, FP32,
+    format::FP64, multiply, round_product, Flags, Overflow, ProductClass, RoundingMode, BF16, E4M3,
+    E5M2, FP16, FP32,
 };
 use tensorcore_rtl::verify::fp8_table::Fp8Kind;
 
 const RNE: RoundingMode = RoundingMode::NearestEven;
 const FP32_QNAN: u64 = 0x7FC0_0000;
-
-/// IEEE binary64 as one more table row: the multiplier's exact BF16 products fit in it.
-const FP64: Format = Format {
-    name: "fp64",
-    exp_bits: 11,
-    frac_bits: 52,
-    bias: 1023,
-    non_finite: NonFinite::Ieee,
-    signed: true,
-};
 
 /// Is this E5M2 code an IEEE-style signaling NaN (exponent all ones, fraction MSB clear)?
 fn e5m2_snan(kind: Fp8Kind, code: u8) -> bool {

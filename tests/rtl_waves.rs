@@ -4,8 +4,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use tensorcore_rtl::rtl::demo::{Demo, MacMesh};
+use tensorcore_rtl::rtl::demo::Demo;
 use tensorcore_rtl::rtl::*;
+use tensorcore_rtl::tb::mac_mesh::MacMesh;
 
 fn tmp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tcrtl_{}_{}", name, std::process::id()));

@@ -5,8 +5,11 @@
 #
 # Needs: cargo, gtkwave, xvfb (xvfb-run) and imagemagick (import). Each screenshot is GTKWave
 # opened on a lab waveform with the save file the run wrote beside it, zoomed to fit, inside a
-# virtual X display, captured with `import -window root`. Screenshots are pictures of a GUI:
-# they are not byte-reproducible, the waveforms they show are.
+# virtual X display, captured with `import -window root`. The save files name the translate
+# filter process `tcrtl wave-filter KIND` (docs/waves.md): the freshly built tcrtl is put first
+# on PATH so that GTKWave finds it. Screenshots are pictures of a GUI: they are not
+# byte-reproducible, the waveforms they show are. PROFILE=dev uses the debug build instead of
+# the release one (quicker to build, slower to run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 for tool in gtkwave xvfb-run import; do
@@ -15,12 +18,14 @@ done
 out=docs/course/img
 waves=$(mktemp -d)
 trap 'rm -rf "$waves"' EXIT
-cargo build --release --quiet --examples --bins
-tcrtl=target/release/tcrtl
+profile=${PROFILE:-release}
+case $profile in dev) bindir=target/debug ;; *) bindir=target/$profile ;; esac
+cargo build --profile "$profile" --quiet --examples --bins
+tcrtl=$bindir/tcrtl
+export PATH="$PWD/$bindir:$PATH"
 
-# Lab 0: the integer MAC mesh of the engine's demo (waves/mesh.vcd, row 0 of the mesh).
-cargo run --release --quiet --example rtl_demo_wave >/dev/null
-cp waves/mesh.vcd waves/mesh.gtkw "$waves/"
+# Lab 0: the integer MAC mesh testbench (seed and row 0 of the mesh).
+"$tcrtl" tb run mac_mesh --waves "$waves" >/dev/null
 # Lab 1: one FP16 PE (the `cancellation` case of pe_fp16_mac).
 "$tcrtl" tb run pe_fp16_mac --waves "$waves" >/dev/null
 # Lab 2: a 4 x 4 x 4 iota GEMM: the skewed wavefront through the mesh.
@@ -31,6 +36,12 @@ cp waves/mesh.vcd waves/mesh.gtkw "$waves/"
 "$tcrtl" gemm --m 8 --n 8 --k 4 --pattern ones --vcd "$waves/lab3_tiles.vcd" \
   --trace-glob 'controller.state' --trace-glob 'mesh.pe_0_0.a_ctl' --trace-glob 'mesh.pe_0_0.acc_*' \
   --trace-glob 'mesh.pe_3_0.acc_*' --trace-glob 'd_tag' --trace-glob 'd_out_0' >/dev/null
+# Lab 4: an NVIDIA block FMA (Volta: n = 4) on w = 1 PEs: products gathered for four steps,
+# the accumulator changing once per block, on the `fire` step.
+"$tcrtl" gemm --m 4 --n 4 --k 8 --pattern iota --acc nvidia --preset volta \
+  --vcd "$waves/lab4_blocks.vcd" --trace-glob 'controller.state' \
+  --trace-glob 'mesh.pe_0_0.a_in' --trace-glob 'mesh.pe_0_0.b_in' --trace-glob 'mesh.pe_0_0.s1_ctl' \
+  --trace-glob 'mesh.pe_0_0.gather_*' --trace-glob 'mesh.pe_0_0.acc_0' >/dev/null
 # Lab 5: the sparse testbench (metadata beside A, selects, B multiplexers).
 "$tcrtl" tb run sparse_2_4 --waves "$waves" >/dev/null
 # Lab 6: the double-buffered GEMM through TMA (waveform narrowed to the pipeline).
@@ -50,9 +61,10 @@ shot() { # shot NAME.vcd OUT.png
     kill \$pid"
   echo "wrote $png"
 }
-shot mesh.vcd "$out/lab0_mac_mesh.png"
+shot mac_mesh.vcd "$out/lab0_mac_mesh.png"
 shot pe_fp16_mac.vcd "$out/lab1_pe_fp16.png"
 shot lab2_mesh.vcd "$out/lab2_wavefront.png"
 shot lab3_tiles.vcd "$out/lab3_tiles.png"
+shot lab4_blocks.vcd "$out/lab4_blocks.png"
 shot sparse_2_4.vcd "$out/lab5_sparse.png"
 shot tma_gemm_pipeline.vcd "$out/lab6_tma_pipeline.png"

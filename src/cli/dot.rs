@@ -3,12 +3,16 @@
 
 use super::dot_all;
 use super::dot_batch;
+use super::dot_explain;
+use super::dot_int;
 use super::values;
 use clap::Args;
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::numerics::dot::{dot_rounded, AccMode, DotResult, Preset, MAX_LANES};
+use tensorcore_rtl::numerics::dot::explain::explain;
+use tensorcore_rtl::numerics::dot::{dot_rounded, AccMode, DotError, DotResult, Preset, MAX_LANES};
 use tensorcore_rtl::numerics::format::Format;
 use tensorcore_rtl::numerics::format::FP32;
+use tensorcore_rtl::numerics::int::IntOverflow;
 use tensorcore_rtl::numerics::RoundingMode;
 
 /// Arguments of `tcrtl dot`.
@@ -20,10 +24,12 @@ pub struct DotArgs {
     /// uses its block size; exact rounds once.
     #[arg(long)]
     width: Option<usize>,
-    /// The FP32 accumulator C: 0x bit pattern or exact decimal (default 0).
+    /// The accumulator C: FP32 (0x bit pattern or exact decimal), or int32 for integer
+    /// formats (0x bit pattern of up to 8 hex digits or a decimal integer); default 0.
     #[arg(long, default_value = "0x00000000", allow_hyphen_values = true)]
     c: String,
-    /// A values, comma-separated (0x bit patterns or exact decimals).
+    /// A values, comma-separated (0x bit patterns, exact decimals, or decimal integers for
+    /// integer formats).
     #[arg(
         long,
         value_delimiter = ',',
@@ -31,7 +37,7 @@ pub struct DotArgs {
         allow_hyphen_values = true
     )]
     a: Vec<String>,
-    /// B values, comma-separated (0x bit patterns or exact decimals).
+    /// B values, comma-separated (as --a).
     #[arg(
         long,
         value_delimiter = ',',
@@ -47,9 +53,17 @@ pub struct DotArgs {
     /// --c name .npy files.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Integer formats only: clamp each step's exact sum to the int32 range (PTX
+    /// `.satfinite`) instead of wrapping.
+    #[arg(long)]
+    satfinite: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Show the datapath stage by stage: decoded operands, exact products, alignment shift
+    /// and dropped bits, the sum, normalisation and the rounding decision of every step.
+    #[arg(long)]
+    explain: bool,
 }
 
 /// Parses a `--rounding` name (`rne`, `rtz`, `rdn`, `rup`).
@@ -100,8 +114,36 @@ pub fn rounding_label(mode: &AccMode, rm: RoundingMode) -> &'static str {
 
 /// Runs `tcrtl dot`.
 pub fn run(args: &DotArgs) -> Result<i32, String> {
+    if let Some((fa, fb)) = args.arith.int_formats()? {
+        if !args.rounding.eq_ignore_ascii_case("rne") {
+            return Err(
+                "--rounding does not apply to integer formats (their sums are exact)".into(),
+            );
+        }
+        return dot_int::run(&dot_int::IntJob {
+            fa,
+            fb,
+            overflow: if args.satfinite {
+                IntOverflow::SatFinite
+            } else {
+                IntOverflow::Wrap
+            },
+            width: args.width,
+            a: &args.a,
+            b: &args.b,
+            c: &args.c,
+            out: args.out.as_deref(),
+            json: args.json,
+        });
+    }
+    if args.satfinite {
+        return Err("--satfinite applies to the integer formats (s8, u8, s4, u4) only".into());
+    }
     let rm = rounding(&args.rounding)?;
     if args.arith.acc.eq_ignore_ascii_case("all") {
+        if args.explain {
+            return Err("--explain shows one mode; pick --acc ieee, fused, exact or nvidia".into());
+        }
         if args.arith.preset.is_some() {
             return Err("--acc all runs every preset; drop --preset".into());
         }
@@ -123,6 +165,9 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         preset,
     } = args.arith.resolve()?;
     if dot_batch::is_npy(&args.a) || dot_batch::is_npy(&args.b) {
+        if args.explain {
+            return Err("--explain takes operand values, not .npy batches".into());
+        }
         if !(dot_batch::is_npy(&args.a)
             && dot_batch::is_npy(&args.b)
             && dot_batch::is_npy(std::slice::from_ref(&args.c)))
@@ -148,6 +193,27 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
     }
     let (a, b, c) = single_operands(args, fmt_a, fmt_b)?;
     let width = args.width.unwrap_or(a.len().clamp(1, MAX_LANES));
+    if args.explain {
+        let e = explain(&mode, rm, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| match e {
+            DotError::BadWidth(k) if matches!(mode, AccMode::Exact) => {
+                format!("--explain with --acc exact takes at most {MAX_LANES} products (got {k})")
+            }
+            e => e.to_string(),
+        })?;
+        let label = rounding_label(&mode, rm);
+        if args.json {
+            let mut obj = result_json(&mode, preset, rm, fmt_a, fmt_b, a.len(), &e.result);
+            obj["explain"] = dot_explain::json(&e, fmt_a, fmt_b, label);
+            outln!("{obj}");
+        } else {
+            dot_explain::print_text(&e, &mode, preset, fmt_a, fmt_b, label)?;
+            let value = f32::from_bits(e.result.bits);
+            outln!("bits:  0x{:08x}", e.result.bits);
+            outln!("value: {value:e} ({value})");
+            outln!("flags: {}", e.result.flags);
+        }
+        return Ok(0);
+    }
     let r = dot_rounded(&mode, rm, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
     if args.json {
         outln!(

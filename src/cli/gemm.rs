@@ -6,8 +6,10 @@
 
 mod mx;
 
+use super::gemm_int;
 use super::memory::{params_json, MemArgs, MemoryPath};
 use super::pattern::{pattern_problem, Pattern};
+use super::text_matrix;
 use super::values;
 use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
@@ -17,7 +19,8 @@ use tensorcore_rtl::hw::schedule::Schedule;
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
-use tensorcore_rtl::numerics::format::Format;
+use tensorcore_rtl::numerics::format::{Format, FP32};
+use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow};
 use tensorcore_rtl::sparse::clocked::sparse_schedule;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
@@ -32,13 +35,16 @@ const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs 
 #[command(mut_arg("acc", |a| a.help(ACC_HELP)))]
 pub struct GemmArgs {
     /// A (M x K) as .npy: uint8 (FP8) or uint16 (FP16/BF16) bit patterns, or float16/32/64
-    /// values exactly representable in the format.
+    /// values exactly representable in the format; int8 (s8, s4) or uint8 (u8, u4) values
+    /// for integer formats. A `.txt` or `.hex` file is a text matrix (floating-point formats):
+    /// one row a line, elements as hex bit patterns (0x3c00) or exact decimals.
     #[arg(long, requires = "b")]
     a: Option<PathBuf>,
     /// B (K x N) as .npy, like A.
     #[arg(long, conflicts_with = "m")]
     b: Option<PathBuf>,
-    /// C (M x N) as .npy: float32 values or uint32 FP32 bit patterns (default: zeros).
+    /// C (M x N) as .npy: float32 values or uint32 FP32 bit patterns, int32 for integer
+    /// formats (default: zeros); or a text matrix (.txt, .hex) of FP32 values or patterns.
     #[arg(long, conflicts_with = "m")]
     c: Option<PathBuf>,
     /// Rows of a random problem (with --n, --k, --seed).
@@ -63,7 +69,7 @@ pub struct GemmArgs {
     /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
     #[arg(long, default_value_t = 1)]
     width: usize,
-    /// Write D (M x N float32) here, atomically.
+    /// Write D (M x N float32; int32 for integer formats) here, atomically.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Check D against the independent reference also for .npy inputs (random inputs are
@@ -96,6 +102,10 @@ pub struct GemmArgs {
     /// latency at the bandwidth, at most 48).
     #[arg(long, value_name = "N")]
     stages: Option<usize>,
+    /// Integer formats only: clamp each PE step's exact sum to the int32 range (PTX
+    /// `.satfinite`) instead of wrapping.
+    #[arg(long)]
+    satfinite: bool,
     /// Lay the operand tiles out unswizzled in shared memory (--memory tma), to see the bank
     /// conflicts the 128B swizzle avoids.
     #[arg(long)]
@@ -112,6 +122,9 @@ pub struct GemmArgs {
 
 /// Reads an A or B operand: returns (rows, cols, bit patterns of `fmt`).
 fn load_operand(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, Vec<u64>), String> {
+    if text_matrix::is_text(path) {
+        return text_matrix::read(path, name, |t| values::operand(fmt, t));
+    }
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     let (rows, cols) = matrix_shape(&arr, path, name)?;
     let words = match arr.dtype {
@@ -140,10 +153,11 @@ fn load_operand(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, V
                 })
             })
             .collect::<Result<_, _>>()?,
-        Dtype::U32 => {
+        Dtype::U32 | Dtype::I8 | Dtype::I32 => {
             return Err(format!(
-                "{}: {name} has dtype uint32; {fmt} takes {} bit patterns or float16/32/64 values",
+                "{}: {name} has dtype {}; {fmt} takes {} bit patterns or float16/32/64 values",
                 path.display(),
+                arr.dtype.numpy_name(),
                 if fmt.width() == 8 { "uint8" } else { "uint16" }
             ))
         }
@@ -163,6 +177,16 @@ fn matrix_shape(arr: &NpyArray, path: &Path, name: &str) -> Result<(usize, usize
 
 /// Reads C: float32 values or uint32 FP32 bit patterns, `m x n`.
 fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
+    if text_matrix::is_text(path) {
+        let (rows, cols, words) = text_matrix::read(path, "C", |t| values::operand(FP32, t))?;
+        if (rows, cols) != (m, n) {
+            return Err(format!(
+                "{}: C is {rows} x {cols} but A x B is {m} x {n}",
+                path.display()
+            ));
+        }
+        return Ok(words.iter().map(|&w| w as u32).collect());
+    }
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     let (rows, cols) = matrix_shape(&arr, path, "C")?;
     if !matches!(arr.dtype, Dtype::F32 | Dtype::U32) {
@@ -229,6 +253,12 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             "--a-scales/--b-scales need an MX --format (mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2, mxfp4), not {}",
             args.arith.format
         ));
+    }
+    if let Some((a, b)) = args.arith.int_formats()? {
+        return run_int(args, a, b);
+    }
+    if args.satfinite {
+        return Err("--satfinite applies to the integer formats (s8, u8, s4, u4) only".into());
     }
     let values::Arith {
         fmt_a,
@@ -422,6 +452,54 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     Ok(match check {
         Some((_, bad)) if !bad.is_empty() => 1,
         _ => 0,
+    })
+}
+
+/// `tcrtl gemm` with integer formats (see [`gemm_int`]): the ideal memory path, dense,
+/// without `--memh` golden files or generated patterns other than random.
+fn run_int(args: &GemmArgs, a: IntFormat, b: IntFormat) -> Result<i32, String> {
+    if args.sparse {
+        return Err("integer formats run dense (no --sparse)".into());
+    }
+    if args.memory != MemoryPath::Ideal
+        || args.mem.any()
+        || args.stages.is_some()
+        || args.no_swizzle
+    {
+        return Err("integer GEMMs run on the ideal memory path only (no --memory tma)".into());
+    }
+    if args.memh.is_some() {
+        return Err("--memh golden images are FP32; not for integer formats".into());
+    }
+    if args.pattern != Pattern::Random {
+        return Err("integer formats take random (seeded) or .npy operands, not --pattern".into());
+    }
+    plan_outputs(args)?;
+    let files = match (&args.a, &args.b) {
+        (Some(pa), Some(pb)) => Some((pa.as_path(), pb.as_path(), args.c.as_ref())),
+        _ => None,
+    };
+    let random = match (args.m, args.n, args.k) {
+        (Some(m), Some(n), Some(k)) => Some((m, n, k, args.seed)),
+        _ => None,
+    };
+    gemm_int::run(&gemm_int::IntGemmJob {
+        mode: IntMode {
+            a,
+            b,
+            overflow: if args.satfinite {
+                IntOverflow::SatFinite
+            } else {
+                IntOverflow::Wrap
+            },
+        },
+        width: args.width,
+        files,
+        random,
+        out: args.out.as_deref(),
+        check: args.check,
+        trace: &args.trace,
+        json: args.json,
     })
 }
 

@@ -22,8 +22,22 @@ pub struct GradeArgs {
     #[arg(long)]
     golden: PathBuf,
     /// Folder holding the student's d.hex (FP32 words, row-major).
-    #[arg(long)]
-    student: PathBuf,
+    #[arg(long, required_unless_present = "vcd")]
+    student: Option<PathBuf>,
+    /// Second mode: a VCD of the student's PE, compared with the golden step vectors of
+    /// the element --pe (needs --map or --map-file).
+    #[arg(long, conflicts_with = "student")]
+    vcd: Option<PathBuf>,
+    /// The element ROW,COL of D whose PE the VCD shows (with --vcd).
+    #[arg(long, requires = "vcd", default_value = "0,0")]
+    pe: String,
+    /// FIELD=SIGNAL: the student's signal for clk, a, b, acc_before or acc_after, by its
+    /// dotted VCD name (repeatable; with --vcd).
+    #[arg(long, requires = "vcd")]
+    map: Vec<String>,
+    /// A file of `FIELD SIGNAL` lines (`#` comments), read before --map (with --vcd).
+    #[arg(long, requires = "vcd")]
+    map_file: Option<PathBuf>,
     /// How many mismatches to list.
     #[arg(long, default_value_t = 10)]
     show: usize,
@@ -129,10 +143,11 @@ fn golden_steps(golden: &Path) -> Result<Option<usize>, String> {
 /// Compares the student's step vectors with the golden ones, when both exist.
 fn compare_steps(
     args: &GradeArgs,
+    student_dir: &Path,
     cols: usize,
     elements: usize,
 ) -> Result<Option<(usize, Vec<Mismatch>)>, String> {
-    let student_path = args.student.join("steps.hex");
+    let student_path = student_dir.join("steps.hex");
     if args.no_steps {
         return Ok(None);
     }
@@ -231,9 +246,39 @@ fn d_shape(golden: &Path) -> Result<(usize, usize), String> {
     }
 }
 
+/// Parses `--pe ROW,COL`.
+fn parse_pe(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--pe '{text}': expected ROW,COL (e.g. 1,2)");
+    let (r, c) = text.split_once(',').ok_or_else(bad)?;
+    Ok((
+        r.trim().parse().map_err(|_| bad())?,
+        c.trim().parse().map_err(|_| bad())?,
+    ))
+}
+
 /// Runs `tcrtl grade`.
 pub fn run(args: &GradeArgs) -> Result<i32, String> {
-    for (who, dir) in [("--golden", &args.golden), ("--student", &args.student)] {
+    if let Some(vcd) = &args.vcd {
+        if !args.golden.is_dir() {
+            return Err(format!(
+                "--golden {}: not an existing directory",
+                args.golden.display()
+            ));
+        }
+        return super::grade_vcd::run(&super::grade_vcd::VcdJob {
+            golden: &args.golden,
+            vcd,
+            pe: parse_pe(&args.pe)?,
+            map: &args.map,
+            map_file: args.map_file.as_ref(),
+            show: args.show,
+            json: args.json,
+        });
+    }
+    let Some(student_dir) = &args.student else {
+        return Err("--student DIR or --vcd FILE is required".into());
+    };
+    for (who, dir) in [("--golden", &args.golden), ("--student", student_dir)] {
         if !dir.is_dir() {
             return Err(format!(
                 "{who} {}: not an existing directory",
@@ -243,7 +288,7 @@ pub fn run(args: &GradeArgs) -> Result<i32, String> {
     }
     let (rows, cols) = d_shape(&args.golden)?;
     let golden = read_d(&args.golden, "golden")?;
-    let student = read_d(&args.student, "student")?;
+    let student = read_d(student_dir, "student")?;
     if golden.len() != rows * cols {
         return Err(format!(
             "golden d.hex has {} words, its manifest says {rows} x {cols}",
@@ -270,7 +315,7 @@ pub fn run(args: &GradeArgs) -> Result<i32, String> {
             student,
         })
         .collect();
-    let steps = compare_steps(args, cols, golden.len())?;
+    let steps = compare_steps(args, student_dir, cols, golden.len())?;
     let shown = &mismatches[..mismatches.len().min(args.show)];
     if args.json {
         let steps_json = steps.as_ref().map(|(compared, m)| {

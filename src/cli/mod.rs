@@ -15,9 +15,13 @@ mod convert;
 mod dot;
 mod dot_all;
 mod dot_batch;
+mod dot_explain;
+mod dot_int;
 mod gemm;
+mod gemm_int;
 mod golden;
 mod grade;
+mod grade_vcd;
 mod memory;
 mod memsweep;
 pub mod out;
@@ -26,9 +30,11 @@ mod plot;
 mod sparse;
 mod sweep;
 mod tb;
+mod text_matrix;
 mod tma;
 mod values;
 mod verify;
+mod wave_filter;
 
 use clap::{Parser, Subcommand};
 
@@ -64,11 +70,14 @@ enum Command {
     /// Compares a student's D image with the golden one of `gemm --memh` (exit 0 all match,
     /// 1 otherwise).
     Grade(grade::GradeArgs),
+    /// GTKWave translate filter process: hex values in on stdin, decoded labels out (named in
+    /// the save files the tracer writes).
+    WaveFilter(wave_filter::WaveFilterArgs),
 }
 
 /// Parses the command line and runs the subcommand.
 pub fn run() -> Result<i32, String> {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(gtkwave_args(std::env::args_os().collect())) {
         Ok(c) => c,
         Err(e) if !e.use_stderr() => {
             // Help and version go to stdout with success.
@@ -90,7 +99,25 @@ pub fn run() -> Result<i32, String> {
         Command::Tma(args) => tma::run(&args),
         Command::Grade(args) => grade::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::WaveFilter(args) => wave_filter::run(&args),
     }
+}
+
+/// The command line as clap should see it. GTKWave starts a translate filter process named in a
+/// save file (`^>1 tcrtl wave-filter fp16`) with everything after the program name as one
+/// argument: a lone argument `wave-filter KIND` is split back into its words.
+fn gtkwave_args(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    if args.len() == 2 {
+        if let Some(words) = args[1]
+            .to_str()
+            .filter(|a| a.starts_with("wave-filter "))
+            .map(|a| a.split_whitespace().map(Into::into).collect::<Vec<_>>())
+        {
+            args.truncate(1);
+            args.extend(words);
+        }
+    }
+    args
 }
 
 /// Folds a rendered clap error into one line: its message lines up to the usage block,

@@ -289,7 +289,7 @@ pub fn check_clocked(
         AccMode::Ieee => Some(SparseRef::Ieee),
         AccMode::Fused => Some(SparseRef::Fused { width: g.cfg.width }),
         AccMode::Exact => Some(SparseRef::Exact),
-        AccMode::Nvidia(_) => None,
+        AccMode::Nvidia(_) | AccMode::Int(_) => None,
     };
     let want = match how {
         Some(how) => {

@@ -244,11 +244,14 @@ fn write_outputs(dir: &Path, s: &Summary) -> Result<(), String> {
     write_file(&dir.join("errors.svg"), svg.as_bytes())
 }
 
+/// One statistic of a K's errors, drawn as a line.
+type KStat = fn(&KStats) -> f64;
+
 /// The error distribution per K (ulps, log scale) against K (log scale): the median, 90th and
 /// 99th percentiles (at histogram resolution, [`KStats::quantile_ulp`]), the mean and the max.
 fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
     let floor = 1e-3;
-    let lines: [(&str, RGBColor, fn(&KStats) -> f64); 5] = [
+    let lines: [(&str, RGBColor, KStat); 5] = [
         ("max", RED, |k| k.max_ulp),
         ("99th percentile", MAGENTA, |k| k.quantile_ulp(0.99)),
         ("90th percentile", RGBColor(0, 140, 0), |k| {

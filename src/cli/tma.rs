@@ -97,9 +97,9 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
     let npy = read_npy(&a.tensor).map_err(|e| e.to_string())?;
     let es = dtype.size() as usize;
     let npy_size = match npy.dtype {
-        Dtype::U8 => 1,
+        Dtype::U8 | Dtype::I8 => 1,
         Dtype::U16 | Dtype::F16 => 2,
-        Dtype::U32 | Dtype::F32 => 4,
+        Dtype::U32 | Dtype::I32 | Dtype::F32 => 4,
         Dtype::F64 => 8,
     };
     if npy_size != es {

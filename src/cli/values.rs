@@ -9,6 +9,7 @@ use tensorcore_rtl::io::output::is_special;
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, INPUT_FORMATS};
+use tensorcore_rtl::numerics::int::{pair_ok, IntFormat};
 use tensorcore_rtl::rtl::TraceConfig;
 use tensorcore_rtl::rtl::PERIOD;
 use tensorcore_rtl::verify::measurements::encode_exact;
@@ -36,10 +37,11 @@ pub fn preset(name: &str) -> Result<Preset, String> {
 /// Operand formats and accumulation mode, shared by `tcrtl dot` and `tcrtl gemm`.
 #[derive(Args, Debug)]
 pub struct ArithArgs {
-    /// Format of A (and of B unless --format-b): e4m3, e5m2, fp16, bf16.
+    /// Format of A (and of B unless --format-b): e4m3, e5m2, fp16, bf16, or the integers s8,
+    /// u8, s4, u4 (`tcrtl dot` and `tcrtl gemm`).
     #[arg(long, default_value = "fp16")]
     pub format: String,
-    /// Format of B, if it differs from A's (e.g. e4m3 x e5m2).
+    /// Format of B, if it differs from A's (e.g. e4m3 x e5m2, s8 x u8).
     #[arg(long)]
     pub format_b: Option<String>,
     /// Accumulation mode: ieee (default), fused, exact, nvidia (needs --preset).
@@ -108,6 +110,87 @@ impl ArithArgs {
             preset,
         })
     }
+}
+
+impl ArithArgs {
+    /// The integer formats of A and B if `--format` (or `--format-b`) names one (`s8`, `u8`,
+    /// `s4`, `u4`); `None` for floating-point formats. Integers take no accumulation mode or
+    /// preset (their accumulator is an exact int32), both operands must be integers, and
+    /// 8-bit pairs with 8-bit and 4-bit with 4-bit, as in PTX.
+    pub fn int_formats(&self) -> Result<Option<(IntFormat, IntFormat)>, String> {
+        let fa = IntFormat::input_by_name(&self.format);
+        let fb = self.format_b.as_deref().map(IntFormat::input_by_name);
+        let (fa, fb) = match (fa, fb) {
+            (None, None | Some(None)) => return Ok(None),
+            (Some(a), None) => (a, a),
+            (Some(a), Some(Some(b))) => (a, b),
+            (Some(a), Some(None)) => {
+                return Err(format!(
+                    "cannot pair integer format {a} with {:?}: both operands must be integers (s8, u8, s4, u4)",
+                    self.format_b.as_deref().unwrap_or_default()
+                ))
+            }
+            (None, Some(Some(b))) => {
+                return Err(format!(
+                    "cannot pair {:?} with integer format {b}: both operands must be integers (s8, u8, s4, u4)",
+                    self.format
+                ))
+            }
+        };
+        if !pair_ok(fa, fb) {
+            return Err(format!(
+                "cannot pair {fa} with {fb}: 8-bit integers pair with 8-bit, 4-bit with 4-bit"
+            ));
+        }
+        if self.preset.is_some() || !self.acc.eq_ignore_ascii_case("ieee") {
+            return Err("integer formats accumulate exactly in int32: drop --acc and --preset (use --satfinite to clamp instead of wrapping)".into());
+        }
+        Ok(Some((fa, fb)))
+    }
+}
+
+/// Parses one integer operand of `fmt` (surrounding spaces ignored): `0x` or `0X` and 1 to
+/// 16 hex digits, a bit pattern that must fit the format's width (`0xff` is -1 in s8), or
+/// `[+|-]DIGITS`, a decimal value that must lie in the format's range.
+pub fn int_operand(fmt: IntFormat, text: &str) -> Result<u64, String> {
+    let t = text.trim_matches(' ');
+    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        if hex.is_empty() || hex.len() > 16 || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return Err(format!(
+                "bad hex bit pattern {t:?} (expected 0x and 1 to 16 hex digits)"
+            ));
+        }
+        let bits =
+            u64::from_str_radix(hex, 16).map_err(|_| format!("bad hex bit pattern {t:?}"))?;
+        if bits > fmt.mask() {
+            return Err(format!(
+                "bit pattern {t} does not fit {fmt} ({} bits)",
+                fmt.bits
+            ));
+        }
+        return Ok(bits);
+    }
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return Err(format!(
+            "{t:?} is neither a 0x bit pattern nor a decimal integer"
+        ));
+    }
+    let out_of_range = || {
+        format!(
+            "{t} is out of range for {fmt} ({}..={})",
+            fmt.min(),
+            fmt.max()
+        )
+    };
+    // A value beyond i64 fails to parse: out of range of every format too.
+    let v: i64 = t.parse().map_err(|_| out_of_range())?;
+    fmt.encode(v).ok_or_else(out_of_range)
+}
+
+/// Parses a comma-separated list of integer operands.
+pub fn int_operands(fmt: IntFormat, list: &[String]) -> Result<Vec<u64>, String> {
+    list.iter().map(|s| int_operand(fmt, s)).collect()
 }
 
 /// Waveform options shared by the subcommands that run the clocked core.

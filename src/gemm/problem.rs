@@ -3,7 +3,7 @@
 
 use super::rng::SplitMix64;
 use crate::hw::CoreConfig;
-use crate::numerics::dot::{DotError, MAX_LANES};
+use crate::numerics::dot::{AccMode, DotError, MAX_LANES};
 use crate::numerics::flags::Flags;
 use crate::numerics::format::{Format, INPUT_FORMATS};
 
@@ -71,7 +71,8 @@ pub enum GemmError {
 }
 
 /// A checked GEMM problem. Matrices are row-major raw bit patterns: `a` is `m x k` in
-/// `fmt_a`, `b` is `k x n` in `fmt_b`, `c` is `m x n` FP32.
+/// `fmt_a`, `b` is `k x n` in `fmt_b`, `c` is `m x n` FP32 (for [`AccMode::Int`]: A and B
+/// in the mode's integer formats, C and D int32 bits).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gemm {
     /// Rows of A, C and D.
@@ -129,9 +130,21 @@ impl Gemm {
         if !WIDTHS.contains(&cfg.width) || cfg.width > MAX_LANES {
             return Err(GemmError::BadWidth(cfg.width));
         }
-        for f in [cfg.fmt_a, cfg.fmt_b] {
-            if !INPUT_FORMATS.contains(&f) {
-                return Err(GemmError::NotAnInput(f.name));
+        match cfg.mode {
+            // Integers: the formats are the lane containers of the mode's operand formats.
+            AccMode::Int(im) => {
+                for (f, i) in [(cfg.fmt_a, im.a), (cfg.fmt_b, im.b)] {
+                    if f != i.container() {
+                        return Err(GemmError::NotAnInput(f.name));
+                    }
+                }
+            }
+            _ => {
+                for f in [cfg.fmt_a, cfg.fmt_b] {
+                    if !INPUT_FORMATS.contains(&f) {
+                        return Err(GemmError::NotAnInput(f.name));
+                    }
+                }
             }
         }
         for (matrix, rows, cols, len) in [
@@ -182,6 +195,13 @@ impl Gemm {
     ) -> Result<Gemm, GemmError> {
         check_dims(m, n, k)?;
         let mut rng = SplitMix64::new(seed);
+        if let AccMode::Int(im) = cfg.mode {
+            // Integers: every bit pattern is a value; C any int32.
+            let a = (0..m * k).map(|_| rng.next_u64() & im.a.mask()).collect();
+            let b = (0..k * n).map(|_| rng.next_u64() & im.b.mask()).collect();
+            let c = (0..m * n).map(|_| rng.next_u64() as u32).collect();
+            return Gemm::new(m, n, k, cfg, a, b, c);
+        }
         let a = (0..m * k)
             .map(|_| random_operand(cfg.fmt_a, &mut rng))
             .collect();

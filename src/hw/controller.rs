@@ -177,7 +177,9 @@ impl Controller {
     pub fn new(sched: Schedule) -> Result<Self> {
         Ok(Self {
             sched,
-            state: Reg::new("state", 3, CtlState::Idle as u8)?.with_labels(STATE_LABELS),
+            state: Reg::new("state", 3, CtlState::Idle as u8)?
+                .with_labels(STATE_LABELS)
+                .in_overview(),
             timer: Reg::new("timer", 32, 0)?,
             feed_tile: Reg::new("feed_tile", 32, 0)?,
             feed_step: Reg::new("feed_step", 32, 0)?,

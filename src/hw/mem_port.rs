@@ -45,7 +45,7 @@ use super::pe_datapath::{set_lane, CoreConfig};
 use super::port::{OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
 use super::{HwError, COLS, ROWS};
-use crate::rtl::{Module, Reg, Result as RtlResult, Visitor, Wide, Wire};
+use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor, Wide, Wire};
 
 /// Every word of a C tile fetched.
 const C_ALL: u16 = 0xFFFF;
@@ -473,13 +473,21 @@ impl<const W: usize> MemoryPort<W> {
             cf_asked: Reg::new("cf_asked", 16, 0)?,
             c_used: reg32("c_used")?,
             c_regs: (0..2 * ROWS)
-                .map(|x| Reg::new(format!("c_b{}_r{}", x / ROWS, x % ROWS), 128, 0u128))
+                .map(|x| {
+                    Ok(
+                        Reg::new(format!("c_b{}_r{}", x / ROWS, x % ROWS), 128, 0u128)?
+                            .with_display(Display::Filter("fp32")),
+                    )
+                })
                 .collect::<RtlResult<_>>()?,
             d_claimed: reg32("d_claimed")?,
             d_rows_in: reg32("d_rows_in")?,
             d_rows_written: reg32("d_rows_written")?,
             dq: (0..DQ_DEPTH)
-                .map(|x| Reg::new(format!("dq_{x}"), 128, 0u128))
+                .map(|x| {
+                    Ok(Reg::new(format!("dq_{x}"), 128, 0u128)?
+                        .with_display(Display::Filter("fp32")))
+                })
                 .collect::<RtlResult<_>>()?,
             dq_head: Reg::new("dq_head", 3, 0)?,
             dq_count: Reg::new("dq_count", 4, 0)?,
@@ -488,7 +496,9 @@ impl<const W: usize> MemoryPort<W> {
             take: Wire::new("take", 1, false)?,
             rd_req: Wire::new("rd_req", 1, false)?,
             rd_accept: Wire::new("rd_accept", 1, false)?,
-            tma_cmd: Wire::new("tma_cmd", 3, 0u8)?.with_labels(CMD_LABELS),
+            tma_cmd: Wire::new("tma_cmd", 3, 0u8)?
+                .with_labels(CMD_LABELS)
+                .in_overview(),
         })
     }
 

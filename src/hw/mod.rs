@@ -60,12 +60,14 @@ pub mod mx_feeder;
 pub mod pe;
 pub mod pe_datapath;
 pub mod pe_harness;
+pub mod pe_int;
 pub mod pe_mx;
 pub mod port;
 pub mod schedule;
 pub mod skew;
 pub mod sparse_feeder;
 pub mod tensor_core;
+pub mod wave_filter;
 
 pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
 pub use mem_port::{MemLayout, MemPortConfig, MemoryPort};

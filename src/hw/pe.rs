@@ -15,6 +15,10 @@
 //! buffer plus this step's products, then empties the buffer. The accumulator changes once per
 //! block, exactly as the block FMA of the functional model.
 //!
+//! Integer mode ([`AccMode::Int`]): the same two stages over [`super::pe_int`]: stage 1
+//! multiplies the lanes exactly into `s1_prod`, stage 2 adds them to the int32 held in
+//! `acc_<set>` and wraps or clamps the sum back into it.
+//!
 //! A PE does not know where it sits: the mesh wires its inputs.
 //!
 //! 2:4 sparse mode ([`Pe::with_mode`], [`SparseFront`]): the PE also registers the metadata
@@ -32,11 +36,14 @@ use super::pe_datapath::{
     pack_product, set_lane, stage1_multiply, stage2_accumulate, unpack_product, CoreConfig,
     PRODUCT_BITS,
 };
+use super::pe_int::{
+    pack_int_product, stage1_int_multiply, stage2_int_accumulate, unpack_int_product,
+};
 use super::pe_mx::MxFront;
 use crate::numerics::dot::step::NO_PRODUCT;
-use crate::numerics::dot::{MultiplyStage, MAX_LANES};
+use crate::numerics::dot::{AccMode, MultiplyStage, MAX_LANES};
 use crate::numerics::flags::Flags;
-use crate::rtl::{Module, Reg, Result, Visitor, Wide, Wire};
+use crate::rtl::{Display, Module, Reg, Result, Visitor, Wide, Wire};
 
 /// Control word travelling with A: number of valid lanes (0..=32).
 pub const CTL_LANES: u16 = 0x3F;
@@ -177,12 +184,13 @@ impl<const W: usize> Pe<W> {
         let b_lanes = if sparse { sparse_b_lanes(W) as u32 } else { w };
         let sparse = if sparse {
             Some(SparseFront {
-                meta_in: Wire::new("meta_in", 2 * w, 0)?,
-                meta_out: Reg::new("meta_out", 2 * w, 0)?,
+                meta_in: Wire::new("meta_in", 2 * w, 0)?.with_display(Display::Filter("meta")),
+                meta_out: Reg::new("meta_out", 2 * w, 0)?.with_display(Display::Filter("meta")),
                 sel: (0..W)
-                    .map(|t| Wire::new(format!("sel_{t}"), 2, 0u8))
+                    .map(|t| Ok(Wire::new(format!("sel_{t}"), 2, 0u8)?.with_display(Display::Dec)))
                     .collect::<Result<Vec<_>>>()?,
-                b_sel: Wire::new("b_sel", cfg.fmt_b.width() * w, Wide::ZERO)?,
+                b_sel: Wire::new("b_sel", cfg.fmt_b.width() * w, Wide::ZERO)?
+                    .with_display(cfg.operand_display(cfg.fmt_b)),
             })
         } else {
             None
@@ -198,27 +206,37 @@ impl<const W: usize> Pe<W> {
         Ok(Self {
             name,
             cfg,
-            a_in: Wire::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?,
-            b_in: Wire::new("b_in", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?,
-            a_out: Reg::new("a_out", cfg.fmt_a.width() * w, Wide::ZERO)?,
-            a_ctl: Reg::new("a_ctl", CTL_BITS, 0)?,
-            b_out: Reg::new("b_out", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?,
+            a_in: Wire::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?
+                .with_display(cfg.operand_display(cfg.fmt_a))
+                .in_overview(),
+            b_in: Wire::new("b_in", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?
+                .with_display(cfg.operand_display(cfg.fmt_b))
+                .in_overview(),
+            a_out: Reg::new("a_out", cfg.fmt_a.width() * w, Wide::ZERO)?
+                .with_display(cfg.operand_display(cfg.fmt_a)),
+            a_ctl: Reg::new("a_ctl", CTL_BITS, 0)?.with_display(Display::Filter("ctl")),
+            b_out: Reg::new("b_out", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?
+                .with_display(cfg.operand_display(cfg.fmt_b)),
             b_vld: Reg::new("b_vld", 1, false)?,
             s1_prod: Reg::new("s1_prod", 64 * w, Wide::ZERO)?,
-            s1_ctl: Reg::new("s1_ctl", CTL_BITS, 0)?,
+            s1_ctl: Reg::new("s1_ctl", CTL_BITS, 0)?.with_display(Display::Filter("ctl")),
             exp_sum: Wire::new("exp_sum", 16 * w, Wide::ZERO)?,
             sig_product: Wire::new("sig_product", 32 * w, Wide::ZERO)?,
-            acc_0: Reg::new("acc_0", 32, 0)?,
-            acc_1: Reg::new("acc_1", 32, 0)?,
-            acc: Wire::new("acc", 32, 0)?,
+            acc_0: Reg::new("acc_0", 32, 0)?
+                .with_display(cfg.acc_display())
+                .in_overview(),
+            acc_1: Reg::new("acc_1", 32, 0)?
+                .with_display(cfg.acc_display())
+                .in_overview(),
+            acc: Wire::new("acc", 32, 0)?.with_display(cfg.acc_display()),
             max_exp: Wire::new("max_exp", 16, 0)?,
-            align_shift: Wire::new("align_shift", 16, 0)?,
+            align_shift: Wire::new("align_shift", 16, 0)?.with_display(Display::Dec),
             sticky: Wire::new("sticky", 1, false)?,
-            lzc: Wire::new("lzc", 16, 0)?,
+            lzc: Wire::new("lzc", 16, 0)?.with_display(Display::Dec),
             round_inc: Wire::new("round_inc", 1, false)?,
             special: Wire::new("special", 1, false)?,
             gather,
-            gather_n: Reg::new("gather_n", 6, 0)?,
+            gather_n: Reg::new("gather_n", 6, 0)?.with_display(Display::Dec),
             flags: Reg::new("flags", 4, 0)?,
             done: Reg::new("done", 1, false)?,
             hazard: Reg::new("hazard", 1, false)?,
@@ -352,7 +370,23 @@ impl<const W: usize> Pe<W> {
         let lanes = usize::from(ctl.lanes);
         let valid = ctl.valid && b_vld && lanes > 0;
         self.s1_ctl.set_d(ACtl { valid, ..ctl }.pack());
-        if valid {
+        let int_mode = match cfg.mode {
+            AccMode::Int(im) => Some(im),
+            _ => None,
+        };
+        if let (true, Some(im)) = (valid, int_mode) {
+            // Integer stage 1 (see `pe_int`): exact products into `s1_prod`.
+            let p = stage1_int_multiply::<W>(&im, &a_in, &b_in, lanes);
+            let mut prod = [0u64; W];
+            let mut sigs = Wide::<W>::ZERO;
+            for (k, &pk) in p.iter().enumerate().take(lanes) {
+                prod[k] = pack_int_product(pk);
+                set_lane(&mut sigs, k, 32, pk as u64);
+            }
+            self.s1_prod.set_d(Wide::from_words_array(prod));
+            self.exp_sum.set(Wide::ZERO);
+            self.sig_product.set(sigs);
+        } else if valid {
             let s1 = stage1_multiply::<W>(&cfg, &a_in, &b_in, lanes, meta);
             if let (Some(f), Some(m)) = (self.sparse.as_mut(), meta) {
                 let mut picked = Wide::<W>::ZERO;
@@ -408,6 +442,23 @@ impl<const W: usize> Pe<W> {
         }
         if c1.valid && self.mx.is_some() {
             writes_acc = self.stage2_mx(c1);
+        } else if let (true, Some(im)) = (c1.valid, int_mode) {
+            // Integer stage 2 (see `pe_int`): adder tree plus the int32 accumulator, narrowed.
+            let lanes = usize::from(c1.lanes).min(W);
+            let words = self.s1_prod.q();
+            let mut products = [0i64; W];
+            for (k, p) in products.iter_mut().enumerate().take(lanes) {
+                *p = unpack_int_product(words.words()[k]);
+            }
+            let st = stage2_int_accumulate(&im, &products[..lanes], self.acc_q(set));
+            writes_acc = true;
+            let bits = st.acc as u32;
+            if set {
+                self.acc_1.set_d(bits);
+            } else {
+                self.acc_0.set_d(bits);
+            }
+            self.acc.set(bits);
         } else if c1.valid {
             let lanes = usize::from(c1.lanes).min(W);
             let words = self.s1_prod.q();

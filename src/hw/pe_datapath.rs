@@ -20,7 +20,7 @@ use crate::numerics::dot::{stage_accumulate, stage_multiply, AccMode, MultiplySt
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
 use crate::numerics::multiply::{Product, ProductClass};
-use crate::rtl::Wide;
+use crate::rtl::{Display, Wide};
 
 /// How a tensor core is built: operand formats, accumulation mode, products per PE step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +41,25 @@ impl CoreConfig {
         match self.mode {
             AccMode::Nvidia(p) => p.block,
             _ => 0,
+        }
+    }
+
+    /// How the waves show an operand bus of format `fmt`: decoded lane values through the
+    /// `tcrtl wave-filter` process for floating-point lanes, hex for integer lanes (their
+    /// `Format` is only a lane container, see [`crate::numerics::int::IntFormat::container`]).
+    pub fn operand_display(&self, fmt: Format) -> Display {
+        match self.mode {
+            AccMode::Int(_) => Display::Hex,
+            _ => Display::Filter(fmt.name),
+        }
+    }
+
+    /// How the waves show an accumulator word (`acc_*`, C and D): an FP32 real, or a signed
+    /// decimal int32 in the integer mode.
+    pub fn acc_display(&self) -> Display {
+        match self.mode {
+            AccMode::Int(_) => Display::SignedDec,
+            _ => Display::Real,
         }
     }
 

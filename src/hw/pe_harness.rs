@@ -49,7 +49,7 @@ use super::pe::{CTL_FIRE, CTL_LANES, CTL_LAST, CTL_SET, CTL_VALID};
 use super::pe_datapath::CoreConfig;
 use super::tensor_core::check_config;
 use super::HwError;
-use crate::rtl::{Design, Input, Module, Visitor, Wide};
+use crate::rtl::{Design, Display, Input, Module, Visitor, Wide};
 
 /// The harness top (`pe_harness`): one [`Pe`] with `W` lanes, driven from inputs.
 pub struct PeHarness<const W: usize> {
@@ -70,13 +70,15 @@ impl<const W: usize> PeHarness<W> {
         check_config::<W>(&cfg)?;
         let w = W as u32;
         Ok(Self {
-            a_in: Input::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?,
-            a_ctl: Input::new("a_ctl", CTL_BITS, 0)?,
-            b_in: Input::new("b_in", cfg.fmt_b.width() * w, Wide::ZERO)?,
+            a_in: Input::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?
+                .with_display(Display::Filter(cfg.fmt_a.name)),
+            a_ctl: Input::new("a_ctl", CTL_BITS, 0)?.with_display(Display::Filter("ctl")),
+            b_in: Input::new("b_in", cfg.fmt_b.width() * w, Wide::ZERO)?
+                .with_display(Display::Filter(cfg.fmt_b.name)),
             b_vld: Input::new("b_vld", 1, false)?,
             shift_en: Input::new("shift_en", 1, false)?,
             shift_set: Input::new("shift_set", 1, false)?,
-            shift_value: Input::new("shift_value", 32, 0)?,
+            shift_value: Input::new("shift_value", 32, 0)?.with_display(Display::Real),
             pe: Pe::new("pe".to_string(), cfg)?,
         })
     }

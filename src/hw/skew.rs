@@ -7,7 +7,7 @@
 //! (column `j`: depth `j`), the skew of the column shift commands and C values (column `j`:
 //! depth `j`) and the de-skew of the drained results (column `j`: depth `C - 1 - j`).
 
-use crate::rtl::{Module, Reg, Result, Value, Visitor};
+use crate::rtl::{Display, Module, Reg, Result, Value, Visitor};
 
 /// A skew buffer of `N` lanes carrying a `T` value plus a `U` tag per lane.
 pub struct Skew<T: Value, U: Value, const N: usize> {
@@ -32,6 +32,20 @@ impl<T: Value, U: Value, const N: usize> Skew<T, U, N> {
             lanes.push(regs);
         }
         Ok(Self { name, lanes })
+    }
+
+    /// Sets how waveform viewers show every data register and every tag register.
+    pub fn with_display(mut self, data: Display, tag: Display) -> Self {
+        self.lanes = self
+            .lanes
+            .into_iter()
+            .map(|lane| {
+                lane.into_iter()
+                    .map(|(d, t)| (d.with_display(data), t.with_display(tag)))
+                    .collect()
+            })
+            .collect();
+        self
     }
 
     /// The skew's per-lane outputs: the last register of each lane (or the input itself for

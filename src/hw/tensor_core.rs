@@ -29,7 +29,8 @@ use super::{HwError, COLS, ROWS};
 use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
 use crate::numerics::format::{Format, E2M1, E2M3, E3M2, E4M3, E5M2, INPUT_FORMATS};
-use crate::rtl::{Design, Input, Module, Reg, Visitor, Wide};
+use crate::numerics::int::pair_ok;
+use crate::rtl::{Design, Display, Input, Module, Reg, Visitor, Wide};
 
 /// One row of D leaving the output register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,10 +225,15 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
                 depth_in,
                 cfg.fmt_a.width() * w,
                 super::pe::CTL_BITS,
-            )?,
-            b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * b_lanes, 1)?,
+            )?
+            .with_display(cfg.operand_display(cfg.fmt_a), Display::Filter("ctl")),
+            b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * b_lanes, 1)?
+                .with_display(cfg.operand_display(cfg.fmt_b), Display::Hex),
             meta_skew: if sparse {
-                Some(Skew::new("meta_skew", depth_in, 2 * w, 1)?)
+                Some(
+                    Skew::new("meta_skew", depth_in, 2 * w, 1)?
+                        .with_display(Display::Filter("meta"), Display::Hex),
+                )
             } else {
                 None
             },
@@ -241,13 +247,21 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             } else {
                 None
             },
-            c_skew: Skew::new("c_skew", depth_col, 64, 32)?,
+            c_skew: Skew::new("c_skew", depth_col, 64, 32)?
+                .with_display(Display::Hex, cfg.acc_display()),
             mesh: Mesh::with_fronts(cfg, sparse, mx)?,
-            d_deskew: Skew::new("d_deskew", depth_out, 32, 64)?,
+            d_deskew: Skew::new("d_deskew", depth_out, 32, 64)?
+                .with_display(cfg.acc_display(), Display::Filter("tag")),
             d_out: (0..COLS)
-                .map(|j| Reg::new(format!("d_out_{j}"), 32, 0u32))
+                .map(|j| {
+                    Ok(Reg::new(format!("d_out_{j}"), 32, 0u32)?
+                        .with_display(cfg.acc_display())
+                        .in_overview())
+                })
                 .collect::<crate::rtl::Result<Vec<_>>>()?,
-            d_tag: Reg::new("d_tag", 64, 0)?,
+            d_tag: Reg::new("d_tag", 64, 0)?
+                .with_display(Display::Filter("tag"))
+                .in_overview(),
             order: BLOCKS,
         })
     }
@@ -388,6 +402,16 @@ pub fn check_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
             "width {} in a {W}-lane core",
             cfg.width
         )));
+    }
+    if let AccMode::Int(im) = cfg.mode {
+        // Integer lanes travel in containers of their width (`IntFormat::container`).
+        if cfg.fmt_a != im.a.container() || cfg.fmt_b != im.b.container() || !pair_ok(im.a, im.b) {
+            return Err(HwError::Unsupported(format!(
+                "{} x {} integers with {} x {} lanes",
+                im.a, im.b, cfg.fmt_a.name, cfg.fmt_b.name
+            )));
+        }
+        return Ok(());
     }
     for f in [cfg.fmt_a, cfg.fmt_b] {
         if !INPUT_FORMATS.contains(&f) {

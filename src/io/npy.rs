@@ -1,5 +1,5 @@
 //! A small reader and writer for NumPy `.npy` files (format versions 1.0 to 3.0), enough for
-//! matrices of the dtypes the tensor core takes: `u1`, `u2`, `u4`, `f2`, `f4`, `f8`, either
+//! matrices of the dtypes the tensor core takes: `u1`, `u2`, `u4`, `i1`, `i4`, `f2`, `f4`, `f8`, either
 //! byte order, C or Fortran order (Fortran-ordered arrays are returned in C order).
 //!
 //! Why not the `npyz` crate (issue 12 asked to move to it unless a measurement said
@@ -36,7 +36,7 @@ pub enum NpyError {
         why: String,
     },
     /// The dtype is not one the tensor core takes.
-    #[error("{path}: unsupported dtype '{descr}' (expected uint8, uint16, uint32, float16, float32 or float64)")]
+    #[error("{path}: unsupported dtype '{descr}' (expected uint8, uint16, uint32, int8, int32, float16, float32 or float64)")]
     Dtype {
         /// The file.
         path: String,
@@ -54,6 +54,10 @@ pub enum Dtype {
     U16,
     /// `uint32`
     U32,
+    /// `int8` (kept as two's-complement bit patterns)
+    I8,
+    /// `int32` (kept as two's-complement bit patterns)
+    I32,
     /// `float16` (kept as bit patterns)
     F16,
     /// `float32`
@@ -65,9 +69,9 @@ pub enum Dtype {
 impl Dtype {
     fn size(self) -> usize {
         match self {
-            Dtype::U8 => 1,
+            Dtype::U8 | Dtype::I8 => 1,
             Dtype::U16 | Dtype::F16 => 2,
-            Dtype::U32 | Dtype::F32 => 4,
+            Dtype::U32 | Dtype::I32 | Dtype::F32 => 4,
             Dtype::F64 => 8,
         }
     }
@@ -78,6 +82,8 @@ impl Dtype {
             Dtype::U8 => "uint8",
             Dtype::U16 => "uint16",
             Dtype::U32 => "uint32",
+            Dtype::I8 => "int8",
+            Dtype::I32 => "int32",
             Dtype::F16 => "float16",
             Dtype::F32 => "float32",
             Dtype::F64 => "float64",
@@ -86,7 +92,8 @@ impl Dtype {
 }
 
 /// An array read from a `.npy` file, elements widened to raw 64-bit words in C order:
-/// integers as their value, floats as their bit pattern (`f16`/`f32`/`f64` bits).
+/// unsigned integers as their value, signed integers as their two's-complement bit pattern
+/// (zero-extended: int8 `-1` is `0xFF`), floats as their bit pattern (`f16`/`f32`/`f64` bits).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NpyArray {
     /// The dimensions.
@@ -104,6 +111,8 @@ impl NpyArray {
         let w = self.words[i];
         match self.dtype {
             Dtype::U8 | Dtype::U16 | Dtype::U32 => w as f64,
+            Dtype::I8 => f64::from(w as u8 as i8),
+            Dtype::I32 => f64::from(w as u32 as i32),
             Dtype::F16 => half::f16::from_bits(w as u16).to_f64(),
             Dtype::F32 => f32::from_bits(w as u32) as f64,
             Dtype::F64 => f64::from_bits(w),
@@ -206,6 +215,8 @@ pub fn parse_npy(bytes: &[u8], path: &Path) -> Result<NpyArray, NpyError> {
         "u1" => Dtype::U8,
         "u2" => Dtype::U16,
         "u4" => Dtype::U32,
+        "i1" => Dtype::I8,
+        "i4" => Dtype::I32,
         "f2" => Dtype::F16,
         "f4" => Dtype::F32,
         "f8" => Dtype::F64,
@@ -297,6 +308,8 @@ pub fn write_npy(
         Dtype::U8 => "|u1",
         Dtype::U16 => "<u2",
         Dtype::U32 => "<u4",
+        Dtype::I8 => "|i1",
+        Dtype::I32 => "<i4",
         Dtype::F16 => "<f2",
         Dtype::F32 => "<f4",
         Dtype::F64 => "<f8",
@@ -341,6 +354,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         for (dtype, words) in [
             (Dtype::U8, vec![0u64, 1, 255, 7, 8, 9]),
+            (Dtype::I8, vec![0u64, 0x80, 0xFF, 7, 8, 9]),
+            (Dtype::I32, vec![0u64, 0x8000_0000, 0xFFFF_FFFF, 7, 8, 9]),
             (Dtype::U16, vec![0x3c00, 0xffff, 1, 2, 3, 4]),
             (
                 Dtype::F32,

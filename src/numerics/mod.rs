@@ -1,6 +1,6 @@
 //! The numerics layer: formats as data and the integer datapath stages, pure functions on
-//! bit fields. Nothing here knows of clocks, signals or hardware blocks, and no host float
-//! computes a datapath result.
+//! bit fields (and, in [`int`], the integer tensor-core arithmetic). Nothing here knows of
+//! clocks, signals or hardware blocks, and no host float computes a datapath result.
 
 pub mod flags;
 pub mod format;
@@ -21,6 +21,7 @@ pub use multiply::{multiply, multiply_unpacked, round_product, Product, ProductC
 pub mod convert;
 pub mod dot;
 pub mod e8m0;
+pub mod int;
 pub mod mx;
 pub mod mx_block;
 pub mod mx_dot;

@@ -92,7 +92,7 @@ pub use error::{Result, RtlError};
 pub use mem::Mem;
 pub use module::{Design, Module, Visitor};
 pub use reg::Reg;
-pub use signal::Labels;
+pub use signal::{Display, Labels};
 pub use sim::Simulator;
 pub use table::{SignalInfo, SignalKind, SignalValue};
 pub use trace::{TraceConfig, TraceFormat, TraceSummary, PERIOD};

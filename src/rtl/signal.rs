@@ -11,12 +11,33 @@ use super::value::Value;
 /// loop and never in the waveform itself.
 pub type Labels = &'static [(u64, &'static str)];
 
+/// How a waveform viewer shows a signal's value: what the GTKWave save file asks for. Like the
+/// labels, read only when the save file is written, never in the clock loop or the waveform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Display {
+    /// Hexadecimal (vectors) or binary (single bits): the default.
+    #[default]
+    Hex,
+    /// Unsigned decimal (counts, shift amounts, indices).
+    Dec,
+    /// Two's-complement signed decimal (the int32 accumulators of the integer mode).
+    SignedDec,
+    /// An FP32 word shown as its decimal value (GTKWave's Real format on a 32-bit vector).
+    Real,
+    /// Shown through the translate filter process `tcrtl wave-filter <kind>` (GTKWave hands it
+    /// the hex text of each value and shows the line it answers), e.g. `"fp16"` for a vector of
+    /// FP16 lanes or `"ctl"` for the PE control word.
+    Filter(&'static str),
+}
+
 /// Name, width and labels of one signal.
 #[derive(Debug, Clone)]
 pub(in crate::rtl) struct SignalMeta {
     pub(in crate::rtl) name: Cow<'static, str>,
     pub(in crate::rtl) width: u32,
     pub(in crate::rtl) labels: Labels,
+    pub(in crate::rtl) display: Display,
+    pub(in crate::rtl) overview: bool,
 }
 
 impl SignalMeta {
@@ -37,6 +58,8 @@ impl SignalMeta {
             name,
             width,
             labels: &[],
+            display: Display::Hex,
+            overview: false,
         })
     }
 }
@@ -51,6 +74,30 @@ macro_rules! signal_accessors {
             pub fn with_labels(mut self, labels: $crate::rtl::Labels) -> Self {
                 self.meta.labels = labels;
                 self
+            }
+
+            /// Sets how waveform viewers show the value ([`$crate::rtl::Display`]): decimal,
+            /// FP32 real or through a `tcrtl wave-filter` process. The waveform is unchanged.
+            pub fn with_display(mut self, display: $crate::rtl::Display) -> Self {
+                self.meta.display = display;
+                self
+            }
+
+            /// Puts the signal in the overview save file (`NAME.overview.gtkw`, a few signals
+            /// per block) as well as the full one.
+            pub fn in_overview(mut self) -> Self {
+                self.meta.overview = true;
+                self
+            }
+
+            /// How waveform viewers show the value.
+            pub fn display(&self) -> $crate::rtl::Display {
+                self.meta.display
+            }
+
+            /// Whether the signal is in the overview save file.
+            pub fn is_overview(&self) -> bool {
+                self.meta.overview
             }
 
             /// The value labels (empty if none).

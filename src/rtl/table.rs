@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use super::error::{Result, RtlError};
 use super::module::{Module, Sealed, Visitor};
 use super::reg::Reg;
-use super::signal::Labels;
+use super::signal::{Display, Labels};
 use super::value::{push_bits, Value};
 use super::wire::{Input, Wire};
 
@@ -34,6 +34,10 @@ pub struct SignalInfo {
     pub kind: SignalKind,
     /// Value labels ([`Reg::with_labels`]; empty if none).
     pub labels: Labels,
+    /// How waveform viewers show it ([`Reg::with_display`]).
+    pub display: Display,
+    /// In the overview save file ([`Reg::in_overview`]).
+    pub overview: bool,
 }
 
 impl SignalInfo {
@@ -69,6 +73,28 @@ impl SignalValue {
     }
 }
 
+/// A signal's name, width and viewer hints, as the table takes them.
+struct View<'a> {
+    name: &'a str,
+    width: u32,
+    labels: Labels,
+    display: Display,
+    overview: bool,
+}
+
+/// The [`View`] of a register, wire or input (they share their accessors).
+macro_rules! view {
+    ($s:expr) => {
+        View {
+            name: $s.name(),
+            width: $s.width(),
+            labels: $s.labels(),
+            display: $s.display(),
+            overview: $s.is_overview(),
+        }
+    };
+}
+
 /// Builds the table (elaboration).
 pub(in crate::rtl) struct Collect {
     pub scope: Vec<String>,
@@ -98,14 +124,16 @@ impl Collect {
         }
     }
 
-    fn push(&mut self, name: &str, width: u32, kind: SignalKind, words: usize, labels: Labels) {
+    fn push(&mut self, view: View<'_>, kind: SignalKind, words: usize) {
         self.words.push(words);
         let info = SignalInfo {
             scope: self.scope.clone(),
-            name: name.to_string(),
-            width,
+            name: view.name.to_string(),
+            width: view.width,
             kind,
-            labels,
+            labels: view.labels,
+            display: view.display,
+            overview: view.overview,
         };
         let path = info.path();
         if !self.seen.insert(path.clone()) && self.duplicate.is_none() {
@@ -118,13 +146,13 @@ impl Collect {
 impl Sealed for Collect {}
 impl Visitor for Collect {
     fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
-        self.push(r.name(), r.width(), SignalKind::Reg, T::WORDS, r.labels());
+        self.push(view!(r), SignalKind::Reg, T::WORDS);
     }
     fn wire<T: Value>(&mut self, w: &mut Wire<T>) {
-        self.push(w.name(), w.width(), SignalKind::Wire, T::WORDS, w.labels());
+        self.push(view!(w), SignalKind::Wire, T::WORDS);
     }
     fn input<T: Value>(&mut self, i: &mut Input<T>) {
-        self.push(i.name(), i.width(), SignalKind::Input, T::WORDS, &[]);
+        self.push(view!(i), SignalKind::Input, T::WORDS);
     }
     fn child<M: Module>(&mut self, m: &mut M) {
         let mut path = self.scope.join(".");

@@ -25,6 +25,10 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/testbenches.rs"));
 }
 
+/// The lab 0 testbench, whose integer MAC mesh ([`mac_mesh::MacMesh`]) the engine's tests and
+/// benchmark also use.
+pub use generated::mac_mesh;
+
 /// One registered testbench.
 #[derive(Clone, Copy, Debug)]
 pub struct Testbench {

@@ -18,7 +18,7 @@ pub fn reference_of(g: &SparseGemm) -> Option<SparseRef> {
         AccMode::Ieee => Some(SparseRef::Ieee),
         AccMode::Fused => Some(SparseRef::Fused { width: g.cfg.width }),
         AccMode::Exact => Some(SparseRef::Exact),
-        AccMode::Nvidia(_) => None,
+        AccMode::Nvidia(_) | AccMode::Int(_) => None,
     }
 }
 

@@ -6,6 +6,7 @@ use super::exact::{exact_dot, fused_dot, ieee_dot};
 use super::nvidia_ref::{nvidia_ref_dot, ref_params, RefParams};
 use crate::gemm::Gemm;
 use crate::numerics::dot::AccMode;
+use crate::numerics::int::{IntMode, IntOverflow};
 
 /// Which independent reference checks a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +19,8 @@ pub enum Reference {
     Exact,
     /// [`nvidia_ref_dot`] with this file's own preset table.
     Nvidia(RefParams),
+    /// [`int_ref_dot`]: exact i64 sums, wrapped or clamped per step of the given width.
+    Int(IntMode, usize),
 }
 
 impl Reference {
@@ -29,6 +32,7 @@ impl Reference {
             Reference::Fused(_) => "fused_dot",
             Reference::Exact => "exact_dot",
             Reference::Nvidia(_) => "nvidia_ref_dot",
+            Reference::Int(..) => "int_ref_dot",
         }
     }
 
@@ -40,6 +44,7 @@ impl Reference {
             AccMode::Ieee => Reference::Ieee,
             AccMode::Fused => Reference::Fused(g.cfg.width),
             AccMode::Exact => Reference::Exact,
+            AccMode::Int(im) => Reference::Int(im, g.cfg.width),
             AccMode::Nvidia(_) => {
                 let p = preset.ok_or("the nvidia reference needs the preset's name")?;
                 let params =
@@ -62,6 +67,7 @@ impl Reference {
             Reference::Fused(w) => fused_dot(fa, fb, row, col, c, *w),
             Reference::Exact => exact_dot(fa, fb, row, col, c),
             Reference::Nvidia(p) => nvidia_ref_dot(p, fa, fb, row, col, c),
+            Reference::Int(im, w) => int_ref_dot(im, *w, row, col, c),
         }
     }
 
@@ -83,4 +89,43 @@ impl Reference {
 pub fn mismatches(got: &[u32], want: &[u32]) -> Vec<usize> {
     let n = got.len().max(want.len());
     (0..n).filter(|&i| got.get(i) != want.get(i)).collect()
+}
+
+/// An integer lane's value by the host's own casts (`i8`/`u8`, and an arithmetic shift for
+/// the 4-bit sign extension), independent of `numerics::int`.
+fn int_lane(bits: u32, signed: bool, w: u64) -> i64 {
+    let byte = w as u8;
+    i64::from(match (bits, signed) {
+        (8, true) => i32::from(byte as i8),
+        (8, false) => i32::from(byte),
+        (4, true) => i32::from(((byte << 4) as i8) >> 4),
+        _ => i32::from(byte & 0xF),
+    })
+}
+
+/// The integer reference: `c` (int32 bits) plus each chunk of `w` products summed exactly in
+/// i64, then wrapped modulo 2^32 or clamped to the int32 range after the chunk. Returns int32
+/// bits.
+pub fn int_ref_dot(im: &IntMode, w: usize, row: &[u64], col: &[u64], c: u32) -> u32 {
+    let mut acc = i64::from(c as i32);
+    let prods: Vec<i64> = row
+        .iter()
+        .zip(col)
+        .map(|(&x, &y)| int_lane(im.a.bits, im.a.signed, x) * int_lane(im.b.bits, im.b.signed, y))
+        .collect();
+    for chunk in prods.chunks(w.max(1)) {
+        acc += chunk.iter().sum::<i64>();
+        acc = match im.overflow {
+            IntOverflow::Wrap => {
+                let m = acc.rem_euclid(1 << 32);
+                if m >= 1 << 31 {
+                    m - (1 << 32)
+                } else {
+                    m
+                }
+            }
+            IntOverflow::SatFinite => acc.clamp(-(1 << 31), (1 << 31) - 1),
+        };
+    }
+    acc as u32
 }

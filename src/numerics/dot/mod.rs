@@ -16,6 +16,7 @@
 //! [`dot_batch`] computes many rows in parallel.
 
 pub mod batch;
+pub mod explain;
 pub mod fused;
 pub mod ieee;
 pub mod mode;
@@ -37,7 +38,7 @@ use crate::numerics::format::{Format, INPUT_FORMATS};
 /// The result of a whole dot product.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DotResult {
-    /// The FP32 result.
+    /// The FP32 result (int32 bits for [`AccMode::Int`]).
     pub bits: u32,
     /// OR of every step's flags.
     pub flags: Flags,
@@ -102,6 +103,22 @@ pub fn dot_rounded(
     }
     if width == 0 || width > MAX_LANES {
         return Err(DotError::BadWidth(width));
+    }
+    if let AccMode::Int(im) = mode {
+        // Integers: `fmt_a`/`fmt_b` only give the lane widths; C and D are int32 bits.
+        if a.is_empty() {
+            return Ok(DotResult {
+                bits: c,
+                flags: Flags::NONE,
+                steps: 0,
+            });
+        }
+        let r = crate::numerics::int::dot_int(im.a, im.b, a, b, c as i32, width, im.overflow);
+        return Ok(DotResult {
+            bits: r.bits(),
+            flags: Flags::NONE,
+            steps: r.steps,
+        });
     }
     for f in [fmt_a, fmt_b] {
         if !INPUT_FORMATS.contains(&f) {

@@ -1,6 +1,7 @@
 //! Accumulation modes, the NVIDIA block-FMA parameters and the per-GPU presets.
 
 use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
+pub use crate::numerics::int::IntMode;
 
 /// The largest number of products one dot-product step takes (`w` or the block size `n`).
 pub const MAX_LANES: usize = 32;
@@ -16,6 +17,11 @@ pub enum AccMode {
     Exact,
     /// NVIDIA block FMA with the given parameters (see [`Preset::params`]).
     Nvidia(NvidiaParams),
+    /// Integer MMA (`crate::numerics::int`): exact products into an int32 accumulator that
+    /// wraps or clamps per step. The accumulator's 32 bits are int32, not FP32, and the
+    /// configuration's `Format`s only give the lane widths (see
+    /// [`crate::numerics::int::IntFormat::container`]).
+    Int(IntMode),
 }
 
 impl AccMode {
@@ -26,6 +32,7 @@ impl AccMode {
             AccMode::Fused => "fused",
             AccMode::Exact => "exact",
             AccMode::Nvidia(_) => "nvidia",
+            AccMode::Int(_) => "int",
         }
     }
 }

@@ -217,6 +217,9 @@ pub fn stage_accumulate<const W: usize>(
         AccMode::Ieee => ieee::fma_chain_rm(m, c, rm),
         AccMode::Fused | AccMode::Exact => fused::step_rm(m, c, rm),
         AccMode::Nvidia(p) => nvidia::step(p, m, gathered, c),
+        // Integers have their own stages (`numerics::int`, the PE's `pe_int`) and never
+        // reach the floating-point accumulator: `c` passes through.
+        AccMode::Int(_) => StepRecord::idle(c, Flags::NONE),
     }
 }
 
@@ -249,6 +252,11 @@ pub fn dot_step_w_rm<const W: usize>(
     b: &[u64],
     c: u32,
 ) -> StepRecord {
+    if let AccMode::Int(im) = mode {
+        // One integer step: exact products and sum, narrowed into the int32 accumulator.
+        let r = crate::numerics::int::dot_int(im.a, im.b, a, b, c as i32, W, im.overflow);
+        return StepRecord::idle(r.bits(), Flags::NONE);
+    }
     let m = stage_multiply::<W>(fmt_a, fmt_b, a, b);
     match mode {
         // One block over every lane, as documented (the recorded trace digests hold this).

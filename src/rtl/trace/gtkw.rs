@@ -1,6 +1,9 @@
-//! GTKWave save file (`NAME.gtkw`) written beside each waveform: `clk` and `rst` first, then one
-//! group per module scope with its traced signals, vectors in hex. A signal with value labels
-//! ([`crate::rtl::Reg::with_labels`]) also gets a translate filter file
+//! GTKWave save files written beside each waveform: `NAME.gtkw` with `clk` and `rst` first, then
+//! one open group per module scope with all its traced signals, and `NAME.overview.gtkw` with
+//! only the signals marked for the overview ([`crate::rtl::Reg::in_overview`]), groups closed.
+//! Each signal is shown as its [`Display`] asks: vectors in hex, single bits in binary, counts in
+//! decimal, FP32 words as reals, packed words through the `tcrtl wave-filter` process. A signal
+//! with value labels ([`crate::rtl::Reg::with_labels`]) also gets a translate filter file
 //! (`NAME.<signal path>.txt`, one `value label` line per label, the value in the hex GTKWave
 //! displays) and is shown through it.
 
@@ -8,15 +11,83 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::Decl;
+use crate::rtl::Display;
 
-/// GTKWave trace flags: hex + right-justify, binary + right-justify, group begin, group end.
-const HEX: &str = "@22";
-const BIN: &str = "@28";
-const GROUP_BEGIN: &str = "@800200";
-const GROUP_END: &str = "@1000200";
-/// GTKWave's "file-translated" trace flag (`TR_FTRANSLATED`, bit 13), or'ed into the flags of a
-/// labelled trace; the `^N FILE` line before the trace names the filter.
+/// GTKWave trace flags (`TR_*` of GTKWave's `analyzer.h`), written as `@<hex>` lines.
+const HEX: u64 = 0x2;
+const DEC: u64 = 0x4;
+const BIN: u64 = 0x8;
+const RJUSTIFY: u64 = 0x20;
+const BLANK: u64 = 0x200;
+const SIGNED: u64 = 0x400;
+/// "File-translated" (`TR_FTRANSLATED`): the `^N FILE` line before the trace names the filter.
 const FTRANSLATED: u64 = 0x2000;
+/// On a closed group's end marker, with [`CLOSED`]: the group is shown as one line.
+const COLLAPSED: u64 = 0x1000;
+/// "Process-translated" (`TR_PTRANSLATED`): the `^>N COMMAND` line names the filter process.
+const PTRANSLATED: u64 = 0x4000;
+/// Real: a 32-bit vector is shown as an IEEE single, a 64-bit one as a double.
+const REAL: u64 = 0x40000;
+const CLOSED: u64 = 0x40_0000;
+const GROUP_BEGIN: u64 = 0x80_0000;
+const GROUP_END: u64 = 0x100_0000;
+
+/// The translate filter process GTKWave starts for a [`Display::Filter`] signal, followed by the
+/// filter's kind; GTKWave finds `tcrtl` on `PATH`.
+pub(crate) const FILTER_COMMAND: &str = "tcrtl wave-filter";
+
+/// Which save file to write.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum View {
+    /// Every traced signal, groups open (`NAME.gtkw`).
+    Full,
+    /// The signals marked for the overview, groups closed (`NAME.overview.gtkw`).
+    Overview,
+}
+
+/// The overview save file's path: `NAME.overview.gtkw` beside `NAME.gtkw`.
+pub(super) fn overview_path(gtkw: &Path) -> PathBuf {
+    gtkw.with_extension("overview.gtkw")
+}
+
+/// The flags of a signal's trace, and the filter line (if any) that goes before it.
+fn trace_flags(
+    gtkw: &Path,
+    d: &Decl,
+    files: &mut u32,
+    procs: &mut Vec<&'static str>,
+) -> (u64, Option<String>) {
+    if !d.labels.is_empty() {
+        *files += 1;
+        let file = filter_path(gtkw, d);
+        let file = file.file_name().unwrap_or_default().to_string_lossy();
+        let base = if d.width > 1 { HEX } else { BIN };
+        return (
+            base | RJUSTIFY | FTRANSLATED,
+            Some(format!("^{files} {file}")),
+        );
+    }
+    match d.display {
+        Display::Hex if d.width > 1 => (HEX | RJUSTIFY, None),
+        Display::Hex => (BIN | RJUSTIFY, None),
+        Display::Dec => (DEC | RJUSTIFY, None),
+        Display::SignedDec => (DEC | SIGNED | RJUSTIFY, None),
+        Display::Real => (REAL | RJUSTIFY, None),
+        Display::Filter(kind) => {
+            let slot = match procs.iter().position(|&k| k == kind) {
+                Some(i) => i + 1,
+                None => {
+                    procs.push(kind);
+                    procs.len()
+                }
+            };
+            (
+                HEX | RJUSTIFY | PTRANSLATED,
+                Some(format!("^>{slot} {FILTER_COMMAND} {kind}")),
+            )
+        }
+    }
+}
 
 /// The translate filter file of a labelled signal: `NAME.<signal path>.txt` beside `NAME.gtkw`.
 pub(super) fn filter_path(gtkw: &Path, d: &Decl) -> PathBuf {
@@ -57,13 +128,22 @@ fn gtkwave_name(d: &Decl) -> String {
     s
 }
 
+/// Writes the save file `gtkw` (the full one or the overview, `view`) for the waveform `wave`.
 pub(super) fn write(
     gtkw: &Path,
+    view: View,
     wave: &Path,
     decls: &[Decl],
     start_time: u64,
 ) -> std::io::Result<()> {
     let mut out = Vec::new();
+    let shown = |d: &&Decl| view == View::Full || d.overview;
+    // Filter files are named after the full save file, which the overview shares.
+    let filters_of = if view == View::Full {
+        gtkw.to_path_buf()
+    } else {
+        gtkw.with_extension("").with_extension("gtkw")
+    };
     let dump = wave
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -95,40 +175,41 @@ pub(super) fn write(
     writeln!(out, "[sst_vpaned_height] 300")?;
     // clk and rst (declarations 0 and 1) sit above the groups.
     for d in decls.iter().take(2) {
-        writeln!(out, "{BIN}")?;
+        writeln!(out, "@{:x}", BIN | RJUSTIFY)?;
         writeln!(out, "{}", gtkwave_name(d))?;
     }
     // Group by scope, in order of first appearance.
     let mut scopes: Vec<&[String]> = Vec::new();
-    for d in decls.iter().skip(2) {
+    for d in decls.iter().skip(2).filter(shown) {
         if !scopes.contains(&d.scope.as_slice()) {
             scopes.push(&d.scope);
         }
     }
-    let mut filters = 0;
+    let closed = if view == View::Overview { CLOSED } else { 0 };
+    let (mut files, mut procs) = (0, Vec::new());
     for scope in scopes {
         let label = if scope.len() > 1 {
             scope[1..].join(".")
         } else {
             scope.join(".")
         };
-        writeln!(out, "{GROUP_BEGIN}")?;
+        writeln!(out, "@{:x}", GROUP_BEGIN | BLANK | closed)?;
         writeln!(out, "-{label}")?;
-        for d in decls.iter().skip(2).filter(|d| d.scope.as_slice() == scope) {
-            let flags = if d.width > 1 { HEX } else { BIN };
-            if d.labels.is_empty() {
-                writeln!(out, "{flags}")?;
-            } else {
-                let flags = u64::from_str_radix(&flags[1..], 16).unwrap_or(0) | FTRANSLATED;
-                filters += 1;
-                let file = filter_path(gtkw, d);
-                let file = file.file_name().unwrap_or_default().to_string_lossy();
-                writeln!(out, "@{flags:x}")?;
-                writeln!(out, "^{filters} {file}")?;
+        for d in decls
+            .iter()
+            .skip(2)
+            .filter(shown)
+            .filter(|d| d.scope.as_slice() == scope)
+        {
+            let (flags, filter) = trace_flags(&filters_of, d, &mut files, &mut procs);
+            writeln!(out, "@{flags:x}")?;
+            if let Some(line) = filter {
+                writeln!(out, "{line}")?;
             }
             writeln!(out, "{}", gtkwave_name(d))?;
         }
-        writeln!(out, "{GROUP_END}")?;
+        let collapsed = if closed != 0 { COLLAPSED } else { 0 };
+        writeln!(out, "@{:x}", GROUP_END | BLANK | closed | collapsed)?;
         writeln!(out, "-{label}")?;
     }
     writeln!(out, "[pattern_trace] 1")?;

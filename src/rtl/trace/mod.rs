@@ -20,7 +20,7 @@ use crate::io::OutputFile;
 use super::error::{Result, RtlError};
 use super::module::{Module, Sealed, Visitor};
 use super::reg::Reg;
-use super::signal::Labels;
+use super::signal::{Display, Labels};
 use super::table::{SignalInfo, SignalKind};
 use super::value::Value;
 use super::wire::{Input, Wire};
@@ -147,6 +147,8 @@ pub(in crate::rtl) struct Decl {
     pub width: u32,
     pub kind: SignalKind,
     pub labels: Labels,
+    pub display: Display,
+    pub overview: bool,
 }
 
 /// A step in declaring the scope tree.
@@ -369,6 +371,8 @@ impl Tracer {
                 width: 1,
                 kind: SignalKind::Wire,
                 labels: &[],
+                display: Display::Hex,
+                overview: true,
             },
             Decl {
                 scope: top,
@@ -376,6 +380,8 @@ impl Tracer {
                 width: 1,
                 kind: SignalKind::Wire,
                 labels: &[],
+                display: Display::Hex,
+                overview: true,
             },
         ];
         if !config.globs.is_empty() && !table.iter().any(|s| config.selects(&s.path())) {
@@ -413,6 +419,8 @@ impl Tracer {
                     width: s.width,
                     kind: s.kind,
                     labels: s.labels,
+                    display: s.display,
+                    overview: s.overview,
                 });
             } else {
                 select.push(Select {
@@ -566,13 +574,25 @@ impl Tracer {
                     }
                 })?;
             }
-            gtkw::write(&g, &self.path, &self.decls, self.window.0 * PERIOD).map_err(|e| {
+            let start = self.window.0 * PERIOD;
+            gtkw::write(&g, gtkw::View::Full, &self.path, &self.decls, start).map_err(|e| {
                 RtlError::TraceIo {
                     path: g.clone(),
                     action: "write GTKWave save file",
                     source: e,
                 }
             })?;
+            // The overview, when any traced signal besides clk and rst is marked for it.
+            if self.decls.iter().skip(2).any(|d| d.overview) {
+                let o = gtkw::overview_path(&g);
+                gtkw::write(&o, gtkw::View::Overview, &self.path, &self.decls, start).map_err(
+                    |e| RtlError::TraceIo {
+                        path: o.clone(),
+                        action: "write GTKWave overview save file",
+                        source: e,
+                    },
+                )?;
+            }
             Some(g)
         } else {
             None

@@ -67,7 +67,7 @@ module tb_mesh;
 
     integer ti, tj, i, j, t, r, c;
     integer passed, failed;
-    reg [1023:0] dir, out;
+    reg [1023:0] dir, out, vcd_file;
     reg [31:0] got, want;
 
     initial begin
@@ -78,6 +78,11 @@ module tb_mesh;
         end
         if (!$value$plusargs("SHOW=%d", show)) show = 8;
         if (!$value$plusargs("LAT=%d", lat)) lat = 1;
+        // +VCD=<file>: dump every signal (for `tcrtl grade --vcd`).
+        if ($value$plusargs("VCD=%s", vcd_file)) begin
+            $dumpfile(vcd_file);
+            $dumpvars(0, tb_mesh);
+        end
         if ($test$plusargs("STEPS")) begin
             if (m * n * k > MAXS)
                 $display("NOTE: %0d step records exceed %0d, no steps.hex", m * n * k, MAXS);

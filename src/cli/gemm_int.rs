@@ -1,0 +1,159 @@
+//! `tcrtl gemm` with integer formats (`--format s8|u8|s4|u4`): D = A x B + C on the clocked
+//! tensor core with an int32 accumulator (A, B as int8/uint8 .npy, C and D as int32), or a
+//! seeded random problem, checked against the verify layer's `int_ref_dot`.
+
+use super::dot_int::load_int_matrix;
+use super::values;
+use std::path::{Path, PathBuf};
+use tensorcore_rtl::gemm::clocked::run_clocked_measured;
+use tensorcore_rtl::gemm::{CoreConfig, Gemm};
+use tensorcore_rtl::hw::schedule::Schedule;
+use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
+use tensorcore_rtl::numerics::dot::AccMode;
+use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow, S32};
+use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
+
+/// What one integer `gemm` run computes.
+pub struct IntGemmJob<'a> {
+    /// Operand formats and the overflow rule.
+    pub mode: IntMode,
+    /// Products per PE step.
+    pub width: usize,
+    /// A, B and C files (C optional), or none for a random problem.
+    pub files: Option<(&'a Path, &'a Path, Option<&'a PathBuf>)>,
+    /// M, N, K and the seed of a random problem.
+    pub random: Option<(usize, usize, usize, u64)>,
+    /// Where D goes.
+    pub out: Option<&'a Path>,
+    /// Check file inputs against the reference too.
+    pub check: bool,
+    /// Waveform options.
+    pub trace: &'a values::TraceArgs,
+    /// Print JSON.
+    pub json: bool,
+}
+
+/// Reads C: M x N int32.
+fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
+    let arr = read_npy(path).map_err(|e| e.to_string())?;
+    if arr.dtype != Dtype::I32 {
+        return Err(format!(
+            "{}: C has dtype {}; expected int32",
+            path.display(),
+            arr.dtype.numpy_name()
+        ));
+    }
+    if arr.shape != [m, n] {
+        return Err(format!(
+            "{}: C has shape {:?} but A x B is {m} x {n}",
+            path.display(),
+            arr.shape
+        ));
+    }
+    Ok(arr.words.iter().map(|&w| S32.decode(w) as u32).collect())
+}
+
+/// Runs an integer `gemm`.
+pub fn run(job: &IntGemmJob) -> Result<i32, String> {
+    let im = job.mode;
+    let cfg = CoreConfig {
+        fmt_a: im.a.container(),
+        fmt_b: im.b.container(),
+        mode: AccMode::Int(im),
+        width: job.width,
+    };
+    let g = match (job.files, job.random) {
+        (Some((pa, pb, pc)), _) => {
+            let (m, ka, a) = load_int_matrix(pa, "A", im.a)?;
+            let (kb, n, b) = load_int_matrix(pb, "B", im.b)?;
+            if ka != kb {
+                return Err(format!(
+                    "inner dimensions differ: A is {m} x {ka} but B is {kb} x {n}"
+                ));
+            }
+            values::check_size(m, n, ka)?;
+            let c = match pc {
+                Some(pc) => load_c(pc, m, n)?,
+                None => vec![0; m * n],
+            };
+            Gemm::new(m, n, ka, cfg, a, b, c).map_err(|e| e.to_string())?
+        }
+        (None, Some((m, n, k, seed))) => {
+            values::check_size(m, n, k)?;
+            Gemm::random(m, n, k, cfg, seed).map_err(|e| e.to_string())?
+        }
+        (None, None) => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
+    };
+    let cycles = Schedule::new(g.m, g.n, g.k, cfg.width, cfg.block()).total_cycles();
+    let trace = job
+        .trace
+        .config()?
+        .map(|t| t.budget(cycles, job.trace.vcd_limit_bytes()));
+    let measured = run_clocked_measured(&g, trace.as_ref()).map_err(|e| e.to_string())?;
+    let run = &measured.run;
+    if let Some(out) = job.out {
+        let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
+        write_npy(out, &[g.m, g.n], Dtype::I32, &words).map_err(|e| e.to_string())?;
+    }
+    let check = if job.random.is_some() || job.check {
+        let reference = Reference::for_problem(&g, None)?;
+        Some((
+            reference.name(),
+            mismatches(&run.out.d, &reference.gemm(&g)),
+        ))
+    } else {
+        None
+    };
+    let names = |f: IntFormat| f.name;
+    if job.json {
+        let obj = serde_json::json!({
+            "m": g.m, "n": g.n, "k": g.k,
+            "format": names(im.a), "format_b": names(im.b),
+            "acc": "int32", "overflow": im.overflow.name(), "width": cfg.width,
+            "seed": job.random.map(|r| r.3),
+            "cycles": run.cycles, "tiles": run.tiles, "macs": g.macs(),
+            "utilization": run.utilization(),
+            "sim_seconds": run.sim_seconds,
+            "out": job.out.map(|p| p.display().to_string()),
+            "waves": trace.as_ref().map(|t| t.path.display().to_string()),
+            "check": check.as_ref().map(|(r, bad)| serde_json::json!({
+                "reference": r, "mismatches": bad.len(),
+            })),
+        });
+        outln!("{obj}");
+    } else {
+        outln!(
+            "gemm {} x {} x {} ({} x {}, int32 {}, w = {}): {} cycles, {} tile{}, utilization {:.1}%",
+            g.m,
+            g.n,
+            g.k,
+            im.a,
+            im.b,
+            match im.overflow {
+                IntOverflow::Wrap => "wrapping",
+                IntOverflow::SatFinite => "satfinite",
+            },
+            cfg.width,
+            run.cycles,
+            run.tiles,
+            if run.tiles == 1 { "" } else { "s" },
+            100.0 * run.utilization()
+        );
+        if let Some((r, bad)) = &check {
+            outln!("check against {r}: {} mismatches", bad.len());
+            for &i in bad.iter().take(5) {
+                outln!("  D[{}][{}] = {}", i / g.n, i % g.n, run.out.d[i] as i32);
+            }
+        }
+        if let Some(out) = job.out {
+            outln!("D written to {}", out.display());
+        }
+        if let Some(t) = &trace {
+            outln!("waves written to {}", t.path.display());
+        }
+    }
+    Ok(match check {
+        Some((_, bad)) if !bad.is_empty() => 1,
+        _ => 0,
+    })
+}

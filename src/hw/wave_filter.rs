@@ -1,0 +1,162 @@
+//! Waveform labels for the tensor core's packed signals: what the translate filter process
+//! `tcrtl wave-filter <kind>` answers GTKWave for each value it is handed.
+//!
+//! GTKWave writes the value of a filtered trace as the hex text it would display (most
+//! significant digit first, one value a line) and shows the line the filter answers instead.
+//! [`translate`] turns that text into a label for one of these kinds:
+//!
+//! | kind | signals | label |
+//! |---|---|---|
+//! | a format name (`fp16`, `bf16`, `e4m3`, `e5m2`, `fp32`, ...) | operand buses (`a_in`, `b_out`, ...) | the lanes' decimal values, lane 0 first, separated by `\|` |
+//! | `ctl` | the PE control word (`a_ctl`, `s1_ctl`, the A skew's tags) | `n=<lanes>` and the set bits: `valid`, `set1`, `fire`, `last`; `-` for 0 |
+//! | `tag` | the output tag (`d_tag`, the drain de-skew's tags) | `tile <t> row <r>` and `last`; `-` when not valid |
+//! | `meta` | 2:4 metadata (`meta_in`, `meta_out`) | one `{i0,i1}` pair of kept indices per 4-bit nibble, group 0 first |
+//!
+//! The fields come from the hardware's own bundles ([`ACtl::unpack`],
+//! [`DTag::unpack`]); text GTKWave sends that is not plain hex (a value with `x` or `z` bits)
+//! is answered unchanged.
+
+use crate::hw::pe::ACtl;
+use crate::hw::tensor_core::DTag;
+use crate::numerics::convert::to_fp32;
+use crate::numerics::format::Format;
+
+/// The filter kinds besides the format names.
+pub const KINDS: [&str; 3] = ["ctl", "tag", "meta"];
+
+/// What one filter process decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterKind {
+    /// Lanes of a floating-point format.
+    Lanes(Format),
+    /// The PE control word.
+    Ctl,
+    /// The output tag.
+    Tag,
+    /// 2:4 metadata nibbles.
+    Meta,
+}
+
+impl FilterKind {
+    /// The kind named `name` (a format name or one of [`KINDS`]); `None` if unknown.
+    pub fn by_name(name: &str) -> Option<FilterKind> {
+        match name {
+            "ctl" => Some(FilterKind::Ctl),
+            "tag" => Some(FilterKind::Tag),
+            "meta" => Some(FilterKind::Meta),
+            _ => Format::by_name(name)
+                .filter(|f| f.width() <= 32)
+                .map(FilterKind::Lanes),
+        }
+    }
+}
+
+/// The hex text as little-endian nibbles; `None` if it is empty or not plain hex.
+fn nibbles(hex: &str) -> Option<Vec<u8>> {
+    let hex = hex.trim();
+    if hex.is_empty() {
+        return None;
+    }
+    hex.chars()
+        .rev()
+        .map(|c| c.to_digit(16).map(|d| d as u8))
+        .collect()
+}
+
+/// Bits `lo .. lo + width` (`width` at most 64) of the value the nibbles hold.
+fn field(nib: &[u8], lo: usize, width: usize) -> u64 {
+    (0..width).fold(0u64, |acc, i| {
+        let bit = lo + i;
+        let set = nib.get(bit / 4).is_some_and(|n| (n >> (bit % 4)) & 1 == 1);
+        acc | (u64::from(set) << i)
+    })
+}
+
+/// The label of the value GTKWave shows as `hex`, for `kind`.
+pub fn translate(kind: FilterKind, hex: &str) -> String {
+    let Some(nib) = nibbles(hex) else {
+        return hex.trim().to_string();
+    };
+    match kind {
+        FilterKind::Lanes(fmt) => {
+            let w = fmt.width() as usize;
+            let lanes = (nib.len() * 4 / w).max(1);
+            (0..lanes)
+                .map(|k| format!("{:?}", f32::from_bits(to_fp32(fmt, field(&nib, k * w, w)))))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        }
+        FilterKind::Ctl => {
+            let ctl = field(&nib, 0, 16) as u16;
+            if ctl == 0 {
+                return "-".into();
+            }
+            let c = ACtl::unpack(ctl);
+            let mut parts = vec![format!("n={}", c.lanes)];
+            for (on, name) in [
+                (c.valid, "valid"),
+                (c.set, "set1"),
+                (c.fire, "fire"),
+                (c.last, "last"),
+            ] {
+                if on {
+                    parts.push(name.into());
+                }
+            }
+            parts.join(" ")
+        }
+        FilterKind::Tag => {
+            let tag = DTag::unpack(field(&nib, 0, 64));
+            if !tag.valid {
+                return "-".into();
+            }
+            let last = if tag.last { " last" } else { "" };
+            format!("tile {} row {}{last}", tag.tile, tag.row)
+        }
+        FilterKind::Meta => (0..nib.len())
+            .map(|g| format!("{{{},{}}}", nib[g] & 3, nib[g] >> 2))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numerics::format::{BF16, E4M3, FP16, FP32};
+
+    #[test]
+    fn lanes_are_decoded_lane_0_first() {
+        // FP16 1.0 = 0x3C00, 2.0 = 0x4000, -0.5 = 0xB800 (IEEE 754 binary16 by hand).
+        let k = FilterKind::Lanes(FP16);
+        assert_eq!(translate(k, "B80040003C00"), "1.0 | 2.0 | -0.5");
+        assert_eq!(translate(FilterKind::Lanes(BF16), "3F80"), "1.0");
+        // E4M3 0x38 = 1.0, 0x7E = 448 (the largest finite), 0x7F = NaN.
+        assert_eq!(
+            translate(FilterKind::Lanes(E4M3), "7F7E38"),
+            "1.0 | 448.0 | NaN"
+        );
+        assert_eq!(translate(FilterKind::Lanes(FP32), "40490FDB"), "3.1415927");
+    }
+
+    #[test]
+    fn control_words_are_named() {
+        // n = 4, valid (bit 9), last (bit 6): 0x200 | 0x40 | 4.
+        assert_eq!(translate(FilterKind::Ctl, "244"), "n=4 valid last");
+        assert_eq!(translate(FilterKind::Ctl, "000"), "-");
+        // Tag: valid, row 2 (bits 2:1), last (bit 3), tile 5 (bits 31:8).
+        let tag = format!("{:016X}", 1 | (2 << 1) | (1 << 3) | (5 << 8));
+        assert_eq!(translate(FilterKind::Tag, &tag), "tile 5 row 2 last");
+        assert_eq!(translate(FilterKind::Tag, "0"), "-");
+        // Nibble 0b1101 keeps indices 1 and 3; 0b0100 keeps 0 and 1.
+        assert_eq!(translate(FilterKind::Meta, "4D"), "{1,3} {0,1}");
+    }
+
+    #[test]
+    fn unknown_bits_pass_through() {
+        assert_eq!(translate(FilterKind::Ctl, "xxx"), "xxx");
+        assert_eq!(translate(FilterKind::Lanes(FP16), "3CZ0"), "3CZ0");
+        assert_eq!(FilterKind::by_name("fp16"), Some(FilterKind::Lanes(FP16)));
+        assert_eq!(FilterKind::by_name("nope"), None);
+    }
+}
