@@ -195,6 +195,11 @@ fn gemm_mx_bad_input() {
     );
     run(base("e4m3", "sa.npy", "sb.npy"), &[], "need an MX --format");
     run(
+        base("mxfp4", "sa.npy", "sb.npy"),
+        &["--satfinite"],
+        "--satfinite",
+    );
+    run(
         base("nvfp4", "sa.npy", "sb.npy"),
         &[],
         "the tensor core runs mxfp8e4m3",

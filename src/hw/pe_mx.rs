@@ -19,7 +19,7 @@ use crate::numerics::multiply::Product;
 use crate::numerics::mx_block::{
     block_accumulate, block_fire, BlockClass, BlockFire, BlockState, BLOCK_SUM_BITS,
 };
-use crate::rtl::{Reg, Result, Visitor, Wire};
+use crate::rtl::{Display, Reg, Result, Visitor, Wire};
 
 /// The MX registers and wires of one PE.
 pub struct MxFront {
@@ -39,12 +39,12 @@ impl MxFront {
         Ok(Self {
             a_scale: Reg::new("a_scale", 8, 0)?,
             b_scale: Reg::new("b_scale", 8, 0)?,
-            blk_sum: Reg::new("blk_sum", BLOCK_SUM_BITS, 0)?,
+            blk_sum: Reg::new("blk_sum", BLOCK_SUM_BITS, 0)?.with_display(Display::SignedDec),
             blk_cls: Reg::new("blk_cls", 2, 0)?,
             blk_nz: Reg::new("blk_nz", 1, false)?,
             blk_pz: Reg::new("blk_pz", 1, false)?,
             blk_inv: Reg::new("blk_inv", 1, false)?,
-            scale_exp: Wire::new("scale_exp", 16, 0)?,
+            scale_exp: Wire::new("scale_exp", 16, 0)?.with_display(Display::SignedDec),
         })
     }
 

@@ -80,6 +80,7 @@ fn refuse_options(args: &GemmArgs) -> Result<(), String> {
         (args.sparse, "--sparse"),
         (args.memory == MemoryPath::Tma, "--memory tma"),
         (args.memh.is_some(), "--memh"),
+        (args.satfinite, "--satfinite"),
     ];
     for (given, what) in refused {
         if given {
