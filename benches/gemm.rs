@@ -25,6 +25,7 @@ fn bench(c: &mut Criterion) {
             fmt_b: fmt,
             mode,
             width,
+            acc: tensorcore_rtl::numerics::format::FP32,
         };
         let p = Gemm::random(16, 16, 64, cfg, 1).unwrap();
         g.throughput(Throughput::Elements(p.macs()));

@@ -19,6 +19,7 @@ fn bench(c: &mut Criterion) {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 1,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(32, 32, 512, cfg, 42).unwrap_or_else(|e| panic!("{e}"));
     let pc = MemPortConfig {

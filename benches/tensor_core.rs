@@ -18,6 +18,7 @@ fn problem(width: usize, k: usize) -> Gemm {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     Gemm::random(8, 8, k, cfg, 42).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -35,6 +35,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
                     fmt_b,
                     mode: *mode,
                     width: *width,
+                    acc: crate::numerics::format::FP32,
                 };
                 let g = Gemm::random(4, 4, k, cfg, 0xE4 + k as u64).map_err(|e| e.to_string())?;
                 let label = format!("e4m3 x {fmt_b} {name} K {k}");

@@ -36,6 +36,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
                 fmt_b: FP16,
                 mode: *mode,
                 width: *width,
+                acc: crate::numerics::format::FP32,
             };
             let g = Gemm::random(4, 4, k, cfg, 16 + k as u64).map_err(|e| e.to_string())?;
             run_and_check(tb, &format!("{name} K {k}"), &g, *preset, first && k == 16)?;

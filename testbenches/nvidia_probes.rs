@@ -57,6 +57,7 @@ fn probe(
         fmt_b: FP16,
         mode: AccMode::Nvidia(params),
         width: 1,
+        acc: crate::numerics::format::FP32,
     };
     let g = Gemm::new(4, 4, k, cfg, a_mat, b_mat, vec![fp32(c)?; 16]).map_err(|e| e.to_string())?;
     let label = format!("{preset} {label}");
@@ -182,8 +183,8 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
                 f32::from_bits(d_late) > f32::from_bits(d_one),
             );
         } else {
-            // Two extra bits (FTTN): >= 2 bits 0x3F8FFFFF, one bit 0x3F900000.
-            let want = if p == Preset::Ampere {
+            // Two extra bits (FTTN): >= 2 bits 0x3F8FFFFF, one bit (Ampere, Ada) 0x3F900000.
+            let want = if matches!(p, Preset::Ampere | Preset::Ada) {
                 0x3F90_0000
             } else {
                 0x3F8F_FFFF

@@ -41,6 +41,7 @@ const CFG: CoreConfig = CoreConfig {
     fmt_b: FP16,
     mode: AccMode::Ieee,
     width: 1,
+    acc: crate::numerics::format::FP32,
 };
 
 fn p2(e: i32) -> f64 {

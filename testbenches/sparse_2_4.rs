@@ -24,6 +24,7 @@ fn cfg(fa: Format, fb: Format, mode: AccMode, width: usize) -> CoreConfig {
         fmt_b: fb,
         mode,
         width,
+        acc: crate::numerics::format::FP32,
     }
 }
 

@@ -91,6 +91,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
             fmt_b: fmt,
             mode,
             width,
+            acc: crate::numerics::format::FP32,
         };
         let g = Gemm::new(4, 4, 4, cfg, a, b, c.clone()).map_err(|e| e.to_string())?;
         let label = format!(

@@ -26,12 +26,14 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 1,
+        acc: crate::numerics::format::FP32,
     };
     let hopper = CoreConfig {
         fmt_a: E4M3,
         fmt_b: E4M3,
         mode: AccMode::Nvidia(Preset::Hopper.params(E4M3, E4M3).map_err(|e| e.to_string())?),
         width: 4,
+        acc: crate::numerics::format::FP32,
     };
     let mem = |latency, bw, stages| MemPortConfig {
         params: MemParams {

@@ -310,6 +310,7 @@ fn memh_images_hold_the_operands_and_the_result() {
         fmt_b: tensorcore_rtl::numerics::FP16,
         mode: tensorcore_rtl::numerics::dot::AccMode::Ieee,
         width: 1,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = tensorcore_rtl::gemm::Gemm::random(3, 5, 7, cfg, 1).expect("problem");
     assert_eq!(a, g.a);

@@ -200,6 +200,11 @@ fn gemm_mx_bad_input() {
         "--satfinite",
     );
     run(
+        base("mxfp4", "sa.npy", "sb.npy"),
+        &["--out-format", "fp16"],
+        "--out-format",
+    );
+    run(
         base("nvfp4", "sa.npy", "sb.npy"),
         &[],
         "the tensor core runs mxfp8e4m3",

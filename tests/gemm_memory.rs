@@ -60,6 +60,7 @@ fn every_format_pair_and_mode_matches_the_ideal_path() {
                     fmt_b: fb,
                     mode,
                     width: 4,
+                    acc: tensorcore_rtl::numerics::format::FP32,
                 };
                 seed += 1;
                 let Ok(g) = Gemm::random(6, 9, 37, cfg, seed) else {
@@ -94,6 +95,7 @@ fn every_width_matches_on_ragged_shapes() {
                 fmt_b: fa,
                 mode,
                 width: w,
+                acc: tensorcore_rtl::numerics::format::FP32,
             };
             let g = Gemm::random(5 + i, 13 - i, 70 + 13 * i, cfg, 100 + i as u64).expect("problem");
             same_as_ideal(
@@ -114,6 +116,7 @@ fn tight_memory_stalls_but_gives_the_same_bits() {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 1,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(8, 12, 150, cfg, 7).expect("problem");
     let ideal = run_clocked(&g, None).expect("ideal").cycles;
@@ -165,6 +168,7 @@ fn panel_mode_reuses_a_and_stream_mode_does_not() {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 2,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(8, 16, 64, cfg, 11).expect("problem");
     let pc = MemPortConfig {

@@ -78,6 +78,7 @@ fn a_non_permutation_is_refused() {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 1,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(4, 4, 4, cfg, 1).expect("problem");
     let buf = TileBuffer::new(cfg, 4, 4, 4, g.a, g.b, g.c).expect("buffer");
@@ -94,6 +95,7 @@ fn dense_ieee_any_order() {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 1,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(6, 7, 9, cfg, 3).expect("problem");
     same_under_every_order::<1, _>("dense", g.macs(), || {
@@ -110,6 +112,7 @@ fn nvidia_gathering_any_order() {
         fmt_b: E4M3,
         mode: AccMode::Nvidia(Preset::Hopper.params(E4M3, E4M3).expect("preset")),
         width: 4,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(5, 8, 40, cfg, 5).expect("problem");
     same_under_every_order::<4, _>("nvidia", g.macs(), || {
@@ -126,6 +129,7 @@ fn sparse_any_order() {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 2,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let dense = Gemm::random(8, 4, 16, cfg, 9).expect("problem");
     let g = SparseGemm::from_dense(&dense, Prune::KeepLargest).expect("pruned");
@@ -141,6 +145,7 @@ fn memory_path_any_order() {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 2,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(7, 10, 70, cfg, 13).expect("problem");
     let pc = MemPortConfig {

@@ -117,6 +117,7 @@ fn every_format_mode_and_width_on_ragged_shapes() {
                     fmt_b: fb,
                     mode,
                     width: w,
+                    acc: tensorcore_rtl::numerics::format::FP32,
                 };
                 let g = Gemm::random(m, n, k, cfg, 1000 + wi as u64).expect("problem");
                 check(&g);
@@ -142,6 +143,7 @@ fn nvidia_probes_through_the_mesh() {
                 fmt_b: FP16,
                 mode,
                 width: w,
+                acc: tensorcore_rtl::numerics::format::FP32,
             };
             let mut a = vec![0u64; 3 * 4];
             let mut b = vec![0u64; 4 * 4];
@@ -164,6 +166,7 @@ fn exact_mode_and_bad_widths_are_errors() {
         fmt_b: FP16,
         mode: AccMode::Exact,
         width: 4,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(2, 2, 2, cfg, 1).expect("problem");
     assert!(matches!(
@@ -179,6 +182,7 @@ fn large_gemm_approaches_the_ideal_cycle_count() {
         fmt_b: FP16,
         mode: AccMode::Fused,
         width: 4,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(16, 16, 64, cfg, 5).expect("problem");
     let r = run_clocked_measured(&g, None).expect("clocked");
@@ -218,6 +222,7 @@ fn config_strategy() -> impl Strategy<Value = CoreConfig> {
             fmt_b: fb,
             mode: ms[mi % ms.len()],
             width: 1 << wi,
+            acc: tensorcore_rtl::numerics::format::FP32,
         }
     })
 }

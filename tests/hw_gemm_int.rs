@@ -8,6 +8,7 @@ mod common;
 use common::Rng;
 use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
 use tensorcore_rtl::numerics::dot::AccMode;
+use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow, S4, S8, U4, U8};
 use tensorcore_rtl::verify::gemm_ref::Reference;
 
@@ -70,6 +71,7 @@ fn problem(rng: &mut Rng, im: IntMode, w: usize, m: usize, n: usize, k: usize) -
         fmt_b: im.b.container(),
         mode: AccMode::Int(im),
         width: w,
+        acc: FP32,
     };
     Gemm::new(m, n, k, cfg, a, b, c).expect("a valid integer problem")
 }
@@ -140,6 +142,7 @@ fn random_problem_through_the_mesh() {
         fmt_b: U8.container(),
         mode: AccMode::Int(im),
         width: 8,
+        acc: FP32,
     };
     let g = Gemm::random(6, 5, 70, cfg, 7).expect("random problem");
     let clocked = run_clocked(&g, None).expect("clocked run");

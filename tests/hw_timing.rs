@@ -14,6 +14,7 @@ fn cfg(mode: AccMode, width: usize) -> CoreConfig {
         fmt_b: FP16,
         mode,
         width,
+        acc: tensorcore_rtl::numerics::format::FP32,
     }
 }
 

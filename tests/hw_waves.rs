@@ -19,6 +19,7 @@ fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 1,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(4, 4, 6, cfg, 11).expect("problem");
     let r = run_clocked(&g, Some(&TraceConfig::vcd(&path))).expect("clocked, traced");
@@ -105,6 +106,7 @@ fn controller_state_names_reach_gtkwave() {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 1,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(4, 4, 4, cfg, 3).expect("problem");
     let trace = TraceConfig::vcd(dir.join("tc.vcd")).glob("controller.state");
@@ -148,6 +150,7 @@ fn save_files_show_reals_and_filtered_lanes_and_an_overview() {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 1,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(4, 4, 4, cfg, 5).expect("problem");
     run_clocked(&g, Some(&TraceConfig::vcd(dir.join("tc.vcd")))).expect("clocked, traced");

@@ -14,7 +14,7 @@ use tensorcore_rtl::gemm::clocked::{run_core, run_feeder};
 use tensorcore_rtl::gemm::{run_clocked_mx, MxGemm};
 use tensorcore_rtl::hw::{CoreConfig, HwError, IdealPort, MxTileBuffer, TensorCore, BLOCKS};
 use tensorcore_rtl::numerics::dot::AccMode;
-use tensorcore_rtl::numerics::format::{Format, E2M1, E2M3, E3M2, E4M3, E5M2};
+use tensorcore_rtl::numerics::format::{Format, E2M1, E2M3, E3M2, E4M3, E5M2, FP16, FP32};
 use tensorcore_rtl::numerics::mx::{BlockFormat, Quantised};
 use tensorcore_rtl::numerics::mx_dot::{mx_dot, MxDotMode};
 use tensorcore_rtl::rtl::{TraceConfig, PERIOD};
@@ -141,6 +141,7 @@ fn cfg(fmt: BlockFormat, width: usize) -> CoreConfig {
         fmt_b: f,
         mode: AccMode::Fused,
         width,
+        acc: FP32,
     }
 }
 
@@ -286,8 +287,11 @@ fn refuses_bad_shapes() {
     let mut bad = c;
     bad.mode = AccMode::Ieee;
     let buf = MxTileBuffer::new(bad, (4, 4, 64), p.a, p.b, p.c, p.sa, p.sb).expect("buffer");
-    let e = run_feeder::<1, _>(bad, buf, 1, None).unwrap_err();
+    let e = run_feeder::<1, _>(bad, buf.clone(), 1, None).unwrap_err();
     assert!(e.to_string().contains("fused"), "{e}");
+    let half = CoreConfig { acc: FP16, ..c };
+    let e = run_feeder::<1, _>(half, buf, 1, None).unwrap_err();
+    assert!(e.to_string().contains("accumulates in FP32"), "{e}");
 }
 
 /// The waves show each PE's scale registers, the block sum and the exponent add; A's scale

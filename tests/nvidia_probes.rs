@@ -5,7 +5,7 @@
 use tensorcore_rtl::numerics::dot::{dot, AccMode, Preset};
 use tensorcore_rtl::numerics::format::{E4M3, FP16};
 
-const ALL: [Preset; 4] = Preset::ALL;
+const ALL: [Preset; 5] = Preset::ALL;
 
 /// FP16 encoding of an exactly representable value (via the `half` crate).
 fn h(v: f64) -> u64 {
@@ -84,6 +84,7 @@ fn probe_one_extra_alignment_bit() {
     let c = -(1.0 - p2(-24));
     assert_eq!(run(Preset::Volta, &[1.0], &[1.0], c), s(p2(-23)));
     assert_eq!(run(Preset::Ampere, &[1.0], &[1.0], c), s(p2(-24)));
+    assert_eq!(run(Preset::Ada, &[1.0], &[1.0], c), s(p2(-24)));
     assert_eq!(run(Preset::Hopper, &[1.0], &[1.0], c), s(p2(-24)));
     assert_eq!(run(Preset::Blackwell, &[1.0], &[1.0], c), s(p2(-24)));
 }
@@ -119,7 +120,12 @@ fn probe_non_monotonic_sum_volta() {
     assert!(f32::from_bits(smaller_c) > f32::from_bits(larger_c));
     assert_eq!(larger_c, s(1.0));
     // With an extra alignment bit the sum is monotonic again.
-    for p in [Preset::Ampere, Preset::Hopper, Preset::Blackwell] {
+    for p in [
+        Preset::Ampere,
+        Preset::Ada,
+        Preset::Hopper,
+        Preset::Blackwell,
+    ] {
         let lo = run(p, &a, &b, 1.0 - p2(-24));
         let hi = run(p, &a, &b, 1.0);
         assert!(f32::from_bits(lo) <= f32::from_bits(hi), "{p}");
@@ -131,6 +137,7 @@ fn probe_two_extra_bits() {
     let c = -(p2(-3) + p2(-25));
     assert_eq!(run(Preset::Volta, &[1.0], &[1.25], c), 0x3F90_0000);
     assert_eq!(run(Preset::Ampere, &[1.0], &[1.25], c), 0x3F90_0000);
+    assert_eq!(run(Preset::Ada, &[1.0], &[1.25], c), 0x3F90_0000);
     assert_eq!(run(Preset::Hopper, &[1.0], &[1.25], c), 0x3F8F_FFFF);
     assert_eq!(run(Preset::Blackwell, &[1.0], &[1.25], c), 0x3F8F_FFFF);
 }

@@ -34,6 +34,7 @@ fn config(fa: Format, fb: Format, mode: AccMode, width: usize) -> CoreConfig {
         fmt_b: fb,
         mode,
         width,
+        acc: tensorcore_rtl::numerics::format::FP32,
     }
 }
 

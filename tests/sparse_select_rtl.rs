@@ -95,6 +95,7 @@ fn problem(f: Format, m: usize, n: usize, k: usize, w: usize, seed: u64) -> Spar
         fmt_b: f,
         mode: AccMode::Ieee,
         width: w,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     SparseGemm::random(m, n, k, cfg, seed).unwrap()
 }

@@ -8,10 +8,10 @@ use super::dot_int;
 use super::values;
 use clap::Args;
 use std::path::{Path, PathBuf};
+use tensorcore_rtl::numerics::convert::to_fp32;
 use tensorcore_rtl::numerics::dot::explain::explain;
-use tensorcore_rtl::numerics::dot::{dot_rounded, AccMode, DotError, DotResult, Preset, MAX_LANES};
-use tensorcore_rtl::numerics::format::Format;
-use tensorcore_rtl::numerics::format::FP32;
+use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, DotError, DotResult, Preset, MAX_LANES};
+use tensorcore_rtl::numerics::format::{Format, FP32};
 use tensorcore_rtl::numerics::int::IntOverflow;
 use tensorcore_rtl::numerics::RoundingMode;
 
@@ -24,10 +24,15 @@ pub struct DotArgs {
     /// uses its block size; exact rounds once.
     #[arg(long)]
     width: Option<usize>,
-    /// The accumulator C: FP32 (0x bit pattern or exact decimal), or int32 for integer
-    /// formats (0x bit pattern of up to 8 hex digits or a decimal integer); default 0.
-    #[arg(long, default_value = "0x00000000", allow_hyphen_values = true)]
+    /// The accumulator C in the output format (FP32, or FP16 with --out-format fp16): 0x bit
+    /// pattern or exact decimal; int32 for integer formats (0x bit pattern of up to 8 hex
+    /// digits or a decimal integer); default 0.
+    #[arg(long, default_value = "0x0", allow_hyphen_values = true)]
     c: String,
+    /// The accumulator (output) format: fp32 (default) or fp16. C and D are in it; every
+    /// rounding of the mode rounds to it (nvidia: the preset's FP16-output rule).
+    #[arg(long, default_value = "fp32")]
+    out_format: String,
     /// A values, comma-separated (0x bit patterns, exact decimals, or decimal integers for
     /// integer formats).
     #[arg(
@@ -73,24 +78,38 @@ pub fn rounding(name: &str) -> Result<RoundingMode, String> {
         .ok_or_else(|| format!("unknown rounding {name:?} (expected rne, rtz, rdn or rup)"))
 }
 
+/// The value of an accumulator pattern (`acc` is FP32 or FP16; both widen exactly).
+pub fn acc_value(acc: Format, bits: u32) -> f32 {
+    f32::from_bits(to_fp32(acc, bits as u64))
+}
+
+/// An accumulator pattern as `0x` and as many hex digits as `acc` is wide (8 or 4).
+pub fn acc_hex(acc: Format, bits: u32) -> String {
+    let digits = acc.width().div_ceil(4) as usize;
+    format!("0x{bits:0digits$x}")
+}
+
 /// The JSON object of one result (also a row of `--acc all --json`).
+#[allow(clippy::too_many_arguments)]
 pub fn result_json(
     mode: &AccMode,
     preset: Option<Preset>,
     rm: RoundingMode,
+    acc: Format,
     fmt_a: Format,
     fmt_b: Format,
     k: usize,
     r: &DotResult,
 ) -> serde_json::Value {
-    let value = f32::from_bits(r.bits);
+    let value = acc_value(acc, r.bits);
     let value_json = if value.is_finite() {
         serde_json::json!(value as f64)
     } else {
         serde_json::json!(value.to_string().to_lowercase())
     };
     serde_json::json!({
-        "bits": format!("0x{:08x}", r.bits),
+        "bits": acc_hex(acc, r.bits),
+        "out_format": acc.name,
         "value": value_json,
         "flags": r.flags.names(),
         "acc": mode.name(),
@@ -140,6 +159,7 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         return Err("--satfinite applies to the integer formats (s8, u8, s4, u4) only".into());
     }
     let rm = rounding(&args.rounding)?;
+    let acc = values::acc_format(&args.out_format)?;
     if args.arith.acc.eq_ignore_ascii_case("all") {
         if args.explain {
             return Err("--explain shows one mode; pick --acc ieee, fused, exact or nvidia".into());
@@ -155,18 +175,33 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
             Some(name) => values::input_format(name)?,
             None => fmt_a,
         };
-        let (a, b, c) = single_operands(args, fmt_a, fmt_b)?;
-        return dot_all::run(fmt_a, fmt_b, rm, &a, &b, c, args.width, args.json);
+        let (a, b, c) = single_operands(args, fmt_a, fmt_b, acc)?;
+        return dot_all::run(
+            &dot_all::Operands {
+                fmt_a,
+                fmt_b,
+                acc,
+                a: &a,
+                b: &b,
+                c,
+            },
+            rm,
+            args.width,
+            args.json,
+        );
     }
     let values::Arith {
         fmt_a,
         fmt_b,
         mode,
         preset,
-    } = args.arith.resolve()?;
+    } = args.arith.resolve_acc(acc)?;
     if dot_batch::is_npy(&args.a) || dot_batch::is_npy(&args.b) {
         if args.explain {
             return Err("--explain takes operand values, not .npy batches".into());
+        }
+        if acc != FP32 {
+            return Err("batch mode (.npy operands) accumulates into fp32 only".into());
         }
         if !(dot_batch::is_npy(&args.a)
             && dot_batch::is_npy(&args.b)
@@ -191,9 +226,12 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
     if args.out.is_some() {
         return Err("--out applies to batch mode only (--a, --b, --c naming .npy files)".into());
     }
-    let (a, b, c) = single_operands(args, fmt_a, fmt_b)?;
+    let (a, b, c) = single_operands(args, fmt_a, fmt_b, acc)?;
     let width = args.width.unwrap_or(a.len().clamp(1, MAX_LANES));
     if args.explain {
+        if acc != FP32 {
+            return Err("--explain shows FP32 accumulation only (drop --out-format fp16)".into());
+        }
         let e = explain(&mode, rm, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| match e {
             DotError::BadWidth(k) if matches!(mode, AccMode::Exact) => {
                 format!("--explain with --acc exact takes at most {MAX_LANES} products (got {k})")
@@ -202,7 +240,7 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         })?;
         let label = rounding_label(&mode, rm);
         if args.json {
-            let mut obj = result_json(&mode, preset, rm, fmt_a, fmt_b, a.len(), &e.result);
+            let mut obj = result_json(&mode, preset, rm, acc, fmt_a, fmt_b, a.len(), &e.result);
             obj["explain"] = dot_explain::json(&e, fmt_a, fmt_b, label);
             outln!("{obj}");
         } else {
@@ -214,26 +252,27 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         }
         return Ok(0);
     }
-    let r = dot_rounded(&mode, rm, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
+    let r = dot_acc(&mode, rm, acc, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
     if args.json {
         outln!(
             "{}",
-            result_json(&mode, preset, rm, fmt_a, fmt_b, a.len(), &r)
+            result_json(&mode, preset, rm, acc, fmt_a, fmt_b, a.len(), &r)
         );
     } else {
-        let value = f32::from_bits(r.bits);
-        outln!("bits:  0x{:08x}", r.bits);
+        let value = acc_value(acc, r.bits);
+        outln!("bits:  {} ({acc})", acc_hex(acc, r.bits));
         outln!("value: {value:e} ({value})");
         outln!("flags: {}", r.flags);
     }
     Ok(0)
 }
 
-/// The operands of a single dot product: A, B (same length) and C.
+/// The operands of a single dot product: A, B (same length) and C (in the format `acc`).
 fn single_operands(
     args: &DotArgs,
     fmt_a: Format,
     fmt_b: Format,
+    acc: Format,
 ) -> Result<(Vec<u64>, Vec<u64>, u32), String> {
     let a = values::operands(fmt_a, &args.a)?;
     let b = values::operands(fmt_b, &args.b)?;
@@ -244,6 +283,6 @@ fn single_operands(
             b.len()
         ));
     }
-    let c = values::operand(FP32, &args.c)? as u32;
+    let c = values::operand(acc, &args.c)? as u32;
     Ok((a, b, c))
 }

@@ -14,12 +14,13 @@ use super::values;
 use clap::{ArgGroup, Args};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
-use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm, MemRun};
+use tensorcore_rtl::gemm::{run_functional, run_memory, CoreConfig, Gemm, MemRun};
 use tensorcore_rtl::hw::schedule::Schedule;
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
-use tensorcore_rtl::numerics::format::{Format, FP32};
+use tensorcore_rtl::numerics::convert::tf32_from_container;
+use tensorcore_rtl::numerics::format::{Format, FP16, FP32, TF32};
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow};
 use tensorcore_rtl::sparse::clocked::sparse_schedule;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
@@ -34,17 +35,19 @@ const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs 
 #[command(group(ArgGroup::new("input").required(true).args(["a", "m", "a_values"])))]
 #[command(mut_arg("acc", |a| a.help(ACC_HELP)))]
 pub struct GemmArgs {
-    /// A (M x K) as .npy: uint8 (FP8) or uint16 (FP16/BF16) bit patterns, or float16/32/64
-    /// values exactly representable in the format; int8 (s8, s4) or uint8 (u8, u4) values
-    /// for integer formats. A `.txt` or `.hex` file is a text matrix (floating-point formats):
-    /// one row a line, elements as hex bit patterns (0x3c00) or exact decimals.
+    /// A (M x K) as .npy: uint8 (FP8), uint16 (FP16/BF16) or uint32 (TF32 containers, low 13
+    /// bits zero) bit patterns, or float16/32/64 values exactly representable in the format;
+    /// int8 (s8, s4) or uint8 (u8, u4) values for integer formats. A `.txt` or `.hex` file is
+    /// a text matrix (floating-point formats): one row a line, elements as hex bit patterns
+    /// (0x3c00) or exact decimals.
     #[arg(long, requires = "b")]
     a: Option<PathBuf>,
     /// B (K x N) as .npy, like A.
     #[arg(long, conflicts_with = "m")]
     b: Option<PathBuf>,
-    /// C (M x N) as .npy: float32 values or uint32 FP32 bit patterns, int32 for integer
-    /// formats (default: zeros); or a text matrix (.txt, .hex) of FP32 values or patterns.
+    /// C (M x N) as .npy: float32 values or uint32 FP32 bit patterns; with --out-format fp16,
+    /// float16 values or uint16 FP16 bit patterns; int32 for integer formats (default:
+    /// zeros); or a text matrix (.txt, .hex) of values or patterns in the output format.
     #[arg(long, conflicts_with = "m")]
     c: Option<PathBuf>,
     /// Rows of a random problem (with --n, --k, --seed).
@@ -69,9 +72,14 @@ pub struct GemmArgs {
     /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
     #[arg(long, default_value_t = 1)]
     width: usize,
-    /// Write D (M x N float32; int32 for integer formats) here, atomically.
+    /// Write D (M x N float32; with --out-format fp16, uint16 FP16 bit patterns; int32 for
+    /// integer formats) here, atomically.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// The accumulator format: fp32 (default) or fp16 (C and D are FP16; the PE accumulator
+    /// registers are 16 bits wide). fp16 runs on the ideal memory path, dense, without --memh.
+    #[arg(long, default_value = "fp32")]
+    out_format: String,
     /// Check D against the independent reference also for .npy inputs (random inputs are
     /// always checked).
     #[arg(long)]
@@ -153,6 +161,22 @@ fn load_operand(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, V
                 })
             })
             .collect::<Result<_, _>>()?,
+        Dtype::U32 if fmt == TF32 => arr
+            .words
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| {
+                tf32_from_container(w as u32).ok_or_else(|| {
+                    format!(
+                        "{}: {name}[{}][{}] = {w:#010x} is not a tf32 container (low 13 bits \
+                         must be zero)",
+                        path.display(),
+                        i / cols,
+                        i % cols
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?,
         Dtype::U32 | Dtype::I8 | Dtype::I32 => {
             return Err(format!(
                 "{}: {name} has dtype {}; {fmt} takes {} bit patterns or float16/32/64 values",
@@ -175,10 +199,12 @@ fn matrix_shape(arr: &NpyArray, path: &Path, name: &str) -> Result<(usize, usize
     }
 }
 
-/// Reads C: float32 values or uint32 FP32 bit patterns, `m x n`.
-fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
+/// Reads C, `m x n`: float32 values or uint32 FP32 bit patterns, or for an FP16 accumulator
+/// float16 values or uint16 FP16 bit patterns (both held as the FP16 bits); or a text matrix
+/// in the accumulator format.
+fn load_c(path: &Path, m: usize, n: usize, acc: Format) -> Result<Vec<u32>, String> {
     if text_matrix::is_text(path) {
-        let (rows, cols, words) = text_matrix::read(path, "C", |t| values::operand(FP32, t))?;
+        let (rows, cols, words) = text_matrix::read(path, "C", |t| values::operand(acc, t))?;
         if (rows, cols) != (m, n) {
             return Err(format!(
                 "{}: C is {rows} x {cols} but A x B is {m} x {n}",
@@ -189,11 +215,21 @@ fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
     }
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     let (rows, cols) = matrix_shape(&arr, path, "C")?;
-    if !matches!(arr.dtype, Dtype::F32 | Dtype::U32) {
+    let ok = if acc == FP16 {
+        matches!(arr.dtype, Dtype::F16 | Dtype::U16)
+    } else {
+        matches!(arr.dtype, Dtype::F32 | Dtype::U32)
+    };
+    if !ok {
         return Err(format!(
-            "{}: C has dtype {}; expected float32 or uint32 (FP32 bit patterns)",
+            "{}: C has dtype {}; expected {}",
             path.display(),
-            arr.dtype.numpy_name()
+            arr.dtype.numpy_name(),
+            if acc == FP16 {
+                "float16 or uint16 (FP16 bit patterns) for --out-format fp16"
+            } else {
+                "float32 or uint32 (FP32 bit patterns)"
+            }
         ));
     }
     if (rows, cols) != (m, n) {
@@ -255,23 +291,35 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         ));
     }
     if let Some((a, b)) = args.arith.int_formats()? {
+        if !args.out_format.eq_ignore_ascii_case("fp32") {
+            return Err(
+                "--out-format applies to floating-point formats; integer GEMMs \
+                        accumulate into int32"
+                    .into(),
+            );
+        }
         return run_int(args, a, b);
     }
     if args.satfinite {
         return Err("--satfinite applies to the integer formats (s8, u8, s4, u4) only".into());
     }
+    let acc = values::acc_format(&args.out_format)?;
     let values::Arith {
         fmt_a,
         fmt_b,
         mode,
         preset,
-    } = args.arith.resolve_datapath()?;
+    } = args.arith.resolve_datapath(acc)?;
     let cfg = CoreConfig {
         fmt_a,
         fmt_b,
         mode,
         width: args.width,
+        acc,
     };
+    if acc != FP32 && (args.sparse || args.memh.is_some() || args.memory == MemoryPath::Tma) {
+        return Err("--out-format fp16 runs dense on the ideal memory path, without --memh".into());
+    }
     plan_outputs(args)?;
     let mem_cfg = match args.memory {
         MemoryPath::Tma => {
@@ -316,7 +364,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             }
             values::check_size(m, n, ka)?;
             let c = match &args.c {
-                Some(pc) => load_c(pc, m, n)?,
+                Some(pc) => load_c(pc, m, n, acc)?,
                 None => vec![0; m * n],
             };
             Gemm::new(m, n, ka, cfg, a, b, c).map_err(|e| e.to_string())?
@@ -348,7 +396,8 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     let run = measured.run.clone();
     if let Some(out) = &args.out {
         let words: Vec<u64> = run.out.d.iter().map(|&w| w as u64).collect();
-        write_npy(out, &[g.m, g.n], Dtype::F32, &words).map_err(|e| e.to_string())?;
+        let dtype = if acc == FP16 { Dtype::U16 } else { Dtype::F32 };
+        write_npy(out, &[g.m, g.n], dtype, &words).map_err(|e| e.to_string())?;
     }
     if let Some(dir) = &args.memh {
         let origin = match (random, args.pattern) {
@@ -361,9 +410,20 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     let check = if let (Some(s), true) = (&sparse, random || args.check) {
         Some(super::sparse::check_clocked(s, preset, &run.out.d)?)
     } else if random || args.check {
-        let reference = Reference::for_problem(&g, preset.map(|p| p.name()))?;
-        let want = reference.gemm(&g);
-        Some((reference.name(), mismatches(&run.out.d, &want)))
+        // The independent references of `verify` are FP32 and know the NUMERICS.md presets
+        // of FP16, BF16 and FP8; otherwise (FP16 output, TF32 nvidia) D is checked against
+        // the functional model (the numerics layer, itself checked against SoftFloat and
+        // the GPU measurements).
+        match Reference::for_problem(&g, preset.map(|p| p.name())) {
+            Ok(reference) if acc == FP32 => {
+                let want = reference.gemm(&g);
+                Some((reference.name(), mismatches(&run.out.d, &want)))
+            }
+            _ => {
+                let want = run_functional(&g).map_err(|e| e.to_string())?.d;
+                Some(("functional", mismatches(&run.out.d, &want)))
+            }
+        }
     } else {
         None
     };
@@ -378,6 +438,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             "m": g.m, "n": g.n, "k": g.k,
             "format": fmt_a.name, "format_b": fmt_b.name,
             "acc": cfg.mode.name(), "preset": preset.map(|p| p.name()), "width": cfg.width,
+            "out_format": acc.name,
             "seed": random.then_some(args.seed),
             "cycles": run.cycles, "tiles": run.tiles, "macs": macs,
             "mac_slots_used": run.mac_slots_used, "mac_slots_offered": run.mac_slots_offered,
@@ -570,7 +631,7 @@ fn sparse_problem(args: &GemmArgs, cfg: CoreConfig) -> Result<SparseGemm, String
         ));
     }
     let c = match &args.c {
-        Some(pc) => load_c(pc, m, n)?,
+        Some(pc) => load_c(pc, m, n, cfg.acc)?,
         None => vec![0; m * n],
     };
     SparseGemm::new(cfg, a, n, b, c).map_err(|e| e.to_string())

@@ -10,6 +10,7 @@ use tensorcore_rtl::gemm::{CoreConfig, Gemm};
 use tensorcore_rtl::hw::schedule::Schedule;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::dot::AccMode;
+use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow, S32};
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
 
@@ -61,6 +62,8 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
         fmt_b: im.b.container(),
         mode: AccMode::Int(im),
         width: job.width,
+        // The int32 accumulator lives in 32-bit registers.
+        acc: FP32,
     };
     let g = match (job.files, job.random) {
         (Some((pa, pb, pc)), _) => {

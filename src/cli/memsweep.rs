@@ -102,6 +102,7 @@ fn sweep(args: &MemSweepArgs) -> Result<i32, String> {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 1,
+        acc: tensorcore_rtl::numerics::format::FP32,
     };
     let g = Gemm::random(args.m, args.n, args.k, cfg, args.seed).map_err(|e| e.to_string())?;
     let base = args.mem.params()?;

@@ -7,38 +7,63 @@ use std::path::PathBuf;
 use tensorcore_rtl::gemm::problem::check_dims;
 use tensorcore_rtl::io::output::is_special;
 use tensorcore_rtl::io::OutputPlan;
+use tensorcore_rtl::numerics::convert::tf32_from_container;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
-use tensorcore_rtl::numerics::format::{Format, INPUT_FORMATS};
+use tensorcore_rtl::numerics::format::{Format, ACC_FORMATS, INPUT_FORMATS, TF32};
 use tensorcore_rtl::numerics::int::{pair_ok, IntFormat};
 use tensorcore_rtl::rtl::TraceConfig;
 use tensorcore_rtl::rtl::PERIOD;
 use tensorcore_rtl::verify::measurements::encode_exact;
 
-/// Parses a format name (`e4m3`, `e5m2`, `fp16`, `bf16`, `fp32`).
-pub fn format(name: &str) -> Result<Format, String> {
-    Format::by_name(name)
-        .ok_or_else(|| format!("unknown format {name:?} (expected e4m3, e5m2, fp16, bf16 or fp32)"))
+/// The names of `formats`, as "a, b or c".
+fn name_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
 }
 
-/// Parses a multiplier input format name (`e4m3`, `e5m2`, `fp16`, `bf16`).
+/// Parses a multiplier input format name (`e4m3`, `e5m2`, `fp16`, `bf16`, `tf32`).
 pub fn input_format(name: &str) -> Result<Format, String> {
     Format::by_name(name)
         .filter(|f| INPUT_FORMATS.contains(f))
-        .ok_or_else(|| format!("unknown input format {name:?} (expected e4m3, e5m2, fp16 or bf16)"))
+        .ok_or_else(|| {
+            let names: Vec<&str> = INPUT_FORMATS.iter().map(|f| f.name).collect();
+            format!(
+                "unknown input format {name:?} (expected {})",
+                name_list(&names)
+            )
+        })
+}
+
+/// Parses an accumulator (output) format name (`fp32`, `fp16`).
+pub fn acc_format(name: &str) -> Result<Format, String> {
+    Format::by_name(name)
+        .filter(|f| ACC_FORMATS.contains(f))
+        .ok_or_else(|| {
+            let names: Vec<&str> = ACC_FORMATS.iter().map(|f| f.name).collect();
+            format!(
+                "unknown output format {name:?} (expected {})",
+                name_list(&names)
+            )
+        })
 }
 
 /// Parses a GPU preset name.
 pub fn preset(name: &str) -> Result<Preset, String> {
     Preset::by_name(name).ok_or_else(|| {
-        format!("unknown preset {name:?} (expected volta, ampere, hopper or blackwell)")
+        let names: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
+        format!("unknown preset {name:?} (expected {})", name_list(&names))
     })
 }
 
 /// Operand formats and accumulation mode, shared by `tcrtl dot` and `tcrtl gemm`.
 #[derive(Args, Debug)]
 pub struct ArithArgs {
-    /// Format of A (and of B unless --format-b): e4m3, e5m2, fp16, bf16, or the integers s8,
-    /// u8, s4, u4 (`tcrtl dot` and `tcrtl gemm`).
+    /// Format of A (and of B unless --format-b): e4m3, e5m2, fp16, bf16, tf32 (FP32
+    /// containers whose low 13 bits are zero), or the integers s8, u8, s4, u4 (`tcrtl dot`
+    /// and `tcrtl gemm`).
     #[arg(long, default_value = "fp16")]
     pub format: String,
     /// Format of B, if it differs from A's (e.g. e4m3 x e5m2, s8 x u8).
@@ -47,7 +72,7 @@ pub struct ArithArgs {
     /// Accumulation mode: ieee (default), fused, exact, nvidia (needs --preset).
     #[arg(long, default_value = "ieee")]
     pub acc: String,
-    /// GPU preset for --acc nvidia: volta, ampere, hopper, blackwell.
+    /// GPU preset for --acc nvidia: volta, ampere, ada, hopper, blackwell.
     #[arg(long)]
     pub preset: Option<String>,
 }
@@ -68,8 +93,8 @@ pub struct Arith {
 impl ArithArgs {
     /// [`ArithArgs::resolve`] for the clocked tensor core, which has no `exact` datapath
     /// (`exact` rounds once over all of K: a reference, offered by `tcrtl dot` only).
-    pub fn resolve_datapath(&self) -> Result<Arith, String> {
-        let arith = self.resolve()?;
+    pub fn resolve_datapath(&self, acc: Format) -> Result<Arith, String> {
+        let arith = self.resolve_acc(acc)?;
         if arith.mode == AccMode::Exact {
             return Err(
                 "--acc exact is a reference, not a datapath: the tensor core runs ieee, fused or nvidia"
@@ -79,9 +104,15 @@ impl ArithArgs {
         Ok(arith)
     }
 
-    /// Checks the names and builds the mode; a preset is required by, and only allowed
-    /// with, `--acc nvidia`.
+    /// Checks the names and builds the mode (FP32 output); a preset is required by, and only
+    /// allowed with, `--acc nvidia`.
     pub fn resolve(&self) -> Result<Arith, String> {
+        self.resolve_acc(tensorcore_rtl::numerics::FP32)
+    }
+
+    /// [`ArithArgs::resolve`] for the accumulator format `acc` (the nvidia parameters are the
+    /// preset's for that output).
+    pub fn resolve_acc(&self, acc: Format) -> Result<Arith, String> {
         let fmt_a = input_format(&self.format)?;
         let fmt_b = match &self.format_b {
             Some(name) => input_format(name)?,
@@ -90,7 +121,7 @@ impl ArithArgs {
         let preset = self.preset.as_deref().map(preset).transpose()?;
         let mode = match (self.acc.to_ascii_lowercase().as_str(), preset) {
             ("nvidia", Some(p)) => {
-                AccMode::Nvidia(p.params(fmt_a, fmt_b).map_err(|e| e.to_string())?)
+                AccMode::Nvidia(p.params_for(fmt_a, fmt_b, acc).map_err(|e| e.to_string())?)
             }
             ("nvidia", None) => return Err("--acc nvidia needs --preset".into()),
             (_, Some(_)) => return Err("--preset only applies to --acc nvidia".into()),
@@ -304,7 +335,8 @@ pub fn check_size(m: usize, n: usize, k: usize) -> Result<(), String> {
 
 /// Parses one operand of `fmt` by a strict grammar (surrounding spaces ignored):
 ///
-/// - `0x` or `0X` and 1 to 16 hex digits: a bit pattern, which must fit the format's width;
+/// - `0x` or `0X` and 1 to 16 hex digits: a bit pattern, which must fit the format's width
+///   (TF32: an FP32 container whose low 13 bits must be zero);
 /// - `[+|-]` then `inf`, `infinity` or `nan` (any case): the signed infinity, or the format's
 ///   canonical NaN with the sign bit as given (`-nan` sets it);
 /// - `[+|-]` then `DIGITS[.DIGITS]`, `DIGITS.` or `.DIGITS`, then optionally
@@ -322,6 +354,12 @@ pub fn operand(fmt: Format, text: &str) -> Result<u64, String> {
         }
         let bits =
             u64::from_str_radix(hex, 16).map_err(|_| format!("bad hex bit pattern {t:?}"))?;
+        if fmt == TF32 {
+            let container = u32::try_from(bits)
+                .map_err(|_| format!("bit pattern {t} does not fit a 32-bit tf32 container"))?;
+            return tf32_from_container(container)
+                .ok_or_else(|| format!("{t} is not a tf32 value: its low 13 bits must be zero"));
+        }
         if bits > fmt.mask() {
             return Err(format!(
                 "bit pattern {t} does not fit {fmt} ({} bits)",

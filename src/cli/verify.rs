@@ -4,8 +4,9 @@
 use super::values;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use tensorcore_rtl::numerics::dot::{dot, AccMode};
-use tensorcore_rtl::verify::measurements::{encode_word, load};
+use tensorcore_rtl::numerics::dot::{dot_acc, AccMode};
+use tensorcore_rtl::numerics::RoundingMode;
+use tensorcore_rtl::verify::measurements::{encode_word, load_acc};
 
 /// Arguments of `tcrtl verify`.
 #[derive(Args, Debug)]
@@ -16,8 +17,9 @@ pub struct VerifyArgs {
 
 #[derive(Subcommand, Debug)]
 enum VerifyCommand {
-    /// Runs every row of a measurement set (a_*, b_*, c_*fp32, d_*fp32 files) through the
-    /// nvidia mode and compares bit for bit; exits 1 on any mismatch.
+    /// Runs every row of a measurement set (a_*, b_*, c_*fp32, d_*fp32 or with --out-format
+    /// fp16 d_*fp16 files) through the nvidia mode and compares bit for bit; exits 1 on any
+    /// mismatch.
     Measurements(MeasurementArgs),
     /// Error of a mode against the exact sum over random dot products, per K
     /// (DIR/summary.json and DIR/errors.svg); --shard I/N runs one part.
@@ -31,13 +33,17 @@ enum VerifyCommand {
 pub struct MeasurementArgs {
     /// Directory of the set, e.g. .../tensor-core-measurements/H100/fp16.
     dir: PathBuf,
-    /// Input format of A and B: e4m3, e5m2, fp16, bf16.
+    /// Input format of A and B: e4m3, e5m2, fp16, bf16, tf32.
     #[arg(long)]
     format: String,
-    /// GPU preset: volta, ampere, hopper, blackwell.
+    /// GPU preset: volta, ampere, ada, hopper, blackwell.
     #[arg(long)]
     preset: String,
-    /// Use C = +0 for every row (the H100 FP8 sets were measured with C = 0).
+    /// The accumulator the GPU wrote: fp32 (d_*fp32.txt) or fp16 (d_*fp16.txt, with C
+    /// rounded to FP16 to nearest even first, as the test programs did).
+    #[arg(long, default_value = "fp32")]
+    out_format: String,
+    /// Use C = +0 for every row (the H100 FP8 FP32-output sets were measured with C = 0).
     #[arg(long)]
     zero_c: bool,
     /// Check only the first N rows.
@@ -68,11 +74,14 @@ fn hex_row(r: &[u32]) -> String {
 }
 
 fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
-    let fmt = values::format(&args.format)?;
+    let fmt = values::input_format(&args.format)?;
     let preset = values::preset(&args.preset)?;
-    let params = preset.params(fmt, fmt).map_err(|e| e.to_string())?;
+    let acc = values::acc_format(&args.out_format)?;
+    let params = preset
+        .params_for(fmt, fmt, acc)
+        .map_err(|e| e.to_string())?;
     let mode = AccMode::Nvidia(params);
-    let set = load(&args.dir, args.limit)?;
+    let set = load_acc(&args.dir, args.limit, acc)?;
     if set.a.is_empty() {
         // A set with no row checks nothing: that is an input error, never a pass.
         return Err(format!(
@@ -87,13 +96,7 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
     }
     let mut matched = 0usize;
     let mut mismatches = Vec::new();
-    for (row, ((ra, rb), (&c, &d))) in set
-        .a
-        .iter()
-        .zip(&set.b)
-        .zip(set.c.iter().zip(&set.d))
-        .enumerate()
-    {
+    for (row, ((ra, rb), &d)) in set.a.iter().zip(&set.b).zip(&set.d).enumerate() {
         let enc = |r: &[u32]| -> Result<Vec<u64>, String> {
             r.iter()
                 .map(|&w| {
@@ -108,10 +111,20 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
         };
         let a = enc(ra)?;
         let b = enc(rb)?;
-        let c = if args.zero_c { 0 } else { c };
-        let ours = dot(&mode, fmt, fmt, &a, &b, c, params.block)
-            .map_err(|e| e.to_string())?
-            .bits;
+        let c = if args.zero_c { 0 } else { set.c_in(row, acc) };
+        let ours = dot_acc(
+            &mode,
+            RoundingMode::NearestEven,
+            acc,
+            fmt,
+            fmt,
+            &a,
+            &b,
+            c,
+            params.block,
+        )
+        .map_err(|e| e.to_string())?
+        .bits;
         if ours == d {
             matched += 1;
         } else if mismatches.len() < args.show {
@@ -119,6 +132,8 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
         }
     }
     let total = set.a.len();
+    let digits = acc.width() as usize / 4;
+    let hex = |w: &u32| format!("0x{w:0digits$x}");
     let files: Vec<String> = set.files.iter().map(|p| p.display().to_string()).collect();
     if args.json {
         let list: Vec<_> = mismatches
@@ -126,26 +141,31 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
             .map(|(row, a, b, c, ours, gpu)| {
                 serde_json::json!({
                     "row": row, "a": hex_row(a), "b": hex_row(b),
-                    "c": format!("0x{c:08x}"), "ours": format!("0x{ours:08x}"),
-                    "gpu": format!("0x{gpu:08x}"),
+                    "c": hex(c), "ours": hex(ours), "gpu": hex(gpu),
                 })
             })
             .collect();
         let obj = serde_json::json!({
             "dir": args.dir.display().to_string(), "format": fmt.name, "preset": preset.name(),
+            "out_format": acc.name,
             "k": set.k, "files": files, "matched": matched, "total": total, "first_mismatches": list,
         });
         outln!("{obj}");
     } else {
         outln!(
-            "{}: {matched}/{total} rows match (format {fmt}, preset {preset}, K = {}, n = {})",
+            "{}: {matched}/{total} rows match (format {fmt}, output {acc}, preset {preset}, K = {}, n = {})",
             args.dir.display(),
             set.k,
             params.block
         );
         outln!("files: {}", files.join(", "));
         for (row, a, b, c, ours, gpu) in &mismatches {
-            outln!("mismatch at row {row} (line {row} of each file): c = 0x{c:08x}, ours 0x{ours:08x}, gpu 0x{gpu:08x}");
+            outln!(
+                "mismatch at row {row} (line {row} of each file): c = {}, ours {}, gpu {}",
+                hex(c),
+                hex(ours),
+                hex(gpu)
+            );
             outln!("  a = {}", hex_row(a));
             outln!("  b = {}", hex_row(b));
         }

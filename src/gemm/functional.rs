@@ -1,10 +1,11 @@
 //! The fast functional model: every output element is the numerics layer's whole-K dot
-//! product (`C` first, `k` ascending, `w` products a step, NVIDIA blocks of `n`), with no
-//! clock. The clocked tensor core must give exactly these bits.
+//! product (`C` first, `k` ascending, `w` products a step, NVIDIA blocks of `n`) into the
+//! configured accumulator format, with no clock. The clocked tensor core must give exactly these bits.
 
 use super::problem::{Gemm, GemmError, GemmOutput};
-use crate::numerics::dot::dot;
+use crate::numerics::dot::dot_acc;
 use crate::numerics::flags::Flags;
+use crate::numerics::flags::RoundingMode;
 
 /// Runs `g` without simulating hardware.
 pub fn run_functional(g: &Gemm) -> Result<GemmOutput, GemmError> {
@@ -16,8 +17,10 @@ pub fn run_functional(g: &Gemm) -> Result<GemmOutput, GemmError> {
             *slot = g.b[p * g.n + j];
         }
         for i in 0..g.m {
-            let r = dot(
+            let r = dot_acc(
                 &g.cfg.mode,
+                RoundingMode::NearestEven,
+                g.cfg.acc,
                 g.cfg.fmt_a,
                 g.cfg.fmt_b,
                 g.a_row(i),

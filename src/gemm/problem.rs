@@ -5,7 +5,7 @@ use super::rng::SplitMix64;
 use crate::hw::CoreConfig;
 use crate::numerics::dot::{AccMode, DotError, MAX_LANES};
 use crate::numerics::flags::Flags;
-use crate::numerics::format::{Format, INPUT_FORMATS};
+use crate::numerics::format::{Format, ACC_FORMATS, INPUT_FORMATS};
 
 /// The largest number of elements one matrix of a problem may hold (2^28: 1 GiB of 32-bit
 /// words), so that a mistyped dimension is an error rather than an allocation failure.
@@ -35,10 +35,13 @@ pub enum GemmError {
         /// Elements found.
         len: usize,
     },
+    /// The accumulator format is neither FP32 nor FP16.
+    #[error("{0} is not an accumulator format (expected fp32 or fp16)")]
+    NotAnAccumulator(&'static str),
     /// An element does not fit its format's width.
     #[error("{matrix}[{row}][{col}] = {bits:#x} is not a {format} bit pattern")]
     BitsOutOfRange {
-        /// `A` or `B`.
+        /// `A`, `B` or `C`.
         matrix: &'static str,
         /// Row.
         row: usize,
@@ -161,7 +164,15 @@ impl Gemm {
                 });
             }
         }
-        for (matrix, words, cols, fmt) in [("A", &a, k, cfg.fmt_a), ("B", &b, n, cfg.fmt_b)] {
+        if !ACC_FORMATS.contains(&cfg.acc) {
+            return Err(GemmError::NotAnAccumulator(cfg.acc.name));
+        }
+        let c_wide: Vec<u64> = c.iter().map(|&w| u64::from(w)).collect();
+        for (matrix, words, cols, fmt) in [
+            ("A", &a, k, cfg.fmt_a),
+            ("B", &b, n, cfg.fmt_b),
+            ("C", &c_wide, n, cfg.acc),
+        ] {
             if let Some(i) = words.iter().position(|&w| w & !fmt.mask() != 0) {
                 return Err(GemmError::BitsOutOfRange {
                     matrix,
@@ -185,7 +196,7 @@ impl Gemm {
 
     /// A reproducible random problem: finite operands whose exponents stay within +-6 of 1
     /// (so sums neither overflow nor vanish), with zeros, subnormals and both signs mixed in;
-    /// C likewise in FP32. The same seed gives the same problem everywhere.
+    /// C likewise in the accumulator format. The same seed gives the same problem everywhere.
     pub fn random(
         m: usize,
         n: usize,
@@ -209,7 +220,7 @@ impl Gemm {
             .map(|_| random_operand(cfg.fmt_b, &mut rng))
             .collect();
         let c = (0..m * n)
-            .map(|_| random_operand(crate::numerics::format::FP32, &mut rng) as u32)
+            .map(|_| random_operand(cfg.acc, &mut rng) as u32)
             .collect();
         Gemm::new(m, n, k, cfg, a, b, c)
     }

@@ -27,11 +27,11 @@
 //! ```
 //! use tensorcore_rtl::hw::{CoreConfig, TensorCore, TileBuffer};
 //! use tensorcore_rtl::numerics::dot::AccMode;
-//! use tensorcore_rtl::numerics::format::FP16;
+//! use tensorcore_rtl::numerics::format::{FP16, FP32};
 //! use tensorcore_rtl::rtl::Simulator;
 //!
 //! # fn main() -> Result<(), tensorcore_rtl::hw::HwError> {
-//! let cfg = CoreConfig { fmt_a: FP16, fmt_b: FP16, mode: AccMode::Ieee, width: 1 };
+//! let cfg = CoreConfig { fmt_a: FP16, fmt_b: FP16, mode: AccMode::Ieee, width: 1, acc: FP32 };
 //! // D = A x B + C with M = N = K = 4: A = B = 1.0 everywhere, C = 0.
 //! let buf = TileBuffer::new(cfg, 4, 4, 4, vec![0x3C00; 16], vec![0x3C00; 16], vec![0; 16])?;
 //! let core = TensorCore::<1>::new(cfg, buf)?;

@@ -222,13 +222,14 @@ impl<const W: usize> Pe<W> {
             s1_ctl: Reg::new("s1_ctl", CTL_BITS, 0)?.with_display(Display::Filter("ctl")),
             exp_sum: Wire::new("exp_sum", 16 * w, Wide::ZERO)?,
             sig_product: Wire::new("sig_product", 32 * w, Wide::ZERO)?,
-            acc_0: Reg::new("acc_0", 32, 0)?
+            // The accumulator registers are as wide as the accumulator format (32 or 16).
+            acc_0: Reg::new("acc_0", cfg.acc.width(), 0)?
                 .with_display(cfg.acc_display())
                 .in_overview(),
-            acc_1: Reg::new("acc_1", 32, 0)?
+            acc_1: Reg::new("acc_1", cfg.acc.width(), 0)?
                 .with_display(cfg.acc_display())
                 .in_overview(),
-            acc: Wire::new("acc", 32, 0)?.with_display(cfg.acc_display()),
+            acc: Wire::new("acc", cfg.acc.width(), 0)?.with_display(cfg.acc_display()),
             max_exp: Wire::new("max_exp", 16, 0)?,
             align_shift: Wire::new("align_shift", 16, 0)?.with_display(Display::Dec),
             sticky: Wire::new("sticky", 1, false)?,

@@ -4,8 +4,8 @@
 //!   ([`stage_multiply`]); the products are packed into one 64-bit word per lane
 //!   ([`pack_product`]) for the stage-1 pipeline register.
 //! - Stage 2 ([`stage2_accumulate`]): specials, alignment, add, leading-zero count,
-//!   normalise and round into the FP32 accumulator, per accumulation mode, by calling
-//!   [`stage_accumulate`] (the same composition the functional `dot` uses): `ieee`
+//!   normalise and round into the accumulator (FP32 or FP16: `CoreConfig::acc`), per mode, by calling
+//!   [`stage_accumulate_acc`] (the same composition the functional `dot` uses): `ieee`
 //!   ([`ieee::fma`] per lane, in order), `fused` ([`fused::stage_align`] ->
 //!   [`fused::stage_add`] -> [`fused::stage_normalize_round`]), `nvidia` ([`nvidia::step`]:
 //!   block FMAs of `n` products, chained when `w >= n`, or one block over the gathered
@@ -16,7 +16,9 @@
 
 #[cfg(doc)]
 use crate::numerics::dot::{fused, ieee, nvidia};
-use crate::numerics::dot::{stage_accumulate, stage_multiply, AccMode, MultiplyStage, StepRecord};
+use crate::numerics::dot::{
+    stage_accumulate_acc, stage_multiply, AccMode, MultiplyStage, StepRecord,
+};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
 use crate::numerics::multiply::{Product, ProductClass};
@@ -33,6 +35,9 @@ pub struct CoreConfig {
     pub mode: AccMode,
     /// Products per PE step `w` (1, 2, 4, 8, 16 or 32).
     pub width: usize,
+    /// The accumulator (output) format: FP32, or FP16 (C and D are FP16 patterns; the
+    /// accumulator registers are 16 bits wide).
+    pub acc: Format,
 }
 
 impl CoreConfig {
@@ -54,11 +59,13 @@ impl CoreConfig {
         }
     }
 
-    /// How the waves show an accumulator word (`acc_*`, C and D): an FP32 real, or a signed
-    /// decimal int32 in the integer mode.
+    /// How the waves show an accumulator word (`acc_*`): an FP32 real, FP16 values through
+    /// the `tcrtl wave-filter fp16` process for an FP16 accumulator, or a signed decimal int32
+    /// in the integer mode.
     pub fn acc_display(&self) -> Display {
         match self.mode {
             AccMode::Int(_) => Display::SignedDec,
+            _ if self.acc.width() == 16 => Display::Filter(self.acc.name),
             _ => Display::Real,
         }
     }
@@ -192,7 +199,7 @@ pub fn stage1_multiply<const W: usize>(
 }
 
 /// Stage 2: accumulates this step's products (`m`) into `c` through
-/// [`stage_accumulate`], the one composition of the numerics stages; the PE registers and
+/// [`stage_accumulate_acc`], the one composition of the numerics stages; the PE registers and
 /// traces the fields of the returned [`StepRecord`].
 ///
 /// `gathered` holds the products an NVIDIA block collected on its earlier steps (empty
@@ -206,7 +213,14 @@ pub fn stage2_accumulate<const W: usize>(
     gathered: &[Product],
     c: u32,
 ) -> StepRecord {
-    stage_accumulate(&cfg.mode, RoundingMode::NearestEven, m, gathered, c)
+    stage_accumulate_acc(
+        &cfg.mode,
+        RoundingMode::NearestEven,
+        cfg.acc,
+        m,
+        gathered,
+        c,
+    )
 }
 
 #[cfg(test)]

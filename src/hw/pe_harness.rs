@@ -19,11 +19,11 @@
 //! use tensorcore_rtl::hw::pe_harness::PeHarness;
 //! use tensorcore_rtl::hw::{CoreConfig, PIPELINE_LATENCY};
 //! use tensorcore_rtl::numerics::dot::AccMode;
-//! use tensorcore_rtl::numerics::format::FP16;
+//! use tensorcore_rtl::numerics::format::{FP16, FP32};
 //! use tensorcore_rtl::rtl::{Simulator, Wide};
 //!
 //! # fn main() -> Result<(), tensorcore_rtl::hw::HwError> {
-//! let cfg = CoreConfig { fmt_a: FP16, fmt_b: FP16, mode: AccMode::Ieee, width: 1 };
+//! let cfg = CoreConfig { fmt_a: FP16, fmt_b: FP16, mode: AccMode::Ieee, width: 1, acc: FP32 };
 //! let mut sim = Simulator::new(PeHarness::<1>::new(cfg)?)?;
 //! sim.reset(1)?;
 //! // Preload C = 1.0 into accumulator set 0 through the shift path.

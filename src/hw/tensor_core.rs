@@ -28,7 +28,9 @@ use super::skew::Skew;
 use super::{HwError, COLS, ROWS};
 use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
-use crate::numerics::format::{Format, E2M1, E2M3, E3M2, E4M3, E5M2, INPUT_FORMATS};
+use crate::numerics::format::{
+    Format, ACC_FORMATS, E2M1, E2M3, E3M2, E4M3, E5M2, FP32, INPUT_FORMATS,
+};
 use crate::numerics::int::pair_ok;
 use crate::rtl::{Design, Display, Input, Module, Reg, Visitor, Wide};
 
@@ -382,6 +384,12 @@ pub fn check_mx_config<const W: usize>(cfg: &CoreConfig, k: usize) -> Result<(),
             cfg.mode.name()
         )));
     }
+    if cfg.acc != FP32 {
+        return Err(HwError::Unsupported(format!(
+            "MX with {} accumulation (the MX datapath accumulates in FP32)",
+            cfg.acc.name
+        )));
+    }
     for f in [cfg.fmt_a, cfg.fmt_b] {
         if !MX_ELEMENT_FORMATS.contains(&f) {
             return Err(HwError::Unsupported(format!("MX with {} elements", f.name)));
@@ -417,6 +425,12 @@ pub fn check_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
         if !INPUT_FORMATS.contains(&f) {
             return Err(HwError::Unsupported(format!("{} inputs", f.name)));
         }
+    }
+    if !ACC_FORMATS.contains(&cfg.acc) {
+        return Err(HwError::Unsupported(format!(
+            "{} accumulators (fp32 or fp16)",
+            cfg.acc.name
+        )));
     }
     match cfg.mode {
         AccMode::Exact => Err(HwError::Unsupported(

@@ -107,6 +107,45 @@ pub fn to_fp32(from: Format, bits: u64) -> u32 {
     convert(from, FP32, bits, RoundingMode::NearestEven, Overflow::Ieee).bits as u32
 }
 
+// TF32 (FP32 containers with the low 13 bits zero; PTX `cvt.rna.tf32.f32`).
+
+/// The low 13 bits of an FP32 container that a TF32 value leaves zero.
+pub const TF32_CONTAINER_LOW: u32 = (1 << 13) - 1;
+
+/// PTX `cvt.rna.tf32.f32`: rounds the FP32 encoding `bits` to TF32's 10 fraction bits, to
+/// nearest with ties away from zero, and returns the FP32 container (low 13 bits zero). A
+/// finite value that rounds past the largest TF32 magnitude becomes the signed infinity;
+/// infinities pass unchanged; NaN gives the canonical NaN `0x7FC00000`. Subnormals round on
+/// the same grid (TF32 keeps FP32's exponent range).
+pub const fn tf32_from_fp32_rna(bits: u32) -> u32 {
+    let sign = bits & 0x8000_0000;
+    let magnitude = bits & 0x7FFF_FFFF;
+    if magnitude > 0x7F80_0000 {
+        return 0x7FC0_0000;
+    }
+    if magnitude == 0x7F80_0000 {
+        return bits;
+    }
+    // Half an ulp of TF32 added to the magnitude, then truncated: a tie rounds up in
+    // magnitude (away from zero), and a carry out of the top binade lands on Inf.
+    sign | ((magnitude + (1 << 12)) & !TF32_CONTAINER_LOW)
+}
+
+/// The 19-bit TF32 pattern held in an FP32 container, or `None` if the container's low 13
+/// bits are not zero (it holds no TF32 value).
+pub const fn tf32_from_container(container: u32) -> Option<u64> {
+    if container & TF32_CONTAINER_LOW != 0 {
+        None
+    } else {
+        Some((container >> 13) as u64)
+    }
+}
+
+/// The FP32 container of a 19-bit TF32 pattern (low 13 bits zero).
+pub const fn tf32_to_container(bits: u64) -> u32 {
+    ((bits as u32) & 0x7_FFFF) << 13
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,5 +221,25 @@ mod tests {
                 assert!(back.flags.is_empty());
             }
         }
+    }
+
+    #[test]
+    fn tf32_rna_ties_away_and_overflows() {
+        // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties away from zero.
+        assert_eq!(tf32_from_fp32_rna(0x3F80_1000), 0x3F80_2000);
+        assert_eq!(tf32_from_fp32_rna(0xBF80_1000), 0xBF80_2000);
+        // Just below the tie truncates; just above rounds up.
+        assert_eq!(tf32_from_fp32_rna(0x3F80_0FFF), 0x3F80_0000);
+        assert_eq!(tf32_from_fp32_rna(0x3F80_1001), 0x3F80_2000);
+        // The largest FP32 rounds past the largest TF32 (0x7F7FE000) to Inf.
+        assert_eq!(tf32_from_fp32_rna(0x7F7F_FFFF), 0x7F80_0000);
+        assert_eq!(tf32_from_fp32_rna(0x7F7F_EFFF), 0x7F7F_E000);
+        assert_eq!(tf32_from_fp32_rna(0xFF80_0000), 0xFF80_0000);
+        assert_eq!(tf32_from_fp32_rna(0x7F80_0001), 0x7FC0_0000);
+        // A subnormal tie rounds up onto the next TF32 subnormal.
+        assert_eq!(tf32_from_fp32_rna(0x0000_1000), 0x0000_2000);
+        assert_eq!(tf32_from_container(0x3F80_2000), Some(0x3F80_2000 >> 13));
+        assert_eq!(tf32_from_container(0x3F80_0001), None);
+        assert_eq!(tf32_to_container(0x1FC01), 0x3F80_2000);
     }
 }

@@ -140,8 +140,12 @@ pub const FP64: Format = Format {
 /// Every floating-point format the project knows, in table order.
 pub const ALL_FORMATS: [Format; 10] = [E4M3, E5M2, FP16, BF16, TF32, FP32, E2M1, E2M3, E3M2, E8M0];
 
-/// The multiplier input formats (the tensor core's A and B operands).
-pub const INPUT_FORMATS: [Format; 4] = [E4M3, E5M2, FP16, BF16];
+/// The multiplier input formats (the tensor core's A and B operands). TF32 operands are held
+/// as 19-bit patterns (FP32 containers shifted right by 13).
+pub const INPUT_FORMATS: [Format; 5] = [E4M3, E5M2, FP16, BF16, TF32];
+
+/// The accumulator (output) formats of a dot product: FP32 (the default) and FP16.
+pub const ACC_FORMATS: [Format; 2] = [FP32, FP16];
 
 impl Format {
     /// Looks a format up by its name (case-insensitive); `None` if unknown.

@@ -9,8 +9,8 @@ pub mod unpack;
 
 pub use flags::{Flags, Loss, RoundingMode};
 pub use format::{
-    Class, Format, NonFinite, ALL_FORMATS, BF16, E2M1, E2M3, E3M2, E4M3, E5M2, E8M0, FP16, FP32,
-    FP64, INPUT_FORMATS, TF32,
+    Class, Format, NonFinite, ACC_FORMATS, ALL_FORMATS, BF16, E2M1, E2M3, E3M2, E4M3, E5M2, E8M0,
+    FP16, FP32, FP64, INPUT_FORMATS, TF32,
 };
 pub use round::{round_pack, Overflow, RoundTrace, Rounded, Unrounded};
 pub use unpack::{unpack, Unpacked};

@@ -80,6 +80,7 @@ pub fn nibble_bench(tb: &mut Bench, nibble: u8) -> Result<(), String> {
         fmt_b: FP16,
         mode: AccMode::Ieee,
         width: 1,
+        acc: crate::numerics::format::FP32,
     };
     let a = Compressed::new(FP16, 4, 4, [one, two].repeat(4), vec![nibble; 4])
         .map_err(|e| e.to_string())?;
@@ -114,6 +115,7 @@ pub fn nibble_bench(tb: &mut Bench, nibble: u8) -> Result<(), String> {
             fmt_b: fmt,
             mode,
             width,
+            acc: crate::numerics::format::FP32,
         };
         let r = SparseGemm::random(8, 8, 32, cfg, 0x5EED + n as u64 + u64::from(nibble))
             .map_err(|e| e.to_string())?;

@@ -55,7 +55,7 @@ fn from_f64(v: f64) -> Decoded {
 }
 
 /// Decodes a bit pattern of the format named `fmt.name` (`e4m3`, `e5m2`, `fp16`, `bf16`,
-/// `fp32`). Panics on an unknown name (a programming error in a test).
+/// `tf32` as a 19-bit pattern, `fp32`). Panics on an unknown name (a programming error in a test).
 pub fn decode(fmt: Format, bits: u64) -> Decoded {
     match fmt.name {
         "e4m3" => decode_fp8(true, bits as u8),
@@ -63,6 +63,8 @@ pub fn decode(fmt: Format, bits: u64) -> Decoded {
         "fp16" => from_f64(half::f16::from_bits(bits as u16).to_f64()),
         "bf16" => from_f64(half::bf16::from_bits(bits as u16).to_f64()),
         "fp32" => from_f64(f32::from_bits(bits as u32) as f64),
+        // A 19-bit TF32 pattern is the top of an FP32 container whose low 13 bits are zero.
+        "tf32" => from_f64(f32::from_bits((bits as u32) << 13) as f64),
         other => panic!("verify::exact: unknown format {other}"),
     }
 }
@@ -162,7 +164,7 @@ pub fn exact_sum_rounding(
     take(decode(crate::numerics::format::FP32, c as u64));
     for (&x, &y) in a.iter().zip(b.iter()) {
         // Every product of two input formats is exact in f64 (at most 22 significand bits,
-        // exponents within 2^-266..2^256), and IEEE f64 multiplication gives the product's
+        // exponents within 2^-272..2^256), and IEEE f64 multiplication gives the product's
         // sign, 0 x Inf = NaN and signed infinities.
         let p = as_f64(decode(fmt_a, x)) * as_f64(decode(fmt_b, y));
         take(from_f64(p));
@@ -310,6 +312,7 @@ fn is_signaling(fmt: Format, bits: u64) -> bool {
         "e5m2" => (8, 2),
         "fp16" => (16, 10),
         "bf16" => (16, 7),
+        "tf32" => (19, 10),
         "fp32" => (32, 23),
         _ => return false,
     };

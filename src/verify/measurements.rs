@@ -4,11 +4,15 @@
 //! [`super::exact::decode_fp8`], backed by `fp8_table`).
 //!
 //! Layout of a set directory: `a_*.txt` and `b_*.txt` (one sample per line, K FP32 words in
-//! hex, each exactly representable in the input format), `c_*fp32.txt` and `d_*fp32.txt`
-//! (one FP32 word per line as 32 binary digits).
+//! hex, each exactly representable in the input format; TF32 values are FP32 words with the
+//! low 13 bits zero), `c_*fp32.txt` and `d_*fp32.txt` (one FP32 word per line as 32 binary
+//! digits), and where the GPU also accumulated into FP16, `d_*fp16.txt` (one FP16 result per
+//! line: the published files hold the FP32 word of the FP16 value, 32 binary digits; 16 binary
+//! digits, an FP16 word, are read too; the test programs rounded C to FP16 with RNE first, see
+//! [`MeasurementSet::c_in`]).
 
 use super::exact::{decode, Decoded};
-use crate::numerics::format::Format;
+use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32, TF32};
 use std::path::{Path, PathBuf};
 
 /// One measurement set: per row the A and B words (FP32 encodings), C and the GPU's D.
@@ -22,10 +26,27 @@ pub struct MeasurementSet {
     pub b: Vec<Vec<u32>>,
     /// C per row (FP32).
     pub c: Vec<u32>,
-    /// The GPU's D per row (FP32).
+    /// The GPU's D per row, in the accumulator format the set was loaded for (FP32, or FP16
+    /// in the low 16 bits).
     pub d: Vec<u32>,
+    /// The accumulator format of `d`.
+    pub acc: Format,
     /// The files read: A, B, C and D. Row `i` (from 0) is line `i + 1` of each.
     pub files: [PathBuf; 4],
+}
+
+impl MeasurementSet {
+    /// C of row `row` in the accumulator format `acc`: the FP32 word itself, or for FP16 the
+    /// word rounded to FP16 to nearest even (host conversion by the `half` crate), as the
+    /// test programs did before the FP16-output runs.
+    pub fn c_in(&self, row: usize, acc: Format) -> u32 {
+        let c = self.c[row];
+        if acc == FP16 {
+            half::f16::from_f32(f32::from_bits(c)).to_bits() as u32
+        } else {
+            c
+        }
+    }
 }
 
 /// The one file of `dir` named `PREFIX*SUFFIX`; none, or more than one, is an error (a stray
@@ -113,14 +134,14 @@ fn parse_hex_rows(path: &Path, limit: Option<usize>) -> Result<Vec<Vec<u32>>, St
         .collect()
 }
 
-fn parse_bin_rows(path: &Path, limit: Option<usize>) -> Result<Vec<u32>, String> {
+fn parse_bin_rows(path: &Path, limit: Option<usize>, digits: usize) -> Result<Vec<u32>, String> {
     read_lines(path, limit)?
         .iter()
         .enumerate()
         .map(|(i, w)| {
-            word(w, 2, 32).ok_or_else(|| {
+            word(w, 2, digits).ok_or_else(|| {
                 format!(
-                    "{}:{}: bad binary word {w:?} (expected 32 binary digits)",
+                    "{}:{}: bad binary word {w:?} (expected {digits} binary digits)",
                     path.display(),
                     i + 1
                 )
@@ -129,18 +150,60 @@ fn parse_bin_rows(path: &Path, limit: Option<usize>) -> Result<Vec<u32>, String>
         .collect()
 }
 
-/// Loads a set (at most `limit` rows). Errors name the file and line.
+/// The FP16 outputs of `path`: each line 16 binary digits (an FP16 word), or 32 (the FP32
+/// word of an FP16 value, which is how the published files hold them); a 32-digit word that
+/// is no FP16 value is an error naming the file and line.
+fn parse_fp16_rows(path: &Path, limit: Option<usize>) -> Result<Vec<u32>, String> {
+    read_lines(path, limit)?
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let at = || format!("{}:{}", path.display(), i + 1);
+            if let Some(h) = word(w, 2, 16) {
+                return Ok(h);
+            }
+            let f = word(w, 2, 32).ok_or_else(|| {
+                format!(
+                    "{}: bad binary word {w:?} (expected 16 or 32 binary digits)",
+                    at()
+                )
+            })?;
+            encode_word(FP16, f)
+                .map(|h| h as u32)
+                .ok_or_else(|| format!("{}: {f:08x} is not an FP16 value", at()))
+        })
+        .collect()
+}
+
+/// Loads a set with its FP32 outputs (at most `limit` rows). Errors name the file and line.
 pub fn load(dir: &Path, limit: Option<usize>) -> Result<MeasurementSet, String> {
+    load_acc(dir, limit, FP32)
+}
+
+/// Loads a set with the outputs the GPU accumulated into `acc`: `d_*fp32.txt` for FP32,
+/// `d_*fp16.txt` for FP16 (C is always the FP32 file; see [`MeasurementSet::c_in`]).
+pub fn load_acc(dir: &Path, limit: Option<usize>, acc: Format) -> Result<MeasurementSet, String> {
+    let d_suffix = if acc == FP16 {
+        "fp16.txt"
+    } else if acc == FP32 {
+        "fp32.txt"
+    } else {
+        return Err(format!("{acc} is not an accumulator format (fp32 or fp16)"));
+    };
     let files = [
         find(dir, "a_", ".txt")?,
         find(dir, "b_", ".txt")?,
         find(dir, "c_", "fp32.txt")?,
-        find(dir, "d_", "fp32.txt")?,
+        find(dir, "d_", d_suffix)?,
     ];
     let a = parse_hex_rows(&files[0], limit)?;
     let b = parse_hex_rows(&files[1], limit)?;
-    let c = parse_bin_rows(&files[2], limit)?;
-    let d = parse_bin_rows(&files[3], limit)?;
+    let c = parse_bin_rows(&files[2], limit, 32)?;
+    let d = if acc == FP16 {
+        parse_fp16_rows(&files[3], limit)?
+    } else {
+        parse_bin_rows(&files[3], limit, 32)?
+    };
     let n = a.len();
     if b.len() != n || c.len() != n || d.len() != n {
         return Err(format!(
@@ -171,50 +234,56 @@ pub fn load(dir: &Path, limit: Option<usize>) -> Result<MeasurementSet, String> 
         b,
         c,
         d,
+        acc,
         files,
     })
 }
 
 /// Encodes an `f64` into `fmt` if it is exactly representable (signed zeros kept; NaN gives
-/// the format's canonical NaN; infinities need a format that has them).
+/// the format's canonical NaN; infinities need a format that has them). TF32 gives its 19-bit
+/// pattern (the FP32 container shifted right by 13). `None` for a format outside the input
+/// and accumulator formats.
 pub fn encode_exact(fmt: Format, v: f64) -> Option<u64> {
     let same = |x: f64| x.to_bits() == v.to_bits() || (x.is_nan() && v.is_nan());
-    match fmt.name {
-        "fp32" => {
-            let f = v as f32;
-            same(f as f64).then_some(if v.is_nan() {
-                0x7FC0_0000
-            } else {
-                f.to_bits() as u64
-            })
+    let fp32 = || {
+        let f = v as f32;
+        same(f as f64).then_some(if v.is_nan() {
+            0x7FC0_0000u32
+        } else {
+            f.to_bits()
+        })
+    };
+    if fmt == FP32 {
+        fp32().map(u64::from)
+    } else if fmt == TF32 {
+        fp32()
+            .filter(|w| w & 0x1FFF == 0)
+            .map(|w| u64::from(w >> 13))
+    } else if fmt == FP16 {
+        let h = half::f16::from_f64(v);
+        same(h.to_f64()).then_some(if v.is_nan() {
+            0x7E00
+        } else {
+            h.to_bits() as u64
+        })
+    } else if fmt == BF16 {
+        let h = half::bf16::from_f64(v);
+        same(h.to_f64()).then_some(if v.is_nan() {
+            0x7FC0
+        } else {
+            h.to_bits() as u64
+        })
+    } else if fmt == E4M3 || fmt == E5M2 {
+        if v.is_nan() {
+            return Some(if fmt == E4M3 { 0x7F } else { 0x7E });
         }
-        "fp16" => {
-            let h = half::f16::from_f64(v);
-            same(h.to_f64()).then_some(if v.is_nan() {
-                0x7E00
-            } else {
-                h.to_bits() as u64
-            })
-        }
-        "bf16" => {
-            let h = half::bf16::from_f64(v);
-            same(h.to_f64()).then_some(if v.is_nan() {
-                0x7FC0
-            } else {
-                h.to_bits() as u64
-            })
-        }
-        "e4m3" | "e5m2" => {
-            if v.is_nan() {
-                return Some(if fmt.name == "e4m3" { 0x7F } else { 0x7E });
-            }
-            (0u64..256).find(|&bits| match decode(fmt, bits) {
-                Decoded::Finite(x) => x.to_bits() == v.to_bits(),
-                Decoded::Inf(n) => v.is_infinite() && (v < 0.0) == n,
-                Decoded::Nan => false,
-            })
-        }
-        _ => None,
+        (0u64..256).find(|&bits| match decode(fmt, bits) {
+            Decoded::Finite(x) => x.to_bits() == v.to_bits(),
+            Decoded::Inf(n) => v.is_infinite() && (v < 0.0) == n,
+            Decoded::Nan => false,
+        })
+    } else {
+        None
     }
 }
 

@@ -44,21 +44,22 @@ pub struct RefParams {
     pub rule: RefRule,
 }
 
-/// NUMERICS.md's presets table: `preset` is `volta`, `ampere`, `hopper` or `blackwell`;
-/// `fmt_a`/`fmt_b` are format names. FP8 means both operands E4M3 or E5M2 (mixed allowed);
-/// FP16 and BF16 need both operands of that format. `None` for a pair the GPU lacks.
+/// NUMERICS.md's presets table (FP32 output): `preset` is `volta`, `ampere`, `ada`, `hopper`
+/// or `blackwell`; `fmt_a`/`fmt_b` are format names. FP8 means both operands E4M3 or E5M2
+/// (mixed allowed); FP16, BF16 and TF32 need both operands of that format. `None` for a pair
+/// the GPU lacks.
 pub fn ref_params(preset: &str, fmt_a: &str, fmt_b: &str) -> Option<RefParams> {
     let fp8 = |f: &str| f == "e4m3" || f == "e5m2";
     let kind = if fp8(fmt_a) && fp8(fmt_b) {
         "fp8"
-    } else if fmt_a == fmt_b && (fmt_a == "fp16" || fmt_a == "bf16") {
+    } else if fmt_a == fmt_b && (fmt_a == "fp16" || fmt_a == "bf16" || fmt_a == "tf32") {
         fmt_a
     } else {
         return None;
     };
     let floor = match preset {
         "volta" => -1024,
-        "ampere" => -132,
+        "ampere" | "ada" => -132,
         "hopper" | "blackwell" => -133,
         _ => return None,
     };
@@ -71,8 +72,11 @@ pub fn ref_params(preset: &str, fmt_a: &str, fmt_b: &str) -> Option<RefParams> {
     };
     match (preset, kind) {
         ("volta", "fp16") => Some(fma(4, 0, 23)),
-        ("ampere", "fp16" | "bf16") => Some(fma(8, 1, 23)),
+        ("ampere" | "ada", "fp16" | "bf16") => Some(fma(8, 1, 23)),
+        ("ampere" | "ada", "tf32") => Some(fma(4, 1, 23)),
+        ("ada", "fp8") => Some(fma(16, -10, 13)),
         ("hopper" | "blackwell", "fp16" | "bf16") => Some(fma(16, 2, 23)),
+        ("hopper" | "blackwell", "tf32") => Some(fma(4, 2, 23)),
         ("hopper", "fp8") => Some(fma(32, -10, 13)),
         ("blackwell", "fp8") => Some(RefParams {
             rule: RefRule::RzSumThenRne,
@@ -88,7 +92,7 @@ fn min_exp(name: &str) -> i64 {
     match name {
         "e4m3" => -6,
         "e5m2" | "fp16" => -14,
-        _ => -126, // bf16, fp32
+        _ => -126, // bf16, tf32, fp32
     }
 }
 

@@ -14,7 +14,7 @@ use tensorcore_rtl::hw::tensor_core::MX_ELEMENT_FORMATS;
 use tensorcore_rtl::hw::MX_BLOCK;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::dot::AccMode;
-use tensorcore_rtl::numerics::format::Format;
+use tensorcore_rtl::numerics::format::{Format, FP32};
 use tensorcore_rtl::numerics::mx::{BlockFormat, Element, Quantised};
 use tensorcore_rtl::numerics::mx_dot::{mx_dot, MxDotMode};
 
@@ -81,6 +81,10 @@ fn refuse_options(args: &GemmArgs) -> Result<(), String> {
         (args.memory == MemoryPath::Tma, "--memory tma"),
         (args.memh.is_some(), "--memh"),
         (args.satfinite, "--satfinite"),
+        (
+            !args.out_format.eq_ignore_ascii_case("fp32"),
+            "--out-format other than fp32 (the MX datapath accumulates in FP32)",
+        ),
     ];
     for (given, what) in refused {
         if given {
@@ -105,6 +109,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         fmt_b: eb,
         mode: AccMode::Fused,
         width: args.width,
+        acc: FP32,
     };
     plan_outputs(args)?;
     let trace = args.trace.config()?;
@@ -142,7 +147,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         ));
     }
     let c = match &args.c {
-        Some(pc) => load_c(pc, m, n)?,
+        Some(pc) => load_c(pc, m, n, FP32)?,
         None => vec![0; m * n],
     };
     let g = MxGemm {

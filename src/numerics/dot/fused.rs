@@ -3,10 +3,10 @@
 //! leading-one detection), normalise-round (the shared [`round_pack`]). The `_rm` entry
 //! points round in any IEEE direction ([`RoundingMode`]); the plain ones to nearest even.
 
-use super::step::{stage_special, MultiplyStage, StepRecord};
+use super::step::{stage_special_acc, MultiplyStage, StepRecord};
 use super::wide::{WideAcc, WIDE_LSB_EXP};
 use crate::numerics::flags::{Flags, RoundingMode};
-use crate::numerics::format::{Class, FP32};
+use crate::numerics::format::{Class, Format, FP32};
 use crate::numerics::multiply::ProductClass;
 use crate::numerics::round::{round_pack, Overflow, Rounded, Unrounded};
 use crate::numerics::unpack::unpack;
@@ -44,9 +44,14 @@ impl<const W: usize> FusedAlign<W> {
     }
 }
 
-/// Aligns `c` and the finite products for an exact sum (no bit is dropped).
+/// Aligns the FP32 `c` and the finite products for an exact sum (no bit is dropped).
 pub fn stage_align<const W: usize>(m: &MultiplyStage<W>, c: u32) -> FusedAlign<W> {
-    let cu = unpack(FP32, c as u64);
+    stage_align_acc(m, c, FP32)
+}
+
+/// [`stage_align`] for an accumulator `c` in format `acc` (FP32 or FP16).
+pub fn stage_align_acc<const W: usize>(m: &MultiplyStage<W>, c: u32, acc: Format) -> FusedAlign<W> {
+    let cu = unpack(acc, c as u64);
     let mut max_exp = i32::MIN;
     let mut align_shift = [0u32; W];
     let mut all_neg_zero = cu.class == Class::Zero && cu.sign;
@@ -100,17 +105,28 @@ pub fn stage_add_rm<const W: usize>(
     c: u32,
     rm: RoundingMode,
 ) -> FusedSum {
-    let mut acc = WideAcc::new();
-    let cu = unpack(FP32, c as u64);
+    stage_add_acc(m, al, c, rm, FP32)
+}
+
+/// [`stage_add_rm`] for an accumulator `c` in format `acc` (FP32 or FP16).
+pub fn stage_add_acc<const W: usize>(
+    m: &MultiplyStage<W>,
+    al: &FusedAlign<W>,
+    c: u32,
+    rm: RoundingMode,
+    acc: Format,
+) -> FusedSum {
+    let mut wide = WideAcc::new();
+    let cu = unpack(acc, c as u64);
     if cu.sig != 0 {
-        acc.add(cu.sign, cu.sig, WIDE_LSB_EXP + al.c_shift as i32);
+        wide.add(cu.sign, cu.sig, WIDE_LSB_EXP + al.c_shift as i32);
     }
     for (k, p) in m.valid().iter().enumerate() {
         if p.class == ProductClass::Finite {
-            acc.add(p.sign, p.sig, WIDE_LSB_EXP + al.align_shift[k] as i32);
+            wide.add(p.sign, p.sig, WIDE_LSB_EXP + al.align_shift[k] as i32);
         }
     }
-    let (sum, wide_lzc) = acc.to_unrounded(al.zero_sign_rm(rm));
+    let (sum, wide_lzc) = wide.to_unrounded(al.zero_sign_rm(rm));
     FusedSum { sum, wide_lzc }
 }
 
@@ -121,7 +137,12 @@ pub fn stage_normalize_round(s: &FusedSum) -> Rounded {
 
 /// Normalises and rounds the exact sum to FP32 in direction `rm`.
 pub fn stage_normalize_round_rm(s: &FusedSum, rm: RoundingMode) -> Rounded {
-    round_pack(FP32, s.sum, rm, Overflow::Ieee)
+    stage_normalize_round_acc(s, rm, FP32)
+}
+
+/// Normalises and rounds the exact sum to the accumulator format `acc` in direction `rm`.
+pub fn stage_normalize_round_acc(s: &FusedSum, rm: RoundingMode, acc: Format) -> Rounded {
+    round_pack(acc, s.sum, rm, Overflow::Ieee)
 }
 
 /// The whole `fused` step.
@@ -131,13 +152,24 @@ pub fn step<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepRecord {
 
 /// The whole `fused` step, rounded in direction `rm`.
 pub fn step_rm<const W: usize>(m: &MultiplyStage<W>, c: u32, rm: RoundingMode) -> StepRecord {
-    let sp = stage_special(m, c);
+    step_acc(m, c, rm, FP32)
+}
+
+/// The whole `fused` step into the accumulator format `acc` (FP32 or FP16), rounded in
+/// direction `rm`.
+pub fn step_acc<const W: usize>(
+    m: &MultiplyStage<W>,
+    c: u32,
+    rm: RoundingMode,
+    acc: Format,
+) -> StepRecord {
+    let sp = stage_special_acc(m, c, acc);
     if let Some(bits) = sp.result {
         return StepRecord::special(bits, sp.flags);
     }
-    let al = stage_align(m, c);
-    let s = stage_add_rm(m, &al, c, rm);
-    let r = stage_normalize_round_rm(&s, rm);
+    let al = stage_align_acc(m, c, acc);
+    let s = stage_add_acc(m, &al, c, rm, acc);
+    let r = stage_normalize_round_acc(&s, rm, acc);
     StepRecord {
         bits: r.bits as u32,
         flags: r.flags | sp.flags,
@@ -152,41 +184,49 @@ pub fn step_rm<const W: usize>(m: &MultiplyStage<W>, c: u32, rm: RoundingMode) -
 
 /// The `exact` reference over any number of products: `RNE32(c + sum of a_k * b_k)` with one
 /// rounding (used by [`super::dot`] for `AccMode::Exact`).
-pub fn exact_all(
-    fmt_a: crate::numerics::format::Format,
-    fmt_b: crate::numerics::format::Format,
-    a: &[u64],
-    b: &[u64],
-    c: u32,
-) -> StepRecord {
+pub fn exact_all(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> StepRecord {
     exact_all_rm(fmt_a, fmt_b, a, b, c, RoundingMode::NearestEven)
 }
 
 /// [`exact_all`] with the one rounding in direction `rm`.
 pub fn exact_all_rm(
-    fmt_a: crate::numerics::format::Format,
-    fmt_b: crate::numerics::format::Format,
+    fmt_a: Format,
+    fmt_b: Format,
     a: &[u64],
     b: &[u64],
     c: u32,
     rm: RoundingMode,
 ) -> StepRecord {
+    exact_all_acc(fmt_a, fmt_b, a, b, c, rm, FP32)
+}
+
+/// [`exact_all_rm`] into the accumulator format `acc` (FP32 or FP16): `c` and the result are
+/// `acc` bit patterns, and the one rounding is to `acc`.
+pub fn exact_all_acc(
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+    rm: RoundingMode,
+    acc: Format,
+) -> StepRecord {
     use super::step::stage_multiply;
     // Specials over all K at once (32 lanes of multipliers at a time): any NaN gives NaN;
     // +Inf with -Inf anywhere gives an invalid NaN unless a NaN decides the result.
-    let cu = unpack(FP32, c as u64);
+    let cu = unpack(acc, c as u64);
     let mut flags = Flags::NONE;
-    if FP32.is_signaling_nan(c as u64) {
+    if acc.is_signaling_nan(c as u64) {
         flags.invalid = true;
     }
     let mut nan = cu.is_nan();
     let mut pos_inf = cu.class == Class::Infinite && !cu.sign;
     let mut neg_inf = cu.class == Class::Infinite && cu.sign;
-    let mut acc = WideAcc::new();
+    let mut wide = WideAcc::new();
     let mut all_neg_zero = cu.class == Class::Zero && cu.sign;
     let mut all_pos_zero = cu.class == Class::Zero && !cu.sign;
     if cu.class != Class::Infinite && !nan {
-        acc.add(cu.sign, cu.sig, cu.lsb_exp());
+        wide.add(cu.sign, cu.sig, cu.lsb_exp());
     }
     if cu.sig != 0 {
         all_neg_zero = false;
@@ -198,7 +238,7 @@ pub fn exact_all_rm(
         for p in m.valid() {
             match p.class {
                 ProductClass::Finite => {
-                    acc.add(p.sign, p.sig, p.lsb_exp());
+                    wide.add(p.sign, p.sig, p.lsb_exp());
                     all_neg_zero = false;
                     all_pos_zero = false;
                 }
@@ -211,17 +251,16 @@ pub fn exact_all_rm(
         }
     }
     if nan || pos_inf || neg_inf {
+        let nan_bits = acc.canonical_nan();
         let bits = if nan {
-            super::step::FP32_NAN
+            nan_bits
         } else if pos_inf && neg_inf {
             flags.invalid = true;
-            super::step::FP32_NAN
-        } else if pos_inf {
-            0x7F80_0000
+            nan_bits
         } else {
-            0xFF80_0000
+            acc.infinity(neg_inf).unwrap_or(nan_bits)
         };
-        return StepRecord::special(bits, flags);
+        return StepRecord::special(bits as u32, flags);
     }
     let zero_sign = if all_neg_zero {
         true
@@ -230,8 +269,8 @@ pub fn exact_all_rm(
     } else {
         matches!(rm, RoundingMode::Down)
     };
-    let (sum, wide_lzc) = acc.to_unrounded(zero_sign);
-    let r = round_pack(FP32, sum, rm, Overflow::Ieee);
+    let (sum, wide_lzc) = wide.to_unrounded(zero_sign);
+    let r = round_pack(acc, sum, rm, Overflow::Ieee);
     StepRecord {
         bits: r.bits as u32,
         flags: r.flags | flags,

@@ -3,10 +3,10 @@
 //! exact product, then the shared [`round_pack`]. The `_rm` entry points take any IEEE
 //! rounding direction ([`RoundingMode`]); the plain ones round to nearest even.
 
-use super::step::{MultiplyStage, StepRecord, FP32_NAN};
+use super::step::{MultiplyStage, StepRecord};
 use crate::numerics::add::{add_terms, exact_zero_sign, AddTrace, Term};
 use crate::numerics::flags::{Flags, RoundingMode};
-use crate::numerics::format::{Class, FP32};
+use crate::numerics::format::{Class, Format, FP32};
 use crate::numerics::multiply::{Product, ProductClass};
 use crate::numerics::round::{round_pack, Overflow, RoundTrace, Unrounded};
 use crate::numerics::unpack::unpack;
@@ -62,17 +62,28 @@ pub fn fma(c: u32, p: &Product) -> FmaStage {
 /// and overflow results (Inf or the largest finite value, by direction).
 #[inline(always)]
 pub fn fma_rm(c: u32, p: &Product, rm: RoundingMode) -> FmaStage {
-    let cu = unpack(FP32, c as u64);
+    fma_acc(c, p, rm, FP32)
+}
+
+/// [`fma_rm`] into the accumulator format `acc` (FP32 or FP16): `c` and the result are `acc`
+/// bit patterns; NaN results are `acc`'s canonical NaN.
+#[inline(always)]
+pub fn fma_acc(c: u32, p: &Product, rm: RoundingMode, acc: Format) -> FmaStage {
+    let cu = unpack(acc, c as u64);
+    let nan = acc.canonical_nan() as u32;
     if cu.is_nan() || p.class == ProductClass::Nan {
-        let invalid = p.flags.invalid || FP32.is_signaling_nan(c as u64);
+        let invalid = p.flags.invalid || acc.is_signaling_nan(c as u64);
         let flags = if invalid { Flags::INVALID } else { Flags::NONE };
-        return special(FP32_NAN, flags);
+        return special(nan, flags);
     }
     if p.class == ProductClass::Infinite {
         if cu.class == Class::Infinite && cu.sign != p.sign {
-            return special(FP32_NAN, Flags::INVALID);
+            return special(nan, Flags::INVALID);
         }
-        return special(if p.sign { 0xFF80_0000 } else { 0x7F80_0000 }, Flags::NONE);
+        return special(
+            acc.infinity(p.sign).unwrap_or(nan as u64) as u32,
+            Flags::NONE,
+        );
     }
     if cu.class == Class::Infinite {
         return special(c, Flags::NONE);
@@ -91,7 +102,7 @@ pub fn fma_rm(c: u32, p: &Product, rm: RoundingMode) -> FmaStage {
     if sum.sig == 0 && !sum.sticky {
         sum.sign = exact_zero_sign(cu.sign, p.sign, rm);
     }
-    let r = round_pack(FP32, sum, rm, Overflow::Ieee);
+    let r = round_pack(acc, sum, rm, Overflow::Ieee);
     FmaStage {
         bits: r.bits as u32,
         flags: r.flags,
@@ -112,7 +123,18 @@ pub fn fma_chain<const W: usize>(m: &MultiplyStage<W>, c: u32) -> StepRecord {
 /// [`fma_chain`] with every FMA rounded in direction `rm`.
 #[inline(always)]
 pub fn fma_chain_rm<const W: usize>(m: &MultiplyStage<W>, c: u32, rm: RoundingMode) -> StepRecord {
-    let mut acc = c;
+    fma_chain_acc(m, c, rm, FP32)
+}
+
+/// [`fma_chain_rm`] into the accumulator format `acc` (FP32 or FP16).
+#[inline(always)]
+pub fn fma_chain_acc<const W: usize>(
+    m: &MultiplyStage<W>,
+    c: u32,
+    rm: RoundingMode,
+    acc: Format,
+) -> StepRecord {
+    let mut acc_bits = c;
     let mut flags = Flags::NONE;
     let mut last = special(c, Flags::NONE);
     // A fixed trip count over the `W` lane registers (masked past `lanes`) rather than a
@@ -122,13 +144,13 @@ pub fn fma_chain_rm<const W: usize>(m: &MultiplyStage<W>, c: u32, rm: RoundingMo
         if k >= m.lanes {
             break;
         }
-        last = fma_rm(acc, p, rm);
-        acc = last.bits;
+        last = fma_acc(acc_bits, p, rm, acc);
+        acc_bits = last.bits;
         flags |= last.flags;
     }
     // With no valid lane `last` is the idle pass-through of `c`: no stage decided anything.
     StepRecord {
-        bits: acc,
+        bits: acc_bits,
         flags,
         special: last.special && m.lanes > 0,
         max_exp: last.align.max_exp,

@@ -1,5 +1,10 @@
 //! The dot-product step of a processing element: `w` products per step (1..=32) plus the
-//! FP32 accumulator, under one of the accumulation modes of NUMERICS.md ([`AccMode`]).
+//! accumulator, under one of the accumulation modes of NUMERICS.md ([`AccMode`]).
+//!
+//! The accumulator format is a value, not a code path: every stage takes the accumulator
+//! [`Format`] (FP32, the default, or FP16: [`crate::numerics::format::ACC_FORMATS`]), reads
+//! `c` in it and rounds into it through the one shared round-pack. The `_acc` entry points
+//! take it; the others are FP32.
 //!
 //! The step is written as stages with named, `Copy` outputs that a clocked PE can hold in
 //! pipeline registers and trace:
@@ -27,18 +32,20 @@ pub mod wide;
 pub use batch::{dot_batch, BatchResult, FlagCounts};
 pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
 pub use step::{
-    dot_step, dot_step_rm, dot_step_w, dot_step_w_rm, stage_accumulate, stage_multiply,
-    stage_special, MultiplyStage, SpecialStage, StepRecord, StepResult, FP32_NAN,
+    dot_step, dot_step_acc, dot_step_rm, dot_step_w, dot_step_w_acc, dot_step_w_rm,
+    stage_accumulate, stage_accumulate_acc, stage_multiply, stage_special, stage_special_acc,
+    MultiplyStage, SpecialStage, StepRecord, StepResult, FP32_NAN,
 };
 pub use wide::WideAcc;
 
 use crate::numerics::flags::{Flags, RoundingMode};
-use crate::numerics::format::{Format, INPUT_FORMATS};
+use crate::numerics::format::{Format, ACC_FORMATS, FP32, INPUT_FORMATS};
 
 /// The result of a whole dot product.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DotResult {
-    /// The FP32 result (int32 bits for [`AccMode::Int`]).
+    /// The result in the accumulator format (FP32, or FP16 in the low 16 bits; int32 bits
+    /// for [`AccMode::Int`]).
     pub bits: u32,
     /// OR of every step's flags.
     pub flags: Flags,
@@ -87,6 +94,28 @@ pub fn dot_rounded(
     c: u32,
     width: usize,
 ) -> Result<DotResult, DotError> {
+    dot_acc(mode, rm, FP32, fmt_a, fmt_b, a, b, c, width)
+}
+
+/// [`dot_rounded`] into the accumulator format `acc` (FP32 or FP16): `c` and the result are
+/// `acc` bit patterns. `ieee` chains FMAs rounded to `acc`, `fused` rounds each step to `acc`,
+/// `exact` rounds once to `acc`; for `nvidia` the parameters must come from
+/// [`Preset::params_for`] with the same `acc` (the FP16-output rules of NUMERICS.md).
+#[allow(clippy::too_many_arguments)]
+pub fn dot_acc(
+    mode: &AccMode,
+    rm: RoundingMode,
+    acc: Format,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+    width: usize,
+) -> Result<DotResult, DotError> {
+    if !ACC_FORMATS.contains(&acc) {
+        return Err(DotError::NotAnAccumulator(acc.name));
+    }
     if rm == RoundingMode::ToOdd
         || (matches!(mode, AccMode::Nvidia(_)) && rm != RoundingMode::NearestEven)
     {
@@ -133,7 +162,7 @@ pub fn dot_rounded(
         });
     }
     if let AccMode::Exact = mode {
-        let r = fused::exact_all_rm(fmt_a, fmt_b, a, b, c, rm);
+        let r = fused::exact_all_acc(fmt_a, fmt_b, a, b, c, rm, acc);
         return Ok(DotResult {
             bits: r.bits,
             flags: r.flags,
@@ -144,18 +173,14 @@ pub fn dot_rounded(
         AccMode::Nvidia(p) => p.block.clamp(1, MAX_LANES),
         _ => width,
     };
-    let mut acc = c;
+    let mut bits = c;
     let mut flags = Flags::NONE;
     let mut steps = 0;
     for (ca, cb) in a.chunks(group).zip(b.chunks(group)) {
-        let r = dot_step_rm(mode, rm, fmt_a, fmt_b, ca, cb, acc);
-        acc = r.bits;
+        let r = dot_step_acc(mode, rm, acc, fmt_a, fmt_b, ca, cb, bits);
+        bits = r.bits;
         flags |= r.flags;
         steps += 1;
     }
-    Ok(DotResult {
-        bits: acc,
-        flags,
-        steps,
-    })
+    Ok(DotResult { bits, flags, steps })
 }

@@ -1,6 +1,7 @@
 //! Accumulation modes, the NVIDIA block-FMA parameters and the per-GPU presets.
 
-use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
+use crate::numerics::flags::RoundingMode;
+use crate::numerics::format::{Format, ACC_FORMATS, BF16, E4M3, E5M2, FP16, FP32, TF32};
 pub use crate::numerics::int::IntMode;
 
 /// The largest number of products one dot-product step takes (`w` or the block size `n`).
@@ -47,6 +48,12 @@ pub enum BlockRule {
     /// Blackwell FP8 (inferred from B200 measurements): `d = RNE32(c + RZ32(exact sum of the
     /// products))`.
     ExactThenRne,
+    /// Hopper and Blackwell FP8 with FP16 output (inferred from H100/B200 measurements): per
+    /// block of 32 products two FP16 k16 steps from zero, then one FP16 addition of `c`:
+    /// `s1 = RNE16(block(products with k mod 4 in {0, 1}))`, `s2 = RNE16(block(s1 and the
+    /// products with k mod 4 in {2, 3}))`, `d = RNE16(s2 + c)`; each inner block is the
+    /// truncating alignment with `neab` extra bits.
+    HalfSteps,
 }
 
 /// Parameters of the NVIDIA block FMA.
@@ -58,9 +65,12 @@ pub struct NvidiaParams {
     pub neab: i32,
     /// Floor of the alignment exponent (the largest exponent is raised to at least this).
     pub exp_floor: i32,
-    /// Fraction bits kept in each block's (truncated) FP32 result: 23, or 13 for the
-    /// Hopper FP8 cut.
+    /// Fraction bits kept in each block's result: the accumulator's own (23 for FP32, 10 for
+    /// FP16), or 13 for the Hopper and Ada FP8 cut of an FP32 result.
     pub out_frac_bits: u32,
+    /// How each block's exact aligned sum is rounded to the accumulator: toward zero for FP32
+    /// output, to nearest even for FP16 output.
+    pub out_rounding: RoundingMode,
     /// Which block rule applies.
     pub rule: BlockRule,
 }
@@ -70,11 +80,13 @@ pub struct NvidiaParams {
 pub enum Preset {
     /// V100 (FP16 only).
     Volta,
-    /// A100 (FP16, BF16).
+    /// A100 (FP16, BF16, TF32).
     Ampere,
-    /// H100 (FP16, BF16, E4M3, E5M2).
+    /// Ada (RTX 4000-class, L40S): FP16, BF16 and TF32 as Ampere; FP8 in blocks of 16.
+    Ada,
+    /// H100 (FP16, BF16, TF32, E4M3, E5M2).
     Hopper,
-    /// B200 (FP16, BF16, E4M3, E5M2).
+    /// B200 (FP16, BF16, TF32, E4M3, E5M2).
     Blackwell,
 }
 
@@ -102,9 +114,25 @@ pub enum DotError {
     /// The step width is outside 1..=32.
     #[error("width {0} is outside 1..=32")]
     BadWidth(usize),
-    /// A format that is not an input format (A and B must be E4M3, E5M2, FP16 or BF16).
+    /// A format that is not an input format (A and B must be E4M3, E5M2, FP16, BF16 or TF32).
     #[error("{0} is not a multiplier input format")]
     NotAnInput(&'static str),
+    /// A format that is not an accumulator format (FP32 or FP16).
+    #[error("{0} is not an accumulator format (expected fp32 or fp16)")]
+    NotAnAccumulator(&'static str),
+    /// The preset has no path from these inputs to this accumulator (e.g. BF16 or TF32 into
+    /// FP16: the GPUs accumulate those in FP32 only).
+    #[error("preset {preset} does not accumulate {fmt_a} x {fmt_b} into {acc}")]
+    UnsupportedOutput {
+        /// Preset name.
+        preset: &'static str,
+        /// Format of A.
+        fmt_a: &'static str,
+        /// Format of B.
+        fmt_b: &'static str,
+        /// The accumulator format.
+        acc: &'static str,
+    },
     /// A rounding direction the mode does not take: the `nvidia` presets keep the GPU's own
     /// rounding (only `rne`, the default, is accepted), and round-to-odd is no IEEE direction.
     #[error(
@@ -121,18 +149,20 @@ pub enum DotError {
 
 impl Preset {
     /// All presets, oldest first.
-    pub const ALL: [Preset; 4] = [
+    pub const ALL: [Preset; 5] = [
         Preset::Volta,
         Preset::Ampere,
+        Preset::Ada,
         Preset::Hopper,
         Preset::Blackwell,
     ];
 
-    /// Short name (`volta`, `ampere`, `hopper`, `blackwell`).
+    /// Short name (`volta`, `ampere`, `ada`, `hopper`, `blackwell`).
     pub const fn name(self) -> &'static str {
         match self {
             Preset::Volta => "volta",
             Preset::Ampere => "ampere",
+            Preset::Ada => "ada",
             Preset::Hopper => "hopper",
             Preset::Blackwell => "blackwell",
         }
@@ -150,27 +180,52 @@ impl Preset {
     pub const fn exp_floor(self) -> i32 {
         match self {
             Preset::Volta => -1024,
-            Preset::Ampere => -132,
+            Preset::Ampere | Preset::Ada => -132,
             Preset::Hopper | Preset::Blackwell => -133,
         }
     }
 
-    /// The block-FMA parameters for A in `fmt_a` and B in `fmt_b` (FP32 output). Mixed
-    /// E4M3 x E5M2 uses the FP8 parameters; any other mixed pair, and a format the GPU lacks
-    /// (Volta with BF16 or FP8, Ampere with FP8), is an error.
+    /// The block-FMA parameters for A in `fmt_a` and B in `fmt_b` with FP32 output
+    /// ([`Preset::params_for`] with `acc = FP32`).
     pub fn params(self, fmt_a: Format, fmt_b: Format) -> Result<NvidiaParams, DotError> {
+        self.params_for(fmt_a, fmt_b, FP32)
+    }
+
+    /// The block-FMA parameters for A in `fmt_a` and B in `fmt_b` accumulating into `acc`
+    /// (FP32 or FP16). Mixed E4M3 x E5M2 uses the FP8 parameters; any other mixed pair, a
+    /// format the GPU lacks (Volta with BF16, TF32 or FP8; Ampere with FP8) and an output
+    /// the GPU lacks (BF16 or TF32 into FP16) are errors.
+    ///
+    /// FP32 output truncates each block (the FP8 blocks of Hopper and Ada to 13 fraction
+    /// bits; Blackwell FP8 follows [`BlockRule::ExactThenRne`]). FP16 output rounds each
+    /// block's exact aligned sum once to FP16, to nearest even, with the same `n`, `neab` and
+    /// floor; Hopper and Blackwell FP8 into FP16 follow [`BlockRule::HalfSteps`] with the FP16
+    /// preset's alignment (two extra bits).
+    pub fn params_for(
+        self,
+        fmt_a: Format,
+        fmt_b: Format,
+        acc: Format,
+    ) -> Result<NvidiaParams, DotError> {
         let fp8 = |f: Format| f == E4M3 || f == E5M2;
         let unsupported = DotError::Unsupported {
             preset: self.name(),
             fmt_a: fmt_a.name,
             fmt_b: fmt_b.name,
         };
+        if !ACC_FORMATS.contains(&acc) {
+            return Err(DotError::NotAnAccumulator(acc.name));
+        }
         let kind = if fp8(fmt_a) && fp8(fmt_b) {
             InputKind::Fp8
-        } else if fmt_a == fmt_b && fmt_a == FP16 {
+        } else if fmt_a != fmt_b {
+            return Err(unsupported);
+        } else if fmt_a == FP16 {
             InputKind::Fp16
-        } else if fmt_a == fmt_b && fmt_a == BF16 {
+        } else if fmt_a == BF16 {
             InputKind::Bf16
+        } else if fmt_a == TF32 {
+            InputKind::Tf32
         } else {
             return Err(unsupported);
         };
@@ -179,23 +234,51 @@ impl Preset {
             neab,
             exp_floor: self.exp_floor(),
             out_frac_bits: 23,
+            out_rounding: RoundingMode::TowardZero,
             rule: BlockRule::Truncating,
         };
-        match (self, kind) {
-            (Preset::Volta, InputKind::Fp16) => Ok(block_fma(4, 0)),
-            (Preset::Ampere, InputKind::Fp16 | InputKind::Bf16) => Ok(block_fma(8, 1)),
+        let fp32 = match (self, kind) {
+            (Preset::Volta, InputKind::Fp16) => block_fma(4, 0),
+            (Preset::Ampere | Preset::Ada, InputKind::Fp16 | InputKind::Bf16) => block_fma(8, 1),
+            (Preset::Ampere | Preset::Ada, InputKind::Tf32) => block_fma(4, 1),
             (Preset::Hopper | Preset::Blackwell, InputKind::Fp16 | InputKind::Bf16) => {
-                Ok(block_fma(16, 2))
+                block_fma(16, 2)
             }
-            (Preset::Hopper, InputKind::Fp8) => Ok(NvidiaParams {
+            (Preset::Hopper | Preset::Blackwell, InputKind::Tf32) => block_fma(4, 2),
+            (Preset::Ada, InputKind::Fp8) => NvidiaParams {
+                out_frac_bits: 13,
+                ..block_fma(16, -10)
+            },
+            (Preset::Hopper, InputKind::Fp8) => NvidiaParams {
                 out_frac_bits: 13,
                 ..block_fma(32, -10)
-            }),
-            (Preset::Blackwell, InputKind::Fp8) => Ok(NvidiaParams {
+            },
+            (Preset::Blackwell, InputKind::Fp8) => NvidiaParams {
                 rule: BlockRule::ExactThenRne,
                 ..block_fma(32, 2)
+            },
+            _ => return Err(unsupported),
+        };
+        if acc == FP32 {
+            return Ok(fp32);
+        }
+        let to_fp16 = |p: NvidiaParams| NvidiaParams {
+            out_frac_bits: acc.frac_bits,
+            out_rounding: RoundingMode::NearestEven,
+            ..p
+        };
+        match (self, kind) {
+            (_, InputKind::Fp16) | (Preset::Ada, InputKind::Fp8) => Ok(to_fp16(fp32)),
+            (Preset::Hopper | Preset::Blackwell, InputKind::Fp8) => Ok(NvidiaParams {
+                rule: BlockRule::HalfSteps,
+                ..to_fp16(block_fma(32, 2))
             }),
-            _ => Err(unsupported),
+            _ => Err(DotError::UnsupportedOutput {
+                preset: self.name(),
+                fmt_a: fmt_a.name,
+                fmt_b: fmt_b.name,
+                acc: acc.name,
+            }),
         }
     }
 }
@@ -211,4 +294,5 @@ enum InputKind {
     Fp8,
     Fp16,
     Bf16,
+    Tf32,
 }

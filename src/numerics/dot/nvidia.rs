@@ -21,11 +21,11 @@
 
 use super::mode::MAX_LANES;
 use super::mode::{BlockRule, NvidiaParams};
-use super::step::{stage_special, MultiplyStage, StepRecord, NO_PRODUCT};
+use super::step::{stage_special_acc, MultiplyStage, StepRecord, NO_PRODUCT};
 use super::wide::WideAcc;
 use crate::numerics::add::add;
 use crate::numerics::flags::{Flags, RoundingMode};
-use crate::numerics::format::{Format, NonFinite, FP32};
+use crate::numerics::format::{Format, FP16, FP32};
 use crate::numerics::multiply::{Product, ProductClass};
 use crate::numerics::round::{round_pack, Overflow, Rounded, Unrounded};
 use crate::numerics::unpack::unpack;
@@ -63,13 +63,25 @@ fn align_term(sig: u64, lsb_exp: i32, grid_lsb: i32) -> (i32, u64, bool) {
     }
 }
 
-/// Finds the alignment exponent and truncates every term onto its grid.
+/// Finds the alignment exponent and truncates every term (the FP32 `c` included) onto its
+/// grid.
 pub fn stage_align<const W: usize>(
     params: &NvidiaParams,
     m: &MultiplyStage<W>,
     c: u32,
 ) -> BlockAlign<W> {
-    let cu = unpack(FP32, c as u64);
+    stage_align_acc(params, m, c, FP32)
+}
+
+/// [`stage_align`] for an accumulator `c` in format `acc` (FP32 or FP16; a subnormal `c`
+/// counts with `acc`'s minimum exponent).
+pub fn stage_align_acc<const W: usize>(
+    params: &NvidiaParams,
+    m: &MultiplyStage<W>,
+    c: u32,
+    acc: Format,
+) -> BlockAlign<W> {
+    let cu = unpack(acc, c as u64);
     let mut max_exp = i32::MIN;
     let mut any_term = false;
     if cu.sig != 0 {
@@ -132,63 +144,133 @@ pub fn stage_add<const W: usize>(al: &BlockAlign<W>) -> BlockSum {
     }
 }
 
-/// The output format of a block: FP32 with `frac_bits` fraction bits kept.
-const fn cut_format(frac_bits: u32) -> Format {
+/// The output format of a block: the accumulator `acc` with `frac_bits` fraction bits kept.
+const fn cut_format(acc: Format, frac_bits: u32) -> Format {
     Format {
-        name: "fp32-cut",
-        exp_bits: 8,
+        name: "acc-cut",
         frac_bits,
-        bias: 127,
-        non_finite: NonFinite::Ieee,
-        signed: true,
+        ..acc
     }
 }
 
-/// Normalises the block sum once and truncates it to FP32 (or to `out_frac_bits` fraction
-/// bits, re-expanded to an FP32 encoding).
+/// Normalises the block sum once and rounds it to FP32 (truncating, or to `out_frac_bits`
+/// fraction bits re-expanded to an FP32 encoding).
 pub fn stage_normalize_round(params: &NvidiaParams, s: &BlockSum) -> Rounded {
-    let fmt = cut_format(params.out_frac_bits);
+    stage_normalize_round_acc(params, s, FP32)
+}
+
+/// Normalises the block sum once and rounds it in the preset's direction
+/// (`params.out_rounding`) to the accumulator `acc` with `out_frac_bits` fraction bits kept,
+/// re-expanded to an `acc` encoding. Overflow gives the signed infinity.
+pub fn stage_normalize_round_acc(params: &NvidiaParams, s: &BlockSum, acc: Format) -> Rounded {
+    let fmt = cut_format(acc, params.out_frac_bits);
     let x = Unrounded {
         sign: s.sum < 0 && s.sum != 0,
         exp: s.lsb_exp,
         sig: s.sum.unsigned_abs() as u128,
         sticky: false,
     };
-    let mut r = round_pack(fmt, x, RoundingMode::TowardZero, Overflow::Ieee);
-    let cut = 23 - params.out_frac_bits;
+    let mut r = round_pack(fmt, x, params.out_rounding, Overflow::Ieee);
+    let cut = acc.frac_bits - params.out_frac_bits;
     let sign = fmt.sign_of(r.bits);
     let magnitude = (r.bits & !fmt.sign_bit()) << cut;
-    r.bits = FP32.with_sign(magnitude, sign);
+    r.bits = acc.with_sign(magnitude, sign);
     if r.flags.overflow {
-        r.bits = FP32.infinity(sign).unwrap_or(FP32.canonical_nan());
+        r.bits = acc.infinity(sign).unwrap_or(acc.canonical_nan());
     }
     r.flags.inexact |= s.dropped;
     r
 }
 
-/// One block (`m.lanes <= params.block` products plus `c`) under `params`.
+/// One block (`m.lanes <= params.block` products plus the FP32 `c`) under `params`.
 pub fn block<const W: usize>(params: &NvidiaParams, m: &MultiplyStage<W>, c: u32) -> StepRecord {
-    let sp = stage_special(m, c);
+    block_acc(params, m, c, FP32)
+}
+
+/// One block into the accumulator format `acc` (FP32 or FP16; `params` from
+/// [`super::Preset::params_for`] with the same `acc`).
+pub fn block_acc<const W: usize>(
+    params: &NvidiaParams,
+    m: &MultiplyStage<W>,
+    c: u32,
+    acc: Format,
+) -> StepRecord {
+    let sp = stage_special_acc(m, c, acc);
     if let Some(bits) = sp.result {
         return StepRecord::special(bits, sp.flags);
     }
     match params.rule {
         BlockRule::Truncating => {
-            let al = stage_align(params, m, c);
-            let s = stage_add(&al);
-            let r = stage_normalize_round(params, &s);
-            StepRecord {
-                bits: r.bits as u32,
-                flags: r.flags | sp.flags,
-                special: false,
-                max_exp: al.max_exp,
-                align_shift: al.align_shift.first().copied().unwrap_or(0),
-                sticky: al.dropped,
-                lzc: r.trace.lzc,
-                round: r.trace,
-            }
+            let mut r = truncating(params, m, c, acc);
+            r.flags |= sp.flags;
+            r
         }
         BlockRule::ExactThenRne => exact_then_rne(m, c, sp.flags),
+        BlockRule::HalfSteps => half_steps(params, m, c, sp.flags),
+    }
+}
+
+/// The block FMA of [`BlockRule::Truncating`] (specials already decided).
+fn truncating<const W: usize>(
+    params: &NvidiaParams,
+    m: &MultiplyStage<W>,
+    c: u32,
+    acc: Format,
+) -> StepRecord {
+    let al = stage_align_acc(params, m, c, acc);
+    let s = stage_add(&al);
+    let r = stage_normalize_round_acc(params, &s, acc);
+    StepRecord {
+        bits: r.bits as u32,
+        flags: r.flags,
+        special: false,
+        max_exp: al.max_exp,
+        align_shift: al.align_shift.first().copied().unwrap_or(0),
+        sticky: al.dropped,
+        lzc: r.trace.lzc,
+        round: r.trace,
+    }
+}
+
+/// The products of lanes `k` with `k mod 4` in `{first, first + 1}`, in k order.
+fn k_mod_4_pair<const W: usize>(m: &MultiplyStage<W>, first: usize) -> MultiplyStage<W> {
+    let mut out = MultiplyStage {
+        lanes: 0,
+        products: [NO_PRODUCT; W],
+        flags: Flags::NONE,
+    };
+    for (k, p) in m.valid().iter().enumerate() {
+        if k % 4 == first || k % 4 == first + 1 {
+            out.products[out.lanes] = *p;
+            out.lanes += 1;
+            out.flags |= p.flags;
+        }
+    }
+    out
+}
+
+/// Hopper and Blackwell FP8 into FP16 ([`BlockRule::HalfSteps`]): two FP16 k16 steps from
+/// zero, `s1` over the products with `k mod 4` in `{0, 1}`, `s2` over `s1` and those with
+/// `k mod 4` in `{2, 3}` (each a truncating block rounded to FP16 by `params`), then
+/// `d = RNE16(s2 + c)`. Specials are already decided, so every term is finite.
+fn half_steps<const W: usize>(
+    params: &NvidiaParams,
+    m: &MultiplyStage<W>,
+    c: u32,
+    flags: Flags,
+) -> StepRecord {
+    let s1 = truncating(params, &k_mod_4_pair(m, 0), 0, FP16);
+    let s2 = truncating(params, &k_mod_4_pair(m, 2), s1.bits, FP16);
+    let r = add(FP16, c as u64, s2.bits as u64, RoundingMode::NearestEven);
+    StepRecord {
+        bits: r.rounded.bits as u32,
+        flags: r.rounded.flags | s1.flags | s2.flags | flags,
+        special: false,
+        max_exp: s2.max_exp,
+        align_shift: s2.align_shift,
+        sticky: s2.sticky,
+        lzc: r.rounded.trace.lzc,
+        round: r.rounded.trace,
     }
 }
 
@@ -235,6 +317,18 @@ pub fn step<const W: usize>(
     gathered: &[Product],
     c: u32,
 ) -> StepRecord {
+    step_acc(params, m, gathered, c, FP32)
+}
+
+/// [`step`] into the accumulator format `acc` (FP32 or FP16; `params` from
+/// [`super::Preset::params_for`] with the same `acc`).
+pub fn step_acc<const W: usize>(
+    params: &NvidiaParams,
+    m: &MultiplyStage<W>,
+    gathered: &[Product],
+    c: u32,
+    acc: Format,
+) -> StepRecord {
     if !gathered.is_empty() {
         let mut all = [NO_PRODUCT; MAX_LANES];
         let g = gathered.len().min(MAX_LANES);
@@ -242,20 +336,26 @@ pub fn step<const W: usize>(
         let v = m.valid();
         let t = (g + v.len()).min(MAX_LANES);
         all[g..t].copy_from_slice(&v[..t - g]);
-        return block(
+        return block_acc(
             params,
             &MultiplyStage::<MAX_LANES>::from_products(&all[..t]),
             c,
+            acc,
         );
     }
     let n = params.block.clamp(1, MAX_LANES);
     if n >= m.lanes {
-        return block(params, m, c);
+        return block_acc(params, m, c, acc);
     }
     let mut out = StepRecord::idle(c, Flags::NONE);
     let mut flags = Flags::NONE;
     for chunk in m.valid().chunks(n) {
-        out = block(params, &MultiplyStage::<W>::from_products(chunk), out.bits);
+        out = block_acc(
+            params,
+            &MultiplyStage::<W>::from_products(chunk),
+            out.bits,
+            acc,
+        );
         flags |= out.flags;
     }
     out.flags = flags;

@@ -86,9 +86,19 @@ pub struct SpecialStage {
 /// Specials first, over `c` and all valid products at once: any NaN gives NaN; +Inf with
 /// -Inf gives NaN (invalid); otherwise any infinity gives that signed infinity.
 pub fn stage_special<const W: usize>(m: &MultiplyStage<W>, c: u32) -> SpecialStage {
-    let cu = unpack(FP32, c as u64);
+    stage_special_acc(m, c, FP32)
+}
+
+/// [`stage_special`] for an accumulator `c` in format `acc` (FP32 or FP16): the result is
+/// `acc`'s canonical NaN or signed infinity.
+pub fn stage_special_acc<const W: usize>(
+    m: &MultiplyStage<W>,
+    c: u32,
+    acc: Format,
+) -> SpecialStage {
+    let cu = unpack(acc, c as u64);
     let mut flags = m.flags;
-    if FP32.is_signaling_nan(c as u64) {
+    if acc.is_signaling_nan(c as u64) {
         flags.invalid = true;
     }
     let mut nan = cu.is_nan();
@@ -108,15 +118,16 @@ pub fn stage_special<const W: usize>(m: &MultiplyStage<W>, c: u32) -> SpecialSta
             _ => {}
         }
     }
+    let nan_bits = acc.canonical_nan() as u32;
     let result = if nan {
-        Some(FP32_NAN)
+        Some(nan_bits)
     } else if pos_inf && neg_inf {
         flags.invalid = true;
-        Some(FP32_NAN)
+        Some(nan_bits)
     } else if pos_inf {
-        Some(0x7F80_0000)
+        Some(acc.infinity(false).unwrap_or(acc.canonical_nan()) as u32)
     } else if neg_inf {
-        Some(0xFF80_0000)
+        Some(acc.infinity(true).unwrap_or(acc.canonical_nan()) as u32)
     } else {
         None
     };
@@ -131,7 +142,7 @@ pub fn stage_special<const W: usize>(m: &MultiplyStage<W>, c: u32) -> SpecialSta
 /// `nvidia` step; every field is 0/false when the specials stage decided (except `special`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StepRecord {
-    /// The new FP32 accumulator.
+    /// The new accumulator (an FP32 pattern, or an FP16 one in the low 16 bits).
     pub bits: u32,
     /// IEEE flags raised by the step (OR over its FMAs or blocks).
     pub flags: Flags,
@@ -213,10 +224,26 @@ pub fn stage_accumulate<const W: usize>(
     gathered: &[Product],
     c: u32,
 ) -> StepRecord {
+    stage_accumulate_acc(mode, rm, FP32, m, gathered, c)
+}
+
+/// [`stage_accumulate`] into the accumulator format `acc` (FP32 or FP16): `c` and the
+/// record's `bits` are `acc` patterns and every rounding of the step rounds to `acc` (for
+/// `Nvidia`, `mode`'s parameters must be those of [`super::Preset::params_for`] with this
+/// `acc`).
+#[inline(always)]
+pub fn stage_accumulate_acc<const W: usize>(
+    mode: &AccMode,
+    rm: RoundingMode,
+    acc: Format,
+    m: &MultiplyStage<W>,
+    gathered: &[Product],
+    c: u32,
+) -> StepRecord {
     match mode {
-        AccMode::Ieee => ieee::fma_chain_rm(m, c, rm),
-        AccMode::Fused | AccMode::Exact => fused::step_rm(m, c, rm),
-        AccMode::Nvidia(p) => nvidia::step(p, m, gathered, c),
+        AccMode::Ieee => ieee::fma_chain_acc(m, c, rm, acc),
+        AccMode::Fused | AccMode::Exact => fused::step_acc(m, c, rm, acc),
+        AccMode::Nvidia(p) => nvidia::step_acc(p, m, gathered, c, acc),
         // Integers have their own stages (`numerics::int`, the PE's `pe_int`) and never
         // reach the floating-point accumulator: `c` passes through.
         AccMode::Int(_) => StepRecord::idle(c, Flags::NONE),
@@ -252,6 +279,24 @@ pub fn dot_step_w_rm<const W: usize>(
     b: &[u64],
     c: u32,
 ) -> StepRecord {
+    dot_step_w_acc::<W>(mode, rm, FP32, fmt_a, fmt_b, a, b, c)
+}
+
+/// [`dot_step_w_rm`] into the accumulator format `acc` (FP32 or FP16): `c` and the result are
+/// `acc` bit patterns, and every rounding of the step rounds to `acc` (for `Nvidia`, `mode`'s
+/// parameters must be those of [`super::Preset::params_for`] with this `acc`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn dot_step_w_acc<const W: usize>(
+    mode: &AccMode,
+    rm: RoundingMode,
+    acc: Format,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+) -> StepRecord {
     if let AccMode::Int(im) = mode {
         // One integer step: exact products and sum, narrowed into the int32 accumulator.
         let r = crate::numerics::int::dot_int(im.a, im.b, a, b, c as i32, W, im.overflow);
@@ -260,8 +305,8 @@ pub fn dot_step_w_rm<const W: usize>(
     let m = stage_multiply::<W>(fmt_a, fmt_b, a, b);
     match mode {
         // One block over every lane, as documented (the recorded trace digests hold this).
-        AccMode::Nvidia(p) if m.lanes > p.block => nvidia::block(p, &m, c),
-        _ => stage_accumulate(mode, rm, &m, &[], c),
+        AccMode::Nvidia(p) if m.lanes > p.block => nvidia::block_acc(p, &m, c, acc),
+        _ => stage_accumulate_acc(mode, rm, acc, &m, &[], c),
     }
 }
 
@@ -289,13 +334,28 @@ pub fn dot_step_rm(
     b: &[u64],
     c: u32,
 ) -> StepRecord {
+    dot_step_acc(mode, rm, FP32, fmt_a, fmt_b, a, b, c)
+}
+
+/// [`dot_step_rm`] into the accumulator format `acc` (see [`dot_step_w_acc`]).
+#[allow(clippy::too_many_arguments)]
+pub fn dot_step_acc(
+    mode: &AccMode,
+    rm: RoundingMode,
+    acc: Format,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+) -> StepRecord {
     debug_assert!(a.len() <= MAX_LANES);
     match a.len() {
-        0..=1 => dot_step_w_rm::<1>(mode, rm, fmt_a, fmt_b, a, b, c),
-        2 => dot_step_w_rm::<2>(mode, rm, fmt_a, fmt_b, a, b, c),
-        3..=4 => dot_step_w_rm::<4>(mode, rm, fmt_a, fmt_b, a, b, c),
-        5..=8 => dot_step_w_rm::<8>(mode, rm, fmt_a, fmt_b, a, b, c),
-        9..=16 => dot_step_w_rm::<16>(mode, rm, fmt_a, fmt_b, a, b, c),
-        _ => dot_step_w_rm::<32>(mode, rm, fmt_a, fmt_b, a, b, c),
+        0..=1 => dot_step_w_acc::<1>(mode, rm, acc, fmt_a, fmt_b, a, b, c),
+        2 => dot_step_w_acc::<2>(mode, rm, acc, fmt_a, fmt_b, a, b, c),
+        3..=4 => dot_step_w_acc::<4>(mode, rm, acc, fmt_a, fmt_b, a, b, c),
+        5..=8 => dot_step_w_acc::<8>(mode, rm, acc, fmt_a, fmt_b, a, b, c),
+        9..=16 => dot_step_w_acc::<16>(mode, rm, acc, fmt_a, fmt_b, a, b, c),
+        _ => dot_step_w_acc::<32>(mode, rm, acc, fmt_a, fmt_b, a, b, c),
     }
 }

@@ -1,8 +1,9 @@
 //! An exact wide fixed-point accumulator for multi-term sums.
 //!
 //! Every term the dot-product unit can meet is `sig * 2^lsb_exp` with `sig` at most 64 bits
-//! wide and `lsb_exp >= WIDE_LSB_EXP` (BF16 x BF16 subnormal products reach down to
-//! `2^-266`); the largest term lies below `2^256` (BF16 x BF16 products). The accumulator is a
+//! wide and `lsb_exp >= WIDE_LSB_EXP` (TF32 x TF32 subnormal products reach down to
+//! `2^-272`, BF16 x BF16 ones to `2^-266`); the largest term lies below `2^256` (BF16 and
+//! TF32 products). The accumulator is a
 //! fixed-point register of `WIDE_LIMBS * 64` bits whose bit 0 weighs `2^WIDE_LSB_EXP`, leaving
 //! more than 100 bits of headroom above `2^256`, so any sum of fewer than `2^100` terms is
 //! exact. Positive and negative terms go into two magnitude registers (carries rarely travel
@@ -13,8 +14,8 @@ use crate::numerics::round::Unrounded;
 /// Number of 64-bit limbs in each magnitude register.
 pub const WIDE_LIMBS: usize = 10;
 
-/// Exponent of bit 0 of the accumulator (the smallest BF16 x BF16 product LSB).
-pub const WIDE_LSB_EXP: i32 = -266;
+/// Exponent of bit 0 of the accumulator (the smallest TF32 x TF32 product LSB).
+pub const WIDE_LSB_EXP: i32 = -272;
 
 /// Bits kept in the significand handed to the shared round-pack (the rest become sticky).
 const WINDOW_BITS: u32 = 126;
@@ -179,12 +180,12 @@ mod tests {
     fn far_apart_terms_keep_sticky() {
         let mut w = WideAcc::new();
         w.add(false, 1, 200);
-        w.add(false, 1, -266);
+        w.add(false, 1, -272);
         let (u, lzc) = w.to_unrounded(false);
         assert!(u.sticky);
         assert_eq!(u.exp + 125, 200);
         assert_eq!(u.sig, 1u128 << 125);
-        assert_eq!(lzc, 640 - 1 - 466);
+        assert_eq!(lzc, 640 - 1 - 472);
     }
 
     #[test]
