@@ -1,7 +1,10 @@
 //! `tcrtl gemm`: D = A x B + C on the clocked tensor core, from `.npy` files or a seeded
 //! random problem, with an optional waveform, a JSON summary and, for random inputs, a check
 //! against the `verify` layer's independent reference. `--sparse` runs a 2:4-sparse A on the
-//! core in sparse mode (`docs/sparsity.md`).
+//! core in sparse mode (`docs/sparsity.md`). An MX `--format` (`mxfp8e4m3`, ...) with
+//! `--a-scales`/`--b-scales` runs a block-scaled GEMM on the core in MX mode ([`mx`]).
+
+mod mx;
 
 use super::gemm_int;
 use super::memory::{params_json, MemArgs, MemoryPath};
@@ -115,6 +118,14 @@ pub struct GemmArgs {
     /// conflicts the 128B swizzle avoids.
     #[arg(long)]
     no_swizzle: bool,
+    /// E8M0 scales of A for an MX --format: uint8 .npy, M x K/32 (one per 32 elements of a
+    /// row of A).
+    #[arg(long, value_name = "SA.npy")]
+    a_scales: Option<PathBuf>,
+    /// E8M0 scales of B for an MX --format: uint8 .npy, K/32 x N (one per 32 elements of a
+    /// column of B).
+    #[arg(long, value_name = "SB.npy")]
+    b_scales: Option<PathBuf>,
 }
 
 /// Reads an A or B operand: returns (rows, cols, bit patterns of `fmt`).
@@ -265,6 +276,20 @@ fn plan_outputs(args: &GemmArgs) -> Result<(), String> {
 
 /// Runs `tcrtl gemm`.
 pub fn run(args: &GemmArgs) -> Result<i32, String> {
+    if let Some(fa) = mx::core_format(&args.arith.format) {
+        return mx::run(args, fa);
+    }
+    if let Some(f) = tensorcore_rtl::numerics::mx::BlockFormat::by_name(&args.arith.format) {
+        return Err(format!(
+            "--format {f}: the tensor core runs mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2 and mxfp4"
+        ));
+    }
+    if args.a_scales.is_some() || args.b_scales.is_some() {
+        return Err(format!(
+            "--a-scales/--b-scales need an MX --format (mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2, mxfp4), not {}",
+            args.arith.format
+        ));
+    }
     if let Some((a, b)) = args.arith.int_formats()? {
         if !args.out_format.eq_ignore_ascii_case("fp32") {
             return Err(

@@ -4,6 +4,7 @@
 pub mod clocked;
 pub mod functional;
 pub mod memory;
+pub mod mx;
 pub mod problem;
 pub mod rng;
 
@@ -11,4 +12,5 @@ pub use crate::hw::CoreConfig;
 pub use clocked::{run_clocked, ClockedRun};
 pub use functional::run_functional;
 pub use memory::{run_memory, MemRun};
+pub use mx::{run_clocked_mx, MxGemm};
 pub use problem::{Gemm, GemmError, GemmOutput};

@@ -42,6 +42,19 @@ pub trait OperandFeeder<const W: usize> {
     fn meta(&self, _tile: usize, _row: usize, _step: usize) -> u64 {
         0
     }
+    /// True for an MX block-scaled feeder: `a_scale`/`b_scale` serve the E8M0 scale of the
+    /// K-block each step lies in (see [`crate::hw::mx_feeder`]). Others keep `false`.
+    fn mx(&self) -> bool {
+        false
+    }
+    /// E8M0 scale beside A: row `row` of tile `tile`, the block of step `step`. Others: 0.
+    fn a_scale(&self, _tile: usize, _row: usize, _step: usize) -> u8 {
+        0
+    }
+    /// E8M0 scale beside B: column `col` of tile `tile`, the block of step `step`. Others: 0.
+    fn b_scale(&self, _tile: usize, _col: usize, _step: usize) -> u8 {
+        0
+    }
 }
 
 /// Whole matrices in a buffer, served tile by tile.

@@ -3,7 +3,9 @@
 //! `b_out` register and its shift input to its upper neighbour's idle accumulator. Values
 //! therefore move one PE per cycle: A right, B down, the drained results down. In 2:4 sparse
 //! mode ([`Mesh::with_mode`]) each PE's metadata input is its left neighbour's `meta_out`
-//! register, so the metadata moves right with its A values.
+//! register, so the metadata moves right with its A values. In MX mode
+//! ([`Mesh::with_fronts`]) the E8M0 block scales move the same way: A's right through each
+//! PE's `a_scale` register, B's down through `b_scale`.
 
 use super::pe::{Pe, ShiftIn};
 use super::pe_datapath::CoreConfig;
@@ -23,10 +25,16 @@ impl<const W: usize> Mesh<W> {
 
     /// A mesh of `ROWS x COLS` PEs built for `cfg`, in 2:4 sparse mode if `sparse`.
     pub fn with_mode(cfg: CoreConfig, sparse: bool) -> Result<Self> {
+        Self::with_fronts(cfg, sparse, false)
+    }
+
+    /// A mesh of `ROWS x COLS` PEs built for `cfg`, in 2:4 sparse mode if `sparse`, in MX
+    /// block-scaled mode if `mx`.
+    pub fn with_fronts(cfg: CoreConfig, sparse: bool, mx: bool) -> Result<Self> {
         let mut pes = Vec::with_capacity(ROWS * COLS);
         for r in 0..ROWS {
             for c in 0..COLS {
-                pes.push(Pe::with_mode(format!("pe_{r}_{c}"), cfg, sparse)?);
+                pes.push(Pe::with_fronts(format!("pe_{r}_{c}"), cfg, sparse, mx)?);
             }
         }
         Ok(Self { pes })
@@ -70,7 +78,6 @@ impl<const W: usize> Mesh<W> {
     /// [`Mesh::comb`] with the 2:4 metadata entering each row at the left beside A
     /// (`meta_edge[r]`; ignored by a dense mesh).
     #[inline]
-    #[allow(clippy::needless_range_loop)] // (r, c) index the array: clearer as coordinates
     pub fn comb_with_meta(
         &mut self,
         a_edge: &[(Wide<W>, u16); ROWS],
@@ -78,18 +85,35 @@ impl<const W: usize> Mesh<W> {
         b_edge: &[(Wide<W>, bool); COLS],
         shift: &[ShiftIn; COLS],
     ) -> [u32; COLS] {
+        self.comb_full(a_edge, meta_edge, &[0; ROWS], b_edge, &[0; COLS], shift)
+    }
+
+    /// [`Mesh::comb_with_meta`] with the E8M0 block scales entering each row at the left
+    /// beside A (`a_scale_edge[r]`) and each column at the top beside B (`b_scale_edge[c]`);
+    /// ignored unless the mesh is in MX mode.
+    #[inline]
+    #[allow(clippy::needless_range_loop)] // (r, c) index the array: clearer as coordinates
+    pub fn comb_full(
+        &mut self,
+        a_edge: &[(Wide<W>, u16); ROWS],
+        meta_edge: &[u64; ROWS],
+        a_scale_edge: &[u8; ROWS],
+        b_edge: &[(Wide<W>, bool); COLS],
+        b_scale_edge: &[u8; COLS],
+        shift: &[ShiftIn; COLS],
+    ) -> [u32; COLS] {
         let bottom = self.bottom(shift);
         for r in 0..ROWS {
             for c in 0..COLS {
-                let (a, a_ctl, meta) = if c == 0 {
-                    (a_edge[r].0, a_edge[r].1, meta_edge[r])
+                let (a, a_ctl, meta, xa) = if c == 0 {
+                    (a_edge[r].0, a_edge[r].1, meta_edge[r], a_scale_edge[r])
                 } else {
                     let left = &self.pes[r * COLS + c - 1];
                     let (a, a_ctl) = left.a_out();
-                    (a, a_ctl, left.meta_out())
+                    (a, a_ctl, left.meta_out(), left.scales_out().0)
                 };
-                let (b, b_vld, s) = if r == 0 {
-                    (b_edge[c].0, b_edge[c].1, shift[c])
+                let (b, b_vld, xb, s) = if r == 0 {
+                    (b_edge[c].0, b_edge[c].1, b_scale_edge[c], shift[c])
                 } else {
                     let up = &self.pes[(r - 1) * COLS + c];
                     let (b, v) = up.b_out();
@@ -97,9 +121,9 @@ impl<const W: usize> Mesh<W> {
                         value: up.acc_q(shift[c].set),
                         ..shift[c]
                     };
-                    (b, v, s)
+                    (b, v, up.scales_out().1, s)
                 };
-                self.pes[r * COLS + c].comb_with_meta(a, a_ctl, meta, b, b_vld, s);
+                self.pes[r * COLS + c].comb_full(a, a_ctl, meta, xa, b, b_vld, xb, s);
             }
         }
         bottom

@@ -15,6 +15,9 @@
 //! - [`sparse_feeder::SparseTileBuffer`]: the 2:4 sparse feeder (compressed A, its metadata,
 //!   `2w` positions of B a step); with it the mesh runs in sparse mode (metadata registers
 //!   beside A, B-side multiplexers in every PE; `docs/sparsity.md`).
+//! - [`mx_feeder::MxTileBuffer`]: the MX block-scaled feeder (element codes plus E8M0 scales
+//!   per K-block of 32); with it the mesh runs in MX mode (scale registers beside A and B,
+//!   the block-sum registers of [`pe_mx::MxFront`] in every PE).
 //! - [`schedule::Schedule`]: the tiling arithmetic (periods, window starts, the cycle formulas).
 //! - [`tensor_core::TensorCore`]: the top (scope `tensor_core`).
 //! - [`pe_harness::PeHarness`]: one bare PE under a testbench top (`pe_harness`), driven
@@ -53,10 +56,12 @@ pub mod feeder;
 pub mod mem_port;
 pub mod memory;
 pub mod mesh;
+pub mod mx_feeder;
 pub mod pe;
 pub mod pe_datapath;
 pub mod pe_harness;
 pub mod pe_int;
+pub mod pe_mx;
 pub mod port;
 pub mod schedule;
 pub mod skew;
@@ -66,6 +71,7 @@ pub mod wave_filter;
 
 pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
 pub use mem_port::{MemLayout, MemPortConfig, MemoryPort};
+pub use mx_feeder::{MxTileBuffer, MX_BLOCK};
 pub use pe_datapath::CoreConfig;
 pub use port::{IdealPort, OperandPort, PortIo, StepOperands};
 pub use schedule::Schedule;

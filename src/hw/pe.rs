@@ -26,6 +26,11 @@
 //! `max(2w, 4)` lanes wide, and stage 1 multiplies each kept A lane by the B lane its 2-bit
 //! select (`sel_<t>`) names within the lane's group of four (`b_sel`, the multiplexer
 //! outputs; see [`crate::hw::pe_datapath::b_operand_select`]).
+//!
+//! MX block-scaled mode ([`Pe::with_fronts`], [`MxFront`]): the E8M0 block scales travel
+//! beside the operands (`a_scale` right with A, `b_scale` down with B) and stage 2 sums each
+//! K-block of 32 exactly in `blk_sum`, then on the block's `fire` step applies the scales as
+//! an exponent add and adds into the accumulator with one rounding (see [`crate::hw::pe_mx`]).
 
 use super::pe_datapath::{
     pack_product, set_lane, stage1_multiply, stage2_accumulate, unpack_product, CoreConfig,
@@ -34,6 +39,7 @@ use super::pe_datapath::{
 use super::pe_int::{
     pack_int_product, stage1_int_multiply, stage2_int_accumulate, unpack_int_product,
 };
+use super::pe_mx::MxFront;
 use crate::numerics::dot::step::NO_PRODUCT;
 use crate::numerics::dot::{AccMode, MultiplyStage, MAX_LANES};
 use crate::numerics::flags::Flags;
@@ -138,6 +144,7 @@ pub struct Pe<const W: usize> {
     done: Reg<bool>,
     hazard: Reg<bool>,
     sparse: Option<SparseFront<W>>,
+    mx: Option<MxFront>,
 }
 
 /// The 2:4 selection front of a sparse PE: the metadata register travelling with A and the
@@ -167,6 +174,12 @@ impl<const W: usize> Pe<W> {
 
     /// A PE named `name`, in 2:4 sparse mode if `sparse` (see the module documentation).
     pub fn with_mode(name: String, cfg: CoreConfig, sparse: bool) -> Result<Self> {
+        Self::with_fronts(name, cfg, sparse, false)
+    }
+
+    /// A PE named `name`, in 2:4 sparse mode if `sparse`, in MX block-scaled mode if `mx`
+    /// (see the module documentation).
+    pub fn with_fronts(name: String, cfg: CoreConfig, sparse: bool, mx: bool) -> Result<Self> {
         let w = W as u32;
         let b_lanes = if sparse { sparse_b_lanes(W) as u32 } else { w };
         let sparse = if sparse {
@@ -229,7 +242,16 @@ impl<const W: usize> Pe<W> {
             done: Reg::new("done", 1, false)?,
             hazard: Reg::new("hazard", 1, false)?,
             sparse,
+            mx: if mx { Some(MxFront::new()?) } else { None },
         })
+    }
+
+    /// The block scales leaving right (A's) and down (B's) (register outputs; 0 unless MX).
+    #[inline]
+    pub fn scales_out(&self) -> (u8, u8) {
+        self.mx
+            .as_ref()
+            .map_or((0, 0), |f| (f.a_scale_out(), f.b_scale_out()))
     }
 
     /// The metadata leaving to the right (register output; 0 in dense mode).
@@ -305,7 +327,28 @@ impl<const W: usize> Pe<W> {
         b_vld: bool,
         shift: ShiftIn,
     ) {
+        self.comb_full(a_in, a_ctl, meta_in, 0, b_in, b_vld, 0, shift);
+    }
+
+    /// [`Pe::comb_with_meta`] with the E8M0 block scales arriving beside A (`a_scale`) and B
+    /// (`b_scale`); ignored unless the PE was built in MX mode.
+    #[inline]
+    #[allow(clippy::too_many_arguments)] // one argument per input port of the PE
+    pub fn comb_full(
+        &mut self,
+        a_in: Wide<W>,
+        a_ctl: u16,
+        meta_in: u64,
+        a_scale: u8,
+        b_in: Wide<W>,
+        b_vld: bool,
+        b_scale: u8,
+        shift: ShiftIn,
+    ) {
         let cfg = self.cfg;
+        if let Some(f) = self.mx.as_mut() {
+            f.pass(a_scale, b_scale);
+        }
         // Sparse: the metadata passes on beside A; it drives this PE's B multiplexers.
         let meta = match self.sparse.as_mut() {
             Some(f) => {
@@ -395,7 +438,12 @@ impl<const W: usize> Pe<W> {
         self.lzc.set(0);
         self.round_inc.set(false);
         self.special.set(false);
-        if let (true, Some(im)) = (c1.valid, int_mode) {
+        if let Some(f) = self.mx.as_mut() {
+            f.idle();
+        }
+        if c1.valid && self.mx.is_some() {
+            writes_acc = self.stage2_mx(c1);
+        } else if let (true, Some(im)) = (c1.valid, int_mode) {
             // Integer stage 2 (see `pe_int`): adder tree plus the int32 accumulator, narrowed.
             let lanes = usize::from(c1.lanes).min(W);
             let words = self.s1_prod.q();
@@ -472,6 +520,39 @@ impl<const W: usize> Pe<W> {
     }
 }
 
+impl<const W: usize> Pe<W> {
+    /// Stage 2 in MX mode: the registered products into the block registers, and on `fire`
+    /// the scaled block sum into the accumulator. Returns true if the accumulator is written.
+    #[inline]
+    fn stage2_mx(&mut self, c1: ACtl) -> bool {
+        let lanes = usize::from(c1.lanes).min(W);
+        let words = self.s1_prod.q();
+        let mut products = [NO_PRODUCT; W];
+        for (k, p) in products.iter_mut().enumerate().take(lanes) {
+            *p = unpack_product(words.words()[k]);
+        }
+        let c = self.acc_q(c1.set);
+        let Some(out) = self
+            .mx
+            .as_mut()
+            .and_then(|f| f.stage2(&products[..lanes], c1.fire, c))
+        else {
+            return false;
+        };
+        let bits = out.out.bits as u32;
+        if c1.set {
+            self.acc_1.set_d(bits);
+        } else {
+            self.acc_0.set_d(bits);
+        }
+        self.flags.set_d(self.flags.q() | out.out.flags.to_bits());
+        self.acc.set(bits);
+        self.round_inc.set(out.out.trace.round_inc);
+        self.special.set(out.special);
+        true
+    }
+}
+
 impl<const W: usize> Module for Pe<W> {
     fn name(&self) -> &str {
         &self.name
@@ -491,6 +572,9 @@ impl<const W: usize> Module for Pe<W> {
         }
         v.reg(&mut self.b_out);
         v.reg(&mut self.b_vld);
+        if let Some(f) = self.mx.as_mut() {
+            f.visit(v);
+        }
         v.reg(&mut self.s1_prod);
         v.reg(&mut self.s1_ctl);
         v.wire(&mut self.exp_sum);

@@ -37,6 +37,10 @@ pub struct StepOperands<const W: usize> {
     pub b: [LaneGroup<W>; COLS],
     /// 2:4 metadata beside each A row (0 for dense ports).
     pub meta: [u64; ROWS],
+    /// E8M0 block scale beside each A row (0 unless MX).
+    pub a_scale: [u8; ROWS],
+    /// E8M0 block scale beside each B column (0 unless MX).
+    pub b_scale: [u8; COLS],
 }
 
 /// What the core tells the port in one cycle.
@@ -63,6 +67,11 @@ pub trait OperandPort<const W: usize>: Module {
     fn dims(&self) -> (usize, usize, usize);
     /// True for a 2:4 sparse port (the mesh is then built in sparse mode).
     fn sparse(&self) -> bool {
+        false
+    }
+    /// True for an MX block-scaled port (the mesh is then built in MX mode and the step's
+    /// operands carry the E8M0 scales).
+    fn mx(&self) -> bool {
         false
     }
     /// The port offers the next step this cycle (from its registers only).
@@ -161,6 +170,10 @@ impl<const W: usize, F: OperandFeeder<W>> OperandPort<W> for IdealPort<F> {
         self.feeder.sparse()
     }
 
+    fn mx(&self) -> bool {
+        self.feeder.mx()
+    }
+
     #[inline]
     fn valid(&self) -> bool {
         self.next().is_some()
@@ -182,6 +195,14 @@ impl<const W: usize, F: OperandFeeder<W>> OperandPort<W> for IdealPort<F> {
         }
         for (j, b) in o.b.iter_mut().enumerate() {
             *b = self.feeder.b(tile, j, step);
+        }
+        if self.feeder.mx() {
+            for (i, x) in o.a_scale.iter_mut().enumerate() {
+                *x = self.feeder.a_scale(tile, i, step);
+            }
+            for (j, x) in o.b_scale.iter_mut().enumerate() {
+                *x = self.feeder.b_scale(tile, j, step);
+            }
         }
         o
     }

@@ -13,6 +13,9 @@
 //! With a 2:4 sparse port ([`OperandPort::sparse`]) the mesh is built in
 //! sparse mode and the metadata enters each row through its own skew (`meta_skew`, the same
 //! per-row depths as `a_skew`), so it reaches every PE in the same cycle as its A values.
+//! With an MX port ([`OperandPort::mx`]) the mesh is built in MX mode and the E8M0 block
+//! scales enter through `xa_skew` (per row, beside A) and `xb_skew` (per column, beside B);
+//! the schedule's `fire` bit then marks the last step of every K-block of 32.
 
 use super::controller::{Controller, CtlState, PortStatus, ShiftCmd};
 use super::feeder::{OperandFeeder, TileBuffer};
@@ -25,7 +28,9 @@ use super::skew::Skew;
 use super::{HwError, COLS, ROWS};
 use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
-use crate::numerics::format::{ACC_FORMATS, INPUT_FORMATS};
+use crate::numerics::format::{
+    Format, ACC_FORMATS, E2M1, E2M3, E3M2, E4M3, E5M2, FP32, INPUT_FORMATS,
+};
 use crate::numerics::int::pair_ok;
 use crate::rtl::{Design, Display, Input, Module, Reg, Visitor, Wide};
 
@@ -139,6 +144,8 @@ pub struct TensorCore<const W: usize, P: OperandPort<W> = IdealPort<TileBuffer>>
     a_skew: Skew<Wide<W>, u16, ROWS>,
     b_skew: Skew<Wide<W>, bool, COLS>,
     meta_skew: Option<Skew<u64, bool, ROWS>>,
+    xa_skew: Option<Skew<u8, bool, ROWS>>,
+    xb_skew: Option<Skew<u8, bool, COLS>>,
     c_skew: Skew<u64, u32, COLS>,
     mesh: Mesh<W>,
     d_deskew: Skew<u32, u64, COLS>,
@@ -176,8 +183,16 @@ fn schedule_of(cfg: &CoreConfig, dims: &(usize, usize, usize)) -> Result<Schedul
 impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
     /// A tensor core for `cfg` (whose `width` must equal `W`) with any operand port.
     pub fn with_port(cfg: CoreConfig, port: P) -> Result<Self, HwError> {
-        check_config::<W>(&cfg)?;
-        let sched = schedule_of(&cfg, &port.dims())?;
+        let mx = port.mx();
+        if mx {
+            check_mx_config::<W>(&cfg, port.dims().2)?;
+        } else {
+            check_config::<W>(&cfg)?;
+        }
+        let mut sched = schedule_of(&cfg, &port.dims())?;
+        if mx {
+            sched.block = super::mx_feeder::MX_BLOCK;
+        }
         if sched.tiles() + 2 >= 1 << 24 {
             return Err(HwError::Unsupported(format!(
                 "{} tiles (at most 2^24 - 3)",
@@ -224,9 +239,19 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             } else {
                 None
             },
+            xa_skew: if mx {
+                Some(Skew::new("xa_skew", depth_in, 8, 1)?)
+            } else {
+                None
+            },
+            xb_skew: if mx {
+                Some(Skew::new("xb_skew", depth_col, 8, 1)?)
+            } else {
+                None
+            },
             c_skew: Skew::new("c_skew", depth_col, 64, 32)?
                 .with_display(Display::Hex, cfg.acc_display()),
-            mesh: Mesh::with_mode(cfg, sparse)?,
+            mesh: Mesh::with_fronts(cfg, sparse, mx)?,
             d_deskew: Skew::new("d_deskew", depth_out, 32, 64)?
                 .with_display(cfg.acc_display(), Display::Filter("tag")),
             d_out: (0..COLS)
@@ -340,6 +365,44 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
     }
 }
 
+/// The element formats an MX core takes (the MX specification's FP8, FP6 and FP4 elements).
+pub const MX_ELEMENT_FORMATS: [Format; 5] = [E4M3, E5M2, E2M3, E3M2, E2M1];
+
+/// Checks that `cfg` can run block-scaled MX with `W` lanes and inner dimension `k`: a
+/// width dividing 32, `fused` mode (the MX semantics the PE implements), MX element formats,
+/// `k` a multiple of 32.
+pub fn check_mx_config<const W: usize>(cfg: &CoreConfig, k: usize) -> Result<(), HwError> {
+    if cfg.width != W || !W.is_power_of_two() || W > MAX_LANES {
+        return Err(HwError::Unsupported(format!(
+            "width {} in a {W}-lane core",
+            cfg.width
+        )));
+    }
+    if cfg.mode != AccMode::Fused {
+        return Err(HwError::Unsupported(format!(
+            "MX in {} mode (the tensor core's MX datapath is fused)",
+            cfg.mode.name()
+        )));
+    }
+    if cfg.acc != FP32 {
+        return Err(HwError::Unsupported(format!(
+            "MX with {} accumulation (the MX datapath accumulates in FP32)",
+            cfg.acc.name
+        )));
+    }
+    for f in [cfg.fmt_a, cfg.fmt_b] {
+        if !MX_ELEMENT_FORMATS.contains(&f) {
+            return Err(HwError::Unsupported(format!("MX with {} elements", f.name)));
+        }
+    }
+    if !k.is_multiple_of(super::mx_feeder::MX_BLOCK) {
+        return Err(HwError::Unsupported(format!(
+            "MX with K = {k} (K must be a multiple of 32)"
+        )));
+    }
+    Ok(())
+}
+
 /// Checks that `cfg` can be built with `W` lanes.
 pub fn check_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
     if cfg.width != W || !W.is_power_of_two() || W > MAX_LANES {
@@ -396,6 +459,12 @@ impl<const W: usize, P: OperandPort<W>> Module for TensorCore<W, P> {
         if let Some(m) = self.meta_skew.as_mut() {
             v.child(m);
         }
+        if let Some(x) = self.xa_skew.as_mut() {
+            v.child(x);
+        }
+        if let Some(x) = self.xb_skew.as_mut() {
+            v.child(x);
+        }
         v.child(&mut self.c_skew);
         v.child(&mut self.mesh);
         v.child(&mut self.d_deskew);
@@ -426,6 +495,8 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         let mut a_in = [(Wide::<W>::ZERO, 0u16); ROWS];
         let mut b_in = [(Wide::<W>::ZERO, false); COLS];
         let mut meta_in = [(0u64, false); ROWS];
+        let mut xa_in = [(0u8, false); ROWS];
+        let mut xb_in = [(0u8, false); COLS];
         if take {
             let (tile, step) = self.controller.feed_addr();
             let ops = self.port.operands();
@@ -448,6 +519,14 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             for (slot, g) in b_in.iter_mut().zip(&ops.b) {
                 *slot = (g.bits, g.lanes > 0);
             }
+            if self.xa_skew.is_some() {
+                for (slot, x) in xa_in.iter_mut().zip(ops.a_scale) {
+                    *slot = (x, true);
+                }
+                for (slot, x) in xb_in.iter_mut().zip(ops.b_scale) {
+                    *slot = (x, true);
+                }
+            }
         }
         let a_edge = self.a_skew.out(&a_in);
         let b_edge = self.b_skew.out(&b_in);
@@ -455,6 +534,19 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         if let Some(skew) = self.meta_skew.as_ref() {
             for (e, (m, _)) in meta_edge.iter_mut().zip(skew.out(&meta_in)) {
                 *e = m;
+            }
+        }
+
+        let mut xa_edge = [0u8; ROWS];
+        if let Some(skew) = self.xa_skew.as_ref() {
+            for (e, (x, _)) in xa_edge.iter_mut().zip(skew.out(&xa_in)) {
+                *e = x;
+            }
+        }
+        let mut xb_edge = [0u8; COLS];
+        if let Some(skew) = self.xb_skew.as_ref() {
+            for (e, (x, _)) in xb_edge.iter_mut().zip(skew.out(&xb_in)) {
+                *e = x;
             }
         }
 
@@ -514,8 +606,18 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                     self.controller.comb(self.start.get(), out_last, status);
                 }
                 Block::Port => self.port.comb(&io),
-                Block::ASkew => self.a_skew.shift_in(&a_in),
-                Block::BSkew => self.b_skew.shift_in(&b_in),
+                Block::ASkew => {
+                    self.a_skew.shift_in(&a_in);
+                    if let Some(skew) = self.xa_skew.as_mut() {
+                        skew.shift_in(&xa_in);
+                    }
+                }
+                Block::BSkew => {
+                    self.b_skew.shift_in(&b_in);
+                    if let Some(skew) = self.xb_skew.as_mut() {
+                        skew.shift_in(&xb_in);
+                    }
+                }
                 Block::MetaSkew => {
                     if let Some(skew) = self.meta_skew.as_mut() {
                         skew.shift_in(&meta_in);
@@ -524,7 +626,7 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                 Block::CSkew => self.c_skew.shift_in(&c_in),
                 Block::Mesh => {
                     self.mesh
-                        .comb_with_meta(&a_edge, &meta_edge, &b_edge, &shift);
+                        .comb_full(&a_edge, &meta_edge, &xa_edge, &b_edge, &xb_edge, &shift);
                 }
                 Block::DeSkew => self.d_deskew.shift_in(&d_in),
                 Block::Output => {

@@ -23,5 +23,6 @@ pub mod dot;
 pub mod e8m0;
 pub mod int;
 pub mod mx;
+pub mod mx_block;
 pub mod mx_dot;
 pub use convert::{convert, from_fp32, to_fp32};

@@ -1,0 +1,264 @@
+//! `tcrtl gemm --format mxfp8e4m3|mxfp8e5m2|mxfp6e2m3|mxfp6e3m2|mxfp4`: a block-scaled MX
+//! GEMM on the clocked tensor core in MX mode. The elements come as .npy raw bits (uint8, one
+//! element a byte in its low bits), the E8M0 scales beside them (`--a-scales`: uint8 `M x K/32`,
+//! `--b-scales`: uint8 `K/32 x N`); K must be a multiple of 32. The core runs the `fused` MX
+//! semantics (exact block sum, scaled, one round-to-nearest-even add per block of 32), so
+//! `--check` compares D with `mx_dot` in `fused` mode. Ideal operand path only.
+
+use super::{load_c, matrix_shape, plan_outputs, GemmArgs};
+use crate::cli::memory::MemoryPath;
+use std::path::{Path, PathBuf};
+use tensorcore_rtl::gemm::{run_clocked_mx, CoreConfig, MxGemm};
+use tensorcore_rtl::hw::schedule::Schedule;
+use tensorcore_rtl::hw::tensor_core::MX_ELEMENT_FORMATS;
+use tensorcore_rtl::hw::MX_BLOCK;
+use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
+use tensorcore_rtl::numerics::dot::AccMode;
+use tensorcore_rtl::numerics::format::{Format, FP32};
+use tensorcore_rtl::numerics::mx::{BlockFormat, Element, Quantised};
+use tensorcore_rtl::numerics::mx_dot::{mx_dot, MxDotMode};
+
+/// The MX block format named `name` that the tensor core runs (not mxint8, not nvfp4).
+pub(super) fn core_format(name: &str) -> Option<BlockFormat> {
+    BlockFormat::by_name(name).filter(|f| match f.element() {
+        Element::Float(e) => f.block_size() == MX_BLOCK && MX_ELEMENT_FORMATS.contains(&e),
+        Element::Int8 => false,
+    })
+}
+
+fn element_format(f: BlockFormat) -> Result<Format, String> {
+    match f.element() {
+        Element::Float(e) if f.block_size() == MX_BLOCK => Ok(e),
+        _ => Err(format!(
+            "--format {f}: the tensor core runs mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2 and mxfp4"
+        )),
+    }
+}
+
+/// Reads a uint8 .npy matrix; returns (rows, cols, bytes), each below `2^bits`.
+fn load_u8(path: &Path, name: &str, bits: u32) -> Result<(usize, usize, Vec<u8>), String> {
+    let arr = read_npy(path).map_err(|e| e.to_string())?;
+    let (rows, cols) = matrix_shape(&arr, path, name)?;
+    if arr.dtype != Dtype::U8 {
+        return Err(format!(
+            "{}: {name} has dtype {}; expected uint8",
+            path.display(),
+            arr.dtype.numpy_name()
+        ));
+    }
+    if let Some(i) = arr.words.iter().position(|&w| w >> bits != 0) {
+        return Err(format!(
+            "{}: {name}[{}][{}] = {:#04x} does not fit in {bits} bits",
+            path.display(),
+            i / cols.max(1),
+            i % cols.max(1),
+            arr.words[i]
+        ));
+    }
+    Ok((rows, cols, arr.words.iter().map(|&w| w as u8).collect()))
+}
+
+fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a PathBuf, String> {
+    p.as_ref()
+        .ok_or_else(|| format!("MX formats need {flag} (uint8 .npy)"))
+}
+
+/// Refuses the options an MX GEMM does not take.
+fn refuse_options(args: &GemmArgs) -> Result<(), String> {
+    let acc = args.arith.acc.to_ascii_lowercase();
+    if acc != "fused" && acc != "ieee" {
+        return Err(format!(
+            "--acc {acc}: MX GEMMs run the fused MX datapath (give --acc fused or leave it out)"
+        ));
+    }
+    let refused = [
+        (args.arith.preset.is_some(), "--preset"),
+        (
+            args.m.is_some(),
+            "--m/--n/--k (MX takes --a, --b, --a-scales, --b-scales)",
+        ),
+        (args.sparse, "--sparse"),
+        (args.memory == MemoryPath::Tma, "--memory tma"),
+        (args.memh.is_some(), "--memh"),
+        (args.satfinite, "--satfinite"),
+        (
+            !args.out_format.eq_ignore_ascii_case("fp32"),
+            "--out-format other than fp32 (the MX datapath accumulates in FP32)",
+        ),
+    ];
+    for (given, what) in refused {
+        if given {
+            return Err(format!("{what} is not available with MX formats"));
+        }
+    }
+    Ok(())
+}
+
+/// Runs an MX GEMM (`fa`: the block format of A; B's from `--format-b` or the same).
+pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
+    refuse_options(args)?;
+    let fb = match &args.arith.format_b {
+        Some(name) => core_format(name).ok_or_else(|| {
+            format!("--format-b {name}: an MX --format needs an MX --format-b (mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2, mxfp4)")
+        })?,
+        None => fa,
+    };
+    let (ea, eb) = (element_format(fa)?, element_format(fb)?);
+    let cfg = CoreConfig {
+        fmt_a: ea,
+        fmt_b: eb,
+        mode: AccMode::Fused,
+        width: args.width,
+        acc: FP32,
+    };
+    plan_outputs(args)?;
+    let trace = args.trace.config()?;
+    let (pa, pb) = (need(&args.a, "--a")?, need(&args.b, "--b")?);
+    let (psa, psb) = (
+        need(&args.a_scales, "--a-scales")?,
+        need(&args.b_scales, "--b-scales")?,
+    );
+    let (m, k, a) = load_u8(pa, "A", ea.width())?;
+    let (kb, n, b) = load_u8(pb, "B", eb.width())?;
+    if k != kb {
+        return Err(format!(
+            "inner dimensions differ: A is {m} x {k} but B is {kb} x {n}"
+        ));
+    }
+    if !k.is_multiple_of(MX_BLOCK) || k == 0 {
+        return Err(format!(
+            "K = {k}: MX GEMMs need K a multiple of {MX_BLOCK} (one E8M0 scale per 32 elements)"
+        ));
+    }
+    super::values::check_size(m, n, k)?;
+    let blocks = k / MX_BLOCK;
+    let (sr, sc, sa) = load_u8(psa, "A scales", 8)?;
+    if (sr, sc) != (m, blocks) {
+        return Err(format!(
+            "{}: A scales are {sr} x {sc} but A ({m} x {k}) needs {m} x {blocks}",
+            psa.display()
+        ));
+    }
+    let (sr, sc, sb) = load_u8(psb, "B scales", 8)?;
+    if (sr, sc) != (blocks, n) {
+        return Err(format!(
+            "{}: B scales are {sr} x {sc} but B ({k} x {n}) needs {blocks} x {n}",
+            psb.display()
+        ));
+    }
+    let c = match &args.c {
+        Some(pc) => load_c(pc, m, n, FP32)?,
+        None => vec![0; m * n],
+    };
+    let g = MxGemm {
+        cfg,
+        m,
+        n,
+        k,
+        a: a.iter().map(|&x| u64::from(x)).collect(),
+        b: b.iter().map(|&x| u64::from(x)).collect(),
+        c,
+        a_scales: sa,
+        b_scales: sb,
+    };
+    let cycles = Schedule::new(m, n, k, cfg.width, MX_BLOCK).total_cycles();
+    let trace = trace.map(|t| t.budget(cycles, args.trace.vcd_limit_bytes()));
+    let run = run_clocked_mx(&g, trace.as_ref()).map_err(|e| e.to_string())?;
+    if let Some(out) = &args.out {
+        let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
+        write_npy(out, &[m, n], Dtype::F32, &words).map_err(|e| e.to_string())?;
+    }
+    let bad = if args.check {
+        Some(check_fused(&g, fa, fb, &run.out.d)?)
+    } else {
+        None
+    };
+    if args.json {
+        let obj = serde_json::json!({
+            "m": m, "n": n, "k": k,
+            "format": fa.name(), "format_b": fb.name(),
+            "acc": "fused", "block": MX_BLOCK, "width": cfg.width,
+            "cycles": run.cycles, "tiles": run.tiles, "macs": g.m * g.n * g.k,
+            "utilization": run.utilization(),
+            "sim_seconds": run.sim_seconds,
+            "flags": run.out.flags.names(),
+            "out": args.out.as_ref().map(|p| p.display().to_string()),
+            "waves": trace.as_ref().map(|t| t.path.display().to_string()),
+            "check": bad.as_ref().map(|b| serde_json::json!({
+                "reference": "mx_dot fused", "mismatches": b.len(),
+            })),
+        });
+        outln!("{obj}");
+    } else {
+        outln!(
+            "gemm {m} x {n} x {k} ({fa} x {fb}, fused MX, blocks of {MX_BLOCK}, w = {}): {} cycles, {} tile{}, utilization {:.1}%; flags: {}",
+            cfg.width,
+            run.cycles,
+            run.tiles,
+            if run.tiles == 1 { "" } else { "s" },
+            100.0 * run.utilization(),
+            run.out.flags
+        );
+        if let Some(b) = &bad {
+            outln!("check against mx_dot fused: {} mismatches", b.len());
+            for &i in b.iter().take(5) {
+                outln!("  D[{}][{}] = 0x{:08x}", i / n, i % n, run.out.d[i]);
+            }
+        }
+        if let Some(out) = &args.out {
+            outln!("D written to {}", out.display());
+        }
+        if let Some(t) = &trace {
+            outln!("waves written to {}", t.path.display());
+        }
+    }
+    Ok(match bad {
+        Some(b) if !b.is_empty() => 1,
+        _ => 0,
+    })
+}
+
+/// Indices of D that differ from `mx_dot` in `fused` mode.
+fn check_fused(
+    g: &MxGemm,
+    fa: BlockFormat,
+    fb: BlockFormat,
+    d: &[u32],
+) -> Result<Vec<usize>, String> {
+    let blocks = g.k / MX_BLOCK;
+    let qa = Quantised {
+        format: fa,
+        row_len: g.k,
+        elements: g.a.clone(),
+        scales: g.a_scales.iter().map(|&s| u64::from(s)).collect(),
+        tensor_scale: None,
+    };
+    let mut bt = vec![0u64; g.n * g.k];
+    let mut st = vec![0u64; g.n * blocks];
+    for j in 0..g.n {
+        for i in 0..g.k {
+            bt[j * g.k + i] = g.b[i * g.n + j];
+        }
+        for blk in 0..blocks {
+            st[j * blocks + blk] = u64::from(g.b_scales[blk * g.n + j]);
+        }
+    }
+    let qb = Quantised {
+        format: fb,
+        row_len: g.k,
+        elements: bt,
+        scales: st,
+        tensor_scale: None,
+    };
+    let mut bad = Vec::new();
+    for i in 0..g.m {
+        for j in 0..g.n {
+            let want = mx_dot(&qa, i, &qb, j, g.c[i * g.n + j], MxDotMode::Fused)
+                .map_err(|e| e.to_string())?;
+            if want.bits as u32 != d[i * g.n + j] {
+                bad.push(i * g.n + j);
+            }
+        }
+    }
+    Ok(bad)
+}
