@@ -157,21 +157,25 @@ impl Format {
     }
 
     /// Total width in bits (sign + exponent + fraction).
+    #[inline]
     pub const fn width(&self) -> u32 {
         self.signed as u32 + self.exp_bits + self.frac_bits
     }
 
     /// Precision in bits, hidden bit included.
+    #[inline]
     pub const fn precision(&self) -> u32 {
         self.frac_bits + 1
     }
 
     /// Mask of all `width()` bits.
+    #[inline]
     pub const fn mask(&self) -> u64 {
         (1u64 << self.width()) - 1
     }
 
     /// Position of the sign bit (0, no bit, for an unsigned format).
+    #[inline]
     pub const fn sign_bit(&self) -> u64 {
         if self.signed {
             1u64 << (self.exp_bits + self.frac_bits)
@@ -181,21 +185,25 @@ impl Format {
     }
 
     /// Largest exponent-field value (all ones).
+    #[inline]
     pub const fn exp_field_max(&self) -> u64 {
         (1u64 << self.exp_bits) - 1
     }
 
     /// Mask of the fraction field.
+    #[inline]
     pub const fn frac_mask(&self) -> u64 {
         (1u64 << self.frac_bits) - 1
     }
 
     /// Smallest normal exponent (unbiased); subnormals share it.
+    #[inline]
     pub const fn emin(&self) -> i32 {
         1 - self.bias
     }
 
     /// Largest finite exponent (unbiased).
+    #[inline]
     pub const fn emax(&self) -> i32 {
         match self.non_finite {
             NonFinite::Ieee => self.exp_field_max() as i32 - 1 - self.bias,
@@ -208,6 +216,7 @@ impl Format {
     }
 
     /// Magnitude bits (sign clear) of the largest finite value.
+    #[inline]
     pub const fn max_finite_magnitude(&self) -> u64 {
         match self.non_finite {
             NonFinite::Ieee => ((self.exp_field_max() - 1) << self.frac_bits) | self.frac_mask(),
@@ -220,16 +229,19 @@ impl Format {
     }
 
     /// The signed largest finite value.
+    #[inline]
     pub const fn max_finite(&self, sign: bool) -> u64 {
         self.with_sign(self.max_finite_magnitude(), sign)
     }
 
     /// The signed zero.
+    #[inline]
     pub const fn zero(&self, sign: bool) -> u64 {
         self.with_sign(0, sign)
     }
 
     /// The signed infinity, or `None` for formats without one (E4M3).
+    #[inline]
     pub const fn infinity(&self, sign: bool) -> Option<u64> {
         match self.non_finite {
             NonFinite::Ieee => Some(self.with_sign(self.exp_field_max() << self.frac_bits, sign)),
@@ -238,6 +250,7 @@ impl Format {
     }
 
     /// True if the format encodes NaN (every format but FP6 and FP4).
+    #[inline]
     pub const fn has_nan(&self) -> bool {
         !matches!(self.non_finite, NonFinite::None)
     }
@@ -248,6 +261,7 @@ impl Format {
     /// E8M0 `0xFF`. Formats without NaN (FP6, FP4; see [`Format::has_nan`]) have none: for
     /// them this is the largest finite magnitude, the value their conversions clamp NaN to
     /// never arises because callers check [`Format::has_nan`] first.
+    #[inline]
     pub const fn canonical_nan(&self) -> u64 {
         match self.non_finite {
             NonFinite::Ieee => {
@@ -261,6 +275,7 @@ impl Format {
     /// Overflow beyond the largest finite value: signed Inf, or NaN where the format has no
     /// infinity (the OCP non-saturating rule for E4M3), or the signed largest finite value
     /// where it has neither (FP6, FP4 clamp, as the OCP MX specification says).
+    #[inline]
     pub const fn overflow_value(&self, sign: bool) -> u64 {
         match (self.infinity(sign), self.non_finite) {
             (Some(inf), _) => inf,
@@ -270,6 +285,7 @@ impl Format {
     }
 
     /// Sets or clears the sign bit of a magnitude.
+    #[inline]
     pub const fn with_sign(&self, magnitude: u64, sign: bool) -> u64 {
         if sign {
             magnitude | self.sign_bit()
@@ -279,21 +295,25 @@ impl Format {
     }
 
     /// Sign bit of an encoding.
+    #[inline]
     pub const fn sign_of(&self, bits: u64) -> bool {
         bits & self.sign_bit() != 0
     }
 
     /// Exponent field of an encoding.
+    #[inline]
     pub const fn exp_field(&self, bits: u64) -> u64 {
         (bits >> self.frac_bits) & self.exp_field_max()
     }
 
     /// Fraction field of an encoding.
+    #[inline]
     pub const fn frac_field(&self, bits: u64) -> u64 {
         bits & self.frac_mask()
     }
 
     /// Classifies an encoding (bits above `width()` are ignored).
+    #[inline]
     pub const fn classify(&self, bits: u64) -> Class {
         let e = self.exp_field(bits);
         let f = self.frac_field(bits);
@@ -330,11 +350,13 @@ impl Format {
     }
 
     /// True if the encoding is a NaN.
+    #[inline]
     pub const fn is_nan(&self, bits: u64) -> bool {
         matches!(self.classify(bits), Class::Nan)
     }
 
     /// True for an IEEE signaling NaN (fraction MSB clear). E4M3's single NaN is quiet.
+    #[inline]
     pub const fn is_signaling_nan(&self, bits: u64) -> bool {
         matches!(self.non_finite, NonFinite::Ieee)
             && self.is_nan(bits)
@@ -342,6 +364,7 @@ impl Format {
     }
 
     /// [`Format::is_signaling_nan`] for an already unpacked operand.
+    #[inline]
     pub const fn is_signaling_nan_class(&self, u: &crate::numerics::unpack::Unpacked) -> bool {
         matches!(self.non_finite, NonFinite::Ieee)
             && matches!(u.class, Class::Nan)
@@ -372,6 +395,7 @@ pub enum Class {
 
 impl Class {
     /// Zero, subnormal or normal.
+    #[inline]
     pub const fn is_finite(self) -> bool {
         matches!(self, Class::Zero | Class::Subnormal | Class::Normal)
     }
