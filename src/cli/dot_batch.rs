@@ -68,13 +68,18 @@ fn load_bits(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, Vec<
     Ok((rows, k, arr.words))
 }
 
-/// Reads C: one FP32 accumulator per row, uint32 bit patterns or float32, shape (rows,) or
-/// (rows, 1).
-fn load_c(path: &Path, rows: usize) -> Result<Vec<u32>, String> {
+/// Reads C, one accumulator per row: shape (rows,) or (rows, 1) and a dtype in `dtypes`
+/// (`what` names them in the error). Returns the array's words.
+pub fn load_row_c(
+    path: &Path,
+    rows: usize,
+    dtypes: &[Dtype],
+    what: &str,
+) -> Result<Vec<u64>, String> {
     let arr: NpyArray = read_npy(path).map_err(|e| e.to_string())?;
-    if !matches!(arr.dtype, Dtype::U32 | Dtype::F32) {
+    if !dtypes.contains(&arr.dtype) {
         return Err(format!(
-            "{}: C has dtype {}; expected uint32 (FP32 bit patterns) or float32",
+            "{}: C has dtype {}; expected {what}",
             path.display(),
             arr.dtype.numpy_name()
         ));
@@ -94,7 +99,18 @@ fn load_c(path: &Path, rows: usize) -> Result<Vec<u32>, String> {
             path.display()
         ));
     }
-    Ok(arr.words.iter().map(|&w| w as u32).collect())
+    Ok(arr.words)
+}
+
+/// Reads C: one FP32 accumulator per row, uint32 bit patterns or float32.
+fn load_c(path: &Path, rows: usize) -> Result<Vec<u32>, String> {
+    let words = load_row_c(
+        path,
+        rows,
+        &[Dtype::U32, Dtype::F32],
+        "uint32 (FP32 bit patterns) or float32",
+    )?;
+    Ok(words.iter().map(|&w| w as u32).collect())
 }
 
 /// Runs a batch.

@@ -2,7 +2,7 @@
 //! listed operands, or a batch from .npy files (A and B rows x K as int8 for s8/s4 or uint8
 //! for u8/u4, C int32 with one value per row, D written as int32).
 
-use super::dot_batch::is_npy;
+use super::dot_batch::{is_npy, load_row_c};
 use super::values;
 use std::path::Path;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
@@ -143,32 +143,10 @@ pub fn load_int_matrix(
     Ok((rows, k, bits))
 }
 
-/// Reads an int32 vector of `n` values, shape (n,) or (n, 1).
+/// Reads an int32 vector of one value per row, shape (rows,) or (rows, 1).
 fn load_c(path: &Path, rows: usize) -> Result<Vec<i32>, String> {
-    let arr = read_npy(path).map_err(|e| e.to_string())?;
-    if arr.dtype != Dtype::I32 {
-        return Err(format!(
-            "{}: C has dtype {}; expected int32",
-            path.display(),
-            arr.dtype.numpy_name()
-        ));
-    }
-    let n = match arr.shape.as_slice() {
-        [n] | [n, 1] => *n,
-        s => {
-            return Err(format!(
-                "{}: C must hold one value per row, shape ({rows},), but has shape {s:?}",
-                path.display()
-            ))
-        }
-    };
-    if n != rows {
-        return Err(format!(
-            "{}: C has {n} values but A and B have {rows} rows",
-            path.display()
-        ));
-    }
-    Ok(arr.words.iter().map(|&w| S32.decode(w) as i32).collect())
+    let words = load_row_c(path, rows, &[Dtype::I32], "int32")?;
+    Ok(words.iter().map(|&w| S32.decode(w) as i32).collect())
 }
 
 /// One integer dot product per row of A and B.

@@ -91,7 +91,7 @@ pub struct Arith {
 }
 
 impl ArithArgs {
-    /// [`ArithArgs::resolve`] for the clocked tensor core, which has no `exact` datapath
+    /// [`ArithArgs::resolve_acc`] for the clocked tensor core, which has no `exact` datapath
     /// (`exact` rounds once over all of K: a reference, offered by `tcrtl dot` only).
     pub fn resolve_datapath(&self, acc: Format) -> Result<Arith, String> {
         let arith = self.resolve_acc(acc)?;

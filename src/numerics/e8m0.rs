@@ -11,7 +11,7 @@
 //! - below `2^-127` (the smallest value; there is no zero to round to) the result is `0x00`,
 //!   with `underflow` and `inexact`;
 //! - above `2^127` after rounding: the overflow rule of the other formats
-//!   ([`overflow_result`](super::round::overflow_result)): NaN for `rne`/`rna`/`rup` when not
+//!   ([`super::round::overflow_result`]): NaN for `rne`/`rna`/`rup` when not
 //!   saturating, else the largest value `0xFE` (`2^127`);
 //! - zero, any negative value and -Inf have no encoding: NaN with `invalid`; +Inf is NaN with
 //!   `invalid`, or `0xFE` with `inexact` when saturating; NaN stays NaN.
