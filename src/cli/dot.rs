@@ -5,6 +5,7 @@ use super::dot_all;
 use super::dot_batch;
 use super::dot_explain;
 use super::dot_int;
+use super::dot_mx;
 use super::values;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -13,6 +14,7 @@ use tensorcore_rtl::numerics::dot::explain::explain;
 use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, DotError, DotResult, Preset, MAX_LANES};
 use tensorcore_rtl::numerics::format::{Format, FP32};
 use tensorcore_rtl::numerics::int::IntOverflow;
+use tensorcore_rtl::numerics::mx::BlockFormat;
 use tensorcore_rtl::numerics::RoundingMode;
 
 /// Arguments of `tcrtl dot`.
@@ -69,6 +71,19 @@ pub struct DotArgs {
     /// and dropped bits, the sum, normalisation and the rounding decision of every step.
     #[arg(long)]
     explain: bool,
+    /// Block-scaled formats: A's block scales, comma-separated, one per block of K (E8M0 as
+    /// 0x codes or powers of two for MX; E4M3 patterns or values for nvfp4).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    a_scales: Vec<String>,
+    /// Block-scaled formats: B's block scales (as --a-scales).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    b_scales: Vec<String>,
+    /// nvfp4: A's FP32 tensor scale (default 1).
+    #[arg(long, allow_hyphen_values = true)]
+    a_tensor_scale: Option<String>,
+    /// nvfp4: B's FP32 tensor scale (default 1).
+    #[arg(long, allow_hyphen_values = true)]
+    b_tensor_scale: Option<String>,
 }
 
 /// Parses a `--rounding` name (`rne`, `rtz`, `rdn`, `rup`).
@@ -131,8 +146,73 @@ pub fn rounding_label(mode: &AccMode, rm: RoundingMode) -> &'static str {
     }
 }
 
+/// Runs a block-scaled `tcrtl dot` when `--format` (or `--format-b`) names a block format,
+/// after refusing the options that do not apply to it; `None` otherwise.
+fn run_block_scaled(args: &DotArgs) -> Option<Result<i32, String>> {
+    let fa = BlockFormat::by_name(&args.arith.format);
+    let fb = match &args.arith.format_b {
+        Some(name) => BlockFormat::by_name(name),
+        None => fa,
+    };
+    if fa.is_none() && fb.is_none() {
+        let scales = !args.a_scales.is_empty()
+            || !args.b_scales.is_empty()
+            || args.a_tensor_scale.is_some()
+            || args.b_tensor_scale.is_some();
+        return scales.then(|| {
+            Err(
+                "--a-scales, --b-scales and the tensor scales apply to block-scaled formats \
+                 (mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2, mxfp4, mxint8, nvfp4)"
+                    .into(),
+            )
+        });
+    }
+    let (Some(fa), Some(fb)) = (fa, fb) else {
+        return Some(Err(
+            "a block-scaled format pairs only with another block-scaled format".into(),
+        ));
+    };
+    let refuse = [
+        (args.arith.preset.is_some(), "--preset"),
+        (
+            !args.out_format.eq_ignore_ascii_case("fp32"),
+            "--out-format",
+        ),
+        (!args.rounding.eq_ignore_ascii_case("rne"), "--rounding"),
+        (args.explain, "--explain"),
+        (args.satfinite, "--satfinite"),
+        (args.width.is_some(), "--width"),
+        (
+            args.out.is_some() || dot_batch::is_npy(&args.a),
+            ".npy batches",
+        ),
+    ];
+    if let Some((_, what)) = refuse.iter().find(|(on, _)| *on) {
+        return Some(Err(format!(
+            "{what} does not apply to block-scaled formats (FP32 output, the mode's own \
+             rounding, one row of operands)"
+        )));
+    }
+    Some(dot_mx::run(&dot_mx::MxJob {
+        fa,
+        fb,
+        acc: &args.arith.acc,
+        a: &args.a,
+        b: &args.b,
+        a_scales: &args.a_scales,
+        b_scales: &args.b_scales,
+        a_tensor_scale: args.a_tensor_scale.as_deref(),
+        b_tensor_scale: args.b_tensor_scale.as_deref(),
+        c: &args.c,
+        json: args.json,
+    }))
+}
+
 /// Runs `tcrtl dot`.
 pub fn run(args: &DotArgs) -> Result<i32, String> {
+    if let Some(r) = run_block_scaled(args) {
+        return r;
+    }
     if let Some((fa, fb)) = args.arith.int_formats()? {
         if !args.rounding.eq_ignore_ascii_case("rne") {
             return Err(

@@ -17,6 +17,7 @@ mod dot_all;
 mod dot_batch;
 mod dot_explain;
 mod dot_int;
+mod dot_mx;
 mod gemm;
 mod gemm_int;
 mod golden;
