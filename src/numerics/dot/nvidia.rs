@@ -65,6 +65,7 @@ fn align_term(sig: u64, lsb_exp: i32, grid_lsb: i32) -> (i32, u64, bool) {
 
 /// Finds the alignment exponent and truncates every term (the FP32 `c` included) onto its
 /// grid.
+#[inline(always)]
 pub fn stage_align<const W: usize>(
     params: &NvidiaParams,
     m: &MultiplyStage<W>,
@@ -135,6 +136,7 @@ pub struct BlockSum {
 }
 
 /// Sums the aligned terms exactly.
+#[inline(always)]
 pub fn stage_add<const W: usize>(al: &BlockAlign<W>) -> BlockSum {
     let sum = al.aligned.iter().fold(al.c_aligned, |s, &v| s + v);
     BlockSum {
@@ -162,6 +164,7 @@ pub fn stage_normalize_round(params: &NvidiaParams, s: &BlockSum) -> Rounded {
 /// Normalises the block sum once and rounds it in the preset's direction
 /// (`params.out_rounding`) to the accumulator `acc` with `out_frac_bits` fraction bits kept,
 /// re-expanded to an `acc` encoding. Overflow gives the signed infinity.
+#[inline(always)]
 pub fn stage_normalize_round_acc(params: &NvidiaParams, s: &BlockSum, acc: Format) -> Rounded {
     let fmt = cut_format(acc, params.out_frac_bits);
     let x = Unrounded {
@@ -189,6 +192,7 @@ pub fn block<const W: usize>(params: &NvidiaParams, m: &MultiplyStage<W>, c: u32
 
 /// One block into the accumulator format `acc` (FP32 or FP16; `params` from
 /// [`super::Preset::params_for`] with the same `acc`).
+#[inline(always)]
 pub fn block_acc<const W: usize>(
     params: &NvidiaParams,
     m: &MultiplyStage<W>,
@@ -211,6 +215,7 @@ pub fn block_acc<const W: usize>(
 }
 
 /// The block FMA of [`BlockRule::Truncating`] (specials already decided).
+#[inline(always)]
 fn truncating<const W: usize>(
     params: &NvidiaParams,
     m: &MultiplyStage<W>,
@@ -322,6 +327,7 @@ pub fn step<const W: usize>(
 
 /// [`step`] into the accumulator format `acc` (FP32 or FP16; `params` from
 /// [`super::Preset::params_for`] with the same `acc`).
+#[inline(always)]
 pub fn step_acc<const W: usize>(
     params: &NvidiaParams,
     m: &MultiplyStage<W>,

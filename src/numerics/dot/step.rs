@@ -91,6 +91,7 @@ pub fn stage_special<const W: usize>(m: &MultiplyStage<W>, c: u32) -> SpecialSta
 
 /// [`stage_special`] for an accumulator `c` in format `acc` (FP32 or FP16): the result is
 /// `acc`'s canonical NaN or signed infinity.
+#[inline(always)]
 pub fn stage_special_acc<const W: usize>(
     m: &MultiplyStage<W>,
     c: u32,
