@@ -5,7 +5,7 @@
 use super::values;
 use tensorcore_rtl::numerics::format::{E4M3, FP32};
 use tensorcore_rtl::numerics::int::S8;
-use tensorcore_rtl::numerics::mx::{decode_f64, BlockFormat, Element, Quantised};
+use tensorcore_rtl::numerics::mx::{BlockFormat, Element, Quantised};
 use tensorcore_rtl::numerics::mx_dot::{mx_dot, MxDotMode};
 
 /// One block-scaled dot product to run.
@@ -54,17 +54,7 @@ fn element(fmt: BlockFormat, text: &str) -> Result<u64, String> {
             if !f.has_nan() && (t.contains("nan") || t.contains("inf")) {
                 return Err(format!("{text:?}: {f} has no NaN and no infinity"));
             }
-            values::operand(f, text).or_else(|e| {
-                // The shared grammar encodes FP8 values; the 4- and 6-bit element formats are
-                // looked up in their own code table (decode every code, keep the exact match).
-                let v: f64 = t.parse().map_err(|_| e.clone())?;
-                (0..1u64 << f.width())
-                    .find(|&code| {
-                        let d = decode_f64(f, code);
-                        d == v && d.is_sign_negative() == v.is_sign_negative()
-                    })
-                    .ok_or(e)
-            })
+            values::operand(f, text)
         }
     }
 }

@@ -12,7 +12,8 @@
 //! [`MeasurementSet::c_in`]).
 
 use super::exact::{decode, Decoded};
-use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32, TF32};
+use crate::numerics::format::{Format, BF16, E2M1, E2M3, E3M2, E4M3, E5M2, FP16, FP32, TF32};
+use crate::numerics::mx::decode_f64;
 use std::path::{Path, PathBuf};
 
 /// One measurement set: per row the A and B words (FP32 encodings), C and the GPU's D.
@@ -282,6 +283,12 @@ pub fn encode_exact(fmt: Format, v: f64) -> Option<u64> {
             Decoded::Inf(n) => v.is_infinite() && (v < 0.0) == n,
             Decoded::Nan => false,
         })
+    } else if fmt == E2M3 || fmt == E3M2 || fmt == E2M1 {
+        // The MX element formats have no NaN and no infinity: a value is exact when one of
+        // the 64 or 16 codes decodes to it (signed zeros kept). Their decoder is the MX
+        // module's, checked code by code against the OCP tables in
+        // tests/numerics_small_formats.rs.
+        (0u64..1 << fmt.width()).find(|&code| decode_f64(fmt, code).to_bits() == v.to_bits())
     } else {
         None
     }
