@@ -2,39 +2,24 @@
 //! preset, run as the built binary. Expected values are the hand-derived probes of
 //! `tests/fp16_tf32_probes.rs`.
 
-use std::process::{Command, Output};
+mod common;
 
-fn tcrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tcrtl"))
-        .args(args)
-        .output()
-        .expect("run tcrtl")
-}
+use common::cli::{tcrtl, text};
+use std::process::Output;
 
 fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    text(&o.stdout)
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
     let o = tcrtl(args);
-    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
     serde_json::from_str(stdout(&o).trim()).expect("one JSON value")
 }
 
 /// A failure: exit code 2 and exactly one line `error: ...` containing `needle`.
 fn assert_error(args: &[&str], needle: &str) {
-    let o = tcrtl(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-    let err = stderr(&o);
-    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-    assert!(
-        err.starts_with("error: ") && err.contains(needle),
-        "{args:?}: {err}"
-    );
+    common::cli::assert_error(&tcrtl(args), needle);
 }
 
 /// 2 - 1 + 2^-11 + 2^-24 into FP16: Hopper rounds the exact aligned sum once (0x3c01), the
@@ -91,7 +76,7 @@ fn dot_fp16_output_text_names_the_format() {
         "--rounding",
         "rup",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(
         stdout(&o).contains("bits:  0x3c00 (fp16)"),
         "{}",
