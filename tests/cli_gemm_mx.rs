@@ -1,6 +1,6 @@
-//! `tcrtl gemm` with MX formats: elements and E8M0 scales as .npy, D from the clocked core in
-//! MX mode compared with the functional `mx_dot` (fused) on the same quantised operands; bad
-//! inputs are one-line errors with exit code 2.
+//! `tcrtl gemm` with block-scaled formats (MX, MXINT8, NVFP4): elements and scales as .npy,
+//! D from the clocked core in MX mode compared with the functional `mx_dot` (fused) on the
+//! same quantised operands; bad inputs are one-line errors with exit code 2.
 
 mod common;
 
@@ -36,7 +36,7 @@ fn write_problem(
     let mut rng = Rng(seed);
     let qa = quantise(fmt, FP32, &values(&mut rng, m * k), k).expect("quantise A");
     let qb = quantise(fmt, FP32, &values(&mut rng, n * k), k).expect("quantise B^T");
-    let kb = k / 32;
+    let kb = k / fmt.block_size();
     let mut b = vec![0u64; k * n];
     let mut sb = vec![0u64; kb * n];
     for j in 0..n {
@@ -59,7 +59,8 @@ fn write_problem(
     (qa, qb, c)
 }
 
-/// D from the CLI equals fused `mx_dot` element by element, for FP8, FP6 and FP4 elements.
+/// D from the CLI equals fused `mx_dot` element by element, for FP8, FP6, FP4, MXINT8 and
+/// NVFP4 (with the tensor scales the quantiser chose) elements.
 #[test]
 fn gemm_mx_matches_mx_dot() {
     let (m, n, k) = (5, 6, 64);
@@ -67,34 +68,49 @@ fn gemm_mx_matches_mx_dot() {
         BlockFormat::MxFp8E4M3,
         BlockFormat::MxFp6E3M2,
         BlockFormat::MxFp4,
+        BlockFormat::MxInt8,
+        BlockFormat::NvFp4,
     ]
     .into_iter()
     .enumerate()
     {
         let d = scratch("gemm-mx", fmt.name());
         let (qa, qb, c) = write_problem(&d, fmt, (m, n, k), 40 + s as u64);
-        let width = ["1", "4", "32"][s];
-        let o = tcrtl(&[
+        let width = ["1", "4", "32", "8", "16"][s];
+        let tensor: Vec<String> = match (qa.tensor_scale, qb.tensor_scale) {
+            (Some(ta), Some(tb)) => vec![
+                "--a-tensor-scale".into(),
+                format!("{ta:#010x}"),
+                "--b-tensor-scale".into(),
+                format!("{tb:#010x}"),
+            ],
+            _ => Vec::new(),
+        };
+        assert_eq!(fmt == BlockFormat::NvFp4, !tensor.is_empty());
+        let files = ["a.npy", "b.npy", "sa.npy", "sb.npy", "c.npy", "d.npy"].map(|f| p(&d, f));
+        let mut args = vec![
             "gemm",
             "--format",
             fmt.name(),
             "--a",
-            &p(&d, "a.npy"),
+            &files[0],
             "--b",
-            &p(&d, "b.npy"),
+            &files[1],
             "--a-scales",
-            &p(&d, "sa.npy"),
+            &files[2],
             "--b-scales",
-            &p(&d, "sb.npy"),
+            &files[3],
             "--c",
-            &p(&d, "c.npy"),
+            &files[4],
             "--width",
             width,
             "--out",
-            &p(&d, "d.npy"),
+            &files[5],
             "--check",
             "--json",
-        ]);
+        ];
+        args.extend(tensor.iter().map(String::as_str));
+        let o = tcrtl(&args);
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
         let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
         assert_eq!(j["check"]["mismatches"], 0, "{j}");
@@ -193,7 +209,11 @@ fn gemm_mx_bad_input() {
         &["--acc", "nvidia", "--preset", "hopper"],
         "fused",
     );
-    run(base("e4m3", "sa.npy", "sb.npy"), &[], "need an MX --format");
+    run(
+        base("e4m3", "sa.npy", "sb.npy"),
+        &[],
+        "need a block-scaled --format",
+    );
     run(
         base("mxfp4", "sa.npy", "sb.npy"),
         &["--satfinite"],
@@ -204,15 +224,50 @@ fn gemm_mx_bad_input() {
         &["--out-format", "fp16"],
         "--out-format",
     );
+    // Tensor scales belong to NVFP4; MXINT8 pairs with MXINT8 only; NVFP4 blocks of 16 do
+    // not take 32-lane steps.
     run(
-        base("nvfp4", "sa.npy", "sb.npy"),
-        &[],
-        "the tensor core runs mxfp8e4m3",
+        base("mxfp4", "sa.npy", "sb.npy"),
+        &["--a-tensor-scale", "2"],
+        "applies to nvfp4 only",
     );
     run(
         base("mxint8", "sa.npy", "sb.npy"),
-        &[],
-        "the tensor core runs mxfp8e4m3",
+        &["--format-b", "mxfp8e4m3"],
+        "MXINT8 pairs with MXINT8 only",
     );
+    run(
+        base("nvfp4", "sa.npy", "sb.npy"),
+        &["--format-b", "mxfp4"],
+        "one block size",
+    );
+    let n = scratch("gemm-mx", "bad-nvfp4");
+    write_problem(&n, BlockFormat::NvFp4, (4, 4, 32), 5);
+    let nv = |sa: &str| {
+        vec![
+            "gemm".to_string(),
+            "--format".into(),
+            "nvfp4".into(),
+            "--a".into(),
+            p(&n, "a.npy"),
+            "--b".into(),
+            p(&n, "b.npy"),
+            "--a-scales".into(),
+            p(&n, sa),
+            "--b-scales".into(),
+            p(&n, "sb.npy"),
+        ]
+    };
+    run(nv("sa.npy"), &["--width", "32"], "blocks hold 16");
+    run(
+        nv("sa.npy"),
+        &["--a-tensor-scale", "two"],
+        "--a-tensor-scale",
+    );
+    write_npy(&n.join("sa_neg.npy"), &[4, 2], Dtype::U8, &[0xB8; 8]).expect("sa_neg");
+    run(nv("sa_neg.npy"), &[], "unsigned E4M3");
+    write_npy(&n.join("sa_32.npy"), &[4, 1], Dtype::U8, &[0x38; 4]).expect("sa_32");
+    run(nv("sa_32.npy"), &[], "needs 4 x 2");
+    let _ = std::fs::remove_dir_all(&n);
     let _ = std::fs::remove_dir_all(&d);
 }

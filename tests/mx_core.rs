@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use common::Rng;
 use tensorcore_rtl::gemm::clocked::{run_core, run_feeder};
 use tensorcore_rtl::gemm::{run_clocked_mx, MxGemm};
-use tensorcore_rtl::hw::{CoreConfig, HwError, IdealPort, MxTileBuffer, TensorCore, BLOCKS};
+use tensorcore_rtl::hw::{
+    CoreConfig, HwError, IdealPort, MxSpec, MxTileBuffer, TensorCore, BLOCKS,
+};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::{Format, E2M1, E2M3, E3M2, E4M3, E5M2, FP16, FP32};
 use tensorcore_rtl::numerics::mx::{BlockFormat, Quantised};
@@ -148,6 +150,7 @@ fn cfg(fmt: BlockFormat, width: usize) -> CoreConfig {
 fn run_mesh(p: &Problem, width: usize, trace: Option<&TraceConfig>) -> Result<Vec<u32>, HwError> {
     let g = MxGemm {
         cfg: cfg(p.fmt, width),
+        spec: MxSpec::new(p.fmt, p.fmt),
         m: p.m,
         n: p.n,
         k: p.k,
@@ -270,6 +273,7 @@ fn refuses_bad_shapes() {
     let mk = |k: usize, sa: usize, sb: usize| {
         MxTileBuffer::new(
             c,
+            MxSpec::new(p.fmt, p.fmt),
             (4, 4, k),
             vec![0; 4 * k],
             vec![0; 4 * k],
@@ -286,7 +290,8 @@ fn refuses_bad_shapes() {
     assert!(mk(64, 8, 9).unwrap_err().to_string().contains("B scales"));
     let mut bad = c;
     bad.mode = AccMode::Ieee;
-    let buf = MxTileBuffer::new(bad, (4, 4, 64), p.a, p.b, p.c, p.sa, p.sb).expect("buffer");
+    let spec = MxSpec::new(p.fmt, p.fmt);
+    let buf = MxTileBuffer::new(bad, spec, (4, 4, 64), p.a, p.b, p.c, p.sa, p.sb).expect("buffer");
     let e = run_feeder::<1, _>(bad, buf.clone(), 1, None).unwrap_err();
     assert!(e.to_string().contains("fused"), "{e}");
     let half = CoreConfig { acc: FP16, ..c };
@@ -406,6 +411,7 @@ fn same_waves_under_every_eval_order() {
         let c = cfg(p.fmt, 4);
         let buf = MxTileBuffer::new(
             c,
+            MxSpec::new(p.fmt, p.fmt),
             (p.m, p.n, p.k),
             p.a.clone(),
             p.b.clone(),
@@ -455,6 +461,7 @@ fn mixed_element_formats() {
                 fmt_b: elem_format(fb),
                 ..cfg(fa, 2)
             },
+            spec: MxSpec::new(fa, fb),
             m: p.m,
             n: p.n,
             k: p.k,
@@ -496,6 +503,7 @@ fn zero_signs_and_cancellation() {
     b[n + 2] = 0x80 | one; // column 2: 1 x 1 + 1 x -1
     let g = MxGemm {
         cfg: cfg(BlockFormat::MxFp8E4M3, 1),
+        spec: MxSpec::new(BlockFormat::MxFp8E4M3, BlockFormat::MxFp8E4M3),
         m,
         n,
         k,

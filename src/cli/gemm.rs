@@ -118,14 +118,20 @@ pub struct GemmArgs {
     /// conflicts the 128B swizzle avoids.
     #[arg(long)]
     no_swizzle: bool,
-    /// E8M0 scales of A for an MX --format: uint8 .npy, M x K/32 (one per 32 elements of a
-    /// row of A).
+    /// Block scales of A for a block-scaled --format: uint8 .npy, M x K/32 E8M0 codes (one
+    /// per 32 elements of a row of A; nvfp4: M x K/16 unsigned E4M3 codes).
     #[arg(long, value_name = "SA.npy")]
     a_scales: Option<PathBuf>,
-    /// E8M0 scales of B for an MX --format: uint8 .npy, K/32 x N (one per 32 elements of a
-    /// column of B).
+    /// Block scales of B for a block-scaled --format: uint8 .npy, K/32 x N E8M0 codes (one
+    /// per 32 elements of a column of B; nvfp4: K/16 x N unsigned E4M3 codes).
     #[arg(long, value_name = "SB.npy")]
     b_scales: Option<PathBuf>,
+    /// nvfp4: A's FP32 tensor scale (a value or 0x pattern; default none, i.e. 1).
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    a_tensor_scale: Option<String>,
+    /// nvfp4: B's FP32 tensor scale (a value or 0x pattern; default none, i.e. 1).
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    b_tensor_scale: Option<String>,
 }
 
 /// Reads an A or B operand: returns (rows, cols, bit patterns of `fmt`).
@@ -279,14 +285,14 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     if let Some(fa) = mx::core_format(&args.arith.format) {
         return mx::run(args, fa);
     }
-    if let Some(f) = tensorcore_rtl::numerics::mx::BlockFormat::by_name(&args.arith.format) {
+    if args.a_scales.is_some()
+        || args.b_scales.is_some()
+        || args.a_tensor_scale.is_some()
+        || args.b_tensor_scale.is_some()
+    {
         return Err(format!(
-            "--format {f}: the tensor core runs mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2 and mxfp4"
-        ));
-    }
-    if args.a_scales.is_some() || args.b_scales.is_some() {
-        return Err(format!(
-            "--a-scales/--b-scales need an MX --format (mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2, mxfp4), not {}",
+            "--a-scales/--b-scales and the tensor scales need a block-scaled --format \
+             (mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2, mxfp4, mxint8, nvfp4), not {}",
             args.arith.format
         ));
     }

@@ -1,22 +1,25 @@
-//! Block-scaled MX GEMM on the clocked tensor core: element codes with their E8M0 scales per
-//! K-block of 32 ([`crate::hw::MxTileBuffer`]), the mesh in MX mode. D follows
+//! Block-scaled GEMM on the clocked tensor core: element codes with their scales per K-block
+//! (E8M0 per 32 for MX and MXINT8, E4M3 per 16 plus FP32 tensor scales for NVFP4;
+//! [`crate::hw::MxTileBuffer`]), the mesh in MX mode. D follows
 //! [`crate::numerics::mx_dot`]'s `fused` mode bit for bit (tested in `tests/mx_core.rs`).
 
 use super::clocked::{run_feeder, ClockedRun};
-use crate::hw::{CoreConfig, HwError, MxTileBuffer};
+use crate::hw::{CoreConfig, HwError, MxSpec, MxTileBuffer};
 use crate::rtl::TraceConfig;
 
 /// An MX problem: `m x k` A and `k x n` B element codes (row-major, in the low bits),
-/// `m x n` C (FP32 bits), A's scales `m x k/32` and B's `k/32 x n` (E8M0 codes).
+/// `m x n` C (FP32 bits), A's scale codes `m x k/bs` and B's `k/bs x n` (`bs` the block size).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MxGemm {
-    /// Element formats, `fused` mode and the PE width.
+    /// Lane formats, `fused` mode and the PE width.
     pub cfg: CoreConfig,
+    /// The block formats of A and B and their tensor scales.
+    pub spec: MxSpec,
     /// Rows of A, C, D.
     pub m: usize,
     /// Columns of B, C, D.
     pub n: usize,
-    /// Inner dimension (a multiple of 32).
+    /// Inner dimension (a multiple of the block size).
     pub k: usize,
     /// A's element codes.
     pub a: Vec<u64>,
@@ -24,9 +27,9 @@ pub struct MxGemm {
     pub b: Vec<u64>,
     /// C (FP32 bits).
     pub c: Vec<u32>,
-    /// A's E8M0 scales (`m x k/32`).
+    /// A's block scale codes (`m x k/bs`).
     pub a_scales: Vec<u8>,
-    /// B's E8M0 scales (`k/32 x n`).
+    /// B's block scale codes (`k/bs x n`).
     pub b_scales: Vec<u8>,
 }
 
@@ -38,6 +41,7 @@ pub fn run_clocked_mx(g: &MxGemm, trace: Option<&TraceConfig>) -> Result<Clocked
 fn run_w<const W: usize>(g: &MxGemm, trace: Option<&TraceConfig>) -> Result<ClockedRun, HwError> {
     let buf = MxTileBuffer::new(
         g.cfg,
+        g.spec,
         (g.m, g.n, g.k),
         g.a.clone(),
         g.b.clone(),

@@ -42,16 +42,17 @@ pub trait OperandFeeder<const W: usize> {
     fn meta(&self, _tile: usize, _row: usize, _step: usize) -> u64 {
         0
     }
-    /// True for an MX block-scaled feeder: `a_scale`/`b_scale` serve the E8M0 scale of the
-    /// K-block each step lies in (see [`crate::hw::mx_feeder`]). Others keep `false`.
-    fn mx(&self) -> bool {
-        false
+    /// For a block-scaled feeder, what the core is built for: `a_scale`/`b_scale` then serve
+    /// the scale code of the K-block each step lies in (see [`crate::hw::mx_feeder`]).
+    /// Others keep `None`.
+    fn mx(&self) -> Option<super::mx_feeder::MxSpec> {
+        None
     }
-    /// E8M0 scale beside A: row `row` of tile `tile`, the block of step `step`. Others: 0.
+    /// Block scale beside A: row `row` of tile `tile`, the block of step `step`. Others: 0.
     fn a_scale(&self, _tile: usize, _row: usize, _step: usize) -> u8 {
         0
     }
-    /// E8M0 scale beside B: column `col` of tile `tile`, the block of step `step`. Others: 0.
+    /// Block scale beside B: column `col` of tile `tile`, the block of step `step`. Others: 0.
     fn b_scale(&self, _tile: usize, _col: usize, _step: usize) -> u8 {
         0
     }

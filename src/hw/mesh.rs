@@ -4,9 +4,10 @@
 //! therefore move one PE per cycle: A right, B down, the drained results down. In 2:4 sparse
 //! mode ([`Mesh::with_mode`]) each PE's metadata input is its left neighbour's `meta_out`
 //! register, so the metadata moves right with its A values. In MX mode
-//! ([`Mesh::with_fronts`]) the E8M0 block scales move the same way: A's right through each
+//! ([`Mesh::with_fronts`]) the block scales move the same way: A's right through each
 //! PE's `a_scale` register, B's down through `b_scale`.
 
+use super::mx_feeder::MxSpec;
 use super::pe::{Pe, ShiftIn};
 use super::pe_datapath::CoreConfig;
 use super::{COLS, ROWS};
@@ -25,12 +26,12 @@ impl<const W: usize> Mesh<W> {
 
     /// A mesh of `ROWS x COLS` PEs built for `cfg`, in 2:4 sparse mode if `sparse`.
     pub fn with_mode(cfg: CoreConfig, sparse: bool) -> Result<Self> {
-        Self::with_fronts(cfg, sparse, false)
+        Self::with_fronts(cfg, sparse, None)
     }
 
     /// A mesh of `ROWS x COLS` PEs built for `cfg`, in 2:4 sparse mode if `sparse`, in MX
-    /// block-scaled mode if `mx`.
-    pub fn with_fronts(cfg: CoreConfig, sparse: bool, mx: bool) -> Result<Self> {
+    /// block-scaled mode if `mx` names what the core is built for.
+    pub fn with_fronts(cfg: CoreConfig, sparse: bool, mx: Option<MxSpec>) -> Result<Self> {
         let mut pes = Vec::with_capacity(ROWS * COLS);
         for r in 0..ROWS {
             for c in 0..COLS {
@@ -88,7 +89,7 @@ impl<const W: usize> Mesh<W> {
         self.comb_full(a_edge, meta_edge, &[0; ROWS], b_edge, &[0; COLS], shift)
     }
 
-    /// [`Mesh::comb_with_meta`] with the E8M0 block scales entering each row at the left
+    /// [`Mesh::comb_with_meta`] with the block scale codes entering each row at the left
     /// beside A (`a_scale_edge[r]`) and each column at the top beside B (`b_scale_edge[c]`);
     /// ignored unless the mesh is in MX mode.
     #[inline]

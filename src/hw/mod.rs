@@ -71,7 +71,7 @@ pub mod wave_filter;
 
 pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
 pub use mem_port::{MemLayout, MemPortConfig, MemoryPort};
-pub use mx_feeder::{MxTileBuffer, MX_BLOCK};
+pub use mx_feeder::{MxSpec, MxTileBuffer, MX_BLOCK};
 pub use pe_datapath::CoreConfig;
 pub use port::{IdealPort, OperandPort, PortIo, StepOperands};
 pub use schedule::Schedule;

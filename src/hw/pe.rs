@@ -27,11 +27,12 @@
 //! select (`sel_<t>`) names within the lane's group of four (`b_sel`, the multiplexer
 //! outputs; see [`crate::hw::pe_datapath::b_operand_select`]).
 //!
-//! MX block-scaled mode ([`Pe::with_fronts`], [`MxFront`]): the E8M0 block scales travel
+//! MX block-scaled mode ([`Pe::with_fronts`], [`MxFront`]): the block scales travel
 //! beside the operands (`a_scale` right with A, `b_scale` down with B) and stage 2 sums each
 //! K-block of 32 exactly in `blk_sum`, then on the block's `fire` step applies the scales as
 //! an exponent add and adds into the accumulator with one rounding (see [`crate::hw::pe_mx`]).
 
+use super::mx_feeder::MxSpec;
 use super::pe_datapath::{
     pack_product, set_lane, stage1_multiply, stage2_accumulate, unpack_product, CoreConfig,
     PRODUCT_BITS,
@@ -174,13 +175,26 @@ impl<const W: usize> Pe<W> {
 
     /// A PE named `name`, in 2:4 sparse mode if `sparse` (see the module documentation).
     pub fn with_mode(name: String, cfg: CoreConfig, sparse: bool) -> Result<Self> {
-        Self::with_fronts(name, cfg, sparse, false)
+        Self::with_fronts(name, cfg, sparse, None)
     }
 
     /// A PE named `name`, in 2:4 sparse mode if `sparse`, in MX block-scaled mode if `mx`
-    /// (see the module documentation).
-    pub fn with_fronts(name: String, cfg: CoreConfig, sparse: bool, mx: bool) -> Result<Self> {
+    /// names what the core is built for (see the module documentation).
+    pub fn with_fronts(
+        name: String,
+        cfg: CoreConfig,
+        sparse: bool,
+        mx: Option<MxSpec>,
+    ) -> Result<Self> {
         let w = W as u32;
+        // MXINT8 lanes are integers: hex in the waves, as in the integer mode.
+        let (disp_a, disp_b) = match mx {
+            Some(spec) if spec.int8() => (Display::Hex, Display::Hex),
+            _ => (
+                cfg.operand_display(cfg.fmt_a),
+                cfg.operand_display(cfg.fmt_b),
+            ),
+        };
         let b_lanes = if sparse { sparse_b_lanes(W) as u32 } else { w };
         let sparse = if sparse {
             Some(SparseFront {
@@ -189,8 +203,7 @@ impl<const W: usize> Pe<W> {
                 sel: (0..W)
                     .map(|t| Ok(Wire::new(format!("sel_{t}"), 2, 0u8)?.with_display(Display::Dec)))
                     .collect::<Result<Vec<_>>>()?,
-                b_sel: Wire::new("b_sel", cfg.fmt_b.width() * w, Wide::ZERO)?
-                    .with_display(cfg.operand_display(cfg.fmt_b)),
+                b_sel: Wire::new("b_sel", cfg.fmt_b.width() * w, Wide::ZERO)?.with_display(disp_b),
             })
         } else {
             None
@@ -207,16 +220,14 @@ impl<const W: usize> Pe<W> {
             name,
             cfg,
             a_in: Wire::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?
-                .with_display(cfg.operand_display(cfg.fmt_a))
+                .with_display(disp_a)
                 .in_overview(),
             b_in: Wire::new("b_in", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?
-                .with_display(cfg.operand_display(cfg.fmt_b))
+                .with_display(disp_b)
                 .in_overview(),
-            a_out: Reg::new("a_out", cfg.fmt_a.width() * w, Wide::ZERO)?
-                .with_display(cfg.operand_display(cfg.fmt_a)),
+            a_out: Reg::new("a_out", cfg.fmt_a.width() * w, Wide::ZERO)?.with_display(disp_a),
             a_ctl: Reg::new("a_ctl", CTL_BITS, 0)?.with_display(Display::Filter("ctl")),
-            b_out: Reg::new("b_out", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?
-                .with_display(cfg.operand_display(cfg.fmt_b)),
+            b_out: Reg::new("b_out", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?.with_display(disp_b),
             b_vld: Reg::new("b_vld", 1, false)?,
             s1_prod: Reg::new("s1_prod", 64 * w, Wide::ZERO)?,
             s1_ctl: Reg::new("s1_ctl", CTL_BITS, 0)?.with_display(Display::Filter("ctl")),
@@ -242,7 +253,10 @@ impl<const W: usize> Pe<W> {
             done: Reg::new("done", 1, false)?,
             hazard: Reg::new("hazard", 1, false)?,
             sparse,
-            mx: if mx { Some(MxFront::new()?) } else { None },
+            mx: match mx {
+                Some(spec) => Some(MxFront::new(&spec)?),
+                None => None,
+            },
         })
     }
 
@@ -330,7 +344,7 @@ impl<const W: usize> Pe<W> {
         self.comb_full(a_in, a_ctl, meta_in, 0, b_in, b_vld, 0, shift);
     }
 
-    /// [`Pe::comb_with_meta`] with the E8M0 block scales arriving beside A (`a_scale`) and B
+    /// [`Pe::comb_with_meta`] with the block scale codes arriving beside A (`a_scale`) and B
     /// (`b_scale`); ignored unless the PE was built in MX mode.
     #[inline]
     #[allow(clippy::too_many_arguments)] // one argument per input port of the PE
@@ -386,6 +400,23 @@ impl<const W: usize> Pe<W> {
             }
             self.s1_prod.set_d(Wide::from_words_array(prod));
             self.exp_sum.set(Wide::ZERO);
+            self.sig_product.set(sigs);
+        } else if valid && self.mx.as_ref().is_some_and(MxFront::int8) {
+            // MXINT8 stage 1: 8 x 8-bit integer multipliers, products as the block adder
+            // takes them.
+            let mut prod = [0u64; W];
+            let mut exps = Wide::<W>::ZERO;
+            let mut sigs = Wide::<W>::ZERO;
+            let products = MxFront::int8_products::<W>(&a_in, &b_in, lanes);
+            for (k, p) in products.iter().enumerate() {
+                if let Some(p) = p {
+                    prod[k] = pack_product(p);
+                    set_lane(&mut exps, k, 16, p.exp_sum as u64);
+                    set_lane(&mut sigs, k, 32, p.sig);
+                }
+            }
+            self.s1_prod.set_d(Wide::from_words_array(prod));
+            self.exp_sum.set(exps);
             self.sig_product.set(sigs);
         } else if valid {
             let s1 = stage1_multiply::<W>(&cfg, &a_in, &b_in, lanes, meta);

@@ -1,51 +1,98 @@
-//! The block-scale front of a PE in MX mode ([`crate::hw::pe::Pe::with_fronts`]): the E8M0
+//! The block-scale front of a PE in MX mode ([`crate::hw::pe::Pe::with_fronts`]): the block
 //! scales travelling with the operands and the block-sum registers of stage 2.
 //!
-//! - `a_scale` (8 bits) latches the scale arriving beside A and passes it right with `a_out`;
-//!   `b_scale` latches the one beside B and passes it down with `b_out`. They change with
-//!   every step, so in the cycle stage 2 handles a step they hold that step's scales (as
-//!   `s1_ctl` holds its control word): no further pipeline register is needed.
+//! - `a_scale` (8 bits) latches the scale code arriving beside A (E8M0 for the MX formats,
+//!   E4M3 for NVFP4) and passes it right with `a_out`; `b_scale` latches the one beside B and
+//!   passes it down with `b_out`. They change with every step, so in the cycle stage 2 handles
+//!   a step they hold that step's scales (as `s1_ctl` holds its control word): no further
+//!   pipeline register is needed.
+//! - Stage 1 multiplies elements as the core's formats say; for MXINT8 it is an 8 x 8-bit
+//!   integer multiplier ([`int8_product`]: `q_a q_b` with its LSB at `2^-12`).
 //! - Stage 2 adds the step's exact products into the block state
 //!   ([`block_accumulate`]): `blk_sum` (the exact fixed-point block sum, 72 bits two's
 //!   complement, LSB `2^-32`), `blk_cls` (special class), `blk_nz` (a nonzero product),
-//!   `blk_pz` (a `+0` product), `blk_inv` (a product raised invalid). On a step whose `fire`
-//!   bit is set (the last of a K-block of 32) it fires the block ([`block_fire`]): the exponent
-//!   add `scale_exp = a_scale + b_scale - 254` (traced) and one FP32 round-to-nearest-even add
-//!   into the accumulator; the block registers return to zero.
+//!   `blk_z` (a zero product), `blk_pos`/`blk_neg` (a product of sign `+`/`-`), `blk_inv` (a
+//!   product raised invalid). On a step whose `fire` bit is set (the last of a K-block) it
+//!   fires the block ([`block_fire`]): the scale multiplier forms `a_scale x b_scale x T`
+//!   (`T` the core's tensor-scale product, 1 without tensor scales) as `scale_sig` times
+//!   `2^scale_exp` (for E8M0 scales `scale_sig` is 1 and `scale_exp = a_scale + b_scale -
+//!   254`, an exponent add; for E4M3 scales a 4 x 4-bit significand multiply beside it), and
+//!   one FP32 round-to-nearest-even add puts the scaled block into the accumulator; the block
+//!   registers return to zero.
 //!
 //! The semantics are `fused` MX ([`crate::numerics::mx_dot::MxDotMode::Fused`]).
 
+use super::mx_feeder::MxSpec;
+use super::pe_datapath::lane;
+use crate::numerics::format::Format;
 use crate::numerics::multiply::Product;
 use crate::numerics::mx_block::{
-    block_accumulate, block_fire, BlockClass, BlockFire, BlockState, BLOCK_SUM_BITS,
+    block_accumulate, block_fire, int8_product, BlockClass, BlockFire, BlockState, ScaleFactor,
+    BLOCK_SUM_BITS,
 };
-use crate::rtl::{Display, Reg, Result, Visitor, Wire};
+use crate::rtl::{Display, Reg, Result, Visitor, Wide, Wire};
 
 /// The MX registers and wires of one PE.
 pub struct MxFront {
+    scale_fmt: Format,
+    int8: bool,
+    tensor: ScaleFactor,
     a_scale: Reg<u8>,
     b_scale: Reg<u8>,
     blk_sum: Reg<u128>,
     blk_cls: Reg<u8>,
     blk_nz: Reg<bool>,
-    blk_pz: Reg<bool>,
+    blk_z: Reg<bool>,
+    blk_pos: Reg<bool>,
+    blk_neg: Reg<bool>,
     blk_inv: Reg<bool>,
+    scale_sig: Wire<u64>,
     scale_exp: Wire<u16>,
 }
 
 impl MxFront {
-    /// The front's registers at reset.
-    pub fn new() -> Result<Self> {
+    /// The front's registers at reset, for a core built for `spec` (its scale format, its
+    /// element kind, and the tensor-scale product the top forms once and broadcasts).
+    pub fn new(spec: &MxSpec) -> Result<Self> {
         Ok(Self {
+            scale_fmt: spec.scale_format(),
+            int8: spec.int8(),
+            tensor: spec.tensor_product(),
             a_scale: Reg::new("a_scale", 8, 0)?,
             b_scale: Reg::new("b_scale", 8, 0)?,
             blk_sum: Reg::new("blk_sum", BLOCK_SUM_BITS, 0)?.with_display(Display::SignedDec),
             blk_cls: Reg::new("blk_cls", 2, 0)?,
             blk_nz: Reg::new("blk_nz", 1, false)?,
-            blk_pz: Reg::new("blk_pz", 1, false)?,
+            blk_z: Reg::new("blk_z", 1, false)?,
+            blk_pos: Reg::new("blk_pos", 1, false)?,
+            blk_neg: Reg::new("blk_neg", 1, false)?,
             blk_inv: Reg::new("blk_inv", 1, false)?,
+            scale_sig: Wire::new("scale_sig", 64, 0)?.with_display(Display::Dec),
             scale_exp: Wire::new("scale_exp", 16, 0)?.with_display(Display::SignedDec),
         })
+    }
+
+    /// True if stage 1 multiplies MXINT8 integers ([`MxFront::int8_products`]).
+    #[inline]
+    pub fn int8(&self) -> bool {
+        self.int8
+    }
+
+    /// Stage 1 for MXINT8: the exact products of the first `lanes` 8-bit lanes of the buses.
+    #[inline]
+    pub fn int8_products<const W: usize>(
+        a_bus: &Wide<W>,
+        b_bus: &Wide<W>,
+        lanes: usize,
+    ) -> [Option<Product>; W] {
+        let mut p = [None; W];
+        for (k, slot) in p.iter_mut().enumerate().take(lanes.min(W)) {
+            *slot = Some(int8_product(
+                lane(a_bus, k, 8) as u8,
+                lane(b_bus, k, 8) as u8,
+            ));
+        }
+        p
     }
 
     /// A's scale leaving to the right (register output).
@@ -72,7 +119,9 @@ impl MxFront {
             sum: BlockState::sum_from_bits(self.blk_sum.q()),
             class: BlockClass::from_code(self.blk_cls.q()),
             nonzero: self.blk_nz.q(),
-            pos_zero: self.blk_pz.q(),
+            zero: self.blk_z.q(),
+            any_pos: self.blk_pos.q(),
+            any_neg: self.blk_neg.q(),
             invalid: self.blk_inv.q(),
         }
     }
@@ -81,8 +130,17 @@ impl MxFront {
         self.blk_sum.set_d(s.sum_bits());
         self.blk_cls.set_d(s.class.code());
         self.blk_nz.set_d(s.nonzero);
-        self.blk_pz.set_d(s.pos_zero);
+        self.blk_z.set_d(s.zero);
+        self.blk_pos.set_d(s.any_pos);
+        self.blk_neg.set_d(s.any_neg);
         self.blk_inv.set_d(s.invalid);
+    }
+
+    /// The scale multiplier: this step's two block scales times the tensor-scale product.
+    #[inline]
+    fn scale_product(&self) -> ScaleFactor {
+        let x = |code: u8| ScaleFactor::decode(self.scale_fmt, u64::from(code));
+        x(self.a_scale.q()) * x(self.b_scale.q()) * self.tensor
     }
 
     /// Stage 2 in MX mode for a valid step: adds `products` into the block registers; when
@@ -92,20 +150,22 @@ impl MxFront {
     pub fn stage2(&mut self, products: &[Product], fire: bool, c: u32) -> Option<BlockFire> {
         let s = block_accumulate(self.state(), products);
         if fire {
-            let out = block_fire(&s, self.a_scale.q(), self.b_scale.q(), c);
+            let out = block_fire(&s, self.scale_product(), c);
             self.load(&BlockState::default());
+            self.scale_sig.set(out.scale_sig);
             self.scale_exp.set(out.scale_exp as u16);
             Some(out)
         } else {
             self.load(&s);
-            self.scale_exp.set(0);
+            self.idle();
             None
         }
     }
 
-    /// Stage 2 idle this cycle: its wire reads 0.
+    /// Stage 2 idle this cycle: its wires read 0.
     #[inline]
     pub fn idle(&mut self) {
+        self.scale_sig.set(0);
         self.scale_exp.set(0);
     }
 
@@ -116,8 +176,11 @@ impl MxFront {
         v.reg(&mut self.blk_sum);
         v.reg(&mut self.blk_cls);
         v.reg(&mut self.blk_nz);
-        v.reg(&mut self.blk_pz);
+        v.reg(&mut self.blk_z);
+        v.reg(&mut self.blk_pos);
+        v.reg(&mut self.blk_neg);
         v.reg(&mut self.blk_inv);
+        v.wire(&mut self.scale_sig);
         v.wire(&mut self.scale_exp);
     }
 }

@@ -69,10 +69,10 @@ pub trait OperandPort<const W: usize>: Module {
     fn sparse(&self) -> bool {
         false
     }
-    /// True for an MX block-scaled port (the mesh is then built in MX mode and the step's
-    /// operands carry the E8M0 scales).
-    fn mx(&self) -> bool {
-        false
+    /// For a block-scaled port, what the core is built for (the mesh is then built in MX
+    /// mode and the step's operands carry the block scales).
+    fn mx(&self) -> Option<super::mx_feeder::MxSpec> {
+        None
     }
     /// The port offers the next step this cycle (from its registers only).
     fn valid(&self) -> bool;
@@ -170,7 +170,7 @@ impl<const W: usize, F: OperandFeeder<W>> OperandPort<W> for IdealPort<F> {
         self.feeder.sparse()
     }
 
-    fn mx(&self) -> bool {
+    fn mx(&self) -> Option<super::mx_feeder::MxSpec> {
         self.feeder.mx()
     }
 
@@ -196,7 +196,7 @@ impl<const W: usize, F: OperandFeeder<W>> OperandPort<W> for IdealPort<F> {
         for (j, b) in o.b.iter_mut().enumerate() {
             *b = self.feeder.b(tile, j, step);
         }
-        if self.feeder.mx() {
+        if self.feeder.mx().is_some() {
             for (i, x) in o.a_scale.iter_mut().enumerate() {
                 *x = self.feeder.a_scale(tile, i, step);
             }

@@ -13,13 +13,17 @@
 //! With a 2:4 sparse port ([`OperandPort::sparse`]) the mesh is built in
 //! sparse mode and the metadata enters each row through its own skew (`meta_skew`, the same
 //! per-row depths as `a_skew`), so it reaches every PE in the same cycle as its A values.
-//! With an MX port ([`OperandPort::mx`]) the mesh is built in MX mode and the E8M0 block
-//! scales enter through `xa_skew` (per row, beside A) and `xb_skew` (per column, beside B);
-//! the schedule's `fire` bit then marks the last step of every K-block of 32.
+//! With an MX port ([`OperandPort::mx`]) the mesh is built in MX mode and the block scales
+//! (E8M0, or E4M3 for NVFP4) enter through `xa_skew` (per row, beside A) and `xb_skew` (per
+//! column, beside B); the schedule's `fire` bit then marks the last step of every K-block (32
+//! elements, 16 for NVFP4). NVFP4's FP32 tensor scales sit in two configuration registers,
+//! `a_tscale` and `b_tscale`, constant for the run; their product is formed once and every
+//! PE's scale multiplier takes it as a static input.
 
 use super::controller::{Controller, CtlState, PortStatus, ShiftCmd};
 use super::feeder::{OperandFeeder, TileBuffer};
 use super::mesh::Mesh;
+use super::mx_feeder::MxSpec;
 use super::pe::{ACtl, ShiftIn};
 use super::pe_datapath::CoreConfig;
 use super::port::{IdealPort, OperandPort, PortIo};
@@ -146,6 +150,8 @@ pub struct TensorCore<const W: usize, P: OperandPort<W> = IdealPort<TileBuffer>>
     meta_skew: Option<Skew<u64, bool, ROWS>>,
     xa_skew: Option<Skew<u8, bool, ROWS>>,
     xb_skew: Option<Skew<u8, bool, COLS>>,
+    a_tscale: Option<Reg<u32>>,
+    b_tscale: Option<Reg<u32>>,
     c_skew: Skew<u64, u32, COLS>,
     mesh: Mesh<W>,
     d_deskew: Skew<u32, u64, COLS>,
@@ -184,15 +190,27 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
     /// A tensor core for `cfg` (whose `width` must equal `W`) with any operand port.
     pub fn with_port(cfg: CoreConfig, port: P) -> Result<Self, HwError> {
         let mx = port.mx();
-        if mx {
-            check_mx_config::<W>(&cfg, port.dims().2)?;
-        } else {
-            check_config::<W>(&cfg)?;
+        match &mx {
+            Some(spec) => check_mx_config::<W>(&cfg, spec, port.dims().2)?,
+            None => check_config::<W>(&cfg)?,
         }
         let mut sched = schedule_of(&cfg, &port.dims())?;
-        if mx {
-            sched.block = super::mx_feeder::MX_BLOCK;
+        if let Some(spec) = &mx {
+            sched.block = spec.block();
         }
+        let lane_display = |fmt: Format| match &mx {
+            Some(spec) if spec.int8() => Display::Hex,
+            _ => cfg.operand_display(fmt),
+        };
+        // NVFP4's tensor scales: configuration registers, constant for the run.
+        let tensor_scale = |name: &'static str, bits: Option<u32>| -> crate::rtl::Result<_> {
+            Ok(match bits {
+                Some(b) => Some(Reg::new(name, 32, b)?.with_display(Display::Real)),
+                None => None,
+            })
+        };
+        let a_tscale = tensor_scale("a_tscale", mx.and_then(|s| s.a_tensor))?;
+        let b_tscale = tensor_scale("b_tscale", mx.and_then(|s| s.b_tensor))?;
         if sched.tiles() + 2 >= 1 << 24 {
             return Err(HwError::Unsupported(format!(
                 "{} tiles (at most 2^24 - 3)",
@@ -228,9 +246,9 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
                 cfg.fmt_a.width() * w,
                 super::pe::CTL_BITS,
             )?
-            .with_display(cfg.operand_display(cfg.fmt_a), Display::Filter("ctl")),
+            .with_display(lane_display(cfg.fmt_a), Display::Filter("ctl")),
             b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * b_lanes, 1)?
-                .with_display(cfg.operand_display(cfg.fmt_b), Display::Hex),
+                .with_display(lane_display(cfg.fmt_b), Display::Hex),
             meta_skew: if sparse {
                 Some(
                     Skew::new("meta_skew", depth_in, 2 * w, 1)?
@@ -239,16 +257,18 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             } else {
                 None
             },
-            xa_skew: if mx {
+            xa_skew: if mx.is_some() {
                 Some(Skew::new("xa_skew", depth_in, 8, 1)?)
             } else {
                 None
             },
-            xb_skew: if mx {
+            xb_skew: if mx.is_some() {
                 Some(Skew::new("xb_skew", depth_col, 8, 1)?)
             } else {
                 None
             },
+            a_tscale,
+            b_tscale,
             c_skew: Skew::new("c_skew", depth_col, 64, 32)?
                 .with_display(Display::Hex, cfg.acc_display()),
             mesh: Mesh::with_fronts(cfg, sparse, mx)?,
@@ -368,14 +388,21 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
 /// The element formats an MX core takes (the MX specification's FP8, FP6 and FP4 elements).
 pub const MX_ELEMENT_FORMATS: [Format; 5] = [E4M3, E5M2, E2M3, E3M2, E2M1];
 
-/// Checks that `cfg` can run block-scaled MX with `W` lanes and inner dimension `k`: a
-/// width dividing 32, `fused` mode (the MX semantics the PE implements), MX element formats,
-/// `k` a multiple of 32.
-pub fn check_mx_config<const W: usize>(cfg: &CoreConfig, k: usize) -> Result<(), HwError> {
-    if cfg.width != W || !W.is_power_of_two() || W > MAX_LANES {
+/// Checks that `cfg` can run the block-scaled `spec` with `W` lanes and inner dimension `k`:
+/// A and B pair up ([`MxSpec::check`]), a width dividing the block size, `fused` mode (the
+/// MX semantics the PE implements), FP32 accumulation, lane formats matching the block
+/// formats' elements, `k` a multiple of the block size.
+pub fn check_mx_config<const W: usize>(
+    cfg: &CoreConfig,
+    spec: &MxSpec,
+    k: usize,
+) -> Result<(), HwError> {
+    spec.check()?;
+    let bs = spec.block();
+    if cfg.width != W || !W.is_power_of_two() || W > MAX_LANES || W > bs {
         return Err(HwError::Unsupported(format!(
-            "width {} in a {W}-lane core",
-            cfg.width
+            "width {} in a {W}-lane core with {} (the width must divide its blocks of {bs})",
+            cfg.width, spec.a
         )));
     }
     if cfg.mode != AccMode::Fused {
@@ -390,14 +417,19 @@ pub fn check_mx_config<const W: usize>(cfg: &CoreConfig, k: usize) -> Result<(),
             cfg.acc.name
         )));
     }
-    for f in [cfg.fmt_a, cfg.fmt_b] {
-        if !MX_ELEMENT_FORMATS.contains(&f) {
-            return Err(HwError::Unsupported(format!("MX with {} elements", f.name)));
+    for (f, lanes) in [(spec.a, cfg.fmt_a), (spec.b, cfg.fmt_b)] {
+        let want = MxSpec::lane_format(f);
+        if lanes != want || !(spec.int8() || MX_ELEMENT_FORMATS.contains(&lanes)) {
+            return Err(HwError::Unsupported(format!(
+                "{f} with {} lanes (its elements travel as {})",
+                lanes.name, want.name
+            )));
         }
     }
-    if !k.is_multiple_of(super::mx_feeder::MX_BLOCK) {
+    if !k.is_multiple_of(bs) {
         return Err(HwError::Unsupported(format!(
-            "MX with K = {k} (K must be a multiple of 32)"
+            "{} with K = {k} (K must be a multiple of {bs})",
+            spec.a
         )));
     }
     Ok(())
@@ -464,6 +496,12 @@ impl<const W: usize, P: OperandPort<W>> Module for TensorCore<W, P> {
         }
         if let Some(x) = self.xb_skew.as_mut() {
             v.child(x);
+        }
+        if let Some(r) = self.a_tscale.as_mut() {
+            v.reg(r);
+        }
+        if let Some(r) = self.b_tscale.as_mut() {
+            v.reg(r);
         }
         v.child(&mut self.c_skew);
         v.child(&mut self.mesh);

@@ -1,22 +1,29 @@
 //! The block-scaled accumulation stages of the tensor core's MX datapath (the PE's
 //! [`crate::hw::pe_mx::MxFront`]): an exact fixed-point block-sum register fed with the exact
-//! products of each step, and the block's firing, which applies the two E8M0 scales as an
-//! exponent add and adds the scaled block sum into the FP32 accumulator with one rounding
-//! (nearest even).
+//! products of each step, and the block's firing, which multiplies the block sum by the
+//! block's scale product ([`ScaleFactor`]) and adds it into the FP32 accumulator with one
+//! rounding (nearest even).
 //!
 //! This is the `fused` mode of [`super::mx_dot`] (`c <- RNE32(c + X_A X_B sum_i P_i Q_i)` per
-//! block of 32, the block's sum exact), written as hardware stages instead of over big
-//! integers, so the two are independent implementations of one rule.
+//! K-block, the block's sum exact), written as hardware stages instead of over big integers,
+//! so the two are independent implementations of one rule.
 //!
 //! The block sum is a two's-complement fixed-point register of [`BLOCK_SUM_BITS`] bits with
 //! its least significant bit at `2^BLOCK_SUM_LSB`: every product of two MX element values
 //! (E4M3, E5M2, E2M3, E3M2, E2M1) is a multiple of `2^-32` (two E5M2 subnormal LSBs, the
 //! finest) and at most `57344^2 < 2^32` in magnitude, so 32 of them fit in 70 bits with sign.
-//! Beside it the block state keeps the special class (an infinity or NaN product), whether any
-//! product was nonzero, and whether a `+0` product was seen (for the sign of an exact zero).
+//! MXINT8 products (`q_a q_b 2^-12`, [`int8_product`]) and NVFP4's E2M1 products are coarser
+//! and smaller, so they fit too. Beside it the block state keeps the special class (an
+//! infinity or NaN product), whether any product was nonzero, was zero, had sign `+` or had
+//! sign `-` (the sign of an exact zero, and the specials of a zero or infinite scale).
+//!
+//! The scale product is `sig * 2^exp` with a significand of at most 56 bits: E8M0 scales
+//! have significand 1 (the product is an exponent add), NVFP4's E4M3 scales 4 bits each (a
+//! 4 x 4-bit multiply), times NVFP4's FP32 tensor-scale product (48 bits), formed once per
+//! core. The scaled block, `|sum| * sig`, stays below `2^127`.
 
 use super::flags::{Flags, RoundingMode};
-use super::format::{Class, FP32};
+use super::format::{Class, Format, FP32};
 use super::multiply::{Product, ProductClass};
 use super::round::{round_pack, Overflow, RoundTrace, Rounded, Unrounded};
 use super::unpack::unpack;
@@ -25,10 +32,6 @@ use super::unpack::unpack;
 pub const BLOCK_SUM_LSB: i32 = -32;
 /// Width of the block-sum register (two's complement).
 pub const BLOCK_SUM_BITS: u32 = 72;
-/// E8M0 bias: a scale code `x` is worth `2^(x - 127)`; `0xFF` is NaN.
-pub const E8M0_BIAS: i32 = 127;
-/// The E8M0 NaN code.
-pub const E8M0_NAN: u8 = 0xFF;
 
 /// The special class of a block so far (2 bits in the PE: `blk_cls`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -72,8 +75,8 @@ impl BlockClass {
     }
 }
 
-/// The block accumulator's state: what the PE holds in `blk_sum`, `blk_cls`, `blk_nz` and
-/// `blk_pz` between the steps of one block.
+/// The block accumulator's state: what the PE holds in `blk_sum`, `blk_cls`, `blk_nz`,
+/// `blk_z`, `blk_pos` and `blk_neg` between the steps of one block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct BlockState {
     /// The exact sum of the finite products, in units of `2^BLOCK_SUM_LSB`.
@@ -82,8 +85,12 @@ pub struct BlockState {
     pub class: BlockClass,
     /// Some finite product was nonzero.
     pub nonzero: bool,
-    /// Some product was `+0`.
-    pub pos_zero: bool,
+    /// Some product was zero (`+0` or `-0`).
+    pub zero: bool,
+    /// Some finite product (zero or not) had sign `+`.
+    pub any_pos: bool,
+    /// Some finite product (zero or not) had sign `-`.
+    pub any_neg: bool,
     /// Some product raised `invalid` (`0 x Inf`, a signaling NaN).
     pub invalid: bool,
 }
@@ -111,8 +118,14 @@ pub fn block_accumulate(mut s: BlockState, products: &[Product]) -> BlockState {
         match p.class {
             ProductClass::Nan => s.class = BlockClass::Nan,
             ProductClass::Infinite => s.class = s.class.add_inf(p.sign),
-            ProductClass::Zero => s.pos_zero |= !p.sign,
+            ProductClass::Zero => {
+                s.zero = true;
+                s.any_pos |= !p.sign;
+                s.any_neg |= p.sign;
+            }
             ProductClass::Finite => {
+                s.any_pos |= !p.sign;
+                s.any_neg |= p.sign;
                 let shift = p.lsb_exp() - BLOCK_SUM_LSB;
                 debug_assert!((0..64).contains(&shift), "product LSB 2^{}", p.lsb_exp());
                 let v = i128::from(p.sig) << shift;
@@ -124,13 +137,114 @@ pub fn block_accumulate(mut s: BlockState, products: &[Product]) -> BlockState {
     s
 }
 
+/// The special class of a scale or a scale product.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScaleClass {
+    /// Zero (an E4M3 or FP32 zero; E8M0 has none).
+    Zero,
+    /// Finite and nonzero.
+    Finite,
+    /// Infinite (only an FP32 tensor scale can be).
+    Inf,
+    /// NaN (E8M0 `0xFF`, an E4M3 NaN, a NaN tensor scale, or `0 x Inf`).
+    Nan,
+}
+
+/// A block scale, or a product of scales, as the scale multiplier carries it: class, sign,
+/// significand and the exponent of the significand's least significant bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScaleFactor {
+    /// Zero, finite, infinite or NaN.
+    pub class: ScaleClass,
+    /// Sign (`true` = negative).
+    pub neg: bool,
+    /// The significand (0 unless finite).
+    pub sig: u64,
+    /// Exponent of `sig`'s least significant bit.
+    pub exp: i32,
+}
+
+impl ScaleFactor {
+    /// The scale 1 (what a missing tensor scale contributes).
+    pub const ONE: ScaleFactor = ScaleFactor {
+        class: ScaleClass::Finite,
+        neg: false,
+        sig: 1,
+        exp: 0,
+    };
+
+    /// The scale coded `code` in `fmt` (E8M0, E4M3 or FP32), unpacked.
+    pub fn decode(fmt: Format, code: u64) -> ScaleFactor {
+        let u = unpack(fmt, code);
+        let class = match u.class {
+            Class::Zero => ScaleClass::Zero,
+            Class::Infinite => ScaleClass::Inf,
+            Class::Nan => ScaleClass::Nan,
+            Class::Normal | Class::Subnormal => ScaleClass::Finite,
+        };
+        let finite = class == ScaleClass::Finite;
+        ScaleFactor {
+            class,
+            neg: u.sign,
+            sig: if finite { u.sig } else { 0 },
+            exp: if finite { u.lsb_exp() } else { 0 },
+        }
+    }
+}
+
+impl std::ops::Mul for ScaleFactor {
+    type Output = ScaleFactor;
+
+    /// The exact product (the scale multiplier: significands multiply, exponents add; NaN
+    /// wins, `0 x Inf` is NaN). The significands must fit 64 bits together (E4M3 x E4M3 x
+    /// two FP32 significands: 56 bits).
+    fn mul(self, o: ScaleFactor) -> ScaleFactor {
+        use ScaleClass::*;
+        let class = match (self.class, o.class) {
+            (Nan, _) | (_, Nan) | (Inf, Zero) | (Zero, Inf) => Nan,
+            (Inf, _) | (_, Inf) => Inf,
+            (Zero, _) | (_, Zero) => Zero,
+            (Finite, Finite) => Finite,
+        };
+        let finite = class == Finite;
+        debug_assert!(!finite || self.sig.leading_zeros() + o.sig.leading_zeros() >= 64);
+        ScaleFactor {
+            class,
+            neg: self.neg ^ o.neg,
+            sig: if finite { self.sig * o.sig } else { 0 },
+            exp: if finite { self.exp + o.exp } else { 0 },
+        }
+    }
+}
+
+/// The exact product of two MXINT8 elements (two's-complement codes worth `q * 2^-6`) as the
+/// block-sum adder takes it: `|q_a q_b|` with its LSB at `2^-12`.
+pub fn int8_product(a: u8, b: u8) -> Product {
+    let p = i32::from(a as i8) * i32::from(b as i8);
+    Product {
+        sign: p < 0,
+        class: if p == 0 {
+            ProductClass::Zero
+        } else {
+            ProductClass::Finite
+        },
+        exp_sum: -2 * super::mx::INT8_FRAC_BITS,
+        sig: u64::from(p.unsigned_abs()),
+        frac_bits: 0,
+        flags: Flags::NONE,
+    }
+}
+
 /// What the block's firing produced (the PE traces these fields).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockFire {
     /// The new accumulator (FP32 bits) and its flags.
     pub out: Rounded,
-    /// The block's scale exponent `xa + xb - 254` (the exponent add).
+    /// The exponent of the scale product's LSB (for E8M0 scales `xa + xb - 254`, the
+    /// exponent add); 0 for a special scale.
     pub scale_exp: i32,
+    /// The scale product's significand (1 for E8M0 scales); 0 for a special scale.
+    pub scale_sig: u64,
     /// The result is a special (NaN or infinity from the scales, products or `c`).
     pub special: bool,
 }
@@ -143,9 +257,11 @@ struct Mag {
     exp: i32,
 }
 
-/// Where the aligner puts a nonzero operand's leading one (the 72-bit block sum and the
-/// 24-bit `c` then have at least 24 zero bits below their last significant bit).
-const ALIGN_MSB: u32 = 96;
+/// Where the aligner puts a nonzero operand's leading one. The scaled block sum has at most
+/// 127 bits and `c` 24, so the shift is always left, the sum of two aligned operands fits 128
+/// bits, and below the round bit of any FP32 result lie more than 24 zero bits or the jammed
+/// sticky.
+const ALIGN_MSB: u32 = 126;
 
 fn normalise(x: Mag) -> Mag {
     let top = 127 - x.mag.leading_zeros();
@@ -194,38 +310,75 @@ fn special_out(bits: u64, flags: Flags) -> BlockFire {
             trace: RoundTrace::IDLE,
         },
         scale_exp: 0,
+        scale_sig: 0,
         special: true,
     }
 }
 
-/// Fires a block: `RNE32(c + 2^(xa + xb - 254) * sum)` over the block state `s` (the last
-/// step's products already added), with the E8M0 scale codes `xa` (A's block) and `xb`
-/// (B's block). A NaN scale (`0xFF`), a NaN product or `c`, `0 x Inf` and `+Inf + -Inf` give
-/// FP32's canonical NaN with `invalid`; otherwise an infinity wins. An exact zero is `+0`
-/// unless `c` and every product are `-0`.
-pub fn block_fire(s: &BlockState, xa: u8, xb: u8, c: u32) -> BlockFire {
+/// The block's terms `scale x P_i` when the scale is infinite: NaN if a product is zero (or
+/// the signs of the infinite terms differ), else an infinity.
+fn inf_scaled(s: &BlockState, neg: bool) -> BlockClass {
+    if s.zero {
+        return BlockClass::Nan;
+    }
+    let mut class = match s.class {
+        BlockClass::Inf(n) => BlockClass::Inf(n ^ neg),
+        other => other,
+    };
+    if s.any_pos {
+        class = class.add_inf(neg);
+    }
+    if s.any_neg {
+        class = class.add_inf(!neg);
+    }
+    class
+}
+
+/// Fires a block: `RNE32(c + scale * sum)` over the block state `s` (the last step's products
+/// already added), with `scale` the product of the block's scales (`ScaleFactor`'s `*`). A
+/// NaN scale, a NaN product or `c`, `0 x Inf` and `+Inf + -Inf` give FP32's canonical NaN
+/// with `invalid`; otherwise an infinity wins. An exact zero is `+0` unless `c` and every
+/// scaled term are `-0`.
+pub fn block_fire(s: &BlockState, scale: ScaleFactor, c: u32) -> BlockFire {
     let nan = || special_out(FP32.canonical_nan(), Flags::INVALID);
     let cu = unpack(FP32, u64::from(c));
-    if xa == E8M0_NAN || xb == E8M0_NAN || cu.class == Class::Nan || s.class == BlockClass::Nan {
+    // The block's special class once scaled.
+    let class = match scale.class {
+        ScaleClass::Nan => BlockClass::Nan,
+        ScaleClass::Inf => inf_scaled(s, scale.neg),
+        ScaleClass::Zero => match s.class {
+            BlockClass::Finite => BlockClass::Finite,
+            _ => BlockClass::Nan,
+        },
+        ScaleClass::Finite => match s.class {
+            BlockClass::Inf(n) => BlockClass::Inf(n ^ scale.neg),
+            other => other,
+        },
+    };
+    if cu.class == Class::Nan || class == BlockClass::Nan {
         return nan();
     }
     let inf = |neg: bool| special_out(FP32.infinity(neg).unwrap_or(0), Flags::NONE);
-    match (s.class, cu.class == Class::Infinite) {
+    match (class, cu.class == Class::Infinite) {
         (BlockClass::Inf(n), true) if n != cu.sign => return nan(),
         (BlockClass::Inf(n), _) => return inf(n),
         (_, true) => return inf(cu.sign),
         _ => {}
     }
-    let scale_exp = i32::from(xa) + i32::from(xb) - 2 * E8M0_BIAS;
     let flags = if s.invalid {
         Flags::INVALID
     } else {
         Flags::NONE
     };
+    let zero_scale = scale.class == ScaleClass::Zero;
     let block = Mag {
-        neg: s.sum < 0,
-        mag: s.sum.unsigned_abs(),
-        exp: BLOCK_SUM_LSB + scale_exp,
+        neg: (s.sum < 0) ^ scale.neg,
+        mag: if zero_scale {
+            0
+        } else {
+            s.sum.unsigned_abs() * u128::from(scale.sig)
+        },
+        exp: BLOCK_SUM_LSB + scale.exp,
     };
     let c_zero = cu.class == Class::Zero;
     let c_mag = Mag {
@@ -238,7 +391,8 @@ pub fn block_fire(s: &BlockState, xa: u8, xb: u8, c: u32) -> BlockFire {
             flags: r.flags | flags,
             ..r
         },
-        scale_exp,
+        scale_exp: scale.exp,
+        scale_sig: scale.sig,
         special: false,
     };
     let zero = |neg: bool| {
@@ -250,8 +404,11 @@ pub fn block_fire(s: &BlockState, xa: u8, xb: u8, c: u32) -> BlockFire {
     };
     let unrounded = match (block.mag == 0, c_mag.mag == 0) {
         (true, true) => {
-            // Exact zero: -0 only if c and every product are -0 (no cancellation, no +0).
-            return zero(cu.sign && !s.nonzero && !s.pos_zero);
+            // Exact zero: -0 only if c and every scaled term are -0 (no cancellation of
+            // nonzero terms, no +0 term). A term's sign is its product's times the scale's.
+            let terms_neg = if scale.neg { !s.any_neg } else { !s.any_pos };
+            let cancelled = s.nonzero && !zero_scale;
+            return zero(cu.sign && terms_neg && !cancelled);
         }
         (true, false) => Unrounded {
             sign: c_mag.neg,
@@ -283,6 +440,18 @@ pub fn block_fire(s: &BlockState, xa: u8, xb: u8, c: u32) -> BlockFire {
 mod tests {
     use super::*;
 
+    fn e8m0(xa: u64, xb: u64) -> ScaleFactor {
+        let f = |x| ScaleFactor::decode(crate::numerics::format::E8M0, x);
+        f(xa) * f(xb)
+    }
+
+    fn zero_prod(sign: bool) -> Product {
+        Product {
+            class: ProductClass::Zero,
+            ..prod(sign, 0, 0)
+        }
+    }
+
     fn prod(sign: bool, sig: u64, lsb: i32) -> Product {
         Product {
             sign,
@@ -310,14 +479,81 @@ mod tests {
     #[test]
     fn fire_basic() {
         let s = block_accumulate(BlockState::default(), &[prod(false, 3, -32)]);
-        let r = block_fire(&s, 127, 127, 1.0f32.to_bits());
+        let r = block_fire(&s, e8m0(127, 127), 1.0f32.to_bits());
         assert_eq!(r.out.bits as u32, 1.0f32.to_bits());
         assert!(r.out.flags.inexact);
         let s = block_accumulate(BlockState::default(), &[prod(false, 3, -1)]);
-        let r = block_fire(&s, 130, 127, 0);
+        let r = block_fire(&s, e8m0(130, 127), 0);
         assert_eq!(f32::from_bits(r.out.bits as u32), 12.0);
         assert_eq!(r.scale_exp, 3);
-        let r = block_fire(&s, 0xFF, 127, 0);
+        let r = block_fire(&s, e8m0(0xFF, 127), 0);
         assert!(f32::from_bits(r.out.bits as u32).is_nan());
+    }
+
+    /// E4M3 scales decode to a 4-bit significand: 1.5 = 0x3C is 12 * 2^-3, the subnormal
+    /// 0x01 is 1 * 2^-9; their product 12 * 2^-12. E8M0 0x80 is 1 * 2^1.
+    #[test]
+    fn scale_factors() {
+        use crate::numerics::format::{E4M3, E8M0};
+        let x = ScaleFactor::decode(E4M3, 0x3C);
+        assert_eq!((x.class, x.sig, x.exp), (ScaleClass::Finite, 12, -3));
+        let y = ScaleFactor::decode(E4M3, 0x01);
+        assert_eq!((y.sig, y.exp), (1, -9));
+        let p = x * y;
+        assert_eq!((p.sig, p.exp, p.neg), (12, -12, false));
+        let e = ScaleFactor::decode(E8M0, 0x80);
+        assert_eq!((e.sig, e.exp), (1, 1));
+        let zero = ScaleFactor::decode(E4M3, 0x00);
+        let inf = ScaleFactor::decode(FP32, 0x7F80_0000);
+        assert_eq!(zero.class, ScaleClass::Zero);
+        assert_eq!((zero * inf).class, ScaleClass::Nan);
+        assert_eq!((inf * x).class, ScaleClass::Inf);
+        assert_eq!(ScaleFactor::decode(E4M3, 0x7F).class, ScaleClass::Nan);
+        let neg = ScaleFactor::decode(FP32, (-2.0f32).to_bits() as u64);
+        assert!((neg * x).neg);
+    }
+
+    /// Zero and infinite scales (hand-worked): a zero scale turns every product into a
+    /// zero term whose sign is the product's times the scale's; an infinite scale makes a
+    /// zero product NaN and a finite one an infinity.
+    #[test]
+    fn zero_and_infinite_scales() {
+        use crate::numerics::format::E4M3;
+        let zero = ScaleFactor::decode(E4M3, 0x00);
+        let neg_zero = ScaleFactor::decode(FP32, 0x8000_0000);
+        let inf = ScaleFactor::decode(FP32, 0x7F80_0000);
+        let neg_c = 0x8000_0000u32;
+        // Products -3 and -1 (negative), c = -0: with a +0 scale both terms are -0: -0.
+        let s = block_accumulate(BlockState::default(), &[prod(true, 3, 0), prod(true, 1, 0)]);
+        assert_eq!(block_fire(&s, zero, neg_c).out.bits, 0x8000_0000);
+        // The same with a -0 scale: terms +0, so +0.
+        assert_eq!(block_fire(&s, neg_zero, neg_c).out.bits, 0);
+        // c nonzero survives a zero scale exactly.
+        assert_eq!(block_fire(&s, zero, 0x4000_0000).out.bits, 0x4000_0000);
+        // Infinite scale: negative products give -Inf.
+        assert_eq!(block_fire(&s, inf, 0).out.bits, 0xFF80_0000);
+        // With a zero product, NaN.
+        let z = block_accumulate(s, &[zero_prod(false)]);
+        assert!(f32::from_bits(block_fire(&z, inf, 0).out.bits as u32).is_nan());
+        // Mixed signs under an infinite scale: +Inf + -Inf is NaN.
+        let mixed = block_accumulate(s, &[prod(false, 1, 0)]);
+        assert!(f32::from_bits(block_fire(&mixed, inf, 0).out.bits as u32).is_nan());
+    }
+
+    /// A scaled block wider than 64 bits: the NVFP4 extreme (block sum 16 * 36 in units of
+    /// 2^-32 times 2^56 - 1) still rounds exactly: 576 * 2^-32 * (2^56 - 1) * 2^-40 is just
+    /// below 576 * 2^-16, which rounds to it.
+    #[test]
+    fn wide_scaled_block() {
+        let s = block_accumulate(BlockState::default(), &[prod(false, 576, -32)]);
+        let scale = ScaleFactor {
+            class: ScaleClass::Finite,
+            neg: false,
+            sig: (1 << 56) - 1,
+            exp: -40,
+        };
+        let r = block_fire(&s, scale, 0);
+        assert_eq!(f32::from_bits(r.out.bits as u32), 576.0 * 2f32.powi(-16));
+        assert!(r.out.flags.inexact);
     }
 }

@@ -1,49 +1,50 @@
-//! `tcrtl gemm --format mxfp8e4m3|mxfp8e5m2|mxfp6e2m3|mxfp6e3m2|mxfp4`: a block-scaled MX
-//! GEMM on the clocked tensor core in MX mode. The elements come as .npy raw bits (uint8, one
-//! element a byte in its low bits), the E8M0 scales beside them (`--a-scales`: uint8 `M x K/32`,
-//! `--b-scales`: uint8 `K/32 x N`); K must be a multiple of 32. The core runs the `fused` MX
-//! semantics (exact block sum, scaled, one round-to-nearest-even add per block of 32), so
-//! `--check` compares D with `mx_dot` in `fused` mode. Ideal operand path only.
+//! `tcrtl gemm --format mxfp8e4m3|mxfp8e5m2|mxfp6e2m3|mxfp6e3m2|mxfp4|mxint8|nvfp4`: a
+//! block-scaled GEMM on the clocked tensor core in MX mode. The elements come as .npy raw
+//! bits (uint8, one element a byte in its low bits; MXINT8 also as int8), the block scales
+//! beside them (`--a-scales`: uint8 `M x K/bs`, `--b-scales`: uint8 `K/bs x N`; E8M0 codes
+//! with `bs` = 32, or E4M3 codes with `bs` = 16 for NVFP4, whose FP32 tensor scales come as
+//! `--a-tensor-scale`/`--b-tensor-scale`); K must be a multiple of `bs`. The core runs the
+//! `fused` MX semantics (exact block sum, scaled, one round-to-nearest-even add per block),
+//! so `--check` compares D with `mx_dot` in `fused` mode. Ideal operand path only.
 
 use super::{load_c, matrix_shape, plan_outputs, GemmArgs};
 use crate::cli::memory::MemoryPath;
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::{run_clocked_mx, CoreConfig, MxGemm};
 use tensorcore_rtl::hw::schedule::Schedule;
-use tensorcore_rtl::hw::tensor_core::MX_ELEMENT_FORMATS;
-use tensorcore_rtl::hw::MX_BLOCK;
+use tensorcore_rtl::hw::MxSpec;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::dot::AccMode;
-use tensorcore_rtl::numerics::format::{Format, FP32};
-use tensorcore_rtl::numerics::mx::{BlockFormat, Element, Quantised};
+use tensorcore_rtl::numerics::format::FP32;
+use tensorcore_rtl::numerics::mx::{BlockFormat, Quantised};
 use tensorcore_rtl::numerics::mx_dot::{mx_dot, MxDotMode};
 
-/// The MX block format named `name` that the tensor core runs (not mxint8, not nvfp4).
+/// The block format named `name` (every one runs on the tensor core).
 pub(super) fn core_format(name: &str) -> Option<BlockFormat> {
-    BlockFormat::by_name(name).filter(|f| match f.element() {
-        Element::Float(e) => f.block_size() == MX_BLOCK && MX_ELEMENT_FORMATS.contains(&e),
-        Element::Int8 => false,
-    })
+    BlockFormat::by_name(name)
 }
 
-fn element_format(f: BlockFormat) -> Result<Format, String> {
-    match f.element() {
-        Element::Float(e) if f.block_size() == MX_BLOCK => Ok(e),
-        _ => Err(format!(
-            "--format {f}: the tensor core runs mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2 and mxfp4"
-        )),
-    }
+/// The block-format names, for messages.
+fn format_names() -> String {
+    BlockFormat::ALL.map(|f| f.name()).join(", ")
 }
 
-/// Reads a uint8 .npy matrix; returns (rows, cols, bytes), each below `2^bits`.
-fn load_u8(path: &Path, name: &str, bits: u32) -> Result<(usize, usize, Vec<u8>), String> {
+/// Reads a uint8 .npy matrix (or int8, if `signed_ok`); returns (rows, cols, bytes), each
+/// below `2^bits`.
+fn load_u8(
+    path: &Path,
+    name: &str,
+    bits: u32,
+    signed_ok: bool,
+) -> Result<(usize, usize, Vec<u8>), String> {
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     let (rows, cols) = matrix_shape(&arr, path, name)?;
-    if arr.dtype != Dtype::U8 {
+    if arr.dtype != Dtype::U8 && !(signed_ok && arr.dtype == Dtype::I8) {
         return Err(format!(
-            "{}: {name} has dtype {}; expected uint8",
+            "{}: {name} has dtype {}; expected uint8{}",
             path.display(),
-            arr.dtype.numpy_name()
+            arr.dtype.numpy_name(),
+            if signed_ok { " or int8" } else { "" }
         ));
     }
     if let Some(i) = arr.words.iter().position(|&w| w >> bits != 0) {
@@ -60,7 +61,36 @@ fn load_u8(path: &Path, name: &str, bits: u32) -> Result<(usize, usize, Vec<u8>)
 
 fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a PathBuf, String> {
     p.as_ref()
-        .ok_or_else(|| format!("MX formats need {flag} (uint8 .npy)"))
+        .ok_or_else(|| format!("block-scaled formats need {flag} (uint8 .npy)"))
+}
+
+/// Parses `--a-tensor-scale`/`--b-tensor-scale` (NVFP4 only): an FP32 value or pattern.
+fn tensor_scale(fmt: BlockFormat, text: Option<&str>, flag: &str) -> Result<Option<u32>, String> {
+    match (fmt, text) {
+        (BlockFormat::NvFp4, Some(t)) => super::values::operand(FP32, t)
+            .map(|bits| Some(bits as u32))
+            .map_err(|e| format!("{flag}: {e}")),
+        (_, Some(_)) => Err(format!("{flag} applies to nvfp4 only ({fmt} has none)")),
+        (_, None) => Ok(None),
+    }
+}
+
+/// Checks the scale codes: NVFP4's are UE4M3 (PTX's unsigned E4M3: the sign bit must be 0).
+fn check_scales(fmt: BlockFormat, scales: &[u8], path: &Path, cols: usize) -> Result<(), String> {
+    if fmt != BlockFormat::NvFp4 {
+        return Ok(());
+    }
+    match scales.iter().position(|&x| x & 0x80 != 0) {
+        Some(i) => Err(format!(
+            "{}: scale [{}][{}] = {:#04x} has its sign bit set; NVFP4 block scales are \
+             unsigned E4M3 (UE4M3, as in PTX)",
+            path.display(),
+            i / cols.max(1),
+            i % cols.max(1),
+            scales[i]
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Refuses the options an MX GEMM does not take.
@@ -94,16 +124,27 @@ fn refuse_options(args: &GemmArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs an MX GEMM (`fa`: the block format of A; B's from `--format-b` or the same).
+/// Runs a block-scaled GEMM (`fa`: the block format of A; B's from `--format-b` or the
+/// same).
 pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
     refuse_options(args)?;
     let fb = match &args.arith.format_b {
         Some(name) => core_format(name).ok_or_else(|| {
-            format!("--format-b {name}: an MX --format needs an MX --format-b (mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2, mxfp4)")
+            format!(
+                "--format-b {name}: a block-scaled --format needs a block-scaled --format-b ({})",
+                format_names()
+            )
         })?,
         None => fa,
     };
-    let (ea, eb) = (element_format(fa)?, element_format(fb)?);
+    let spec = MxSpec::new(fa, fb).with_tensor_scales(
+        tensor_scale(fa, args.a_tensor_scale.as_deref(), "--a-tensor-scale")?,
+        tensor_scale(fb, args.b_tensor_scale.as_deref(), "--b-tensor-scale")?,
+    );
+    spec.check()
+        .map_err(|e| format!("--format {fa} --format-b {fb}: {e}"))?;
+    let (ea, eb) = (MxSpec::lane_format(fa), MxSpec::lane_format(fb));
+    let bs = spec.block();
     let cfg = CoreConfig {
         fmt_a: ea,
         fmt_b: eb,
@@ -111,6 +152,12 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         width: args.width,
         acc: FP32,
     };
+    if args.width > bs {
+        return Err(format!(
+            "--width {}: {fa} blocks hold {bs} elements, and a PE step must not straddle two",
+            args.width
+        ));
+    }
     plan_outputs(args)?;
     let trace = args.trace.config()?;
     let (pa, pb) = (need(&args.a, "--a")?, need(&args.b, "--b")?);
@@ -118,40 +165,44 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         need(&args.a_scales, "--a-scales")?,
         need(&args.b_scales, "--b-scales")?,
     );
-    let (m, k, a) = load_u8(pa, "A", ea.width())?;
-    let (kb, n, b) = load_u8(pb, "B", eb.width())?;
+    let int8 = spec.int8();
+    let (m, k, a) = load_u8(pa, "A", ea.width(), int8)?;
+    let (kb, n, b) = load_u8(pb, "B", eb.width(), int8)?;
     if k != kb {
         return Err(format!(
             "inner dimensions differ: A is {m} x {k} but B is {kb} x {n}"
         ));
     }
-    if !k.is_multiple_of(MX_BLOCK) || k == 0 {
+    if !k.is_multiple_of(bs) || k == 0 {
         return Err(format!(
-            "K = {k}: MX GEMMs need K a multiple of {MX_BLOCK} (one E8M0 scale per 32 elements)"
+            "K = {k}: {fa} GEMMs need K a multiple of {bs} (one scale per {bs} elements)"
         ));
     }
     super::values::check_size(m, n, k)?;
-    let blocks = k / MX_BLOCK;
-    let (sr, sc, sa) = load_u8(psa, "A scales", 8)?;
+    let blocks = k / bs;
+    let (sr, sc, sa) = load_u8(psa, "A scales", 8, false)?;
     if (sr, sc) != (m, blocks) {
         return Err(format!(
             "{}: A scales are {sr} x {sc} but A ({m} x {k}) needs {m} x {blocks}",
             psa.display()
         ));
     }
-    let (sr, sc, sb) = load_u8(psb, "B scales", 8)?;
+    check_scales(fa, &sa, psa, sc)?;
+    let (sr, sc, sb) = load_u8(psb, "B scales", 8, false)?;
     if (sr, sc) != (blocks, n) {
         return Err(format!(
             "{}: B scales are {sr} x {sc} but B ({k} x {n}) needs {blocks} x {n}",
             psb.display()
         ));
     }
+    check_scales(fb, &sb, psb, sc)?;
     let c = match &args.c {
         Some(pc) => load_c(pc, m, n, FP32)?,
         None => vec![0; m * n],
     };
     let g = MxGemm {
         cfg,
+        spec,
         m,
         n,
         k,
@@ -161,7 +212,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         a_scales: sa,
         b_scales: sb,
     };
-    let cycles = Schedule::new(m, n, k, cfg.width, MX_BLOCK).total_cycles();
+    let cycles = Schedule::new(m, n, k, cfg.width, bs).total_cycles();
     let trace = trace.map(|t| t.budget(cycles, args.trace.vcd_limit_bytes()));
     let run = run_clocked_mx(&g, trace.as_ref()).map_err(|e| e.to_string())?;
     if let Some(out) = &args.out {
@@ -177,7 +228,9 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         let obj = serde_json::json!({
             "m": m, "n": n, "k": k,
             "format": fa.name(), "format_b": fb.name(),
-            "acc": "fused", "block": MX_BLOCK, "width": cfg.width,
+            "acc": "fused", "block": bs, "width": cfg.width,
+            "a_tensor_scale": spec.a_tensor.map(f32::from_bits),
+            "b_tensor_scale": spec.b_tensor.map(f32::from_bits),
             "cycles": run.cycles, "tiles": run.tiles, "macs": g.m * g.n * g.k,
             "utilization": run.utilization(),
             "sim_seconds": run.sim_seconds,
@@ -191,7 +244,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         outln!("{obj}");
     } else {
         outln!(
-            "gemm {m} x {n} x {k} ({fa} x {fb}, fused MX, blocks of {MX_BLOCK}, w = {}): {} cycles, {} tile{}, utilization {:.1}%; flags: {}",
+            "gemm {m} x {n} x {k} ({fa} x {fb}, fused MX, blocks of {bs}, w = {}): {} cycles, {} tile{}, utilization {:.1}%; flags: {}",
             cfg.width,
             run.cycles,
             run.tiles,
@@ -225,13 +278,13 @@ fn check_fused(
     fb: BlockFormat,
     d: &[u32],
 ) -> Result<Vec<usize>, String> {
-    let blocks = g.k / MX_BLOCK;
+    let blocks = g.k / g.spec.block();
     let qa = Quantised {
         format: fa,
         row_len: g.k,
         elements: g.a.clone(),
         scales: g.a_scales.iter().map(|&s| u64::from(s)).collect(),
-        tensor_scale: None,
+        tensor_scale: g.spec.a_tensor,
     };
     let mut bt = vec![0u64; g.n * g.k];
     let mut st = vec![0u64; g.n * blocks];
@@ -248,7 +301,7 @@ fn check_fused(
         row_len: g.k,
         elements: bt,
         scales: st,
-        tensor_scale: None,
+        tensor_scale: g.spec.b_tensor,
     };
     let mut bad = Vec::new();
     for i in 0..g.m {
