@@ -1,12 +1,13 @@
 //! The tensor core's waveform, read back with `wellen`: scope names, A moving right one PE
 //! per cycle, B moving down one PE per cycle, the controller's state register.
 
-use std::collections::HashMap;
+mod common;
 
+use common::waves::Waves;
 use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP16;
-use tensorcore_rtl::rtl::{TraceConfig, PERIOD};
+use tensorcore_rtl::rtl::TraceConfig;
 
 #[test]
 fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
@@ -25,18 +26,13 @@ fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
     let r = run_clocked(&g, Some(&TraceConfig::vcd(&path))).expect("clocked, traced");
     assert_eq!(r.out, run_functional(&g).expect("functional"));
 
-    let mut wave = wellen::simple::read(&path).expect("wellen reads the VCD");
-    let h = wave.hierarchy();
-    let mut vars = HashMap::new();
-    for v in h.all_vars().map(|r| &h[r]) {
-        vars.insert(v.full_name(h), v.signal_ref());
-    }
+    let waves = Waves::read(&path);
     for name in [
         "tensor_core.clk",
         "tensor_core.rst",
         "tensor_core.controller.state",
     ] {
-        assert!(vars.contains_key(name), "{name} missing");
+        assert!(waves.has(name), "{name} missing");
     }
     for r in 0..4 {
         for c in 0..4 {
@@ -52,22 +48,12 @@ fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
                 "round_inc",
             ] {
                 let n = format!("tensor_core.mesh.pe_{r}_{c}.{sig}");
-                assert!(vars.contains_key(&n), "{n} missing");
+                assert!(waves.has(&n), "{n} missing");
             }
         }
     }
-    let refs: Vec<_> = vars.values().copied().collect();
-    wave.load_signals(&refs);
-    let times = wave.time_table().to_vec();
-    let cycles = (times.last().copied().unwrap_or(0) / PERIOD) as usize;
-    let value = |name: &str, cycle: usize| -> String {
-        let ti = times
-            .binary_search(&(cycle as u64 * PERIOD))
-            .expect("cycle in trace");
-        let sig = wave.get_signal(vars[name]).expect("signal");
-        let off = sig.get_offset(ti as u32).expect("value");
-        sig.get_value_at(&off, 0).to_bit_string().expect("bits")
-    };
+    let cycles = waves.cycles();
+    let value = |name: &str, cycle: usize| waves.bits(name, cycle);
     let mut moved_a = 0;
     let mut moved_b = 0;
     for t in 1..cycles {

@@ -7,8 +7,8 @@
 
 mod common;
 
-use std::collections::HashMap;
-
+use common::mx::check_mesh;
+use common::waves::Waves;
 use common::Rng;
 use tensorcore_rtl::gemm::clocked::{run_core, run_feeder};
 use tensorcore_rtl::gemm::{run_clocked_mx, MxGemm};
@@ -17,9 +17,9 @@ use tensorcore_rtl::hw::{
 };
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::{Format, E2M1, E2M3, E3M2, E4M3, E5M2, FP16, FP32};
-use tensorcore_rtl::numerics::mx::{BlockFormat, Quantised};
+use tensorcore_rtl::numerics::mx::BlockFormat;
 use tensorcore_rtl::numerics::mx_dot::{mx_dot, MxDotMode};
-use tensorcore_rtl::rtl::{TraceConfig, PERIOD};
+use tensorcore_rtl::rtl::TraceConfig;
 
 /// A random MX problem: element codes, scales, C.
 struct Problem {
@@ -106,36 +106,6 @@ fn problem(fmt: BlockFormat, (m, n, k): (usize, usize, usize), seed: u64, sp: bo
     }
 }
 
-/// A as `m` quantised rows of K, and B transposed (its `n` columns as rows of K).
-fn as_rows(p: &Problem) -> (Quantised, Quantised) {
-    let kb = p.k / 32;
-    let qa = Quantised {
-        format: p.fmt,
-        row_len: p.k,
-        elements: p.a.clone(),
-        scales: p.sa.iter().map(|&s| u64::from(s)).collect(),
-        tensor_scale: None,
-    };
-    let mut bt = vec![0u64; p.n * p.k];
-    let mut sbt = vec![0u64; p.n * kb];
-    for j in 0..p.n {
-        for i in 0..p.k {
-            bt[j * p.k + i] = p.b[i * p.n + j];
-        }
-        for blk in 0..kb {
-            sbt[j * kb + blk] = u64::from(p.sb[blk * p.n + j]);
-        }
-    }
-    let qb = Quantised {
-        format: p.fmt,
-        row_len: p.k,
-        elements: bt,
-        scales: sbt,
-        tensor_scale: None,
-    };
-    (qa, qb)
-}
-
 fn cfg(fmt: BlockFormat, width: usize) -> CoreConfig {
     let f = elem_format(fmt);
     CoreConfig {
@@ -147,8 +117,8 @@ fn cfg(fmt: BlockFormat, width: usize) -> CoreConfig {
     }
 }
 
-fn run_mesh(p: &Problem, width: usize, trace: Option<&TraceConfig>) -> Result<Vec<u32>, HwError> {
-    let g = MxGemm {
+fn gemm(p: &Problem, width: usize) -> MxGemm {
+    MxGemm {
         cfg: cfg(p.fmt, width),
         spec: MxSpec::new(p.fmt, p.fmt),
         m: p.m,
@@ -159,41 +129,17 @@ fn run_mesh(p: &Problem, width: usize, trace: Option<&TraceConfig>) -> Result<Ve
         c: p.c.clone(),
         a_scales: p.sa.clone(),
         b_scales: p.sb.clone(),
-    };
-    Ok(run_clocked_mx(&g, trace)?.out.d)
+    }
+}
+
+fn run_mesh(p: &Problem, width: usize, trace: Option<&TraceConfig>) -> Result<Vec<u32>, HwError> {
+    Ok(run_clocked_mx(&gemm(p, width), trace)?.out.d)
 }
 
 /// The mesh's D against `mx_dot` in `mode`, element by element; returns how many results
 /// were NaN, infinite, zero and finite nonzero.
 fn check(p: &Problem, width: usize, mode: MxDotMode) -> [usize; 4] {
-    let d = run_mesh(p, width, None).expect("mesh runs");
-    let (qa, qb) = as_rows(p);
-    let mut kinds = [0usize; 4];
-    for i in 0..p.m {
-        for j in 0..p.n {
-            let want = mx_dot(&qa, i, &qb, j, p.c[i * p.n + j], mode).expect("mx_dot");
-            let got = d[i * p.n + j];
-            assert_eq!(
-                got,
-                want.bits as u32,
-                "{} w={width} {} D[{i}][{j}]: mesh {got:#010x}, mx_dot {:#010x}",
-                p.fmt,
-                mode.name(),
-                want.bits
-            );
-            let v = f32::from_bits(got);
-            kinds[if v.is_nan() {
-                0
-            } else if v.is_infinite() {
-                1
-            } else if v == 0.0 {
-                2
-            } else {
-                3
-            }] += 1;
-        }
-    }
-    kinds
+    check_mesh(&gemm(p, width), mode, p.fmt.name())
 }
 
 const FORMATS: [BlockFormat; 5] = [
@@ -309,36 +255,20 @@ fn waves_show_scales_and_block_sums() {
     let path = dir.join("mx.vcd");
     let p = problem(BlockFormat::MxFp8E5M2, (4, 4, 64), 9, false);
     run_mesh(&p, 8, Some(&TraceConfig::vcd(&path))).expect("traced run");
-    let mut wave = wellen::simple::read(&path).expect("wellen reads the VCD");
-    let h = wave.hierarchy();
-    let mut vars = HashMap::new();
-    for v in h.all_vars().map(|r| &h[r]) {
-        vars.insert(v.full_name(h), v.signal_ref());
-    }
+    let waves = Waves::read(&path);
     for r in 0..4 {
         for c in 0..4 {
             for sig in ["a_scale", "b_scale", "blk_sum", "blk_cls", "scale_exp"] {
                 let n = format!("tensor_core.mesh.pe_{r}_{c}.{sig}");
-                assert!(vars.contains_key(&n), "{n} missing");
+                assert!(waves.has(&n), "{n} missing");
             }
         }
     }
     for n in ["tensor_core.xa_skew.d1_0", "tensor_core.xb_skew.d3_2"] {
-        assert!(vars.contains_key(n), "{n} missing");
+        assert!(waves.has(n), "{n} missing");
     }
-    let refs: Vec<_> = vars.values().copied().collect();
-    wave.load_signals(&refs);
-    let times = wave.time_table().to_vec();
-    let cycles = (times.last().copied().unwrap_or(0) / PERIOD) as usize;
-    let value = |name: &str, cycle: usize| -> u64 {
-        let ti = times
-            .binary_search(&(cycle as u64 * PERIOD))
-            .expect("cycle in trace");
-        let sig = wave.get_signal(vars[name]).expect("signal");
-        let off = sig.get_offset(ti as u32).expect("value");
-        let bits = sig.get_value_at(&off, 0).to_bit_string().expect("bits");
-        u64::from_str_radix(&bits, 2).unwrap_or(u64::MAX)
-    };
+    let cycles = waves.cycles();
+    let value = |name: &str, cycle: usize| waves.value(name, cycle);
     let pe = |r: usize, c: usize, s: &str| format!("tensor_core.mesh.pe_{r}_{c}.{s}");
     let (mut moved, mut fired) = (0, 0);
     let scales_a: std::collections::HashSet<u64> = p.sa.iter().map(|&x| u64::from(x)).collect();
@@ -456,24 +386,13 @@ fn mixed_element_formats() {
         let mut p = problem(fa, (4, 5, 64), 500 + s as u64, false);
         let q = problem(fb, (4, 5, 64), 600 + s as u64, false);
         p.b = q.b;
-        let g = MxGemm {
-            cfg: CoreConfig {
-                fmt_b: elem_format(fb),
-                ..cfg(fa, 2)
-            },
-            spec: MxSpec::new(fa, fb),
-            m: p.m,
-            n: p.n,
-            k: p.k,
-            a: p.a.clone(),
-            b: p.b.clone(),
-            c: p.c.clone(),
-            a_scales: p.sa.clone(),
-            b_scales: p.sb.clone(),
-        };
+        let mut g = gemm(&p, 2);
+        g.cfg.fmt_b = elem_format(fb);
+        g.spec = MxSpec::new(fa, fb);
         let d = run_clocked_mx(&g, None).expect("mesh").out.d;
-        let (qa, mut qb) = as_rows(&p);
-        qb.format = fb;
+        // The reference reads B's rows as `fb` (the spec), independently of the mesh.
+        let (qa, qb) = g.rows();
+        assert_eq!(qb.format, fb);
         for i in 0..p.m {
             for j in 0..p.n {
                 let want = mx_dot(&qa, i, &qb, j, p.c[i * p.n + j], MxDotMode::Fused).expect("dot");

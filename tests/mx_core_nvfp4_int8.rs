@@ -12,16 +12,16 @@
 
 mod common;
 
-use std::collections::HashMap;
-
+use common::mx::check_mesh;
+use common::waves::Waves;
 use common::Rng;
 use tensorcore_rtl::gemm::{run_clocked_mx, MxGemm};
 use tensorcore_rtl::hw::{CoreConfig, MxSpec};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP32;
-use tensorcore_rtl::numerics::mx::{BlockFormat, Quantised};
-use tensorcore_rtl::numerics::mx_dot::{mx_dot, MxDotMode};
-use tensorcore_rtl::rtl::{TraceConfig, PERIOD};
+use tensorcore_rtl::numerics::mx::BlockFormat;
+use tensorcore_rtl::numerics::mx_dot::MxDotMode;
+use tensorcore_rtl::rtl::TraceConfig;
 
 /// A block-scaled problem: element codes, scale codes, tensor scales, C.
 struct Problem {
@@ -59,36 +59,6 @@ impl Problem {
             a_scales: self.sa.clone(),
             b_scales: self.sb.clone(),
         }
-    }
-
-    /// A as quantised rows, B transposed (its columns as rows).
-    fn rows(&self) -> (Quantised, Quantised) {
-        let kb = self.k / self.fmt.block_size();
-        let mut bt = vec![0u64; self.n * self.k];
-        let mut sbt = vec![0u64; self.n * kb];
-        for j in 0..self.n {
-            for i in 0..self.k {
-                bt[j * self.k + i] = self.b[i * self.n + j];
-            }
-            for blk in 0..kb {
-                sbt[j * kb + blk] = u64::from(self.sb[blk * self.n + j]);
-            }
-        }
-        let qa = Quantised {
-            format: self.fmt,
-            row_len: self.k,
-            elements: self.a.clone(),
-            scales: self.sa.iter().map(|&s| u64::from(s)).collect(),
-            tensor_scale: self.ta,
-        };
-        let qb = Quantised {
-            format: self.fmt,
-            row_len: self.k,
-            elements: bt,
-            scales: sbt,
-            tensor_scale: self.tb,
-        };
-        (qa, qb)
     }
 }
 
@@ -189,34 +159,8 @@ fn mxint8_problem((m, n, k): (usize, usize, usize), seed: u64, specials: bool) -
 /// The mesh's D against fused `mx_dot`; returns how many results were NaN, infinite, zero
 /// and finite nonzero.
 fn check(p: &Problem, width: usize) -> [usize; 4] {
-    let d = run_clocked_mx(&p.gemm(width), None)
-        .expect("mesh runs")
-        .out
-        .d;
-    let (qa, qb) = p.rows();
-    let mut kinds = [0usize; 4];
-    for i in 0..p.m {
-        for j in 0..p.n {
-            let want = mx_dot(&qa, i, &qb, j, p.c[i * p.n + j], MxDotMode::Fused).expect("dot");
-            let got = d[i * p.n + j];
-            assert_eq!(
-                got, want.bits as u32,
-                "{} w={width} ta={:?} tb={:?} D[{i}][{j}]: mesh {got:#010x}, mx_dot {:#010x}",
-                p.fmt, p.ta, p.tb, want.bits
-            );
-            let v = f32::from_bits(got);
-            kinds[if v.is_nan() {
-                0
-            } else if v.is_infinite() {
-                1
-            } else if v == 0.0 {
-                2
-            } else {
-                3
-            }] += 1;
-        }
-    }
-    kinds
+    let label = format!("{} ta={:?} tb={:?}", p.fmt, p.ta, p.tb);
+    check_mesh(&p.gemm(width), MxDotMode::Fused, &label)
 }
 
 /// NVFP4, every width that divides 16, several blocks, with and without specials.
@@ -358,27 +302,8 @@ fn nvfp4_waves_show_the_scale_multiplier() {
         .out
         .d;
     assert_eq!(d.len(), 16);
-    let mut wave = wellen::simple::read(&path).expect("wellen reads the VCD");
-    let h = wave.hierarchy();
-    let mut vars = HashMap::new();
-    for v in h.all_vars().map(|r| &h[r]) {
-        vars.insert(v.full_name(h), v.signal_ref());
-    }
-    let refs: Vec<_> = vars.values().copied().collect();
-    wave.load_signals(&refs);
-    let times = wave.time_table().to_vec();
-    let cycles = (times.last().copied().unwrap_or(0) / PERIOD) as usize;
-    let value = |name: &str, cycle: usize| -> u64 {
-        let ti = times
-            .binary_search(&(cycle as u64 * PERIOD))
-            .expect("cycle in trace");
-        let sig = wave
-            .get_signal(vars[name])
-            .unwrap_or_else(|| panic!("{name}"));
-        let off = sig.get_offset(ti as u32).expect("value");
-        let bits = sig.get_value_at(&off, 0).to_bit_string().expect("bits");
-        u64::from_str_radix(&bits, 2).unwrap_or(u64::MAX)
-    };
+    let waves = Waves::read(&path);
+    let value = |name: &str, cycle: usize| waves.value(name, cycle);
     assert_eq!(
         value("tensor_core.a_tscale", 1),
         u64::from(4.0f32.to_bits())
@@ -388,7 +313,7 @@ fn nvfp4_waves_show_the_scale_multiplier() {
         u64::from(0.5f32.to_bits())
     );
     let mut fired = 0;
-    for t in 1..cycles {
+    for t in 1..waves.cycles() {
         for r in 0..4 {
             for c in 0..4 {
                 let s = value(&format!("tensor_core.mesh.pe_{r}_{c}.scale_sig"), t);

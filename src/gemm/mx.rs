@@ -5,6 +5,9 @@
 
 use super::clocked::{run_feeder, ClockedRun};
 use crate::hw::{CoreConfig, HwError, MxSpec, MxTileBuffer};
+use crate::numerics::mx::Quantised;
+use crate::numerics::mx_dot::{mx_dot, MxDotError, MxDotMode};
+use crate::numerics::round::Rounded;
 use crate::rtl::TraceConfig;
 
 /// An MX problem: `m x k` A and `k x n` B element codes (row-major, in the low bits),
@@ -31,6 +34,52 @@ pub struct MxGemm {
     pub a_scales: Vec<u8>,
     /// B's block scale codes (`k/bs x n`).
     pub b_scales: Vec<u8>,
+}
+
+impl MxGemm {
+    /// A's rows and B's columns (transposed) as quantised rows of K, each with its block
+    /// scales and tensor scale: the operands of [`mx_dot`].
+    pub fn rows(&self) -> (Quantised, Quantised) {
+        let blocks = self.k / self.spec.block();
+        let mut bt = vec![0u64; self.n * self.k];
+        let mut st = vec![0u64; self.n * blocks];
+        for j in 0..self.n {
+            for i in 0..self.k {
+                bt[j * self.k + i] = self.b[i * self.n + j];
+            }
+            for blk in 0..blocks {
+                st[j * blocks + blk] = u64::from(self.b_scales[blk * self.n + j]);
+            }
+        }
+        let qa = Quantised {
+            format: self.spec.a,
+            row_len: self.k,
+            elements: self.a.clone(),
+            scales: self.a_scales.iter().map(|&s| u64::from(s)).collect(),
+            tensor_scale: self.spec.a_tensor,
+        };
+        let qb = Quantised {
+            format: self.spec.b,
+            row_len: self.k,
+            elements: bt,
+            scales: st,
+            tensor_scale: self.spec.b_tensor,
+        };
+        (qa, qb)
+    }
+
+    /// D (row-major, with flags) by the functional [`mx_dot`] in `mode`: the reference the
+    /// clocked core equals in `fused` mode.
+    pub fn reference(&self, mode: MxDotMode) -> Result<Vec<Rounded>, MxDotError> {
+        let (qa, qb) = self.rows();
+        let mut d = Vec::with_capacity(self.m * self.n);
+        for i in 0..self.m {
+            for j in 0..self.n {
+                d.push(mx_dot(&qa, i, &qb, j, self.c[i * self.n + j], mode)?);
+            }
+        }
+        Ok(d)
+    }
 }
 
 /// Runs `g` on the clocked tensor core in MX mode, optionally tracing.

@@ -44,6 +44,7 @@ use super::pe_mx::MxFront;
 use crate::numerics::dot::step::NO_PRODUCT;
 use crate::numerics::dot::{AccMode, MultiplyStage, MAX_LANES};
 use crate::numerics::flags::Flags;
+use crate::numerics::multiply::Product;
 use crate::rtl::{Display, Module, Reg, Result, Visitor, Wide, Wire};
 
 /// Control word travelling with A: number of valid lanes (0..=32).
@@ -404,20 +405,8 @@ impl<const W: usize> Pe<W> {
         } else if valid && self.mx.as_ref().is_some_and(MxFront::int8) {
             // MXINT8 stage 1: 8 x 8-bit integer multipliers, products as the block adder
             // takes them.
-            let mut prod = [0u64; W];
-            let mut exps = Wide::<W>::ZERO;
-            let mut sigs = Wide::<W>::ZERO;
             let products = MxFront::int8_products::<W>(&a_in, &b_in, lanes);
-            for (k, p) in products.iter().enumerate() {
-                if let Some(p) = p {
-                    prod[k] = pack_product(p);
-                    set_lane(&mut exps, k, 16, p.exp_sum as u64);
-                    set_lane(&mut sigs, k, 32, p.sig);
-                }
-            }
-            self.s1_prod.set_d(Wide::from_words_array(prod));
-            self.exp_sum.set(exps);
-            self.sig_product.set(sigs);
+            self.register_products(&products[..lanes.min(W)]);
         } else if valid {
             let s1 = stage1_multiply::<W>(&cfg, &a_in, &b_in, lanes, meta);
             if let (Some(f), Some(m)) = (self.sparse.as_mut(), meta) {
@@ -432,17 +421,7 @@ impl<const W: usize> Pe<W> {
                 }
                 f.b_sel.set(picked);
             }
-            let mut prod = [0u64; W];
-            let mut exps = Wide::<W>::ZERO;
-            let mut sigs = Wide::<W>::ZERO;
-            for (k, p) in s1.m.valid().iter().enumerate() {
-                prod[k] = pack_product(p);
-                set_lane(&mut exps, k, 16, p.exp_sum as u64);
-                set_lane(&mut sigs, k, 32, p.sig);
-            }
-            self.s1_prod.set_d(Wide::from_words_array(prod));
-            self.exp_sum.set(exps);
-            self.sig_product.set(sigs);
+            self.register_products(s1.m.valid());
         } else {
             // Operand isolation: an idle stage's combinational outputs read 0 (in hardware the
             // inputs are gated), so no wire shows a stale value from an earlier cycle.
@@ -552,6 +531,23 @@ impl<const W: usize> Pe<W> {
 }
 
 impl<const W: usize> Pe<W> {
+    /// Stage 1's floating-point outputs: `products` (one per lane) into the `s1_prod`
+    /// register, their exponent sums and significand products onto the traced wires.
+    #[inline]
+    fn register_products(&mut self, products: &[Product]) {
+        let mut prod = [0u64; W];
+        let mut exps = Wide::<W>::ZERO;
+        let mut sigs = Wide::<W>::ZERO;
+        for (k, p) in products.iter().enumerate() {
+            prod[k] = pack_product(p);
+            set_lane(&mut exps, k, 16, p.exp_sum as u64);
+            set_lane(&mut sigs, k, 32, p.sig);
+        }
+        self.s1_prod.set_d(Wide::from_words_array(prod));
+        self.exp_sum.set(exps);
+        self.sig_product.set(sigs);
+    }
+
     /// Stage 2 in MX mode: the registered products into the block registers, and on `fire`
     /// the scaled block sum into the accumulator. Returns true if the accumulator is written.
     #[inline]

@@ -78,19 +78,17 @@ impl MxFront {
         self.int8
     }
 
-    /// Stage 1 for MXINT8: the exact products of the first `lanes` 8-bit lanes of the buses.
+    /// Stage 1 for MXINT8: the exact products of the first `lanes` 8-bit lanes of the buses
+    /// (the other slots hold zero products).
     #[inline]
     pub fn int8_products<const W: usize>(
         a_bus: &Wide<W>,
         b_bus: &Wide<W>,
         lanes: usize,
-    ) -> [Option<Product>; W] {
-        let mut p = [None; W];
+    ) -> [Product; W] {
+        let mut p = [int8_product(0, 0); W];
         for (k, slot) in p.iter_mut().enumerate().take(lanes.min(W)) {
-            *slot = Some(int8_product(
-                lane(a_bus, k, 8) as u8,
-                lane(b_bus, k, 8) as u8,
-            ));
+            *slot = int8_product(lane(a_bus, k, 8) as u8, lane(b_bus, k, 8) as u8);
         }
         p
     }

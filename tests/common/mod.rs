@@ -3,6 +3,8 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod mx;
+pub mod waves;
 
 use tensorcore_rtl::numerics::RoundingMode;
 
