@@ -269,14 +269,15 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             },
             a_tscale,
             b_tscale,
-            c_skew: Skew::new("c_skew", depth_col, 64, 32)?
+            // C and D words are as wide as the accumulator format (32, or 16 for FP16).
+            c_skew: Skew::new("c_skew", depth_col, 64, cfg.acc.width())?
                 .with_display(Display::Hex, cfg.acc_display()),
             mesh: Mesh::with_fronts(cfg, sparse, mx)?,
-            d_deskew: Skew::new("d_deskew", depth_out, 32, 64)?
+            d_deskew: Skew::new("d_deskew", depth_out, cfg.acc.width(), 64)?
                 .with_display(cfg.acc_display(), Display::Filter("tag")),
             d_out: (0..COLS)
                 .map(|j| {
-                    Ok(Reg::new(format!("d_out_{j}"), 32, 0u32)?
+                    Ok(Reg::new(format!("d_out_{j}"), cfg.acc.width(), 0u32)?
                         .with_display(cfg.acc_display())
                         .in_overview())
                 })
