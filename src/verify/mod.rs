@@ -7,6 +7,7 @@ pub mod exact;
 pub mod fp8_table;
 pub mod gemm_ref;
 pub mod measurements;
+pub mod mx_ref;
 pub mod nvidia_ref;
 pub mod sparse;
 pub mod tma_ref;

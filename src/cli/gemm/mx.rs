@@ -5,7 +5,8 @@
 //! with `bs` = 32, or E4M3 codes with `bs` = 16 for NVFP4, whose FP32 tensor scales come as
 //! `--a-tensor-scale`/`--b-tensor-scale`); K must be a multiple of `bs`. The core runs the
 //! `fused` MX semantics (exact block sum, scaled, one round-to-nearest-even add per block),
-//! so `--check` compares D with `mx_dot` in `fused` mode. Ideal operand path only.
+//! so `--check` compares D with the independent `verify::mx_ref` and with `mx_dot` in
+//! `fused` mode. Ideal operand path only.
 
 use super::{load_c, matrix_shape, plan_outputs, GemmArgs};
 use crate::cli::memory::MemoryPath;
@@ -18,6 +19,7 @@ use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::mx::BlockFormat;
 use tensorcore_rtl::numerics::mx_dot::MxDotMode;
+use tensorcore_rtl::verify::mx_ref;
 
 /// The block format named `name` (every one runs on the tensor core).
 pub(super) fn core_format(name: &str) -> Option<BlockFormat> {
@@ -238,7 +240,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             "out": args.out.as_ref().map(|p| p.display().to_string()),
             "waves": trace.as_ref().map(|t| t.path.display().to_string()),
             "check": bad.as_ref().map(|b| serde_json::json!({
-                "reference": "mx_dot fused", "mismatches": b.len(),
+                "reference": CHECK_REFERENCES, "mismatches": b.len(),
             })),
         });
         outln!("{obj}");
@@ -253,7 +255,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             run.out.flags
         );
         if let Some(b) = &bad {
-            outln!("check against mx_dot fused: {} mismatches", b.len());
+            outln!("check against {CHECK_REFERENCES}: {} mismatches", b.len());
             for &i in b.iter().take(5) {
                 outln!("  D[{}][{}] = 0x{:08x}", i / n, i % n, run.out.d[i]);
             }
@@ -271,10 +273,15 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
     })
 }
 
-/// Indices of D that differ from `mx_dot` in `fused` mode.
+/// What `--check` compares D with.
+const CHECK_REFERENCES: &str = "verify::mx_ref and mx_dot fused";
+
+/// Indices of D that differ from the independent `verify::mx_ref` or from the functional
+/// `mx_dot` in `fused` mode.
 fn check_fused(g: &MxGemm, d: &[u32]) -> Result<Vec<usize>, String> {
-    let want = g.reference(MxDotMode::Fused).map_err(|e| e.to_string())?;
+    let functional = g.reference(MxDotMode::Fused).map_err(|e| e.to_string())?;
+    let independent = mx_ref::gemm(g);
     Ok((0..d.len())
-        .filter(|&i| want[i].bits as u32 != d[i])
+        .filter(|&i| functional[i].bits as u32 != d[i] || independent[i] != d[i])
         .collect())
 }

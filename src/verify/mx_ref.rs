@@ -1,0 +1,265 @@
+//! The block-scaled dot-product reference (MX floats, MXINT8, NVFP4) in the `fused` chaining
+//! the tensor core implements: per K-block `j`, in order,
+//! `c <- RNE32(c + X_A,j X_B,j T_A T_B sum_i P_ij Q_ij)`, the block's sum and its scaling
+//! exact.
+//!
+//! Written apart from `numerics::mx_dot` and the PE's `numerics::mx_block`: elements and
+//! scales decode through this module's own tables (the OCP MX v1.0 definitions restated here;
+//! FP8 through [`super::fp8_table`]), products are exact host `f64`s summed in big integers by
+//! [`super::exact::exact_of_finite`], the scale product is a big-integer multiply, and the one
+//! rounding per block is [`super::exact::round_fp32`]. Specials come from IEEE `f64`
+//! arithmetic on the same factors (a NaN factor, `0 x Inf`, `+Inf + -Inf` give NaN; the sign
+//! of a zero term is the XOR of its factors' signs). Only the block format's name (the enum
+//! variant) is read from `numerics`.
+
+use super::exact::{decode_fp8, exact_of_finite, round_fp32, Decoded, ExactValue, RefRounding};
+use crate::gemm::MxGemm;
+use crate::numerics::mx::BlockFormat;
+use num_bigint::{BigInt, BigUint, Sign};
+
+/// Elements per block: 16 for NVFP4, 32 for the MX formats (OCP MX v1.0; NVIDIA's NVFP4).
+pub fn block_size(f: BlockFormat) -> usize {
+    if f == BlockFormat::NvFp4 {
+        16
+    } else {
+        32
+    }
+}
+
+/// A sign-magnitude float without infinities or NaN: `exp_bits`, `man_bits`, `bias`
+/// (the OCP FP6 and FP4 element encodings).
+fn minifloat(code: u64, exp_bits: u32, man_bits: u32, bias: i32) -> f64 {
+    let man = (code & ((1 << man_bits) - 1)) as f64;
+    let e = ((code >> man_bits) & ((1 << exp_bits) - 1)) as i32;
+    let sign = code >> (exp_bits + man_bits) & 1 != 0;
+    let scale = 2f64.powi(man_bits as i32);
+    let mag = if e == 0 {
+        man / scale * 2f64.powi(1 - bias)
+    } else {
+        (1.0 + man / scale) * 2f64.powi(e - bias)
+    };
+    if sign {
+        -mag
+    } else {
+        mag
+    }
+}
+
+/// The value of element code `code` of block format `f`.
+pub fn element(f: BlockFormat, code: u64) -> Decoded {
+    Decoded::Finite(match f {
+        BlockFormat::MxFp8E4M3 => return decode_fp8(true, code as u8),
+        BlockFormat::MxFp8E5M2 => return decode_fp8(false, code as u8),
+        BlockFormat::MxFp6E2M3 => minifloat(code, 2, 3, 1),
+        BlockFormat::MxFp6E3M2 => minifloat(code, 3, 2, 3),
+        BlockFormat::MxFp4 | BlockFormat::NvFp4 => minifloat(code, 2, 1, 1),
+        BlockFormat::MxInt8 => f64::from(code as u8 as i8) / 64.0,
+    })
+}
+
+/// The value of block-scale code `code` of block format `f`: E8M0 (`2^(x - 127)`, `0xFF`
+/// NaN) for the MX formats, E4M3 for NVFP4.
+pub fn scale(f: BlockFormat, code: u64) -> Decoded {
+    if f == BlockFormat::NvFp4 {
+        decode_fp8(true, code as u8)
+    } else if code == 0xFF {
+        Decoded::Nan
+    } else {
+        Decoded::Finite(2f64.powi(code as i32 - 127))
+    }
+}
+
+fn as_f64(d: Decoded) -> f64 {
+    match d {
+        Decoded::Nan => f64::NAN,
+        Decoded::Inf(n) => {
+            if n {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }
+        }
+        Decoded::Finite(v) => v,
+    }
+}
+
+/// `|v| = m * 2^e` for a finite `f64` (0 for zero).
+fn split(v: f64) -> (BigUint, i64) {
+    if v == 0.0 {
+        return (BigUint::default(), 0);
+    }
+    let b = v.to_bits();
+    let e = ((b >> 52) & 0x7FF) as i64;
+    let f = b & ((1u64 << 52) - 1);
+    if e == 0 {
+        (BigUint::from(f), -1074)
+    } else {
+        (BigUint::from(f | (1 << 52)), e - 1075)
+    }
+}
+
+/// `x + y` for exact finite values.
+fn add(x: (bool, BigUint, i64), y: (bool, BigUint, i64)) -> (bool, BigUint, i64) {
+    let e = x.2.min(y.2);
+    let signed = |(n, m, ex): (bool, BigUint, i64)| {
+        let v = BigInt::from(m) << ((ex - e) as usize);
+        if n {
+            -v
+        } else {
+            v
+        }
+    };
+    let (sign, mag) = (signed(x) + signed(y)).into_parts();
+    (sign == Sign::Minus, mag, e)
+}
+
+/// One row of A (`a`, K codes, with its block scales `sa` and tensor scale `ta`) times one
+/// column of B (`b`, `sb`, `tb`) plus `c`, chained block by block with one RNE rounding each:
+/// the FP32 result's bits.
+#[allow(clippy::too_many_arguments)] // two operands, each with its scales, and c
+pub fn fused_dot(
+    (fa, fb): (BlockFormat, BlockFormat),
+    a: &[u64],
+    sa: &[u64],
+    ta: Option<u32>,
+    b: &[u64],
+    sb: &[u64],
+    tb: Option<u32>,
+    c: u32,
+) -> u32 {
+    let bs = block_size(fa);
+    let tensor = |t: Option<u32>| t.map_or(1.0, |bits| f64::from(f32::from_bits(bits)));
+    let (ta, tb) = (tensor(ta), tensor(tb));
+    let mut acc = c;
+    for (j, (ab, bb)) in a.chunks(bs).zip(b.chunks(bs)).enumerate() {
+        let (xa, xb) = (as_f64(scale(fa, sa[j])), as_f64(scale(fb, sb[j])));
+        let acc_v = f64::from(f32::from_bits(acc));
+        // Every factor of every term in f64: the products P Q are exact; the scaled terms
+        // serve only for their class and sign (NaN, infinities, signed zeros).
+        let products: Vec<f64> = ab
+            .iter()
+            .zip(bb)
+            .map(|(&p, &q)| as_f64(element(fa, p)) * as_f64(element(fb, q)))
+            .collect();
+        let terms: Vec<f64> = products.iter().map(|p| p * xa * xb * ta * tb).collect();
+        let all = || terms.iter().chain(std::iter::once(&acc_v));
+        let value = if all().any(|t| t.is_nan())
+            || (all().any(|t| *t == f64::INFINITY) && all().any(|t| *t == f64::NEG_INFINITY))
+        {
+            ExactValue::Nan
+        } else if let Some(inf) = all().find(|t| t.is_infinite()) {
+            ExactValue::Inf(*inf < 0.0)
+        } else {
+            // Exact: the block sum (big integers), times the exact scale product.
+            let block = match exact_of_finite(&products) {
+                ExactValue::Finite(n, m, e) => {
+                    let mut mag = m;
+                    let mut exp = e;
+                    let mut neg = n;
+                    for s in [xa, xb, ta, tb] {
+                        let (sm, se) = split(s);
+                        mag *= sm;
+                        exp += se;
+                        neg ^= s < 0.0;
+                    }
+                    (neg, mag, exp)
+                }
+                _ => (false, BigUint::default(), 0),
+            };
+            let (an, am) = (acc_v < 0.0, split(acc_v));
+            let (neg, mag, exp) = add((an, am.0, am.1), block);
+            if mag.bits() == 0 {
+                // Zero: -0 only if c and every term are -0 (IEEE, round to nearest).
+                let neg_zero = all().all(|t| *t == 0.0 && t.is_sign_negative());
+                ExactValue::Finite(neg_zero, mag, 0)
+            } else {
+                ExactValue::Finite(neg, mag, exp)
+            }
+        };
+        acc = round_fp32(&value, RefRounding::NearestEven);
+    }
+    acc
+}
+
+/// D of a block-scaled GEMM (row-major FP32 bits) by [`fused_dot`].
+pub fn gemm(g: &MxGemm) -> Vec<u32> {
+    let (fa, fb) = (g.spec.a, g.spec.b);
+    let blocks = g.k / block_size(fa);
+    let mut d = Vec::with_capacity(g.m * g.n);
+    for i in 0..g.m {
+        let a = &g.a[i * g.k..(i + 1) * g.k];
+        let sa: Vec<u64> = (0..blocks)
+            .map(|j| u64::from(g.a_scales[i * blocks + j]))
+            .collect();
+        for jn in 0..g.n {
+            let b: Vec<u64> = (0..g.k).map(|t| g.b[t * g.n + jn]).collect();
+            let sb: Vec<u64> = (0..blocks)
+                .map(|j| u64::from(g.b_scales[j * g.n + jn]))
+                .collect();
+            d.push(fused_dot(
+                (fa, fb),
+                a,
+                &sa,
+                g.spec.a_tensor,
+                &b,
+                &sb,
+                g.spec.b_tensor,
+                g.c[i * g.n + jn],
+            ));
+        }
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The OCP tables: E2M1 is 0, 0.5, 1, 1.5, 2, 3, 4, 6; E2M3's largest is 7.5 and its
+    /// smallest subnormal 0.125; E3M2's largest 28 and smallest subnormal 0.0625; MXINT8 -128
+    /// is -2.
+    #[test]
+    fn tables() {
+        let e2m1: Vec<f64> = (0..8)
+            .map(|c| as_f64(element(BlockFormat::MxFp4, c)))
+            .collect();
+        assert_eq!(e2m1, [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]);
+        assert_eq!(as_f64(element(BlockFormat::MxFp4, 0xF)), -6.0);
+        assert_eq!(as_f64(element(BlockFormat::MxFp6E2M3, 0x1F)), 7.5);
+        assert_eq!(as_f64(element(BlockFormat::MxFp6E2M3, 0x01)), 0.125);
+        assert_eq!(as_f64(element(BlockFormat::MxFp6E3M2, 0x1F)), 28.0);
+        assert_eq!(as_f64(element(BlockFormat::MxFp6E3M2, 0x01)), 0.0625);
+        assert_eq!(as_f64(element(BlockFormat::MxInt8, 0x80)), -2.0);
+        assert_eq!(as_f64(scale(BlockFormat::MxFp4, 127)), 1.0);
+        assert!(as_f64(scale(BlockFormat::MxFp4, 0xFF)).is_nan());
+        assert_eq!(as_f64(scale(BlockFormat::NvFp4, 0x7E)), 448.0);
+    }
+
+    /// Hand-worked: MXFP4 block [1, 2] x [3, 0.5] with scales 2^1 and 2^-1 plus c = 1:
+    /// 1 + (3 + 1) = 5. The same elements in NVFP4 with E4M3 scales 1.5 and 2 and tensor
+    /// scales 4 and 0.25: (3 + 1) x (1.5 x 2 x 4 x 0.25) = 12.
+    #[test]
+    fn hand_worked() {
+        let mut a = vec![0u64; 32];
+        let mut b = vec![0u64; 32];
+        a[0] = 0x2; // 1
+        a[1] = 0x4; // 2
+        b[0] = 0x5; // 3
+        b[1] = 0x1; // 0.5
+        let f = BlockFormat::MxFp4;
+        let d = fused_dot((f, f), &a, &[128], None, &b, &[126], None, 1.0f32.to_bits());
+        assert_eq!(f32::from_bits(d), 5.0);
+        let n = BlockFormat::NvFp4;
+        let d = fused_dot(
+            (n, n),
+            &a[..16],
+            &[0x3C],
+            Some(4.0f32.to_bits()),
+            &b[..16],
+            &[0x40],
+            Some(0.25f32.to_bits()),
+            0,
+        );
+        assert_eq!(f32::from_bits(d), 12.0);
+    }
+}
