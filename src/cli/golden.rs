@@ -1,9 +1,11 @@
 //! Golden `$readmemh` images of one GEMM (`tcrtl gemm --memh DIR`): `a.hex`, `b.hex`, `c.hex`,
 //! `d.hex`, each opening with a `//` comment header that names the problem (shape, formats,
-//! mode, preset, width, seed), the per-PE step vectors `steps.hex` (dense `ieee` and `fused`),
+//! mode, preset, width, accumulator format, seed), the per-PE step vectors `steps.hex` (dense
+//! `ieee` and `fused` with an FP32 accumulator),
 //! for 2:4 sparse runs the compressed A (`a_values.hex`, the kept values, `m x k/2`, and
 //! `a_meta.hex`, one 4-bit metadata nibble per group of four, `m x k/4`), and `manifest.json`
-//! listing the files.
+//! listing the files (and `acc_format`). C and D hold words of the accumulator format: 32-bit
+//! FP32 patterns, or with `--out-format fp16` 16-bit FP16 patterns.
 //!
 //! `steps.hex` holds one record per (row, column, step) of D, in that order (row-major over D,
 //! then the steps of that element, `T = ceil(K / w)` of them), counted from the element's
@@ -55,7 +57,7 @@ fn problem_line(g: &Gemm, preset: Option<Preset>, origin: &Origin, sparse: bool)
         Origin::Files => "none (operands from .npy files)".to_string(),
     };
     format!(
-        "shape M N K = {} {} {}; formats {} x {}; mode {}; preset {}; width {}; seed {}{}",
+        "shape M N K = {} {} {}; formats {} x {}; mode {}; preset {}; width {}; accumulator {}; seed {}{}",
         g.m,
         g.n,
         g.k,
@@ -64,6 +66,7 @@ fn problem_line(g: &Gemm, preset: Option<Preset>, origin: &Origin, sparse: bool)
         g.cfg.mode.name(),
         preset.map_or("none", Preset::name),
         g.cfg.width,
+        g.cfg.acc,
         seed,
         if sparse {
             "; sparse 2:4 (a.hex holds A decompressed; a_values.hex, a_meta.hex the compressed A)"
@@ -75,14 +78,15 @@ fn problem_line(g: &Gemm, preset: Option<Preset>, origin: &Origin, sparse: bool)
 
 /// The step vectors of `g` (see the module doc): the records as hex words, the steps per
 /// element and the record width in bits; `None` for modes without per-step accumulators
-/// (`exact`, `nvidia`), for sparse runs (their steps run over the kept values only), or more
-/// than [`MAX_STEP_RECORDS`] records.
+/// (`exact`, `nvidia`), for sparse runs (their steps run over the kept values only), for an
+/// FP16 accumulator (the step references are FP32), or more than [`MAX_STEP_RECORDS`]
+/// records.
 fn step_vectors(
     g: &Gemm,
     d: &[u32],
     sparse: bool,
 ) -> Result<Option<(Vec<String>, usize, u32)>, String> {
-    if sparse {
+    if sparse || g.cfg.acc.width() != 32 {
         return Ok(None);
     }
     let fused = match g.cfg.mode {
@@ -140,7 +144,7 @@ fn step_vectors(
 }
 
 /// Writes the four images and `manifest.json` into the existing directory `dir`; `d` is the
-/// clocked core's D (FP32 bits, row-major).
+/// clocked core's D (bits of the accumulator format, row-major).
 pub fn write_golden(
     dir: &Path,
     g: &Gemm,
@@ -175,7 +179,7 @@ pub fn write_golden(
             matrix: "C",
             rows: g.m,
             cols: g.n,
-            bits: 32,
+            bits: g.cfg.acc.width(),
             words: &c,
         },
         Image {
@@ -183,7 +187,7 @@ pub fn write_golden(
             matrix: "D",
             rows: g.m,
             cols: g.n,
-            bits: 32,
+            bits: g.cfg.acc.width(),
             words: &d,
         },
     ];
@@ -281,6 +285,7 @@ pub fn write_golden(
         "mode": g.cfg.mode.name(),
         "preset": preset.map(Preset::name),
         "width": g.cfg.width,
+        "acc_format": g.cfg.acc.name,
         "seed": match origin { Origin::Seed(s) => Some(*s), _ => None },
         "pattern": match origin { Origin::Pattern(p) => Some(*p), Origin::Seed(_) => Some("random"), Origin::Files => None },
         "sparse": sparse,

@@ -225,7 +225,7 @@ fn read_d(dir: &Path, who: &str) -> Result<Vec<u32>, String> {
         .collect()
 }
 
-/// D's shape (rows, columns) from the golden manifest.
+/// D's shape (rows, columns) from the golden manifest (which must describe an FP32 D).
 fn d_shape(golden: &Path) -> Result<(usize, usize), String> {
     let path = golden.join("manifest.json");
     let text = std::fs::read_to_string(&path).map_err(|e| {
@@ -236,6 +236,14 @@ fn d_shape(golden: &Path) -> Result<(usize, usize), String> {
     })?;
     let v: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("golden {}: {e}", path.display()))?;
+    // Golden folders of FP16-output runs (`--out-format fp16`) hold 16-bit D words; the
+    // grading here counts FP32 ulps.
+    if let Some(acc) = v["acc_format"].as_str().filter(|a| *a != "fp32") {
+        return Err(format!(
+            "golden {}: D is {acc} (acc_format); tcrtl grade compares FP32 D only",
+            path.display()
+        ));
+    }
     let entry = v["files"]
         .as_array()
         .and_then(|f| f.iter().find(|e| e["file"] == "d.hex"))

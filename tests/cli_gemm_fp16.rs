@@ -1,0 +1,196 @@
+//! `tcrtl gemm --out-format fp16` off the ideal dense path, through the built binary: with
+//! `--memory tma` (D equals the ideal path's and the library's functional model, 2 bytes an
+//! element stored), with `--sparse` (D equals the sparse functional model) and with `--memh`
+//! (16-bit C and D words, the accumulator format named in the headers and the manifest).
+
+mod common;
+use common::cli::{assert_error, p, scratch, tcrtl, text};
+use tensorcore_rtl::gemm::{run_functional, CoreConfig, Gemm};
+use tensorcore_rtl::io::npy::{read_npy, Dtype};
+use tensorcore_rtl::numerics::dot::{AccMode, Preset};
+use tensorcore_rtl::numerics::format::{Format, E4M3, FP16};
+use tensorcore_rtl::sparse::{run_functional_sparse, SparseGemm};
+
+/// The three modes tried: CLI flags and the configuration they stand for.
+fn modes() -> Vec<(Vec<&'static str>, CoreConfig)> {
+    let c = |fmt: Format, mode: AccMode, width: usize| CoreConfig {
+        fmt_a: fmt,
+        fmt_b: fmt,
+        mode,
+        width,
+        acc: FP16,
+    };
+    let hopper = Preset::Hopper
+        .params_for(E4M3, E4M3, FP16)
+        .expect("hopper e4m3 fp16");
+    vec![
+        (vec!["--acc", "ieee"], c(FP16, AccMode::Ieee, 1)),
+        (
+            vec!["--acc", "fused", "--width", "4"],
+            c(FP16, AccMode::Fused, 4),
+        ),
+        (
+            vec![
+                "--acc", "nvidia", "--preset", "hopper", "--format", "e4m3", "--width", "8",
+            ],
+            c(E4M3, AccMode::Nvidia(hopper), 8),
+        ),
+    ]
+}
+
+/// Runs `tcrtl gemm ARGS --json`, expecting success; returns the JSON summary.
+fn gemm_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["gemm"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let o = tcrtl(&all);
+    assert!(o.status.success(), "{all:?}: {}", text(&o.stderr));
+    serde_json::from_str(&text(&o.stdout)).expect("json")
+}
+
+fn d_words(path: &str) -> Vec<u32> {
+    let arr = read_npy(std::path::Path::new(path)).expect("D .npy");
+    assert_eq!(arr.dtype, Dtype::U16, "FP16 D is uint16");
+    arr.words.iter().map(|&w| w as u32).collect()
+}
+
+#[test]
+fn tma_fp16_d_equals_the_ideal_path_and_the_functional_model() {
+    let dir = scratch("gemm-fp16", "tma");
+    let (m, n, k) = (6usize, 13usize, 40usize);
+    let dims = ["--m", "6", "--n", "13", "--k", "40", "--out-format", "fp16"];
+    for (i, (flags, cfg)) in modes().into_iter().enumerate() {
+        let (ideal, tma) = (p(&dir, &format!("i{i}.npy")), p(&dir, &format!("t{i}.npy")));
+        let mut a: Vec<&str> = dims.to_vec();
+        a.extend(&flags);
+        let mut b = a.clone();
+        a.extend(["--out", &ideal]);
+        b.extend(["--memory", "tma", "--out", &tma]);
+        let ji = gemm_json(&a);
+        let jt = gemm_json(&b);
+        for j in [&ji, &jt] {
+            assert_eq!(j["out_format"], "fp16");
+            assert_eq!(j["check"]["mismatches"], 0, "{flags:?}: {j}");
+        }
+        assert_eq!(jt["memory"]["path"], "tma");
+        assert_eq!(jt["memory"]["bytes_stored"], (m * n * 2) as u64, "{jt}");
+        let want = run_functional(&Gemm::random(m, n, k, cfg, 1).expect("problem"))
+            .expect("functional")
+            .d;
+        assert_eq!(d_words(&ideal), want, "{flags:?}");
+        assert_eq!(d_words(&tma), want, "{flags:?}");
+    }
+}
+
+#[test]
+fn sparse_fp16_d_equals_the_sparse_functional_model() {
+    let dir = scratch("gemm-fp16", "sparse");
+    let (m, n, k) = (5usize, 6usize, 16usize);
+    for (i, (flags, cfg)) in modes().into_iter().enumerate() {
+        let out = p(&dir, &format!("s{i}.npy"));
+        let mut a = vec![
+            "--sparse",
+            "--m",
+            "5",
+            "--n",
+            "6",
+            "--k",
+            "16",
+            "--out-format",
+            "fp16",
+            "--out",
+            &out,
+        ];
+        a.extend(&flags);
+        let j = gemm_json(&a);
+        assert_eq!(j["check"]["mismatches"], 0, "{flags:?}: {j}");
+        let g = SparseGemm::random(m, n, k, cfg, 1).expect("problem");
+        let want = run_functional_sparse(&g).expect("functional").d;
+        assert_eq!(d_words(&out), want, "{flags:?}");
+    }
+}
+
+#[test]
+fn memh_fp16_writes_sixteen_bit_c_and_d() {
+    let dir = scratch("gemm-fp16", "memh");
+    let out = p(&dir, "d.npy");
+    let memh = dir.join("golden");
+    std::fs::create_dir_all(&memh).expect("golden dir");
+    let ms = memh.display().to_string();
+    let base = ["gemm", "--m", "3", "--n", "5", "--k", "7", "--memh", &ms];
+    // An FP32 run first leaves steps.hex; the FP16 run must not keep it.
+    let o = tcrtl(&base);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(memh.join("steps.hex").is_file());
+    let mut args = base.to_vec();
+    args.extend(["--out-format", "fp16", "--memory", "tma", "--out", &out]);
+    let o = tcrtl(&args);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(!memh.join("steps.hex").exists(), "stale FP32 step vectors");
+    let read = |name: &str| -> (Vec<String>, Vec<u64>) {
+        let t = std::fs::read_to_string(memh.join(name)).expect("hex file");
+        let (head, body): (Vec<&str>, Vec<&str>) = t.lines().partition(|l| l.starts_with("//"));
+        for w in &body {
+            assert_eq!(w.len(), 4, "{name}: 16-bit words are four hex digits: {w}");
+        }
+        (
+            head.iter().map(|s| s.to_string()).collect(),
+            body.iter()
+                .map(|w| u64::from_str_radix(w, 16).expect("hex"))
+                .collect(),
+        )
+    };
+    let (ch, c) = read("c.hex");
+    let (dh, d) = read("d.hex");
+    for h in [&ch, &dh] {
+        assert!(h[0].contains("16-bit words"), "{h:?}");
+        assert!(h[1].contains("; accumulator fp16;"), "{h:?}");
+    }
+    let cfg = CoreConfig {
+        fmt_a: FP16,
+        fmt_b: FP16,
+        mode: AccMode::Ieee,
+        width: 1,
+        acc: FP16,
+    };
+    let g = Gemm::random(3, 5, 7, cfg, 1).expect("problem");
+    assert_eq!(c, g.c.iter().map(|&w| u64::from(w)).collect::<Vec<_>>());
+    let want = run_functional(&g).expect("functional").d;
+    assert_eq!(d, want.iter().map(|&w| u64::from(w)).collect::<Vec<_>>());
+    assert_eq!(d_words(&out), want);
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(memh.join("manifest.json")).expect("manifest"),
+    )
+    .expect("json");
+    assert_eq!(manifest["acc_format"], "fp16");
+    let files = manifest["files"].as_array().expect("files");
+    for name in ["c.hex", "d.hex"] {
+        let f = files.iter().find(|f| f["file"] == name).expect("listed");
+        assert_eq!(f["bits"], 16, "{f}");
+    }
+    // tcrtl grade counts FP32 ulps: an FP16 golden folder is refused in one line.
+    assert_error(
+        &tcrtl(&["grade", "--golden", &ms, "--student", &ms]),
+        "compares FP32 D only",
+    );
+    // The FP32 run names its accumulator too.
+    let o = tcrtl(&base);
+    assert!(o.status.success());
+    let (dh, d) = read_fp32_d(&memh);
+    assert!(dh.contains("; accumulator fp32;"), "{dh}");
+    assert_eq!(d.len(), 15);
+}
+
+/// The header line and the words of an FP32 `d.hex` (eight hex digits each).
+fn read_fp32_d(dir: &std::path::Path) -> (String, Vec<u32>) {
+    let t = std::fs::read_to_string(dir.join("d.hex")).expect("d.hex");
+    let lines: Vec<&str> = t.lines().collect();
+    let words = lines[2..]
+        .iter()
+        .map(|w| {
+            assert_eq!(w.len(), 8, "{w}");
+            u32::from_str_radix(w, 16).expect("hex")
+        })
+        .collect();
+    (lines[1].to_string(), words)
+}
