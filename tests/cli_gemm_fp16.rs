@@ -68,9 +68,13 @@ fn tma_fp16_d_equals_the_ideal_path_and_the_functional_model() {
         b.extend(["--memory", "tma", "--out", &tma]);
         let ji = gemm_json(&a);
         let jt = gemm_json(&b);
+        // ieee and fused are checked against verify's FP16 references, nvidia (no
+        // independent FP16-output reference) against the functional model.
+        let reference = ["ieee_dot", "fused_dot", "functional"][i];
         for j in [&ji, &jt] {
             assert_eq!(j["out_format"], "fp16");
             assert_eq!(j["check"]["mismatches"], 0, "{flags:?}: {j}");
+            assert_eq!(j["check"]["reference"], reference, "{flags:?}: {j}");
         }
         assert_eq!(jt["memory"]["path"], "tma");
         assert_eq!(jt["memory"]["bytes_stored"], (m * n * 2) as u64, "{jt}");
@@ -104,6 +108,12 @@ fn sparse_fp16_d_equals_the_sparse_functional_model() {
         a.extend(&flags);
         let j = gemm_json(&a);
         assert_eq!(j["check"]["mismatches"], 0, "{flags:?}: {j}");
+        let reference = [
+            "sparse_reference ieee",
+            "sparse_reference fused",
+            "functional",
+        ][i];
+        assert_eq!(j["check"]["reference"], reference, "{flags:?}: {j}");
         let g = SparseGemm::random(m, n, k, cfg, 1).expect("problem");
         let want = run_functional_sparse(&g).expect("functional").d;
         assert_eq!(d_words(&out), want, "{flags:?}");

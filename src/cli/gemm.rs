@@ -20,7 +20,7 @@ use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::convert::tf32_from_container;
-use tensorcore_rtl::numerics::format::{Format, FP16, FP32, TF32};
+use tensorcore_rtl::numerics::format::{Format, FP16, TF32};
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow};
 use tensorcore_rtl::sparse::clocked::sparse_schedule;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
@@ -408,12 +408,12 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     let check = if let (Some(s), true) = (&sparse, random || args.check) {
         Some(super::sparse::check_clocked(s, preset, &run.out.d)?)
     } else if random || args.check {
-        // The independent references of `verify` are FP32 and know the NUMERICS.md presets
-        // of FP16, BF16 and FP8; otherwise (FP16 output, TF32 nvidia) D is checked against
-        // the functional model (the numerics layer, itself checked against SoftFloat and
-        // the GPU measurements).
+        // The independent references of `verify` round to FP32 or FP16 (ieee, fused) and
+        // know the NUMERICS.md FP32-output presets of FP16, BF16 and FP8; otherwise (nvidia
+        // with FP16 output, TF32 nvidia) D is checked against the functional model (the
+        // numerics layer, itself checked against SoftFloat and the GPU measurements).
         match Reference::for_problem(&g, preset) {
-            Ok(reference) if acc == FP32 => {
+            Ok(reference) => {
                 let want = reference.gemm(&g);
                 Some((reference.name(), mismatches(&run.out.d, &want)))
             }

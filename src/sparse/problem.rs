@@ -48,6 +48,7 @@ impl SparseGemm {
             k: self.k,
             fmt_a: self.cfg.fmt_a,
             fmt_b: self.cfg.fmt_b,
+            acc: self.cfg.acc,
             values: self.a.values(),
             meta: self.a.meta(),
             b: &self.b,
