@@ -178,10 +178,37 @@ fn memh_fp16_writes_sixteen_bit_c_and_d() {
         let f = files.iter().find(|f| f["file"] == name).expect("listed");
         assert_eq!(f["bits"], 16, "{f}");
     }
-    // tcrtl grade counts FP32 ulps: an FP16 golden folder is refused in one line.
+    // tcrtl grade reads the FP16 D: the golden D grades clean; one word a step off is one
+    // FP16 ulp; a 32-bit word is refused.
+    let o = tcrtl(&["grade", "--golden", &ms, "--student", &ms, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let student = dir.join("student");
+    std::fs::create_dir_all(&student).expect("student dir");
+    let ss = student.display().to_string();
+    let mut words: Vec<String> = d.iter().map(|w| format!("{w:04x}")).collect();
+    let bumped = (d[4] as u16).wrapping_add(1);
+    words[4] = format!("{bumped:04x}");
+    std::fs::write(student.join("d.hex"), words.join("\n") + "\n").expect("student d.hex");
+    let o = tcrtl(&["grade", "--golden", &ms, "--student", &ss, "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let j: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).expect("json");
+    assert_eq!(j["mismatches"], 1);
+    let first = &j["first"][0];
+    assert_eq!(
+        (first["row"].as_u64(), first["col"].as_u64()),
+        (Some(0), Some(4))
+    );
+    assert_eq!(first["golden"], format!("{:04x}", d[4]));
+    assert_eq!(first["student"], format!("{bumped:04x}"));
+    // D[0][4] of the seeded problem is finite and below the largest finite magnitude, so its
+    // pattern plus one is the next FP16 value away from zero: one ulp.
+    assert!(d[4] & 0x7FFF < 0x7BFF, "{:04x}", d[4]);
+    assert_eq!(first["ulps"], 1, "{first}");
+    words[4] = "0001_0000".into();
+    std::fs::write(student.join("d.hex"), words.join("\n") + "\n").expect("student d.hex");
     assert_error(
-        &tcrtl(&["grade", "--golden", &ms, "--student", &ms]),
-        "compares FP32 D only",
+        &tcrtl(&["grade", "--golden", &ms, "--student", &ss]),
+        "wider than 16 bits",
     );
     // The FP32 run names its accumulator too.
     let o = tcrtl(&base);
