@@ -111,7 +111,8 @@ fn fp16_through_the_memory_path_matches_the_functional_model() {
 /// each way.
 #[test]
 fn fp16_c_and_d_move_two_bytes_an_element() {
-    for &(m, n, k) in &[(6, 9, 37), (4, 8, 16), (13, 5, 70)] {
+    // (32, 36, 8): 40 FP16 boxes, more than the 16 slots at most, so slots are reused.
+    for &(m, n, k) in &[(6, 9, 37), (4, 8, 16), (13, 5, 70), (32, 36, 8)] {
         let c32 = cfg(FP16, FP16, AccMode::Fused, 4, FP32);
         let g32 = Gemm::random(m, n, k, c32, 7).expect("problem");
         let c16 = CoreConfig { acc: FP16, ..c32 };
@@ -135,6 +136,10 @@ fn fp16_c_and_d_move_two_bytes_an_element() {
         assert_eq!(
             r16.run.run.out.d,
             run_functional(&g16).expect("functional").d
+        );
+        assert_eq!(
+            r32.run.run.out.d,
+            run_functional(&g32).expect("functional").d
         );
     }
 }
