@@ -5,10 +5,13 @@
 
 mod common;
 use common::cli::{assert_error, p, scratch, tcrtl, text};
+use common::{softfloat_op, softfloat_round};
+use softfloat_wrapper::{Float as _, F16};
 use tensorcore_rtl::gemm::{run_functional, CoreConfig, Gemm};
 use tensorcore_rtl::io::npy::{read_npy, Dtype};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, E4M3, FP16};
+use tensorcore_rtl::numerics::RoundingMode;
 use tensorcore_rtl::sparse::{run_functional_sparse, SparseGemm};
 
 /// The three modes tried: CLI flags and the configuration they stand for.
@@ -128,7 +131,7 @@ fn memh_fp16_writes_sixteen_bit_c_and_d() {
     std::fs::create_dir_all(&memh).expect("golden dir");
     let ms = memh.display().to_string();
     let base = ["gemm", "--m", "3", "--n", "5", "--k", "7", "--memh", &ms];
-    // An FP32 run first leaves steps.hex; the FP16 run must not keep it.
+    // An FP32 run first writes 32-bit step accumulators; the FP16 run replaces them.
     let o = tcrtl(&base);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(memh.join("steps.hex").is_file());
@@ -136,7 +139,7 @@ fn memh_fp16_writes_sixteen_bit_c_and_d() {
     args.extend(["--out-format", "fp16", "--memory", "tma", "--out", &out]);
     let o = tcrtl(&args);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(!memh.join("steps.hex").exists(), "stale FP32 step vectors");
+    check_fp16_steps(&memh);
     let read = |name: &str| -> (Vec<String>, Vec<u64>) {
         let t = std::fs::read_to_string(memh.join(name)).expect("hex file");
         let (head, body): (Vec<&str>, Vec<&str>) = t.lines().partition(|l| l.starts_with("//"));
@@ -182,6 +185,9 @@ fn memh_fp16_writes_sixteen_bit_c_and_d() {
     // FP16 ulp; a 32-bit word is refused.
     let o = tcrtl(&["grade", "--golden", &ms, "--student", &ms, "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let j: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).expect("json");
+    assert_eq!(j["steps"]["compared"], 105, "{j}");
+    assert_eq!(j["steps"]["mismatches"], 0, "{j}");
     let student = dir.join("student");
     std::fs::create_dir_all(&student).expect("student dir");
     let ss = student.display().to_string();
@@ -189,6 +195,19 @@ fn memh_fp16_writes_sixteen_bit_c_and_d() {
     let bumped = (d[4] as u16).wrapping_add(1);
     words[4] = format!("{bumped:04x}");
     std::fs::write(student.join("d.hex"), words.join("\n") + "\n").expect("student d.hex");
+    // The student's step vectors: the golden records, the accumulator after step 3 of D[0][1]
+    // one FP16 value further from zero (record 7 + 3; its low 16 bits are that accumulator).
+    let steps_text = std::fs::read_to_string(memh.join("steps.hex")).expect("steps");
+    let mut recs: Vec<u64> = steps_text
+        .lines()
+        .filter(|l| !l.starts_with("//"))
+        .map(|l| u64::from_str_radix(l, 16).expect("hex"))
+        .collect();
+    let after = recs[10] as u16;
+    assert!(after & 0x7FFF < 0x7BFF, "{after:04x}");
+    recs[10] += 1;
+    let lines: Vec<String> = recs.iter().map(|r| format!("{r:016x}")).collect();
+    std::fs::write(student.join("steps.hex"), lines.join("\n") + "\n").expect("steps");
     let o = tcrtl(&["grade", "--golden", &ms, "--student", &ss, "--json"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     let j: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).expect("json");
@@ -204,6 +223,18 @@ fn memh_fp16_writes_sixteen_bit_c_and_d() {
     // pattern plus one is the next FP16 value away from zero: one ulp.
     assert!(d[4] & 0x7FFF < 0x7BFF, "{:04x}", d[4]);
     assert_eq!(first["ulps"], 1, "{first}");
+    let st = &j["steps"];
+    assert_eq!(
+        (st["compared"].as_u64(), st["mismatches"].as_u64()),
+        (Some(105), Some(1))
+    );
+    let f = &st["first"][0];
+    assert_eq!(
+        (f["row"].as_u64(), f["col"].as_u64(), f["step"].as_u64()),
+        (Some(0), Some(1), Some(3))
+    );
+    assert_eq!(f["golden"], format!("{after:04x}"));
+    assert_eq!(f["ulps"], 1, "{f}");
     words[4] = "0001_0000".into();
     std::fs::write(student.join("d.hex"), words.join("\n") + "\n").expect("student d.hex");
     assert_error(
@@ -216,6 +247,55 @@ fn memh_fp16_writes_sixteen_bit_c_and_d() {
     let (dh, d) = read_fp32_d(&memh);
     assert!(dh.contains("; accumulator fp32;"), "{dh}");
     assert_eq!(d.len(), 15);
+}
+
+/// The FP16 step vectors of the seeded 3 x 5 x 7 FP16 `ieee` problem (w = 1): one 16-hex-digit
+/// record per (row, column, step), `a | b | acc before | acc after`; the first `before` is C,
+/// each `after` is SoftFloat's `f16_mulAdd(a, b, before)` and the next step's `before`, the
+/// last is D.
+fn check_fp16_steps(memh: &std::path::Path) {
+    let t = std::fs::read_to_string(memh.join("steps.hex")).expect("steps.hex");
+    assert!(t.contains("acc before (16) | acc after (16)"), "{t}");
+    let recs: Vec<u64> = t
+        .lines()
+        .filter(|l| !l.starts_with("//"))
+        .map(|l| {
+            assert_eq!(l.len(), 16, "{l}");
+            u64::from_str_radix(l, 16).expect("hex")
+        })
+        .collect();
+    let cfg = CoreConfig {
+        fmt_a: FP16,
+        fmt_b: FP16,
+        mode: AccMode::Ieee,
+        width: 1,
+        acc: FP16,
+    };
+    let g = Gemm::random(3, 5, 7, cfg, 1).expect("problem");
+    let d = run_functional(&g).expect("functional").d;
+    assert_eq!(recs.len(), 3 * 5 * 7);
+    for (e, steps) in recs.chunks(7).enumerate() {
+        let (i, j) = (e / 5, e % 5);
+        let mut acc = g.c[e] as u16;
+        for (p, &r) in steps.iter().enumerate() {
+            let field = |k: u32| (r >> (16 * k)) as u16;
+            let (a, b, before, after) = (field(3), field(2), field(1), field(0));
+            assert_eq!(u64::from(a), g.a[i * 7 + p]);
+            assert_eq!(u64::from(b), g.b[p * 5 + j]);
+            assert_eq!(before, acc, "d[{i}][{j}] step {p}");
+            let (want, _) = softfloat_op(RoundingMode::NearestEven, || {
+                let r = F16::from_bits(a).fused_mul_add(
+                    F16::from_bits(b),
+                    F16::from_bits(before),
+                    softfloat_round(RoundingMode::NearestEven),
+                );
+                u64::from(r.to_bits())
+            });
+            assert_eq!(u64::from(after), want, "d[{i}][{j}] step {p}");
+            acc = after;
+        }
+        assert_eq!(u32::from(acc), d[e]);
+    }
 }
 
 /// The header line and the words of an FP32 `d.hex` (eight hex digits each).

@@ -1,7 +1,7 @@
 //! Golden `$readmemh` images of one GEMM (`tcrtl gemm --memh DIR`): `a.hex`, `b.hex`, `c.hex`,
 //! `d.hex`, each opening with a `//` comment header that names the problem (shape, formats,
 //! mode, preset, width, accumulator format, seed), the per-PE step vectors `steps.hex` (dense
-//! `ieee` and `fused` with an FP32 accumulator),
+//! `ieee` and `fused`),
 //! for 2:4 sparse runs the compressed A (`a_values.hex`, the kept values, `m x k/2`, and
 //! `a_meta.hex`, one 4-bit metadata nibble per group of four, `m x k/4`), and `manifest.json`
 //! listing the files (and `acc_format`). C and D hold words of the accumulator format: 32-bit
@@ -11,9 +11,10 @@
 //! then the steps of that element, `T = ceil(K / w)` of them), counted from the element's
 //! first step, so a design with any pipeline latency lines up. A record is one hexadecimal
 //! word, most significant field first: the w A lanes (lane 0 lowest), the w B lanes, the
-//! accumulator before the step and after it (FP32). Lanes past K are zero. The accumulators
-//! come from the `verify` layer's step functions (`ieee_dot` over the step's lanes for `ieee`,
-//! `exact_dot` for `fused`) and the last one of every element is checked against the clocked
+//! accumulator before the step and after it (FP32, 8 hex digits each, or FP16, 4 digits). Lanes
+//! past K are zero. The accumulators come from the `verify` layer's step functions
+//! (`ieee_dot_acc` over the step's lanes for `ieee`, `exact_dot_acc` for `fused`, rounding to
+//! the accumulator format) and the last one of every element is checked against the clocked
 //! core's D.
 
 use serde_json::json;
@@ -24,7 +25,7 @@ use tensorcore_rtl::io::memh::write_memh_with_header;
 use tensorcore_rtl::io::AtomicFile;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::sparse::SparseGemm;
-use tensorcore_rtl::verify::exact::{exact_dot, ieee_dot};
+use tensorcore_rtl::verify::exact::{exact_dot_acc, ieee_dot_acc};
 
 /// The most step records written (larger problems get no `steps.hex`).
 const MAX_STEP_RECORDS: usize = 1 << 20;
@@ -78,15 +79,14 @@ fn problem_line(g: &Gemm, preset: Option<Preset>, origin: &Origin, sparse: bool)
 
 /// The step vectors of `g` (see the module doc): the records as hex words, the steps per
 /// element and the record width in bits; `None` for modes without per-step accumulators
-/// (`exact`, `nvidia`), for sparse runs (their steps run over the kept values only), for an
-/// FP16 accumulator (the step references are FP32), or more than [`MAX_STEP_RECORDS`]
-/// records.
+/// (`exact`, `nvidia`), for sparse runs (their steps run over the kept values only), or more
+/// than [`MAX_STEP_RECORDS`] records.
 fn step_vectors(
     g: &Gemm,
     d: &[u32],
     sparse: bool,
 ) -> Result<Option<(Vec<String>, usize, u32)>, String> {
-    if sparse || g.cfg.acc.width() != 32 {
+    if sparse {
         return Ok(None);
     }
     let fused = match g.cfg.mode {
@@ -99,7 +99,8 @@ fn step_vectors(
     if g.m * g.n * steps > MAX_STEP_RECORDS {
         return Ok(None);
     }
-    let (fa, fb) = (g.cfg.fmt_a, g.cfg.fmt_b);
+    let (fa, fb, acc_fmt) = (g.cfg.fmt_a, g.cfg.fmt_b, g.cfg.acc);
+    let dacc = acc_fmt.width().div_ceil(4) as usize;
     let (da, db) = (
         fa.width().div_ceil(4) as usize,
         fb.width().div_ceil(4) as usize,
@@ -120,12 +121,12 @@ fn step_vectors(
                 let span = s * w..((s + 1) * w).min(g.k);
                 let (a, b) = (&a_row[span.clone()], &b_col[span]);
                 let after = if fused {
-                    exact_dot(fa, fb, a, b, acc)
+                    exact_dot_acc(acc_fmt, fa, fb, a, b, acc)
                 } else {
-                    ieee_dot(fa, fb, a, b, acc)
+                    ieee_dot_acc(acc_fmt, fa, fb, a, b, acc)
                 };
                 records.push(format!(
-                    "{}{}{acc:08x}{after:08x}",
+                    "{}{}{acc:0dacc$x}{after:0dacc$x}",
                     lanes(a, da),
                     lanes(b, db)
                 ));
@@ -133,13 +134,13 @@ fn step_vectors(
             }
             if acc != d[r * g.n + c] {
                 return Err(format!(
-                    "step vectors end at {acc:08x} but the core's D[{r}][{c}] is {:08x}",
+                    "step vectors end at {acc:0dacc$x} but the core's D[{r}][{c}] is {:0dacc$x}",
                     d[r * g.n + c]
                 ));
             }
         }
     }
-    let bits = (w as u32) * (fa.width() + fb.width()) + 64;
+    let bits = (w as u32) * (fa.width() + fb.width()) + 2 * acc_fmt.width();
     Ok(Some((records, steps, bits)))
 }
 
@@ -257,8 +258,9 @@ pub fn write_golden(
                 records.len()
             ),
             format!(
-                "record: A lanes ({} x {} bits, lane 0 lowest) | B lanes ({} x {} bits) | acc before (32) | acc after (32); order: row, col, step",
-                g.cfg.width, g.cfg.fmt_a.width(), g.cfg.width, g.cfg.fmt_b.width()
+                "record: A lanes ({} x {} bits, lane 0 lowest) | B lanes ({} x {} bits) | acc before ({acc}) | acc after ({acc}); order: row, col, step",
+                g.cfg.width, g.cfg.fmt_a.width(), g.cfg.width, g.cfg.fmt_b.width(),
+                acc = g.cfg.acc.width()
             ),
             problem.clone(),
         ];
@@ -274,7 +276,10 @@ pub fn write_golden(
         files.push(json!({
             "file": "steps.hex", "matrix": "steps", "records": records.len(),
             "steps_per_element": steps, "bits": bits,
-            "layout": "A lanes (lane 0 lowest) | B lanes | acc before (32) | acc after (32)",
+            "layout": format!(
+                "A lanes (lane 0 lowest) | B lanes | acc before ({acc}) | acc after ({acc})",
+                acc = g.cfg.acc.width()
+            ),
             "order": "row, col, step",
         }));
     }

@@ -8,8 +8,8 @@
 //! and their distance in ulps of the accumulator format. When the golden folder has step vectors (`steps.hex`,
 //! listed in its manifest) and the student folder has a `steps.hex` too, the accumulator after
 //! every step of every element is compared as well: one line per (row, column, step) in the
-//! golden order, whose low 32 bits are that accumulator (a full golden-format record or just
-//! the FP32 word). Exit 0 when all match, 1 otherwise, 2 on bad input.
+//! golden order, whose low 32 bits (16 for FP16) are that accumulator (a full golden-format
+//! record or just the accumulator word). Exit 0 when all match, 1 otherwise, 2 on bad input.
 
 use clap::Args;
 use serde_json::json;
@@ -139,9 +139,9 @@ impl Mismatch {
     }
 }
 
-/// Reads a step-vector file: the low 32 bits of each hexadecimal word (any width), skipping
-/// blank lines and `//` comments.
-fn read_steps(path: &Path, who: &str) -> Result<Vec<u32>, String> {
+/// Reads a step-vector file: the low 32 bits (16 for FP16) of each hexadecimal word (any
+/// width), skipping blank lines and `//` comments.
+fn read_steps(path: &Path, who: &str, acc: Acc) -> Result<Vec<u32>, String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("{who} {}: {e}", path.display()))?;
     let mut words = Vec::new();
@@ -158,7 +158,7 @@ fn read_steps(path: &Path, who: &str) -> Result<Vec<u32>, String> {
                 i + 1
             ));
         }
-        let low = &digits[digits.len().saturating_sub(8)..];
+        let low = &digits[digits.len().saturating_sub(acc.bits() as usize / 4)..];
         let w =
             u32::from_str_radix(low, 16).map_err(|e| format!("{who} {}: {e}", path.display()))?;
         words.push(w);
@@ -194,6 +194,7 @@ fn compare_steps(
     student_dir: &Path,
     cols: usize,
     elements: usize,
+    acc: Acc,
 ) -> Result<Option<(usize, Vec<Mismatch>)>, String> {
     let student_path = student_dir.join("steps.hex");
     if args.no_steps {
@@ -202,8 +203,8 @@ fn compare_steps(
     let (Some(steps), true) = (golden_steps(&args.golden)?, student_path.is_file()) else {
         return Ok(None);
     };
-    let golden = read_steps(&args.golden.join("steps.hex"), "golden")?;
-    let student = read_steps(&student_path, "student")?;
+    let golden = read_steps(&args.golden.join("steps.hex"), "golden", acc)?;
+    let student = read_steps(&student_path, "student", acc)?;
     if golden.len() != elements * steps {
         return Err(format!(
             "golden steps.hex has {} records, its manifest says {elements} x {steps}",
@@ -226,7 +227,7 @@ fn compare_steps(
             row: i / steps / cols,
             col: (i / steps) % cols,
             step: Some(i % steps),
-            acc: Acc::Fp32,
+            acc,
             golden,
             student,
         })
@@ -397,7 +398,7 @@ pub fn run(args: &GradeArgs) -> Result<i32, String> {
             student,
         })
         .collect();
-    let steps = compare_steps(args, student_dir, cols, golden.len())?;
+    let steps = compare_steps(args, student_dir, cols, golden.len(), acc)?;
     let shown = &mismatches[..mismatches.len().min(args.show)];
     if args.json {
         let steps_json = steps.as_ref().map(|(compared, m)| {
