@@ -5,11 +5,12 @@
 //! when the manifest's `acc_format` is `fp16`; row-major, one word a line, `//` comments
 //! allowed, as Verilog's `$writememh` writes it). Every element is compared bit for bit; the
 //! report gives the count, the mismatches and the first of them with row, column, both words
-//! and their distance in ulps of the accumulator format. When the golden folder has step vectors (`steps.hex`,
-//! listed in its manifest) and the student folder has a `steps.hex` too, the accumulator after
-//! every step of every element is compared as well: one line per (row, column, step) in the
-//! golden order, whose low 32 bits (16 for FP16) are that accumulator (a full golden-format
-//! record or just the accumulator word). Exit 0 when all match, 1 otherwise, 2 on bad input.
+//! and their distance in ulps of the accumulator format. When the golden folder has step
+//! vectors (`steps.hex`, listed in its manifest) and the student folder has a `steps.hex` too,
+//! the accumulator after every step of every element is compared as well: one line per (row,
+//! column, step) in the golden order, whose low 32 bits (16 for FP16) are that accumulator (a
+//! full golden-format record or just the accumulator word). Exit 0 when all match, 1 otherwise,
+//! 2 on bad input.
 
 use clap::Args;
 use serde_json::json;

@@ -40,9 +40,10 @@
 //!
 //! Global-memory layout: A is `M x K` row-major (K-major), B is stored transposed (`N x K`,
 //! K-major, as tensor cores prefer, the "TN" layout), C and D are `M x N` in the accumulator
-//! format (FP32 or FP16); every row starts at a 16-byte-aligned pitch. Shared memory: stage `s` is a 1024-byte block with A (stream
-//! mode) in rows 0..3 and B in rows 4..7 of the 128B swizzle pattern, so the eight lanes of a
-//! step fall in eight different 16-byte chunks (banks) and a step reads in one pass.
+//! format (FP32 or FP16); every row starts at a 16-byte-aligned pitch. Shared memory: stage `s`
+//! is a 1024-byte block with A (stream mode) in rows 0..3 and B in rows 4..7 of the 128B
+//! swizzle pattern, so the eight lanes of a step fall in eight different 16-byte chunks (banks)
+//! and a step reads in one pass.
 
 use super::feeder::{check_problem, LaneGroup};
 use super::memory::{

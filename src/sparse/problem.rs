@@ -3,12 +3,12 @@
 //!
 //! Contract: `D[i][j]` is the numerics layer's [`dot_acc`] over the kept values only, with
 //! products `a_kept[t] * b[4g + idx_t][j]` in ascending dense `k` (`g` the group, `idx_t` the
-//! index the metadata names), `C` first, into the configured accumulator format (FP32 or
-//! FP16), under the configuration's accumulation mode, preset and width (`w` kept products a step; NVIDIA blocks of `n` kept products). Dropped
-//! positions take no part at all: an `Inf` or `NaN` in B at a dropped position does not
-//! reach D. For `ieee` (and finite B) this equals the dense run on the decompressed A up to
-//! the sign of an exact zero; `fused` and `nvidia` group kept products, so their steps differ
-//! from the dense run's.
+//! index the metadata names), `C` first, into the configured accumulator format (FP32 or FP16),
+//! under the configuration's accumulation mode, preset and width (`w` kept products a step;
+//! NVIDIA blocks of `n` kept products). Dropped positions take no part at all: an `Inf` or
+//! `NaN` in B at a dropped position does not reach D. For `ieee` (and finite B) this equals the
+//! dense run on the decompressed A up to the sign of an exact zero; `fused` and `nvidia` group
+//! kept products, so their steps differ from the dense run's.
 
 use super::compress::{compress, Compressed, Prune, SparseError};
 use crate::gemm::problem::random_operand;
