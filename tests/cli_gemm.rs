@@ -294,7 +294,7 @@ fn memh_images_hold_the_operands_and_the_result() {
         );
         assert_eq!(
             lines[1],
-            "// shape M N K = 3 5 7; formats fp16 x fp16; mode ieee; preset none; width 1; seed 1"
+            "// shape M N K = 3 5 7; formats fp16 x fp16; mode ieee; preset none; width 1; accumulator fp32; seed 1"
         );
         lines[2..]
             .iter()

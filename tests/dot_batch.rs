@@ -10,7 +10,9 @@ use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
-use tensorcore_rtl::numerics::dot::{dot_batch, dot_rounded, AccMode, Preset};
+use tensorcore_rtl::numerics::dot::{
+    dot_acc, dot_batch, dot_batch_acc, dot_rounded, AccMode, Preset,
+};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
 use tensorcore_rtl::numerics::RoundingMode;
 use tensorcore_rtl::verify::measurements::{encode_word, load};
@@ -122,6 +124,74 @@ proptest! {
         }
         prop_assert_eq!(runs[0].flags.inexact, inexact);
     }
+}
+
+/// FP16 accumulation: every row of `dot_batch_acc` into FP16 equals `dot_acc` into FP16, for
+/// every mode (nvidia: each preset with an FP16-output rule for the pair), any thread count.
+#[test]
+fn fp16_batch_rows_equal_dot_acc() {
+    let mut runs = 0;
+    for (fi, &(fa, fb)) in FORMATS.iter().enumerate() {
+        let (rows, k) = (300, 37);
+        let (a, b, c32) = batch(0xF16 + fi as u64, rows, k, fa, fb);
+        // C as FP16 patterns (any pattern, specials included).
+        let c: Vec<u32> = c32.iter().map(|&w| w >> 16).collect();
+        let mut modes = vec![AccMode::Ieee, AccMode::Fused, AccMode::Exact];
+        for p in Preset::ALL {
+            if let Ok(params) = p.params_for(fa, fb, FP16) {
+                modes.push(AccMode::Nvidia(params));
+            }
+        }
+        for mode in modes {
+            let width = 8;
+            let mut out = Vec::new();
+            for threads in [1, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                out.push(
+                    pool.install(|| {
+                        dot_batch_acc(
+                            &mode,
+                            RoundingMode::NearestEven,
+                            FP16,
+                            fa,
+                            fb,
+                            &a,
+                            &b,
+                            &c,
+                            k,
+                            width,
+                        )
+                    })
+                    .unwrap(),
+                );
+            }
+            assert_eq!(out[0], out[1]);
+            let mut inexact = 0;
+            for r in 0..rows {
+                let one = dot_acc(
+                    &mode,
+                    RoundingMode::NearestEven,
+                    FP16,
+                    fa,
+                    fb,
+                    &a[r * k..(r + 1) * k],
+                    &b[r * k..(r + 1) * k],
+                    c[r],
+                    width,
+                )
+                .unwrap();
+                assert_eq!(out[0].d[r], one.bits, "{fa} x {fb} {} row {r}", mode.name());
+                assert!(out[0].d[r] <= 0xFFFF);
+                inexact += one.flags.inexact as u64;
+            }
+            assert_eq!(out[0].flags.inexact, inexact);
+            runs += 1;
+        }
+    }
+    assert!(runs >= 20, "{runs} runs");
 }
 
 #[test]

@@ -117,6 +117,56 @@ fn the_models_own_vcd_passes_and_a_flipped_operand_bit_is_found() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An FP16-output golden folder: the model's VCD (16-bit `acc_0`) grades clean against the
+/// 16-bit step accumulators; a flipped accumulator bit is found, in FP16 ulps.
+#[test]
+fn an_fp16_accumulator_vcd_passes_and_a_flipped_bit_is_found() {
+    let dir = scratch("gradevcd", "fp16");
+    let o = tcrtl(&[
+        "gemm",
+        "--m",
+        "4",
+        "--n",
+        "4",
+        "--k",
+        "6",
+        "--seed",
+        "3",
+        "--out-format",
+        "fp16",
+        "--memh",
+        &p(&dir, ""),
+        "--vcd",
+        &p(&dir, "model.vcd"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let pe = "tensor_core.mesh.pe_1_2";
+    let o = grade(&dir, "model.vcd", "tensor_core.clk", pe, "acc_0");
+    let v = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{v}");
+    assert_eq!(v["compared"], 18);
+    assert_eq!(v["mismatches"], 0);
+    assert_eq!(v["acc_after_latency"], 2);
+
+    // acc_0's sixth value is the accumulator after step 3 (the first ones are the reset and
+    // the C load, which the grading does not sample).
+    let bad = flip(&dir, "model.vcd", &["mesh", "pe_1_2"], "acc_0", 6);
+    let o = grade(&dir, &bad, "tensor_core.clk", pe, "acc_0");
+    let v = json(&o);
+    assert_eq!(o.status.code(), Some(1), "{v}");
+    assert_eq!(v["mismatches"], 1, "{v}");
+    let first = &v["first"][0];
+    assert_eq!(first["field"], "acc_after", "{v}");
+    assert_eq!(first["step"], 3, "{v}");
+    // Bit 0 flipped: one FP16 ulp (a 4-digit golden word).
+    assert_eq!(first["ulps"], 1, "{v}");
+    assert!(
+        first["golden"].as_str().is_some_and(|g| g.len() <= 4),
+        "{v}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn iverilog_ready() -> bool {
     Command::new("iverilog").arg("-V").output().is_ok()
         && Command::new("vvp").arg("-V").output().is_ok()

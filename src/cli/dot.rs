@@ -56,8 +56,8 @@ pub struct DotArgs {
     /// The nvidia presets keep the GPU's own rounding (only rne is accepted).
     #[arg(long, default_value = "rne")]
     rounding: String,
-    /// Batch mode: where D goes (uint32 FP32 bit patterns, one per row) when --a, --b and
-    /// --c name .npy files.
+    /// Batch mode: where D goes (uint32 FP32 bit patterns, one per row; uint16 FP16 bit
+    /// patterns with --out-format fp16) when --a, --b and --c name .npy files.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Integer formats only: clamp each step's exact sum to the int32 range (PTX
@@ -280,9 +280,6 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         if args.explain {
             return Err("--explain takes operand values, not .npy batches".into());
         }
-        if acc != FP32 {
-            return Err("batch mode (.npy operands) accumulates into fp32 only".into());
-        }
         if !(dot_batch::is_npy(&args.a)
             && dot_batch::is_npy(&args.b)
             && dot_batch::is_npy(std::slice::from_ref(&args.c)))
@@ -293,6 +290,7 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
             fmt_a,
             fmt_b,
             mode,
+            acc,
             preset,
             rm,
             width: args.width,

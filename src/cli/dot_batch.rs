@@ -1,12 +1,14 @@
 //! `tcrtl dot` in batch: `--a A.npy --b B.npy --c C.npy [--out D.npy]` computes one dot
 //! product per row of A and B (rows x K raw bit patterns: uint8 for FP8, uint16 for FP16 and
-//! BF16) with that row's FP32 accumulator from C (rows values: uint32 bit patterns or float32),
-//! in parallel, and writes D (uint32 FP32 bit patterns, one per row).
+//! BF16) with that row's accumulator from C, in parallel, and writes D, one per row. FP32
+//! accumulation (the default): C as uint32 bit patterns or float32, D as uint32 FP32 bit
+//! patterns. `--out-format fp16`: C as uint16 FP16 bit patterns or float16, D as uint16 FP16
+//! bit patterns.
 
 use std::path::Path;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
-use tensorcore_rtl::numerics::dot::{dot_batch, AccMode, Preset, MAX_LANES};
-use tensorcore_rtl::numerics::format::Format;
+use tensorcore_rtl::numerics::dot::{dot_batch_acc, AccMode, Preset, MAX_LANES};
+use tensorcore_rtl::numerics::format::{Format, FP16};
 use tensorcore_rtl::numerics::RoundingMode;
 
 /// True if an operand argument names a `.npy` file (a single value ending in `.npy`).
@@ -20,8 +22,10 @@ pub struct BatchJob<'a> {
     pub fmt_a: Format,
     /// Format of B.
     pub fmt_b: Format,
-    /// Accumulation mode.
+    /// Accumulation mode (for nvidia, the preset's parameters for `acc`).
     pub mode: AccMode,
+    /// The accumulator format: FP32 or FP16.
+    pub acc: Format,
     /// The preset, for nvidia.
     pub preset: Option<Preset>,
     /// Rounding of ieee, fused and exact.
@@ -102,14 +106,24 @@ pub fn load_row_c(
     Ok(arr.words)
 }
 
-/// Reads C: one FP32 accumulator per row, uint32 bit patterns or float32.
-fn load_c(path: &Path, rows: usize) -> Result<Vec<u32>, String> {
-    let words = load_row_c(
-        path,
-        rows,
-        &[Dtype::U32, Dtype::F32],
-        "uint32 (FP32 bit patterns) or float32",
-    )?;
+/// Reads C: one accumulator per row, FP32 (uint32 bit patterns or float32) or FP16 (uint16
+/// bit patterns or float16, whose words are the FP16 patterns).
+fn load_c(path: &Path, rows: usize, acc: Format) -> Result<Vec<u32>, String> {
+    let words = if acc == FP16 {
+        load_row_c(
+            path,
+            rows,
+            &[Dtype::U16, Dtype::F16],
+            "uint16 (FP16 bit patterns) or float16 for --out-format fp16",
+        )?
+    } else {
+        load_row_c(
+            path,
+            rows,
+            &[Dtype::U32, Dtype::F32],
+            "uint32 (FP32 bit patterns) or float32",
+        )?
+    };
     Ok(words.iter().map(|&w| w as u32).collect())
 }
 
@@ -122,17 +136,22 @@ pub fn run(job: &BatchJob) -> Result<i32, String> {
             "A is {rows} x {k} but B is {rows_b} x {k_b} (they must match)"
         ));
     }
-    let c = load_c(job.c, rows)?;
+    let c = load_c(job.c, rows, job.acc)?;
     let width = job.width.unwrap_or(k.clamp(1, MAX_LANES));
     let start = std::time::Instant::now();
-    let r = dot_batch(
-        &job.mode, job.rm, job.fmt_a, job.fmt_b, &a, &b, &c, k, width,
+    let r = dot_batch_acc(
+        &job.mode, job.rm, job.acc, job.fmt_a, job.fmt_b, &a, &b, &c, k, width,
     )
     .map_err(|e| e.to_string())?;
     let seconds = start.elapsed().as_secs_f64();
     if let Some(out) = job.out {
         let words: Vec<u64> = r.d.iter().map(|&w| w as u64).collect();
-        write_npy(out, &[rows], Dtype::U32, &words).map_err(|e| e.to_string())?;
+        let dtype = if job.acc == FP16 {
+            Dtype::U16
+        } else {
+            Dtype::U32
+        };
+        write_npy(out, &[rows], dtype, &words).map_err(|e| e.to_string())?;
     }
     let rate = if seconds > 0.0 {
         rows as f64 / seconds
@@ -157,6 +176,7 @@ pub fn run(job: &BatchJob) -> Result<i32, String> {
             "rounding": super::dot::rounding_label(&job.mode, job.rm),
             "format_a": job.fmt_a.name,
             "format_b": job.fmt_b.name,
+            "out_format": job.acc.name,
             "threads": rayon::current_num_threads(),
             "out": job.out.map(|p| p.display().to_string()),
         });

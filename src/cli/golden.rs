@@ -1,17 +1,20 @@
 //! Golden `$readmemh` images of one GEMM (`tcrtl gemm --memh DIR`): `a.hex`, `b.hex`, `c.hex`,
 //! `d.hex`, each opening with a `//` comment header that names the problem (shape, formats,
-//! mode, preset, width, seed), the per-PE step vectors `steps.hex` (dense `ieee` and `fused`),
+//! mode, preset, width, accumulator format, seed), the per-PE step vectors `steps.hex` (dense
+//! `ieee` and `fused`),
 //! for 2:4 sparse runs the compressed A (`a_values.hex`, the kept values, `m x k/2`, and
 //! `a_meta.hex`, one 4-bit metadata nibble per group of four, `m x k/4`), and `manifest.json`
-//! listing the files.
+//! listing the files (and `acc_format`). C and D hold words of the accumulator format: 32-bit
+//! FP32 patterns, or with `--out-format fp16` 16-bit FP16 patterns.
 //!
 //! `steps.hex` holds one record per (row, column, step) of D, in that order (row-major over D,
 //! then the steps of that element, `T = ceil(K / w)` of them), counted from the element's
 //! first step, so a design with any pipeline latency lines up. A record is one hexadecimal
 //! word, most significant field first: the w A lanes (lane 0 lowest), the w B lanes, the
-//! accumulator before the step and after it (FP32). Lanes past K are zero. The accumulators
-//! come from the `verify` layer's step functions (`ieee_dot` over the step's lanes for `ieee`,
-//! `exact_dot` for `fused`) and the last one of every element is checked against the clocked
+//! accumulator before the step and after it (FP32, 8 hex digits each, or FP16, 4 digits). Lanes
+//! past K are zero. The accumulators come from the `verify` layer's step functions
+//! (`ieee_dot_acc` over the step's lanes for `ieee`, `exact_dot_acc` for `fused`, rounding to
+//! the accumulator format) and the last one of every element is checked against the clocked
 //! core's D.
 
 use serde_json::json;
@@ -22,7 +25,7 @@ use tensorcore_rtl::io::memh::write_memh_with_header;
 use tensorcore_rtl::io::AtomicFile;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::sparse::SparseGemm;
-use tensorcore_rtl::verify::exact::{exact_dot, ieee_dot};
+use tensorcore_rtl::verify::exact::{exact_dot_acc, ieee_dot_acc};
 
 /// The most step records written (larger problems get no `steps.hex`).
 const MAX_STEP_RECORDS: usize = 1 << 20;
@@ -55,7 +58,7 @@ fn problem_line(g: &Gemm, preset: Option<Preset>, origin: &Origin, sparse: bool)
         Origin::Files => "none (operands from .npy files)".to_string(),
     };
     format!(
-        "shape M N K = {} {} {}; formats {} x {}; mode {}; preset {}; width {}; seed {}{}",
+        "shape M N K = {} {} {}; formats {} x {}; mode {}; preset {}; width {}; accumulator {}; seed {}{}",
         g.m,
         g.n,
         g.k,
@@ -64,6 +67,7 @@ fn problem_line(g: &Gemm, preset: Option<Preset>, origin: &Origin, sparse: bool)
         g.cfg.mode.name(),
         preset.map_or("none", Preset::name),
         g.cfg.width,
+        g.cfg.acc,
         seed,
         if sparse {
             "; sparse 2:4 (a.hex holds A decompressed; a_values.hex, a_meta.hex the compressed A)"
@@ -95,7 +99,8 @@ fn step_vectors(
     if g.m * g.n * steps > MAX_STEP_RECORDS {
         return Ok(None);
     }
-    let (fa, fb) = (g.cfg.fmt_a, g.cfg.fmt_b);
+    let (fa, fb, acc_fmt) = (g.cfg.fmt_a, g.cfg.fmt_b, g.cfg.acc);
+    let dacc = acc_fmt.width().div_ceil(4) as usize;
     let (da, db) = (
         fa.width().div_ceil(4) as usize,
         fb.width().div_ceil(4) as usize,
@@ -116,12 +121,12 @@ fn step_vectors(
                 let span = s * w..((s + 1) * w).min(g.k);
                 let (a, b) = (&a_row[span.clone()], &b_col[span]);
                 let after = if fused {
-                    exact_dot(fa, fb, a, b, acc)
+                    exact_dot_acc(acc_fmt, fa, fb, a, b, acc)
                 } else {
-                    ieee_dot(fa, fb, a, b, acc)
+                    ieee_dot_acc(acc_fmt, fa, fb, a, b, acc)
                 };
                 records.push(format!(
-                    "{}{}{acc:08x}{after:08x}",
+                    "{}{}{acc:0dacc$x}{after:0dacc$x}",
                     lanes(a, da),
                     lanes(b, db)
                 ));
@@ -129,18 +134,18 @@ fn step_vectors(
             }
             if acc != d[r * g.n + c] {
                 return Err(format!(
-                    "step vectors end at {acc:08x} but the core's D[{r}][{c}] is {:08x}",
+                    "step vectors end at {acc:0dacc$x} but the core's D[{r}][{c}] is {:0dacc$x}",
                     d[r * g.n + c]
                 ));
             }
         }
     }
-    let bits = (w as u32) * (fa.width() + fb.width()) + 64;
+    let bits = (w as u32) * (fa.width() + fb.width()) + 2 * acc_fmt.width();
     Ok(Some((records, steps, bits)))
 }
 
 /// Writes the four images and `manifest.json` into the existing directory `dir`; `d` is the
-/// clocked core's D (FP32 bits, row-major).
+/// clocked core's D (bits of the accumulator format, row-major).
 pub fn write_golden(
     dir: &Path,
     g: &Gemm,
@@ -175,7 +180,7 @@ pub fn write_golden(
             matrix: "C",
             rows: g.m,
             cols: g.n,
-            bits: 32,
+            bits: g.cfg.acc.width(),
             words: &c,
         },
         Image {
@@ -183,7 +188,7 @@ pub fn write_golden(
             matrix: "D",
             rows: g.m,
             cols: g.n,
-            bits: 32,
+            bits: g.cfg.acc.width(),
             words: &d,
         },
     ];
@@ -253,8 +258,9 @@ pub fn write_golden(
                 records.len()
             ),
             format!(
-                "record: A lanes ({} x {} bits, lane 0 lowest) | B lanes ({} x {} bits) | acc before (32) | acc after (32); order: row, col, step",
-                g.cfg.width, g.cfg.fmt_a.width(), g.cfg.width, g.cfg.fmt_b.width()
+                "record: A lanes ({} x {} bits, lane 0 lowest) | B lanes ({} x {} bits) | acc before ({acc}) | acc after ({acc}); order: row, col, step",
+                g.cfg.width, g.cfg.fmt_a.width(), g.cfg.width, g.cfg.fmt_b.width(),
+                acc = g.cfg.acc.width()
             ),
             problem.clone(),
         ];
@@ -270,7 +276,10 @@ pub fn write_golden(
         files.push(json!({
             "file": "steps.hex", "matrix": "steps", "records": records.len(),
             "steps_per_element": steps, "bits": bits,
-            "layout": "A lanes (lane 0 lowest) | B lanes | acc before (32) | acc after (32)",
+            "layout": format!(
+                "A lanes (lane 0 lowest) | B lanes | acc before ({acc}) | acc after ({acc})",
+                acc = g.cfg.acc.width()
+            ),
             "order": "row, col, step",
         }));
     }
@@ -281,6 +290,7 @@ pub fn write_golden(
         "mode": g.cfg.mode.name(),
         "preset": preset.map(Preset::name),
         "width": g.cfg.width,
+        "acc_format": g.cfg.acc.name,
         "seed": match origin { Origin::Seed(s) => Some(*s), _ => None },
         "pattern": match origin { Origin::Pattern(p) => Some(*p), Origin::Seed(_) => Some("random"), Origin::Files => None },
         "sparse": sparse,

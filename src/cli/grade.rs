@@ -1,14 +1,16 @@
 //! `tcrtl grade`: compares a student's D image with the golden one of `tcrtl gemm --memh`.
 //!
-//! The golden folder holds `manifest.json` (for D's shape) and `d.hex`; the student folder a
-//! `d.hex` of the same length (FP32 bit patterns, row-major, one word a line, `//` comments
+//! The golden folder holds `manifest.json` (for D's shape and its accumulator format) and
+//! `d.hex`; the student folder a `d.hex` of the same length (FP32 bit patterns, or FP16 ones
+//! when the manifest's `acc_format` is `fp16`; row-major, one word a line, `//` comments
 //! allowed, as Verilog's `$writememh` writes it). Every element is compared bit for bit; the
 //! report gives the count, the mismatches and the first of them with row, column, both words
-//! and their distance in FP32 ulps. When the golden folder has step vectors (`steps.hex`,
-//! listed in its manifest) and the student folder has a `steps.hex` too, the accumulator after
-//! every step of every element is compared as well: one line per (row, column, step) in the
-//! golden order, whose low 32 bits are that accumulator (a full golden-format record or just
-//! the FP32 word). Exit 0 when all match, 1 otherwise, 2 on bad input.
+//! and their distance in ulps of the accumulator format. When the golden folder has step
+//! vectors (`steps.hex`, listed in its manifest) and the student folder has a `steps.hex` too,
+//! the accumulator after every step of every element is compared as well: one line per (row,
+//! column, step) in the golden order, whose low 32 bits (16 for FP16) are that accumulator (a
+//! full golden-format record or just the accumulator word). Exit 0 when all match, 1 otherwise,
+//! 2 on bad input.
 
 use clap::Args;
 use serde_json::json;
@@ -21,7 +23,8 @@ pub struct GradeArgs {
     /// Folder written by `tcrtl gemm --memh` (manifest.json, d.hex).
     #[arg(long)]
     golden: PathBuf,
-    /// Folder holding the student's d.hex (FP32 words, row-major).
+    /// Folder holding the student's d.hex (FP32 words, or FP16 for an FP16-output golden
+    /// folder; row-major).
     #[arg(long, required_unless_present = "vcd")]
     student: Option<PathBuf>,
     /// Second mode: a VCD of the student's PE, compared with the golden step vectors of
@@ -50,11 +53,55 @@ pub struct GradeArgs {
     json: bool,
 }
 
+/// The format of D's words: the golden run's accumulator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Acc {
+    /// 32-bit FP32 patterns.
+    Fp32,
+    /// 16-bit FP16 patterns (`--out-format fp16`).
+    Fp16,
+}
+
+impl Acc {
+    /// Bits of a word.
+    fn bits(self) -> u32 {
+        match self {
+            Acc::Fp32 => 32,
+            Acc::Fp16 => 16,
+        }
+    }
+
+    /// The distance in ulps (`None` when a NaN is involved).
+    fn ulps(self, a: u32, b: u32) -> Option<u64> {
+        match self {
+            Acc::Fp32 => fp32_ulps(a, b),
+            Acc::Fp16 => fp16_ulps(a as u16, b as u16),
+        }
+    }
+
+    /// The value of a word, in scientific notation (FP16 widened exactly to FP32).
+    fn value(self, w: u32) -> String {
+        match self {
+            Acc::Fp32 => format!("{:e}", f32::from_bits(w)),
+            Acc::Fp16 => format!("{:e}", half::f16::from_bits(w as u16).to_f32()),
+        }
+    }
+
+    /// A word as fixed-width hex.
+    fn hex(self, w: u32) -> String {
+        match self {
+            Acc::Fp32 => format!("{w:08x}"),
+            Acc::Fp16 => format!("{w:04x}"),
+        }
+    }
+}
+
 /// One differing element (or step: `step` is `Some`).
 struct Mismatch {
     row: usize,
     col: usize,
     step: Option<usize>,
+    acc: Acc,
     golden: u32,
     student: u32,
 }
@@ -64,9 +111,9 @@ impl Mismatch {
     fn json(&self) -> serde_json::Value {
         let mut v = json!({
             "row": self.row, "col": self.col,
-            "golden": format!("{:08x}", self.golden),
-            "student": format!("{:08x}", self.student),
-            "ulps": fp32_ulps(self.golden, self.student),
+            "golden": self.acc.hex(self.golden),
+            "student": self.acc.hex(self.student),
+            "ulps": self.acc.ulps(self.golden, self.student),
         });
         if let Some(s) = self.step {
             v["step"] = json!(s);
@@ -76,24 +123,26 @@ impl Mismatch {
 
     /// One line of the text report.
     fn line(&self) -> String {
-        let ulps = fp32_ulps(self.golden, self.student)
+        let ulps = self
+            .acc
+            .ulps(self.golden, self.student)
             .map_or("NaN involved".to_string(), |u| format!("{u} ulps"));
         let step = self.step.map(|s| format!(" step {s}")).unwrap_or_default();
         format!(
-            "  d[{}][{}]{step}: golden {:08x} ({:e}), student {:08x} ({:e}), {ulps}",
+            "  d[{}][{}]{step}: golden {} ({}), student {} ({}), {ulps}",
             self.row,
             self.col,
-            self.golden,
-            f32::from_bits(self.golden),
-            self.student,
-            f32::from_bits(self.student)
+            self.acc.hex(self.golden),
+            self.acc.value(self.golden),
+            self.acc.hex(self.student),
+            self.acc.value(self.student)
         )
     }
 }
 
-/// Reads a step-vector file: the low 32 bits of each hexadecimal word (any width), skipping
-/// blank lines and `//` comments.
-fn read_steps(path: &Path, who: &str) -> Result<Vec<u32>, String> {
+/// Reads a step-vector file: the low 32 bits (16 for FP16) of each hexadecimal word (any
+/// width), skipping blank lines and `//` comments.
+fn read_steps(path: &Path, who: &str, acc: Acc) -> Result<Vec<u32>, String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("{who} {}: {e}", path.display()))?;
     let mut words = Vec::new();
@@ -110,7 +159,7 @@ fn read_steps(path: &Path, who: &str) -> Result<Vec<u32>, String> {
                 i + 1
             ));
         }
-        let low = &digits[digits.len().saturating_sub(8)..];
+        let low = &digits[digits.len().saturating_sub(acc.bits() as usize / 4)..];
         let w =
             u32::from_str_radix(low, 16).map_err(|e| format!("{who} {}: {e}", path.display()))?;
         words.push(w);
@@ -146,6 +195,7 @@ fn compare_steps(
     student_dir: &Path,
     cols: usize,
     elements: usize,
+    acc: Acc,
 ) -> Result<Option<(usize, Vec<Mismatch>)>, String> {
     let student_path = student_dir.join("steps.hex");
     if args.no_steps {
@@ -154,8 +204,8 @@ fn compare_steps(
     let (Some(steps), true) = (golden_steps(&args.golden)?, student_path.is_file()) else {
         return Ok(None);
     };
-    let golden = read_steps(&args.golden.join("steps.hex"), "golden")?;
-    let student = read_steps(&student_path, "student")?;
+    let golden = read_steps(&args.golden.join("steps.hex"), "golden", acc)?;
+    let student = read_steps(&student_path, "student", acc)?;
     if golden.len() != elements * steps {
         return Err(format!(
             "golden steps.hex has {} records, its manifest says {elements} x {steps}",
@@ -178,6 +228,7 @@ fn compare_steps(
             row: i / steps / cols,
             col: (i / steps) % cols,
             step: Some(i % steps),
+            acc,
             golden,
             student,
         })
@@ -205,8 +256,25 @@ pub fn fp32_ulps(a: u32, b: u32) -> Option<u64> {
     Some(ordered(a).abs_diff(ordered(b)))
 }
 
-/// Reads the `d.hex` of `dir` as FP32 words.
-fn read_d(dir: &Path, who: &str) -> Result<Vec<u32>, String> {
+/// The distance between two FP16 encodings in ulps, as [`fp32_ulps`] counts FP32 ones.
+pub fn fp16_ulps(a: u16, b: u16) -> Option<u64> {
+    let is_nan = |w: u16| (w & 0x7C00) == 0x7C00 && (w & 0x03FF) != 0;
+    if is_nan(a) || is_nan(b) {
+        return None;
+    }
+    let ordered = |w: u16| -> i64 {
+        let mag = i64::from(w & 0x7FFF);
+        if w & 0x8000 != 0 {
+            -mag
+        } else {
+            mag
+        }
+    };
+    Some(ordered(a).abs_diff(ordered(b)))
+}
+
+/// Reads the `d.hex` of `dir` as words of `acc`.
+fn read_d(dir: &Path, who: &str, acc: Acc) -> Result<Vec<u32>, String> {
     let path = dir.join("d.hex");
     let text =
         std::fs::read_to_string(&path).map_err(|e| format!("{who} {}: {e}", path.display()))?;
@@ -215,18 +283,23 @@ fn read_d(dir: &Path, who: &str) -> Result<Vec<u32>, String> {
         .iter()
         .enumerate()
         .map(|(i, &w)| {
-            u32::try_from(w).map_err(|_| {
-                format!(
-                    "{who} {}: word {i} ({w:x}) is wider than 32 bits",
-                    path.display()
-                )
-            })
+            u32::try_from(w)
+                .ok()
+                .filter(|&x| u64::from(x) >> acc.bits() == 0)
+                .ok_or_else(|| {
+                    format!(
+                        "{who} {}: word {i} ({w:x}) is wider than {} bits",
+                        path.display(),
+                        acc.bits()
+                    )
+                })
         })
         .collect()
 }
 
-/// D's shape (rows, columns) from the golden manifest.
-fn d_shape(golden: &Path) -> Result<(usize, usize), String> {
+/// D's shape (rows, columns) and word format from the golden manifest (`acc_format`: `fp32`,
+/// also when absent, or `fp16`).
+fn d_shape(golden: &Path) -> Result<(usize, usize, Acc), String> {
     let path = golden.join("manifest.json");
     let text = std::fs::read_to_string(&path).map_err(|e| {
         format!(
@@ -236,12 +309,22 @@ fn d_shape(golden: &Path) -> Result<(usize, usize), String> {
     })?;
     let v: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("golden {}: {e}", path.display()))?;
+    let acc = match v["acc_format"].as_str() {
+        None | Some("fp32") => Acc::Fp32,
+        Some("fp16") => Acc::Fp16,
+        Some(other) => {
+            return Err(format!(
+                "golden {}: acc_format {other} (expected fp32 or fp16)",
+                path.display()
+            ))
+        }
+    };
     let entry = v["files"]
         .as_array()
         .and_then(|f| f.iter().find(|e| e["file"] == "d.hex"))
         .ok_or_else(|| format!("golden {}: no d.hex entry", path.display()))?;
     match (entry["rows"].as_u64(), entry["cols"].as_u64()) {
-        (Some(r), Some(c)) if r > 0 && c > 0 => Ok((r as usize, c as usize)),
+        (Some(r), Some(c)) if r > 0 && c > 0 => Ok((r as usize, c as usize, acc)),
         _ => Err(format!("golden {}: d.hex has no rows/cols", path.display())),
     }
 }
@@ -286,9 +369,9 @@ pub fn run(args: &GradeArgs) -> Result<i32, String> {
             ));
         }
     }
-    let (rows, cols) = d_shape(&args.golden)?;
-    let golden = read_d(&args.golden, "golden")?;
-    let student = read_d(student_dir, "student")?;
+    let (rows, cols, acc) = d_shape(&args.golden)?;
+    let golden = read_d(&args.golden, "golden", acc)?;
+    let student = read_d(student_dir, "student", acc)?;
     if golden.len() != rows * cols {
         return Err(format!(
             "golden d.hex has {} words, its manifest says {rows} x {cols}",
@@ -311,11 +394,12 @@ pub fn run(args: &GradeArgs) -> Result<i32, String> {
             row: i / cols,
             col: i % cols,
             step: None,
+            acc,
             golden,
             student,
         })
         .collect();
-    let steps = compare_steps(args, student_dir, cols, golden.len())?;
+    let steps = compare_steps(args, student_dir, cols, golden.len(), acc)?;
     let shown = &mismatches[..mismatches.len().min(args.show)];
     if args.json {
         let steps_json = steps.as_ref().map(|(compared, m)| {
@@ -367,7 +451,17 @@ pub fn run(args: &GradeArgs) -> Result<i32, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::fp32_ulps;
+    use super::{fp16_ulps, fp32_ulps};
+
+    #[test]
+    fn ulps_count_fp16_steps() {
+        assert_eq!(fp16_ulps(0x3C00, 0x3C01), Some(1));
+        assert_eq!(fp16_ulps(0x3C00, 0x3BFF), Some(1)); // across a binade
+        assert_eq!(fp16_ulps(0x0001, 0x8001), Some(2)); // across zero
+        assert_eq!(fp16_ulps(0x0000, 0x8000), Some(0));
+        assert_eq!(fp16_ulps(0x7BFF, 0x7C00), Some(1)); // max to Inf
+        assert_eq!(fp16_ulps(0x7E00, 0x3C00), None);
+    }
 
     #[test]
     fn ulps_count_fp32_steps() {

@@ -20,7 +20,7 @@ use serde_json::json;
 use tensorcore_rtl::numerics::format::Format;
 use vcd::{Command, IdCode, ScopeItem, Value};
 
-use super::grade::fp32_ulps;
+use super::grade::{fp16_ulps, fp32_ulps};
 
 /// The largest accumulator latency searched, in cycles after the operands.
 pub const MAX_LATENCY: usize = 32;
@@ -98,8 +98,9 @@ fn parse_map(job: &VcdJob) -> Result<HashMap<&'static str, String>, String> {
     Ok(map)
 }
 
-/// The golden steps of element `pe`, from the manifest and `steps.hex`.
-fn golden_steps(golden: &Path, pe: (usize, usize)) -> Result<Vec<Step>, String> {
+/// The golden steps of element `pe`, from the manifest and `steps.hex`, and whether the
+/// accumulator is FP16 (the manifest's `acc_format`; FP32 otherwise).
+fn golden_steps(golden: &Path, pe: (usize, usize)) -> Result<(Vec<Step>, bool), String> {
     let mpath = golden.join("manifest.json");
     let text =
         std::fs::read_to_string(&mpath).map_err(|e| format!("golden {}: {e}", mpath.display()))?;
@@ -136,6 +137,8 @@ fn golden_steps(golden: &Path, pe: (usize, usize)) -> Result<Vec<Step>, String> 
             "grading a VCD takes operand buses of at most 64 bits (this problem: {wa} and {wb})"
         ));
     }
+    let half = m["acc_format"] == "fp16";
+    let dacc = if half { 4 } else { 8 };
     let spath = golden.join("steps.hex");
     let text =
         std::fs::read_to_string(&spath).map_err(|e| format!("golden {}: {e}", spath.display()))?;
@@ -146,24 +149,25 @@ fn golden_steps(golden: &Path, pe: (usize, usize)) -> Result<Vec<Step>, String> 
         .collect();
     let first = (pe.0 * cols + pe.1) * steps;
     let (da, db) = (wa.div_ceil(4), wb.div_ceil(4));
-    records
+    let steps = records
         .get(first..first + steps)
         .ok_or_else(|| format!("golden {}: too few records", spath.display()))?
         .iter()
         .map(|r| {
             let bad = || format!("golden {}: bad record '{r}'", spath.display());
-            if r.len() != da + db + 16 {
+            if r.len() != da + db + 2 * dacc {
                 return Err(bad());
             }
             let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| bad());
             Ok(Step {
                 a: hex(&r[..da])?,
                 b: hex(&r[da..da + db])?,
-                before: hex(&r[da + db..da + db + 8])? as u32,
-                after: hex(&r[da + db + 8..])? as u32,
+                before: hex(&r[da + db..da + db + dacc])? as u32,
+                after: hex(&r[da + db + dacc..])? as u32,
             })
         })
-        .collect()
+        .collect::<Result<_, String>>()?;
+    Ok((steps, half))
 }
 
 /// Every variable of the header by dotted name (scope identifiers, then the reference).
@@ -297,7 +301,7 @@ struct Miss {
 /// Runs the VCD comparison; exit 0 when every compared field matches, 1 otherwise.
 pub fn run(job: &VcdJob) -> Result<i32, String> {
     let map = parse_map(job)?;
-    let steps = golden_steps(job.golden, job.pe)?;
+    let (steps, half) = golden_steps(job.golden, job.pe)?;
     let samples = sample(job.vcd, &map)?;
     let cycles = samples["clk"].len();
     if cycles == 0 {
@@ -381,7 +385,16 @@ pub fn run(job: &VcdJob) -> Result<i32, String> {
     misses.sort_by_key(|m| (m.step, FIELDS.iter().position(|&f| f == m.field)));
     let ulps = |m: &Miss| -> Option<u64> {
         if m.field.starts_with("acc") {
-            m.student.and_then(|s| fp32_ulps(m.golden as u32, s as u32))
+            m.student.and_then(|s| {
+                if half {
+                    // A student word wider than 16 bits is no FP16 value: no distance.
+                    u16::try_from(s)
+                        .ok()
+                        .and_then(|s| fp16_ulps(m.golden as u16, s))
+                } else {
+                    fp32_ulps(m.golden as u32, s as u32)
+                }
+            })
         } else {
             None
         }

@@ -29,7 +29,8 @@ pub trait OperandFeeder<const W: usize> {
     fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W>;
     /// B: lanes `k = step*w ..` of column `col` of tile `tile` (0 lanes past N).
     fn b(&self, tile: usize, col: usize, step: usize) -> LaneGroup<W>;
-    /// C: row `row` of tile `tile`, one FP32 word per mesh column (0 outside the problem).
+    /// C: row `row` of tile `tile`, one accumulator word (FP32, or FP16 in the low 16 bits) per
+    /// mesh column (0 outside the problem).
     fn c_row(&self, tile: usize, row: usize) -> [u32; COLS];
     /// True for a 2:4 sparse feeder: `dims` then counts kept K positions, `a` serves kept
     /// values, `b` a bus of [`crate::hw::pe::sparse_b_lanes`] dense positions and `meta` the

@@ -26,15 +26,24 @@
 //!   read stays one pass), all at once in a cycle without an operand read; `c_ready(t)` once
 //!   all sixteen are there; the window that loads C reads them from registers.
 //! - **D**: rows leaving the output register are queued (`dq_*`, 8 rows) and written into one of
-//!   `SD` shared-memory slots; a tile's fourth row written, its TMA store is issued. `d_ready`
-//!   reserves a slot and queue room for the next drained tile; `finished` once every tile is
-//!   stored (`stores_outstanding` = 0).
+//!   `SD` shared-memory slots; once every tile of a slot's box has its fourth row written, the
+//!   box's TMA store is issued. `d_ready` reserves a slot and queue room for the next drained
+//!   tile; `finished` once every box is stored (`stores_outstanding` = 0).
+//!
+//! C and D words are as wide as the accumulator: 4 bytes for FP32, 2 for FP16 (the C
+//! registers and D queue rows are `4 x 32` or `4 x 16` bits). A TMA box's inner extent must be
+//! a multiple of 16 bytes, so the C/D box is 16 bytes wide: one 4 x 4 FP32 tile, or for FP16
+//! two neighbouring tiles of a tile row side by side (8 x 4 FP16, the left tile at byte 0 of a
+//! box row, the right at byte 8). Either way a box is 64 bytes and fills one 128-byte slot; a
+//! box's right tile past N is out of bounds (zeros loaded, nothing stored), so global memory
+//! moves exactly `2` (FP16) or `4` (FP32) bytes per element of C and D.
 //!
 //! Global-memory layout: A is `M x K` row-major (K-major), B is stored transposed (`N x K`,
-//! K-major, as tensor cores prefer, the "TN" layout), C and D are `M x N` FP32; every row starts
-//! at a 16-byte-aligned pitch. Shared memory: stage `s` is a 1024-byte block with A (stream
-//! mode) in rows 0..3 and B in rows 4..7 of the 128B swizzle pattern, so the eight lanes of a
-//! step fall in eight different 16-byte chunks (banks) and a step reads in one pass.
+//! K-major, as tensor cores prefer, the "TN" layout), C and D are `M x N` in the accumulator
+//! format (FP32 or FP16); every row starts at a 16-byte-aligned pitch. Shared memory: stage `s`
+//! is a 1024-byte block with A (stream mode) in rows 0..3 and B in rows 4..7 of the 128B
+//! swizzle pattern, so the eight lanes of a step fall in eight different 16-byte chunks (banks)
+//! and a step reads in one pass.
 
 use super::feeder::{check_problem, LaneGroup};
 use super::memory::{
@@ -84,9 +93,12 @@ impl Default for MemPortConfig {
     }
 }
 
-/// Bytes of a C or D slot in shared memory (a 64-byte tile at a 128-byte boundary, the
+/// Bytes of a C or D slot in shared memory (a 64-byte box at a 128-byte boundary, the
 /// alignment a TMA destination needs).
 const SLOT_BYTES: u32 = 128;
+/// Bytes of a row of a C or D box: the 16-byte inner extent a TMA box needs (four FP32
+/// words, or eight FP16 words from two tiles).
+const BOX_ROW_BYTES: u32 = 16;
 /// Most C slots (and D slots) in shared memory.
 pub const MAX_TILE_SLOTS: usize = 16;
 /// Most operand stages (mbarriers left beside the C slots).
@@ -119,6 +131,12 @@ pub struct MemLayout {
     pub esa: u32,
     /// Bytes of a B element.
     pub esb: u32,
+    /// Bytes of a C or D element (the accumulator format: 4 for FP32, 2 for FP16).
+    pub esc: u32,
+    /// Tiles of a tile row one C or D box covers side by side (1 for FP32, 2 for FP16).
+    pub tiles_per_box: usize,
+    /// Tiles along N, `ceil(N / 4)`.
+    pub tiles_n: usize,
     /// K elements a chunk (one TMA box along K).
     pub kc: usize,
     /// Chunks per tile `ceil(K / KC)`.
@@ -184,7 +202,9 @@ impl MemLayout {
         let b_addr = a.0 + a.1 * m as u64;
         let b = (b_addr, pitch((k as u64) * u64::from(esb)));
         let c_addr = b.0 + b.1 * n as u64;
-        let c = (c_addr, pitch(n as u64 * 4));
+        let esc = cfg.acc.width() / 8;
+        let tiles_per_box = (BOX_ROW_BYTES / (COLS as u32 * esc)) as usize;
+        let c = (c_addr, pitch(n as u64 * u64::from(esc)));
         let d = (c.0 + c.1 * m as u64, c.1);
         let gmem_bytes = d.0 + d.1 * m as u64;
         let smem = pc.params.smem_bytes;
@@ -236,6 +256,9 @@ impl MemLayout {
             k,
             esa,
             esb,
+            esc,
+            tiles_per_box,
+            tiles_n: n.div_ceil(COLS),
             kc,
             chunks,
             a,
@@ -282,15 +305,58 @@ impl MemLayout {
         b.global_strides[0] = self.b.1;
         b.swizzle = self.swz_b;
         let mut c = TensorMap::dense(
-            ElemType::U32,
+            if self.esc == 4 {
+                ElemType::U32
+            } else {
+                ElemType::U16
+            },
             self.c.0,
             &[self.n as u64, self.m as u64],
-            &[COLS as u32, ROWS as u32],
+            &[(COLS * self.tiles_per_box) as u32, ROWS as u32],
         );
         c.global_strides[0] = self.c.1;
         let mut d = c;
         d.global_address = self.d.0;
         [a, b, c, d]
+    }
+
+    /// C and D boxes along N (a tile row's tiles, grouped `tiles_per_box` at a time).
+    fn boxes_n(&self) -> usize {
+        self.tiles_n.div_ceil(self.tiles_per_box)
+    }
+
+    /// C (and D) boxes of the problem: one per tile for FP32, one per pair of tiles of a
+    /// tile row for FP16.
+    pub fn cd_boxes(&self) -> usize {
+        self.m.div_ceil(ROWS) * self.boxes_n()
+    }
+
+    /// The C/D box holding tile `t` (tiles and boxes both row-major).
+    pub fn box_of(&self, t: usize) -> usize {
+        let (tm, tn) = (t / self.tiles_n, t % self.tiles_n);
+        tm * self.boxes_n() + tn / self.tiles_per_box
+    }
+
+    /// The last tile of box `b` (a box at the end of a tile row may hold fewer tiles).
+    fn last_tile_of_box(&self, b: usize) -> usize {
+        let (tm, bn) = (b / self.boxes_n(), b % self.boxes_n());
+        tm * self.tiles_n + ((bn + 1) * self.tiles_per_box).min(self.tiles_n) - 1
+    }
+
+    /// The global (row, column) of box `b`'s first element.
+    fn box_origin(&self, b: usize) -> (usize, usize) {
+        let (tm, bn) = (b / self.boxes_n(), b % self.boxes_n());
+        (tm * ROWS, bn * self.tiles_per_box * COLS)
+    }
+
+    /// Bytes of one C or D box (the transaction count of a C load): 64.
+    fn cd_box_bytes(&self) -> u32 {
+        ROWS as u32 * BOX_ROW_BYTES
+    }
+
+    /// Shared-memory byte offset of tile `t`'s first word within a row of its box's slot.
+    fn tile_in_box(&self, t: usize) -> u32 {
+        ((t % self.tiles_n) % self.tiles_per_box) as u32 * COLS as u32 * self.esc
     }
 
     /// Shared-memory base of the A box of chunk `q` of tile row `tm` (panel) or stage `s`.
@@ -374,7 +440,8 @@ fn lane_bytes(es: u32, w: usize) -> u32 {
 
 impl<const W: usize> MemoryPort<W> {
     /// A port holding the `m x n x k` problem (`a`: `m x k`, `b`: `k x n`, row-major bit
-    /// patterns; `c`: `m x n` FP32) in global memory, laid out as [`MemLayout`] says.
+    /// patterns; `c`: `m x n` in the accumulator format `cfg.acc`, FP32 or FP16 bits) in
+    /// global memory, laid out as [`MemLayout`] says.
     #[allow(clippy::too_many_arguments)] // the shape and the three matrices of the problem
     pub fn new(
         cfg: CoreConfig,
@@ -421,12 +488,13 @@ impl<const W: usize> MemoryPort<W> {
         for i in 0..m {
             row.clear();
             for v in &c[i * n..(i + 1) * n] {
-                row.extend_from_slice(&v.to_le_bytes());
+                row.extend_from_slice(&v.to_le_bytes()[..lay.esc as usize]);
             }
             mem.host_write(lay.c.0 + i as u64 * lay.c.1, &row);
         }
         let sched = Schedule::new(m, n, k, cfg.width, cfg.block());
         let reg32 = |name: &'static str| Reg::new(name, 32, 0u32);
+        let row_bits = COLS as u32 * cfg.acc.width();
         Ok(Self {
             cfg,
             lay,
@@ -475,8 +543,8 @@ impl<const W: usize> MemoryPort<W> {
             c_regs: (0..2 * ROWS)
                 .map(|x| {
                     Ok(
-                        Reg::new(format!("c_b{}_r{}", x / ROWS, x % ROWS), 128, 0u128)?
-                            .with_display(Display::Filter("fp32")),
+                        Reg::new(format!("c_b{}_r{}", x / ROWS, x % ROWS), row_bits, 0u128)?
+                            .with_display(Display::Filter(cfg.acc.name)),
                     )
                 })
                 .collect::<RtlResult<_>>()?,
@@ -485,8 +553,8 @@ impl<const W: usize> MemoryPort<W> {
             d_rows_written: reg32("d_rows_written")?,
             dq: (0..DQ_DEPTH)
                 .map(|x| {
-                    Ok(Reg::new(format!("dq_{x}"), 128, 0u128)?
-                        .with_display(Display::Filter("fp32")))
+                    Ok(Reg::new(format!("dq_{x}"), row_bits, 0u128)?
+                        .with_display(Display::Filter(cfg.acc.name)))
                 })
                 .collect::<RtlResult<_>>()?,
             dq_head: Reg::new("dq_head", 3, 0)?,
@@ -512,19 +580,21 @@ impl<const W: usize> MemoryPort<W> {
         self.mem.counters()
     }
 
-    /// D as stored in global memory (`m x n` FP32 bit patterns, row-major).
+    /// D as stored in global memory (`m x n` bit patterns of the accumulator format,
+    /// row-major).
     pub fn read_d(&self) -> Vec<u32> {
         let (m, n) = (self.lay.m, self.lay.n);
+        let es = self.lay.esc as usize;
         let mut d = Vec::with_capacity(m * n);
         for i in 0..m {
             let bytes = self
                 .mem
-                .host_read(self.lay.d.0 + i as u64 * self.lay.d.1, n * 4);
-            d.extend(
-                bytes
-                    .chunks_exact(4)
-                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])),
-            );
+                .host_read(self.lay.d.0 + i as u64 * self.lay.d.1, n * es);
+            d.extend(bytes.chunks_exact(es).map(|w| {
+                w.iter()
+                    .rev()
+                    .fold(0u32, |acc, &x| (acc << 8) | u32::from(x))
+            }));
         }
         d
     }
@@ -638,12 +708,14 @@ impl<const W: usize> MemoryPort<W> {
         if t >= self.tiles() || self.cf_asked.q() == C_ALL {
             return false;
         }
-        // The bank held tile t - 2, whose window must have read it; the slot must have landed.
+        // The bank held tile t - 2, whose window must have read it; the slot of the tile's
+        // box must have landed.
         let bank_free = t < 2 || self.c_used.q() as usize >= t - 1;
+        let b = self.lay.box_of(t);
         bank_free
             && self.mem.try_wait_parity(
-                self.c_bar(t % self.lay.tile_slots),
-                (t / self.lay.tile_slots) & 1 == 1,
+                self.c_bar(b % self.lay.tile_slots),
+                (b / self.lay.tile_slots) & 1 == 1,
             )
     }
 
@@ -652,9 +724,10 @@ impl<const W: usize> MemoryPort<W> {
     fn c_word_addr(&self, w: usize) -> u32 {
         let t = self.cf_tile.q() as usize;
         self.lay.c_base
-            + (t % self.lay.tile_slots) as u32 * SLOT_BYTES
-            + (w / COLS) as u32 * 16
-            + (w % COLS) as u32 * 4
+            + (self.lay.box_of(t) % self.lay.tile_slots) as u32 * SLOT_BYTES
+            + (w / COLS) as u32 * BOX_ROW_BYTES
+            + self.lay.tile_in_box(t)
+            + (w % COLS) as u32 * self.lay.esc
     }
 
     fn stores_completed(&self) -> u32 {
@@ -757,22 +830,26 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
 
     fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
         let v = self.c_regs[(tile & 1) * ROWS + row].q();
+        let bits = self.cfg.acc.width();
+        let mask = (1u128 << bits) - 1;
         let mut out = [0u32; COLS];
         for (j, o) in out.iter_mut().enumerate() {
-            *o = (v >> (32 * j)) as u32;
+            *o = ((v >> (bits as usize * j)) & mask) as u32;
         }
         out
     }
 
     fn d_ready(&self) -> bool {
-        let in_use = self.d_claimed.q() - self.stores_completed();
+        // The next drained tile's box needs a slot (one already claimed, or a free one).
+        let in_use = (self.lay.box_of(self.d_claimed.q() as usize) as u32)
+            .saturating_sub(self.stores_completed());
         let coming = ROWS as u32 * self.d_claimed.q() - self.d_rows_in.q();
         (in_use as usize) < self.lay.tile_slots
             && usize::from(self.dq_count.q()) + coming as usize + ROWS <= DQ_DEPTH
     }
 
     fn finished(&self) -> bool {
-        self.d_stored.q() as usize == self.tiles()
+        self.d_stored.q() as usize == self.lay.cd_boxes()
             && self.dq_count.q() == 0
             && self.mem.stores_outstanding() == 0
     }
@@ -830,12 +907,17 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             for (r, v) in rows.iter_mut().enumerate() {
                 *v = self.c_regs[(t & 1) * ROWS + r].q();
             }
+            let es = lay.esc as usize;
+            let bits = 8 * es;
+            let mask = (1u128 << bits) - 1;
             for w in (0..16).filter(|w| got >> w & 1 == 1) {
-                let word = u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
+                let word = data[at..at + es]
+                    .iter()
+                    .rev()
+                    .fold(0u128, |acc, &x| (acc << 8) | u128::from(x));
                 let (r, col) = (w / COLS, w % COLS);
-                rows[r] =
-                    (rows[r] & !(0xFFFF_FFFFu128 << (32 * col))) | (u128::from(word) << (32 * col));
-                at += 4;
+                rows[r] = (rows[r] & !(mask << (bits * col))) | (word << (bits * col));
+                at += es;
             }
             for (r, v) in rows.iter().enumerate() {
                 self.c_regs[(t & 1) * ROWS + r].set_d(*v);
@@ -875,7 +957,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             self.step_lanes(rt, rs, &mut lanes);
             self.lanes = lanes;
         }
-        // C words (4 bytes each) ride along in the banks the operand lanes leave free, so the
+        // C words (4 or 2 bytes each) ride along in the banks the operand lanes leave free, so the
         // read stays one pass; without an operand read every word left goes. Only when the
         // next shift window waits for this C do words share a bank with an operand (a
         // conflict). A request that did not finish its passes is presented again unchanged.
@@ -905,7 +987,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         for w in (0..16).filter(|w| cmask >> w & 1 == 1) {
             self.lanes.push(SmemLane {
                 addr: self.c_word_addr(w),
-                len: 4,
+                len: lay.esc as u8,
             });
         }
         let want_c = cmask != 0;
@@ -927,8 +1009,11 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             let tile = written / ROWS;
             let row = ROWS - 1 - written % ROWS;
             wl = [SmemWriteLane {
-                addr: lay.d_base + (tile % lay.tile_slots) as u32 * SLOT_BYTES + row as u32 * 16,
-                len: 16,
+                addr: lay.d_base
+                    + (lay.box_of(tile) % lay.tile_slots) as u32 * SLOT_BYTES
+                    + row as u32 * BOX_ROW_BYTES
+                    + lay.tile_in_box(tile),
+                len: (COLS as u32 * lay.esc) as u8,
                 data,
             }];
             Some(&wl[..])
@@ -938,11 +1023,13 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
 
         // ---- TMA command: a store, else a C load, else an operand load. ----
         let mut cmd: Option<(TmaCmd, u8)> = None;
-        let stores_ready = self.d_rows_written.q() as usize / ROWS;
+        // Box `ds` is ready to store once the last of its tiles has all four rows written.
+        let tiles_written = self.d_rows_written.q() as usize / ROWS;
         let ds = self.d_stored.q() as usize;
+        let store_ready = ds < lay.cd_boxes() && lay.last_tile_of_box(ds) < tiles_written;
         if ready_to_work && self.mem.tma_ready() {
-            if ds < stores_ready {
-                let (r0, c0) = self.sched.tile_origin(ds);
+            if store_ready {
+                let (r0, c0) = lay.box_origin(ds);
                 cmd = Some((
                     TmaCmd {
                         op: TmaOp::Store,
@@ -954,10 +1041,17 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
                     4,
                 ));
             } else {
+                // Box `ct` may load once the box `tile_slots` before it (the slot's last
+                // occupant) is fetched: every box before the one being fetched is.
                 let ct = self.c_issued.q() as usize;
-                let c_fetched = self.cf_tile.q() as usize;
-                if ct < tiles && ct - c_fetched < lay.tile_slots {
-                    let (r0, c0) = self.sched.tile_origin(ct);
+                let cf = self.cf_tile.q() as usize;
+                let boxes_fetched = if cf < tiles {
+                    lay.box_of(cf)
+                } else {
+                    lay.cd_boxes()
+                };
+                if ct < lay.cd_boxes() && ct.saturating_sub(boxes_fetched) < lay.tile_slots {
+                    let (r0, c0) = lay.box_origin(ct);
                     let slot = ct % lay.tile_slots;
                     cmd = Some((
                         TmaCmd {
@@ -971,7 +1065,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
                     ));
                     self.mbar_ops.push(MbarOp {
                         bar: self.c_bar(slot),
-                        op: MbarOpKind::ArriveExpectTx(64),
+                        op: MbarOpKind::ArriveExpectTx(lay.cd_box_bytes()),
                     });
                 } else {
                     let g = self.p_chunk.q();
@@ -1103,8 +1197,9 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         }
         if let Some(row) = io.d_row {
             let mut v = 0u128;
+            let bits = self.cfg.acc.width() as usize;
             for (j, w) in row.values.iter().enumerate() {
-                v |= u128::from(*w) << (32 * j);
+                v |= u128::from(*w) << (bits * j);
             }
             let tail = (usize::from(self.dq_head.q()) + usize::from(self.dq_count.q())) % DQ_DEPTH;
             self.dq[tail].set_d(v);

@@ -41,7 +41,7 @@ pub struct SparseTileBuffer {
 impl SparseTileBuffer {
     /// A buffer for `D = A x B + C` with the dense inner dimension `k` (a multiple of 4):
     /// `values` (`m x k/2` kept values), `meta` (`m x k/4` nibbles, one a byte), `b`
-    /// (`k x n`), `c` (`m x n` FP32), all row-major bit patterns.
+    /// (`k x n`), `c` (`m x n` in the accumulator format), all row-major bit patterns.
     #[allow(clippy::too_many_arguments)] // the shape and the four matrices of the problem
     pub fn new(
         cfg: CoreConfig,

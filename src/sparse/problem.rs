@@ -1,26 +1,25 @@
 //! A sparse GEMM problem `D = A x B + C` whose A is 2:4-compressed, and the sparse functional
 //! model.
 //!
-//! Contract: `D[i][j]` is the numerics layer's [`dot`] over the kept values only, with
+//! Contract: `D[i][j]` is the numerics layer's [`dot_acc`] over the kept values only, with
 //! products `a_kept[t] * b[4g + idx_t][j]` in ascending dense `k` (`g` the group, `idx_t` the
-//! index the metadata names), `C` first, under the configuration's accumulation mode, preset
-//! and width (`w` kept products a step; NVIDIA blocks of `n` kept products). Dropped
-//! positions take no part at all: an `Inf` or `NaN` in B at a dropped position does not
-//! reach D. For `ieee` (and finite B) this equals the dense run on the decompressed A up to
-//! the sign of an exact zero; `fused` and `nvidia` group kept products, so their steps differ
-//! from the dense run's.
+//! index the metadata names), `C` first, into the configured accumulator format (FP32 or FP16),
+//! under the configuration's accumulation mode, preset and width (`w` kept products a step;
+//! NVIDIA blocks of `n` kept products). Dropped positions take no part at all: an `Inf` or
+//! `NaN` in B at a dropped position does not reach D. For `ieee` (and finite B) this equals the
+//! dense run on the decompressed A up to the sign of an exact zero; `fused` and `nvidia` group
+//! kept products, so their steps differ from the dense run's.
 
 use super::compress::{compress, Compressed, Prune, SparseError};
 use crate::gemm::problem::random_operand;
 use crate::gemm::rng::SplitMix64;
 use crate::gemm::{CoreConfig, Gemm, GemmOutput};
-use crate::numerics::dot::dot;
-use crate::numerics::flags::Flags;
-use crate::numerics::format::FP32;
+use crate::numerics::dot::dot_acc;
+use crate::numerics::flags::{Flags, RoundingMode};
 use crate::verify::sparse::SparseOperands;
 
 /// A checked sparse GEMM: `a` is the compressed `m x k` A, `b` is `k x n` (dense K), `c` is
-/// `m x n` FP32.
+/// `m x n` in the accumulator format (`cfg.acc`: FP32 or FP16 bits).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SparseGemm {
     /// Rows of A, C and D.
@@ -35,7 +34,7 @@ pub struct SparseGemm {
     pub a: Compressed,
     /// B, `k x n`, row-major bit patterns.
     pub b: Vec<u64>,
-    /// C, `m x n`, row-major FP32 bits.
+    /// C, `m x n`, row-major bits of the accumulator format.
     pub c: Vec<u32>,
 }
 
@@ -49,6 +48,7 @@ impl SparseGemm {
             k: self.k,
             fmt_a: self.cfg.fmt_a,
             fmt_b: self.cfg.fmt_b,
+            acc: self.cfg.acc,
             values: self.a.values(),
             meta: self.a.meta(),
             b: &self.b,
@@ -92,7 +92,8 @@ impl SparseGemm {
     }
 
     /// A reproducible random sparse problem: every group's nibble is drawn uniformly from the
-    /// six valid ones and its two kept values (and B and C) as in [`Gemm::random`].
+    /// six valid ones and its two kept values (and B and C, in the accumulator format) as in
+    /// [`Gemm::random`].
     pub fn random(
         m: usize,
         n: usize,
@@ -115,7 +116,7 @@ impl SparseGemm {
             .map(|_| random_operand(cfg.fmt_b, &mut rng))
             .collect();
         let c = (0..m * n)
-            .map(|_| random_operand(FP32, &mut rng) as u32)
+            .map(|_| random_operand(cfg.acc, &mut rng) as u32)
             .collect();
         let a = Compressed::new(cfg.fmt_a, m, k, values, meta)?;
         SparseGemm::new(cfg, a, n, b, c)
@@ -150,7 +151,7 @@ impl SparseGemm {
     }
 }
 
-/// The sparse functional model: every output element is [`dot`] over row `i`'s kept values
+/// The sparse functional model: every output element is [`dot_acc`] over row `i`'s kept values
 /// and the B values its metadata selects (see the module documentation).
 pub fn run_functional_sparse(g: &SparseGemm) -> Result<GemmOutput, SparseError> {
     let mut d = vec![0u32; g.m * g.n];
@@ -163,8 +164,10 @@ pub fn run_functional_sparse(g: &SparseGemm) -> Result<GemmOutput, SparseError> 
             for (slot, &p) in col.iter_mut().zip(&kept) {
                 *slot = g.b[p * g.n + j];
             }
-            let r = dot(
+            let r = dot_acc(
                 &g.cfg.mode,
+                RoundingMode::NearestEven,
+                g.cfg.acc,
                 g.cfg.fmt_a,
                 g.cfg.fmt_b,
                 a,

@@ -1,6 +1,8 @@
 //! The exact dot-product reference: `c + sum a_k * b_k` summed exactly in big integers and
-//! rounded once to FP32 by its own small rounding code (RNE, RZ, toward -Inf or +Inf, with the
-//! IEEE flags it raises), plus the `fused` and `ieee` chainings built on it.
+//! rounded once to FP32, or to FP16 for an FP16 accumulator, by its own small rounding code
+//! (RNE, RZ, toward -Inf or +Inf, with the IEEE flags it raises), plus the `fused` and `ieee`
+//! chainings built on it. The `*_acc` functions take the accumulator format (FP32 or FP16: `c`
+//! and the result are its patterns); the others are FP32.
 //!
 //! Decoding: FP32 through host `f32`, FP16/BF16 through the `half` crate, E4M3/E5M2 through
 //! [`decode_fp8`] (the OCP tables of `fp8_table`). Every value becomes an `f64`
@@ -145,10 +147,62 @@ pub fn exact_sum(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> 
     exact_sum_rounding(fmt_a, fmt_b, a, b, c, RefRounding::NearestEven)
 }
 
+/// The accumulator formats the reference rounds to, restated from NUMERICS.md's table (not
+/// read from the datapath's format rows): total width, fraction bits, exponent bias, and the
+/// canonical NaN the datapath returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct AccSpec {
+    width: u32,
+    frac: u32,
+    bias: i64,
+    nan: u32,
+}
+
+/// IEEE binary32.
+const ACC_FP32: AccSpec = AccSpec {
+    width: 32,
+    frac: 23,
+    bias: 127,
+    nan: 0x7FC0_0000,
+};
+
+/// IEEE binary16.
+const ACC_FP16: AccSpec = AccSpec {
+    width: 16,
+    frac: 10,
+    bias: 15,
+    nan: 0x7E00,
+};
+
+/// The spec of an accumulator format (FP32 or FP16). Panics on another row (a programming
+/// error in a caller).
+fn acc_spec(acc: Format) -> AccSpec {
+    if acc == FP32 {
+        ACC_FP32
+    } else if acc == FP16 {
+        ACC_FP16
+    } else {
+        panic!("verify::exact: {acc} is not an accumulator format (fp32 or fp16)")
+    }
+}
+
 /// [`exact_sum`] with the zero sign of rounding direction `mode`: a zero sum is `-0` if every
 /// term is a negative zero, `+0` if every term is a positive zero, and otherwise (exact
 /// cancellation, zeros of both signs) `-0` only toward negative infinity (IEEE 754 6.3).
 pub fn exact_sum_rounding(
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+    mode: RefRounding,
+) -> ExactValue {
+    exact_sum_acc(FP32, fmt_a, fmt_b, a, b, c, mode)
+}
+
+/// [`exact_sum_rounding`] with `c` a pattern of the accumulator format `acc` (FP32 or FP16).
+pub fn exact_sum_acc(
+    acc: Format,
     fmt_a: Format,
     fmt_b: Format,
     a: &[u64],
@@ -169,7 +223,7 @@ pub fn exact_sum_rounding(
         }
         Decoded::Finite(v) => finite.push(v),
     };
-    take(decode(crate::numerics::format::FP32, c as u64));
+    take(decode(acc, c as u64));
     for (&x, &y) in a.iter().zip(b.iter()) {
         // Every product of two input formats is exact in f64 (at most 22 significand bits,
         // exponents within 2^-272..2^256), and IEEE f64 multiplication gives the product's
@@ -261,36 +315,59 @@ fn round_at(mag: &BigUint, exp: i64, q: i64, neg: bool, mode: RefRounding) -> (B
 /// (tiny after rounding, as though the exponent range were unbounded, and inexact). A NaN
 /// result raises nothing here (the caller knows whether it was invalid).
 pub fn round_fp32_flags(v: &ExactValue, mode: RefRounding) -> (u32, RefFlags) {
+    round_spec(v, mode, ACC_FP32)
+}
+
+/// Rounds an exact value once to FP16 (canonical NaN `0x7E00`; overflow: Inf or the largest
+/// finite value `0x7BFF`, by direction), with the IEEE flags as [`round_fp32_flags`] raises
+/// them.
+pub fn round_fp16_flags(v: &ExactValue, mode: RefRounding) -> (u16, RefFlags) {
+    let (bits, flags) = round_spec(v, mode, ACC_FP16);
+    (bits as u16, flags)
+}
+
+/// Rounds an exact value once to the accumulator format `acc` (FP32 or FP16), with flags.
+pub fn round_acc_flags(v: &ExactValue, mode: RefRounding, acc: Format) -> (u32, RefFlags) {
+    round_spec(v, mode, acc_spec(acc))
+}
+
+/// The one rounding of an exact value to the binary format `f` (`p = frac + 1` significand
+/// bits, normal exponents `1 - bias ..= bias`).
+fn round_spec(v: &ExactValue, mode: RefRounding, f: AccSpec) -> (u32, RefFlags) {
     let mut flags = RefFlags::default();
+    let exp_ones = (1u32 << (f.width - 1 - f.frac)) - 1;
+    let inf = exp_ones << f.frac;
     let (neg, mag, exp) = match v {
-        ExactValue::Nan => return (0x7FC0_0000, flags),
-        ExactValue::Inf(n) => return (if *n { 0xFF80_0000 } else { 0x7F80_0000 }, flags),
+        ExactValue::Nan => return (f.nan, flags),
+        ExactValue::Inf(n) => return (if *n { 1 << (f.width - 1) } else { 0 } | inf, flags),
         ExactValue::Finite(n, m, e) => (*n, m, *e),
     };
-    let sign = if neg { 0x8000_0000u32 } else { 0 };
+    let sign = if neg { 1u32 << (f.width - 1) } else { 0 };
     if mag.bits() == 0 {
         return (sign, flags);
     }
+    let frac = i64::from(f.frac);
+    let emin = 1 - f.bias;
     let top = exp + mag.bits() as i64 - 1; // exponent of the leading one
-    let mut q = top.max(-126) - 23; // exponent of the result's ulp
+    let mut q = top.max(emin) - frac; // exponent of the result's ulp
     let (mant, inexact) = round_at(mag, exp, q, neg, mode);
     flags.inexact = inexact;
-    if top < -126 && inexact {
-        // Tininess after rounding: round to 24 bits with an unbounded exponent.
-        let (full, _) = round_at(mag, exp, top - 23, neg, mode);
-        let carried = full.bits() as i64 > 24;
-        flags.underflow = top + carried as i64 <= -127;
+    if top < emin && inexact {
+        // Tininess after rounding: round to p bits with an unbounded exponent.
+        let (full, _) = round_at(mag, exp, top - frac, neg, mode);
+        let carried = full.bits() as i64 > frac + 1;
+        flags.underflow = top + (carried as i64) < emin;
     }
     let mut m = u64::try_from(&mant).unwrap_or(u64::MAX);
-    if m == 1 << 24 {
-        m = 1 << 23;
+    if m == 1 << (frac + 1) {
+        m = 1 << frac;
         q += 1;
     }
-    if m < (1 << 23) {
-        return (sign | m as u32, flags); // subnormal (q == -149)
+    if m < (1 << frac) {
+        return (sign | m as u32, flags); // subnormal (q == emin - frac)
     }
-    let biased = q + 23 + 127;
-    if biased >= 255 {
+    let biased = q + frac + f.bias;
+    if biased >= i64::from(exp_ones) {
         flags.overflow = true;
         flags.inexact = true;
         let to_inf = match mode {
@@ -299,10 +376,12 @@ pub fn round_fp32_flags(v: &ExactValue, mode: RefRounding) -> (u32, RefFlags) {
             RefRounding::Down => neg,
             RefRounding::Up => !neg,
         };
-        return (sign | if to_inf { 0x7F80_0000 } else { 0x7F7F_FFFF }, flags);
+        let max_finite = inf - 1;
+        return (sign | if to_inf { inf } else { max_finite }, flags);
     }
+    let frac_mask = (1u32 << f.frac) - 1;
     (
-        sign | ((biased as u32) << 23) | (m as u32 & 0x7F_FFFF),
+        sign | ((biased as u32) << f.frac) | (m as u32 & frac_mask),
         flags,
     )
 }
@@ -310,6 +389,20 @@ pub fn round_fp32_flags(v: &ExactValue, mode: RefRounding) -> (u32, RefFlags) {
 /// `RNE32(c + sum a_k * b_k)` with one rounding.
 pub fn exact_dot(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> u32 {
     round_fp32(&exact_sum(fmt_a, fmt_b, a, b, c), RefRounding::NearestEven)
+}
+
+/// `c + sum a_k * b_k` rounded once to nearest even in the accumulator format `acc` (FP32 or
+/// FP16; `c` and the result are its patterns).
+pub fn exact_dot_acc(
+    acc: Format,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+) -> u32 {
+    let v = exact_sum_acc(acc, fmt_a, fmt_b, a, b, c, RefRounding::NearestEven);
+    round_acc_flags(&v, RefRounding::NearestEven, acc).0
 }
 
 /// Whether a bit pattern of `fmt` is a signaling NaN (IEEE-style formats: FP16, BF16, FP32
@@ -347,9 +440,23 @@ pub fn exact_dot_rounding(
     c: u32,
     mode: RefRounding,
 ) -> (u32, RefFlags) {
-    let v = exact_sum_rounding(fmt_a, fmt_b, a, b, c, mode);
-    let (bits, mut flags) = round_fp32_flags(&v, mode);
-    let mut invalid = is_signaling(crate::numerics::format::FP32, c as u64);
+    exact_dot_rounding_acc(FP32, fmt_a, fmt_b, a, b, c, mode)
+}
+
+/// [`exact_dot_rounding`] into the accumulator format `acc` (FP32 or FP16): `c` and the
+/// result are `acc` patterns, the one rounding is to `acc`.
+pub fn exact_dot_rounding_acc(
+    acc: Format,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+    mode: RefRounding,
+) -> (u32, RefFlags) {
+    let v = exact_sum_acc(acc, fmt_a, fmt_b, a, b, c, mode);
+    let (bits, mut flags) = round_acc_flags(&v, mode, acc);
+    let mut invalid = is_signaling(acc, c as u64);
     let (mut pinf, mut ninf) = (false, false);
     for (&x, &y) in a.iter().zip(b.iter()) {
         invalid |= is_signaling(fmt_a, x) || is_signaling(fmt_b, y);
@@ -360,7 +467,7 @@ pub fn exact_dot_rounding(
         pinf |= p == f64::INFINITY;
         ninf |= p == f64::NEG_INFINITY;
     }
-    let dc = decode(crate::numerics::format::FP32, c as u64);
+    let dc = decode(acc, c as u64);
     if let Decoded::Inf(n) = dc {
         pinf |= !n;
         ninf |= n;
@@ -398,16 +505,43 @@ pub fn fused_dot_rounding(
 
 /// The `fused` chaining: `c <- RNE32(c + exact sum of w products)` per group of `width`.
 pub fn fused_dot(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32, width: usize) -> u32 {
-    let mut acc = c;
+    fused_dot_acc(FP32, fmt_a, fmt_b, a, b, c, width)
+}
+
+/// The `fused` chaining into the accumulator format `acc` (FP32 or FP16): `c <- RNE(c +
+/// exact sum of w products)` per group of `width`, each rounding to `acc`.
+pub fn fused_dot_acc(
+    acc: Format,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+    width: usize,
+) -> u32 {
+    let mut d = c;
     for (ca, cb) in a.chunks(width.max(1)).zip(b.chunks(width.max(1))) {
-        acc = exact_dot(fmt_a, fmt_b, ca, cb, acc);
+        d = exact_dot_acc(acc, fmt_a, fmt_b, ca, cb, d);
     }
-    acc
+    d
 }
 
 /// The `ieee` chaining: one rounding per product (a chain of FMAs).
 pub fn ieee_dot(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> u32 {
     fused_dot(fmt_a, fmt_b, a, b, c, 1)
+}
+
+/// The `ieee` chaining into the accumulator format `acc` (FP32 or FP16): a chain of FMAs each
+/// rounded to `acc`.
+pub fn ieee_dot_acc(
+    acc: Format,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: u32,
+) -> u32 {
+    fused_dot_acc(acc, fmt_a, fmt_b, a, b, c, 1)
 }
 
 #[cfg(test)]
@@ -447,6 +581,62 @@ mod tests {
         let v = ExactValue::Finite(false, BigUint::from(1u8), 128);
         assert_eq!(round_fp32(&v, RefRounding::NearestEven), 0x7F80_0000);
         assert_eq!(round_fp32(&v, RefRounding::TowardZero), 0x7F7F_FFFF);
+    }
+
+    #[test]
+    fn fp16_rounding_landmarks() {
+        let r = |mag: u64, exp: i64, neg: bool, mode| {
+            round_fp16_flags(&ExactValue::Finite(neg, BigUint::from(mag), exp), mode)
+        };
+        let rne = RefRounding::NearestEven;
+        // 1 + 2^-11 ties to 1 (0x3C00); 1 + 3 * 2^-11 ties up to 1 + 2^-9 (0x3C02).
+        assert_eq!(r((1 << 11) + 1, -11, false, rne).0, 0x3C00);
+        assert_eq!(r((1 << 11) + 3, -11, false, rne).0, 0x3C02);
+        assert_eq!(
+            r((1 << 11) + 3, -11, false, RefRounding::TowardZero).0,
+            0x3C01
+        );
+        // The smallest subnormal 2^-24 (0x0001); 2^-25 ties to 0 with underflow and inexact.
+        assert_eq!(r(1, -24, false, rne), (0x0001, RefFlags::default()));
+        let (bits, f) = r(1, -25, true, rne);
+        assert_eq!(bits, 0x8000);
+        assert!(f.underflow && f.inexact);
+        // 2^-14 - 2^-25 (11 bits) ties up to the smallest normal 0x0400, but with an unbounded
+        // exponent it is exact and below 2^-14: tiny, so underflow. 2^-14 - 2^-26 (12 bits)
+        // rounds to 2^-14 even with an unbounded exponent: no underflow.
+        let (bits, f) = r((1 << 11) - 1, -25, false, rne);
+        assert_eq!(bits, 0x0400);
+        assert!(f.inexact && f.underflow);
+        let (bits, f) = r((1 << 12) - 1, -26, false, rne);
+        assert_eq!(bits, 0x0400);
+        assert!(f.inexact && !f.underflow);
+        // 65504 is the largest finite; 65520 rounds to Inf (RNE) or stays 65504 (RTZ).
+        assert_eq!(r(65504, 0, false, rne).0, 0x7BFF);
+        assert_eq!(r(65520, 0, false, rne).0, 0x7C00);
+        assert!(r(65520, 0, false, rne).1.overflow);
+        assert_eq!(r(65520, 0, false, RefRounding::TowardZero).0, 0x7BFF);
+        assert_eq!(r(65520, 0, true, RefRounding::Up).0, 0xFBFF);
+        assert_eq!(round_fp16_flags(&ExactValue::Nan, rne).0, 0x7E00);
+        assert_eq!(round_fp16_flags(&ExactValue::Inf(true), rne).0, 0xFC00);
+    }
+
+    #[test]
+    fn fp16_accumulator_dots() {
+        // 2 + (-1) + 2^-11 + 2^-24 (C = 0): exact rounds once, 1 + 2^-11 + 2^-24 -> 1 + 2^-10;
+        // the ieee chain ties 1 + 2^-11 to 1 and then 1 + 2^-24 stays 1.
+        let (a, b) = ([0x4000, 0xBC00, 0x1000, 0x0001], [0x3C00; 4]);
+        assert_eq!(exact_dot_acc(FP16, FP16, FP16, &a, &b, 0), 0x3C01);
+        assert_eq!(ieee_dot_acc(FP16, FP16, FP16, &a, &b, 0), 0x3C00);
+        // C is an FP16 pattern: 1.5 + 2 * 1 = 3.5.
+        assert_eq!(
+            exact_dot_acc(FP16, FP16, FP16, &[0x4000], &[0x3C00], 0x3E00),
+            0x4300
+        );
+        // The FP32 entry points are the FP32 accumulator.
+        assert_eq!(
+            fused_dot_acc(FP32, FP16, FP16, &a, &b, 0, 2),
+            fused_dot(FP16, FP16, &a, &b, 0, 2)
+        );
     }
 
     #[test]

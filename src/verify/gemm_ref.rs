@@ -2,20 +2,23 @@
 //! references of this layer ([`super::exact`], [`super::nvidia_ref`]); never from the
 //! datapath or the functional model under test.
 
-use super::exact::{exact_dot, fused_dot, ieee_dot};
+use super::exact::{exact_dot_acc, fused_dot_acc, ieee_dot_acc};
 use super::nvidia_ref::{nvidia_ref_dot, ref_params, RefParams};
 use crate::gemm::Gemm;
 use crate::numerics::dot::{AccMode, Preset};
+use crate::numerics::format::FP32;
 use crate::numerics::int::{IntMode, IntOverflow};
 
-/// Which independent reference checks a run.
+/// Which independent reference checks a run. `Ieee`, `Fused` and `Exact` round to the
+/// problem's accumulator format (FP32 or FP16, [`super::exact`]'s own rounding); `Nvidia` is
+/// FP32 only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reference {
-    /// [`ieee_dot`]: one rounding per product.
+    /// [`ieee_dot_acc`]: one rounding per product.
     Ieee,
-    /// [`fused_dot`] with the given step width.
+    /// [`fused_dot_acc`] with the given step width.
     Fused(usize),
-    /// [`exact_dot`]: one rounding of everything.
+    /// [`exact_dot_acc`]: one rounding of everything.
     Exact,
     /// [`nvidia_ref_dot`] with this file's own preset table.
     Nvidia(RefParams),
@@ -38,8 +41,14 @@ impl Reference {
 
     /// The reference for a problem's mode and width. `nvidia` needs the preset's name
     /// (`volta`, ...), because the reference takes its parameters from its own table, not
-    /// from the datapath's.
+    /// from the datapath's; it has no FP16-output rules (an error for an FP16 accumulator).
     pub fn for_problem(g: &Gemm, preset: Option<Preset>) -> Result<Reference, String> {
+        if matches!(g.cfg.mode, AccMode::Nvidia(_)) && g.cfg.acc != FP32 {
+            return Err(format!(
+                "no independent nvidia reference for {} output",
+                g.cfg.acc.name
+            ));
+        }
         Ok(match g.cfg.mode {
             AccMode::Ieee => Reference::Ieee,
             AccMode::Fused => Reference::Fused(g.cfg.width),
@@ -58,19 +67,19 @@ impl Reference {
         })
     }
 
-    /// One element: `c + row . col`.
+    /// One element: `c + row . col` (`c` and the result in the problem's accumulator format).
     pub fn dot(&self, g: &Gemm, row: &[u64], col: &[u64], c: u32) -> u32 {
-        let (fa, fb) = (g.cfg.fmt_a, g.cfg.fmt_b);
+        let (fa, fb, acc) = (g.cfg.fmt_a, g.cfg.fmt_b, g.cfg.acc);
         match self {
-            Reference::Ieee => ieee_dot(fa, fb, row, col, c),
-            Reference::Fused(w) => fused_dot(fa, fb, row, col, c, *w),
-            Reference::Exact => exact_dot(fa, fb, row, col, c),
+            Reference::Ieee => ieee_dot_acc(acc, fa, fb, row, col, c),
+            Reference::Fused(w) => fused_dot_acc(acc, fa, fb, row, col, c, *w),
+            Reference::Exact => exact_dot_acc(acc, fa, fb, row, col, c),
             Reference::Nvidia(p) => nvidia_ref_dot(p, fa, fb, row, col, c),
             Reference::Int(im, w) => int_ref_dot(im, *w, row, col, c),
         }
     }
 
-    /// The whole of D, `m x n` row-major FP32 bits.
+    /// The whole of D, `m x n` row-major bits of the accumulator format.
     pub fn gemm(&self, g: &Gemm) -> Vec<u32> {
         let cols: Vec<Vec<u64>> = (0..g.n).map(|j| g.b_col(j)).collect();
         let mut d = Vec::with_capacity(g.m * g.n);

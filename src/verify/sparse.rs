@@ -4,7 +4,7 @@
 //! integers, rounded once per step by its own rounding code). Nothing here calls the `sparse`
 //! or `numerics` code it checks.
 
-use super::exact::{exact_dot, fused_dot, ieee_dot};
+use super::exact::{exact_dot_acc, fused_dot_acc, ieee_dot_acc};
 use crate::numerics::format::Format;
 
 /// Which chaining of exact sums the reference applies.
@@ -22,7 +22,8 @@ pub enum SparseRef {
 }
 
 /// The shape and data of a sparse problem, as plain slices: `values` is `m x k/2` kept
-/// values, `meta` is `m x k/4` metadata bytes, `b` is `k x n`, `c` is `m x n` FP32 bits.
+/// values, `meta` is `m x k/4` metadata bytes, `b` is `k x n`, `c` is `m x n` bits of the
+/// accumulator format `acc` (FP32 or FP16).
 #[derive(Clone, Copy, Debug)]
 pub struct SparseOperands<'a> {
     /// Rows of A.
@@ -35,6 +36,8 @@ pub struct SparseOperands<'a> {
     pub fmt_a: Format,
     /// Format of B.
     pub fmt_b: Format,
+    /// The accumulator format (FP32 or FP16): C's and D's.
+    pub acc: Format,
     /// Kept values of A, `m x k/2`.
     pub values: &'a [u64],
     /// Metadata, `m x k/4`.
@@ -45,7 +48,7 @@ pub struct SparseOperands<'a> {
     pub c: &'a [u32],
 }
 
-/// `D` (`m x n` FP32 bits) over the kept values only.
+/// `D` (`m x n` bits of the accumulator format) over the kept values only.
 pub fn sparse_reference(ops: &SparseOperands<'_>, how: SparseRef) -> Vec<u32> {
     let SparseOperands {
         m,
@@ -53,6 +56,7 @@ pub fn sparse_reference(ops: &SparseOperands<'_>, how: SparseRef) -> Vec<u32> {
         k,
         fmt_a,
         fmt_b,
+        acc,
         values,
         meta,
         b,
@@ -70,9 +74,11 @@ pub fn sparse_reference(ops: &SparseOperands<'_>, how: SparseRef) -> Vec<u32> {
             let b_sel: Vec<u64> = rows.iter().map(|&p| b[p * n + j]).collect();
             let cij = c[i * n + j];
             d.push(match how {
-                SparseRef::Ieee => ieee_dot(fmt_a, fmt_b, a_row, &b_sel, cij),
-                SparseRef::Fused { width } => fused_dot(fmt_a, fmt_b, a_row, &b_sel, cij, width),
-                SparseRef::Exact => exact_dot(fmt_a, fmt_b, a_row, &b_sel, cij),
+                SparseRef::Ieee => ieee_dot_acc(acc, fmt_a, fmt_b, a_row, &b_sel, cij),
+                SparseRef::Fused { width } => {
+                    fused_dot_acc(acc, fmt_a, fmt_b, a_row, &b_sel, cij, width)
+                }
+                SparseRef::Exact => exact_dot_acc(acc, fmt_a, fmt_b, a_row, &b_sel, cij),
             });
         }
     }

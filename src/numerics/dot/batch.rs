@@ -1,13 +1,14 @@
 //! Many independent dot products at once: row `r` is `d[r] = c[r] + sum_k a[r][k] * b[r][k]`
-//! under one mode and rounding, exactly as [`super::dot_rounded`] computes it for that row.
+//! under one mode and rounding, exactly as [`super::dot_rounded`] computes it for that row
+//! ([`super::dot_acc`] for an FP16 accumulator, [`dot_batch_acc`]).
 //! Rows are spread over the rayon thread pool in fixed-size groups; every row depends only on
 //! its own operands and the flag counts are integer sums, so the results and counts are the
 //! same whatever the thread count.
 
 use super::mode::{AccMode, DotError, MAX_LANES};
-use super::{dot_rounded, dot_step_w_rm, fused};
+use super::{dot_acc, dot_step_w_acc, fused};
 use crate::numerics::flags::{Flags, RoundingMode};
-use crate::numerics::format::Format;
+use crate::numerics::format::{Format, FP16, FP32};
 use rayon::prelude::*;
 
 /// Rows per rayon task: large enough that scheduling costs nothing next to the arithmetic,
@@ -47,7 +48,8 @@ impl FlagCounts {
 /// The outcome of [`dot_batch`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BatchResult {
-    /// The FP32 result of every row.
+    /// The result of every row: FP32 bits, or FP16 bits (low 16) for [`dot_batch_acc`] into
+    /// FP16.
     pub d: Vec<u32>,
     /// The OR of every row's flags, per row, counted.
     pub flags: FlagCounts,
@@ -60,6 +62,26 @@ pub struct BatchResult {
 pub fn dot_batch(
     mode: &AccMode,
     rm: RoundingMode,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: &[u32],
+    k: usize,
+    width: usize,
+) -> Result<BatchResult, DotError> {
+    dot_batch_acc(mode, rm, FP32, fmt_a, fmt_b, a, b, c, k, width)
+}
+
+/// [`dot_batch`] into the accumulator format `acc` (FP32 or FP16): `c` and the results are
+/// `acc` bit patterns, and every row equals [`super::dot_acc`] with this `acc` bit for bit
+/// (for `nvidia`, `mode`'s parameters must come from [`super::Preset::params_for`] with the
+/// same `acc`).
+#[allow(clippy::too_many_arguments)]
+pub fn dot_batch_acc(
+    mode: &AccMode,
+    rm: RoundingMode,
+    acc: Format,
     fmt_a: Format,
     fmt_b: Format,
     a: &[u64],
@@ -81,7 +103,7 @@ pub fn dot_batch(
     } else {
         (&a[..k], &b[..k])
     };
-    dot_rounded(mode, rm, fmt_a, fmt_b, a0, b0, 0, width)?;
+    dot_acc(mode, rm, acc, fmt_a, fmt_b, a0, b0, 0, width)?;
     let group = match mode {
         AccMode::Nvidia(p) => p.block.clamp(1, MAX_LANES),
         _ => width,
@@ -98,15 +120,13 @@ pub fn dot_batch(
         k,
         group,
     };
-    // One monomorphised row loop per register width: the step's lane registers have the
-    // smallest power-of-two size that holds a group, fixed for the whole batch.
-    let flags = match group {
-        0..=1 => job.run::<1>(&mut d),
-        2 => job.run::<2>(&mut d),
-        3..=4 => job.run::<4>(&mut d),
-        5..=8 => job.run::<8>(&mut d),
-        9..=16 => job.run::<16>(&mut d),
-        _ => job.run::<32>(&mut d),
+    // One monomorphised row loop per register width and accumulator: the step's lane
+    // registers have the smallest power-of-two size that holds a group, fixed for the whole
+    // batch, and the accumulator format is a constant inside the loop.
+    let flags = if acc == FP16 {
+        job.run_acc::<true>(&mut d)
+    } else {
+        job.run_acc::<false>(&mut d)
     };
     Ok(BatchResult { d, flags })
 }
@@ -125,23 +145,39 @@ struct Job<'a> {
 }
 
 impl Job<'_> {
-    /// Row `r` with `W`-lane step registers (`group <= W`): the whole-K contract of
-    /// [`super::dot_rounded`].
+    /// Every row into `d` with the accumulator FP16 (`HALF`) or FP32.
+    fn run_acc<const HALF: bool>(&self, d: &mut [u32]) -> FlagCounts {
+        match self.group {
+            0..=1 => self.run::<1, HALF>(d),
+            2 => self.run::<2, HALF>(d),
+            3..=4 => self.run::<4, HALF>(d),
+            5..=8 => self.run::<8, HALF>(d),
+            9..=16 => self.run::<16, HALF>(d),
+            _ => self.run::<32, HALF>(d),
+        }
+    }
+
+    /// Row `r` with `W`-lane step registers (`group <= W`) into FP16 (`HALF`) or FP32: the
+    /// whole-K contract of [`super::dot_acc`].
     #[inline(always)]
-    fn row<const W: usize>(&self, r: usize) -> (u32, Flags) {
+    fn row<const W: usize, const HALF: bool>(&self, r: usize) -> (u32, Flags) {
+        let acc_fmt = if HALF { FP16 } else { FP32 };
         let k = self.k;
         let (ra, rb) = (&self.a[r * k..(r + 1) * k], &self.b[r * k..(r + 1) * k]);
         if k == 0 {
             return (self.c[r], Flags::NONE);
         }
         if let AccMode::Exact = self.mode {
-            let s = fused::exact_all_rm(self.fmt_a, self.fmt_b, ra, rb, self.c[r], self.rm);
+            let s =
+                fused::exact_all_acc(self.fmt_a, self.fmt_b, ra, rb, self.c[r], self.rm, acc_fmt);
             return (s.bits, s.flags);
         }
         let mut acc = self.c[r];
         let mut flags = Flags::NONE;
         for (ca, cb) in ra.chunks(self.group).zip(rb.chunks(self.group)) {
-            let s = dot_step_w_rm::<W>(self.mode, self.rm, self.fmt_a, self.fmt_b, ca, cb, acc);
+            let s = dot_step_w_acc::<W>(
+                self.mode, self.rm, acc_fmt, self.fmt_a, self.fmt_b, ca, cb, acc,
+            );
             acc = s.bits;
             flags |= s.flags;
         }
@@ -149,13 +185,13 @@ impl Job<'_> {
     }
 
     /// Every row into `d`, in parallel tasks of [`ROWS_PER_TASK`] rows; the flag counts.
-    fn run<const W: usize>(&self, d: &mut [u32]) -> FlagCounts {
+    fn run<const W: usize, const HALF: bool>(&self, d: &mut [u32]) -> FlagCounts {
         d.par_chunks_mut(ROWS_PER_TASK)
             .enumerate()
             .map(|(t, out)| {
                 let mut counts = FlagCounts::default();
                 for (i, slot) in out.iter_mut().enumerate() {
-                    let (bits, f) = self.row::<W>(t * ROWS_PER_TASK + i);
+                    let (bits, f) = self.row::<W, HALF>(t * ROWS_PER_TASK + i);
                     *slot = bits;
                     counts.count(f);
                 }

@@ -29,7 +29,7 @@ pub mod nvidia;
 pub mod step;
 pub mod wide;
 
-pub use batch::{dot_batch, BatchResult, FlagCounts};
+pub use batch::{dot_batch, dot_batch_acc, BatchResult, FlagCounts};
 pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
 pub use step::{
     dot_step, dot_step_acc, dot_step_rm, dot_step_w, dot_step_w_acc, dot_step_w_rm,
