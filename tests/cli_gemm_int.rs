@@ -217,7 +217,11 @@ fn npy_operands_through_the_mesh() {
 
 #[test]
 fn random_problems_are_checked() {
-    for extra in [&[][..], &["--satfinite"][..]] {
+    for extra in [
+        &[][..],
+        &["--satfinite"][..],
+        &["--memory", "tma", "--mem-latency", "40"][..],
+    ] {
         let mut args = vec![
             "gemm",
             "--format",
@@ -242,6 +246,17 @@ fn random_problems_are_checked() {
         let v: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).expect("JSON");
         assert_eq!(v["check"]["mismatches"], 0, "{v}");
         assert_eq!(v["tiles"], 3 * 2, "{v}");
+        let tma = extra.contains(&"tma");
+        assert_eq!(
+            v["memory"]["path"],
+            if tma { "tma" } else { "ideal" },
+            "{v}"
+        );
+        if tma {
+            // D leaves as 9 x 7 int32 words.
+            assert_eq!(v["memory"]["bytes_stored"], 9 * 7 * 4, "{v}");
+            assert_eq!(v["memory"]["params"]["latency"], 40, "{v}");
+        }
     }
     let base = ["gemm", "--format", "s8", "--m", "4", "--n", "4", "--k", "4"];
     let with = |extra: &[&'static str]| {
@@ -249,7 +264,11 @@ fn random_problems_are_checked() {
         v.extend_from_slice(extra);
         tcrtl(&v)
     };
-    assert_error(&with(&["--memory", "tma"]), "ideal memory path only");
+    assert_error(&with(&["--mem-latency", "9"]), "need --memory tma");
+    let s4 = ["gemm", "--format", "s4", "--m", "4", "--n", "4", "--k", "4"];
+    let mut s4_tma = s4.to_vec();
+    s4_tma.extend_from_slice(&["--memory", "tma"]);
+    assert_error(&tcrtl(&s4_tma), "4-bit integer operands");
     assert_error(&with(&["--sparse"]), "no --sparse");
     assert_error(&with(&["--pattern", "ones"]), "not --pattern");
     assert_error(&with(&["--acc", "fused"]), "drop --acc");

@@ -7,7 +7,7 @@
 mod mx;
 
 use super::gemm_int;
-use super::memory::{params_json, MemArgs, MemoryPath};
+use super::memory::{memory_json, MemArgs, MemoryPath};
 use super::pattern::{pattern_problem, Pattern};
 use super::text_matrix;
 use super::values;
@@ -488,18 +488,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             outln!("{}", super::sparse::sparse_line(s, &measured));
         }
         if let Some(r) = &mem_run {
-            let c = &r.counters;
-            outln!(
-                "memory (tma, latency {} cycles, {} B/cycle, {} stages{}): {} B loaded, {} B stored, {} stall cycles, {} bank conflicts",
-                r.params.latency,
-                r.params.bytes_per_cycle,
-                r.layout.stages,
-                if r.layout.panel { ", A panel reused" } else { "" },
-                c.bytes_loaded,
-                c.bytes_stored,
-                r.run.stall_cycles,
-                c.bank_conflicts
-            );
+            outln!("{}", super::memory::memory_line(r));
         }
         if let Some((r, bad)) = &check {
             outln!("check against {r}: {} mismatches", bad.len());
@@ -526,18 +515,20 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     })
 }
 
-/// `tcrtl gemm` with integer formats (see [`gemm_int`]): the ideal memory path, dense,
-/// without `--memh` golden files or generated patterns other than random.
+/// `tcrtl gemm` with integer formats (see [`gemm_int`]): dense, on the ideal memory path or
+/// (8-bit operands) through the TMA memory path, without `--memh` golden files or generated
+/// patterns other than random.
 fn run_int(args: &GemmArgs, a: IntFormat, b: IntFormat) -> Result<i32, String> {
     if args.sparse {
         return Err("integer formats run dense (no --sparse)".into());
     }
-    if args.memory != MemoryPath::Ideal
-        || args.mem.any()
-        || args.stages.is_some()
-        || args.no_swizzle
-    {
-        return Err("integer GEMMs run on the ideal memory path only (no --memory tma)".into());
+    let memory = super::memory::port_config(args.memory, &args.mem, args.stages, args.no_swizzle)?;
+    if memory.is_some() && (a.bits < 8 || b.bits < 8) {
+        return Err(
+            "--memory tma moves whole bytes: 4-bit integer operands (s4, u4) run on the ideal \
+             path only"
+                .into(),
+        );
     }
     if args.memh.is_some() {
         return Err("--memh golden images are FP32; not for integer formats".into());
@@ -565,6 +556,7 @@ fn run_int(args: &GemmArgs, a: IntFormat, b: IntFormat) -> Result<i32, String> {
             },
         },
         width: args.width,
+        memory,
         files,
         random,
         out: args.out.as_deref(),
@@ -572,32 +564,6 @@ fn run_int(args: &GemmArgs, a: IntFormat, b: IntFormat) -> Result<i32, String> {
         trace: &args.trace,
         json: args.json,
     })
-}
-
-/// The `memory` object of the JSON summary.
-fn memory_json(path: MemoryPath, run: Option<&MemRun>) -> serde_json::Value {
-    match run {
-        None => serde_json::json!({ "path": "ideal", "stall_cycles": 0, "window_wait_cycles": 0 }),
-        Some(r) => {
-            let c = &r.counters;
-            serde_json::json!({
-                "path": match path { MemoryPath::Tma => "tma", MemoryPath::Ideal => "ideal" },
-                "bytes_loaded": c.bytes_loaded,
-                "bytes_stored": c.bytes_stored,
-                "tx_bytes": c.tx_bytes,
-                "stall_cycles": r.run.stall_cycles,
-                "window_wait_cycles": r.run.window_wait_cycles,
-                "overlap_cycles": r.run.overlap_cycles,
-                "bank_conflicts": c.bank_conflicts,
-                "oob_elements": c.oob_elements,
-                "requests": c.requests,
-                "stages": r.layout.stages,
-                "a_panel_reuse": r.layout.panel,
-                "swizzle": r.layout.swz_b != tensorcore_rtl::hw::memory::Swizzle::None,
-                "params": params_json(&r.params),
-            })
-        }
-    }
 }
 
 /// The sparse problem of `tcrtl gemm --sparse`: a dense --a (checked, or pruned with

@@ -1,13 +1,17 @@
 //! `tcrtl gemm` with integer formats (`--format s8|u8|s4|u4`): D = A x B + C on the clocked
 //! tensor core with an int32 accumulator (A, B as int8/uint8 .npy, C and D as int32), or a
-//! seeded random problem, checked against the verify layer's `int_ref_dot`.
+//! seeded random problem, checked against the verify layer's `int_ref_dot`. 8-bit operands
+//! also run through the TMA memory path (`--memory tma`: bytes in global and shared memory,
+//! int32 C and D words).
 
 use super::dot_int::load_int_matrix;
+use super::memory::{memory_json, memory_line, MemoryPath};
 use super::values;
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
-use tensorcore_rtl::gemm::{CoreConfig, Gemm};
+use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm, MemRun};
 use tensorcore_rtl::hw::schedule::Schedule;
+use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP32;
@@ -20,6 +24,8 @@ pub struct IntGemmJob<'a> {
     pub mode: IntMode,
     /// Products per PE step.
     pub width: usize,
+    /// The memory port (`--memory tma`), or `None` for the ideal path.
+    pub memory: Option<MemPortConfig>,
     /// A, B and C files (C optional), or none for a random problem.
     pub files: Option<(&'a Path, &'a Path, Option<&'a PathBuf>)>,
     /// M, N, K and the seed of a random problem.
@@ -92,7 +98,16 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
         .trace
         .config()?
         .map(|t| t.budget(cycles, job.trace.vcd_limit_bytes()));
-    let measured = run_clocked_measured(&g, trace.as_ref()).map_err(|e| e.to_string())?;
+    let mut mem_run: Option<MemRun> = None;
+    let measured = match &job.memory {
+        Some(pc) => run_memory(&g, pc, trace.as_ref()).map(|r| {
+            let run = r.run.clone();
+            mem_run = Some(r);
+            run
+        }),
+        None => run_clocked_measured(&g, trace.as_ref()),
+    }
+    .map_err(|e| e.to_string())?;
     let run = &measured.run;
     if let Some(out) = job.out {
         let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
@@ -122,6 +137,10 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
             "check": check.as_ref().map(|(r, bad)| serde_json::json!({
                 "reference": r, "mismatches": bad.len(),
             })),
+            "memory": memory_json(
+                if mem_run.is_some() { MemoryPath::Tma } else { MemoryPath::Ideal },
+                mem_run.as_ref(),
+            ),
         });
         outln!("{obj}");
     } else {
@@ -142,6 +161,9 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
             if run.tiles == 1 { "" } else { "s" },
             100.0 * run.utilization()
         );
+        if let Some(r) = &mem_run {
+            outln!("{}", memory_line(r));
+        }
         if let Some((r, bad)) = &check {
             outln!("check against {r}: {} mismatches", bad.len());
             for &i in bad.iter().take(5) {
