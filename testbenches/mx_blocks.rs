@@ -11,7 +11,7 @@ use crate::gemm::{run_clocked_mx, CoreConfig, MxGemm};
 use crate::hw::MxSpec;
 use crate::numerics::dot::AccMode;
 use crate::numerics::format::FP32;
-use crate::numerics::mx::{quantise, BlockFormat, Quantised};
+use crate::numerics::mx::{quantise, BlockFormat};
 use crate::tb::Bench;
 use crate::verify::mx_ref;
 
@@ -38,40 +38,16 @@ fn values(seed: u64, count: usize) -> Vec<u64> {
 }
 
 /// The problem `A (m x k) x B (k x n) + C` with A and B^T quantised to `fmt` row by row.
-fn problem(fmt: BlockFormat, (m, n, k): (usize, usize, usize), width: usize, seed: u64) -> Result<MxGemm, String> {
+fn problem(
+    fmt: BlockFormat,
+    (m, n, k): (usize, usize, usize),
+    width: usize,
+    seed: u64,
+) -> Result<MxGemm, String> {
     let qa = quantise(fmt, FP32, &values(seed, m * k), k).map_err(|e| e.to_string())?;
-    let qb: Quantised =
-        quantise(fmt, FP32, &values(seed + 1, n * k), k).map_err(|e| e.to_string())?;
-    let blocks = k / mx_ref::block_size(fmt);
-    let mut b = vec![0u64; k * n];
-    let mut sb = vec![0u8; blocks * n];
-    for j in 0..n {
-        for i in 0..k {
-            b[i * n + j] = qb.elements[j * k + i];
-        }
-        for blk in 0..blocks {
-            sb[blk * n + j] = qb.scales[j * blocks + blk] as u8;
-        }
-    }
-    let lane = MxSpec::lane_format(fmt);
-    Ok(MxGemm {
-        cfg: CoreConfig {
-            fmt_a: lane,
-            fmt_b: lane,
-            mode: AccMode::Fused,
-            width,
-            acc: FP32,
-        },
-        spec: MxSpec::new(fmt, fmt).with_tensor_scales(qa.tensor_scale, qb.tensor_scale),
-        m,
-        n,
-        k,
-        a: qa.elements.clone(),
-        b,
-        c: values(seed + 2, m * n).iter().map(|&w| w as u32).collect(),
-        a_scales: qa.scales.iter().map(|&s| s as u8).collect(),
-        b_scales: sb,
-    })
+    let qb = quantise(fmt, FP32, &values(seed + 1, n * k), k).map_err(|e| e.to_string())?;
+    let c = values(seed + 2, m * n).iter().map(|&w| w as u32).collect();
+    MxGemm::from_quantised(&qa, &qb, c, width).map_err(|e| e.to_string())
 }
 
 /// Runs the testbench.

@@ -6,6 +6,7 @@ mod common;
 
 use common::cli::{assert_error, p, scratch, tcrtl, text};
 use common::Rng;
+use tensorcore_rtl::gemm::MxGemm;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::mx::{quantise, BlockFormat, Quantised};
@@ -37,24 +38,23 @@ fn write_problem(
     let qa = quantise(fmt, FP32, &values(&mut rng, m * k), k).expect("quantise A");
     let qb = quantise(fmt, FP32, &values(&mut rng, n * k), k).expect("quantise B^T");
     let kb = k / fmt.block_size();
-    let mut b = vec![0u64; k * n];
-    let mut sb = vec![0u64; kb * n];
-    for j in 0..n {
-        for i in 0..k {
-            b[i * n + j] = qb.elements[j * k + i];
-        }
-        for blk in 0..kb {
-            sb[blk * n + j] = qb.scales[j * kb + blk];
-        }
-    }
     let c: Vec<u32> = (0..m * n)
         .map(|i| ((i as f32 - 3.0) * 0.37).to_bits())
         .collect();
+    // B (k x n) and its scales (k/bs x n) laid out from B's quantised columns.
+    let g = MxGemm::from_quantised(&qa, &qb, c.clone(), 1).expect("problem");
+    let bytes = |v: &[u8]| v.iter().map(|&x| u64::from(x)).collect::<Vec<u64>>();
     let c_words: Vec<u64> = c.iter().map(|&w| u64::from(w)).collect();
     write_npy(&dir.join("a.npy"), &[m, k], Dtype::U8, &qa.elements).expect("a");
-    write_npy(&dir.join("b.npy"), &[k, n], Dtype::U8, &b).expect("b");
+    write_npy(&dir.join("b.npy"), &[k, n], Dtype::U8, &g.b).expect("b");
     write_npy(&dir.join("sa.npy"), &[m, kb], Dtype::U8, &qa.scales).expect("sa");
-    write_npy(&dir.join("sb.npy"), &[kb, n], Dtype::U8, &sb).expect("sb");
+    write_npy(
+        &dir.join("sb.npy"),
+        &[kb, n],
+        Dtype::U8,
+        &bytes(&g.b_scales),
+    )
+    .expect("sb");
     write_npy(&dir.join("c.npy"), &[m, n], Dtype::U32, &c_words).expect("c");
     (qa, qb, c)
 }

@@ -5,6 +5,8 @@
 
 use super::clocked::{run_feeder, ClockedRun};
 use crate::hw::{CoreConfig, HwError, MxSpec, MxTileBuffer};
+use crate::numerics::dot::AccMode;
+use crate::numerics::format::FP32;
 use crate::numerics::mx::Quantised;
 use crate::numerics::mx_dot::{mx_dot, MxDotError, MxDotMode};
 use crate::numerics::round::Rounded;
@@ -37,6 +39,58 @@ pub struct MxGemm {
 }
 
 impl MxGemm {
+    /// The problem `A x B + C` from A's rows `qa` (`m x k`) and B's columns given as rows
+    /// `qb_t` (`n x k`, as quantising B's transpose along K gives them), for a core of
+    /// `width` lanes: B and its scales are laid out `k x n` and `k/bs x n`, the lane formats
+    /// and tensor scales follow the block formats.
+    pub fn from_quantised(
+        qa: &Quantised,
+        qb_t: &Quantised,
+        c: Vec<u32>,
+        width: usize,
+    ) -> Result<MxGemm, HwError> {
+        let spec = MxSpec::new(qa.format, qb_t.format)
+            .with_tensor_scales(qa.tensor_scale, qb_t.tensor_scale);
+        spec.check()?;
+        let k = qa.row_len;
+        if qb_t.row_len != k || k == 0 {
+            return Err(HwError::Unsupported(format!(
+                "rows of {k} and {} elements do not pair up",
+                qb_t.row_len
+            )));
+        }
+        let (m, n) = (qa.elements.len() / k, qb_t.elements.len() / k);
+        let blocks = qa.blocks_per_row();
+        let mut b = vec![0u64; k * n];
+        let mut b_scales = vec![0u8; blocks * n];
+        for j in 0..n {
+            for i in 0..k {
+                b[i * n + j] = qb_t.elements[j * k + i];
+            }
+            for blk in 0..blocks {
+                b_scales[blk * n + j] = qb_t.scales[j * blocks + blk] as u8;
+            }
+        }
+        Ok(MxGemm {
+            cfg: CoreConfig {
+                fmt_a: MxSpec::lane_format(spec.a),
+                fmt_b: MxSpec::lane_format(spec.b),
+                mode: AccMode::Fused,
+                width,
+                acc: FP32,
+            },
+            spec,
+            m,
+            n,
+            k,
+            a: qa.elements.clone(),
+            b,
+            c,
+            a_scales: qa.scales.iter().map(|&s| s as u8).collect(),
+            b_scales,
+        })
+    }
+
     /// A's rows and B's columns (transposed) as quantised rows of K, each with its block
     /// scales and tensor scale: the operands of [`mx_dot`].
     pub fn rows(&self) -> (Quantised, Quantised) {
@@ -100,4 +154,31 @@ fn run_w<const W: usize>(g: &MxGemm, trace: Option<&TraceConfig>) -> Result<Cloc
     )?;
     let macs = (g.m * g.n * g.k) as u64;
     run_feeder::<W, _>(g.cfg, buf, macs, trace).map(|r| r.run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numerics::mx::{quantise, BlockFormat};
+
+    /// `from_quantised` lays B out as `k x n`; `rows` reads it back as the same columns.
+    #[test]
+    fn from_quantised_and_rows_round_trip() {
+        let vals = |n: usize, s: f32| -> Vec<u64> {
+            (0..n)
+                .map(|i| u64::from(((i as f32 - 7.0) * s).to_bits()))
+                .collect()
+        };
+        for fmt in [BlockFormat::MxFp8E4M3, BlockFormat::NvFp4] {
+            let qa = quantise(fmt, FP32, &vals(3 * 64, 0.3), 64).expect("A");
+            let qb = quantise(fmt, FP32, &vals(5 * 64, -0.7), 64).expect("B^T");
+            let g = MxGemm::from_quantised(&qa, &qb, vec![0; 15], 4).expect("problem");
+            assert_eq!((g.m, g.n, g.k), (3, 5, 64));
+            // B[i][j] is column j's element i.
+            assert_eq!(g.b[10 * 5 + 2], qb.elements[2 * 64 + 10]);
+            let (ra, rb) = g.rows();
+            assert_eq!(ra, qa);
+            assert_eq!(rb, qb);
+        }
+    }
 }

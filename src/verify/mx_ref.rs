@@ -12,7 +12,9 @@
 //! of a zero term is the XOR of its factors' signs). Only the block format's name (the enum
 //! variant) is read from `numerics`.
 
-use super::exact::{decode_fp8, exact_of_finite, round_fp32, Decoded, ExactValue, RefRounding};
+use super::exact::{
+    as_f64, decode_fp8, exact_of_finite, round_fp32, Decoded, ExactValue, RefRounding,
+};
 use crate::gemm::MxGemm;
 use crate::numerics::mx::BlockFormat;
 use num_bigint::{BigInt, BigUint, Sign};
@@ -66,20 +68,6 @@ pub fn scale(f: BlockFormat, code: u64) -> Decoded {
         Decoded::Nan
     } else {
         Decoded::Finite(2f64.powi(code as i32 - 127))
-    }
-}
-
-fn as_f64(d: Decoded) -> f64 {
-    match d {
-        Decoded::Nan => f64::NAN,
-        Decoded::Inf(n) => {
-            if n {
-                f64::NEG_INFINITY
-            } else {
-                f64::INFINITY
-            }
-        }
-        Decoded::Finite(v) => v,
     }
 }
 
