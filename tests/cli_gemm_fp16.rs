@@ -71,9 +71,8 @@ fn tma_fp16_d_equals_the_ideal_path_and_the_functional_model() {
         b.extend(["--memory", "tma", "--out", &tma]);
         let ji = gemm_json(&a);
         let jt = gemm_json(&b);
-        // ieee and fused are checked against verify's FP16 references, nvidia (no
-        // independent FP16-output reference) against the functional model.
-        let reference = ["ieee_dot", "fused_dot", "functional"][i];
+        // Every mode is checked against verify's independent FP16-output references.
+        let reference = ["ieee_dot", "fused_dot", "nvidia_ref_dot"][i];
         for j in [&ji, &jt] {
             assert_eq!(j["out_format"], "fp16");
             assert_eq!(j["check"]["mismatches"], 0, "{flags:?}: {j}");
@@ -114,7 +113,7 @@ fn sparse_fp16_d_equals_the_sparse_functional_model() {
         let reference = [
             "sparse_reference ieee",
             "sparse_reference fused",
-            "functional",
+            "nvidia_ref_dot over the kept products",
         ][i];
         assert_eq!(j["check"]["reference"], reference, "{flags:?}: {j}");
         let g = SparseGemm::random(m, n, k, cfg, 1).expect("problem");

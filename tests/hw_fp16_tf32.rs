@@ -1,25 +1,28 @@
 //! The clocked tensor core with FP16 accumulators and TF32 inputs: bit for bit (flags
-//! included) against the functional model, for every mode, preset and PE width that takes the
-//! pair, on ragged shapes; FP16 output also against the FP16 measurement probes written by
+//! included) against the functional model and (D) the independent `verify` references, for
+//! every mode, preset and PE width that takes the pair, on ragged shapes; FP16 output also against the FP16 measurement probes written by
 //! hand in `tests/fp16_tf32_probes.rs` (through the mesh), and the accumulator registers are
 //! 16 bits wide in the waves.
 
 use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32, TF32};
+use tensorcore_rtl::verify::gemm_ref::Reference;
 
 /// Every mode a pair can run into `acc`: ieee, fused and each preset with a path.
-fn modes(fa: Format, fb: Format, acc: Format) -> Vec<AccMode> {
-    let mut v = vec![AccMode::Ieee, AccMode::Fused];
+fn modes(fa: Format, fb: Format, acc: Format) -> Vec<(AccMode, Option<Preset>)> {
+    let mut v = vec![(AccMode::Ieee, None), (AccMode::Fused, None)];
     for p in Preset::ALL {
         if let Ok(params) = p.params_for(fa, fb, acc) {
-            v.push(AccMode::Nvidia(params));
+            v.push((AccMode::Nvidia(params), Some(p)));
         }
     }
     v
 }
 
-fn check(g: &Gemm) {
+/// The clocked core against the functional model (D and flags) and against the independent
+/// `verify` reference of the mode (its own FP32/FP16 rounding and NVIDIA rules).
+fn check(g: &Gemm, preset: Option<Preset>) {
     let f = run_functional(g).expect("functional");
     let c = run_clocked(g, None).expect("clocked");
     assert_eq!(
@@ -28,6 +31,8 @@ fn check(g: &Gemm) {
         g.m, g.n, g.k, g.cfg
     );
     assert_eq!(c.out.flags, f.flags, "flags differ: {:?}", g.cfg);
+    let r = Reference::for_problem(g, preset).expect("an independent reference");
+    assert_eq!(c.out.d, r.gemm(g), "{} differs: {:?}", r.name(), g.cfg);
 }
 
 #[test]
@@ -42,7 +47,7 @@ fn fp16_accumulators_and_tf32_inputs_match_the_functional_model() {
     ];
     let mut runs = 0;
     for (fa, fb, acc) in cases {
-        for mode in modes(fa, fb, acc) {
+        for (mode, preset) in modes(fa, fb, acc) {
             for (wi, w) in [1usize, 4, 16, 32].into_iter().enumerate() {
                 let (m, n, k) = [(5, 3, 37), (4, 4, 64), (3, 6, 9), (2, 2, 33)][wi];
                 let cfg = CoreConfig {
@@ -54,7 +59,7 @@ fn fp16_accumulators_and_tf32_inputs_match_the_functional_model() {
                 };
                 let g = Gemm::random(m, n, k, cfg, 0xF16 + wi as u64).expect("problem");
                 assert!(g.c.iter().all(|&c| c <= acc.mask() as u32));
-                check(&g);
+                check(&g, preset);
                 runs += 1;
             }
         }

@@ -1,14 +1,16 @@
 //! The independent `nvidia` reference (`verify::nvidia_ref`) against every vendored real-GPU
-//! measurement set (all rows must match bit for bit), the NUMERICS.md probes, and random
-//! vectors beside the datapath's `nvidia` mode (reference and datapath written apart).
+//! measurement set, FP32 and FP16 output (all rows must match bit for bit), the NUMERICS.md
+//! probes, and random vectors beside the datapath's `nvidia` mode (reference and datapath
+//! written apart).
 
 use std::path::PathBuf;
 use tensorcore_rtl::gemm::problem::random_operand;
 use tensorcore_rtl::gemm::rng::SplitMix64;
-use tensorcore_rtl::numerics::dot::{dot, AccMode, Preset};
-use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
-use tensorcore_rtl::verify::measurements::{encode_word, load};
-use tensorcore_rtl::verify::nvidia_ref::{nvidia_ref_dot, ref_params, RefParams};
+use tensorcore_rtl::numerics::dot::{dot, dot_acc, AccMode, Preset};
+use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, TF32};
+use tensorcore_rtl::numerics::RoundingMode;
+use tensorcore_rtl::verify::measurements::{encode_word, load, load_acc};
+use tensorcore_rtl::verify::nvidia_ref::{nvidia_ref_dot, ref_params, ref_params_acc, RefParams};
 
 fn params(preset: &str, fmt: Format) -> RefParams {
     let p = Preset::by_name(preset).expect("a preset name of this test's table");
@@ -181,5 +183,99 @@ fn random_vectors_agree_with_the_datapath() {
             let got = dot(&mode, fa, fb, &a, &b, c, 1).expect("dot").bits;
             assert_eq!(got, want, "{preset} {fa}x{fb} a={a:x?} b={b:x?} c={c:#x}");
         }
+    }
+}
+
+/// The FP16-output rules of the reference (`ref_params_acc`) against every vendored
+/// FP16-output measurement file (C rounded to FP16 first, as the GPU test programs did): all
+/// rows bit for bit.
+#[test]
+fn every_fp16_output_set_matches() {
+    let sets: [(&str, Format, Preset); 11] = [
+        ("V100/fp16", FP16, Preset::Volta),
+        ("A100/fp16", FP16, Preset::Ampere),
+        ("Ada/fp16", FP16, Preset::Ada),
+        ("H100/fp16", FP16, Preset::Hopper),
+        ("B200/fp16", FP16, Preset::Blackwell),
+        ("Ada/E4M3", E4M3, Preset::Ada),
+        ("Ada/E5M2", E5M2, Preset::Ada),
+        ("H100/E4M3", E4M3, Preset::Hopper),
+        ("H100/E5M2", E5M2, Preset::Hopper),
+        ("B200/E4M3", E4M3, Preset::Blackwell),
+        ("B200/E5M2", E5M2, Preset::Blackwell),
+    ];
+    let mut total = 0;
+    for (name, fmt, preset) in sets {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("data/tensor-core-measurements")
+            .join(name);
+        let data = load_acc(&dir, None, FP16).unwrap_or_else(|e| panic!("{e}"));
+        let p = ref_params_acc(preset, fmt, fmt, FP16).expect("an FP16-output rule");
+        let enc = |r: &[u32]| -> Vec<u64> {
+            r.iter()
+                .map(|&w| encode_word(fmt, w).expect("representable"))
+                .collect()
+        };
+        let mut bad = Vec::new();
+        for i in 0..data.a.len() {
+            let d = nvidia_ref_dot(
+                &p,
+                fmt,
+                fmt,
+                &enc(&data.a[i]),
+                &enc(&data.b[i]),
+                data.c_in(i, FP16),
+            );
+            if d != data.d[i] {
+                bad.push((i + 1, d, data.d[i]));
+            }
+        }
+        assert!(
+            bad.is_empty(),
+            "{name} (fp16 output): {} of {} rows differ, first (row, ref, gpu): {:x?}",
+            bad.len(),
+            data.a.len(),
+            &bad[..bad.len().min(5)]
+        );
+        eprintln!("{name} fp16 output: {}/{}", data.a.len(), data.a.len());
+        total += data.a.len();
+    }
+    assert!(total >= 3300, "{total} rows");
+}
+
+/// FP16 output: random vectors beside the datapath's `nvidia` mode into FP16 (`dot_acc`),
+/// which was written separately; BF16 and TF32 have no FP16-output rule on either side.
+#[test]
+fn fp16_output_random_vectors_agree_with_the_datapath() {
+    let mut rng = SplitMix64::new(0xf16);
+    let cases: [(Preset, Format, Format); 8] = [
+        (Preset::Volta, FP16, FP16),
+        (Preset::Ampere, FP16, FP16),
+        (Preset::Ada, FP16, FP16),
+        (Preset::Ada, E4M3, E5M2),
+        (Preset::Hopper, FP16, FP16),
+        (Preset::Hopper, E4M3, E4M3),
+        (Preset::Blackwell, E5M2, E5M2),
+        (Preset::Blackwell, FP16, FP16),
+    ];
+    for (preset, fa, fb) in cases {
+        let ours = ref_params_acc(preset, fa, fb, FP16).expect("supported");
+        let params = preset.params_for(fa, fb, FP16).expect("supported");
+        let mode = AccMode::Nvidia(params);
+        for _ in 0..300 {
+            let k = 1 + rng.below(70) as usize;
+            let a: Vec<u64> = (0..k).map(|_| random_operand(fa, &mut rng)).collect();
+            let b: Vec<u64> = (0..k).map(|_| random_operand(fb, &mut rng)).collect();
+            let c = random_operand(FP16, &mut rng) as u32;
+            let want = nvidia_ref_dot(&ours, fa, fb, &a, &b, c);
+            let got = dot_acc(&mode, RoundingMode::NearestEven, FP16, fa, fb, &a, &b, c, 1)
+                .expect("dot")
+                .bits;
+            assert_eq!(got, want, "{preset} {fa}x{fb} a={a:x?} b={b:x?} c={c:#x}");
+        }
+    }
+    for (fa, p) in [(BF16, Preset::Hopper), (TF32, Preset::Ampere)] {
+        assert!(ref_params_acc(p, fa, fa, FP16).is_none());
+        assert!(p.params_for(fa, fa, FP16).is_err());
     }
 }

@@ -414,10 +414,10 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     let check = if let (Some(s), true) = (&sparse, random || args.check) {
         Some(super::sparse::check_clocked(s, preset, &run.out.d)?)
     } else if random || args.check {
-        // The independent references of `verify` round to FP32 or FP16 (ieee, fused) and
-        // know the NUMERICS.md FP32-output presets of FP16, BF16 and FP8; otherwise (nvidia
-        // with FP16 output, TF32 nvidia) D is checked against the functional model (the
-        // numerics layer, itself checked against SoftFloat and the GPU measurements).
+        // The independent references of `verify` round to FP32 or FP16 and know the
+        // NUMERICS.md presets (FP32 and FP16 output); a pair they lack is checked against the
+        // functional model (the numerics layer, itself checked against SoftFloat and the GPU
+        // measurements).
         match Reference::for_problem(&g, preset) {
             Ok(reference) => {
                 let want = reference.gemm(&g);

@@ -3,15 +3,14 @@
 //! datapath or the functional model under test.
 
 use super::exact::{exact_dot_acc, fused_dot_acc, ieee_dot_acc};
-use super::nvidia_ref::{nvidia_ref_dot, ref_params, RefParams};
+use super::nvidia_ref::{nvidia_ref_dot, ref_params_acc, RefParams};
 use crate::gemm::Gemm;
 use crate::numerics::dot::{AccMode, Preset};
-use crate::numerics::format::FP32;
 use crate::numerics::int::{IntMode, IntOverflow};
 
-/// Which independent reference checks a run. `Ieee`, `Fused` and `Exact` round to the
-/// problem's accumulator format (FP32 or FP16, [`super::exact`]'s own rounding); `Nvidia` is
-/// FP32 only.
+/// Which independent reference checks a run. Each rounds to the problem's accumulator format
+/// (FP32 or FP16): [`super::exact`]'s own rounding, and for `Nvidia` the FP32- or
+/// FP16-output rules of [`super::nvidia_ref`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reference {
     /// [`ieee_dot_acc`]: one rounding per product.
@@ -41,14 +40,8 @@ impl Reference {
 
     /// The reference for a problem's mode and width. `nvidia` needs the preset's name
     /// (`volta`, ...), because the reference takes its parameters from its own table, not
-    /// from the datapath's; it has no FP16-output rules (an error for an FP16 accumulator).
+    /// from the datapath's.
     pub fn for_problem(g: &Gemm, preset: Option<Preset>) -> Result<Reference, String> {
-        if matches!(g.cfg.mode, AccMode::Nvidia(_)) && g.cfg.acc != FP32 {
-            return Err(format!(
-                "no independent nvidia reference for {} output",
-                g.cfg.acc.name
-            ));
-        }
         Ok(match g.cfg.mode {
             AccMode::Ieee => Reference::Ieee,
             AccMode::Fused => Reference::Fused(g.cfg.width),
@@ -56,12 +49,13 @@ impl Reference {
             AccMode::Int(im) => Reference::Int(im, g.cfg.width),
             AccMode::Nvidia(_) => {
                 let p = preset.ok_or("the nvidia reference needs the preset's name")?;
-                let params = ref_params(p, g.cfg.fmt_a, g.cfg.fmt_b).ok_or_else(|| {
-                    format!(
-                        "no nvidia reference for preset {p} with {} x {}",
-                        g.cfg.fmt_a.name, g.cfg.fmt_b.name
-                    )
-                })?;
+                let params =
+                    ref_params_acc(p, g.cfg.fmt_a, g.cfg.fmt_b, g.cfg.acc).ok_or_else(|| {
+                        format!(
+                            "no nvidia reference for preset {p} with {} x {} into {}",
+                            g.cfg.fmt_a.name, g.cfg.fmt_b.name, g.cfg.acc.name
+                        )
+                    })?;
                 Reference::Nvidia(params)
             }
         })

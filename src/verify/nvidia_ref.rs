@@ -1,6 +1,8 @@
 //! An independent reference for the `nvidia` accumulation mode: the block FMA of NUMERICS.md
-//! (steps 1-6, the presets table, the Hopper FP8 13-bit cut) and the Blackwell FP8 rule
-//! `RNE32(c + RZ32(sum))`, written from the document, not from `crate::numerics`.
+//! (steps 1-6, the presets table, the Hopper FP8 13-bit cut), the Blackwell FP8 rule
+//! `RNE32(c + RZ32(sum))`, and the FP16-output rules ("FP16 output": each block's exact
+//! aligned sum rounded once to FP16; Hopper and Blackwell FP8 as two k16 half steps from zero
+//! then one FP16 addition of C), written from the document, not from `crate::numerics`.
 //!
 //! Everything here works on exact values: inputs are decoded by [`super::exact::decode`]
 //! (host `f32`, the `half` crate, the OCP FP8 table), products are exact in `f64`, terms are
@@ -9,10 +11,13 @@
 //! [`Format`]; the block parameters come from this file's own table ([`ref_params`]).
 //!
 //! Conventions (those of the MATLAB models the measurements were taken against): NaN results
-//! are `0x7FC00000`; an exactly zero aligned sum (also a block in which no term takes part)
-//! gives `+0`; overflow of the truncated FP32 result gives the signed infinity.
+//! are `0x7FC00000` (FP16 output: `0x7E00`); an exactly zero aligned sum (also a block in
+//! which no term takes part) gives `+0`; overflow of the truncated FP32 result gives the
+//! signed infinity (FP16 output: round to nearest even, overflowing to the infinity).
 
-use super::exact::{decode, exact_of_finite, round_fp32, Decoded, RefRounding};
+use super::exact::{
+    decode, exact_of_finite, round_fp16_flags, round_fp32, Decoded, ExactValue, RefRounding,
+};
 use crate::numerics::dot::Preset;
 use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16, TF32};
 use num_bigint::{BigInt, BigUint, Sign};
@@ -28,6 +33,10 @@ pub enum RefRule {
     BlockFma,
     /// Blackwell FP8 (inferred from B200 measurements): `RNE32(c + RZ32(exact product sum))`.
     RzSumThenRne,
+    /// Hopper and Blackwell FP8 into FP16 (inferred from H100/B200 measurements), per block of
+    /// 32: `s1 = RNE16(block(products with k mod 4 in {0, 1}))` from zero, `s2 =
+    /// RNE16(block(s1 and the products with k mod 4 in {2, 3}))`, `d = RNE16(s2 + c)`.
+    HalfSteps,
 }
 
 /// The parameters of one preset for one input kind, from NUMERICS.md's presets table.
@@ -43,6 +52,9 @@ pub struct RefParams {
     pub out_frac_bits: u32,
     /// The block rule.
     pub rule: RefRule,
+    /// FP16 output: `c` and each block result are FP16 patterns, each block's exact aligned
+    /// sum is rounded once to FP16 with round to nearest even (NUMERICS.md, "FP16 output").
+    pub fp16_out: bool,
 }
 
 /// The kinds of input the presets table distinguishes.
@@ -85,6 +97,7 @@ pub fn ref_params(preset: Preset, fmt_a: Format, fmt_b: Format) -> Option<RefPar
         floor,
         out_frac_bits,
         rule: RefRule::BlockFma,
+        fp16_out: false,
     };
     match (preset, kind) {
         (Volta, Input::Fp16) => Some(fma(4, 0, 23)),
@@ -97,6 +110,43 @@ pub fn ref_params(preset: Preset, fmt_a: Format, fmt_b: Format) -> Option<RefPar
         (Blackwell, Input::Fp8) => Some(RefParams {
             rule: RefRule::RzSumThenRne,
             ..fma(32, 2, 23)
+        }),
+        _ => None,
+    }
+}
+
+/// NUMERICS.md's FP16-output rules ("FP16 output"), restated: FP16 inputs on every GPU keep
+/// their FP32-output block (`n`, `neab`, floor) and round each block to FP16; Ada FP8 keeps
+/// its blocks of 16 with the 13-bit alignment; Hopper and Blackwell FP8 take the half steps
+/// with the FP16 preset's alignment (two extra bits). BF16 and TF32 have no FP16 output
+/// (`None`). With `acc` FP32 this is [`ref_params`].
+pub fn ref_params_acc(
+    preset: Preset,
+    fmt_a: Format,
+    fmt_b: Format,
+    acc: Format,
+) -> Option<RefParams> {
+    let fp32 = ref_params(preset, fmt_a, fmt_b)?;
+    if acc == crate::numerics::format::FP32 {
+        return Some(fp32);
+    }
+    if acc != FP16 {
+        return None;
+    }
+    let fp8 = |f: Format| f == E4M3 || f == E5M2;
+    let fp16 = RefParams {
+        out_frac_bits: 10,
+        fp16_out: true,
+        ..fp32
+    };
+    match preset {
+        _ if fmt_a == FP16 && fmt_b == FP16 => Some(fp16),
+        Preset::Ada if fp8(fmt_a) && fp8(fmt_b) => Some(fp16),
+        Preset::Hopper | Preset::Blackwell if fp8(fmt_a) && fp8(fmt_b) => Some(RefParams {
+            n: 32,
+            neab: 2,
+            rule: RefRule::HalfSteps,
+            ..fp16
         }),
         _ => None,
     }
@@ -174,6 +224,25 @@ fn special(products: &[f64], c: f64) -> Option<u32> {
     }
 }
 
+/// An FP32 special result as the FP16 pattern of the same class (NaN `0x7E00`, `+-Inf`).
+fn special16(s: u32) -> u32 {
+    match s {
+        0x7F80_0000 => 0x7C00,
+        0xFF80_0000 => 0xFC00,
+        _ => 0x7E00,
+    }
+}
+
+/// The accumulator value `c` as an `f64` and the exponent it counts with in the alignment
+/// (a subnormal counts with the format's minimum exponent: FP32 -126, FP16 -14).
+fn acc_value(p: &RefParams, c: u32) -> (f64, i64) {
+    if p.fp16_out {
+        (half::f16::from_bits(c as u16).to_f64(), -14)
+    } else {
+        (f32::from_bits(c) as f64, -126)
+    }
+}
+
 /// Normalises `sum * 2^lsb` and truncates it to `frac_bits` fraction bits (and to the FP32
 /// subnormal grid), giving an FP32 encoding; overflow gives the signed infinity.
 fn truncate_pack(sum: &BigInt, lsb: i64, frac_bits: u32) -> u32 {
@@ -219,12 +288,12 @@ fn block_fma(p: &RefParams, fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32
     let av: Vec<f64> = a.iter().map(|&x| to_f64(decode(fa, x))).collect();
     let bv: Vec<f64> = b.iter().map(|&x| to_f64(decode(fb, x))).collect();
     let products: Vec<f64> = av.iter().zip(&bv).map(|(x, y)| x * y).collect();
-    let cf = f32::from_bits(c) as f64;
+    let (cf, c_min_exp) = acc_value(p, c);
     if let Some(s) = special(&products, cf) {
-        return s;
+        return if p.fp16_out { special16(s) } else { s };
     }
     // Step 2: every nonzero term with its exponent (product: ea + eb, each at least the
-    // format's minimum exponent; c: its FP32 exponent, at least -126).
+    // format's minimum exponent; c: its own exponent, at least the accumulator's minimum).
     let mut terms: Vec<(f64, i64)> = Vec::new();
     for ((&x, &y), &prod) in av.iter().zip(&bv).zip(&products) {
         if prod != 0.0 {
@@ -233,7 +302,7 @@ fn block_fma(p: &RefParams, fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32
         }
     }
     if cf != 0.0 {
-        terms.push((cf, log2_floor(cf).max(-126)));
+        terms.push((cf, log2_floor(cf).max(c_min_exp)));
     }
     let Some(max_e) = terms.iter().map(|t| t.1).max() else {
         return 0;
@@ -242,8 +311,44 @@ fn block_fma(p: &RefParams, fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32
     let lsb = max_e - 23 - p.neab as i64;
     // Step 3: exact sum of the truncated terms.
     let sum: BigInt = terms.iter().map(|&(v, _)| truncate_to_grid(v, lsb)).sum();
-    // Step 4: normalise once, truncate.
+    // Step 4: normalise once, truncate (FP32 output) or round once to FP16 (FP16 output).
+    if p.fp16_out {
+        let (sign, mag) = sum.into_parts();
+        if mag.bits() == 0 {
+            return 0;
+        }
+        let v = ExactValue::Finite(sign == Sign::Minus, mag, lsb);
+        return u32::from(round_fp16_flags(&v, RefRounding::NearestEven).0);
+    }
     truncate_pack(&sum, lsb, p.out_frac_bits)
+}
+
+/// Hopper and Blackwell FP8 into FP16, one block of at most 32 products: two k16 half steps
+/// from zero over the products with `k mod 4` in `{0, 1}` and then `{2, 3}` (each an FP16
+/// block FMA with `p`'s alignment, the second starting from the first's result), then one
+/// FP16 addition of `c` (IEEE, nearest even). Specials of the whole block come first.
+fn half_steps(p: &RefParams, fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32) -> u32 {
+    let products: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| to_f64(decode(fa, x)) * to_f64(decode(fb, y)))
+        .collect();
+    let (cf, _) = acc_value(p, c);
+    if let Some(s) = special(&products, cf) {
+        return special16(s);
+    }
+    let pick = |first: usize| -> (Vec<u64>, Vec<u64>) {
+        (0..a.len().min(b.len()))
+            .filter(|k| k % 4 == first || k % 4 == first + 1)
+            .map(|k| (a[k], b[k]))
+            .unzip()
+    };
+    let (a1, b1) = pick(0);
+    let (a2, b2) = pick(2);
+    let s1 = block_fma(p, fa, fb, &a1, &b1, 0);
+    let s2 = block_fma(p, fa, fb, &a2, &b2, s1);
+    let s2f = half::f16::from_bits(s2 as u16).to_f64();
+    u32::from(round_fp16_flags(&exact_of_finite(&[s2f, cf]), RefRounding::NearestEven).0)
 }
 
 /// One Blackwell FP8 block: `RNE32(c + RZ32(exact sum of the products))`, specials first.
@@ -263,8 +368,9 @@ fn block_rz_then_rne(fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32) -> u3
 }
 
 /// The `nvidia` reference dot product: `c + sum a_k * b_k` in blocks of `p.n` (step 5: each
-/// block's FP32 result is the next block's `c`; K = 0 returns `c`). `a` and `b` hold bit
-/// patterns of `fmt_a` and `fmt_b`.
+/// block's result is the next block's `c`; K = 0 returns `c`). `a` and `b` hold bit patterns
+/// of `fmt_a` and `fmt_b`; `c` and the result are FP32 patterns, or FP16 ones with
+/// `p.fp16_out`.
 pub fn nvidia_ref_dot(
     p: &RefParams,
     fmt_a: Format,
@@ -279,6 +385,7 @@ pub fn nvidia_ref_dot(
         acc = match p.rule {
             RefRule::BlockFma => block_fma(p, fmt_a, fmt_b, ca, cb, acc),
             RefRule::RzSumThenRne => block_rz_then_rne(fmt_a, fmt_b, ca, cb, acc),
+            RefRule::HalfSteps => half_steps(p, fmt_a, fmt_b, ca, cb, acc),
         };
     }
     acc
@@ -318,6 +425,7 @@ mod tests {
             floor: 0,
             out_frac_bits: 0,
             rule: RefRule::BlockFma,
+            fp16_out: false,
         });
         assert_eq!(
             nvidia_ref_dot(&volta, FP16, FP16, &a, &b, c),
