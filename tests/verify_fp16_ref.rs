@@ -138,12 +138,18 @@ fn fp16_gemm_reference_equals_the_models() {
         }
     }
     assert_eq!(checked, 16);
-    // nvidia with FP16 output: no independent reference.
+    // nvidia with FP16 output: the reference's own FP16-output rules; BF16 has none.
     let params = Preset::Hopper
         .params_for(FP16, FP16, FP16)
         .expect("hopper fp16 output");
-    let g = Gemm::random(2, 2, 8, cfg(FP16, FP16, AccMode::Nvidia(params), 8), 1).expect("g");
-    let e = Reference::for_problem(&g, Some(Preset::Hopper)).expect_err("no nvidia fp16 ref");
+    let g = Gemm::random(5, 7, 45, cfg(FP16, FP16, AccMode::Nvidia(params), 8), 1).expect("g");
+    let r = Reference::for_problem(&g, Some(Preset::Hopper)).expect("nvidia fp16 reference");
+    assert_eq!(r.name(), "nvidia_ref_dot");
+    assert_eq!(run_clocked(&g, None).expect("clocked").out.d, r.gemm(&g));
+    let mut bf = g.clone();
+    bf.cfg.fmt_a = BF16;
+    bf.cfg.fmt_b = BF16;
+    let e = Reference::for_problem(&bf, Some(Preset::Hopper)).expect_err("no bf16 fp16 rule");
     assert!(e.contains("fp16"), "{e}");
 }
 
