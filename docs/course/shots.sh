@@ -3,18 +3,20 @@
 #
 #   docs/course/shots.sh            (from the repository root)
 #
-# Needs: cargo, gtkwave, xvfb (xvfb-run) and imagemagick (import). Each screenshot is GTKWave
-# opened on a lab waveform with the save file the run wrote beside it, zoomed to fit, inside a
-# virtual X display, captured with `import -window root`. The save files name the translate
-# filter process `tcrtl wave-filter KIND` (docs/waves.md): the freshly built tcrtl is put first
-# on PATH so that GTKWave finds it. Screenshots are pictures of a GUI: they are not
-# byte-reproducible, the waveforms they show are. PROFILE=dev uses the debug build instead of
-# the release one (quicker to build, slower to run).
+# Needs: cargo, gtkwave, xvfb (xvfb-run), imagemagick (import) and python3 with numpy (the
+# operands of lab 7). Each screenshot is GTKWave opened on a lab waveform with the save file the
+# run wrote beside it, zoomed to fit, inside a virtual X display, captured with
+# `import -window root`. The save files name the translate filter process `tcrtl wave-filter
+# KIND` (docs/waves.md): the freshly built tcrtl is put first on PATH so that GTKWave finds it.
+# Screenshots are pictures of a GUI: they are not byte-reproducible, the waveforms they show
+# are. PROFILE=dev uses the debug build instead of the release one (quicker to build, slower to
+# run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 for tool in gtkwave xvfb-run import; do
   command -v "$tool" >/dev/null || { echo "shots.sh: $tool not found" >&2; exit 2; }
 done
+python3 -c 'import numpy' 2>/dev/null || { echo "shots.sh: python3 with numpy not found" >&2; exit 2; }
 out=docs/course/img
 waves=$(mktemp -d)
 trap 'rm -rf "$waves"' EXIT
@@ -46,6 +48,31 @@ export PATH="$PWD/$bindir:$PATH"
 "$tcrtl" tb run sparse_2_4 --waves "$waves" >/dev/null
 # Lab 6: the double-buffered GEMM through TMA (waveform narrowed to the pipeline).
 "$tcrtl" tb run tma_gemm_pipeline --waves "$waves" >/dev/null
+# Lab 7: an NVFP4 GEMM (4 x 4 x 32, w = 4, blocks of 16, tensor scales) on operands quantised
+# by `tcrtl convert`: pe_0_0's scales, block sum, scale multiplier and acc_0.
+python3 - "$waves" <<'PY'
+import sys, numpy as np
+r = np.random.default_rng(7)
+np.save(sys.argv[1] + '/nxa.npy', r.standard_normal((4, 32)))
+np.save(sys.argv[1] + '/nxbt.npy', r.standard_normal((32, 4)).T.copy())
+PY
+tsa=$("$tcrtl" convert --to nvfp4 --in "$waves/nxa.npy" --out "$waves/na.npy" \
+  --scales-out "$waves/nsa.npy" | awk '/^tensor scale/ {print $3}')
+tsb=$("$tcrtl" convert --to nvfp4 --in "$waves/nxbt.npy" --out "$waves/nbt.npy" \
+  --scales-out "$waves/nsbt.npy" | awk '/^tensor scale/ {print $3}')
+python3 - "$waves" <<'PY'
+import sys, numpy as np
+d = sys.argv[1]
+np.save(d + '/nb.npy', np.load(d + '/nbt.npy').T.copy())
+np.save(d + '/nsb.npy', np.load(d + '/nsbt.npy').T.copy())
+PY
+"$tcrtl" gemm --format nvfp4 --a "$waves/na.npy" --b "$waves/nb.npy" --a-scales "$waves/nsa.npy" \
+  --b-scales "$waves/nsb.npy" --a-tensor-scale "$tsa" --b-tensor-scale "$tsb" --width 4 --check \
+  --vcd "$waves/lab7_nvfp4.vcd" --trace-window 4:19 --trace-glob 'a_tscale' --trace-glob 'b_tscale' \
+  --trace-glob 'mesh.pe_0_0.a_in' --trace-glob 'mesh.pe_0_0.b_in' --trace-glob 'mesh.pe_0_0.?_scale' \
+  --trace-glob 'mesh.pe_0_1.a_scale' --trace-glob 'mesh.pe_1_0.b_scale' --trace-glob 'mesh.pe_0_0.s1_ctl' \
+  --trace-glob 'mesh.pe_0_0.blk_sum' --trace-glob 'mesh.pe_0_0.scale_*' --trace-glob 'mesh.pe_0_0.acc_0' \
+  >/dev/null
 
 cat > "$waves/fit.tcl" <<'TCL'
 gtkwave::/Time/Zoom/Zoom_Full
@@ -68,3 +95,4 @@ shot lab3_tiles.vcd "$out/lab3_tiles.png"
 shot lab4_blocks.vcd "$out/lab4_blocks.png"
 shot sparse_2_4.vcd "$out/lab5_sparse.png"
 shot tma_gemm_pipeline.vcd "$out/lab6_tma_pipeline.png"
+shot lab7_nvfp4.vcd "$out/lab7_nvfp4.png"
