@@ -253,6 +253,25 @@ fn malformed_block_scaled_input_is_a_clear_error() {
         ]),
         "--acc exact, fused or block-rz",
     );
+    // NVFP4 block scales are unsigned E4M3 (as gemm requires too).
+    assert_error(
+        &tcrtl(&[
+            "dot",
+            "--format",
+            "nvfp4",
+            "--acc",
+            "fused",
+            "--a",
+            "1",
+            "--b",
+            "1",
+            "--a-scales",
+            "-2",
+            "--b-scales",
+            "1",
+        ]),
+        "unsigned E4M3",
+    );
     assert_error(
         &tcrtl(&[
             "dot",

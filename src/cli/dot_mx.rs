@@ -59,11 +59,20 @@ fn element(fmt: BlockFormat, text: &str) -> Result<u64, String> {
     }
 }
 
-/// One block scale: E8M0 for MX (a `0x..` code, or a power of two 2^-127..=2^127), E4M3 for
-/// NVFP4 (a bit pattern or an exact value).
+/// One block scale: E8M0 for MX (a `0x..` code, or a power of two 2^-127..=2^127), unsigned
+/// E4M3 for NVFP4 (a bit pattern or an exact value; the sign bit must be clear, as PTX's
+/// `ue4m3` and `tcrtl gemm` say).
 fn scale(fmt: BlockFormat, text: &str) -> Result<u64, String> {
     if fmt == BlockFormat::NvFp4 {
-        return values::operand(E4M3, text);
+        let code = values::operand(E4M3, text)?;
+        if code & 0x80 != 0 {
+            return Err(format!(
+                "NVFP4 scale {:?} = {code:#04x} has its sign bit set; NVFP4 block scales are \
+                 unsigned E4M3 (UE4M3, as in PTX)",
+                text.trim()
+            ));
+        }
+        return Ok(code);
     }
     let t = text.trim();
     if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {

@@ -465,10 +465,12 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         outln!("{obj}");
     } else {
         outln!(
-            "gemm {} x {} x {} ({fmt_a} x {fmt_b}, {}{}, w = {}): {} cycles, {} tile{}, utilization {:.1}%",
+            "gemm {} x {} x {} ({fmt_a} x {fmt_b}{}, {}{}, w = {}): {} cycles, {} tile{}, utilization {:.1}%",
             g.m,
             g.n,
             g.k,
+            // The accumulator format, when it is not the default FP32.
+            if acc == FP16 { " -> fp16" } else { "" },
             cfg.mode.name(),
             preset.map(|p| format!(" {p}")).unwrap_or_default(),
             cfg.width,

@@ -58,8 +58,11 @@ impl MxFront {
             scale_fmt: spec.scale_format(),
             int8: spec.int8(),
             tensor: spec.tensor_product(),
-            a_scale: Reg::new("a_scale", 8, 0)?,
-            b_scale: Reg::new("b_scale", 8, 0)?,
+            // The scale codes decode through the wave filter of their format (E8M0 or E4M3).
+            a_scale: Reg::new("a_scale", 8, 0)?
+                .with_display(Display::Filter(spec.scale_format().name)),
+            b_scale: Reg::new("b_scale", 8, 0)?
+                .with_display(Display::Filter(spec.scale_format().name)),
             blk_sum: Reg::new("blk_sum", BLOCK_SUM_BITS, 0)?.with_display(Display::SignedDec),
             blk_cls: Reg::new("blk_cls", 2, 0)?,
             blk_nz: Reg::new("blk_nz", 1, false)?,

@@ -257,15 +257,19 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             } else {
                 None
             },
-            xa_skew: if mx.is_some() {
-                Some(Skew::new("xa_skew", depth_in, 8, 1)?)
-            } else {
-                None
+            xa_skew: match &mx {
+                Some(spec) => Some(
+                    Skew::new("xa_skew", depth_in, 8, 1)?
+                        .with_display(Display::Filter(spec.scale_format().name), Display::Hex),
+                ),
+                None => None,
             },
-            xb_skew: if mx.is_some() {
-                Some(Skew::new("xb_skew", depth_col, 8, 1)?)
-            } else {
-                None
+            xb_skew: match &mx {
+                Some(spec) => Some(
+                    Skew::new("xb_skew", depth_col, 8, 1)?
+                        .with_display(Display::Filter(spec.scale_format().name), Display::Hex),
+                ),
+                None => None,
             },
             a_tscale,
             b_tscale,
