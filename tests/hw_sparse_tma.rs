@@ -10,6 +10,7 @@ use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32};
+use tensorcore_rtl::rtl::TraceConfig;
 use tensorcore_rtl::sparse::{run_clocked_sparse, run_memory_sparse, SparseGemm};
 use tensorcore_rtl::verify::sparse::{sparse_reference, SparseRef};
 
@@ -233,4 +234,54 @@ fn runs_are_deterministic() {
     assert_eq!(a.run.run.out, b.run.run.out);
     assert_eq!(a.run.run.cycles, b.run.run.cycles);
     assert_eq!(a.counters, b.counters);
+}
+
+fn var_widths(vcd: &str, name: &str) -> Vec<u32> {
+    vcd.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.first() == Some(&"$var") && f.len() > 4 && f[4] == name)
+                .then(|| f[2].parse().expect("width"))
+        })
+        .collect()
+}
+
+/// The waves of a sparse run through memory: the metadata hold registers (2 bits a kept lane),
+/// the B hold registers as wide as the sparse B bus (`2w` lanes), the producer's load counter,
+/// the PEs' metadata inputs; and tracing changes no bit of D and the same run gives the same
+/// waveform bytes.
+#[test]
+fn sparse_memory_waves_show_the_metadata_path() {
+    let dir = std::env::temp_dir().join(format!("tcrtl_sparse_tma_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let w = 4;
+    let g = SparseGemm::random(4, 8, 144, cfg(FP16, FP16, AccMode::Fused, w, FP32), 9)
+        .expect("problem");
+    let pcfg = pc(20, 16, 2, true);
+    let mut bytes = Vec::new();
+    for x in 0..2 {
+        let path = dir.join(format!("sparse_{x}.vcd"));
+        let r = run_memory_sparse(&g, &pcfg, Some(&TraceConfig::vcd(&path))).expect("run");
+        assert_eq!(
+            r.run.run.out,
+            run_clocked_sparse(&g, None).expect("ideal").out
+        );
+        bytes.push(std::fs::read(&path).expect("vcd"));
+    }
+    assert_eq!(bytes[0], bytes[1], "same run, same waveform bytes");
+    let vcd = String::from_utf8(bytes.remove(0)).expect("utf-8");
+    for i in 0..4 {
+        assert_eq!(var_widths(&vcd, &format!("hold_e_{i}")), vec![2 * w as u32]);
+        assert_eq!(
+            var_widths(&vcd, &format!("hold_b_{i}")),
+            vec![16 * 2 * w as u32]
+        );
+        assert_eq!(
+            var_widths(&vcd, &format!("hold_a_{i}")),
+            vec![16 * w as u32]
+        );
+    }
+    assert_eq!(var_widths(&vcd, "producer_part"), vec![3]);
+    assert_eq!(var_widths(&vcd, "meta_in").len(), 16, "one meta_in per PE");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1094,7 +1094,7 @@ impl<const W: usize> MemoryPort<W> {
     /// row in panel mode), and how many TMA loads it takes.
     fn sparse_parts(&self, g: usize) -> (bool, usize) {
         let t = g / self.lay.chunks;
-        let load_a = !self.lay.panel || t % self.sched.tiles_n == 0;
+        let load_a = !self.lay.panel || t.is_multiple_of(self.sched.tiles_n);
         (load_a, self.lay.b_boxes + if load_a { 2 } else { 0 })
     }
 
