@@ -78,6 +78,9 @@ pub const SPARSE_KC: usize = 64;
 const E_ROW_BYTES: u32 = 16;
 /// Bytes of a B sub-box in a sparse stage: four 128-byte rows.
 const B_BOX_BYTES: u32 = 512;
+/// Offset of a sparse A box in its 1024-byte block (row 2 of the 128B swizzle atom; the
+/// metadata box sits in row 0).
+const SPARSE_A_OFF: u32 = 256;
 
 /// How the memory-fed port is built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -261,8 +264,8 @@ impl MemLayout {
         }
         let chunks = k_steps.div_ceil(kc);
         let stage_bytes = if sparse {
-            // A rows, the B sub-boxes, then the metadata rows in a 128-byte block of their own.
-            B_BOX_BYTES * (1 + b_boxes as u32) + 128
+            // One 1024-byte swizzle atom for E and A, one for each B sub-box.
+            STAGE_BYTES * (1 + b_boxes as u32)
         } else {
             STAGE_BYTES
         };
@@ -474,11 +477,20 @@ impl MemLayout {
 
     /// Shared-memory base of the A box of chunk `q` of tile row `tm` (panel) or stage `s`.
     fn a_base(&self, tm: usize, q: usize, stage: usize) -> u32 {
-        if self.panel {
+        let block = if self.panel {
             self.panel_base + ((tm & 1) * self.chunks + q) as u32 * STAGE_BYTES
         } else {
             self.stage_base + stage as u32 * self.stage_bytes
-        }
+        };
+        block + if self.sparse { SPARSE_A_OFF } else { 0 }
+    }
+
+    /// Shared-memory base of B sub-box `j` of a sparse stage: swizzle atom `1 + j` of the
+    /// stage, from row 2 (16-bit B) or row 1 (8-bit B) of the atom, the rows against which a
+    /// step's B lanes and A lanes (row 2 of their atom) share the fewest banks.
+    fn b_box_base(&self, stage: usize, j: usize) -> u32 {
+        let row = if self.esb == 2 { 2 } else { 1 };
+        self.stage_base + stage as u32 * self.stage_bytes + (1 + j as u32) * STAGE_BYTES + row * 128
     }
 
     /// Shared-memory base of the (first) B box of stage `s`.
@@ -486,14 +498,10 @@ impl MemLayout {
         self.stage_base + stage as u32 * self.stage_bytes + STAGE_BYTES / 2
     }
 
-    /// Shared-memory base of the metadata box of chunk `q` of tile row `tm` (sparse): beside A
-    /// in its panel block (panel mode), or after the stage's B sub-boxes.
+    /// Shared-memory base of the metadata box of chunk `q` of tile row `tm` (sparse): row 0 of
+    /// A's block (its panel block in panel mode, the stage's first atom otherwise).
     fn e_base(&self, tm: usize, q: usize, stage: usize) -> u32 {
-        if self.panel {
-            self.a_base(tm, q, stage) + STAGE_BYTES / 2
-        } else {
-            self.b_base(stage) + self.b_boxes as u32 * B_BOX_BYTES
-        }
+        self.a_base(tm, q, stage) - SPARSE_A_OFF
     }
 }
 
@@ -528,6 +536,7 @@ pub struct MemoryPort<const W: usize> {
     hold_a: Vec<Reg<Wide<W>>>,
     hold_b: Vec<Reg<Wide<W>>>,
     hold_e: Vec<Reg<u64>>,
+    e_row: Vec<Reg<u128>>,
     // C fetch.
     cf_tile: Reg<u32>,
     cf_have: Reg<u16>,
@@ -752,6 +761,9 @@ impl<const W: usize> MemoryPort<W> {
                     )
                 })
                 .collect::<RtlResult<_>>()?,
+            e_row: (0..if lay.sparse { ROWS } else { 0 })
+                .map(|i| Reg::new(format!("e_row_{i}"), 8 * E_ROW_BYTES, 0u128))
+                .collect::<RtlResult<_>>()?,
             hold_e: (0..if lay.sparse { ROWS } else { 0 })
                 .map(|i| {
                     Ok(Reg::new(format!("hold_e_{i}"), 2 * W as u32, 0u64)?
@@ -904,10 +916,45 @@ impl<const W: usize> MemoryPort<W> {
         (g % self.lay.stages, kk, 4 * (kk / 2))
     }
 
-    /// Bytes of metadata a sparse step reads per A row: the byte(s) holding its `w` 2-bit
-    /// selects.
-    fn e_step_bytes(&self) -> u32 {
-        (self.cfg.width as u32).div_ceil(4)
+    /// Bytes of metadata a sparse step reads per A row: the whole 16-byte row of the chunk
+    /// (its 64 kept values' selects) on the chunk's first step, nothing on the others (they
+    /// take their selects from the `e_row_<i>` registers).
+    fn e_step_bytes(&self, step: usize) -> u32 {
+        let first = (step * self.cfg.width).is_multiple_of(self.lay.kc);
+        if first {
+            E_ROW_BYTES
+        } else {
+            0
+        }
+    }
+
+    /// The metadata rows a sparse step selects from: those of its read (first step of a chunk)
+    /// or the `e_row_<i>` registers, which hold them from the chunk's first step on.
+    fn e_rows(&self, tile: usize, step: usize, data: Option<&[u8]>) -> [u128; ROWS] {
+        let mut rows = [0u128; ROWS];
+        match data {
+            Some(data) if self.e_step_bytes(step) > 0 => {
+                let (r0, c0) = self.sched.tile_origin(tile);
+                let rows_in = (self.lay.m - r0).min(ROWS);
+                let cols_in = (self.lay.n - c0).min(COLS);
+                let w = self.cfg.width;
+                let mut at = rows_in * lane_bytes(self.lay.esa, w) as usize
+                    + cols_in * lane_bytes(self.lay.esb, sparse_b_lanes(w)) as usize;
+                for row in rows.iter_mut().take(rows_in) {
+                    *row = data[at..at + E_ROW_BYTES as usize]
+                        .iter()
+                        .rev()
+                        .fold(0u128, |acc, &x| (acc << 8) | u128::from(x));
+                    at += E_ROW_BYTES as usize;
+                }
+            }
+            _ => {
+                for (row, reg) in rows.iter_mut().zip(&self.e_row) {
+                    *row = reg.q();
+                }
+            }
+        }
+        rows
     }
 
     /// The lane reads of sparse step `step` of tile `tile`: the kept A lanes of each row, the
@@ -927,7 +974,7 @@ impl<const W: usize> MemoryPort<W> {
             Self::push_lanes(out, logical, lane_bytes(lay.esa, w), lay.swz_a);
         }
         let at = pp as u32 * lay.esb;
-        let b_box = lay.b_base(stage) + (at / 128) * B_BOX_BYTES;
+        let b_box = lay.b_box_base(stage, (at / 128) as usize);
         for c in (0..COLS).filter(|c| c0 + c < lay.n) {
             let logical = b_box + c as u32 * 128 + at % 128;
             Self::push_lanes(
@@ -938,8 +985,8 @@ impl<const W: usize> MemoryPort<W> {
             );
         }
         for r in (0..ROWS).filter(|r| r0 + r < lay.m) {
-            let logical = lay.e_base(tm, q, stage) + r as u32 * E_ROW_BYTES + kk as u32 / 4;
-            Self::push_lanes(out, logical, self.e_step_bytes(), Swizzle::None);
+            let logical = lay.e_base(tm, q, stage) + r as u32 * E_ROW_BYTES;
+            Self::push_lanes(out, logical, self.e_step_bytes(step), Swizzle::None);
         }
     }
 
@@ -991,7 +1038,7 @@ impl<const W: usize> MemoryPort<W> {
                 at += lane_bytes(es, span) as usize;
             }
         }
-        let eb = self.e_step_bytes() as usize;
+        let e_rows = self.e_rows(tile, step, Some(data));
         let mask = if la >= 32 {
             u64::MAX
         } else {
@@ -1001,9 +1048,7 @@ impl<const W: usize> MemoryPort<W> {
             if r0 + r >= lay.m {
                 continue;
             }
-            let word = le_word(&data[at..at + eb]);
-            *m = (word >> (2 * (kk % 4))) & mask;
-            at += eb;
+            *m = (e_rows[r] >> (2 * kk)) as u64 & mask;
         }
         o
     }
@@ -1045,13 +1090,13 @@ impl<const W: usize> MemoryPort<W> {
     }
 
     /// Bytes of operand data a step's read returns (before the optional C row).
-    fn step_bytes(&self, tile: usize) -> usize {
+    fn step_bytes(&self, tile: usize, step: usize) -> usize {
         let (r0, c0) = self.sched.tile_origin(tile);
         let rows = (self.lay.m - r0).min(ROWS);
         let cols = (self.lay.n - c0).min(COLS);
         let w = self.cfg.width;
         if self.lay.sparse {
-            rows * (lane_bytes(self.lay.esa, w) + self.e_step_bytes()) as usize
+            rows * (lane_bytes(self.lay.esa, w) + self.e_step_bytes(step)) as usize
                 + cols * lane_bytes(self.lay.esb, sparse_b_lanes(w)) as usize
         } else {
             rows * lane_bytes(self.lay.esa, w) as usize
@@ -1143,7 +1188,7 @@ impl<const W: usize> MemoryPort<W> {
             p => {
                 let j = p - 2;
                 let kq = (2 * q * lay.kc + j * lay.b_box_k()) as i32;
-                let at = lay.b_base(stage) + j as u32 * B_BOX_BYTES;
+                let at = lay.b_box_base(stage, j);
                 (DESC_B, [kq, c0 as i32], at, 2)
             }
         };
@@ -1192,6 +1237,9 @@ impl<const W: usize> Module for MemoryPort<W> {
             v.reg(r);
         }
         for r in &mut self.hold_e {
+            v.reg(r);
+        }
+        for r in &mut self.e_row {
             v.reg(r);
         }
         v.reg(&mut self.cf_tile);
@@ -1345,7 +1393,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             // The C words of last cycle's read follow the operand bytes, in word order.
             let data = self.mem.smem_read_data();
             let mut at = if fresh {
-                self.step_bytes(self.off_tile.q() as usize)
+                self.step_bytes(self.off_tile.q() as usize, self.off_step.q() as usize)
             } else {
                 0
             };
@@ -1376,6 +1424,16 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
                 self.cf_tile.set_d(t as u32 + 1);
             } else {
                 self.cf_have.set_d(have);
+            }
+        }
+        if fresh && lay.sparse {
+            // The chunk's metadata rows, read on its first step, stay for its later steps.
+            let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
+            if self.e_step_bytes(s) > 0 {
+                let rows = self.e_rows(t, s, Some(self.mem.smem_read_data()));
+                for (reg, v) in self.e_row.iter_mut().zip(rows) {
+                    reg.set_d(v);
+                }
             }
         }
         if fresh && !io.take {
