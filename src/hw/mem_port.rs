@@ -44,6 +44,17 @@
 //! is a 1024-byte block with A (stream mode) in rows 0..3 and B in rows 4..7 of the 128B
 //! swizzle pattern, so the eight lanes of a step fall in eight different 16-byte chunks (banks)
 //! and a step reads in one pass.
+//!
+//! **2:4 sparse** ([`MemoryPort::new_sparse`]): A holds the `M x K/2` kept values and E, a fifth
+//! region and descriptor, their metadata, 2 bits a kept value (`M x ceil(K/8)` bytes, two
+//! nibbles a byte, group `2x` in the low half of byte `x`). A chunk is [`SPARSE_KC`] kept values:
+//! one A box, one 16-byte E box row, and the 128 dense B positions they select from in
+//! `bytes(B)` boxes of 128 bytes (`load_a`, `load_e`, `load_b`.., counted by `producer_part`,
+//! one `expect_tx` for all). A stage is one swizzle atom for E (row 0) and A (from row 2), plus
+//! one atom per B box; in panel mode A and E sit in the panels. A step reads `w` kept values
+//! per row, `max(2w, 4)` B positions per column, and on a chunk's first step the four E rows
+//! (kept in `e_row_<i>` for the chunk's other steps); the selects go beside A in
+//! [`StepOperands::meta`] (`hold_e_<i>` while held).
 
 use super::feeder::{check_problem, LaneGroup};
 use super::memory::{
