@@ -9,7 +9,7 @@ use tensorcore_rtl::gemm::{run_memory, CoreConfig};
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
-use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32};
+use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32, TF32};
 use tensorcore_rtl::rtl::TraceConfig;
 use tensorcore_rtl::sparse::{run_clocked_sparse, run_memory_sparse, SparseGemm};
 use tensorcore_rtl::verify::sparse::{sparse_reference, SparseRef};
@@ -222,6 +222,10 @@ fn refused_configurations_are_errors() {
         SparseGemm::random(4, 4, 64, cfg(FP16, FP16, AccMode::Ieee, 32, FP32), 1).expect("problem");
     let e = run_memory_sparse(&g, &MemPortConfig::default(), None).expect_err("refused");
     assert!(e.to_string().contains("lanes"), "{e}");
+    let g =
+        SparseGemm::random(4, 4, 64, cfg(TF32, TF32, AccMode::Ieee, 4, FP32), 1).expect("problem");
+    let e = run_memory_sparse(&g, &MemPortConfig::default(), None).expect_err("refused");
+    assert!(e.to_string().contains("1 or 2 bytes"), "{e}");
 }
 
 /// Determinism: the same problem gives the same cycles and counters twice.

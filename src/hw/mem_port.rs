@@ -252,9 +252,12 @@ impl MemLayout {
     ) -> Result<Self, HwError> {
         let esa = cfg.fmt_a.width() / 8;
         let esb = cfg.fmt_b.width() / 8;
-        if sparse && esa.max(esb) > 2 {
+        let bytes_wide = |f: &crate::numerics::format::Format| matches!(f.width(), 8 | 16);
+        if sparse && !(bytes_wide(&cfg.fmt_a) && bytes_wide(&cfg.fmt_b)) {
             return Err(HwError::Unsupported(
-                "2:4 sparse GEMMs through memory: A and B of 1 or 2 bytes an element".into(),
+                "2:4 sparse GEMMs through memory: A and B of 1 or 2 bytes an element \
+                 (FP8, FP16, BF16)"
+                    .into(),
             ));
         }
         let (kc, k_steps, b_boxes) = if sparse {
