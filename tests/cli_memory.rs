@@ -93,9 +93,85 @@ fn memory_options_need_the_memory_path_and_valid_values() {
         "stages",
     );
     assert_error(
-        &tcrtl(&[&base[..], &["--memory", "tma", "--sparse"]].concat()),
-        "ideal path only",
+        &tcrtl(
+            &[
+                &base[..],
+                &[
+                    "--memory", "tma", "--sparse", "--format", "fp16", "--width", "32",
+                ],
+            ]
+            .concat(),
+        ),
+        "shared-memory lanes",
     );
+}
+
+/// `gemm --sparse --memory tma`: the same D as the ideal sparse run (FP32 and FP16 output),
+/// the sparse summary and the memory counters in the JSON, and half of A's bytes loaded.
+#[test]
+fn sparse_tma_gemm_matches_the_ideal_sparse_d() {
+    let dir = std::env::temp_dir().join(format!("tcrtl-cli-sparse-tma-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    for out_format in ["fp32", "fp16"] {
+        let (d_ideal, d_tma) = (
+            dir.join(format!("ideal_{out_format}.npy")),
+            dir.join(format!("tma_{out_format}.npy")),
+        );
+        let base = [
+            "gemm",
+            "--sparse",
+            "--m",
+            "9",
+            "--n",
+            "4",
+            "--k",
+            "136",
+            "--seed",
+            "5",
+            "--format",
+            "fp16",
+            "--width",
+            "4",
+            "--out-format",
+            out_format,
+            "--json",
+        ];
+        let ideal = json(&tcrtl(
+            &[&base[..], &["--out", d_ideal.to_str().expect("utf-8")]].concat(),
+        ));
+        let tma = json(&tcrtl(
+            &[
+                &base[..],
+                &[
+                    "--memory",
+                    "tma",
+                    "--mem-latency",
+                    "90",
+                    "--out",
+                    d_tma.to_str().expect("utf-8"),
+                ],
+            ]
+            .concat(),
+        ));
+        assert_eq!(tma["sparse"], true);
+        assert_eq!(tma["check"]["mismatches"], 0, "{tma}");
+        let m = &tma["memory"];
+        assert_eq!(m["path"], "tma");
+        assert_eq!(m["params"]["latency"], 90);
+        let es = if out_format == "fp16" { 2 } else { 4 };
+        assert_eq!(m["bytes_stored"], 9 * 4 * es);
+        // One tile column: A's kept values (9 x 68 x 2 bytes) and metadata (9 x 17 bytes) once,
+        // B (4 x 136 x 2 bytes) for each of the three tile rows, C (9 x 4 words).
+        let want = 9 * 68 * 2 + 9 * 17 + 3 * 4 * 136 * 2 + 9 * 4 * es;
+        assert_eq!(m["bytes_loaded"], want, "{m}");
+        assert!(tma["cycles"].as_u64() > ideal["cycles"].as_u64());
+        let (a, b) = (
+            std::fs::read(&d_ideal).expect("ideal D"),
+            std::fs::read(&d_tma).expect("tma D"),
+        );
+        assert_eq!(a, b, "sparse D through memory equals the ideal sparse D");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

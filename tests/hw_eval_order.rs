@@ -162,3 +162,39 @@ fn memory_path_any_order() {
         TensorCore::<2, _>::with_port(cfg, port).expect("core")
     });
 }
+
+#[test]
+fn sparse_memory_path_any_order() {
+    let cfg = CoreConfig {
+        fmt_a: FP16,
+        fmt_b: FP16,
+        mode: AccMode::Fused,
+        width: 4,
+        acc: tensorcore_rtl::numerics::format::FP32,
+    };
+    let g = SparseGemm::random(7, 10, 136, cfg, 17).expect("problem");
+    let pc = MemPortConfig {
+        params: MemParams {
+            latency: 30,
+            bytes_per_cycle: 8,
+            ..MemParams::default()
+        },
+        stages: 3,
+        swizzle: true,
+    };
+    same_under_every_order::<4, _>("sparse memory", g.macs(), || {
+        let port = MemoryPort::<4>::new_sparse(
+            cfg,
+            &pc,
+            g.m,
+            g.n,
+            g.k,
+            g.a.values(),
+            g.a.meta(),
+            &g.b,
+            &g.c,
+        )
+        .expect("port");
+        TensorCore::<4, _>::with_port(cfg, port).expect("core")
+    });
+}

@@ -23,7 +23,7 @@ use tensorcore_rtl::numerics::convert::tf32_from_container;
 use tensorcore_rtl::numerics::format::{Format, FP16, TF32};
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow};
 use tensorcore_rtl::sparse::clocked::sparse_schedule;
-use tensorcore_rtl::sparse::{run_clocked_sparse_measured, Prune, SparseGemm};
+use tensorcore_rtl::sparse::{run_clocked_sparse_measured, run_memory_sparse, Prune, SparseGemm};
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
 use tensorcore_rtl::verify::measurements::encode_exact;
 
@@ -326,16 +326,11 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     };
     plan_outputs(args)?;
     let mem_cfg = match args.memory {
-        MemoryPath::Tma => {
-            if args.sparse {
-                return Err("--memory tma: 2:4 sparse GEMMs run on the ideal path only".into());
-            }
-            Some(MemPortConfig {
-                params: args.mem.params()?,
-                stages: args.stages.unwrap_or(0),
-                swizzle: !args.no_swizzle,
-            })
-        }
+        MemoryPath::Tma => Some(MemPortConfig {
+            params: args.mem.params()?,
+            stages: args.stages.unwrap_or(0),
+            swizzle: !args.no_swizzle,
+        }),
         MemoryPath::Ideal => {
             if args.mem.any() || args.stages.is_some() || args.no_swizzle {
                 return Err(
@@ -388,7 +383,12 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     let trace = trace.map(|t| t.budget(cycles, args.trace.vcd_limit_bytes()));
     let mut mem_run: Option<MemRun> = None;
     let measured = match (&sparse, &mem_cfg) {
-        (Some(s), _) => run_clocked_sparse_measured(s, trace.as_ref()),
+        (Some(s), Some(pc)) => run_memory_sparse(s, pc, trace.as_ref()).map(|r| {
+            let run = r.run.clone();
+            mem_run = Some(r);
+            run
+        }),
+        (Some(s), None) => run_clocked_sparse_measured(s, trace.as_ref()),
         (None, Some(pc)) => run_memory(&g, pc, trace.as_ref()).map(|r| {
             let run = r.run.clone();
             mem_run = Some(r);

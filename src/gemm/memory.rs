@@ -6,6 +6,7 @@
 use super::clocked::{run_core, CoreRun};
 use super::problem::Gemm;
 use crate::hw::memory::{MemCounters, MemParams};
+use crate::hw::pe_datapath::CoreConfig;
 use crate::hw::{HwError, MemLayout, MemPortConfig, MemoryPort, TensorCore};
 use crate::rtl::TraceConfig;
 
@@ -24,10 +25,10 @@ pub struct MemRun {
 
 /// A cycle bound no correct run reaches: the ideal schedule, plus every byte at the
 /// bandwidth, plus the latency for every chunk, tile and store, twice over.
-fn cycle_limit(g: &Gemm, lay: &MemLayout, p: &MemParams, ideal: u64) -> u64 {
+fn cycle_limit(lay: &MemLayout, p: &MemParams, ideal: u64) -> u64 {
     let bytes = lay.gmem_bytes * (lay.n.div_ceil(4) as u64 + 1);
     let bw = u64::from(p.bytes_per_cycle.min(p.request_bytes).max(1));
-    let tiles = (g.m.div_ceil(4) * g.n.div_ceil(4)) as u64;
+    let tiles = (lay.m.div_ceil(4) * lay.n.div_ceil(4)) as u64;
     let events = tiles * (lay.chunks as u64 + 2) + 8;
     2 * (ideal + bytes / bw + events * (u64::from(p.latency) + 64)) + 10_000
 }
@@ -47,12 +48,26 @@ fn run_w<const W: usize>(
     trace: Option<&TraceConfig>,
 ) -> Result<MemRun, HwError> {
     let port = MemoryPort::<W>::new(g.cfg, pc, g.m, g.n, g.k, &g.a, &g.b, &g.c)?;
+    run_port(g.cfg, port, g.macs(), pc, trace)
+}
+
+/// Runs the tensor core built for `cfg` on a filled memory-fed `port` (dense or 2:4 sparse)
+/// until `Done` and every D box is stored; `macs` counts the useful multiply-accumulates.
+/// D is read back from global memory and must equal what left the array.
+pub fn run_port<const W: usize>(
+    cfg: CoreConfig,
+    port: MemoryPort<W>,
+    macs: u64,
+    pc: &MemPortConfig,
+    trace: Option<&TraceConfig>,
+) -> Result<MemRun, HwError> {
     let layout = *port.layout();
-    let core = TensorCore::<W, MemoryPort<W>>::with_port(g.cfg, port)?;
+    let n = layout.n;
+    let core = TensorCore::<W, MemoryPort<W>>::with_port(cfg, port)?;
     let ideal = core.schedule().total_cycles();
-    let limit = cycle_limit(g, &layout, &pc.params, ideal);
+    let limit = cycle_limit(&layout, &pc.params, ideal);
     let watchdog = 4 * u64::from(pc.params.latency) + 4096;
-    let (mut run, core) = run_core(core, g.macs(), limit, watchdog, trace)?;
+    let (mut run, core) = run_core(core, macs, limit, watchdog, trace)?;
     // D as the TMA stores left it in global memory: it must equal what left the array.
     let stored = core.port().read_d();
     if stored != run.run.out.d {
@@ -63,8 +78,8 @@ fn run_w<const W: usize>(
             .unwrap_or(0);
         return Err(HwError::Memory(format!(
             "D in global memory differs from the drained D at element {at} (row {}, column {})",
-            at / g.n,
-            at % g.n
+            at / n,
+            at % n
         )));
     }
     run.run.out.d = stored;

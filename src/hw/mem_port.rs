@@ -44,12 +44,24 @@
 //! is a 1024-byte block with A (stream mode) in rows 0..3 and B in rows 4..7 of the 128B
 //! swizzle pattern, so the eight lanes of a step fall in eight different 16-byte chunks (banks)
 //! and a step reads in one pass.
+//!
+//! **2:4 sparse** ([`MemoryPort::new_sparse`]): A holds the `M x K/2` kept values and E, a fifth
+//! region and descriptor, their metadata, 2 bits a kept value (`M x ceil(K/8)` bytes, two
+//! nibbles a byte, group `2x` in the low half of byte `x`). A chunk is [`SPARSE_KC`] kept values:
+//! one A box, one 16-byte E box row, and the 128 dense B positions they select from in
+//! `bytes(B)` boxes of 128 bytes (`load_a`, `load_e`, `load_b`.., counted by `producer_part`,
+//! one `expect_tx` for all). A stage is one swizzle atom for E (row 0) and A (from row 2), plus
+//! one atom per B box; in panel mode A and E sit in the panels. A step reads `w` kept values
+//! per row, `max(2w, 4)` B positions per column, and on a chunk's first step the four E rows
+//! (kept in `e_row_<i>` for the chunk's other steps); the selects go beside A in
+//! [`StepOperands::meta`] (`hold_e_<i>` while held).
 
 use super::feeder::{check_problem, LaneGroup};
 use super::memory::{
     swizzle, ElemType, MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane,
     SmemWriteLane, Swizzle, TensorMap, TmaCmd, TmaOp,
 };
+use super::pe::sparse_b_lanes;
 use super::pe_datapath::{set_lane, CoreConfig};
 use super::port::{OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
@@ -64,11 +76,22 @@ const MAX_REQUEST_LANES: usize = 32;
 const DQ_DEPTH: usize = 8;
 /// Bytes of one stage block (A rows 0..3, B rows 4..7 of a 128-byte-row swizzle atom).
 const STAGE_BYTES: u32 = 1024;
-/// Descriptor slots: A, B, C, D.
+/// Descriptor slots: A, B, C, D, and E (the 2:4 metadata of a sparse A).
 const DESC_A: usize = 0;
 const DESC_B: usize = 1;
 const DESC_C: usize = 2;
 const DESC_D: usize = 3;
+const DESC_E: usize = 4;
+/// Kept A values a sparse chunk covers: one 16-byte metadata box row (2 bits a value), and
+/// twice as many dense K positions of B.
+pub const SPARSE_KC: usize = 64;
+/// Bytes of one metadata box row (the 16-byte TMA inner extent).
+const E_ROW_BYTES: u32 = 16;
+/// Bytes of a B sub-box in a sparse stage: four 128-byte rows.
+const B_BOX_BYTES: u32 = 512;
+/// Offset of a sparse A box in its 1024-byte block (row 2 of the 128B swizzle atom; the
+/// metadata box sits in row 0).
+const SPARSE_A_OFF: u32 = 256;
 
 /// How the memory-fed port is built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,8 +148,12 @@ pub struct MemLayout {
     pub m: usize,
     /// Columns of B, C, D.
     pub n: usize,
-    /// Inner dimension.
+    /// Inner dimension (dense K positions).
     pub k: usize,
+    /// K positions the schedule counts: `k`, or the kept `k / 2` of a 2:4 sparse A.
+    pub k_steps: usize,
+    /// A 2:4 sparse problem: A holds kept values, E its metadata (see the module docs).
+    pub sparse: bool,
     /// Bytes of an A element.
     pub esa: u32,
     /// Bytes of a B element.
@@ -137,10 +164,14 @@ pub struct MemLayout {
     pub tiles_per_box: usize,
     /// Tiles along N, `ceil(N / 4)`.
     pub tiles_n: usize,
-    /// K elements a chunk (one TMA box along K).
+    /// K elements a chunk (one TMA box along K; kept values for a sparse A).
     pub kc: usize,
-    /// Chunks per tile `ceil(K / KC)`.
+    /// Chunks per tile `ceil(k_steps / KC)`.
     pub chunks: usize,
+    /// B boxes a chunk loads (1 dense; `B element bytes` sparse: 128 dense positions).
+    pub b_boxes: usize,
+    /// Bytes of one operand stage in shared memory.
+    pub stage_bytes: u32,
     /// Global address and row pitch of A, Bᵀ, C and D.
     pub a: (u64, u64),
     /// Bᵀ (`N x K`).
@@ -149,6 +180,8 @@ pub struct MemLayout {
     pub c: (u64, u64),
     /// D.
     pub d: (u64, u64),
+    /// E, the metadata of a sparse A (`M x ceil(K / 8)` bytes; unused when dense).
+    pub e: (u64, u64),
     /// Global memory bytes.
     pub gmem_bytes: u64,
     /// A reused across a tile row from one of two panels.
@@ -194,12 +227,65 @@ impl MemLayout {
         k: usize,
         pc: &MemPortConfig,
     ) -> Result<Self, HwError> {
+        Self::build(cfg, m, n, k, pc, false)
+    }
+
+    /// The layout of an `m x n x k` 2:4 sparse problem (`k` dense, a multiple of 4): A holds
+    /// `m x k/2` kept values, E `m x ceil(k/8)` metadata bytes (module documentation).
+    pub fn new_sparse(
+        cfg: &CoreConfig,
+        m: usize,
+        n: usize,
+        k: usize,
+        pc: &MemPortConfig,
+    ) -> Result<Self, HwError> {
+        Self::build(cfg, m, n, k, pc, true)
+    }
+
+    fn build(
+        cfg: &CoreConfig,
+        m: usize,
+        n: usize,
+        k: usize,
+        pc: &MemPortConfig,
+        sparse: bool,
+    ) -> Result<Self, HwError> {
         let esa = cfg.fmt_a.width() / 8;
         let esb = cfg.fmt_b.width() / 8;
-        let kc = (128 / esa.max(esb)) as usize;
-        let chunks = k.div_ceil(kc);
-        let a = (0u64, pitch((k as u64) * u64::from(esa)));
-        let b_addr = a.0 + a.1 * m as u64;
+        let bytes_wide = |f: &crate::numerics::format::Format| matches!(f.width(), 8 | 16);
+        if sparse && !(bytes_wide(&cfg.fmt_a) && bytes_wide(&cfg.fmt_b)) {
+            return Err(HwError::Unsupported(
+                "2:4 sparse GEMMs through memory: A and B of 1 or 2 bytes an element \
+                 (FP8, FP16, BF16)"
+                    .into(),
+            ));
+        }
+        let (kc, k_steps, b_boxes) = if sparse {
+            (SPARSE_KC, k / 2, esb as usize)
+        } else {
+            ((128 / esa.max(esb)) as usize, k, 1)
+        };
+        if sparse {
+            let lanes = |bytes: u32| ROWS * bytes.div_ceil(16) as usize;
+            let w = cfg.width;
+            let need = lanes(lane_bytes(esa, w)) + lanes(lane_bytes(esb, sparse_b_lanes(w))) + ROWS;
+            if need > MAX_REQUEST_LANES {
+                return Err(HwError::Unsupported(format!(
+                    "2:4 sparse GEMMs through memory at w = {w}: a step's read needs {need} \
+                     shared-memory lanes (a request has at most {MAX_REQUEST_LANES})"
+                )));
+            }
+        }
+        let chunks = k_steps.div_ceil(kc);
+        let stage_bytes = if sparse {
+            // One 1024-byte swizzle atom for E and A, one for each B sub-box.
+            STAGE_BYTES * (1 + b_boxes as u32)
+        } else {
+            STAGE_BYTES
+        };
+        let a = (0u64, pitch((k_steps as u64) * u64::from(esa)));
+        let e = (a.0 + a.1 * m as u64, pitch(k.div_ceil(8) as u64));
+        let b_addr = if sparse { e.0 + e.1 * m as u64 } else { e.0 };
         let b = (b_addr, pitch((k as u64) * u64::from(esb)));
         let c_addr = b.0 + b.1 * n as u64;
         let esc = cfg.acc.width() / 8;
@@ -210,7 +296,7 @@ impl MemLayout {
         let smem = pc.params.smem_bytes;
         // C and D slots: enough tiles ahead (C) and behind (D, until its store completes) to
         // cover the latency at one tile per `steps` cycles.
-        let steps = k.div_ceil(cfg.width) as u64;
+        let steps = k_steps.div_ceil(cfg.width) as u64;
         let bw = u64::from(
             pc.params
                 .bytes_per_cycle
@@ -224,7 +310,16 @@ impl MemLayout {
         let panel = n > COLS && panel_bytes <= u64::from(smem / 2);
         let panel_base = 0u32;
         let stage_base = if panel { panel_bytes as u32 } else { 0 };
-        let chunk_bytes = ROWS as u32 * 128 * if panel { 1 } else { 2 };
+        let chunk_bytes = if sparse {
+            let a_e = if panel {
+                0
+            } else {
+                kc as u32 * esa + kc as u32 / 4
+            };
+            ROWS as u32 * (a_e + 2 * kc as u32 * esb)
+        } else {
+            ROWS as u32 * 128 * if panel { 1 } else { 2 }
+        };
         let steps_per_chunk = kc.div_ceil(cfg.width) as u32;
         let want = if pc.stages == 0 {
             pc.auto_stages(chunk_bytes, steps_per_chunk)
@@ -236,7 +331,7 @@ impl MemLayout {
                 "{want} operand stages (at most {MAX_STAGES})"
             )));
         }
-        let room = smem.saturating_sub(stage_base + tail) / STAGE_BYTES;
+        let room = smem.saturating_sub(stage_base + tail) / stage_bytes;
         if room < 2 {
             return Err(HwError::Unsupported(format!(
                 "shared memory of {smem} bytes holds fewer than two operand stages"
@@ -245,15 +340,17 @@ impl MemLayout {
         if pc.stages != 0 && want > room as usize {
             return Err(HwError::Unsupported(format!(
                 "{want} operand stages need {} bytes of shared memory; {smem} hold {room}",
-                want as u32 * STAGE_BYTES + stage_base + tail
+                want as u32 * stage_bytes + stage_base + tail
             )));
         }
         let stages = want.min(room as usize).max(1);
-        let c_base = stage_base + stages as u32 * STAGE_BYTES;
+        let c_base = stage_base + stages as u32 * stage_bytes;
         Ok(Self {
             m,
             n,
             k,
+            k_steps,
+            sparse,
             esa,
             esb,
             esc,
@@ -261,10 +358,13 @@ impl MemLayout {
             tiles_n: n.div_ceil(COLS),
             kc,
             chunks,
+            b_boxes,
+            stage_bytes,
             a,
             b,
             c,
             d,
+            e,
             gmem_bytes,
             panel,
             stages,
@@ -274,7 +374,7 @@ impl MemLayout {
             d_base: c_base + tile_slots as u32 * SLOT_BYTES,
             tile_slots,
             swz_a: swizzle_for(kc as u32 * esa, pc.swizzle),
-            swz_b: swizzle_for(kc as u32 * esb, pc.swizzle),
+            swz_b: swizzle_for(if sparse { 128 } else { kc as u32 * esb }, pc.swizzle),
         })
     }
 
@@ -286,12 +386,21 @@ impl MemLayout {
         }
     }
 
-    /// The four descriptors (A, B, C, D).
-    pub fn descriptors(&self) -> [TensorMap; 4] {
+    /// Dense K positions of a B box (`KC`, or 128 bytes' worth for a sparse chunk's boxes).
+    fn b_box_k(&self) -> usize {
+        if self.sparse {
+            (128 / self.esb) as usize
+        } else {
+            self.kc
+        }
+    }
+
+    /// The descriptors: A, B, C, D, and E for a sparse problem.
+    pub fn descriptors(&self) -> Vec<TensorMap> {
         let mut a = TensorMap::dense(
             Self::elem(self.esa),
             self.a.0,
-            &[self.k as u64, self.m as u64],
+            &[self.k_steps as u64, self.m as u64],
             &[self.kc as u32, ROWS as u32],
         );
         a.global_strides[0] = self.a.1;
@@ -300,7 +409,7 @@ impl MemLayout {
             Self::elem(self.esb),
             self.b.0,
             &[self.k as u64, self.n as u64],
-            &[self.kc as u32, COLS as u32],
+            &[self.b_box_k() as u32, COLS as u32],
         );
         b.global_strides[0] = self.b.1;
         b.swizzle = self.swz_b;
@@ -317,7 +426,28 @@ impl MemLayout {
         c.global_strides[0] = self.c.1;
         let mut d = c;
         d.global_address = self.d.0;
-        [a, b, c, d]
+        let mut maps = vec![a, b, c, d];
+        if self.sparse {
+            let mut e = TensorMap::dense(
+                ElemType::U8,
+                self.e.0,
+                &[self.k.div_ceil(8) as u64, self.m as u64],
+                &[E_ROW_BYTES, ROWS as u32],
+            );
+            e.global_strides[0] = self.e.1;
+            maps.push(e);
+        }
+        maps
+    }
+
+    /// Bytes a chunk's loads land on its stage's `full` barrier (A, then E and B boxes).
+    fn chunk_tx_bytes(&self) -> u32 {
+        let box_a = (ROWS * self.kc) as u32 * self.esa;
+        if self.sparse {
+            box_a + ROWS as u32 * E_ROW_BYTES + self.b_boxes as u32 * B_BOX_BYTES
+        } else {
+            box_a + (COLS * self.kc) as u32 * self.esb
+        }
     }
 
     /// C and D boxes along N (a tile row's tiles, grouped `tiles_per_box` at a time).
@@ -361,16 +491,31 @@ impl MemLayout {
 
     /// Shared-memory base of the A box of chunk `q` of tile row `tm` (panel) or stage `s`.
     fn a_base(&self, tm: usize, q: usize, stage: usize) -> u32 {
-        if self.panel {
+        let block = if self.panel {
             self.panel_base + ((tm & 1) * self.chunks + q) as u32 * STAGE_BYTES
         } else {
-            self.stage_base + stage as u32 * STAGE_BYTES
-        }
+            self.stage_base + stage as u32 * self.stage_bytes
+        };
+        block + if self.sparse { SPARSE_A_OFF } else { 0 }
     }
 
-    /// Shared-memory base of the B box of stage `s`.
+    /// Shared-memory base of B sub-box `j` of a sparse stage: swizzle atom `1 + j` of the
+    /// stage, from row 2 (16-bit B) or row 1 (8-bit B) of the atom, the rows against which a
+    /// step's B lanes and A lanes (row 2 of their atom) share the fewest banks.
+    fn b_box_base(&self, stage: usize, j: usize) -> u32 {
+        let row = if self.esb == 2 { 2 } else { 1 };
+        self.stage_base + stage as u32 * self.stage_bytes + (1 + j as u32) * STAGE_BYTES + row * 128
+    }
+
+    /// Shared-memory base of the (first) B box of stage `s`.
     fn b_base(&self, stage: usize) -> u32 {
-        self.stage_base + stage as u32 * STAGE_BYTES + STAGE_BYTES / 2
+        self.stage_base + stage as u32 * self.stage_bytes + STAGE_BYTES / 2
+    }
+
+    /// Shared-memory base of the metadata box of chunk `q` of tile row `tm` (sparse): row 0 of
+    /// A's block (its panel block in panel mode, the stage's first atom otherwise).
+    fn e_base(&self, tm: usize, q: usize, stage: usize) -> u32 {
+        self.a_base(tm, q, stage) - SPARSE_A_OFF
     }
 }
 
@@ -387,6 +532,7 @@ pub struct MemoryPort<const W: usize> {
     // Producer.
     p_chunk: Reg<u32>,
     p_sub: Reg<bool>,
+    p_part: Reg<u8>,
     c_issued: Reg<u32>,
     d_stored: Reg<u32>,
     // Consumer: operand reads.
@@ -403,6 +549,8 @@ pub struct MemoryPort<const W: usize> {
     held: Reg<bool>,
     hold_a: Vec<Reg<Wide<W>>>,
     hold_b: Vec<Reg<Wide<W>>>,
+    hold_e: Vec<Reg<u64>>,
+    e_row: Vec<Reg<u128>>,
     // C fetch.
     cf_tile: Reg<u32>,
     cf_have: Reg<u16>,
@@ -432,10 +580,49 @@ const CMD_LABELS: crate::rtl::Labels = &[
     (2, "load_b"),
     (3, "load_c"),
     (4, "store_d"),
+    (5, "load_e"),
 ];
 
 fn lane_bytes(es: u32, w: usize) -> u32 {
     es * w as u32
+}
+
+/// `lanes` elements of `es` bytes (little-endian) from `data`, as lanes of `bits` bits.
+fn lanes_of<const W: usize>(data: &[u8], es: u32, bits: u32, lanes: usize) -> Wide<W> {
+    let es = es as usize;
+    let mut words = Wide::<W>::ZERO;
+    for l in 0..lanes {
+        set_lane(&mut words, l, bits, le_word(&data[l * es..(l + 1) * es]));
+    }
+    words
+}
+
+/// Up to eight bytes as a little-endian word.
+fn le_word(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .rev()
+        .fold(0u64, |acc, &x| (acc << 8) | u64::from(x))
+}
+
+/// Writes `rows` rows of `cols` elements of `es` bytes (element `(r, x)` from `at`) into
+/// global memory at `region` (address, row pitch), as the host does before a launch.
+fn host_rows(
+    mem: &mut MemorySystem,
+    region: (u64, u64),
+    es: u32,
+    rows: usize,
+    cols: usize,
+    at: impl Fn(usize, usize) -> u64,
+) {
+    let mut row = Vec::with_capacity(cols * es as usize);
+    for r in 0..rows {
+        row.clear();
+        for x in 0..cols {
+            row.extend_from_slice(&at(r, x).to_le_bytes()[..es as usize]);
+        }
+        mem.host_write(region.0 + r as u64 * region.1, &row);
+    }
 }
 
 impl<const W: usize> MemoryPort<W> {
@@ -462,6 +649,72 @@ impl<const W: usize> MemoryPort<W> {
             ],
         )?;
         let lay = MemLayout::new(&cfg, m, n, k, pc)?;
+        let mut mem = Self::memory(pc, &lay)?;
+        // The host fills global memory: A (K-major), B transposed (K-major), C.
+        host_rows(&mut mem, lay.a, lay.esa, m, k, |i, p| a[i * k + p]);
+        host_rows(&mut mem, lay.b, lay.esb, n, k, |j, p| b[p * n + j]);
+        host_rows(&mut mem, lay.c, lay.esc, m, n, |i, j| {
+            u64::from(c[i * n + j])
+        });
+        Self::assemble(cfg, lay, mem)
+    }
+
+    /// A port holding an `m x n x k` 2:4 sparse problem (`k` dense, a multiple of 4):
+    /// `values` (`m x k/2` kept values), `meta` (`m x k/4` nibbles, one a byte, the PTX
+    /// `ordered_metadata` encoding), `b` (`k x n`), `c` (`m x n`), laid out as
+    /// [`MemLayout::new_sparse`] says: global memory holds the kept values as A and the
+    /// nibbles packed two a byte as E (group `2x` in the low half of byte `x`).
+    #[allow(clippy::too_many_arguments)] // the shape and the four matrices of the problem
+    pub fn new_sparse(
+        cfg: CoreConfig,
+        pc: &MemPortConfig,
+        m: usize,
+        n: usize,
+        k: usize,
+        values: &[u64],
+        meta: &[u8],
+        b: &[u64],
+        c: &[u32],
+    ) -> Result<Self, HwError> {
+        if !k.is_multiple_of(4) {
+            return Err(HwError::Unsupported(format!(
+                "2:4 sparsity with K = {k} (a multiple of 4 is required)"
+            )));
+        }
+        check_problem(
+            (m, n, k),
+            &[
+                ("A values", m * k / 2, values.len()),
+                ("A metadata", m * k / 4, meta.len()),
+                ("B", k * n, b.len()),
+                ("C", m * n, c.len()),
+            ],
+        )?;
+        let lay = MemLayout::new_sparse(&cfg, m, n, k, pc)?;
+        let mut mem = Self::memory(pc, &lay)?;
+        let (kept, groups) = (k / 2, k / 4);
+        host_rows(&mut mem, lay.a, lay.esa, m, kept, |i, p| {
+            values[i * kept + p]
+        });
+        host_rows(&mut mem, lay.e, 1, m, k.div_ceil(8), |i, x| {
+            let nib = |g: usize| {
+                if g < groups {
+                    meta[i * groups + g] & 15
+                } else {
+                    0
+                }
+            };
+            u64::from(nib(2 * x) | nib(2 * x + 1) << 4)
+        });
+        host_rows(&mut mem, lay.b, lay.esb, n, k, |j, p| b[p * n + j]);
+        host_rows(&mut mem, lay.c, lay.esc, m, n, |i, j| {
+            u64::from(c[i * n + j])
+        });
+        Self::assemble(cfg, lay, mem)
+    }
+
+    /// The memory system of `lay`, its descriptors set.
+    fn memory(pc: &MemPortConfig, lay: &MemLayout) -> Result<MemorySystem, HwError> {
         let mbars = lay.stages + lay.tile_slots;
         let mut mem = MemorySystem::new(pc.params, lay.gmem_bytes, mbars)
             .map_err(|e| HwError::Unsupported(format!("memory system: {e}")))?;
@@ -469,30 +722,15 @@ impl<const W: usize> MemoryPort<W> {
             mem.set_descriptor(i, map)
                 .map_err(|e| HwError::Unsupported(format!("descriptor {i}: {e}")))?;
         }
-        // The host fills global memory: A (K-major), B transposed (K-major), C.
-        let mut row = Vec::new();
-        for i in 0..m {
-            row.clear();
-            for p in 0..k {
-                row.extend_from_slice(&a[i * k + p].to_le_bytes()[..lay.esa as usize]);
-            }
-            mem.host_write(lay.a.0 + i as u64 * lay.a.1, &row);
-        }
-        for j in 0..n {
-            row.clear();
-            for p in 0..k {
-                row.extend_from_slice(&b[p * n + j].to_le_bytes()[..lay.esb as usize]);
-            }
-            mem.host_write(lay.b.0 + j as u64 * lay.b.1, &row);
-        }
-        for i in 0..m {
-            row.clear();
-            for v in &c[i * n..(i + 1) * n] {
-                row.extend_from_slice(&v.to_le_bytes()[..lay.esc as usize]);
-            }
-            mem.host_write(lay.c.0 + i as u64 * lay.c.1, &row);
-        }
-        let sched = Schedule::new(m, n, k, cfg.width, cfg.block());
+        Ok(mem)
+    }
+
+    /// The port's registers around a filled memory system.
+    fn assemble(cfg: CoreConfig, lay: MemLayout, mem: MemorySystem) -> Result<Self, HwError> {
+        let (m, n) = (lay.m, lay.n);
+        let mbars = lay.stages + lay.tile_slots;
+        let b_lanes = if lay.sparse { sparse_b_lanes(W) } else { W };
+        let sched = Schedule::new(m, n, lay.k_steps, cfg.width, cfg.block());
         let reg32 = |name: &'static str| Reg::new(name, 32, 0u32);
         let row_bits = COLS as u32 * cfg.acc.width();
         Ok(Self {
@@ -505,6 +743,7 @@ impl<const W: usize> MemoryPort<W> {
             init_done: Reg::new("init_done", 1, false)?,
             p_chunk: reg32("producer_chunk")?,
             p_sub: Reg::new("producer_sub", 1, false)?,
+            p_part: Reg::new("producer_part", 3, 0u8)?,
             c_issued: reg32("producer_c")?,
             d_stored: reg32("producer_stores")?,
             rd_tile: reg32("rd_tile")?,
@@ -531,9 +770,18 @@ impl<const W: usize> MemoryPort<W> {
                 .map(|j| {
                     Reg::new(
                         format!("hold_b_{j}"),
-                        cfg.fmt_b.width() * W as u32,
+                        cfg.fmt_b.width() * b_lanes as u32,
                         Wide::ZERO,
                     )
+                })
+                .collect::<RtlResult<_>>()?,
+            e_row: (0..if lay.sparse { ROWS } else { 0 })
+                .map(|i| Reg::new(format!("e_row_{i}"), 8 * E_ROW_BYTES, 0u128))
+                .collect::<RtlResult<_>>()?,
+            hold_e: (0..if lay.sparse { ROWS } else { 0 })
+                .map(|i| {
+                    Ok(Reg::new(format!("hold_e_{i}"), 2 * W as u32, 0u64)?
+                        .with_display(Display::Filter("meta")))
                 })
                 .collect::<RtlResult<_>>()?,
             cf_tile: reg32("cf_tile")?,
@@ -626,6 +874,9 @@ impl<const W: usize> MemoryPort<W> {
     /// The lane reads of step `step` of tile `tile`, in request order (A rows, then B
     /// columns; rows and columns outside the problem are not read).
     fn step_lanes(&self, tile: usize, step: usize, out: &mut Vec<SmemLane>) {
+        if self.lay.sparse {
+            return self.sparse_step_lanes(tile, step, out);
+        }
         let lay = &self.lay;
         let (r0, c0) = self.sched.tile_origin(tile);
         let g = self.chunk_of(tile, step);
@@ -657,9 +908,171 @@ impl<const W: usize> MemoryPort<W> {
         }
     }
 
+    /// Pushes the lane reads of `bytes` bytes at logical shared-memory address `logical`,
+    /// split at 16-byte chunks and swizzled.
+    fn push_lanes(out: &mut Vec<SmemLane>, logical: u32, bytes: u32, swz: Swizzle) {
+        let mut off = 0;
+        while off < bytes {
+            let len = (bytes - off).min(16);
+            out.push(SmemLane {
+                addr: swizzle(logical + off, swz),
+                len: len as u8,
+            });
+            off += len;
+        }
+    }
+
+    /// Where sparse step `step` sits: its chunk's stage, the kept offset `kk` of its first A
+    /// lane within the chunk, and the dense offset of its first B lane within the chunk.
+    fn sparse_step_at(&self, tile: usize, step: usize) -> (usize, usize, usize) {
+        let g = self.chunk_of(tile, step);
+        let kk = step * self.cfg.width - (g % self.lay.chunks) * self.lay.kc;
+        (g % self.lay.stages, kk, 4 * (kk / 2))
+    }
+
+    /// Bytes of metadata a sparse step reads per A row: the whole 16-byte row of the chunk
+    /// (its 64 kept values' selects) on the chunk's first step, nothing on the others (they
+    /// take their selects from the `e_row_<i>` registers).
+    fn e_step_bytes(&self, step: usize) -> u32 {
+        let first = (step * self.cfg.width).is_multiple_of(self.lay.kc);
+        if first {
+            E_ROW_BYTES
+        } else {
+            0
+        }
+    }
+
+    /// The metadata rows a sparse step selects from: those of its read (first step of a chunk)
+    /// or the `e_row_<i>` registers, which hold them from the chunk's first step on.
+    fn e_rows(&self, tile: usize, step: usize, data: Option<&[u8]>) -> [u128; ROWS] {
+        let mut rows = [0u128; ROWS];
+        match data {
+            Some(data) if self.e_step_bytes(step) > 0 => {
+                let (r0, c0) = self.sched.tile_origin(tile);
+                let rows_in = (self.lay.m - r0).min(ROWS);
+                let cols_in = (self.lay.n - c0).min(COLS);
+                let w = self.cfg.width;
+                let mut at = rows_in * lane_bytes(self.lay.esa, w) as usize
+                    + cols_in * lane_bytes(self.lay.esb, sparse_b_lanes(w)) as usize;
+                for row in rows.iter_mut().take(rows_in) {
+                    *row = data[at..at + E_ROW_BYTES as usize]
+                        .iter()
+                        .rev()
+                        .fold(0u128, |acc, &x| (acc << 8) | u128::from(x));
+                    at += E_ROW_BYTES as usize;
+                }
+            }
+            _ => {
+                for (row, reg) in rows.iter_mut().zip(&self.e_row) {
+                    *row = reg.q();
+                }
+            }
+        }
+        rows
+    }
+
+    /// The lane reads of sparse step `step` of tile `tile`: the kept A lanes of each row, the
+    /// `sparse_b_lanes(w)` dense B positions of each column, then each row's metadata byte(s).
+    fn sparse_step_lanes(&self, tile: usize, step: usize, out: &mut Vec<SmemLane>) {
+        let lay = &self.lay;
+        let (r0, c0) = self.sched.tile_origin(tile);
+        let (stage, kk, pp) = self.sparse_step_at(tile, step);
+        let (tm, q) = (
+            tile / self.sched.tiles_n,
+            self.chunk_of(tile, step) % lay.chunks,
+        );
+        let w = self.cfg.width;
+        let a_row = lay.kc as u32 * lay.esa;
+        for r in (0..ROWS).filter(|r| r0 + r < lay.m) {
+            let logical = lay.a_base(tm, q, stage) + r as u32 * a_row + kk as u32 * lay.esa;
+            Self::push_lanes(out, logical, lane_bytes(lay.esa, w), lay.swz_a);
+        }
+        let at = pp as u32 * lay.esb;
+        let b_box = lay.b_box_base(stage, (at / 128) as usize);
+        for c in (0..COLS).filter(|c| c0 + c < lay.n) {
+            let logical = b_box + c as u32 * 128 + at % 128;
+            Self::push_lanes(
+                out,
+                logical,
+                lane_bytes(lay.esb, sparse_b_lanes(w)),
+                lay.swz_b,
+            );
+        }
+        for r in (0..ROWS).filter(|r| r0 + r < lay.m) {
+            let logical = lay.e_base(tm, q, stage) + r as u32 * E_ROW_BYTES;
+            Self::push_lanes(out, logical, self.e_step_bytes(step), Swizzle::None);
+        }
+    }
+
+    /// Valid A lanes and B lanes of sparse step `step` (the ideal sparse feeder's counts).
+    fn sparse_lanes(&self, step: usize) -> (usize, usize) {
+        let k0 = step * self.cfg.width;
+        let a = self.cfg.width.min(self.lay.k_steps - k0).min(W);
+        let b = sparse_b_lanes(self.cfg.width).min(self.lay.k - 4 * (k0 / 2));
+        (a, b)
+    }
+
+    /// Decodes the bytes of sparse step `step` of tile `tile` (as laid out by
+    /// [`MemoryPort::sparse_step_lanes`]) into lane groups and metadata selects.
+    fn decode_sparse(&self, tile: usize, step: usize, data: &[u8]) -> StepOperands<W> {
+        let lay = &self.lay;
+        let (r0, c0) = self.sched.tile_origin(tile);
+        let (_, kk, _) = self.sparse_step_at(tile, step);
+        let (la, lb) = self.sparse_lanes(step);
+        let mut o = StepOperands::default();
+        let mut at = 0usize;
+        for (es, bits, lanes, span, limit, first, groups) in [
+            (
+                lay.esa,
+                self.cfg.fmt_a.width(),
+                la,
+                self.cfg.width,
+                lay.m,
+                r0,
+                &mut o.a,
+            ),
+            (
+                lay.esb,
+                self.cfg.fmt_b.width(),
+                lb,
+                sparse_b_lanes(self.cfg.width),
+                lay.n,
+                c0,
+                &mut o.b,
+            ),
+        ] {
+            for (r, g) in groups.iter_mut().enumerate() {
+                if first + r >= limit {
+                    continue;
+                }
+                *g = LaneGroup {
+                    bits: lanes_of(&data[at..], es, bits, lanes),
+                    lanes,
+                };
+                at += lane_bytes(es, span) as usize;
+            }
+        }
+        let e_rows = self.e_rows(tile, step, Some(data));
+        let mask = if la >= 32 {
+            u64::MAX
+        } else {
+            (1u64 << (2 * la)) - 1
+        };
+        for (r, m) in o.meta.iter_mut().enumerate() {
+            if r0 + r >= lay.m {
+                continue;
+            }
+            *m = (e_rows[r] >> (2 * kk)) as u64 & mask;
+        }
+        o
+    }
+
     /// Decodes the operand bytes of step `step` of tile `tile` (as laid out by
     /// [`MemoryPort::step_lanes`]) into lane groups.
     fn decode_step(&self, tile: usize, step: usize, data: &[u8]) -> StepOperands<W> {
+        if self.lay.sparse {
+            return self.decode_sparse(tile, step, data);
+        }
         let lay = &self.lay;
         let (r0, c0) = self.sched.tile_origin(tile);
         let lanes = self.cfg.width.min(lay.k - step * self.cfg.width).min(W);
@@ -691,12 +1104,18 @@ impl<const W: usize> MemoryPort<W> {
     }
 
     /// Bytes of operand data a step's read returns (before the optional C row).
-    fn step_bytes(&self, tile: usize) -> usize {
+    fn step_bytes(&self, tile: usize, step: usize) -> usize {
         let (r0, c0) = self.sched.tile_origin(tile);
         let rows = (self.lay.m - r0).min(ROWS);
         let cols = (self.lay.n - c0).min(COLS);
-        rows * lane_bytes(self.lay.esa, self.cfg.width) as usize
-            + cols * lane_bytes(self.lay.esb, self.cfg.width) as usize
+        let w = self.cfg.width;
+        if self.lay.sparse {
+            rows * (lane_bytes(self.lay.esa, w) + self.e_step_bytes(step)) as usize
+                + cols * lane_bytes(self.lay.esb, sparse_b_lanes(w)) as usize
+        } else {
+            rows * lane_bytes(self.lay.esa, w) as usize
+                + cols * lane_bytes(self.lay.esb, w) as usize
+        }
     }
 
     fn fresh(&self) -> bool {
@@ -730,6 +1149,75 @@ impl<const W: usize> MemoryPort<W> {
             + (w % COLS) as u32 * self.lay.esc
     }
 
+    /// Whether chunk `g` loads A and its metadata (stream mode, or the first tile of a tile
+    /// row in panel mode), and how many TMA loads it takes.
+    fn sparse_parts(&self, g: usize) -> (bool, usize) {
+        let t = g / self.lay.chunks;
+        let load_a = !self.lay.panel || t.is_multiple_of(self.sched.tiles_n);
+        (load_a, self.lay.b_boxes + if load_a { 2 } else { 0 })
+    }
+
+    /// The producer's next sparse operand load, if a stage is free. A chunk that loads A
+    /// (stream mode, or the first tile of a tile row in panel mode) loads A's kept values
+    /// first (posting the chunk's whole `expect_tx`), then the metadata box, then the B
+    /// sub-boxes (128 bytes of K each) that cover the chunk's dense positions; a panel-mode
+    /// chunk of a later tile loads only its B sub-boxes.
+    fn sparse_load(&mut self, total_chunks: u32, rt: usize) -> Option<(TmaCmd, u8)> {
+        let lay = self.lay;
+        let g = self.p_chunk.q();
+        if g >= total_chunks || (g - self.released.q()) as usize >= lay.stages {
+            return None;
+        }
+        let g = g as usize;
+        let (t, q, stage) = (g / lay.chunks, g % lay.chunks, g % lay.stages);
+        let tm = t / self.sched.tiles_n;
+        let (r0, c0) = self.sched.tile_origin(t);
+        let bar = self.full_bar(stage);
+        let (load_a, _) = self.sparse_parts(g);
+        let part = usize::from(self.p_part.q()) + if load_a { 0 } else { 2 };
+        if part == 0 || (!load_a && part == 2) {
+            // A panel for row tm overwrites row tm - 2's: the consumer must be past it.
+            if load_a && lay.panel && tm >= 2 && rt < (tm - 1) * self.sched.tiles_n {
+                return None;
+            }
+            let bytes = if load_a {
+                lay.chunk_tx_bytes()
+            } else {
+                lay.b_boxes as u32 * B_BOX_BYTES
+            };
+            self.mbar_ops.push(MbarOp {
+                bar,
+                op: MbarOpKind::ArriveExpectTx(bytes),
+            });
+        }
+        let (desc, coords, smem_addr, kind) = match part {
+            0 => {
+                let kq = (q * lay.kc) as i32;
+                (DESC_A, [kq, r0 as i32], lay.a_base(tm, q, stage), 1)
+            }
+            1 => {
+                let kq = (q * lay.kc / 4) as i32;
+                (DESC_E, [kq, r0 as i32], lay.e_base(tm, q, stage), 5)
+            }
+            p => {
+                let j = p - 2;
+                let kq = (2 * q * lay.kc + j * lay.b_box_k()) as i32;
+                let at = lay.b_box_base(stage, j);
+                (DESC_B, [kq, c0 as i32], at, 2)
+            }
+        };
+        Some((
+            TmaCmd {
+                op: TmaOp::Load,
+                desc,
+                coords: [coords[0], coords[1], 0, 0, 0],
+                smem_addr,
+                mbar: bar,
+            },
+            kind,
+        ))
+    }
+
     fn stores_completed(&self) -> u32 {
         self.d_stored.q() - self.mem.stores_outstanding()
     }
@@ -743,6 +1231,9 @@ impl<const W: usize> Module for MemoryPort<W> {
         v.reg(&mut self.init_done);
         v.reg(&mut self.p_chunk);
         v.reg(&mut self.p_sub);
+        if self.lay.sparse {
+            v.reg(&mut self.p_part);
+        }
         v.reg(&mut self.c_issued);
         v.reg(&mut self.d_stored);
         v.reg(&mut self.rd_tile);
@@ -757,6 +1248,12 @@ impl<const W: usize> Module for MemoryPort<W> {
         v.reg(&mut self.off_step);
         v.reg(&mut self.held);
         for r in self.hold_a.iter_mut().chain(self.hold_b.iter_mut()) {
+            v.reg(r);
+        }
+        for r in &mut self.hold_e {
+            v.reg(r);
+        }
+        for r in &mut self.e_row {
             v.reg(r);
         }
         v.reg(&mut self.cf_tile);
@@ -787,7 +1284,11 @@ impl<const W: usize> Module for MemoryPort<W> {
 
 impl<const W: usize> OperandPort<W> for MemoryPort<W> {
     fn dims(&self) -> (usize, usize, usize) {
-        (self.lay.m, self.lay.n, self.lay.k)
+        (self.lay.m, self.lay.n, self.lay.k_steps)
+    }
+
+    fn sparse(&self) -> bool {
+        self.lay.sparse
     }
 
     #[inline]
@@ -803,20 +1304,28 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         let mut o = StepOperands::default();
         let (r0, c0) = self.sched.tile_origin(self.off_tile.q() as usize);
         let s = self.off_step.q() as usize;
-        let lanes = self.cfg.width.min(self.lay.k - s * self.cfg.width).min(W);
+        let (la, lb) = if self.lay.sparse {
+            self.sparse_lanes(s)
+        } else {
+            let lanes = self.cfg.width.min(self.lay.k - s * self.cfg.width).min(W);
+            (lanes, lanes)
+        };
         for (i, g) in o.a.iter_mut().enumerate() {
             if r0 + i < self.lay.m {
                 *g = LaneGroup {
                     bits: self.hold_a[i].q(),
-                    lanes,
+                    lanes: la,
                 };
+                if let Some(e) = self.hold_e.get(i) {
+                    o.meta[i] = e.q();
+                }
             }
         }
         for (j, g) in o.b.iter_mut().enumerate() {
             if c0 + j < self.lay.n {
                 *g = LaneGroup {
                     bits: self.hold_b[j].q(),
-                    lanes,
+                    lanes: lb,
                 };
             }
         }
@@ -898,7 +1407,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             // The C words of last cycle's read follow the operand bytes, in word order.
             let data = self.mem.smem_read_data();
             let mut at = if fresh {
-                self.step_bytes(self.off_tile.q() as usize)
+                self.step_bytes(self.off_tile.q() as usize, self.off_step.q() as usize)
             } else {
                 0
             };
@@ -931,6 +1440,16 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
                 self.cf_have.set_d(have);
             }
         }
+        if fresh && lay.sparse {
+            // The chunk's metadata rows, read on its first step, stay for its later steps.
+            let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
+            if self.e_step_bytes(s) > 0 {
+                let rows = self.e_rows(t, s, Some(self.mem.smem_read_data()));
+                for (reg, v) in self.e_row.iter_mut().zip(rows) {
+                    reg.set_d(v);
+                }
+            }
+        }
         if fresh && !io.take {
             let ops = self.operands();
             for (r, g) in self.hold_a.iter_mut().zip(&ops.a) {
@@ -938,6 +1457,9 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
             }
             for (r, g) in self.hold_b.iter_mut().zip(&ops.b) {
                 r.set_d(g.bits);
+            }
+            for (r, m) in self.hold_e.iter_mut().zip(&ops.meta) {
+                r.set_d(*m);
             }
         }
         let slot_free = io.take || !valid;
@@ -972,7 +1494,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
                 }
             }
             let mut m = 0u16;
-            let mut room = MAX_REQUEST_LANES - self.lanes.len();
+            let mut room = MAX_REQUEST_LANES.saturating_sub(self.lanes.len());
             for w in (0..16).filter(|w| self.cf_asked.q() >> w & 1 == 0) {
                 let bank = (self.c_word_addr(w) >> 2) % 32;
                 if room > 0 && (!want_ops || urgent || used >> bank & 1 == 0) {
@@ -1067,6 +1589,8 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
                         bar: self.c_bar(slot),
                         op: MbarOpKind::ArriveExpectTx(lay.cd_box_bytes()),
                     });
+                } else if lay.sparse {
+                    cmd = self.sparse_load(total_chunks, rt);
                 } else {
                     let g = self.p_chunk.q();
                     let in_use = g - self.released.q();
@@ -1141,6 +1665,15 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         // ---- Producer bookkeeping (the command was accepted: tma_ready was high). ----
         if let Some((_, kind)) = cmd {
             match kind {
+                1 | 2 | 5 if lay.sparse => {
+                    let part = self.p_part.q() + 1;
+                    if usize::from(part) == self.sparse_parts(self.p_chunk.q() as usize).1 {
+                        self.p_part.set_d(0);
+                        self.p_chunk.set_d(self.p_chunk.q() + 1);
+                    } else {
+                        self.p_part.set_d(part);
+                    }
+                }
                 1 => self.p_sub.set_d(true),
                 2 => {
                     self.p_sub.set_d(false);

@@ -12,15 +12,19 @@
 //!
 //! - [`clocked`]: [`run_clocked_sparse`], the problem on the clocked tensor core in sparse
 //!   mode (`hw`), with the sparse and dense-equivalent schedules.
+//! - [`memory`]: [`run_memory_sparse`], the same through global memory, TMA and shared
+//!   memory (`docs/memory.md`).
 //!
 //! Depends on `numerics`, `gemm` and `hw`. See `docs/sparsity.md`.
 
 pub mod clocked;
 pub mod compress;
+pub mod memory;
 pub mod meta;
 pub mod problem;
 
 pub use clocked::{run_clocked_sparse, run_clocked_sparse_measured};
 pub use compress::{compress, overfull_groups, Compressed, Prune, SparseError};
+pub use memory::run_memory_sparse;
 pub use meta::{NibbleError, VALID_NIBBLES};
 pub use problem::{run_functional_sparse, SparseGemm};

@@ -1,0 +1,39 @@
+//! The 2:4 sparse GEMM through the memory path: the kept values of A, their metadata (E) and
+//! B start in global memory and travel by TMA into the shared-memory stages like any operand;
+//! the memory-fed port ([`crate::hw::MemoryPort::new_sparse`]) reads each step's kept A
+//! lanes, metadata and `2w` B lanes from shared memory and offers them to the core in sparse
+//! mode. D equals the ideal sparse run bit for bit (`tests/hw_sparse_tma.rs`).
+
+use super::problem::SparseGemm;
+use crate::gemm::memory::run_port;
+use crate::gemm::MemRun;
+use crate::hw::{HwError, MemPortConfig, MemoryPort};
+use crate::rtl::TraceConfig;
+
+/// Runs `g` through the memory path built as `pc` says, optionally tracing.
+pub fn run_memory_sparse(
+    g: &SparseGemm,
+    pc: &MemPortConfig,
+    trace: Option<&TraceConfig>,
+) -> Result<MemRun, HwError> {
+    crate::hw::dispatch_width!(g.cfg.width, W => run_w::<W>(g, pc, trace))
+}
+
+fn run_w<const W: usize>(
+    g: &SparseGemm,
+    pc: &MemPortConfig,
+    trace: Option<&TraceConfig>,
+) -> Result<MemRun, HwError> {
+    let port = MemoryPort::<W>::new_sparse(
+        g.cfg,
+        pc,
+        g.m,
+        g.n,
+        g.k,
+        g.a.values(),
+        g.a.meta(),
+        &g.b,
+        &g.c,
+    )?;
+    run_port(g.cfg, port, g.macs(), pc, trace)
+}
