@@ -8,7 +8,7 @@ use tensorcore_rtl::gemm::{run_clocked, run_memory, CoreConfig, Gemm};
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
-use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
+use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, TF32};
 
 fn modes(fa: Format, fb: Format) -> Vec<AccMode> {
     let mut v = vec![AccMode::Ieee, AccMode::Fused];
@@ -183,4 +183,46 @@ fn panel_mode_reuses_a_and_stream_mode_does_not() {
     let b = 8 * 4 * 64 * 2;
     let c = 8 * 16 * 4;
     assert_eq!(run.counters.tx_bytes, (a + b + c) as u64);
+}
+
+/// TF32 through the memory path: each element is a 4-byte FP32 word in global and shared
+/// memory (its 19-bit pattern at the top, the low 13 bits zero), so D equals the ideal path in
+/// every mode and width that fits a shared-memory request; w = 32 (a step would read 64
+/// 16-byte lanes) is refused before the run.
+#[test]
+fn tf32_travels_in_fp32_containers() {
+    let pc = MemPortConfig {
+        params: params(40, 16),
+        ..MemPortConfig::default()
+    };
+    let (m, n, k) = (5usize, 4usize, 70usize);
+    let mut ran = 0;
+    for mode in modes(TF32, TF32) {
+        for (s, w) in [1usize, 4, 16].into_iter().enumerate() {
+            let cfg = CoreConfig {
+                fmt_a: TF32,
+                fmt_b: TF32,
+                mode,
+                width: w,
+                acc: tensorcore_rtl::numerics::format::FP32,
+            };
+            let g = Gemm::random(m, n, k, cfg, 70 + s as u64).expect("problem");
+            same_as_ideal(&g, &pc);
+            let mem = run_memory(&g, &pc, None).expect("memory run");
+            // A and B at least once at 4 bytes an element, and C.
+            assert!(mem.counters.bytes_loaded >= (4 * (m * k + k * n + m * n)) as u64);
+            ran += 1;
+        }
+    }
+    assert!(ran >= 12, "{ran} runs");
+    let cfg = CoreConfig {
+        fmt_a: TF32,
+        fmt_b: TF32,
+        mode: AccMode::Ieee,
+        width: 32,
+        acc: tensorcore_rtl::numerics::format::FP32,
+    };
+    let g = Gemm::random(4, 4, 64, cfg, 1).expect("problem");
+    let e = run_memory(&g, &pc, None).err().expect("w = 32 refused");
+    assert!(e.to_string().contains("shared-memory lanes"), "{e}");
 }

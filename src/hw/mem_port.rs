@@ -66,6 +66,7 @@ use super::pe_datapath::{set_lane, CoreConfig};
 use super::port::{OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
 use super::{HwError, COLS, ROWS};
+use crate::numerics::format::Format;
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor, Wide, Wire};
 
 /// Every word of a C tile fetched.
@@ -250,9 +251,8 @@ impl MemLayout {
         pc: &MemPortConfig,
         sparse: bool,
     ) -> Result<Self, HwError> {
-        let esa = cfg.fmt_a.width() / 8;
-        let esb = cfg.fmt_b.width() / 8;
-        let bytes_wide = |f: &crate::numerics::format::Format| matches!(f.width(), 8 | 16);
+        let (esa, esb) = (container_bytes(cfg.fmt_a), container_bytes(cfg.fmt_b));
+        let bytes_wide = |f: &Format| matches!(f.width(), 8 | 16);
         if sparse && !(bytes_wide(&cfg.fmt_a) && bytes_wide(&cfg.fmt_b)) {
             return Err(HwError::Unsupported(
                 "2:4 sparse GEMMs through memory: A and B of 1 or 2 bytes an element \
@@ -265,16 +265,23 @@ impl MemLayout {
         } else {
             ((128 / esa.max(esb)) as usize, k, 1)
         };
-        if sparse {
-            let lanes = |bytes: u32| ROWS * bytes.div_ceil(16) as usize;
-            let w = cfg.width;
-            let need = lanes(lane_bytes(esa, w)) + lanes(lane_bytes(esb, sparse_b_lanes(w))) + ROWS;
-            if need > MAX_REQUEST_LANES {
-                return Err(HwError::Unsupported(format!(
-                    "2:4 sparse GEMMs through memory at w = {w}: a step's read needs {need} \
-                     shared-memory lanes (a request has at most {MAX_REQUEST_LANES})"
-                )));
-            }
+        // One step's read (four A rows, four B columns, and for 2:4 sparsity 2w B lanes and
+        // the metadata) must fit one shared-memory request.
+        let lanes = |bytes: u32| ROWS * bytes.div_ceil(16) as usize;
+        let w = cfg.width;
+        let need = if sparse {
+            lanes(lane_bytes(esa, w)) + lanes(lane_bytes(esb, sparse_b_lanes(w))) + ROWS
+        } else {
+            lanes(lane_bytes(esa, w)) + lanes(lane_bytes(esb, w))
+        };
+        if need > MAX_REQUEST_LANES {
+            return Err(HwError::Unsupported(format!(
+                "{}GEMMs through memory at w = {w} with {} x {}: a step's read needs {need} \
+                 shared-memory lanes (a request has at most {MAX_REQUEST_LANES})",
+                if sparse { "2:4 sparse " } else { "" },
+                cfg.fmt_a.name,
+                cfg.fmt_b.name
+            )));
         }
         let chunks = k_steps.div_ceil(kc);
         let stage_bytes = if sparse {
@@ -379,10 +386,10 @@ impl MemLayout {
     }
 
     fn elem(es: u32) -> ElemType {
-        if es == 1 {
-            ElemType::U8
-        } else {
-            ElemType::U16
+        match es {
+            1 => ElemType::U8,
+            2 => ElemType::U16,
+            _ => ElemType::U32,
         }
     }
 
@@ -587,12 +594,30 @@ fn lane_bytes(es: u32, w: usize) -> u32 {
     es * w as u32
 }
 
+/// Bytes an element of `fmt` takes in memory: its width in whole bytes, rounded up to a power
+/// of two (TF32's 19 bits live in a 4-byte FP32 word, as on the GPU).
+fn container_bytes(fmt: Format) -> u32 {
+    fmt.width().div_ceil(8).next_power_of_two()
+}
+
+/// Where a `bits`-bit pattern sits in its `es`-byte container: at the top (TF32 is an FP32
+/// word whose low 13 bits are zero); 0 when the pattern fills the container.
+fn container_shift(es: u32, bits: u32) -> u32 {
+    8 * es - bits
+}
+
 /// `lanes` elements of `es` bytes (little-endian) from `data`, as lanes of `bits` bits.
 fn lanes_of<const W: usize>(data: &[u8], es: u32, bits: u32, lanes: usize) -> Wide<W> {
+    let shift = container_shift(es, bits);
     let es = es as usize;
     let mut words = Wide::<W>::ZERO;
     for l in 0..lanes {
-        set_lane(&mut words, l, bits, le_word(&data[l * es..(l + 1) * es]));
+        set_lane(
+            &mut words,
+            l,
+            bits,
+            le_word(&data[l * es..(l + 1) * es]) >> shift,
+        );
     }
     words
 }
@@ -651,8 +676,12 @@ impl<const W: usize> MemoryPort<W> {
         let lay = MemLayout::new(&cfg, m, n, k, pc)?;
         let mut mem = Self::memory(pc, &lay)?;
         // The host fills global memory: A (K-major), B transposed (K-major), C.
-        host_rows(&mut mem, lay.a, lay.esa, m, k, |i, p| a[i * k + p]);
-        host_rows(&mut mem, lay.b, lay.esb, n, k, |j, p| b[p * n + j]);
+        let (sa, sb) = (
+            container_shift(lay.esa, cfg.fmt_a.width()),
+            container_shift(lay.esb, cfg.fmt_b.width()),
+        );
+        host_rows(&mut mem, lay.a, lay.esa, m, k, |i, p| a[i * k + p] << sa);
+        host_rows(&mut mem, lay.b, lay.esb, n, k, |j, p| b[p * n + j] << sb);
         host_rows(&mut mem, lay.c, lay.esc, m, n, |i, j| {
             u64::from(c[i * n + j])
         });
@@ -1087,16 +1116,10 @@ impl<const W: usize> MemoryPort<W> {
                 if first + r >= limit {
                     continue;
                 }
-                let mut words = Wide::<W>::ZERO;
-                for l in 0..lanes {
-                    let e = &data[at + l * es as usize..at + (l + 1) * es as usize];
-                    let v = e
-                        .iter()
-                        .rev()
-                        .fold(0u64, |acc, &x| (acc << 8) | u64::from(x));
-                    set_lane(&mut words, l, bits, v);
-                }
-                *g = LaneGroup { bits: words, lanes };
+                *g = LaneGroup {
+                    bits: lanes_of(&data[at..], es, bits, lanes),
+                    lanes,
+                };
                 at += bytes;
             }
         }
