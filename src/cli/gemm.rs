@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{run_functional, run_memory, CoreConfig, Gemm, MemRun};
 use tensorcore_rtl::hw::schedule::Schedule;
-use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::convert::tf32_from_container;
@@ -325,25 +324,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         acc,
     };
     plan_outputs(args)?;
-    let mem_cfg = match args.memory {
-        MemoryPath::Tma => Some(MemPortConfig {
-            params: args.mem.params()?,
-            stages: args.stages.unwrap_or(0),
-            swizzle: !args.no_swizzle,
-        }),
-        MemoryPath::Ideal => {
-            if args.mem.any() || args.stages.is_some() || args.no_swizzle {
-                return Err(
-                    "memory options (--mem-*, --smem-bytes, --stages, --no-swizzle) need --memory tma"
-                        .into(),
-                );
-            }
-            None
-        }
-    };
-    if args.stages == Some(0) {
-        return Err("--stages 0: at least 1 stage is needed".into());
-    }
+    let mem_cfg = super::memory::port_config(args.memory, &args.mem, args.stages, args.no_swizzle)?;
     let trace = args.trace.config()?;
     let random = args.m.is_some();
     let sparse = if args.sparse {

@@ -83,15 +83,12 @@ pub fn port_config(
     stages: Option<usize>,
     no_swizzle: bool,
 ) -> Result<Option<MemPortConfig>, String> {
-    if stages == Some(0) {
-        return Err("--stages 0: at least 1 stage is needed".into());
-    }
-    match path {
-        MemoryPath::Tma => Ok(Some(MemPortConfig {
+    let config = match path {
+        MemoryPath::Tma => Some(MemPortConfig {
             params: mem.params()?,
             stages: stages.unwrap_or(0),
             swizzle: !no_swizzle,
-        })),
+        }),
         MemoryPath::Ideal => {
             if mem.any() || stages.is_some() || no_swizzle {
                 return Err(
@@ -99,9 +96,13 @@ pub fn port_config(
                         .into(),
                 );
             }
-            Ok(None)
+            None
         }
+    };
+    if stages == Some(0) {
+        return Err("--stages 0: at least 1 stage is needed".into());
     }
+    Ok(config)
 }
 
 /// The `memory` object of a `gemm` JSON summary.

@@ -65,6 +65,7 @@ use super::pe::sparse_b_lanes;
 use super::pe_datapath::{set_lane, CoreConfig};
 use super::port::{OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
+use super::sparse_feeder::check_sparse_problem;
 use super::{HwError, COLS, ROWS};
 use crate::numerics::format::Format;
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor, Wide, Wire};
@@ -705,20 +706,7 @@ impl<const W: usize> MemoryPort<W> {
         b: &[u64],
         c: &[u32],
     ) -> Result<Self, HwError> {
-        if !k.is_multiple_of(4) {
-            return Err(HwError::Unsupported(format!(
-                "2:4 sparsity with K = {k} (a multiple of 4 is required)"
-            )));
-        }
-        check_problem(
-            (m, n, k),
-            &[
-                ("A values", m * k / 2, values.len()),
-                ("A metadata", m * k / 4, meta.len()),
-                ("B", k * n, b.len()),
-                ("C", m * n, c.len()),
-            ],
-        )?;
+        check_sparse_problem((m, n, k), values.len(), meta.len(), b.len(), c.len())?;
         let lay = MemLayout::new_sparse(&cfg, m, n, k, pc)?;
         let mut mem = Self::memory(pc, &lay)?;
         let (kept, groups) = (k / 2, k / 4);
@@ -924,15 +912,7 @@ impl<const W: usize> MemoryPort<W> {
                     continue;
                 }
                 let logical = base + r as u32 * row_bytes + kk as u32 * es;
-                let mut off = 0;
-                while off < bytes {
-                    let len = (bytes - off).min(16);
-                    out.push(SmemLane {
-                        addr: swizzle(logical + off, swz),
-                        len: len as u8,
-                    });
-                    off += len;
-                }
+                Self::push_lanes(out, logical, bytes, swz);
             }
         }
     }

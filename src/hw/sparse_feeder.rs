@@ -38,6 +38,32 @@ pub struct SparseTileBuffer {
     c: Vec<u32>,
 }
 
+/// Checks a 2:4 sparse problem's shape: `k` a multiple of 4 and the lengths of the kept A
+/// values (`m x k/2`), the metadata nibbles (`m x k/4`), B (`k x n`) and C (`m x n`). Every
+/// sparse operand source (this buffer, the memory-fed port) checks through it.
+pub(crate) fn check_sparse_problem(
+    (m, n, k): (usize, usize, usize),
+    values: usize,
+    meta: usize,
+    b: usize,
+    c: usize,
+) -> Result<(), HwError> {
+    if !k.is_multiple_of(4) {
+        return Err(HwError::Unsupported(format!(
+            "2:4 sparsity with K = {k} (a multiple of 4 is required)"
+        )));
+    }
+    check_problem(
+        (m, n, k),
+        &[
+            ("A values", m * k / 2, values),
+            ("A metadata", m * k / 4, meta),
+            ("B", k * n, b),
+            ("C", m * n, c),
+        ],
+    )
+}
+
 impl SparseTileBuffer {
     /// A buffer for `D = A x B + C` with the dense inner dimension `k` (a multiple of 4):
     /// `values` (`m x k/2` kept values), `meta` (`m x k/4` nibbles, one a byte), `b`
@@ -53,20 +79,7 @@ impl SparseTileBuffer {
         b: Vec<u64>,
         c: Vec<u32>,
     ) -> Result<Self, HwError> {
-        if !k.is_multiple_of(4) {
-            return Err(HwError::Unsupported(format!(
-                "2:4 sparsity with K = {k} (a multiple of 4 is required)"
-            )));
-        }
-        check_problem(
-            (m, n, k),
-            &[
-                ("A values", m * k / 2, values.len()),
-                ("A metadata", m * k / 4, meta.len()),
-                ("B", k * n, b.len()),
-                ("C", m * n, c.len()),
-            ],
-        )?;
+        check_sparse_problem((m, n, k), values.len(), meta.len(), b.len(), c.len())?;
         Ok(Self {
             m,
             n,
