@@ -318,3 +318,26 @@ fn bad_input_is_one_line_and_writes_nothing() {
     assert_eq!(std::fs::read(d.join("y.npy")).unwrap(), b"keep");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The block summary counts the elements the MX rule clamped (hand-worked from the OCP
+/// definition): in [-1.99, 1] the shared exponent is floor(log2 1.99) - 8 = -8 (E4M3's emax),
+/// and 1.99 / 2^-8 = 509.4 exceeds E4M3's largest 448, so -1.99 is set to -448 x 2^-8 = -1.75;
+/// 1 fits. For MXINT8 (emax 0, scale 1) 1.99 exceeds 127/64 and 1.5 fits. [1, 0.5] has none.
+#[test]
+fn block_summary_counts_clamped_elements() {
+    let out = ok(&["convert", "--to", "mxfp8e4m3", "--values", "-1.99,1"]);
+    assert!(out.contains("; 1 clamped"), "{out}");
+    assert!(out.contains("0xfe -448 -1.75"), "{out}");
+    let out = ok(&["convert", "--to", "mxint8", "--values", "1.99,1.5"]);
+    assert!(out.contains("; 1 clamped"), "{out}");
+    let out = ok(&[
+        "convert",
+        "--to",
+        "mxfp8e4m3",
+        "--values",
+        "1,0.5",
+        "--json",
+    ]);
+    let j: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+    assert_eq!(j["clamped"], 0, "{j}");
+}

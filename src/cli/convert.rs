@@ -375,6 +375,7 @@ fn run_block(args: &ConvertArgs, fmt: BlockFormat, inputs: &Inputs) -> Result<i3
         write_npy(s, &scale_shape, Dtype::U8, &q.scales).map_err(|e| e.to_string())?;
     }
     let deq = mx::dequantise(&q);
+    let clamped = mx::clamped_count(&q, inputs.src, &inputs.words);
     let tensor = q.tensor_scale.map(|t| (t, f32::from_bits(t) as f64));
     if args.json {
         let elements: Vec<serde_json::Value> = q
@@ -400,6 +401,7 @@ fn run_block(args: &ConvertArgs, fmt: BlockFormat, inputs: &Inputs) -> Result<i3
             "elements": elements,
             "scales": scales,
             "tensor_scale": tensor.map(|(b, v)| serde_json::json!({"bits": hex(b as u64, 32), "value": v})),
+            "clamped": clamped,
         });
         outln!("{obj}");
         return Ok(0);
@@ -409,7 +411,8 @@ fn run_block(args: &ConvertArgs, fmt: BlockFormat, inputs: &Inputs) -> Result<i3
         Element::Int8 => "int8",
     };
     outln!(
-        "{fmt}: {} elements ({elem_name}), {} scales ({} per block of {})",
+        "{fmt}: {} elements ({elem_name}), {} scales ({} per block of {}); {clamped} clamped to \
+         the largest magnitude of their block",
         q.elements.len(),
         q.scales.len(),
         sf.name,

@@ -377,6 +377,30 @@ pub fn decode_f64(fmt: Format, code: u64) -> f64 {
     }
 }
 
+/// How many of the source values `words` (encodings of `src`, as given to [`quantise`])
+/// exceeded the largest magnitude their block can hold (the largest element times the
+/// block's scale and tensor scale) and were therefore set to it, as the MX rule clamps. A
+/// report for the user, computed in `f64`; NaN inputs and NaN-scaled blocks are not counted.
+pub fn clamped_count(q: &Quantised, src: Format, words: &[u64]) -> usize {
+    let largest = match q.format.element() {
+        Element::Float(f) => decode_f64(f, f.max_finite(false)),
+        Element::Int8 => 127.0 * 2f64.powi(-INT8_FRAC_BITS),
+    };
+    let bs = q.format.block_size();
+    let per_row = q.blocks_per_row();
+    let sf = q.format.scale_format();
+    let t = q.tensor_scale.map_or(1.0, |b| f32::from_bits(b) as f64);
+    words
+        .iter()
+        .enumerate()
+        .filter(|&(i, &w)| {
+            let (row, col) = (i / q.row_len, i % q.row_len);
+            let limit = largest * decode_f64(sf, q.scales[row * per_row + col / bs]) * t;
+            decode_f64(src, w).abs() > limit.abs()
+        })
+        .count()
+}
+
 /// Dequantises `q`: every element times its block's scale (and NVFP4's tensor scale),
 /// exactly, as f64. A NaN scale makes its whole block NaN.
 pub fn dequantise(q: &Quantised) -> Vec<f64> {
