@@ -66,9 +66,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         let trace = (fmt == BlockFormat::NvFp4).then(|| tb.trace());
         let run = run_clocked_mx(&g, trace.as_ref()).map_err(|e| format!("{fmt}: {e}"))?;
         tb.add_cycles(run.cycles);
-        if let Some(t) = &trace {
-            tb.check(format!("{fmt}: waveform written"), t.path.is_file());
-        }
+        tb.check_waveform(fmt.name(), trace.as_ref());
         tb.check_eq(format!("{fmt}: tiles"), run.tiles, 4);
         let want = mx_ref::gemm(&g);
         for (i, (&got, &w)) in run.out.d.iter().zip(&want).enumerate() {

@@ -81,12 +81,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         let r = run_memory(&g, &pc, trace.as_ref()).map_err(|e| format!("{label}: {e}"))?;
         let run = &r.run.run;
         tb.add_cycles(run.cycles);
-        if let Some(t) = &trace {
-            tb.check(
-                format!("{label}: waveform {} written", t.path.display()),
-                t.path.is_file(),
-            );
-        }
+        tb.check_waveform(label, trace.as_ref());
         // D from global memory against the independent reference and the ideal path.
         let reference = Reference::for_problem(&g, preset)?;
         let want = reference.gemm(&g);

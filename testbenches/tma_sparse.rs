@@ -70,12 +70,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         let r = run_memory_sparse(&g, &pc, trace.as_ref()).map_err(|e| format!("{label}: {e}"))?;
         let run = &r.run.run;
         tb.add_cycles(run.cycles);
-        if let Some(t) = &trace {
-            tb.check(
-                format!("{label}: waveform {} written", t.path.display()),
-                t.path.is_file(),
-            );
-        }
+        tb.check_waveform(label, trace.as_ref());
         let how = match cfg.mode {
             AccMode::Fused => SparseRef::Fused { width: cfg.width },
             _ => SparseRef::Ieee,

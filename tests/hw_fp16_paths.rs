@@ -4,6 +4,9 @@
 //! problems; global memory moves 2 bytes per FP16 element of C and D; the waves show 16-bit
 //! accumulators and C/D rows of four 16-bit words.
 
+mod common;
+
+use common::waves::var_widths;
 use tensorcore_rtl::gemm::{run_clocked, run_functional, run_memory, CoreConfig, Gemm};
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::MemPortConfig;
@@ -185,17 +188,6 @@ fn fp16_sparse_matches_the_functional_model() {
         }
     }
     assert!(runs >= 30, "{runs} runs");
-}
-
-/// The `$var` width of every signal whose name ends in `name`.
-fn var_widths(vcd: &str, name: &str) -> Vec<u32> {
-    vcd.lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            (f.first() == Some(&"$var") && f.len() > 4 && f[4] == name)
-                .then(|| f[2].parse().expect("width"))
-        })
-        .collect()
 }
 
 #[test]

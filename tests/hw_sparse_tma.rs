@@ -5,6 +5,9 @@
 //! preset, every width the port takes, ragged shapes, FP16 output, and tight memory; a sparse
 //! run loads half of A's bytes plus the metadata.
 
+mod common;
+
+use common::waves::var_widths;
 use tensorcore_rtl::gemm::{run_memory, CoreConfig};
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::MemPortConfig;
@@ -238,16 +241,6 @@ fn runs_are_deterministic() {
     assert_eq!(a.run.run.out, b.run.run.out);
     assert_eq!(a.run.run.cycles, b.run.run.cycles);
     assert_eq!(a.counters, b.counters);
-}
-
-fn var_widths(vcd: &str, name: &str) -> Vec<u32> {
-    vcd.lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            (f.first() == Some(&"$var") && f.len() > 4 && f[4] == name)
-                .then(|| f[2].parse().expect("width"))
-        })
-        .collect()
 }
 
 /// The waves of a sparse run through memory: the metadata hold registers (2 bits a kept lane),

@@ -141,6 +141,16 @@ impl Bench {
         }
     }
 
+    /// Records that the run traced to `trace` (if any) left its waveform file.
+    pub fn check_waveform(&mut self, label: &str, trace: Option<&TraceConfig>) {
+        if let Some(t) = trace {
+            self.check(
+                format!("{label}: waveform {} written", t.path.display()),
+                t.path.is_file(),
+            );
+        }
+    }
+
     /// Adds simulated clock cycles to the scoreboard.
     pub fn add_cycles(&mut self, cycles: u64) {
         self.cycles += cycles;
@@ -260,12 +270,7 @@ pub mod util {
             run_clocked_measured(g, cfg.as_ref()).map_err(|e| format!("{label}: {e}"))?;
         let run = measured.run;
         tb.add_cycles(run.cycles);
-        if let Some(c) = &cfg {
-            tb.check(
-                format!("{label}: waveform {} written", c.path.display()),
-                c.path.is_file(),
-            );
-        }
+        tb.check_waveform(label, cfg.as_ref());
         let (r, c) = (ROWS as u64, COLS as u64);
         let t = g.k.div_ceil(g.cfg.width) as u64;
         let tiles = g.m.div_ceil(4) * g.n.div_ceil(4);

@@ -36,12 +36,7 @@ pub fn run_and_check_sparse(
     let cfg = trace.then(|| tb.trace());
     let run = run_clocked_sparse_measured(g, cfg.as_ref()).map_err(|e| format!("{label}: {e}"))?;
     tb.add_cycles(run.run.cycles);
-    if let Some(c) = &cfg {
-        tb.check(
-            format!("{label}: waveform {} written", c.path.display()),
-            c.path.is_file(),
-        );
-    }
+    tb.check_waveform(label, cfg.as_ref());
     let t = (g.k / 2).div_ceil(g.cfg.width) as u64;
     tb.check_eq(
         format!("{label}: first tile latency T + R + C - 2 + L with T = ceil(K/2 / w) = {t}"),

@@ -61,3 +61,14 @@ impl Waves {
         u64::from_str_radix(&self.bits(name, cycle), 2).unwrap_or(u64::MAX)
     }
 }
+
+/// The `$var` width of every signal named `name` (any scope) in the VCD text `vcd`.
+pub fn var_widths(vcd: &str, name: &str) -> Vec<u32> {
+    vcd.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.first() == Some(&"$var") && f.len() > 4 && f[4] == name)
+                .then(|| f[2].parse().expect("width"))
+        })
+        .collect()
+}
