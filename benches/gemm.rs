@@ -20,13 +20,7 @@ fn bench(c: &mut Criterion) {
     ];
     let mut g = c.benchmark_group("gemm_functional_16x16x64");
     for (name, fmt, mode, width) in cases {
-        let cfg = CoreConfig {
-            fmt_a: fmt,
-            fmt_b: fmt,
-            mode,
-            width,
-            acc: tensorcore_rtl::numerics::format::FP32,
-        };
+        let cfg = CoreConfig::new(fmt, fmt, mode, width);
         let p = Gemm::random(16, 16, 64, cfg, 1).unwrap();
         g.throughput(Throughput::Elements(p.macs()));
         g.bench_function(name, |b| b.iter(|| run_functional(black_box(&p)).unwrap()));

@@ -14,13 +14,7 @@ use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP16;
 
 fn bench(c: &mut Criterion) {
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
     let g = Gemm::random(32, 32, 512, cfg, 42).unwrap_or_else(|e| panic!("{e}"));
     let pc = MemPortConfig {
         params: MemParams {

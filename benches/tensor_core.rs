@@ -13,13 +13,7 @@ use tensorcore_rtl::numerics::format::FP16;
 use tensorcore_rtl::rtl::TraceConfig;
 
 fn problem(width: usize, k: usize) -> Gemm {
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, width);
     Gemm::random(8, 8, k, cfg, 42).unwrap_or_else(|e| panic!("{e}"))
 }
 

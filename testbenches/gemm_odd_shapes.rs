@@ -30,35 +30,17 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     let configs: [(&str, CoreConfig, Option<Preset>); 3] = [
         (
             "fp16 ieee",
-            CoreConfig {
-                fmt_a: FP16,
-                fmt_b: FP16,
-                mode: AccMode::Ieee,
-                width: 1,
-                acc: crate::numerics::format::FP32,
-            },
+            CoreConfig::new(FP16, FP16, AccMode::Ieee, 1),
             None,
         ),
         (
             "bf16 fused w2",
-            CoreConfig {
-                fmt_a: BF16,
-                fmt_b: BF16,
-                mode: AccMode::Fused,
-                width: 2,
-                acc: crate::numerics::format::FP32,
-            },
+            CoreConfig::new(BF16, BF16, AccMode::Fused, 2),
             None,
         ),
         (
             "e5m2 nvidia hopper",
-            CoreConfig {
-                fmt_a: E5M2,
-                fmt_b: E5M2,
-                mode: AccMode::Nvidia(hopper),
-                width: 1,
-                acc: crate::numerics::format::FP32,
-            },
+            CoreConfig::new(E5M2, E5M2, AccMode::Nvidia(hopper), 1),
             Some(Preset::Hopper),
         ),
     ];

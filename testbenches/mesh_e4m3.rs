@@ -30,13 +30,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         }
         for (name, mode, width, preset) in &modes {
             for k in [8usize, 64] {
-                let cfg = CoreConfig {
-                    fmt_a: E4M3,
-                    fmt_b,
-                    mode: *mode,
-                    width: *width,
-                    acc: crate::numerics::format::FP32,
-                };
+                let cfg = CoreConfig::new(E4M3, fmt_b, *mode, *width);
                 let g = Gemm::random(4, 4, k, cfg, 0xE4 + k as u64).map_err(|e| e.to_string())?;
                 let label = format!("e4m3 x {fmt_b} {name} K {k}");
                 run_and_check(tb, &label, &g, *preset, first)?;

@@ -31,13 +31,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     let mut first = true;
     for (name, mode, width, preset) in &modes {
         for k in [1usize, 4, 16, 33] {
-            let cfg = CoreConfig {
-                fmt_a: FP16,
-                fmt_b: FP16,
-                mode: *mode,
-                width: *width,
-                acc: crate::numerics::format::FP32,
-            };
+            let cfg = CoreConfig::new(FP16, FP16, *mode, *width);
             let g = Gemm::random(4, 4, k, cfg, 16 + k as u64).map_err(|e| e.to_string())?;
             run_and_check(tb, &format!("{name} K {k}"), &g, *preset, first && k == 16)?;
         }

@@ -78,13 +78,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     // blocks, so D = 8 everywhere.
     let lane = MxSpec::lane_format(BlockFormat::NvFp4);
     let g = MxGemm {
-        cfg: CoreConfig {
-            fmt_a: lane,
-            fmt_b: lane,
-            mode: AccMode::Fused,
-            width: 8,
-            acc: FP32,
-        },
+        cfg: CoreConfig::new(lane, lane, AccMode::Fused, 8),
         spec: MxSpec::new(BlockFormat::NvFp4, BlockFormat::NvFp4)
             .with_tensor_scales(Some(2.0f32.to_bits()), Some(0.25f32.to_bits())),
         m: 4,

@@ -36,13 +36,7 @@ use crate::verify::exact::ieee_dot;
 /// One line for `tcrtl tb list`.
 pub const ABOUT: &str = "bare PE (Pe<1> in a harness), FP16 MAC chain cycle by cycle vs ieee_dot";
 
-const CFG: CoreConfig = CoreConfig {
-    fmt_a: FP16,
-    fmt_b: FP16,
-    mode: AccMode::Ieee,
-    width: 1,
-    acc: crate::numerics::format::FP32,
-};
+const CFG: CoreConfig = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
 
 fn p2(e: i32) -> f64 {
     2f64.powi(e)

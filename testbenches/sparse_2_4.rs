@@ -19,13 +19,7 @@ pub const ABOUT: &str =
     "2:4 sparse core: metadata beside A drives per-PE B muxes; vs verify::sparse, halved T";
 
 fn cfg(fa: Format, fb: Format, mode: AccMode, width: usize) -> CoreConfig {
-    CoreConfig {
-        fmt_a: fa,
-        fmt_b: fb,
-        mode,
-        width,
-        acc: crate::numerics::format::FP32,
-    }
+    CoreConfig::new(fa, fb, mode, width)
 }
 
 /// Runs the testbench.

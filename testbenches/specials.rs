@@ -86,13 +86,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     }
     for (i, &(fmt, mode, width, preset)) in cases.iter().enumerate() {
         let (a, b) = operands(fmt)?;
-        let cfg = CoreConfig {
-            fmt_a: fmt,
-            fmt_b: fmt,
-            mode,
-            width,
-            acc: crate::numerics::format::FP32,
-        };
+        let cfg = CoreConfig::new(fmt, fmt, mode, width);
         let g = Gemm::new(4, 4, 4, cfg, a, b, c.clone()).map_err(|e| e.to_string())?;
         let label = format!(
             "{fmt} {}{}",

@@ -21,20 +21,8 @@ pub const ABOUT: &str =
 
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
-    let fp16 = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: crate::numerics::format::FP32,
-    };
-    let hopper = CoreConfig {
-        fmt_a: E4M3,
-        fmt_b: E4M3,
-        mode: AccMode::Nvidia(Preset::Hopper.params(E4M3, E4M3).map_err(|e| e.to_string())?),
-        width: 4,
-        acc: crate::numerics::format::FP32,
-    };
+    let fp16 = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+    let hopper = CoreConfig::new(E4M3, E4M3, AccMode::Nvidia(Preset::Hopper.params(E4M3, E4M3).map_err(|e| e.to_string())?), 4);
     let mem = |latency, bw, stages| MemPortConfig {
         params: MemParams {
             latency,

@@ -24,13 +24,7 @@ pub const ABOUT: &str =
 
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
-    let cfg = |fmt, mode, width, acc| CoreConfig {
-        fmt_a: fmt,
-        fmt_b: fmt,
-        mode,
-        width,
-        acc,
-    };
+    let cfg = |fmt, mode, width, acc| CoreConfig::new(fmt, fmt, mode, width).with_acc(acc);
     let mem = |latency, bw, stages| MemPortConfig {
         params: MemParams {
             latency,

@@ -305,13 +305,12 @@ fn memh_images_hold_the_operands_and_the_result() {
     assert_eq!((a.len(), b.len(), c.len(), d.len()), (21, 35, 15, 15));
     assert!(a.iter().chain(&b).all(|&w| w <= 0xFFFF));
     // The same seed gives the same problem: A, B and C are the seeded random operands.
-    let cfg = tensorcore_rtl::gemm::CoreConfig {
-        fmt_a: tensorcore_rtl::numerics::FP16,
-        fmt_b: tensorcore_rtl::numerics::FP16,
-        mode: tensorcore_rtl::numerics::dot::AccMode::Ieee,
-        width: 1,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = tensorcore_rtl::gemm::CoreConfig::new(
+        tensorcore_rtl::numerics::FP16,
+        tensorcore_rtl::numerics::FP16,
+        tensorcore_rtl::numerics::dot::AccMode::Ieee,
+        1,
+    );
     let g = tensorcore_rtl::gemm::Gemm::random(3, 5, 7, cfg, 1).expect("problem");
     assert_eq!(a, g.a);
     assert_eq!(b, g.b);

@@ -16,12 +16,8 @@ use tensorcore_rtl::sparse::{run_functional_sparse, SparseGemm};
 
 /// The three modes tried: CLI flags and the configuration they stand for.
 fn modes() -> Vec<(Vec<&'static str>, CoreConfig)> {
-    let c = |fmt: Format, mode: AccMode, width: usize| CoreConfig {
-        fmt_a: fmt,
-        fmt_b: fmt,
-        mode,
-        width,
-        acc: FP16,
+    let c = |fmt: Format, mode: AccMode, width: usize| {
+        CoreConfig::new(fmt, fmt, mode, width).with_acc(FP16)
     };
     let hopper = Preset::Hopper
         .params_for(E4M3, E4M3, FP16)
@@ -158,13 +154,7 @@ fn memh_fp16_writes_sixteen_bit_c_and_d() {
         assert!(h[0].contains("16-bit words"), "{h:?}");
         assert!(h[1].contains("; accumulator fp16;"), "{h:?}");
     }
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: FP16,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1).with_acc(FP16);
     let g = Gemm::random(3, 5, 7, cfg, 1).expect("problem");
     assert_eq!(c, g.c.iter().map(|&w| u64::from(w)).collect::<Vec<_>>());
     let want = run_functional(&g).expect("functional").d;
@@ -263,13 +253,7 @@ fn check_fp16_steps(memh: &std::path::Path) {
             u64::from_str_radix(l, 16).expect("hex")
         })
         .collect();
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: FP16,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1).with_acc(FP16);
     let g = Gemm::random(3, 5, 7, cfg, 1).expect("problem");
     let d = run_functional(&g).expect("functional").d;
     assert_eq!(recs.len(), 3 * 5 * 7);

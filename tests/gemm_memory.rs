@@ -55,13 +55,7 @@ fn every_format_pair_and_mode_matches_the_ideal_path() {
     for &fa in &fmts {
         for &fb in &fmts {
             for mode in modes(fa, fb) {
-                let cfg = CoreConfig {
-                    fmt_a: fa,
-                    fmt_b: fb,
-                    mode,
-                    width: 4,
-                    acc: tensorcore_rtl::numerics::format::FP32,
-                };
+                let cfg = CoreConfig::new(fa, fb, mode, 4);
                 seed += 1;
                 let Ok(g) = Gemm::random(6, 9, 37, cfg, seed) else {
                     // A pair the core does not take (e.g. mixed widths under some modes) is
@@ -90,13 +84,7 @@ fn every_width_matches_on_ragged_shapes() {
                 AccMode::Nvidia(Preset::Blackwell.params(BF16, BF16).expect("preset")),
             ),
         ] {
-            let cfg = CoreConfig {
-                fmt_a: fa,
-                fmt_b: fa,
-                mode,
-                width: w,
-                acc: tensorcore_rtl::numerics::format::FP32,
-            };
+            let cfg = CoreConfig::new(fa, fa, mode, w);
             let g = Gemm::random(5 + i, 13 - i, 70 + 13 * i, cfg, 100 + i as u64).expect("problem");
             same_as_ideal(
                 &g,
@@ -111,13 +99,7 @@ fn every_width_matches_on_ragged_shapes() {
 
 #[test]
 fn tight_memory_stalls_but_gives_the_same_bits() {
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
     let g = Gemm::random(8, 12, 150, cfg, 7).expect("problem");
     let ideal = run_clocked(&g, None).expect("ideal").cycles;
     // One byte a cycle, long latency, two stages: many stalls.
@@ -163,13 +145,7 @@ fn tight_memory_stalls_but_gives_the_same_bits() {
 
 #[test]
 fn panel_mode_reuses_a_and_stream_mode_does_not() {
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 2,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 2);
     let g = Gemm::random(8, 16, 64, cfg, 11).expect("problem");
     let pc = MemPortConfig {
         params: params(50, 16),
@@ -199,13 +175,7 @@ fn tf32_travels_in_fp32_containers() {
     let mut ran = 0;
     for mode in modes(TF32, TF32) {
         for (s, w) in [1usize, 4, 16].into_iter().enumerate() {
-            let cfg = CoreConfig {
-                fmt_a: TF32,
-                fmt_b: TF32,
-                mode,
-                width: w,
-                acc: tensorcore_rtl::numerics::format::FP32,
-            };
+            let cfg = CoreConfig::new(TF32, TF32, mode, w);
             let g = Gemm::random(m, n, k, cfg, 70 + s as u64).expect("problem");
             same_as_ideal(&g, &pc);
             let mem = run_memory(&g, &pc, None).expect("memory run");
@@ -215,13 +185,7 @@ fn tf32_travels_in_fp32_containers() {
         }
     }
     assert!(ran >= 12, "{ran} runs");
-    let cfg = CoreConfig {
-        fmt_a: TF32,
-        fmt_b: TF32,
-        mode: AccMode::Ieee,
-        width: 32,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(TF32, TF32, AccMode::Ieee, 32);
     let g = Gemm::random(4, 4, 64, cfg, 1).expect("problem");
     match run_memory(&g, &pc, None) {
         Ok(_) => panic!("w = 32 ran"),

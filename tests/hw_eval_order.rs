@@ -73,13 +73,7 @@ fn same_under_every_order<const W: usize, P: OperandPort<W>>(
 
 #[test]
 fn a_non_permutation_is_refused() {
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
     let g = Gemm::random(4, 4, 4, cfg, 1).expect("problem");
     let buf = TileBuffer::new(cfg, 4, 4, 4, g.a, g.b, g.c).expect("buffer");
     let mut core = TensorCore::<1>::new(cfg, buf).expect("core");
@@ -90,13 +84,7 @@ fn a_non_permutation_is_refused() {
 
 #[test]
 fn dense_ieee_any_order() {
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
     let g = Gemm::random(6, 7, 9, cfg, 3).expect("problem");
     same_under_every_order::<1, _>("dense", g.macs(), || {
         let buf = TileBuffer::new(cfg, g.m, g.n, g.k, g.a.clone(), g.b.clone(), g.c.clone())
@@ -107,13 +95,12 @@ fn dense_ieee_any_order() {
 
 #[test]
 fn nvidia_gathering_any_order() {
-    let cfg = CoreConfig {
-        fmt_a: E4M3,
-        fmt_b: E4M3,
-        mode: AccMode::Nvidia(Preset::Hopper.params(E4M3, E4M3).expect("preset")),
-        width: 4,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(
+        E4M3,
+        E4M3,
+        AccMode::Nvidia(Preset::Hopper.params(E4M3, E4M3).expect("preset")),
+        4,
+    );
     let g = Gemm::random(5, 8, 40, cfg, 5).expect("problem");
     same_under_every_order::<4, _>("nvidia", g.macs(), || {
         let buf = TileBuffer::new(cfg, g.m, g.n, g.k, g.a.clone(), g.b.clone(), g.c.clone())
@@ -124,13 +111,7 @@ fn nvidia_gathering_any_order() {
 
 #[test]
 fn sparse_any_order() {
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 2,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 2);
     let dense = Gemm::random(8, 4, 16, cfg, 9).expect("problem");
     let g = SparseGemm::from_dense(&dense, Prune::KeepLargest).expect("pruned");
     same_under_every_order::<2, _>("sparse", g.macs(), || {
@@ -140,13 +121,7 @@ fn sparse_any_order() {
 
 #[test]
 fn memory_path_any_order() {
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 2,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 2);
     let g = Gemm::random(7, 10, 70, cfg, 13).expect("problem");
     let pc = MemPortConfig {
         params: MemParams {
@@ -165,13 +140,7 @@ fn memory_path_any_order() {
 
 #[test]
 fn sparse_memory_path_any_order() {
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Fused,
-        width: 4,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Fused, 4);
     let g = SparseGemm::random(7, 10, 136, cfg, 17).expect("problem");
     let pc = MemPortConfig {
         params: MemParams {

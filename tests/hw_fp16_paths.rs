@@ -28,13 +28,7 @@ fn modes(fa: Format, fb: Format) -> Vec<AccMode> {
 }
 
 fn cfg(fa: Format, fb: Format, mode: AccMode, width: usize, acc: Format) -> CoreConfig {
-    CoreConfig {
-        fmt_a: fa,
-        fmt_b: fb,
-        mode,
-        width,
-        acc,
-    }
+    CoreConfig::new(fa, fb, mode, width).with_acc(acc)
 }
 
 fn tma(latency: u32, bw: u32) -> MemPortConfig {
@@ -118,7 +112,7 @@ fn fp16_c_and_d_move_two_bytes_an_element() {
     for &(m, n, k) in &[(6, 9, 37), (4, 8, 16), (13, 5, 70), (32, 36, 8)] {
         let c32 = cfg(FP16, FP16, AccMode::Fused, 4, FP32);
         let g32 = Gemm::random(m, n, k, c32, 7).expect("problem");
-        let c16 = CoreConfig { acc: FP16, ..c32 };
+        let c16 = c32.with_acc(FP16);
         let c: Vec<u32> = (0..m * n).map(|i| 0x3C00 + i as u32 % 64).collect();
         let g16 = Gemm::new(m, n, k, c16, g32.a.clone(), g32.b.clone(), c).expect("problem");
         let pc = tma(60, 16);

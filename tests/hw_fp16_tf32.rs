@@ -50,13 +50,7 @@ fn fp16_accumulators_and_tf32_inputs_match_the_functional_model() {
         for (mode, preset) in modes(fa, fb, acc) {
             for (wi, w) in [1usize, 4, 16, 32].into_iter().enumerate() {
                 let (m, n, k) = [(5, 3, 37), (4, 4, 64), (3, 6, 9), (2, 2, 33)][wi];
-                let cfg = CoreConfig {
-                    fmt_a: fa,
-                    fmt_b: fb,
-                    mode,
-                    width: w,
-                    acc,
-                };
+                let cfg = CoreConfig::new(fa, fb, mode, w).with_acc(acc);
                 let g = Gemm::random(m, n, k, cfg, 0xF16 + wi as u64).expect("problem");
                 assert!(g.c.iter().all(|&c| c <= acc.mask() as u32));
                 check(&g, preset);
@@ -78,13 +72,13 @@ fn fp16_output_probe_through_the_mesh() {
     let b16 = 0x10u64; // E4M3 2^-5
     for (preset, want) in [(Preset::Hopper, 0x3C00u32), (Preset::Ada, 0x3C01)] {
         for w in [4usize, 32] {
-            let cfg = CoreConfig {
-                fmt_a: E4M3,
-                fmt_b: E4M3,
-                mode: AccMode::Nvidia(preset.params_for(E4M3, E4M3, FP16).expect("params")),
-                width: w,
-                acc: FP16,
-            };
+            let cfg = CoreConfig::new(
+                E4M3,
+                E4M3,
+                AccMode::Nvidia(preset.params_for(E4M3, E4M3, FP16).expect("params")),
+                w,
+            )
+            .with_acc(FP16);
             let (m, n, k) = (1, 1, 32);
             let mut a = vec![0u64; m * k];
             let mut b = vec![0u64; k * n];
@@ -104,13 +98,7 @@ fn fp16_output_probe_through_the_mesh() {
 /// FP16 C values must be FP16 patterns.
 #[test]
 fn fp16_c_must_fit() {
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: FP16,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1).with_acc(FP16);
     assert!(Gemm::new(1, 1, 1, cfg, vec![0], vec![0], vec![0x3F80_0000]).is_err());
     assert!(Gemm::new(1, 1, 1, cfg, vec![0], vec![0], vec![0x3C00]).is_ok());
 }

@@ -112,13 +112,7 @@ fn every_format_mode_and_width_on_ragged_shapes() {
                     (3, 1, 1),
                     (2, 3, 40),
                 ][wi];
-                let cfg = CoreConfig {
-                    fmt_a: fa,
-                    fmt_b: fb,
-                    mode,
-                    width: w,
-                    acc: tensorcore_rtl::numerics::format::FP32,
-                };
+                let cfg = CoreConfig::new(fa, fb, mode, w);
                 let g = Gemm::random(m, n, k, cfg, 1000 + wi as u64).expect("problem");
                 check(&g);
             }
@@ -138,13 +132,7 @@ fn nvidia_probes_through_the_mesh() {
     ] {
         for w in [1, 2, 4, 8] {
             let mode = AccMode::Nvidia(preset.params(FP16, FP16).expect("preset"));
-            let cfg = CoreConfig {
-                fmt_a: FP16,
-                fmt_b: FP16,
-                mode,
-                width: w,
-                acc: tensorcore_rtl::numerics::format::FP32,
-            };
+            let cfg = CoreConfig::new(FP16, FP16, mode, w);
             let mut a = vec![0u64; 3 * 4];
             let mut b = vec![0u64; 4 * 4];
             let mut c = vec![0u32; 3 * 4];
@@ -161,13 +149,7 @@ fn nvidia_probes_through_the_mesh() {
 
 #[test]
 fn exact_mode_and_bad_widths_are_errors() {
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Exact,
-        width: 4,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Exact, 4);
     let g = Gemm::random(2, 2, 2, cfg, 1).expect("problem");
     assert!(matches!(
         run_clocked(&g, None),
@@ -177,13 +159,7 @@ fn exact_mode_and_bad_widths_are_errors() {
 
 #[test]
 fn large_gemm_approaches_the_ideal_cycle_count() {
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Fused,
-        width: 4,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Fused, 4);
     let g = Gemm::random(16, 16, 64, cfg, 5).expect("problem");
     let r = run_clocked_measured(&g, None).expect("clocked");
     assert_eq!(r.run.out, run_functional(&g).expect("functional"));
@@ -217,13 +193,7 @@ fn config_strategy() -> impl Strategy<Value = CoreConfig> {
     (0usize..PAIRS.len(), 0usize..6, 0usize..6).prop_map(|(p, mi, wi)| {
         let (fa, fb) = PAIRS[p];
         let ms = modes(fa, fb);
-        CoreConfig {
-            fmt_a: fa,
-            fmt_b: fb,
-            mode: ms[mi % ms.len()],
-            width: 1 << wi,
-            acc: tensorcore_rtl::numerics::format::FP32,
-        }
+        CoreConfig::new(fa, fb, ms[mi % ms.len()], 1 << wi)
     })
 }
 

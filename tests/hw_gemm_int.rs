@@ -10,7 +10,6 @@ use tensorcore_rtl::gemm::{run_clocked, run_functional, run_memory, CoreConfig, 
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::numerics::dot::AccMode;
-use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow, S4, S8, U4, U8};
 use tensorcore_rtl::verify::gemm_ref::Reference;
 
@@ -68,13 +67,7 @@ fn problem(rng: &mut Rng, im: IntMode, w: usize, m: usize, n: usize, k: usize) -
             _ => rng.next_u64() as u32,
         })
         .collect();
-    let cfg = CoreConfig {
-        fmt_a: im.a.container(),
-        fmt_b: im.b.container(),
-        mode: AccMode::Int(im),
-        width: w,
-        acc: FP32,
-    };
+    let cfg = CoreConfig::new(im.a.container(), im.b.container(), AccMode::Int(im), w);
     Gemm::new(m, n, k, cfg, a, b, c).expect("a valid integer problem")
 }
 
@@ -139,13 +132,7 @@ fn random_problem_through_the_mesh() {
         b: U8,
         overflow: IntOverflow::SatFinite,
     };
-    let cfg = CoreConfig {
-        fmt_a: S8.container(),
-        fmt_b: U8.container(),
-        mode: AccMode::Int(im),
-        width: 8,
-        acc: FP32,
-    };
+    let cfg = CoreConfig::new(S8.container(), U8.container(), AccMode::Int(im), 8);
     let g = Gemm::random(6, 5, 70, cfg, 7).expect("random problem");
     let clocked = run_clocked(&g, None).expect("clocked run");
     assert_eq!(clocked.out.d, reference(&g, &im));

@@ -37,13 +37,7 @@ fn modes(fa: Format, fb: Format) -> Vec<AccMode> {
 }
 
 fn cfg(fa: Format, fb: Format, mode: AccMode, width: usize, acc: Format) -> CoreConfig {
-    CoreConfig {
-        fmt_a: fa,
-        fmt_b: fb,
-        mode,
-        width,
-        acc,
-    }
+    CoreConfig::new(fa, fb, mode, width).with_acc(acc)
 }
 
 fn pc(latency: u32, bw: u32, stages: usize, swizzle: bool) -> MemPortConfig {

@@ -9,13 +9,7 @@ use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::FP16;
 
 fn cfg(mode: AccMode, width: usize) -> CoreConfig {
-    CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode,
-        width,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    }
+    CoreConfig::new(FP16, FP16, mode, width)
 }
 
 #[test]

@@ -15,13 +15,7 @@ fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("tmp dir");
     let path = dir.join("tc.vcd");
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
     let g = Gemm::random(4, 4, 6, cfg, 11).expect("problem");
     let r = run_clocked(&g, Some(&TraceConfig::vcd(&path))).expect("clocked, traced");
     assert_eq!(r.out, run_functional(&g).expect("functional"));
@@ -87,13 +81,7 @@ fn controller_state_names_reach_gtkwave() {
     let dir = std::env::temp_dir().join(format!("tcrtl_hw_labels_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("tmp dir");
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
     let g = Gemm::random(4, 4, 4, cfg, 3).expect("problem");
     let trace = TraceConfig::vcd(dir.join("tc.vcd")).glob("controller.state");
     run_clocked(&g, Some(&trace)).expect("clocked, traced");
@@ -131,13 +119,7 @@ fn save_files_show_reals_and_filtered_lanes_and_an_overview() {
     let dir = std::env::temp_dir().join(format!("tcrtl_hw_display_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("tmp dir");
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
     let g = Gemm::random(4, 4, 4, cfg, 5).expect("problem");
     run_clocked(&g, Some(&TraceConfig::vcd(dir.join("tc.vcd")))).expect("clocked, traced");
     let full = std::fs::read_to_string(dir.join("tc.gtkw")).expect("save file");

@@ -16,7 +16,7 @@ use tensorcore_rtl::hw::{
     CoreConfig, HwError, IdealPort, MxSpec, MxTileBuffer, TensorCore, BLOCKS,
 };
 use tensorcore_rtl::numerics::dot::AccMode;
-use tensorcore_rtl::numerics::format::{Format, E2M1, E2M3, E3M2, E4M3, E5M2, FP16, FP32};
+use tensorcore_rtl::numerics::format::{Format, E2M1, E2M3, E3M2, E4M3, E5M2, FP16};
 use tensorcore_rtl::numerics::mx::BlockFormat;
 use tensorcore_rtl::numerics::mx_dot::{mx_dot, MxDotMode};
 use tensorcore_rtl::rtl::TraceConfig;
@@ -108,13 +108,7 @@ fn problem(fmt: BlockFormat, (m, n, k): (usize, usize, usize), seed: u64, sp: bo
 
 fn cfg(fmt: BlockFormat, width: usize) -> CoreConfig {
     let f = elem_format(fmt);
-    CoreConfig {
-        fmt_a: f,
-        fmt_b: f,
-        mode: AccMode::Fused,
-        width,
-        acc: FP32,
-    }
+    CoreConfig::new(f, f, AccMode::Fused, width)
 }
 
 fn gemm(p: &Problem, width: usize) -> MxGemm {
@@ -240,7 +234,7 @@ fn refuses_bad_shapes() {
     let buf = MxTileBuffer::new(bad, spec, (4, 4, 64), p.a, p.b, p.c, p.sa, p.sb).expect("buffer");
     let e = run_feeder::<1, _>(bad, buf.clone(), 1, None).unwrap_err();
     assert!(e.to_string().contains("fused"), "{e}");
-    let half = CoreConfig { acc: FP16, ..c };
+    let half = c.with_acc(FP16);
     let e = run_feeder::<1, _>(half, buf, 1, None).unwrap_err();
     assert!(e.to_string().contains("accumulates in FP32"), "{e}");
 }

@@ -18,7 +18,6 @@ use common::Rng;
 use tensorcore_rtl::gemm::{run_clocked_mx, MxGemm};
 use tensorcore_rtl::hw::{CoreConfig, MxSpec};
 use tensorcore_rtl::numerics::dot::AccMode;
-use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::mx::BlockFormat;
 use tensorcore_rtl::numerics::mx_dot::MxDotMode;
 use tensorcore_rtl::rtl::TraceConfig;
@@ -42,13 +41,7 @@ impl Problem {
     fn gemm(&self, width: usize) -> MxGemm {
         let lane = MxSpec::lane_format(self.fmt);
         MxGemm {
-            cfg: CoreConfig {
-                fmt_a: lane,
-                fmt_b: lane,
-                mode: AccMode::Fused,
-                width,
-                acc: FP32,
-            },
+            cfg: CoreConfig::new(lane, lane, AccMode::Fused, width),
             spec: MxSpec::new(self.fmt, self.fmt).with_tensor_scales(self.ta, self.tb),
             m: self.m,
             n: self.n,

@@ -29,13 +29,7 @@ fn cases() -> u32 {
 }
 
 fn config(fa: Format, fb: Format, mode: AccMode, width: usize) -> CoreConfig {
-    CoreConfig {
-        fmt_a: fa,
-        fmt_b: fb,
-        mode,
-        width,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    }
+    CoreConfig::new(fa, fb, mode, width)
 }
 
 /// Modes 0..6: ieee, fused, nvidia with each of the four presets (skipped where the preset

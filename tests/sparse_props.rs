@@ -72,13 +72,7 @@ fn valid_dense() -> impl Strategy<Value = (Format, usize, usize, Vec<u64>)> {
 }
 
 fn config(fa: Format, fb: Format, mode: AccMode, width: usize) -> CoreConfig {
-    CoreConfig {
-        fmt_a: fa,
-        fmt_b: fb,
-        mode,
-        width,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    }
+    CoreConfig::new(fa, fb, mode, width)
 }
 
 proptest! {

@@ -90,13 +90,7 @@ fn run_checked<const W: usize>(g: &SparseGemm, trace: Option<&std::path::Path>) 
 }
 
 fn problem(f: Format, m: usize, n: usize, k: usize, w: usize, seed: u64) -> SparseGemm {
-    let cfg = CoreConfig {
-        fmt_a: f,
-        fmt_b: f,
-        mode: AccMode::Ieee,
-        width: w,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(f, f, AccMode::Ieee, w);
     SparseGemm::random(m, n, k, cfg, seed).unwrap()
 }
 

@@ -99,13 +99,7 @@ fn fp16_reference_matches_softfloat_fma() {
 }
 
 fn cfg(fa: Format, fb: Format, mode: AccMode, width: usize) -> CoreConfig {
-    CoreConfig {
-        fmt_a: fa,
-        fmt_b: fb,
-        mode,
-        width,
-        acc: FP16,
-    }
+    CoreConfig::new(fa, fb, mode, width).with_acc(FP16)
 }
 
 /// The references the GEMM check uses agree with the functional model and the clocked core

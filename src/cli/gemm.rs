@@ -316,13 +316,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         mode,
         preset,
     } = args.arith.resolve_datapath(acc)?;
-    let cfg = CoreConfig {
-        fmt_a,
-        fmt_b,
-        mode,
-        width: args.width,
-        acc,
-    };
+    let cfg = CoreConfig::new(fmt_a, fmt_b, mode, args.width).with_acc(acc);
     plan_outputs(args)?;
     let mem_cfg = super::memory::port_config(args.memory, &args.mem, args.stages, args.no_swizzle)?;
     let trace = args.trace.config()?;

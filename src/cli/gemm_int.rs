@@ -14,7 +14,6 @@ use tensorcore_rtl::hw::schedule::Schedule;
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::dot::AccMode;
-use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow, S32};
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
 
@@ -63,14 +62,12 @@ fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
 /// Runs an integer `gemm`.
 pub fn run(job: &IntGemmJob) -> Result<i32, String> {
     let im = job.mode;
-    let cfg = CoreConfig {
-        fmt_a: im.a.container(),
-        fmt_b: im.b.container(),
-        mode: AccMode::Int(im),
-        width: job.width,
-        // The int32 accumulator lives in 32-bit registers.
-        acc: FP32,
-    };
+    let cfg = CoreConfig::new(
+        im.a.container(),
+        im.b.container(),
+        AccMode::Int(im),
+        job.width,
+    );
     let g = match (job.files, job.random) {
         (Some((pa, pb, pc)), _) => {
             let (m, ka, a) = load_int_matrix(pa, "A", im.a)?;

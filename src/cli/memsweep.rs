@@ -97,13 +97,7 @@ fn sweep(args: &MemSweepArgs) -> Result<i32, String> {
     for name in OUTPUTS {
         plan.add("--out", &args.out.join(name))?;
     }
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: tensorcore_rtl::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
     let g = Gemm::random(args.m, args.n, args.k, cfg, args.seed).map_err(|e| e.to_string())?;
     let base = args.mem.params()?;
     let mut stage_settings = Vec::new();

@@ -6,7 +6,6 @@
 use super::clocked::{run_feeder, ClockedRun};
 use crate::hw::{CoreConfig, HwError, MxSpec, MxTileBuffer};
 use crate::numerics::dot::AccMode;
-use crate::numerics::format::FP32;
 use crate::numerics::mx::Quantised;
 use crate::numerics::mx_dot::{mx_dot, MxDotError, MxDotMode};
 use crate::numerics::round::Rounded;
@@ -72,13 +71,12 @@ impl MxGemm {
             }
         }
         Ok(MxGemm {
-            cfg: CoreConfig {
-                fmt_a: MxSpec::lane_format(spec.a),
-                fmt_b: MxSpec::lane_format(spec.b),
-                mode: AccMode::Fused,
+            cfg: CoreConfig::new(
+                MxSpec::lane_format(spec.a),
+                MxSpec::lane_format(spec.b),
+                AccMode::Fused,
                 width,
-                acc: FP32,
-            },
+            ),
             spec,
             m,
             n,
@@ -159,6 +157,7 @@ fn run_w<const W: usize>(g: &MxGemm, trace: Option<&TraceConfig>) -> Result<Cloc
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numerics::format::FP32;
     use crate::numerics::mx::{quantise, BlockFormat};
 
     /// `from_quantised` lays B out as `k x n`; `rows` reads it back as the same columns.

@@ -31,7 +31,7 @@
 //! use tensorcore_rtl::rtl::Simulator;
 //!
 //! # fn main() -> Result<(), tensorcore_rtl::hw::HwError> {
-//! let cfg = CoreConfig { fmt_a: FP16, fmt_b: FP16, mode: AccMode::Ieee, width: 1, acc: FP32 };
+//! let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
 //! // D = A x B + C with M = N = K = 4: A = B = 1.0 everywhere, C = 0.
 //! let buf = TileBuffer::new(cfg, 4, 4, 4, vec![0x3C00; 16], vec![0x3C00; 16], vec![0; 16])?;
 //! let core = TensorCore::<1>::new(cfg, buf)?;
@@ -51,6 +51,7 @@
 //! ```
 //! `gemm::run_clocked` wraps exactly this loop for any M x N x K.
 
+pub mod config;
 pub mod controller;
 pub mod feeder;
 pub mod mem_port;
@@ -69,10 +70,11 @@ pub mod sparse_feeder;
 pub mod tensor_core;
 pub mod wave_filter;
 
+pub use config::CoreConfig;
+pub use config::MxSpec;
 pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
 pub use mem_port::{MemLayout, MemPortConfig, MemoryPort};
-pub use mx_feeder::{MxSpec, MxTileBuffer, MX_BLOCK};
-pub use pe_datapath::CoreConfig;
+pub use mx_feeder::{MxTileBuffer, MX_BLOCK};
 pub use port::{IdealPort, OperandPort, PortIo, StepOperands};
 pub use schedule::Schedule;
 pub use sparse_feeder::SparseTileBuffer;

@@ -5,106 +5,14 @@
 //! column carry that block's scale, which the mesh passes along with the operands
 //! (`a_scale`, `b_scale` in every PE). What the core is built for is an [`MxSpec`].
 
+pub use super::config::MxSpec;
 use super::feeder::{LaneGroup, OperandFeeder, TileBuffer};
 use super::pe_datapath::CoreConfig;
 use super::schedule::tile_origin;
 use super::{HwError, COLS};
-use crate::numerics::format::{Format, FP32};
-use crate::numerics::mx::{BlockFormat, Element};
-use crate::numerics::mx_block::ScaleFactor;
 
 /// Elements per MX scale block along K (the MX formats; NVFP4's blocks hold 16).
 pub const MX_BLOCK: usize = 32;
-
-/// What a block-scaled core is built for: the block formats of A and B and their FP32
-/// tensor scales (NVFP4's second-level scale; `None` is 1).
-///
-/// A and B share one block size and one scale format, and either both hold MXINT8 integers
-/// or both hold floating-point elements (MXFP8/6/4 may be mixed); [`MxSpec::check`] says so.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MxSpec {
-    /// A's block format.
-    pub a: BlockFormat,
-    /// B's block format.
-    pub b: BlockFormat,
-    /// A's FP32 tensor scale (bits), if any.
-    pub a_tensor: Option<u32>,
-    /// B's FP32 tensor scale (bits), if any.
-    pub b_tensor: Option<u32>,
-}
-
-impl MxSpec {
-    /// A spec without tensor scales.
-    pub const fn new(a: BlockFormat, b: BlockFormat) -> Self {
-        Self {
-            a,
-            b,
-            a_tensor: None,
-            b_tensor: None,
-        }
-    }
-
-    /// The spec with these FP32 tensor scales.
-    pub const fn with_tensor_scales(self, a_tensor: Option<u32>, b_tensor: Option<u32>) -> Self {
-        Self {
-            a_tensor,
-            b_tensor,
-            ..self
-        }
-    }
-
-    /// Elements per K-block.
-    pub const fn block(&self) -> usize {
-        self.a.block_size()
-    }
-
-    /// The block scales' format (E8M0, or E4M3 for NVFP4).
-    pub const fn scale_format(&self) -> Format {
-        self.a.scale_format()
-    }
-
-    /// The elements are MXINT8 integers (stage 1 multiplies integers).
-    pub const fn int8(&self) -> bool {
-        matches!(self.a.element(), Element::Int8)
-    }
-
-    /// The format whose lane width carries `f`'s elements on the operand buses (the element
-    /// format, or an 8-bit container for MXINT8, as [`crate::numerics::int::IntFormat::container`]).
-    pub const fn lane_format(f: BlockFormat) -> Format {
-        match f.element() {
-            Element::Float(e) => e,
-            Element::Int8 => crate::numerics::int::S8.container(),
-        }
-    }
-
-    /// The product of the two tensor scales (formed once per core, exact: 48-bit
-    /// significand), or 1.
-    pub fn tensor_product(&self) -> ScaleFactor {
-        let t = |x: Option<u32>| {
-            x.map_or(ScaleFactor::ONE, |b| {
-                ScaleFactor::decode(FP32, u64::from(b))
-            })
-        };
-        t(self.a_tensor) * t(self.b_tensor)
-    }
-
-    /// Checks that A and B pair up: one block size, one scale format, integer elements on
-    /// both sides or on neither.
-    pub fn check(&self) -> Result<(), HwError> {
-        let (a, b) = (self.a, self.b);
-        if a.block_size() != b.block_size() || a.scale_format() != b.scale_format() {
-            return Err(HwError::Unsupported(format!(
-                "{a} x {b} (A and B need one block size and one scale format)"
-            )));
-        }
-        if matches!(a.element(), Element::Int8) != matches!(b.element(), Element::Int8) {
-            return Err(HwError::Unsupported(format!(
-                "{a} x {b} (MXINT8 pairs with MXINT8 only)"
-            )));
-        }
-        Ok(())
-    }
-}
 
 /// Element codes and their block scales, served tile by tile.
 #[derive(Clone, Debug)]

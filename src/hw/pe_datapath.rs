@@ -14,68 +14,14 @@
 //! No arithmetic is done here beyond moving fields: every numeric result comes from
 //! `numerics::dot`.
 
+pub use super::config::CoreConfig;
 #[cfg(doc)]
 use crate::numerics::dot::{fused, ieee, nvidia};
-use crate::numerics::dot::{
-    stage_accumulate_acc, stage_multiply, AccMode, MultiplyStage, StepRecord,
-};
+use crate::numerics::dot::{stage_accumulate_acc, stage_multiply, MultiplyStage, StepRecord};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
 use crate::numerics::multiply::{Product, ProductClass};
-use crate::rtl::{Display, Wide};
-
-/// How a tensor core is built: operand formats, accumulation mode, products per PE step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CoreConfig {
-    /// Format of A.
-    pub fmt_a: Format,
-    /// Format of B.
-    pub fmt_b: Format,
-    /// Accumulation mode (`exact` is a reference only and cannot be built).
-    pub mode: AccMode,
-    /// Products per PE step `w` (1, 2, 4, 8, 16 or 32).
-    pub width: usize,
-    /// The accumulator (output) format: FP32, or FP16 (C and D are FP16 patterns; the
-    /// accumulator registers are 16 bits wide).
-    pub acc: Format,
-}
-
-impl CoreConfig {
-    /// The NVIDIA block size `n` (0 for other modes).
-    pub fn block(&self) -> usize {
-        match self.mode {
-            AccMode::Nvidia(p) => p.block,
-            _ => 0,
-        }
-    }
-
-    /// How the waves show an operand bus of format `fmt`: decoded lane values through the
-    /// `tcrtl wave-filter` process for floating-point lanes, hex for integer lanes (their
-    /// `Format` is only a lane container, see [`crate::numerics::int::IntFormat::container`]).
-    pub fn operand_display(&self, fmt: Format) -> Display {
-        match self.mode {
-            AccMode::Int(_) => Display::Hex,
-            _ => Display::Filter(fmt.name),
-        }
-    }
-
-    /// How the waves show an accumulator word (`acc_*`): an FP32 real, FP16 values through
-    /// the `tcrtl wave-filter fp16` process for an FP16 accumulator, or a signed decimal int32
-    /// in the integer mode.
-    pub fn acc_display(&self) -> Display {
-        match self.mode {
-            AccMode::Int(_) => Display::SignedDec,
-            _ if self.acc.width() == 16 => Display::Filter(self.acc.name),
-            _ => Display::Real,
-        }
-    }
-
-    /// True if an NVIDIA block spans several steps (`w < n`), so the PE gathers products in
-    /// its block buffer and fires the block FMA on the block's last step.
-    pub fn gathers(&self) -> bool {
-        self.block() > self.width
-    }
-}
+use crate::rtl::Wide;
 
 /// Bits of one packed product in the stage-1 register (`sig` 24, `exp_sum` 12, `frac_bits`
 /// 6, `class` 2, `sign` 1, `invalid` 1).

@@ -23,7 +23,7 @@
 //! use tensorcore_rtl::rtl::{Simulator, Wide};
 //!
 //! # fn main() -> Result<(), tensorcore_rtl::hw::HwError> {
-//! let cfg = CoreConfig { fmt_a: FP16, fmt_b: FP16, mode: AccMode::Ieee, width: 1, acc: FP32 };
+//! let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
 //! let mut sim = Simulator::new(PeHarness::<1>::new(cfg)?)?;
 //! sim.reset(1)?;
 //! // Preload C = 1.0 into accumulator set 0 through the shift path.

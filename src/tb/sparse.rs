@@ -70,13 +70,7 @@ pub fn nibble_bench(tb: &mut Bench, nibble: u8) -> Result<(), String> {
     // Directed: every row keeps (1.0, 2.0) at the nibble's indices.
     let one = 0x3C00u64;
     let two = 0x4000u64;
-    let cfg = CoreConfig {
-        fmt_a: FP16,
-        fmt_b: FP16,
-        mode: AccMode::Ieee,
-        width: 1,
-        acc: crate::numerics::format::FP32,
-    };
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
     let a = Compressed::new(FP16, 4, 4, [one, two].repeat(4), vec![nibble; 4])
         .map_err(|e| e.to_string())?;
     let b: Vec<u64> = (0..16u64)
@@ -105,13 +99,7 @@ pub fn nibble_bench(tb: &mut Bench, nibble: u8) -> Result<(), String> {
         (E4M3, AccMode::Ieee, 4),
     ];
     for (n, (fmt, mode, width)) in cases.into_iter().enumerate() {
-        let cfg = CoreConfig {
-            fmt_a: fmt,
-            fmt_b: fmt,
-            mode,
-            width,
-            acc: crate::numerics::format::FP32,
-        };
+        let cfg = CoreConfig::new(fmt, fmt, mode, width);
         let r = SparseGemm::random(8, 8, 32, cfg, 0x5EED + n as u64 + u64::from(nibble))
             .map_err(|e| e.to_string())?;
         let a = Compressed::new(fmt, 8, 32, r.a.values().to_vec(), vec![nibble; 8 * 8])

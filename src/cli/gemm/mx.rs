@@ -147,13 +147,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         .map_err(|e| format!("--format {fa} --format-b {fb}: {e}"))?;
     let (ea, eb) = (MxSpec::lane_format(fa), MxSpec::lane_format(fb));
     let bs = spec.block();
-    let cfg = CoreConfig {
-        fmt_a: ea,
-        fmt_b: eb,
-        mode: AccMode::Fused,
-        width: args.width,
-        acc: FP32,
-    };
+    let cfg = CoreConfig::new(ea, eb, AccMode::Fused, args.width);
     if args.width > bs {
         return Err(format!(
             "--width {}: {fa} blocks hold {bs} elements, and a PE step must not straddle two",

@@ -1,0 +1,199 @@
+//! How a tensor core is built, as one value: [`CoreConfig`] (operand formats, accumulation
+//! mode, products per PE step, accumulator format, mesh geometry) and, for block-scaled cores,
+//! [`MxSpec`]. Every block takes its shape from these values; only this module writes a
+//! `CoreConfig` field by field (the others use [`CoreConfig::new`] and its `with_*` methods).
+
+use super::{HwError, COLS, ROWS};
+use crate::numerics::dot::AccMode;
+use crate::numerics::format::{Format, FP32};
+use crate::numerics::mx::{BlockFormat, Element};
+use crate::numerics::mx_block::ScaleFactor;
+use crate::rtl::Display;
+
+/// How a tensor core is built: operand formats, accumulation mode, products per PE step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoreConfig {
+    /// Format of A.
+    pub fmt_a: Format,
+    /// Format of B.
+    pub fmt_b: Format,
+    /// Accumulation mode (`exact` is a reference only and cannot be built).
+    pub mode: AccMode,
+    /// Products per PE step `w` (1, 2, 4, 8, 16 or 32).
+    pub width: usize,
+    /// The accumulator (output) format: FP32, or FP16 (C and D are FP16 patterns; the
+    /// accumulator registers are 16 bits wide).
+    pub acc: Format,
+    /// Rows of the PE mesh (4 today; set only here, so no struct literal of the
+    /// configuration exists outside this module).
+    rows: usize,
+    /// Columns of the PE mesh (4 today).
+    cols: usize,
+}
+
+impl CoreConfig {
+    /// A 4 x 4 core with `fmt_a` x `fmt_b` operands, accumulation `mode`, `width` products
+    /// per PE step and an FP32 accumulator. [`CoreConfig::with_acc`] changes the
+    /// accumulator format.
+    pub const fn new(fmt_a: Format, fmt_b: Format, mode: AccMode, width: usize) -> Self {
+        Self {
+            fmt_a,
+            fmt_b,
+            mode,
+            width,
+            acc: FP32,
+            rows: ROWS,
+            cols: COLS,
+        }
+    }
+
+    /// The same core with `acc` as the accumulator (output) format (FP32 or FP16).
+    pub const fn with_acc(self, acc: Format) -> Self {
+        Self { acc, ..self }
+    }
+
+    /// The same core with `width` products per PE step.
+    pub const fn with_width(self, width: usize) -> Self {
+        Self { width, ..self }
+    }
+
+    /// The same core with accumulation `mode`.
+    pub const fn with_mode(self, mode: AccMode) -> Self {
+        Self { mode, ..self }
+    }
+
+    /// Rows of the PE mesh.
+    pub const fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Columns of the PE mesh.
+    pub const fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// The NVIDIA block size `n` (0 for other modes).
+    pub fn block(&self) -> usize {
+        match self.mode {
+            AccMode::Nvidia(p) => p.block,
+            _ => 0,
+        }
+    }
+
+    /// How the waves show an operand bus of format `fmt`: decoded lane values through the
+    /// `tcrtl wave-filter` process for floating-point lanes, hex for integer lanes (their
+    /// `Format` is only a lane container, see [`crate::numerics::int::IntFormat::container`]).
+    pub fn operand_display(&self, fmt: Format) -> Display {
+        match self.mode {
+            AccMode::Int(_) => Display::Hex,
+            _ => Display::Filter(fmt.name),
+        }
+    }
+
+    /// How the waves show an accumulator word (`acc_*`): an FP32 real, FP16 values through
+    /// the `tcrtl wave-filter fp16` process for an FP16 accumulator, or a signed decimal int32
+    /// in the integer mode.
+    pub fn acc_display(&self) -> Display {
+        match self.mode {
+            AccMode::Int(_) => Display::SignedDec,
+            _ if self.acc.width() == 16 => Display::Filter(self.acc.name),
+            _ => Display::Real,
+        }
+    }
+
+    /// True if an NVIDIA block spans several steps (`w < n`), so the PE gathers products in
+    /// its block buffer and fires the block FMA on the block's last step.
+    pub fn gathers(&self) -> bool {
+        self.block() > self.width
+    }
+}
+
+/// What a block-scaled core is built for: the block formats of A and B and their FP32
+/// tensor scales (NVFP4's second-level scale; `None` is 1).
+///
+/// A and B share one block size and one scale format, and either both hold MXINT8 integers
+/// or both hold floating-point elements (MXFP8/6/4 may be mixed); [`MxSpec::check`] says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MxSpec {
+    /// A's block format.
+    pub a: BlockFormat,
+    /// B's block format.
+    pub b: BlockFormat,
+    /// A's FP32 tensor scale (bits), if any.
+    pub a_tensor: Option<u32>,
+    /// B's FP32 tensor scale (bits), if any.
+    pub b_tensor: Option<u32>,
+}
+
+impl MxSpec {
+    /// A spec without tensor scales.
+    pub const fn new(a: BlockFormat, b: BlockFormat) -> Self {
+        Self {
+            a,
+            b,
+            a_tensor: None,
+            b_tensor: None,
+        }
+    }
+
+    /// The spec with these FP32 tensor scales.
+    pub const fn with_tensor_scales(self, a_tensor: Option<u32>, b_tensor: Option<u32>) -> Self {
+        Self {
+            a_tensor,
+            b_tensor,
+            ..self
+        }
+    }
+
+    /// Elements per K-block.
+    pub const fn block(&self) -> usize {
+        self.a.block_size()
+    }
+
+    /// The block scales' format (E8M0, or E4M3 for NVFP4).
+    pub const fn scale_format(&self) -> Format {
+        self.a.scale_format()
+    }
+
+    /// The elements are MXINT8 integers (stage 1 multiplies integers).
+    pub const fn int8(&self) -> bool {
+        matches!(self.a.element(), Element::Int8)
+    }
+
+    /// The format whose lane width carries `f`'s elements on the operand buses (the element
+    /// format, or an 8-bit container for MXINT8, as [`crate::numerics::int::IntFormat::container`]).
+    pub const fn lane_format(f: BlockFormat) -> Format {
+        match f.element() {
+            Element::Float(e) => e,
+            Element::Int8 => crate::numerics::int::S8.container(),
+        }
+    }
+
+    /// The product of the two tensor scales (formed once per core, exact: 48-bit
+    /// significand), or 1.
+    pub fn tensor_product(&self) -> ScaleFactor {
+        let t = |x: Option<u32>| {
+            x.map_or(ScaleFactor::ONE, |b| {
+                ScaleFactor::decode(FP32, u64::from(b))
+            })
+        };
+        t(self.a_tensor) * t(self.b_tensor)
+    }
+
+    /// Checks that A and B pair up: one block size, one scale format, integer elements on
+    /// both sides or on neither.
+    pub fn check(&self) -> Result<(), HwError> {
+        let (a, b) = (self.a, self.b);
+        if a.block_size() != b.block_size() || a.scale_format() != b.scale_format() {
+            return Err(HwError::Unsupported(format!(
+                "{a} x {b} (A and B need one block size and one scale format)"
+            )));
+        }
+        if matches!(a.element(), Element::Int8) != matches!(b.element(), Element::Int8) {
+            return Err(HwError::Unsupported(format!(
+                "{a} x {b} (MXINT8 pairs with MXINT8 only)"
+            )));
+        }
+        Ok(())
+    }
+}
