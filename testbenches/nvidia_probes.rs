@@ -1,8 +1,8 @@
-//! `nvidia_probes`: the probe inputs of NUMERICS.md ("Probe inputs that reveal each
+//! `nvidia_probes`: the probe inputs of docs/numerics.md ("Probe inputs that reveal each
 //! feature", FP16 in, FP32 C, unlisted k slots 0) through the 4x4 mesh in `nvidia` mode for
 //! every preset. Every PE of the tile gets the same probe (all rows of A equal, all columns
 //! of B equal, C constant), so each probe is checked 16 times. The expected results are the
-//! values NUMERICS.md states, typed in here, not computed by any code; the independent
+//! values docs/numerics.md states, typed in here, not computed by any code; the independent
 //! `nvidia_ref_dot` is checked as well by `run_and_check`.
 
 use crate::gemm::run_clocked;
@@ -14,7 +14,7 @@ use crate::tb::Bench;
 
 /// One line for `tcrtl tb list`.
 pub const ABOUT: &str =
-    "NUMERICS.md probes through the mesh, nvidia mode, every preset, stated values";
+    "docs/numerics.md probes through the mesh, nvidia mode, every preset, stated values";
 
 fn p2(e: i32) -> f64 {
     2f64.powi(e)

@@ -1,7 +1,7 @@
 //! `specials`: NaN, infinities, subnormals and signed zeros through the 4x4 mesh. A 4 x 4 x 4
 //! tile whose rows and columns each carry one kind of special value, in FP16 and BF16
 //! (`ieee` w = 1, `fused` w = 4, `nvidia` hopper) and E5M2 / E4M3 (`ieee`), checked against
-//! the independent references, plus values stated by IEEE 754 / NUMERICS.md: any NaN gives
+//! the independent references, plus values stated by IEEE 754 / docs/numerics.md: any NaN gives
 //! the canonical NaN `0x7FC00000`, Inf x 0 and +Inf + -Inf give NaN, an all-negative-zero sum
 //! with C = -0 is -0 under `ieee`/`fused` (round to nearest), a lone +Inf product gives +Inf.
 

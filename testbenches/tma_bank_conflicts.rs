@@ -1,11 +1,10 @@
-//! `tma_bank_conflicts`: the bank-conflict demonstration of the design documents. The same
-//! 64 x 8 fp16 tile (128-byte rows) is loaded by TMA twice, unswizzled at 0 and with the 128B
-//! swizzle at 4096; then a consumer reads the tile's first 16-byte column chunk of all eight
-//! rows (eight 16-byte lanes) from each copy. Typed-in expectations: the unswizzled read hits
-//! one bank group eight times, 8 passes (7 conflicts); the swizzled one hits 8 different bank
-//! groups, 1 pass; both return the same bytes, equal to the reference's dense box. The
-//! waveform shows `smem.rd_passes`, `smem.conflict`, `smem.bank_conflicts` and the read held
-//! for 8 cycles.
+//! `tma_bank_conflicts`: the bank-conflict example of docs/memory.md ("Shared-memory banks"). The
+//! same 64 x 8 fp16 tile (128-byte rows) is loaded by TMA twice, unswizzled at 0 and with the 128B
+//! swizzle at 4096; then a consumer reads the tile's first 16-byte column chunk of all eight rows
+//! (eight 16-byte lanes) from each copy. Typed-in expectations: the unswizzled read hits one bank
+//! group eight times, 8 passes (7 conflicts); the swizzled one hits 8 different bank groups, 1
+//! pass; both return the same bytes, equal to the reference's dense box. The waveform shows
+//! `smem.rd_passes`, `smem.conflict`, `smem.bank_conflicts` and the read held for 8 cycles.
 
 use crate::hw::memory::{
     swizzle, ElemType, MbarOp, MbarOpKind, SmemLane, Stim, Swizzle, TensorMap, TmaCmd, TmaOp,

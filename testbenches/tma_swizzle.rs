@@ -1,8 +1,8 @@
 //! `tma_swizzle`: the same 2-D box loaded with every swizzle mode (none, 32B, 64B, 128B), each
 //! box as wide as the mode's span and 16 rows tall, checked byte for byte against
 //! `verify::tma_ref` (16-byte chunk `c` of 128-byte row `r` lands at chunk `c ^ (r & m)`, with
-//! m = 0, 1, 3, 7 typed in from the design documents); plus the formula on chosen addresses.
-//! The waveform traces the 128B load.
+//! m = 0, 1, 3, 7 typed in from docs/memory.md, "Swizzle formula"); plus the formula on chosen
+//! addresses. The waveform traces the 128B load.
 
 use crate::hw::memory::{swizzle, ElemType, Swizzle, TensorMap};
 use crate::tb::tma::{check_load, doc_mask, pattern};

@@ -1,5 +1,5 @@
 //! `tcrtl dot --acc all`: one row per mode and per preset that takes the formats (the preset
-//! table of NUMERICS.md), each equal to the single-mode command; `exact` equal to the
+//! table of docs/numerics.md), each equal to the single-mode command; `exact` equal to the
 //! big-integer reference in every rounding direction; refusals.
 
 use std::process::{Command, Output};
@@ -23,7 +23,7 @@ fn json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).expect("json")
 }
 
-/// (format, A, B, C, the presets NUMERICS.md lists for the format).
+/// (format, A, B, C, the presets docs/numerics.md lists for the format).
 const CASES: [(&str, &str, &str, &str, &[&str]); 3] = [
     (
         "fp16",

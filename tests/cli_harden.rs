@@ -1,9 +1,9 @@
-//! The command line as a hostile user drives it (issue 12): failing and closed standard
-//! output, special files and symlinks as outputs, outputs naming one file, nothing left
-//! behind by a failed or interrupted run, no vacuous pass, a strict measurement loader, exit
-//! codes 2 (input or I/O error) versus 1 (mismatch), only runnable modes offered, empty
-//! trace windows and globs, strict operands, size limits before allocation, and one-line
-//! argument errors. Each test names the defect of the issue it proves fixed.
+//! The command line as a hostile user drives it (the hardening defects listed in
+//! docs/reliability.md): failing and closed standard output, special files and symlinks as outputs,
+//! outputs naming one file, nothing left behind by a failed or interrupted run, no vacuous pass, a
+//! strict measurement loader, exit codes 2 (input or I/O error) versus 1 (mismatch), only runnable
+//! modes offered, empty trace windows and globs, strict operands, size limits before allocation,
+//! and one-line argument errors. Each test names the defect it proves fixed.
 
 mod common;
 use common::cli::{assert_error, p, scratch, tcrtl, text};

@@ -1,6 +1,6 @@
 //! `dot --explain`: the stage-by-stage explanation ends on the same bits as the plain dot
 //! product (library, over many random inputs in every mode), and the CLI prints the
-//! hand-computed shift and dropped bits of a NUMERICS.md probe.
+//! hand-computed shift and dropped bits of a probe of docs/numerics.md.
 
 mod common;
 
@@ -69,10 +69,10 @@ fn explained_bits_equal_the_plain_dot_in_every_mode() {
     assert!(checked > 1000, "{checked}");
 }
 
-/// The probe of NUMERICS.md, `1 - 2^-24` on Volta. By hand: c = 1 fixes the block's max_exp at
-/// 0 and, with neab = 0, the grid LSB at 2^-23. The product -2^-12 x 2^-12 has the
-/// significand 1024 x 1024 = 0x100000 with its LSB at 2^(-24 - 20) = 2^-44: it shifts right by
-/// 21 onto the grid, nothing is kept and all of 0x100000 is dropped, so D = c = 1.
+/// A Volta alignment probe of docs/numerics.md, `1 - 2^-24`. By hand: c = 1 fixes the block's
+/// max_exp at 0 and, with neab = 0, the grid LSB at 2^-23. The product -2^-12 x 2^-12 has the
+/// significand 1024 x 1024 = 0x100000 with its LSB at 2^(-24 - 20) = 2^-44: it shifts right by 21
+/// onto the grid, nothing is kept and all of 0x100000 is dropped, so D = c = 1.
 #[test]
 fn the_volta_probe_shows_its_shift_and_dropped_bits() {
     let o = tcrtl(&[

@@ -1,6 +1,6 @@
-//! Probe inputs for the second wave of NUMERICS.md: TF32 inputs, the `ada` preset and FP16
+//! Probe inputs for TF32 inputs, the `ada` preset and FP16
 //! output (`dot_acc` with the FP16 accumulator). Every expected value is worked out by hand
-//! from the rules of NUMERICS.md (the derivation is in each test's comment), never taken from
+//! from the rules of docs/numerics.md (the derivation is in each test's comment), never taken from
 //! the code under test.
 
 use tensorcore_rtl::numerics::convert::tf32_from_container;

@@ -1,5 +1,6 @@
-//! Structured fuzzing of every parser of outside input and of the command line (issue 12),
-//! with proptest generators (cargo-fuzz/libFuzzer needs a nightly toolchain; CI is stable).
+//! Structured fuzzing of every parser of outside input and of the command line (the hardening
+//! review of docs/reliability.md), with proptest generators (cargo-fuzz/libFuzzer needs a nightly
+//! toolchain; CI is stable).
 //!
 //! - `.npy` bytes: random bytes, and valid files mutated (bit flips, truncation, edited
 //!   header text): `parse_npy` returns `Ok` or `Err`, never panics, and an `Ok` array holds

@@ -122,7 +122,7 @@ fn every_format_mode_and_width_on_ragged_shapes() {
 
 #[test]
 fn nvidia_probes_through_the_mesh() {
-    // NUMERICS.md "one extra alignment bit": a0 = b0 = 1, c = -(1 - 2^-24):
+    // docs/numerics.md probe "one extra alignment bit": a0 = b0 = 1, c = -(1 - 2^-24):
     // volta -> 2^-23, ampere -> 2^-24. Placed at D[2][3] of a 3 x 4 x 4 problem.
     let one = 0x3C00u64;
     let c_val = (-(1.0f32 - 2f32.powi(-24))).to_bits();

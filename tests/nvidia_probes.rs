@@ -1,4 +1,4 @@
-//! The probe inputs of NUMERICS.md ("Probe inputs that reveal each feature"), FP16 in and
+//! The probe inputs of docs/numerics.md ("Probe inputs that reveal each feature"), FP16 in and
 //! FP32 C, one named test per probe, checked for every preset (and, where the probe says so,
 //! against the round-to-nearest modes). Unlisted k slots are 0.
 

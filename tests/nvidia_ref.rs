@@ -1,6 +1,6 @@
 //! The independent `nvidia` reference (`verify::nvidia_ref`) against every vendored real-GPU
-//! measurement set, FP32 and FP16 output (all rows must match bit for bit), the NUMERICS.md
-//! probes, and random vectors beside the datapath's `nvidia` mode (reference and datapath
+//! measurement set, FP32 and FP16 output (all rows must match bit for bit), the probes of
+//! docs/numerics.md, and random vectors beside the datapath's `nvidia` mode (reference and datapath
 //! written apart).
 
 use std::path::PathBuf;

@@ -7,7 +7,7 @@ use tensorcore_rtl::rtl::Simulator;
 use tensorcore_rtl::tb::tma::pattern;
 use tensorcore_rtl::verify::tma_ref;
 
-/// The chunk mask of a swizzle mode, typed in from the design documents (not `Swizzle::mask`).
+/// The chunk mask of a swizzle mode, typed in from docs/memory.md (not `Swizzle::mask`).
 fn mask_of(s: Swizzle) -> u32 {
     match s {
         Swizzle::B32 => 1,

@@ -389,8 +389,8 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     let check = if let (Some(s), true) = (&sparse, random || args.check) {
         Some(super::sparse::check_clocked(s, preset, &run.out.d)?)
     } else if random || args.check {
-        // The independent references of `verify` round to FP32 or FP16 and know the
-        // NUMERICS.md presets (FP32 and FP16 output); a pair they lack is checked against the
+        // The independent references of `verify` round to FP32 or FP16 and know the presets of
+        // docs/numerics.md (FP32 and FP16 output); a pair they lack is checked against the
         // functional model (the numerics layer, itself checked against SoftFloat and the GPU
         // measurements).
         match Reference::for_problem(&g, preset) {

@@ -2,10 +2,10 @@
 //! matrices of the dtypes the tensor core takes: `u1`, `u2`, `u4`, `i1`, `i4`, `f2`, `f4`, `f8`, either
 //! byte order, C or Fortran order (Fortran-ordered arrays are returned in C order).
 //!
-//! Why not the `npyz` crate (issue 12 asked to move to it unless a measurement said
-//! otherwise): npyz 0.9.1 panics on a 40-byte header whose shape product overflows `u64`
-//! (`'shape': (4294967296, 4294967296, 16)`: `attempt to multiply with overflow` in its
-//! `shape.iter().product()`; a release build wraps to a wrong element count instead), and it
+//! Why not the `npyz` crate (the hardening review of docs/reliability.md asked to move to it unless
+//! a measurement said otherwise): npyz 0.9.1 panics on a 40-byte header whose shape product
+//! overflows `u64` (`'shape': (4294967296, 4294967296, 16)`: `attempt to multiply with overflow` in
+//! its `shape.iter().product()`; a release build wraps to a wrong element count instead), and it
 //! pulls in a Python-literal parser (`py_literal`, `pest`, `stacker`). This reader checks every
 //! size with checked arithmetic against the bytes present before allocating, and is fuzzed
 //! (`tests/fuzz_front_door.rs`).

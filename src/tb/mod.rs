@@ -5,7 +5,7 @@
 //! (one line) and `pub fn run(tb: &mut Bench) -> Result<(), String>`. `build.rs` scans the
 //! folder and generates the registry, so adding a testbench is adding the file. A testbench
 //! drives the design under test through the public API, compares every result with an
-//! independent reference (the `verify` layer, or values stated in the design documents) by
+//! independent reference (the `verify` layer, or values stated in `docs/`) by
 //! [`Bench::check_bits`], adds the simulated cycles with [`Bench::add_cycles`] and traces one
 //! representative run to [`Bench::trace`] (`WAVES/NAME.vcd` plus `NAME.gtkw`). An `Err` is a
 //! failure of the run itself (the design refused the input); any mismatch is a FAIL.
@@ -252,7 +252,7 @@ pub mod util {
     /// Runs `g` on the clocked core (tracing to the bench's waveform if `trace`), adds its
     /// cycles and checks, besides every element of D against the independent reference for
     /// the problem's mode (`preset` names the GPU for `nvidia`), the timing stated in
-    /// HARDWARE.md: `ceil(M/4) * ceil(N/4)` 4x4 tiles; the first tile's latency is the
+    /// docs/hardware.md: `ceil(M/4) * ceil(N/4)` 4x4 tiles; the first tile's latency is the
     /// output-stationary fold `T + R + C - 2` (SCALE-Sim, `T = ceil(K/w)`) plus the PE
     /// pipeline latency the hardware documents as a constant ([`crate::hw::PIPELINE_LATENCY`]);
     /// with 4 or more tiles the overlapped run beats SCALE-Sim's back-to-back total

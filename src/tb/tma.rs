@@ -23,8 +23,8 @@ pub fn pattern(n: usize, seed: u64) -> Vec<u8> {
         .collect()
 }
 
-/// The chunk mask of a swizzle mode as the design documents state it (32B: 1, 64B: 3,
-/// 128B: 7), typed in here rather than taken from the code under test.
+/// The chunk mask of a swizzle mode as docs/memory.md ("Swizzle formula") states it (32B: 1,
+/// 64B: 3, 128B: 7), typed in here rather than taken from the code under test.
 pub fn doc_mask(s: Swizzle) -> u32 {
     match s {
         Swizzle::B32 => 1,

@@ -147,9 +147,9 @@ pub fn exact_sum(fmt_a: Format, fmt_b: Format, a: &[u64], b: &[u64], c: u32) -> 
     exact_sum_rounding(fmt_a, fmt_b, a, b, c, RefRounding::NearestEven)
 }
 
-/// The accumulator formats the reference rounds to, restated from NUMERICS.md's table (not
-/// read from the datapath's format rows): total width, fraction bits, exponent bias, and the
-/// canonical NaN the datapath returns.
+/// The accumulator formats the reference rounds to, restated from the formats table of
+/// docs/numerics.md (not read from the datapath's format rows): total width, fraction bits,
+/// exponent bias, and the canonical NaN the datapath returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct AccSpec {
     width: u32,
@@ -409,7 +409,7 @@ pub fn exact_dot_acc(
 /// and E5M2, whose quiet bit is the top fraction bit; E4M3 has none), read from the patterns
 /// themselves.
 fn is_signaling(fmt: Format, bits: u64) -> bool {
-    // Widths and fraction bits restated from NUMERICS.md's table, not read from the row.
+    // Widths and fraction bits restated from docs/numerics.md ("Formats"), not read from the row.
     let (width, frac) = if fmt == E5M2 {
         (8, 2)
     } else if fmt == FP16 {

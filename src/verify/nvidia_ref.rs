@@ -1,8 +1,8 @@
-//! An independent reference for the `nvidia` accumulation mode: the block FMA of NUMERICS.md
+//! An independent reference for the `nvidia` accumulation mode: the block FMA of docs/numerics.md
 //! (steps 1-6, the presets table, the Hopper FP8 13-bit cut), the Blackwell FP8 rule
 //! `RNE32(c + RZ32(sum))`, and the FP16-output rules ("FP16 output": each block's exact
 //! aligned sum rounded once to FP16; Hopper and Blackwell FP8 as two k16 half steps from zero
-//! then one FP16 addition of C), written from the document, not from `crate::numerics`.
+//! then one FP16 addition of C), written from those rules, not from `crate::numerics`.
 //!
 //! Everything here works on exact values: inputs are decoded by [`super::exact::decode`]
 //! (host `f32`, the `half` crate, the OCP FP8 table), products are exact in `f64`, terms are
@@ -28,8 +28,9 @@ pub const REF_NAN: u32 = 0x7FC0_0000;
 /// How a block combines its products with `c`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RefRule {
-    /// NUMERICS.md steps 1-4: align to the largest exponent keeping `23 + neab` fraction bits
-    /// (truncating), sum exactly, normalise once, truncate to `out_frac_bits` fraction bits.
+    /// Steps 1-4 of docs/numerics.md, "The block-FMA rule": align to the largest exponent keeping
+    /// `23 + neab` fraction bits (truncating), sum exactly, normalise once, truncate to
+    /// `out_frac_bits` fraction bits.
     BlockFma,
     /// Blackwell FP8 (inferred from B200 measurements): `RNE32(c + RZ32(exact product sum))`.
     RzSumThenRne,
@@ -39,7 +40,7 @@ pub enum RefRule {
     HalfSteps,
 }
 
-/// The parameters of one preset for one input kind, from NUMERICS.md's presets table.
+/// The parameters of one preset for one input kind, from the presets table of docs/numerics.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RefParams {
     /// Products per block `n`.
@@ -53,7 +54,7 @@ pub struct RefParams {
     /// The block rule.
     pub rule: RefRule,
     /// FP16 output: `c` and each block result are FP16 patterns, each block's exact aligned
-    /// sum is rounded once to FP16 with round to nearest even (NUMERICS.md, "FP16 output").
+    /// sum is rounded once to FP16 with round to nearest even (docs/numerics.md, "FP16 output").
     pub fp16_out: bool,
 }
 
@@ -66,7 +67,7 @@ enum Input {
     Tf32,
 }
 
-/// NUMERICS.md's presets table (FP32 output), restated here apart from the datapath's
+/// The presets table of docs/numerics.md (FP32 output), restated here apart from the datapath's
 /// (`Preset::params`), keyed by the preset and the format rows. FP8 means both operands E4M3
 /// or E5M2 (mixed allowed); FP16, BF16 and TF32 need both operands of that format. `None` for
 /// a pair the GPU lacks.
@@ -115,11 +116,11 @@ pub fn ref_params(preset: Preset, fmt_a: Format, fmt_b: Format) -> Option<RefPar
     }
 }
 
-/// NUMERICS.md's FP16-output rules ("FP16 output"), restated: FP16 inputs on every GPU keep
-/// their FP32-output block (`n`, `neab`, floor) and round each block to FP16; Ada FP8 keeps
-/// its blocks of 16 with the 13-bit alignment; Hopper and Blackwell FP8 take the half steps
-/// with the FP16 preset's alignment (two extra bits). BF16 and TF32 have no FP16 output
-/// (`None`). With `acc` FP32 this is [`ref_params`].
+/// The FP16-output rules of docs/numerics.md ("FP16 output"), restated: FP16 inputs on every GPU
+/// keep their FP32-output block (`n`, `neab`, floor) and round each block to FP16; Ada FP8 keeps
+/// its blocks of 16 with the 13-bit alignment; Hopper and Blackwell FP8 take the half steps with
+/// the FP16 preset's alignment (two extra bits). BF16 and TF32 have no FP16 output (`None`). With
+/// `acc` FP32 this is [`ref_params`].
 pub fn ref_params_acc(
     preset: Preset,
     fmt_a: Format,
@@ -152,8 +153,8 @@ pub fn ref_params_acc(
     }
 }
 
-/// The minimum (normal) exponent of an input format (NUMERICS.md's formats table, restated):
-/// a subnormal input counts with this exponent (step 1).
+/// The minimum (normal) exponent of an input format (the formats table of docs/numerics.md,
+/// restated): a subnormal input counts with this exponent (step 1).
 fn min_exp(fmt: Format) -> i64 {
     if fmt == E4M3 {
         -6
@@ -283,7 +284,8 @@ fn truncate_pack(sum: &BigInt, lsb: i64, frac_bits: u32) -> u32 {
     sbit | (((e32 + 127) as u32) << 23) | (m as u32 & 0x7F_FFFF)
 }
 
-/// One block of the block FMA (NUMERICS.md steps 1-4 and 6): at most `p.n` products.
+/// One block of the block FMA (docs/numerics.md, "The block-FMA rule", steps 1-4 and 6): at
+/// most `p.n` products.
 fn block_fma(p: &RefParams, fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32) -> u32 {
     let av: Vec<f64> = a.iter().map(|&x| to_f64(decode(fa, x))).collect();
     let bv: Vec<f64> = b.iter().map(|&x| to_f64(decode(fb, x))).collect();

@@ -1,7 +1,7 @@
-//! An independent reference for TMA loads, written from the design documents' semantics and
-//! not calling the engine: numpy-style slicing of the global tensor by coordinates, element
-//! strides and fill into the dense box, then the swizzled placement in shared memory by
-//! 16-byte chunks (chunk `c` of 128-byte row `r` goes to chunk `c ^ (r & m)`).
+//! An independent reference for TMA loads, written from the load semantics of docs/memory.md
+//! ("Facts and sources") and not calling the engine: numpy-style slicing of the global tensor by
+//! coordinates, element strides and fill into the dense box, then the swizzled placement in shared
+//! memory by 16-byte chunks (chunk `c` of 128-byte row `r` goes to chunk `c ^ (r & m)`).
 
 use crate::hw::memory::{OobFill, TensorMap};
 

@@ -1,5 +1,5 @@
 //! [`MemParams`]: the memory system's timing and size parameters, with defaults taken from
-//! the timing anchors of the design documents.
+//! the timing anchors of docs/memory.md ("Facts and sources").
 
 /// Timing and sizes of the memory system.
 ///

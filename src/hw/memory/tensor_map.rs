@@ -1,6 +1,6 @@
 //! The TMA descriptor ([`TensorMap`], as `cuTensorMapEncodeTiled` takes it), its element types
 //! ([`ElemType`]) and its validation ([`TensorMap::validate`], one [`TensorMapError`] variant
-//! per rule of the design documents).
+//! per rule of docs/memory.md, "Descriptor rules").
 
 use super::swizzle::Swizzle;
 
@@ -276,11 +276,11 @@ impl TensorMap {
         Ok(())
     }
 
-    /// The shared-memory alignment a destination needs: 128 B, the launch-time rule of the
-    /// design documents, for every swizzle. The swizzle is a function of the *absolute*
-    /// address, so a box at a 128-byte (not 1024-byte) boundary lands exactly where the formula
-    /// says; 1024 B is only the alignment at which a 128B-swizzled box starts the pattern at its
-    /// row 0 (CUTLASS's choice), which the memory-fed GEMM deliberately does not use for B.
+    /// The shared-memory alignment a destination needs: 128 B, the launch-time rule of
+    /// docs/memory.md ("Descriptor rules"), for every swizzle. The swizzle is a function of the
+    /// *absolute* address, so a box at a 128-byte (not 1024-byte) boundary lands exactly where the
+    /// formula says; 1024 B is only the alignment at which a 128B-swizzled box starts the pattern
+    /// at its row 0 (CUTLASS's choice), which the memory-fed GEMM deliberately does not use for B.
     pub fn smem_alignment(&self) -> u32 {
         128
     }

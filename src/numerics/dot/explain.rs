@@ -219,7 +219,8 @@ mod tests {
     use crate::numerics::dot::Preset;
     use crate::numerics::format::FP16;
 
-    /// NUMERICS.md's Volta probe `1 - 2^-24`: c = 1, one product -2^-12 x 2^-12. By hand:
+    /// A Volta alignment probe (docs/numerics.md, "Probe inputs that reveal each feature"),
+    /// `1 - 2^-24`: c = 1, one product -2^-12 x 2^-12. By hand:
     /// c = 1 sets max_exp 0, the grid LSB is 2^(0 - 23 - neab 0) = 2^-23; the product's
     /// significand 1024 x 1024 = 2^20 has its LSB at 2^(-24 - 20) = 2^-44, so it shifts right
     /// by -23 - (-44) = 21: all 21 bits go, the product is dropped whole and c is returned.

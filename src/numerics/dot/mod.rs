@@ -1,5 +1,5 @@
 //! The dot-product step of a processing element: `w` products per step (1..=32) plus the
-//! accumulator, under one of the accumulation modes of NUMERICS.md ([`AccMode`]).
+//! accumulator, under one of the accumulation modes of docs/numerics.md ([`AccMode`]).
 //!
 //! The accumulator format is a value, not a code path: every stage takes the accumulator
 //! [`Format`] (FP32, the default, or FP16: [`crate::numerics::format::ACC_FORMATS`]), reads
@@ -100,7 +100,7 @@ pub fn dot_rounded(
 /// [`dot_rounded`] into the accumulator format `acc` (FP32 or FP16): `c` and the result are
 /// `acc` bit patterns. `ieee` chains FMAs rounded to `acc`, `fused` rounds each step to `acc`,
 /// `exact` rounds once to `acc`; for `nvidia` the parameters must come from
-/// [`Preset::params_for`] with the same `acc` (the FP16-output rules of NUMERICS.md).
+/// [`Preset::params_for`] with the same `acc` (docs/numerics.md, "FP16 output").
 #[allow(clippy::too_many_arguments)]
 pub fn dot_acc(
     mode: &AccMode,

@@ -41,9 +41,9 @@ impl AccMode {
 /// How one NVIDIA block combines its products with `c`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BlockRule {
-    /// The block FMA of NUMERICS.md: align every nonzero term (products and `c`) to the
-    /// largest exponent keeping `23 + neab` fraction bits (truncating), sum exactly, normalise
-    /// once and truncate to FP32 (or to `out_frac_bits`).
+    /// The block FMA (docs/numerics.md, "The block-FMA rule"): align every nonzero term (products
+    /// and `c`) to the largest exponent keeping `23 + neab` fraction bits (truncating), sum
+    /// exactly, normalise once and truncate to FP32 (or to `out_frac_bits`).
     Truncating,
     /// Blackwell FP8 (inferred from B200 measurements): `d = RNE32(c + RZ32(exact sum of the
     /// products))`.
