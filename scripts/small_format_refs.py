@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent references for tests/numerics_small_formats.rs.
+"""Independent references for tests/numerics/small_formats.rs.
 
   small_format_refs.py cast N SEED DIR   N random FP32 inputs (raw uint32, cast_in.bin) and
                                          ml_dtypes' round-to-nearest-even casts into

@@ -332,7 +332,7 @@ pub fn check_clocked(
 }
 
 /// Where `dense_cycles` comes from: the schedule formula of the dense problem (equal to the
-/// measured dense run: `tests/sparse_clocked.rs`, `tests/hw_timing.rs`).
+/// measured dense run: `tests/sparse/clocked.rs`, `tests/hw/timing.rs`).
 pub const DENSE_CYCLES_SOURCE: &str = "schedule formula (Schedule::total_cycles, K dense)";
 
 /// The sparse fields of `tcrtl gemm --sparse --json`: `sparse`, the measured compute-phase

@@ -1,6 +1,6 @@
 //! The clocked GEMM: the problem tiled onto the 4 x 4 tensor core ([`crate::hw`]) and run
 //! cycle by cycle on the cycle engine. Its result equals [`super::run_functional`] bit for
-//! bit (tested in `tests/hw_gemm.rs`); its cycle count follows `docs/timing.md`.
+//! bit (tested in `tests/hw/gemm.rs`); its cycle count follows `docs/timing.md`.
 
 use std::time::Instant;
 

@@ -1,7 +1,7 @@
 //! The GEMM through the memory path: A, B and C start in the global-memory model, tiles travel
 //! by TMA into shared-memory stages, the memory-fed port ([`crate::hw::MemoryPort`]) feeds the
 //! array, and D leaves by TMA store. D is read back from global memory after the run; it must
-//! equal the ideal path's D bit for bit (`tests/gemm_memory.rs`).
+//! equal the ideal path's D bit for bit (`tests/memory/gemm_memory.rs`).
 
 use super::clocked::{run_core, CoreRun};
 use super::problem::Gemm;

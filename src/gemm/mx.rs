@@ -1,7 +1,7 @@
 //! Block-scaled GEMM on the clocked tensor core: element codes with their scales per K-block
 //! (E8M0 per 32 for MX and MXINT8, E4M3 per 16 plus FP32 tensor scales for NVFP4;
 //! [`crate::hw::MxTileBuffer`]), the mesh in MX mode. D follows
-//! [`crate::numerics::mx_dot`]'s `fused` mode bit for bit (tested in `tests/mx_core.rs`).
+//! [`crate::numerics::mx_dot`]'s `fused` mode bit for bit (tested in `tests/mx/core.rs`).
 
 use super::clocked::{run_feeder, ClockedRun};
 use crate::hw::{CoreConfig, HwError, MxSpec, MxTileBuffer};

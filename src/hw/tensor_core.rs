@@ -335,7 +335,7 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
 
     /// Sets the order in which the blocks' combinational updates run each cycle. Every
     /// permutation of [`BLOCKS`] gives the same registers, wires and waveform (the engine's
-    /// contract; `tests/hw_waves.rs` shuffles it). Returns `false`, changing nothing, if
+    /// contract; `tests/hw/waves.rs` shuffles it). Returns `false`, changing nothing, if
     /// `order` is not a permutation of [`BLOCKS`].
     pub fn set_eval_order(&mut self, order: [Block; 9]) -> bool {
         let ok = BLOCKS.iter().all(|b| order.contains(b));

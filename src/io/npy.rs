@@ -8,7 +8,7 @@
 //! its `shape.iter().product()`; a release build wraps to a wrong element count instead), and it
 //! pulls in a Python-literal parser (`py_literal`, `pest`, `stacker`). This reader checks every
 //! size with checked arithmetic against the bytes present before allocating, and is fuzzed
-//! (`tests/fuzz_front_door.rs`).
+//! (`tests/cli/fuzz_front_door.rs`).
 
 use super::atomic::AtomicFile;
 use std::io::Write;

@@ -1,7 +1,7 @@
 //! The clocked 2:4 sparse GEMM: a [`SparseGemm`] on the tensor core in sparse mode
 //! ([`crate::hw::SparseTileBuffer`]: metadata registers travelling with A, B-side
 //! multiplexers in every PE). Its D equals [`super::run_functional_sparse`] bit for bit
-//! (`tests/sparse_clocked.rs`); a tile's compute phase takes `ceil((K / 2) / w)` steps against
+//! (`tests/sparse/clocked.rs`); a tile's compute phase takes `ceil((K / 2) / w)` steps against
 //! the dense `ceil(K / w)`.
 
 use super::problem::SparseGemm;

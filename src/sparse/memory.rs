@@ -2,7 +2,7 @@
 //! B start in global memory and travel by TMA into the shared-memory stages like any operand;
 //! the memory-fed port ([`crate::hw::MemoryPort::new_sparse`]) reads each step's kept A
 //! lanes, metadata and `2w` B lanes from shared memory and offers them to the core in sparse
-//! mode. D equals the ideal sparse run bit for bit (`tests/hw_sparse_tma.rs`).
+//! mode. D equals the ideal sparse run bit for bit (`tests/memory/sparse_tma.rs`).
 
 use super::problem::SparseGemm;
 use crate::gemm::memory::run_port;

@@ -287,7 +287,7 @@ pub fn encode_exact(fmt: Format, v: f64) -> Option<u64> {
         // The MX element formats have no NaN and no infinity: a value is exact when one of
         // the 64 or 16 codes decodes to it (signed zeros kept). Their decoder is the MX
         // module's, checked code by code against the OCP tables in
-        // tests/numerics_small_formats.rs.
+        // tests/numerics/small_formats.rs.
         (0u64..1 << fmt.width()).find(|&code| decode_f64(fmt, code).to_bits() == v.to_bits())
     } else {
         None

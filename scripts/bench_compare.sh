@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Same-run speed comparison of the tensor-core benchmark between an older commit and the
+# checkout: builds `cargo bench --bench tensor_core` at BASE (in a temporary git worktree that
+# shares this checkout's target directory, so the dependencies are built once) and here, then
+# runs the two alternately, ROUNDS times, so the machine's drift hits both alike. Prints each
+# run's throughput lines (simulated cycles per second) and, at the end, the median ratio.
+#
+# usage: scripts/bench_compare.sh BASE [FILTER] [ROUNDS]
+#   BASE    a commit (e.g. the one before a change)
+#   FILTER  criterion benchmark filter (default: fp16_w1_, i.e. untraced and VCD, w = 1)
+#   ROUNDS  alternations (default 3)
+set -euo pipefail
+base=$1
+filter=${2:-fp16_w1_}
+rounds=${3:-3}
+root=$(git rev-parse --show-toplevel)
+cd "$root"
+work=$(mktemp -d)
+cleanup() {
+  git -C "$root" worktree remove --force "$work/base" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+git -C "$root" worktree add -q --detach "$work/base" "$base"
+export CARGO_TARGET_DIR="$root/target"
+(cd "$work/base" && cargo bench --bench tensor_core --no-run -q)
+cargo bench --bench tensor_core --no-run -q
+
+run() { # $1 = directory, $2 = label
+  (cd "$1" && cargo bench -q --bench tensor_core -- --noplot --warm-up-time 1 \
+    --measurement-time 4 "$filter" 2>/dev/null) |
+    awk -v who="$2" '/^tensor_core\//{name=$1} /thrpt:/{print who, name, $(NF-3), $(NF-2)}'
+}
+: >"$work/rates"
+for r in $(seq 1 "$rounds"); do
+  run "$work/base" base | tee -a "$work/rates"
+  run "$root" head | tee -a "$work/rates"
+done
+python3 - "$work/rates" <<'EOF'
+import sys, statistics
+unit = {"Kelem/s": 1e3, "Melem/s": 1e6, "Gelem/s": 1e9, "elem/s": 1.0}
+rates = {}
+for line in open(sys.argv[1]):
+    who, name, value, u = line.split()
+    rates.setdefault(name, {}).setdefault(who, []).append(float(value) * unit[u])
+for name, r in sorted(rates.items()):
+    if "base" in r and "head" in r:
+        b, h = statistics.median(r["base"]), statistics.median(r["head"])
+        print(f"{name}: base {b/1e6:.3f} M/s, head {h/1e6:.3f} M/s, ratio {h/b:.2f}")
+EOF

@@ -1,0 +1,30 @@
+//! Tests of the `tcrtl` command line: every subcommand, bad input, hardening, fuzzing, .npy compatibility.
+//!
+//! One test binary for the block (`cargo test --test cli`); each file below is one
+//! subject, and `cargo test --test cli NAME::` runs one of them.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod convert;
+mod dot;
+mod dot_all;
+mod dot_batch_fp16;
+mod dot_fp16;
+mod dot_int;
+mod dot_mx;
+mod dot_rounding;
+mod fuzz_front_door;
+mod gemm;
+mod gemm_fp16;
+mod gemm_int;
+mod gemm_mx;
+mod gemm_text;
+mod grade;
+mod grade_vcd;
+mod harden;
+mod memory;
+mod npy_numpy_compat;
+mod sparse;
+mod tma;
+mod wave_filter;

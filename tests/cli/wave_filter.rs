@@ -1,0 +1,71 @@
+//! `tcrtl wave-filter`, driven the way GTKWave drives a translate filter process: started with
+//! everything after the program name as one argument, one hex value written at a time, and
+//! each answer read back before the next value is sent (so every line must be flushed).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use crate::common::cli::{assert_error, tcrtl};
+
+#[test]
+fn answers_each_line_at_once_as_gtkwave_asks() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .arg("wave-filter fp16")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the filter");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    // binary16 by hand: 0x3C00 = 1, 0xC000 = -2, 0x3555 = 0.333251953125 (1 + 0x155/1024, / 4),
+    // 0x7C00 = +Inf; two lanes 0x4200_3C00 = 3 (lane 1), 1 (lane 0).
+    for (hex, want) in [
+        ("3C00", "1.0"),
+        ("C000", "-2.0"),
+        ("3555", "0.33325195"),
+        ("7C00", "inf"),
+        ("42003C00", "1.0 | 3.0"),
+        ("xxxx", "xxxx"),
+    ] {
+        writeln!(input, "{hex}").expect("write");
+        input.flush().expect("flush");
+        let mut line = String::new();
+        output.read_line(&mut line).expect("read");
+        assert_eq!(line.trim_end(), want, "for {hex}");
+    }
+    drop(input);
+    assert!(child.wait().expect("wait").success());
+}
+
+#[test]
+fn control_words_and_tags_are_decoded() {
+    let run = |kind: &str, input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+            .args(["wave-filter", kind])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write");
+        let out = child.wait_with_output().expect("wait");
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    // a_ctl: lanes 1 (bits 5:0), set 1 (bit 8), valid (bit 9), fire (bit 7) = 0x381.
+    assert_eq!(run("ctl", "381\n000\n"), "n=1 valid set1 fire\n-\n");
+    // d_tag: valid, row 3 (bits 2:1), tile 2 (bits 31:8) = 0x207.
+    assert_eq!(run("tag", "0000000000000207\n"), "tile 2 row 3\n");
+}
+
+#[test]
+fn an_unknown_kind_is_a_one_line_error() {
+    assert_error(
+        &tcrtl(&["wave-filter", "fp99"]),
+        "unknown filter kind 'fp99'",
+    );
+}

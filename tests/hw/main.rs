@@ -1,0 +1,17 @@
+//! Tests of the clocked tensor core: GEMMs against the functional model and references, timing, waves, evaluation order, testbenches, waveform bytes.
+//!
+//! One test binary for the block (`cargo test --test hw`); each file below is one
+//! subject, and `cargo test --test hw NAME::` runs one of them.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod eval_order;
+mod fp16_paths;
+mod fp16_tf32;
+mod gemm;
+mod gemm_int;
+mod testbenches;
+mod timing;
+mod wave_digests;
+mod waves;

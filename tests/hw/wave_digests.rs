@@ -1,0 +1,226 @@
+//! The bytes of the waveforms the project writes, pinned: every testbench's VCD and a `gemm
+//! --vcd` run of every mode, width class, output format and memory path are hashed and
+//! compared with `tests/data/wave_digests.txt`, recorded from the design before its
+//! restructuring (the refactor must not move one byte of any waveform).
+//!
+//! A deliberate change of the waves is recorded with `TCRTL_BLESS_WAVES=1 cargo test --test hw
+//! wave_digests::`, and the commit that does it lists the signals that changed.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::common::cli::{scratch, tcrtl, text};
+
+/// FNV-1a over the bytes, 64 bits, with the length beside it: a change detector (not a
+/// cryptographic hash; the file is ours and nobody forges it).
+fn digest(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x} {}", bytes.len())
+}
+
+/// The `gemm` runs whose waves are pinned: (name, arguments before `--vcd`).
+const GEMM_RUNS: &[(&str, &[&str])] = &[
+    ("fp16_ieee_w1", &["--m", "8", "--n", "8", "--k", "8"]),
+    (
+        "fp16_ieee_w4_odd",
+        &["--m", "5", "--n", "7", "--k", "19", "--width", "4"],
+    ),
+    (
+        "bf16_fused_w8",
+        &[
+            "--m", "8", "--n", "4", "--k", "32", "--format", "bf16", "--acc", "fused", "--width",
+            "8",
+        ],
+    ),
+    (
+        "e4m3_nvidia_hopper_w1",
+        &[
+            "--m", "4", "--n", "4", "--k", "64", "--format", "e4m3", "--acc", "nvidia", "--preset",
+            "hopper",
+        ],
+    ),
+    (
+        "e5m2_nvidia_ada_w16",
+        &[
+            "--m", "4", "--n", "8", "--k", "64", "--format", "e5m2", "--acc", "nvidia", "--preset",
+            "ada", "--width", "16",
+        ],
+    ),
+    (
+        "tf32_ieee_w4",
+        &[
+            "--m", "4", "--n", "4", "--k", "16", "--format", "tf32", "--width", "4",
+        ],
+    ),
+    (
+        "fp16_out_fp16_w2",
+        &[
+            "--m",
+            "8",
+            "--n",
+            "8",
+            "--k",
+            "16",
+            "--width",
+            "2",
+            "--out-format",
+            "fp16",
+        ],
+    ),
+    (
+        "s8_int_w4",
+        &[
+            "--m", "8", "--n", "8", "--k", "16", "--format", "s8", "--width", "4",
+        ],
+    ),
+    (
+        "u4_int_sat_w8",
+        &[
+            "--m",
+            "4",
+            "--n",
+            "4",
+            "--k",
+            "32",
+            "--format",
+            "u4",
+            "--width",
+            "8",
+            "--satfinite",
+        ],
+    ),
+    (
+        "sparse_fp16_w2",
+        &[
+            "--m", "8", "--n", "8", "--k", "32", "--sparse", "--width", "2",
+        ],
+    ),
+    (
+        "sparse_e4m3_nvidia_w8",
+        &[
+            "--m", "4", "--n", "4", "--k", "64", "--sparse", "--format", "e4m3", "--acc", "nvidia",
+            "--preset", "hopper", "--width", "8",
+        ],
+    ),
+    (
+        "tma_fp16_w1",
+        &["--m", "8", "--n", "8", "--k", "32", "--memory", "tma"],
+    ),
+    (
+        "tma_fp16_out_w4",
+        &[
+            "--m",
+            "8",
+            "--n",
+            "8",
+            "--k",
+            "32",
+            "--memory",
+            "tma",
+            "--width",
+            "4",
+            "--out-format",
+            "fp16",
+            "--mem-latency",
+            "7",
+        ],
+    ),
+    (
+        "tma_s8_w4",
+        &[
+            "--m", "8", "--n", "8", "--k", "32", "--memory", "tma", "--format", "s8", "--width",
+            "4",
+        ],
+    ),
+    (
+        "tma_sparse_fp16_w2",
+        &[
+            "--m", "8", "--n", "8", "--k", "64", "--memory", "tma", "--sparse", "--width", "2",
+        ],
+    ),
+];
+
+fn expected() -> BTreeMap<String, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/wave_digests.txt");
+    let body = std::fs::read_to_string(&path).unwrap_or_default();
+    body.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_once(' '))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn record(got: &BTreeMap<String, String>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/wave_digests.txt");
+    let mut body = String::from(
+        "# name fnv1a64 bytes: the VCDs of tests/hw/wave_digests.rs (TCRTL_BLESS_WAVES=1 rewrites)\n",
+    );
+    for (k, v) in got {
+        body.push_str(&format!("{k} {v}\n"));
+    }
+    std::fs::write(path, body).expect("write digests");
+}
+
+#[test]
+fn waveform_bytes_are_unchanged() {
+    let dir = scratch("digests", "all");
+    let mut got = BTreeMap::new();
+
+    let tb_dir = dir.join("tb");
+    let o = tcrtl(&["tb", "run", "all", "--waves", tb_dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let mut vcds: Vec<_> = std::fs::read_dir(&tb_dir)
+        .expect("waves dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "vcd"))
+        .collect();
+    vcds.sort();
+    assert!(vcds.len() >= 20, "{} testbench waveforms", vcds.len());
+    for p in vcds {
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        got.insert(
+            format!("tb/{name}"),
+            digest(&std::fs::read(&p).expect("vcd")),
+        );
+    }
+
+    for (name, args) in GEMM_RUNS {
+        let vcd = dir.join(format!("{name}.vcd"));
+        let mut all: Vec<&str> = vec!["gemm"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--vcd", vcd.to_str().unwrap()]);
+        let o = tcrtl(&all);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", text(&o.stderr));
+        got.insert(
+            format!("gemm/{name}"),
+            digest(&std::fs::read(&vcd).expect("vcd")),
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+
+    if std::env::var_os("TCRTL_BLESS_WAVES").is_some() {
+        record(&got);
+        return;
+    }
+    let want = expected();
+    let mut diffs = Vec::new();
+    for (k, v) in &got {
+        match want.get(k) {
+            Some(w) if w == v => {}
+            Some(w) => diffs.push(format!("{k}: got {v}, pinned {w}")),
+            None => diffs.push(format!("{k}: not pinned (got {v})")),
+        }
+    }
+    for k in want.keys().filter(|k| !got.contains_key(*k)) {
+        diffs.push(format!("{k}: pinned but not produced"));
+    }
+    assert!(
+        diffs.is_empty(),
+        "waveform bytes changed:\n{}",
+        diffs.join("\n")
+    );
+}

@@ -1,0 +1,164 @@
+//! The tensor core's waveform, read back with `wellen`: scope names, A moving right one PE
+//! per cycle, B moving down one PE per cycle, the controller's state register.
+
+use crate::common::waves::Waves;
+use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
+use tensorcore_rtl::numerics::dot::AccMode;
+use tensorcore_rtl::numerics::format::FP16;
+use tensorcore_rtl::rtl::TraceConfig;
+
+#[test]
+fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
+    let dir = std::env::temp_dir().join(format!("tcrtl_hw_waves_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let path = dir.join("tc.vcd");
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+    let g = Gemm::random(4, 4, 6, cfg, 11).expect("problem");
+    let r = run_clocked(&g, Some(&TraceConfig::vcd(&path))).expect("clocked, traced");
+    assert_eq!(r.out, run_functional(&g).expect("functional"));
+
+    let waves = Waves::read(&path);
+    for name in [
+        "tensor_core.clk",
+        "tensor_core.rst",
+        "tensor_core.controller.state",
+    ] {
+        assert!(waves.has(name), "{name} missing");
+    }
+    for r in 0..4 {
+        for c in 0..4 {
+            for sig in [
+                "a_in",
+                "b_in",
+                "acc",
+                "acc_0",
+                "acc_1",
+                "exp_sum",
+                "max_exp",
+                "lzc",
+                "round_inc",
+            ] {
+                let n = format!("tensor_core.mesh.pe_{r}_{c}.{sig}");
+                assert!(waves.has(&n), "{n} missing");
+            }
+        }
+    }
+    let cycles = waves.cycles();
+    let value = |name: &str, cycle: usize| waves.bits(name, cycle);
+    let mut moved_a = 0;
+    let mut moved_b = 0;
+    for t in 1..cycles {
+        for r in 0..4 {
+            for c in 1..4 {
+                let here = value(&format!("tensor_core.mesh.pe_{r}_{c}.a_in"), t);
+                let left = value(&format!("tensor_core.mesh.pe_{r}_{}.a_in", c - 1), t - 1);
+                assert_eq!(here, left, "A at pe_{r}_{c}, cycle {t}");
+                moved_a += usize::from(here.contains('1'));
+            }
+        }
+        for r in 1..4 {
+            for c in 0..4 {
+                let here = value(&format!("tensor_core.mesh.pe_{r}_{c}.b_in"), t);
+                let up = value(&format!("tensor_core.mesh.pe_{}_{c}.b_in", r - 1), t - 1);
+                assert_eq!(here, up, "B at pe_{r}_{c}, cycle {t}");
+                moved_b += usize::from(here.contains('1'));
+            }
+        }
+    }
+    // Nonzero operands really travelled (6 steps through 3 hops in 4 rows/columns).
+    assert!(
+        moved_a >= 4 * 3 * 5 && moved_b >= 4 * 3 * 5,
+        "{moved_a} {moved_b}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn controller_state_names_reach_gtkwave() {
+    let dir = std::env::temp_dir().join(format!("tcrtl_hw_labels_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+    let g = Gemm::random(4, 4, 4, cfg, 3).expect("problem");
+    let trace = TraceConfig::vcd(dir.join("tc.vcd")).glob("controller.state");
+    run_clocked(&g, Some(&trace)).expect("clocked, traced");
+    let filter = std::fs::read_to_string(dir.join("tc.tensor_core.controller.state.txt"))
+        .expect("filter file");
+    let lines: Vec<&str> = filter.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(
+        lines,
+        [
+            "0 Idle",
+            "1 Preload",
+            "2 Compute",
+            "3 Drain",
+            "4 Done",
+            "5 Wait"
+        ]
+    );
+    let gtkw = std::fs::read_to_string(dir.join("tc.gtkw")).expect("save file");
+    assert!(
+        gtkw.contains(
+            "@2022\n^1 tc.tensor_core.controller.state.txt\ntensor_core.controller.state[2:0]\n"
+        ),
+        "{gtkw}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The save files of a traced GEMM: FP32 words as reals (`@40020`: GTKWave's `TR_REAL` 0x40000
+/// with right-justify 0x20), FP16 buses and control words through the `tcrtl wave-filter`
+/// process (`@4022`: `TR_PTRANSLATED` 0x4000 with hex and right-justify, one `^>N` slot per
+/// kind), and the overview with a few signals per PE in closed groups (`@c00200` to
+/// `@1401200`).
+#[test]
+fn save_files_show_reals_and_filtered_lanes_and_an_overview() {
+    let dir = std::env::temp_dir().join(format!("tcrtl_hw_display_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+    let g = Gemm::random(4, 4, 4, cfg, 5).expect("problem");
+    run_clocked(&g, Some(&TraceConfig::vcd(dir.join("tc.vcd")))).expect("clocked, traced");
+    let full = std::fs::read_to_string(dir.join("tc.gtkw")).expect("save file");
+    let has = |text: &str, want: &str| assert!(text.contains(want), "{want:?} not in\n{text}");
+    has(&full, "@40020\ntensor_core.d_out_0[31:0]\n");
+    has(&full, "@40020\ntensor_core.mesh.pe_2_1.acc_0[31:0]\n");
+    has(
+        &full,
+        "tcrtl wave-filter fp16\ntensor_core.mesh.pe_0_0.a_in[15:0]\n",
+    );
+    has(
+        &full,
+        "tcrtl wave-filter ctl\ntensor_core.mesh.pe_3_3.a_ctl[9:0]\n",
+    );
+    has(&full, "tcrtl wave-filter tag\ntensor_core.d_tag[63:0]\n");
+    has(&full, "@24\ntensor_core.mesh.pe_0_0.align_shift[15:0]\n");
+    // One process slot per kind, the same slot every time the kind recurs.
+    let slots: std::collections::BTreeSet<&str> =
+        full.lines().filter(|l| l.starts_with("^>")).collect();
+    assert_eq!(slots.len(), 3, "{slots:?}");
+    for l in &slots {
+        assert!(full.contains(&format!("@4022\n{l}\n")), "{l}");
+    }
+    assert!(
+        full.contains("@800200\n-mesh.pe_0_0\n"),
+        "groups open in the full file"
+    );
+
+    let over = std::fs::read_to_string(dir.join("tc.overview.gtkw")).expect("overview");
+    has(&over, "[savefile] \"tc.overview.gtkw\"\n");
+    has(&over, "@c00200\n-mesh.pe_1_2\n");
+    has(&over, "@1401200\n-mesh.pe_1_2\n");
+    has(&over, "tensor_core.mesh.pe_1_2.a_in[15:0]");
+    has(&over, "tensor_core.mesh.pe_1_2.acc_1[31:0]");
+    has(&over, "^1 tc.tensor_core.controller.state.txt\n");
+    for absent in ["s1_prod", "exp_sum", "a_skew", "timer"] {
+        assert!(!over.contains(absent), "{absent} in the overview");
+    }
+    // Every signal of the overview is in the full file.
+    for l in over.lines().filter(|l| l.starts_with("tensor_core.")) {
+        has(&full, l);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,11 @@
+//! Tests of the memory path: TMA descriptors and boxes, shared memory, GEMMs through TMA (dense and sparse).
+//!
+//! One test binary for the block (`cargo test --test memory`); each file below is one
+//! subject, and `cargo test --test memory NAME::` runs one of them.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod gemm_memory;
+mod sparse_tma;
+mod tma_props;

@@ -1,0 +1,19 @@
+//! Tests of the numerics layer: formats, products, the adder, conversions, integer and dot-product steps in every accumulation mode, against host floats, rustc_apfloat, SoftFloat and exact sums.
+//!
+//! One test binary for the block (`cargo test --test numerics`); each file below is one
+//! subject, and `cargo test --test numerics NAME::` runs one of them.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod add;
+mod convert;
+mod dot_batch;
+mod dot_explain;
+mod dot_fp16_rounding;
+mod dot_modes;
+mod dot_rounding;
+mod int;
+mod products;
+mod small_formats;
+mod traces;

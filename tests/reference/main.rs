@@ -1,0 +1,15 @@
+//! Tests of the independent references and the GPU data: measured tensor-core rows, probe inputs, the FP16-output reference, error sweeps, the Verilog reference under Icarus.
+//!
+//! One test binary for the block (`cargo test --test reference`); each file below is one
+//! subject, and `cargo test --test reference NAME::` runs one of them.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod fp16_tf32_probes;
+mod nvidia_measurements;
+mod nvidia_probes;
+mod nvidia_ref;
+mod verify_fp16_ref;
+mod verify_sweep;
+mod verilog_reference;
