@@ -2,7 +2,7 @@
 //! per K, into DIR/summary.json and DIR/errors.svg) and `tcrtl verify merge` (shards of one
 //! sweep into the single-run summary).
 
-use super::dot::{rounding, rounding_label};
+use super::dot::result::{rounding, rounding_label};
 use super::plot::{line_plot, Plot, Series};
 use super::values;
 use clap::Args;

@@ -8,7 +8,8 @@
 //! so `--check` compares D with the independent `verify::mx_ref` and with `mx_dot` in
 //! `fused` mode. Ideal operand path only.
 
-use super::{load_c, matrix_shape, plan_outputs, GemmArgs};
+use super::args::GemmArgs;
+use super::load::{load_c, matrix_shape, plan_outputs};
 use crate::cli::memory::MemoryPath;
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::{run_clocked_mx, CoreConfig, MxGemm};
@@ -69,7 +70,7 @@ fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a PathBuf, String> {
 /// Parses `--a-tensor-scale`/`--b-tensor-scale` (NVFP4 only): an FP32 value or pattern.
 fn tensor_scale(fmt: BlockFormat, text: Option<&str>, flag: &str) -> Result<Option<u32>, String> {
     match (fmt, text) {
-        (BlockFormat::NvFp4, Some(t)) => super::values::operand(FP32, t)
+        (BlockFormat::NvFp4, Some(t)) => crate::cli::values::operand(FP32, t)
             .map(|bits| Some(bits as u32))
             .map_err(|e| format!("{flag}: {e}")),
         (_, Some(_)) => Err(format!("{flag} applies to nvfp4 only ({fmt} has none)")),
@@ -174,7 +175,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             "K = {k}: {fa} GEMMs need K a multiple of {bs} (one scale per {bs} elements)"
         ));
     }
-    super::values::check_size(m, n, k)?;
+    crate::cli::values::check_size(m, n, k)?;
     let blocks = k / bs;
     let (sr, sc, sa) = load_u8(psa, "A scales", 8, false)?;
     if (sr, sc) != (m, blocks) {

@@ -4,281 +4,27 @@
 //! core in sparse mode (`docs/sparsity.md`). An MX `--format` (`mxfp8e4m3`, ...) with
 //! `--a-scales`/`--b-scales` runs a block-scaled GEMM on the core in MX mode ([`mx`]).
 
+//! This module declares the children and dispatches to them; the children never import it.
+
+mod args;
+mod int;
+mod load;
 mod mx;
 
-use super::gemm_int;
-use super::memory::{memory_json, MemArgs, MemoryPath};
+use super::memory::memory_json;
 use super::pattern::{pattern_problem, Pattern};
-use super::text_matrix;
 use super::values;
-use clap::{ArgGroup, Args};
-use std::path::{Path, PathBuf};
+pub use args::GemmArgs;
+use load::{load_c, load_operand, plan_outputs};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{run_functional, run_memory, CoreConfig, Gemm, MemRun};
 use tensorcore_rtl::hw::schedule::Schedule;
-use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
-use tensorcore_rtl::io::OutputPlan;
-use tensorcore_rtl::numerics::convert::tf32_from_container;
-use tensorcore_rtl::numerics::format::{Format, FP16, TF32};
+use tensorcore_rtl::io::npy::{write_npy, Dtype};
+use tensorcore_rtl::numerics::format::FP16;
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow};
 use tensorcore_rtl::sparse::clocked::sparse_schedule;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, run_memory_sparse, Prune, SparseGemm};
 use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
-use tensorcore_rtl::verify::measurements::encode_exact;
-
-/// `--acc` of `tcrtl gemm`: the modes the clocked tensor core runs (no `exact`).
-const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs --preset)";
-
-/// Arguments of `tcrtl gemm`.
-#[derive(Args, Debug)]
-#[command(group(ArgGroup::new("input").required(true).args(["a", "m", "a_values"])))]
-#[command(mut_arg("acc", |a| a.help(ACC_HELP)))]
-pub struct GemmArgs {
-    /// A (M x K) as .npy: uint8 (FP8), uint16 (FP16/BF16) or uint32 (TF32 containers, low 13
-    /// bits zero) bit patterns, or float16/32/64 values exactly representable in the format;
-    /// int8 (s8, s4) or uint8 (u8, u4) values for integer formats. A `.txt` or `.hex` file is
-    /// a text matrix (floating-point formats): one row a line, elements as hex bit patterns
-    /// (0x3c00) or exact decimals.
-    #[arg(long, requires = "b")]
-    a: Option<PathBuf>,
-    /// B (K x N) as .npy, like A.
-    #[arg(long, conflicts_with = "m")]
-    b: Option<PathBuf>,
-    /// C (M x N) as .npy: float32 values or uint32 FP32 bit patterns; with --out-format fp16,
-    /// float16 values or uint16 FP16 bit patterns; int32 for integer formats (default:
-    /// zeros); or a text matrix (.txt, .hex) of values or patterns in the output format.
-    #[arg(long, conflicts_with = "m")]
-    c: Option<PathBuf>,
-    /// Rows of a random problem (with --n, --k, --seed).
-    #[arg(long, requires_all = ["n", "k"], conflicts_with = "a")]
-    m: Option<usize>,
-    /// Columns of a random problem.
-    #[arg(long, requires = "m")]
-    n: Option<usize>,
-    /// Inner dimension of a random problem.
-    #[arg(long, requires = "m")]
-    k: Option<usize>,
-    /// Seed of the random problem (the same seed gives the same operands everywhere).
-    #[arg(long, default_value_t = 1, requires = "m")]
-    seed: u64,
-    /// Operands of a generated problem (with --m, --n, --k): random (seeded, the default),
-    /// ones (D = K everywhere), iota (A and B count 1..8 row-major), identity (A = I, B
-    /// counting, so D repeats B); C is zero except for random.
-    #[arg(long, value_enum, default_value_t = Pattern::Random, requires = "m", conflicts_with = "sparse")]
-    pattern: Pattern,
-    #[command(flatten)]
-    arith: values::ArithArgs,
-    /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
-    #[arg(long, default_value_t = 1)]
-    width: usize,
-    /// Write D (M x N float32; with --out-format fp16, uint16 FP16 bit patterns; int32 for
-    /// integer formats) here, atomically.
-    #[arg(long)]
-    out: Option<PathBuf>,
-    /// The accumulator format: fp32 (default) or fp16 (C and D are FP16; the PE accumulator
-    /// registers are 16 bits wide; with --memory tma, C and D move 2 bytes an element; --memh
-    /// writes 16-bit C and D words).
-    #[arg(long, default_value = "fp32")]
-    out_format: String,
-    /// Check D against the independent reference also for .npy inputs (random inputs are
-    /// always checked).
-    #[arg(long)]
-    check: bool,
-    /// Also write A, B, C and D as `$readmemh` images (`a.hex`, `b.hex`, `c.hex`, `d.hex`,
-    /// one word a line, row-major) into this existing directory, for a Verilog testbench.
-    #[arg(long)]
-    memh: Option<PathBuf>,
-    #[command(flatten)]
-    trace: values::TraceArgs,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
-    /// 2:4 structured sparsity: A must hold at most two nonzeros per group of four along K
-    /// (checked; see --prune), or comes compressed (--a-values, --a-meta); a random problem
-    /// draws valid nibbles. Runs on the core in sparse mode (half the compute steps).
-    #[arg(long)]
-    sparse: bool,
-    #[command(flatten)]
-    sparse_a: super::sparse::CompressedA,
-    /// Where the operands come from: `ideal` (a zero-latency store) or `tma` (global memory,
-    /// TMA loads into shared-memory stages, TMA store of D; docs/memory.md).
-    #[arg(long, value_enum, default_value = "ideal")]
-    memory: MemoryPath,
-    #[command(flatten)]
-    mem: MemArgs,
-    /// Operand stages in shared memory with --memory tma (default: enough to cover the
-    /// latency at the bandwidth, at most 48).
-    #[arg(long, value_name = "N")]
-    stages: Option<usize>,
-    /// Integer formats only: clamp each PE step's exact sum to the int32 range (PTX
-    /// `.satfinite`) instead of wrapping.
-    #[arg(long)]
-    satfinite: bool,
-    /// Lay the operand tiles out unswizzled in shared memory (--memory tma), to see the bank
-    /// conflicts the 128B swizzle avoids.
-    #[arg(long)]
-    no_swizzle: bool,
-    /// Block scales of A for a block-scaled --format: uint8 .npy, M x K/32 E8M0 codes (one
-    /// per 32 elements of a row of A; nvfp4: M x K/16 unsigned E4M3 codes).
-    #[arg(long, value_name = "SA.npy")]
-    a_scales: Option<PathBuf>,
-    /// Block scales of B for a block-scaled --format: uint8 .npy, K/32 x N E8M0 codes (one
-    /// per 32 elements of a column of B; nvfp4: K/16 x N unsigned E4M3 codes).
-    #[arg(long, value_name = "SB.npy")]
-    b_scales: Option<PathBuf>,
-    /// nvfp4: A's FP32 tensor scale (a value or 0x pattern; default none, i.e. 1).
-    #[arg(long, value_name = "X", allow_hyphen_values = true)]
-    a_tensor_scale: Option<String>,
-    /// nvfp4: B's FP32 tensor scale (a value or 0x pattern; default none, i.e. 1).
-    #[arg(long, value_name = "X", allow_hyphen_values = true)]
-    b_tensor_scale: Option<String>,
-}
-
-/// Reads an A or B operand: returns (rows, cols, bit patterns of `fmt`).
-fn load_operand(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, Vec<u64>), String> {
-    if text_matrix::is_text(path) {
-        return text_matrix::read(path, name, |t| values::operand(fmt, t));
-    }
-    let arr = read_npy(path).map_err(|e| e.to_string())?;
-    let (rows, cols) = matrix_shape(&arr, path, name)?;
-    let words = match arr.dtype {
-        Dtype::U8 | Dtype::U16 => {
-            let bits = if arr.dtype == Dtype::U8 { 8 } else { 16 };
-            if fmt.width() != bits {
-                return Err(format!(
-                    "{}: {name} holds {} bit patterns but {fmt} needs {} (or float values)",
-                    path.display(),
-                    arr.dtype.numpy_name(),
-                    if fmt.width() == 8 { "uint8" } else { "uint16" }
-                ));
-            }
-            arr.words.clone()
-        }
-        Dtype::F16 | Dtype::F32 | Dtype::F64 => (0..arr.words.len())
-            .map(|i| {
-                let v = arr.value_f64(i);
-                encode_exact(fmt, v).ok_or_else(|| {
-                    format!(
-                        "{}: {name}[{}][{}] = {v:e} is not exactly representable in {fmt}",
-                        path.display(),
-                        i / cols,
-                        i % cols
-                    )
-                })
-            })
-            .collect::<Result<_, _>>()?,
-        Dtype::U32 if fmt == TF32 => arr
-            .words
-            .iter()
-            .enumerate()
-            .map(|(i, &w)| {
-                tf32_from_container(w as u32).ok_or_else(|| {
-                    format!(
-                        "{}: {name}[{}][{}] = {w:#010x} is not a tf32 container (low 13 bits \
-                         must be zero)",
-                        path.display(),
-                        i / cols,
-                        i % cols
-                    )
-                })
-            })
-            .collect::<Result<_, _>>()?,
-        Dtype::U32 | Dtype::I8 | Dtype::I32 => {
-            return Err(format!(
-                "{}: {name} has dtype {}; {fmt} takes {} bit patterns or float16/32/64 values",
-                path.display(),
-                arr.dtype.numpy_name(),
-                if fmt.width() == 8 { "uint8" } else { "uint16" }
-            ))
-        }
-    };
-    Ok((rows, cols, words))
-}
-
-fn matrix_shape(arr: &NpyArray, path: &Path, name: &str) -> Result<(usize, usize), String> {
-    match arr.shape.as_slice() {
-        [r, c] => Ok((*r, *c)),
-        s => Err(format!(
-            "{}: {name} must be a 2-D matrix but has shape {s:?}",
-            path.display()
-        )),
-    }
-}
-
-/// Reads C, `m x n`: float32 values or uint32 FP32 bit patterns, or for an FP16 accumulator
-/// float16 values or uint16 FP16 bit patterns (both held as the FP16 bits); or a text matrix
-/// in the accumulator format.
-fn load_c(path: &Path, m: usize, n: usize, acc: Format) -> Result<Vec<u32>, String> {
-    if text_matrix::is_text(path) {
-        let (rows, cols, words) = text_matrix::read(path, "C", |t| values::operand(acc, t))?;
-        if (rows, cols) != (m, n) {
-            return Err(format!(
-                "{}: C is {rows} x {cols} but A x B is {m} x {n}",
-                path.display()
-            ));
-        }
-        return Ok(words.iter().map(|&w| w as u32).collect());
-    }
-    let arr = read_npy(path).map_err(|e| e.to_string())?;
-    let (rows, cols) = matrix_shape(&arr, path, "C")?;
-    let ok = if acc == FP16 {
-        matches!(arr.dtype, Dtype::F16 | Dtype::U16)
-    } else {
-        matches!(arr.dtype, Dtype::F32 | Dtype::U32)
-    };
-    if !ok {
-        return Err(format!(
-            "{}: C has dtype {}; expected {}",
-            path.display(),
-            arr.dtype.numpy_name(),
-            if acc == FP16 {
-                "float16 or uint16 (FP16 bit patterns) for --out-format fp16"
-            } else {
-                "float32 or uint32 (FP32 bit patterns)"
-            }
-        ));
-    }
-    if (rows, cols) != (m, n) {
-        return Err(format!(
-            "{}: C is {rows} x {cols} but A x B is {m} x {n}",
-            path.display()
-        ));
-    }
-    Ok(arr.words.iter().map(|&w| w as u32).collect())
-}
-
-/// Every file `--memh DIR` may write (`src/cli/golden.rs`), checked before the run.
-const MEMH_FILES: [&str; 8] = [
-    "a.hex",
-    "b.hex",
-    "c.hex",
-    "d.hex",
-    "steps.hex",
-    "a_values.hex",
-    "a_meta.hex",
-    "manifest.json",
-];
-
-/// Checks every output of the run before any work: directories exist, no two outputs name the
-/// same file, each can be opened for writing (`tensorcore_rtl::io::output`).
-fn plan_outputs(args: &GemmArgs) -> Result<(), String> {
-    let mut plan = OutputPlan::new();
-    if let Some(out) = &args.out {
-        plan.add("--out", out)?;
-    }
-    if let Some(dir) = &args.memh {
-        if !dir.is_dir() {
-            return Err(format!(
-                "--memh {}: not an existing directory",
-                dir.display()
-            ));
-        }
-        for name in MEMH_FILES {
-            plan.add("--memh", &dir.join(name))?;
-        }
-    }
-    args.trace.plan(&mut plan)
-}
 
 /// Runs `tcrtl gemm`.
 pub fn run(args: &GemmArgs) -> Result<i32, String> {
@@ -492,7 +238,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     })
 }
 
-/// `tcrtl gemm` with integer formats (see [`gemm_int`]): dense, on the ideal memory path or
+/// `tcrtl gemm` with integer formats (see [`int`]): dense, on the ideal memory path or
 /// (8-bit operands) through the TMA memory path, without `--memh` golden files or generated
 /// patterns other than random.
 fn run_int(args: &GemmArgs, a: IntFormat, b: IntFormat) -> Result<i32, String> {
@@ -522,7 +268,7 @@ fn run_int(args: &GemmArgs, a: IntFormat, b: IntFormat) -> Result<i32, String> {
         (Some(m), Some(n), Some(k)) => Some((m, n, k, args.seed)),
         _ => None,
     };
-    gemm_int::run(&gemm_int::IntGemmJob {
+    int::run(&int::IntGemmJob {
         mode: IntMode {
             a,
             b,

@@ -4,9 +4,9 @@
 //! also run through the TMA memory path (`--memory tma`: bytes in global and shared memory,
 //! int32 C and D words).
 
-use super::dot_int::load_int_matrix;
-use super::memory::{memory_json, memory_line, MemoryPath};
-use super::values;
+use crate::cli::memory::{memory_json, memory_line, MemoryPath};
+use crate::cli::operand_files::load_int_matrix;
+use crate::cli::values;
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm, MemRun};
