@@ -14,7 +14,6 @@ macro_rules! outln {
 mod convert;
 mod dot;
 mod gemm;
-mod golden;
 mod grade;
 mod memory;
 mod memsweep;

@@ -7,6 +7,7 @@ pub mod memory;
 pub mod mx;
 pub mod problem;
 pub mod rng;
+pub mod roofline;
 
 pub use crate::hw::CoreConfig;
 pub use clocked::{run_clocked, ClockedRun};

@@ -12,13 +12,14 @@ pub mod result;
 use super::operand_files::is_npy;
 use super::values;
 use clap::Args;
-use result::{acc_hex, acc_value, result_json, rounding, rounding_label};
+use result::{acc_hex, acc_value, result_json, rounding_label};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::numerics::dot::explain::explain;
 use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, DotError, MAX_LANES};
 use tensorcore_rtl::numerics::format::{Format, FP32};
 use tensorcore_rtl::numerics::int::IntOverflow;
 use tensorcore_rtl::numerics::mx::BlockFormat;
+use values::rounding;
 
 /// Arguments of `tcrtl dot`.
 #[derive(Args, Debug)]

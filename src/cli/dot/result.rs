@@ -7,13 +7,6 @@ use tensorcore_rtl::numerics::dot::{AccMode, DotResult, Preset};
 use tensorcore_rtl::numerics::format::Format;
 use tensorcore_rtl::numerics::RoundingMode;
 
-/// Parses a `--rounding` name (`rne`, `rtz`, `rdn`, `rup`).
-pub fn rounding(name: &str) -> Result<RoundingMode, String> {
-    RoundingMode::by_name(name)
-        .filter(|m| *m != RoundingMode::ToOdd)
-        .ok_or_else(|| format!("unknown rounding {name:?} (expected rne, rtz, rdn or rup)"))
-}
-
 /// The value of an accumulator pattern (`acc` is FP32 or FP16; both widen exactly).
 pub fn acc_value(acc: Format, bits: u32) -> f32 {
     f32::from_bits(to_fp32(acc, bits as u64))

@@ -129,7 +129,7 @@ pub fn load_c(path: &Path, m: usize, n: usize, acc: Format) -> Result<Vec<u32>, 
     Ok(arr.words.iter().map(|&w| w as u32).collect())
 }
 
-/// Every file `--memh DIR` may write (`src/cli/golden.rs`), checked before the run.
+/// Every file `--memh DIR` may write (`tensorcore_rtl::io::golden`), checked before the run.
 const MEMH_FILES: [&str; 8] = [
     "a.hex",
     "b.hex",

@@ -19,6 +19,7 @@ use load::{load_c, load_operand, plan_outputs};
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{run_functional, run_memory, CoreConfig, Gemm, MemRun};
 use tensorcore_rtl::hw::schedule::Schedule;
+use tensorcore_rtl::io::golden;
 use tensorcore_rtl::io::npy::{write_npy, Dtype};
 use tensorcore_rtl::numerics::format::FP16;
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow};
@@ -126,11 +127,11 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     }
     if let Some(dir) = &args.memh {
         let origin = match (random, args.pattern) {
-            (true, Pattern::Random) => super::golden::Origin::Seed(args.seed),
-            (true, p) => super::golden::Origin::Pattern(p.name()),
-            (false, _) => super::golden::Origin::Files,
+            (true, Pattern::Random) => golden::Origin::Seed(args.seed),
+            (true, p) => golden::Origin::Pattern(p.name()),
+            (false, _) => golden::Origin::Files,
         };
-        super::golden::write_golden(dir, &g, &run.out.d, preset, &origin, sparse.as_ref())?;
+        golden::write_golden(dir, &g, &run.out.d, preset, &origin, sparse.as_ref())?;
     }
     let check = if let (Some(s), true) = (&sparse, random || args.check) {
         Some(super::sparse::check_clocked(s, preset, &run.out.d)?)
