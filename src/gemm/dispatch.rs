@@ -38,7 +38,9 @@ impl Problem<'_> {
                 Schedule::new(g.m, g.n, g.k, g.cfg.width, g.cfg.block()).total_cycles()
             }
             Problem::Sparse(s) => sparse_schedule(s).total_cycles(),
-            Problem::Mx(g) => Schedule::new(g.m, g.n, g.k, g.cfg.width, g.spec.block()).total_cycles(),
+            Problem::Mx(g) => {
+                Schedule::new(g.m, g.n, g.k, g.cfg.width, g.spec.block()).total_cycles()
+            }
         }
     }
 }

@@ -16,16 +16,13 @@ use super::pattern::{pattern_problem, Pattern};
 use super::values;
 pub use args::GemmArgs;
 use load::{load_c, load_operand, plan_outputs};
-use tensorcore_rtl::gemm::clocked::run_clocked_measured;
-use tensorcore_rtl::gemm::{run_functional, run_memory, CoreConfig, Gemm, MemRun};
-use tensorcore_rtl::hw::schedule::Schedule;
+use tensorcore_rtl::gemm::{self, run_functional, CoreConfig, Gemm, Problem};
 use tensorcore_rtl::io::golden;
 use tensorcore_rtl::io::npy::{write_npy, Dtype};
 use tensorcore_rtl::numerics::format::FP16;
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow};
-use tensorcore_rtl::sparse::clocked::sparse_schedule;
-use tensorcore_rtl::sparse::{run_clocked_sparse_measured, run_memory_sparse, Prune, SparseGemm};
-use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
+use tensorcore_rtl::sparse::{Prune, SparseGemm};
+use tensorcore_rtl::verify::{self, gemm_ref::mismatches};
 
 /// Runs `tcrtl gemm`.
 pub fn run(args: &GemmArgs) -> Result<i32, String> {
@@ -98,28 +95,17 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     };
     // The VCD size is estimated from the schedule before the run (refused if too large);
     // through the memory path the run takes at least these cycles.
-    let cycles = match &sparse {
-        Some(s) => sparse_schedule(s).total_cycles(),
-        None => Schedule::new(g.m, g.n, g.k, cfg.width, cfg.block()).total_cycles(),
+    let problem = match &sparse {
+        Some(s) => Problem::Sparse(s),
+        None => Problem::Dense(&g),
     };
-    let trace = trace.map(|t| t.budget(cycles, args.trace.vcd_limit_bytes()));
-    let mut mem_run: Option<MemRun> = None;
-    let measured = match (&sparse, &mem_cfg) {
-        (Some(s), Some(pc)) => run_memory_sparse(s, pc, trace.as_ref()).map(|r| {
-            let run = r.run.clone();
-            mem_run = Some(r);
-            run
-        }),
-        (Some(s), None) => run_clocked_sparse_measured(s, trace.as_ref()),
-        (None, Some(pc)) => run_memory(&g, pc, trace.as_ref()).map(|r| {
-            let run = r.run.clone();
-            mem_run = Some(r);
-            run
-        }),
-        (None, None) => run_clocked_measured(&g, trace.as_ref()),
-    }
-    .map_err(|e| e.to_string())?;
-    let run = measured.run.clone();
+    let trace = trace.map(|t| t.budget(problem.schedule_cycles(), args.trace.vcd_limit_bytes()));
+    let done = gemm::run(problem, mem_cfg.as_ref(), trace.as_ref()).map_err(|e| e.to_string())?;
+    let measured = done
+        .measured
+        .ok_or("the core reported no measured phases")?;
+    let mem_run = done.memory;
+    let run = done.run;
     if let Some(out) = &args.out {
         let words: Vec<u64> = run.out.d.iter().map(|&w| w as u64).collect();
         let dtype = if acc == FP16 { Dtype::U16 } else { Dtype::F32 };
@@ -133,23 +119,17 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         };
         golden::write_golden(dir, &g, &run.out.d, preset, &origin, sparse.as_ref())?;
     }
-    let check = if let (Some(s), true) = (&sparse, random || args.check) {
-        Some(super::sparse::check_clocked(s, preset, &run.out.d)?)
-    } else if random || args.check {
-        // The independent references of `verify` round to FP32 or FP16 and know the
-        // NUMERICS.md presets (FP32 and FP16 output); a pair they lack is checked against the
-        // functional model (the numerics layer, itself checked against SoftFloat and the GPU
-        // measurements).
-        match Reference::for_problem(&g, preset) {
-            Ok(reference) => {
-                let want = reference.gemm(&g);
-                Some((reference.name(), mismatches(&run.out.d, &want)))
-            }
-            _ => {
+    let check = if random || args.check {
+        // The independent references of `verify` (`verify::check`); a format and preset pair
+        // they lack is checked against the functional model (the numerics layer, itself
+        // checked against SoftFloat and the GPU measurements).
+        Some(match verify::check(problem, preset, &run.out.d)? {
+            Some(c) => (c.reference, c.mismatches),
+            None => {
                 let want = run_functional(&g).map_err(|e| e.to_string())?.d;
-                Some(("functional", mismatches(&run.out.d, &want)))
+                ("functional", mismatches(&run.out.d, &want))
             }
-        }
+        })
     } else {
         None
     };
