@@ -5,7 +5,8 @@
 //!
 //! The roofline bound of a run is `min(1, AI x bandwidth / peak)` with the arithmetic
 //! intensity `AI` = useful MACs / bytes moved (loads plus stores, as the schedule moves them)
-//! and `peak` = `R x C x w` MACs a cycle.
+//! and `peak` = `R x C x w` MACs a cycle, computed by the library's
+//! `tensorcore_rtl::gemm::roofline`.
 
 use super::memory::MemArgs;
 use super::plot::{line_plot, Plot, Series};
@@ -14,9 +15,9 @@ use plotters::prelude::{Color, Palette, Palette99, SeriesLabelPosition, BLACK};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm};
+use tensorcore_rtl::gemm::{roofline, run_memory, CoreConfig, Gemm};
 use tensorcore_rtl::hw::memory::MemParams;
-use tensorcore_rtl::hw::{MemPortConfig, COLS, ROWS};
+use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::output::write_file;
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::dot::AccMode;
@@ -133,7 +134,6 @@ fn sweep(args: &MemSweepArgs) -> Result<i32, String> {
         .max(1);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Point, String>>>> = Mutex::new(vec![None; jobs.len()]);
-    let peak = (ROWS * COLS * cfg.width) as f64;
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
@@ -149,9 +149,7 @@ fn sweep(args: &MemSweepArgs) -> Result<i32, String> {
                 let r = run_memory(&g, &pc, None)
                     .map_err(|e| e.to_string())
                     .map(|r| {
-                        let moved = r.counters.bytes_loaded + r.counters.bytes_stored;
-                        let ai = g.macs() as f64 / moved as f64;
-                        let bw = f64::from(params.bytes_per_cycle.min(params.request_bytes));
+                        let roof = roofline::of_run(&g, &r);
                         Point {
                             bandwidth: params.bytes_per_cycle,
                             latency: params.latency,
@@ -159,8 +157,8 @@ fn sweep(args: &MemSweepArgs) -> Result<i32, String> {
                             stages: r.layout.stages,
                             cycles: r.run.run.cycles,
                             utilization: r.run.run.utilization(),
-                            roofline: (ai * bw / peak).min(1.0),
-                            arithmetic_intensity: ai,
+                            roofline: roof.bound,
+                            arithmetic_intensity: roof.arithmetic_intensity,
                             bytes_loaded: r.counters.bytes_loaded,
                             bytes_stored: r.counters.bytes_stored,
                             stall_cycles: r.run.stall_cycles,

@@ -13,18 +13,11 @@ macro_rules! outln {
 
 mod convert;
 mod dot;
-mod dot_all;
-mod dot_batch;
-mod dot_explain;
-mod dot_int;
-mod dot_mx;
 mod gemm;
-mod gemm_int;
-mod golden;
 mod grade;
-mod grade_vcd;
 mod memory;
 mod memsweep;
+mod operand_files;
 pub mod out;
 mod pattern;
 mod plot;

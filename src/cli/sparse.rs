@@ -13,15 +13,12 @@ use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::CoreRun;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
-use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, FP16};
 use tensorcore_rtl::sparse::clocked::{compute_cycles, dense_schedule, sparse_schedule};
 use tensorcore_rtl::sparse::{
     compress, overfull_groups, Compressed, Prune, SparseError, SparseGemm,
 };
-use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
 use tensorcore_rtl::verify::measurements::encode_exact;
-use tensorcore_rtl::verify::sparse::{sparse_reference, SparseRef};
 
 /// Arguments of `tcrtl sparse`.
 #[derive(Args, Debug)]
@@ -275,60 +272,6 @@ pub fn read_compressed(
     }
     let md: Vec<u8> = meta_arr.words.iter().map(|&w| w as u8).collect();
     Ok(Compressed::new(fmt, m, 2 * kept, v, md))
-}
-
-/// Compares a clocked sparse D with the independent reference: `verify::sparse` for ieee,
-/// fused and exact; for nvidia the `verify` block-FMA reference over the B rows gathered by
-/// the raw metadata bits. Both round to the accumulator format (FP32 or FP16; for nvidia the
-/// FP16-output rules of `verify::nvidia_ref`). Returns the reference's name and the
-/// mismatching indices.
-pub fn check_clocked(
-    g: &SparseGemm,
-    preset: Option<Preset>,
-    d: &[u32],
-) -> Result<(&'static str, Vec<usize>), String> {
-    let how = match g.cfg.mode {
-        AccMode::Ieee => Some(SparseRef::Ieee),
-        AccMode::Fused => Some(SparseRef::Fused { width: g.cfg.width }),
-        AccMode::Exact => Some(SparseRef::Exact),
-        AccMode::Nvidia(_) | AccMode::Int(_) => None,
-    };
-    let want = match how {
-        Some(how) => {
-            let ops = g.reference_operands();
-            sparse_reference(&ops, how)
-        }
-        None => {
-            let dense = g.dense();
-            let r = Reference::for_problem(&dense, preset)?;
-            let mut want = Vec::with_capacity(g.m * g.n);
-            for i in 0..g.m {
-                let row = &g.a.values()[i * g.k / 2..(i + 1) * g.k / 2];
-                let rows: Vec<usize> = g.a.meta()[i * g.k / 4..(i + 1) * g.k / 4]
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(q, &byte)| {
-                        [
-                            4 * q + (byte & 3) as usize,
-                            4 * q + ((byte >> 2) & 3) as usize,
-                        ]
-                    })
-                    .collect();
-                for j in 0..g.n {
-                    let col: Vec<u64> = rows.iter().map(|&p| g.b[p * g.n + j]).collect();
-                    want.push(r.dot(&dense, row, &col, g.c[i * g.n + j]));
-                }
-            }
-            want
-        }
-    };
-    let name = match how {
-        Some(SparseRef::Ieee) => "sparse_reference ieee",
-        Some(SparseRef::Fused { .. }) => "sparse_reference fused",
-        Some(SparseRef::Exact) => "sparse_reference exact",
-        None => "nvidia_ref_dot over the kept products",
-    };
-    Ok((name, mismatches(d, &want)))
 }
 
 /// Where `dense_cycles` comes from: the schedule formula of the dense problem (equal to the

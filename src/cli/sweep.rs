@@ -2,9 +2,10 @@
 //! per K, into DIR/summary.json and DIR/errors.svg) and `tcrtl verify merge` (shards of one
 //! sweep into the single-run summary).
 
-use super::dot::{rounding, rounding_label};
+use super::dot::result::rounding_label;
 use super::plot::{line_plot, Plot, Series};
 use super::values;
+use super::values::rounding;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plotters::prelude::{Color, RGBColor, SeriesLabelPosition, BLACK, BLUE, MAGENTA, RED};

@@ -2,14 +2,17 @@
 //! functional model that must give the same bits as the clocked run, and the clocked run.
 
 pub mod clocked;
+pub mod dispatch;
 pub mod functional;
 pub mod memory;
 pub mod mx;
 pub mod problem;
 pub mod rng;
+pub mod roofline;
 
 pub use crate::hw::CoreConfig;
 pub use clocked::{run_clocked, ClockedRun};
+pub use dispatch::{run, GemmRun, Problem, RunError};
 pub use functional::run_functional;
 pub use memory::{run_memory, MemRun};
 pub use mx::{run_clocked_mx, MxGemm};

@@ -1,10 +1,13 @@
 //! Files in and out: `.npy` matrices, `$readmemh` hex images, and atomic writes that never
-//! leave a half-written file looking complete.
+//! leave a half-written file looking complete; the golden `$readmemh` folder of a GEMM; the
+//! operand grammar (how a typed value or bit pattern is read for a format).
 
 pub mod atomic;
+pub mod golden;
 pub mod memh;
 pub mod npy;
 pub mod output;
+pub mod values;
 
 pub use atomic::AtomicFile;
 pub use output::{OutputFile, OutputPlan};

@@ -3,6 +3,7 @@
 //! their own code. Nothing here calls the `numerics` arithmetic it checks; only plain data
 //! types (format names, `RoundingMode`, `Flags`) are shared so results compare directly.
 
+pub mod check;
 pub mod exact;
 pub mod fp8_table;
 pub mod gemm_ref;
@@ -11,3 +12,5 @@ pub mod mx_ref;
 pub mod nvidia_ref;
 pub mod sparse;
 pub mod tma_ref;
+
+pub use check::{check, Check};

@@ -26,5 +26,6 @@ mod harden;
 mod memory;
 mod npy_numpy_compat;
 mod sparse;
+mod structure;
 mod tma;
 mod wave_filter;

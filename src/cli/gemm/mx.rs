@@ -8,18 +8,18 @@
 //! so `--check` compares D with the independent `verify::mx_ref` and with `mx_dot` in
 //! `fused` mode. Ideal operand path only.
 
-use super::{load_c, matrix_shape, plan_outputs, GemmArgs};
+use super::args::GemmArgs;
+use super::load::{load_c, matrix_shape, plan_outputs};
 use crate::cli::memory::MemoryPath;
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::gemm::{run_clocked_mx, CoreConfig, MxGemm};
-use tensorcore_rtl::hw::schedule::Schedule;
+use tensorcore_rtl::gemm::{self, CoreConfig, MxGemm, Problem};
 use tensorcore_rtl::hw::MxSpec;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::mx::BlockFormat;
 use tensorcore_rtl::numerics::mx_dot::MxDotMode;
-use tensorcore_rtl::verify::mx_ref;
+use tensorcore_rtl::verify;
 
 /// The block format named `name` (every one runs on the tensor core).
 pub(super) fn core_format(name: &str) -> Option<BlockFormat> {
@@ -69,7 +69,7 @@ fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a PathBuf, String> {
 /// Parses `--a-tensor-scale`/`--b-tensor-scale` (NVFP4 only): an FP32 value or pattern.
 fn tensor_scale(fmt: BlockFormat, text: Option<&str>, flag: &str) -> Result<Option<u32>, String> {
     match (fmt, text) {
-        (BlockFormat::NvFp4, Some(t)) => super::values::operand(FP32, t)
+        (BlockFormat::NvFp4, Some(t)) => crate::cli::values::operand(FP32, t)
             .map(|bits| Some(bits as u32))
             .map_err(|e| format!("{flag}: {e}")),
         (_, Some(_)) => Err(format!("{flag} applies to nvfp4 only ({fmt} has none)")),
@@ -174,7 +174,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             "K = {k}: {fa} GEMMs need K a multiple of {bs} (one scale per {bs} elements)"
         ));
     }
-    super::values::check_size(m, n, k)?;
+    crate::cli::values::check_size(m, n, k)?;
     let blocks = k / bs;
     let (sr, sc, sa) = load_u8(psa, "A scales", 8, false)?;
     if (sr, sc) != (m, blocks) {
@@ -208,9 +208,11 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         a_scales: sa,
         b_scales: sb,
     };
-    let cycles = Schedule::new(m, n, k, cfg.width, bs).total_cycles();
-    let trace = trace.map(|t| t.budget(cycles, args.trace.vcd_limit_bytes()));
-    let run = run_clocked_mx(&g, trace.as_ref()).map_err(|e| e.to_string())?;
+    let problem = Problem::Mx(&g);
+    let trace = trace.map(|t| t.budget(problem.schedule_cycles(), args.trace.vcd_limit_bytes()));
+    let run = gemm::run(problem, None, trace.as_ref())
+        .map_err(|e| e.to_string())?
+        .run;
     if let Some(out) = &args.out {
         let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
         write_npy(out, &[m, n], Dtype::F32, &words).map_err(|e| e.to_string())?;
@@ -274,8 +276,13 @@ const CHECK_REFERENCES: &str = "verify::mx_ref and mx_dot fused";
 /// `mx_dot` in `fused` mode.
 fn check_fused(g: &MxGemm, d: &[u32]) -> Result<Vec<usize>, String> {
     let functional = g.reference(MxDotMode::Fused).map_err(|e| e.to_string())?;
-    let independent = mx_ref::gemm(g);
+    let independent = verify::check(Problem::Mx(g), None, d)?
+        .ok_or("no independent reference for this block-scaled problem")?;
+    let mut bad = vec![false; d.len()];
+    for &i in &independent.mismatches {
+        bad[i] = true;
+    }
     Ok((0..d.len())
-        .filter(|&i| functional[i].bits as u32 != d[i] || independent[i] != d[i])
+        .filter(|&i| functional[i].bits as u32 != d[i] || bad[i])
         .collect())
 }

@@ -1,7 +1,7 @@
 //! `tcrtl dot --acc all`: the same operands through every mode (`ieee`, `fused`, `exact` in
 //! the chosen rounding) and every NVIDIA preset that takes the formats, side by side.
 
-use super::dot::{acc_hex, acc_value, result_json, rounding_label};
+use super::result::{acc_hex, acc_value, result_json, rounding_label};
 use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, Preset, MAX_LANES};
 use tensorcore_rtl::numerics::format::Format;
 use tensorcore_rtl::numerics::RoundingMode;

@@ -4,18 +4,16 @@
 //! also run through the TMA memory path (`--memory tma`: bytes in global and shared memory,
 //! int32 C and D words).
 
-use super::dot_int::load_int_matrix;
-use super::memory::{memory_json, memory_line, MemoryPath};
-use super::values;
+use crate::cli::memory::{memory_json, memory_line, MemoryPath};
+use crate::cli::operand_files::load_int_matrix;
+use crate::cli::values;
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::gemm::clocked::run_clocked_measured;
-use tensorcore_rtl::gemm::{run_memory, CoreConfig, Gemm, MemRun};
-use tensorcore_rtl::hw::schedule::Schedule;
+use tensorcore_rtl::gemm::{self, CoreConfig, Gemm, Problem};
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow, S32};
-use tensorcore_rtl::verify::gemm_ref::{mismatches, Reference};
+use tensorcore_rtl::verify;
 
 /// What one integer `gemm` run computes.
 pub struct IntGemmJob<'a> {
@@ -90,32 +88,23 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
         }
         (None, None) => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
     };
-    let cycles = Schedule::new(g.m, g.n, g.k, cfg.width, cfg.block()).total_cycles();
+    let problem = Problem::Dense(&g);
     let trace = job
         .trace
         .config()?
-        .map(|t| t.budget(cycles, job.trace.vcd_limit_bytes()));
-    let mut mem_run: Option<MemRun> = None;
-    let measured = match &job.memory {
-        Some(pc) => run_memory(&g, pc, trace.as_ref()).map(|r| {
-            let run = r.run.clone();
-            mem_run = Some(r);
-            run
-        }),
-        None => run_clocked_measured(&g, trace.as_ref()),
-    }
-    .map_err(|e| e.to_string())?;
-    let run = &measured.run;
+        .map(|t| t.budget(problem.schedule_cycles(), job.trace.vcd_limit_bytes()));
+    let done =
+        gemm::run(problem, job.memory.as_ref(), trace.as_ref()).map_err(|e| e.to_string())?;
+    let mem_run = done.memory;
+    let run = &done.run;
     if let Some(out) = job.out {
         let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
         write_npy(out, &[g.m, g.n], Dtype::I32, &words).map_err(|e| e.to_string())?;
     }
     let check = if job.random.is_some() || job.check {
-        let reference = Reference::for_problem(&g, None)?;
-        Some((
-            reference.name(),
-            mismatches(&run.out.d, &reference.gemm(&g)),
-        ))
+        let c = verify::check(problem, None, &run.out.d)?
+            .ok_or("no independent reference for this integer problem")?;
+        Some((c.reference, c.mismatches))
     } else {
         None
     };

@@ -2,10 +2,10 @@
 //! listed operands, or a batch from .npy files (A and B rows x K as int8 for s8/s4 or uint8
 //! for u8/u4, C int32 with one value per row, D written as int32).
 
-use super::dot_batch::{is_npy, load_row_c};
-use super::values;
+use crate::cli::operand_files::{is_npy, load_int_matrix, load_row_c};
+use crate::cli::values;
 use std::path::Path;
-use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
+use tensorcore_rtl::io::npy::{write_npy, Dtype};
 use tensorcore_rtl::numerics::dot::MAX_LANES;
 use tensorcore_rtl::numerics::int::{dot_int, IntDotResult, IntFormat, IntOverflow, S32};
 
@@ -92,55 +92,6 @@ fn result_json(job: &IntJob, k: usize, width: usize, r: &IntDotResult) -> serde_
         "width": width,
         "steps": r.steps,
     })
-}
-
-/// Reads an A or B matrix: rows x K, int8 for signed formats and uint8 for unsigned ones,
-/// every value in the format's range. Returns (rows, K, bit patterns).
-pub fn load_int_matrix(
-    path: &Path,
-    name: &str,
-    fmt: IntFormat,
-) -> Result<(usize, usize, Vec<u64>), String> {
-    let arr = read_npy(path).map_err(|e| e.to_string())?;
-    let (rows, k) = match arr.shape.as_slice() {
-        [r, k] => (*r, *k),
-        s => {
-            return Err(format!(
-                "{}: {name} must be rows x K but has shape {s:?}",
-                path.display()
-            ))
-        }
-    };
-    let want = if fmt.signed { Dtype::I8 } else { Dtype::U8 };
-    if arr.dtype != want {
-        return Err(format!(
-            "{}: {name} has dtype {}; {fmt} values are {}",
-            path.display(),
-            arr.dtype.numpy_name(),
-            want.numpy_name()
-        ));
-    }
-    let container = IntFormat {
-        name: want.numpy_name(),
-        bits: 8,
-        signed: fmt.signed,
-    };
-    let mut bits = Vec::with_capacity(arr.words.len());
-    for (i, &w) in arr.words.iter().enumerate() {
-        let v = container.decode(w);
-        let pattern = fmt.encode(v).ok_or_else(|| {
-            format!(
-                "{}: {name}[{}, {}] = {v} is out of range for {fmt} ({}..={})",
-                path.display(),
-                i / k.max(1),
-                i % k.max(1),
-                fmt.min(),
-                fmt.max()
-            )
-        })?;
-        bits.push(pattern);
-    }
-    Ok((rows, k, bits))
 }
 
 /// Reads an int32 vector of one value per row, shape (rows,) or (rows, 1).

@@ -2,7 +2,7 @@
 //! element codes or values of one row each, the block scales beside them, and the MX dot
 //! product of `numerics::mx_dot` in `exact`, `fused` or `block-rz` mode.
 
-use super::values;
+use crate::cli::values;
 use tensorcore_rtl::numerics::format::{E4M3, FP32};
 use tensorcore_rtl::numerics::int::S8;
 use tensorcore_rtl::numerics::mx::{BlockFormat, Element, Quantised};

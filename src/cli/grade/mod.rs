@@ -12,10 +12,14 @@
 //! full golden-format record or just the accumulator word). Exit 0 when all match, 1 otherwise,
 //! 2 on bad input.
 
+mod ulps;
+mod vcd;
+
 use clap::Args;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::io::memh::parse_memh;
+use ulps::{fp16_ulps, fp32_ulps};
 
 /// Arguments of `tcrtl grade`.
 #[derive(Args, Debug)]
@@ -236,43 +240,6 @@ fn compare_steps(
     Ok(Some((golden.len(), mismatches)))
 }
 
-/// The distance between two FP32 encodings in units in the last place: the number of FP32
-/// values between them on the number line (+0 and -0 count as the same point), or `None` when
-/// either is a NaN.
-pub fn fp32_ulps(a: u32, b: u32) -> Option<u64> {
-    let is_nan = |w: u32| (w & 0x7F80_0000) == 0x7F80_0000 && (w & 0x007F_FFFF) != 0;
-    if is_nan(a) || is_nan(b) {
-        return None;
-    }
-    // Ordered integer: the magnitude's bits, negated for negative values.
-    let ordered = |w: u32| -> i64 {
-        let mag = i64::from(w & 0x7FFF_FFFF);
-        if w & 0x8000_0000 != 0 {
-            -mag
-        } else {
-            mag
-        }
-    };
-    Some(ordered(a).abs_diff(ordered(b)))
-}
-
-/// The distance between two FP16 encodings in ulps, as [`fp32_ulps`] counts FP32 ones.
-pub fn fp16_ulps(a: u16, b: u16) -> Option<u64> {
-    let is_nan = |w: u16| (w & 0x7C00) == 0x7C00 && (w & 0x03FF) != 0;
-    if is_nan(a) || is_nan(b) {
-        return None;
-    }
-    let ordered = |w: u16| -> i64 {
-        let mag = i64::from(w & 0x7FFF);
-        if w & 0x8000 != 0 {
-            -mag
-        } else {
-            mag
-        }
-    };
-    Some(ordered(a).abs_diff(ordered(b)))
-}
-
 /// Reads the `d.hex` of `dir` as words of `acc`.
 fn read_d(dir: &Path, who: &str, acc: Acc) -> Result<Vec<u32>, String> {
     let path = dir.join("d.hex");
@@ -348,7 +315,7 @@ pub fn run(args: &GradeArgs) -> Result<i32, String> {
                 args.golden.display()
             ));
         }
-        return super::grade_vcd::run(&super::grade_vcd::VcdJob {
+        return vcd::run(&vcd::VcdJob {
             golden: &args.golden,
             vcd,
             pe: parse_pe(&args.pe)?,
@@ -447,29 +414,4 @@ pub fn run(args: &GradeArgs) -> Result<i32, String> {
     } else {
         1
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{fp16_ulps, fp32_ulps};
-
-    #[test]
-    fn ulps_count_fp16_steps() {
-        assert_eq!(fp16_ulps(0x3C00, 0x3C01), Some(1));
-        assert_eq!(fp16_ulps(0x3C00, 0x3BFF), Some(1)); // across a binade
-        assert_eq!(fp16_ulps(0x0001, 0x8001), Some(2)); // across zero
-        assert_eq!(fp16_ulps(0x0000, 0x8000), Some(0));
-        assert_eq!(fp16_ulps(0x7BFF, 0x7C00), Some(1)); // max to Inf
-        assert_eq!(fp16_ulps(0x7E00, 0x3C00), None);
-    }
-
-    #[test]
-    fn ulps_count_fp32_steps() {
-        assert_eq!(fp32_ulps(0x3F80_0000, 0x3F80_0001), Some(1));
-        assert_eq!(fp32_ulps(0x3F80_0000, 0x3F7F_FFFF), Some(1)); // across a binade
-        assert_eq!(fp32_ulps(0x0000_0001, 0x8000_0001), Some(2)); // across zero
-        assert_eq!(fp32_ulps(0x0000_0000, 0x8000_0000), Some(0));
-        assert_eq!(fp32_ulps(0x7F7F_FFFF, 0x7F80_0000), Some(1)); // max to Inf
-        assert_eq!(fp32_ulps(0x7FC0_0000, 0x3F80_0000), None);
-    }
 }

@@ -1,21 +1,25 @@
 //! `tcrtl dot`: one dot product through the numerics datapath, or a batch of them from .npy
-//! files (see [`super::dot_batch`]).
+//! files (see [`batch`]). This module declares the children and dispatches to them; the
+//! children never import it.
 
-use super::dot_all;
-use super::dot_batch;
-use super::dot_explain;
-use super::dot_int;
-use super::dot_mx;
+mod all;
+mod batch;
+mod explain;
+mod int;
+mod mx;
+pub mod result;
+
+use super::operand_files::is_npy;
 use super::values;
 use clap::Args;
+use result::{acc_hex, acc_value, result_json, rounding_label};
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::numerics::convert::to_fp32;
 use tensorcore_rtl::numerics::dot::explain::explain;
-use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, DotError, DotResult, Preset, MAX_LANES};
+use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, DotError, MAX_LANES};
 use tensorcore_rtl::numerics::format::{Format, FP32};
 use tensorcore_rtl::numerics::int::IntOverflow;
 use tensorcore_rtl::numerics::mx::BlockFormat;
-use tensorcore_rtl::numerics::RoundingMode;
+use values::rounding;
 
 /// Arguments of `tcrtl dot`.
 #[derive(Args, Debug)]
@@ -86,66 +90,6 @@ pub struct DotArgs {
     b_tensor_scale: Option<String>,
 }
 
-/// Parses a `--rounding` name (`rne`, `rtz`, `rdn`, `rup`).
-pub fn rounding(name: &str) -> Result<RoundingMode, String> {
-    RoundingMode::by_name(name)
-        .filter(|m| *m != RoundingMode::ToOdd)
-        .ok_or_else(|| format!("unknown rounding {name:?} (expected rne, rtz, rdn or rup)"))
-}
-
-/// The value of an accumulator pattern (`acc` is FP32 or FP16; both widen exactly).
-pub fn acc_value(acc: Format, bits: u32) -> f32 {
-    f32::from_bits(to_fp32(acc, bits as u64))
-}
-
-/// An accumulator pattern as `0x` and as many hex digits as `acc` is wide (8 or 4).
-pub fn acc_hex(acc: Format, bits: u32) -> String {
-    let digits = acc.width().div_ceil(4) as usize;
-    format!("0x{bits:0digits$x}")
-}
-
-/// The JSON object of one result (also a row of `--acc all --json`).
-#[allow(clippy::too_many_arguments)]
-pub fn result_json(
-    mode: &AccMode,
-    preset: Option<Preset>,
-    rm: RoundingMode,
-    acc: Format,
-    fmt_a: Format,
-    fmt_b: Format,
-    k: usize,
-    r: &DotResult,
-) -> serde_json::Value {
-    let value = acc_value(acc, r.bits);
-    let value_json = if value.is_finite() {
-        serde_json::json!(value as f64)
-    } else {
-        serde_json::json!(value.to_string().to_lowercase())
-    };
-    serde_json::json!({
-        "bits": acc_hex(acc, r.bits),
-        "out_format": acc.name,
-        "value": value_json,
-        "flags": r.flags.names(),
-        "acc": mode.name(),
-        "preset": preset.map(|p| p.name()),
-        "rounding": rounding_label(mode, rm),
-        "format_a": fmt_a.name,
-        "format_b": fmt_b.name,
-        "k": k,
-        "steps": r.steps,
-    })
-}
-
-/// The rounding a result was computed with: the `--rounding` name, or `gpu` for the nvidia
-/// presets (their own hardware rounding).
-pub fn rounding_label(mode: &AccMode, rm: RoundingMode) -> &'static str {
-    match mode {
-        AccMode::Nvidia(_) => "gpu",
-        _ => rm.name(),
-    }
-}
-
 /// Runs a block-scaled `tcrtl dot` when `--format` (or `--format-b`) names a block format,
 /// after refusing the options that do not apply to it; `None` otherwise.
 fn run_block_scaled(args: &DotArgs) -> Option<Result<i32, String>> {
@@ -182,10 +126,7 @@ fn run_block_scaled(args: &DotArgs) -> Option<Result<i32, String>> {
         (args.explain, "--explain"),
         (args.satfinite, "--satfinite"),
         (args.width.is_some(), "--width"),
-        (
-            args.out.is_some() || dot_batch::is_npy(&args.a),
-            ".npy batches",
-        ),
+        (args.out.is_some() || is_npy(&args.a), ".npy batches"),
     ];
     if let Some((_, what)) = refuse.iter().find(|(on, _)| *on) {
         return Some(Err(format!(
@@ -193,7 +134,7 @@ fn run_block_scaled(args: &DotArgs) -> Option<Result<i32, String>> {
              rounding, one row of operands)"
         )));
     }
-    Some(dot_mx::run(&dot_mx::MxJob {
+    Some(mx::run(&mx::MxJob {
         fa,
         fb,
         acc: &args.arith.acc,
@@ -219,7 +160,7 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
                 "--rounding does not apply to integer formats (their sums are exact)".into(),
             );
         }
-        return dot_int::run(&dot_int::IntJob {
+        return int::run(&int::IntJob {
             fa,
             fb,
             overflow: if args.satfinite {
@@ -247,7 +188,7 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         if args.arith.preset.is_some() {
             return Err("--acc all runs every preset; drop --preset".into());
         }
-        if dot_batch::is_npy(&args.a) || dot_batch::is_npy(&args.b) || args.out.is_some() {
+        if is_npy(&args.a) || is_npy(&args.b) || args.out.is_some() {
             return Err("--acc all takes operand values, not .npy batches".into());
         }
         let fmt_a = values::input_format(&args.arith.format)?;
@@ -256,8 +197,8 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
             None => fmt_a,
         };
         let (a, b, c) = single_operands(args, fmt_a, fmt_b, acc)?;
-        return dot_all::run(
-            &dot_all::Operands {
+        return all::run(
+            &all::Operands {
                 fmt_a,
                 fmt_b,
                 acc,
@@ -276,17 +217,14 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         mode,
         preset,
     } = args.arith.resolve_acc(acc)?;
-    if dot_batch::is_npy(&args.a) || dot_batch::is_npy(&args.b) {
+    if is_npy(&args.a) || is_npy(&args.b) {
         if args.explain {
             return Err("--explain takes operand values, not .npy batches".into());
         }
-        if !(dot_batch::is_npy(&args.a)
-            && dot_batch::is_npy(&args.b)
-            && dot_batch::is_npy(std::slice::from_ref(&args.c)))
-        {
+        if !(is_npy(&args.a) && is_npy(&args.b) && is_npy(std::slice::from_ref(&args.c))) {
             return Err("batch mode needs --a, --b and --c all naming .npy files".into());
         }
-        return dot_batch::run(&dot_batch::BatchJob {
+        return batch::run(&batch::BatchJob {
             fmt_a,
             fmt_b,
             mode,
@@ -319,10 +257,10 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         let label = rounding_label(&mode, rm);
         if args.json {
             let mut obj = result_json(&mode, preset, rm, acc, fmt_a, fmt_b, a.len(), &e.result);
-            obj["explain"] = dot_explain::json(&e, fmt_a, fmt_b, label);
+            obj["explain"] = explain::json(&e, fmt_a, fmt_b, label);
             outln!("{obj}");
         } else {
-            dot_explain::print_text(&e, &mode, preset, fmt_a, fmt_b, label)?;
+            explain::print_text(&e, &mode, preset, fmt_a, fmt_b, label)?;
             let value = f32::from_bits(e.result.bits);
             outln!("bits:  0x{:08x}", e.result.bits);
             outln!("value: {value:e} ({value})");

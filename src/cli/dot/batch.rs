@@ -5,16 +5,12 @@
 //! patterns. `--out-format fp16`: C as uint16 FP16 bit patterns or float16, D as uint16 FP16
 //! bit patterns.
 
+use crate::cli::operand_files::load_row_c;
 use std::path::Path;
-use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
+use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::dot::{dot_batch_acc, AccMode, Preset, MAX_LANES};
 use tensorcore_rtl::numerics::format::{Format, FP16};
 use tensorcore_rtl::numerics::RoundingMode;
-
-/// True if an operand argument names a `.npy` file (a single value ending in `.npy`).
-pub fn is_npy(values: &[String]) -> bool {
-    values.len() == 1 && values[0].to_ascii_lowercase().ends_with(".npy")
-}
 
 /// What one batch run computes.
 pub struct BatchJob<'a> {
@@ -70,40 +66,6 @@ fn load_bits(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, Vec<
         ));
     }
     Ok((rows, k, arr.words))
-}
-
-/// Reads C, one accumulator per row: shape (rows,) or (rows, 1) and a dtype in `dtypes`
-/// (`what` names them in the error). Returns the array's words.
-pub fn load_row_c(
-    path: &Path,
-    rows: usize,
-    dtypes: &[Dtype],
-    what: &str,
-) -> Result<Vec<u64>, String> {
-    let arr: NpyArray = read_npy(path).map_err(|e| e.to_string())?;
-    if !dtypes.contains(&arr.dtype) {
-        return Err(format!(
-            "{}: C has dtype {}; expected {what}",
-            path.display(),
-            arr.dtype.numpy_name()
-        ));
-    }
-    let n = match arr.shape.as_slice() {
-        [n] | [n, 1] => *n,
-        s => {
-            return Err(format!(
-                "{}: C must hold one value per row, shape ({rows},), but has shape {s:?}",
-                path.display()
-            ))
-        }
-    };
-    if n != rows {
-        return Err(format!(
-            "{}: C has {n} values but A and B have {rows} rows",
-            path.display()
-        ));
-    }
-    Ok(arr.words)
 }
 
 /// Reads C: one accumulator per row, FP32 (uint32 bit patterns or float32) or FP16 (uint16
@@ -173,7 +135,7 @@ pub fn run(job: &BatchJob) -> Result<i32, String> {
             },
             "acc": job.mode.name(),
             "preset": job.preset.map(|p| p.name()),
-            "rounding": super::dot::rounding_label(&job.mode, job.rm),
+            "rounding": super::result::rounding_label(&job.mode, job.rm),
             "format_a": job.fmt_a.name,
             "format_b": job.fmt_b.name,
             "out_format": job.acc.name,

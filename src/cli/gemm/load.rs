@@ -1,0 +1,163 @@
+//! The operands and outputs of `tcrtl gemm`: A, B and C read from `.npy` or text matrices,
+//! and every output file checked before the run.
+
+use super::args::GemmArgs;
+use crate::cli::text_matrix;
+use crate::cli::values;
+use std::path::Path;
+use tensorcore_rtl::io::npy::{read_npy, Dtype, NpyArray};
+use tensorcore_rtl::io::OutputPlan;
+use tensorcore_rtl::numerics::convert::tf32_from_container;
+use tensorcore_rtl::numerics::format::{Format, FP16, TF32};
+use tensorcore_rtl::verify::measurements::encode_exact;
+
+/// Reads an A or B operand: returns (rows, cols, bit patterns of `fmt`).
+pub fn load_operand(
+    path: &Path,
+    name: &str,
+    fmt: Format,
+) -> Result<(usize, usize, Vec<u64>), String> {
+    if text_matrix::is_text(path) {
+        return text_matrix::read(path, name, |t| values::operand(fmt, t));
+    }
+    let arr = read_npy(path).map_err(|e| e.to_string())?;
+    let (rows, cols) = matrix_shape(&arr, path, name)?;
+    let words = match arr.dtype {
+        Dtype::U8 | Dtype::U16 => {
+            let bits = if arr.dtype == Dtype::U8 { 8 } else { 16 };
+            if fmt.width() != bits {
+                return Err(format!(
+                    "{}: {name} holds {} bit patterns but {fmt} needs {} (or float values)",
+                    path.display(),
+                    arr.dtype.numpy_name(),
+                    if fmt.width() == 8 { "uint8" } else { "uint16" }
+                ));
+            }
+            arr.words.clone()
+        }
+        Dtype::F16 | Dtype::F32 | Dtype::F64 => (0..arr.words.len())
+            .map(|i| {
+                let v = arr.value_f64(i);
+                encode_exact(fmt, v).ok_or_else(|| {
+                    format!(
+                        "{}: {name}[{}][{}] = {v:e} is not exactly representable in {fmt}",
+                        path.display(),
+                        i / cols,
+                        i % cols
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        Dtype::U32 if fmt == TF32 => arr
+            .words
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| {
+                tf32_from_container(w as u32).ok_or_else(|| {
+                    format!(
+                        "{}: {name}[{}][{}] = {w:#010x} is not a tf32 container (low 13 bits \
+                         must be zero)",
+                        path.display(),
+                        i / cols,
+                        i % cols
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        Dtype::U32 | Dtype::I8 | Dtype::I32 => {
+            return Err(format!(
+                "{}: {name} has dtype {}; {fmt} takes {} bit patterns or float16/32/64 values",
+                path.display(),
+                arr.dtype.numpy_name(),
+                if fmt.width() == 8 { "uint8" } else { "uint16" }
+            ))
+        }
+    };
+    Ok((rows, cols, words))
+}
+
+/// The (rows, columns) of a 2-D `.npy` matrix, or an error naming the operand.
+pub fn matrix_shape(arr: &NpyArray, path: &Path, name: &str) -> Result<(usize, usize), String> {
+    match arr.shape.as_slice() {
+        [r, c] => Ok((*r, *c)),
+        s => Err(format!(
+            "{}: {name} must be a 2-D matrix but has shape {s:?}",
+            path.display()
+        )),
+    }
+}
+
+/// Reads C, `m x n`: float32 values or uint32 FP32 bit patterns, or for an FP16 accumulator
+/// float16 values or uint16 FP16 bit patterns (both held as the FP16 bits); or a text matrix
+/// in the accumulator format.
+pub fn load_c(path: &Path, m: usize, n: usize, acc: Format) -> Result<Vec<u32>, String> {
+    if text_matrix::is_text(path) {
+        let (rows, cols, words) = text_matrix::read(path, "C", |t| values::operand(acc, t))?;
+        if (rows, cols) != (m, n) {
+            return Err(format!(
+                "{}: C is {rows} x {cols} but A x B is {m} x {n}",
+                path.display()
+            ));
+        }
+        return Ok(words.iter().map(|&w| w as u32).collect());
+    }
+    let arr = read_npy(path).map_err(|e| e.to_string())?;
+    let (rows, cols) = matrix_shape(&arr, path, "C")?;
+    let ok = if acc == FP16 {
+        matches!(arr.dtype, Dtype::F16 | Dtype::U16)
+    } else {
+        matches!(arr.dtype, Dtype::F32 | Dtype::U32)
+    };
+    if !ok {
+        return Err(format!(
+            "{}: C has dtype {}; expected {}",
+            path.display(),
+            arr.dtype.numpy_name(),
+            if acc == FP16 {
+                "float16 or uint16 (FP16 bit patterns) for --out-format fp16"
+            } else {
+                "float32 or uint32 (FP32 bit patterns)"
+            }
+        ));
+    }
+    if (rows, cols) != (m, n) {
+        return Err(format!(
+            "{}: C is {rows} x {cols} but A x B is {m} x {n}",
+            path.display()
+        ));
+    }
+    Ok(arr.words.iter().map(|&w| w as u32).collect())
+}
+
+/// Every file `--memh DIR` may write (`tensorcore_rtl::io::golden`), checked before the run.
+const MEMH_FILES: [&str; 8] = [
+    "a.hex",
+    "b.hex",
+    "c.hex",
+    "d.hex",
+    "steps.hex",
+    "a_values.hex",
+    "a_meta.hex",
+    "manifest.json",
+];
+
+/// Checks every output of the run before any work: directories exist, no two outputs name the
+/// same file, each can be opened for writing (`tensorcore_rtl::io::output`).
+pub fn plan_outputs(args: &GemmArgs) -> Result<(), String> {
+    let mut plan = OutputPlan::new();
+    if let Some(out) = &args.out {
+        plan.add("--out", out)?;
+    }
+    if let Some(dir) = &args.memh {
+        if !dir.is_dir() {
+            return Err(format!(
+                "--memh {}: not an existing directory",
+                dir.display()
+            ));
+        }
+        for name in MEMH_FILES {
+            plan.add("--memh", &dir.join(name))?;
+        }
+    }
+    args.trace.plan(&mut plan)
+}

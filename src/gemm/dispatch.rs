@@ -1,0 +1,127 @@
+//! One entry for every GEMM the clocked tensor core runs: [`run`] takes the problem (dense
+//! floating-point or integer in any output format, 2:4 sparse, or block-scaled MX), the memory
+//! path (the ideal operand store, or the TMA memory port) and an optional waveform, and picks
+//! the engine. The command line, the testbenches and any binding call this one function, so
+//! a mode is dispatched in one place.
+//!
+//! This file sits above both `gemm`'s engines and `sparse` (whose problem type builds on
+//! `gemm`'s): it imports them, and neither imports it.
+
+use super::clocked::{run_clocked_measured, ClockedRun, CoreRun};
+use super::memory::{run_memory, MemRun};
+use super::mx::{run_clocked_mx, MxGemm};
+use super::problem::Gemm;
+use crate::hw::schedule::Schedule;
+use crate::hw::{HwError, MemPortConfig};
+use crate::rtl::TraceConfig;
+use crate::sparse::clocked::sparse_schedule;
+use crate::sparse::{run_clocked_sparse_measured, run_memory_sparse, SparseGemm};
+
+/// A GEMM problem, by the core mode it needs.
+#[derive(Clone, Copy, Debug)]
+pub enum Problem<'a> {
+    /// Dense A and B: floating-point (any accumulation mode and output format) or integer;
+    /// the mode is the problem's `cfg`.
+    Dense(&'a Gemm),
+    /// A 2:4-sparse A (compressed values and metadata) times a dense B.
+    Sparse(&'a SparseGemm),
+    /// Block-scaled (MX, NVFP4) A and B with their scales.
+    Mx(&'a MxGemm),
+}
+
+impl Problem<'_> {
+    /// The cycles the run takes on the ideal path (the schedule's count; the memory path takes
+    /// at least these): the figure a waveform's size is estimated from before the run.
+    pub fn schedule_cycles(&self) -> u64 {
+        match self {
+            Problem::Dense(g) => {
+                Schedule::new(g.m, g.n, g.k, g.cfg.width, g.cfg.block()).total_cycles()
+            }
+            Problem::Sparse(s) => sparse_schedule(s).total_cycles(),
+            Problem::Mx(g) => {
+                Schedule::new(g.m, g.n, g.k, g.cfg.width, g.spec.block()).total_cycles()
+            }
+        }
+    }
+}
+
+/// Why a run did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The core refused the configuration or stopped (watchdog, unsupported width).
+    #[error(transparent)]
+    Hw(#[from] HwError),
+    /// Block-scaled problems run on the ideal operand store only.
+    #[error("block-scaled (MX) GEMMs run on the ideal memory path only")]
+    MxMemory,
+}
+
+/// What a run measured.
+#[derive(Clone, Debug)]
+pub struct GemmRun {
+    /// D, flags, cycles, tiles and utilization.
+    pub run: ClockedRun,
+    /// The controller's measured phases (dense and sparse runs; `None` for MX).
+    pub measured: Option<CoreRun>,
+    /// The memory path's counters and layout (with a memory port only).
+    pub memory: Option<MemRun>,
+}
+
+/// Runs `problem` on the clocked tensor core, its operands served by the ideal store
+/// (`memory` = `None`) or through the TMA memory port built as `memory` says, writing the
+/// waveform `trace` asks for.
+pub fn run(
+    problem: Problem<'_>,
+    memory: Option<&MemPortConfig>,
+    trace: Option<&TraceConfig>,
+) -> Result<GemmRun, RunError> {
+    let (measured, memory) = match (problem, memory) {
+        (Problem::Mx(_), Some(_)) => return Err(RunError::MxMemory),
+        (Problem::Mx(g), None) => {
+            return Ok(GemmRun {
+                run: run_clocked_mx(g, trace)?,
+                measured: None,
+                memory: None,
+            })
+        }
+        (Problem::Dense(g), None) => (run_clocked_measured(g, trace)?, None),
+        (Problem::Dense(g), Some(pc)) => {
+            let r = run_memory(g, pc, trace)?;
+            (r.run.clone(), Some(r))
+        }
+        (Problem::Sparse(s), None) => (run_clocked_sparse_measured(s, trace)?, None),
+        (Problem::Sparse(s), Some(pc)) => {
+            let r = run_memory_sparse(s, pc, trace)?;
+            (r.run.clone(), Some(r))
+        }
+    };
+    Ok(GemmRun {
+        run: measured.run.clone(),
+        measured: Some(measured),
+        memory,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hw::CoreConfig;
+    use crate::numerics::dot::AccMode;
+    use crate::numerics::format::FP16;
+
+    /// D = A x B + C for 4 x 4 x 2 FP16 with every A and B element 1 and C = 0, worked by hand:
+    /// every element of D is K = 2 (FP32 0x40000000), exactly, with no flags.
+    #[test]
+    fn a_dense_run_worked_by_hand() {
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+        let g = Gemm::new(4, 4, 2, cfg, vec![0x3C00; 8], vec![0x3C00; 8], vec![0; 16])
+            .expect("a valid problem");
+        let r = run(Problem::Dense(&g), None, None).expect("the run");
+        assert_eq!(r.run.out.d, vec![0x4000_0000; 16]);
+        assert!(r.measured.is_some());
+        assert!(r.memory.is_none());
+        // One tile on the ideal path takes the schedule's cycles.
+        assert_eq!(r.run.tiles, 1);
+        assert_eq!(r.run.cycles, Problem::Dense(&g).schedule_cycles());
+    }
+}

@@ -1,0 +1,95 @@
+//! The roofline of a GEMM through the memory path: how much of the array's peak the link to
+//! global memory can feed (`docs/memory.md`, `docs/performance.md`).
+//!
+//! The arithmetic intensity AI is the problem's multiply-accumulates per byte the run moved
+//! (loads and stores together, so re-fetched operand tiles count). The link moves at most
+//! `min(bytes_per_cycle, request_bytes)` bytes a cycle, which feeds `AI x bandwidth` MACs a
+//! cycle; the array does at most `rows x cols x w` a cycle. The bound on utilization is the
+//! smaller of the two over the peak: `min(1, AI x bandwidth / peak)`.
+
+use super::memory::MemRun;
+use super::problem::Gemm;
+use crate::hw::memory::MemParams;
+use crate::hw::{COLS, ROWS};
+
+/// The roofline figures of one run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Roofline {
+    /// MACs per byte moved between global memory and shared memory.
+    pub arithmetic_intensity: f64,
+    /// The highest utilization (0..=1) the link allows at that intensity.
+    pub bound: f64,
+}
+
+/// The array's peak: MACs a cycle of a `ROWS x COLS` mesh with `width` products per PE step.
+pub fn peak_macs_per_cycle(width: usize) -> f64 {
+    (ROWS * COLS * width) as f64
+}
+
+/// MACs per byte moved (`macs / bytes_moved`; infinite when nothing moved).
+pub fn arithmetic_intensity(macs: u64, bytes_moved: u64) -> f64 {
+    macs as f64 / bytes_moved as f64
+}
+
+/// The bytes a cycle the link delivers: the bandwidth, capped by one request's size (a
+/// request is the most one cycle can return).
+pub fn link_bytes_per_cycle(params: &MemParams) -> f64 {
+    f64::from(params.bytes_per_cycle.min(params.request_bytes))
+}
+
+/// The roofline bound `min(1, intensity x bytes_per_cycle / peak)`.
+pub fn bound(intensity: f64, bytes_per_cycle: f64, peak: f64) -> f64 {
+    (intensity * bytes_per_cycle / peak).min(1.0)
+}
+
+/// The roofline of the memory-path run `run` of the problem `g`.
+pub fn of_run(g: &Gemm, run: &MemRun) -> Roofline {
+    let moved = run.counters.bytes_loaded + run.counters.bytes_stored;
+    let ai = arithmetic_intensity(g.macs(), moved);
+    Roofline {
+        arithmetic_intensity: ai,
+        bound: bound(
+            ai,
+            link_bytes_per_cycle(&run.params),
+            peak_macs_per_cycle(g.cfg.width),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_roofline_worked_by_hand() {
+        // 4 x 4 mesh, w = 1: 16 MACs a cycle at the peak.
+        assert_eq!(peak_macs_per_cycle(1), 16.0);
+        assert_eq!(peak_macs_per_cycle(4), 64.0);
+        // 64 x 64 x 64 = 262,144 MACs over 32 KiB moved: 8 MACs a byte.
+        let ai = arithmetic_intensity(262_144, 32_768);
+        assert_eq!(ai, 8.0);
+        // 1 byte a cycle feeds 8 MACs a cycle: half of 16.
+        assert_eq!(bound(ai, 1.0, 16.0), 0.5);
+        // 2 bytes a cycle feed all 16; more is capped at 1.
+        assert_eq!(bound(ai, 2.0, 16.0), 1.0);
+        assert_eq!(bound(ai, 64.0, 16.0), 1.0);
+        // 0.25 bytes would feed 2 of 64 at w = 4.
+        assert_eq!(bound(ai, 0.25, 64.0), 2.0 / 64.0);
+    }
+
+    #[test]
+    fn the_link_is_capped_by_one_request() {
+        let p = MemParams {
+            bytes_per_cycle: 64,
+            request_bytes: 32,
+            ..MemParams::default()
+        };
+        assert_eq!(link_bytes_per_cycle(&p), 32.0);
+        let p = MemParams {
+            bytes_per_cycle: 8,
+            request_bytes: 32,
+            ..MemParams::default()
+        };
+        assert_eq!(link_bytes_per_cycle(&p), 8.0);
+    }
+}

@@ -1,0 +1,136 @@
+//! One check of a clocked GEMM's D against the independent references of this layer
+//! (`tcrtl gemm --check`, the testbenches, any binding): [`check`] picks the reference for the
+//! problem's mode and returns the reference's name and the mismatching elements of D.
+//!
+//! It never calls the arithmetic it checks: every reference here decodes the operands by its
+//! own means and sums exactly (`gemm_ref`, `sparse`, `nvidia_ref`, `mx_ref`). Where no
+//! independent reference covers a problem (a format and preset pair the GPU references lack),
+//! [`check`] says so with `Ok(None)`, and the caller chooses another oracle.
+
+use super::gemm_ref::{mismatches, Reference};
+use super::mx_ref;
+use super::sparse::{sparse_reference, SparseRef};
+use crate::gemm::dispatch::Problem;
+use crate::numerics::dot::{AccMode, Preset};
+use crate::sparse::SparseGemm;
+
+/// The outcome of one check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    /// The reference D was compared with.
+    pub reference: &'static str,
+    /// Row-major indices of the elements of D that differ from it.
+    pub mismatches: Vec<usize>,
+}
+
+/// Compares `d` (row-major bits of the accumulator format) with the independent reference of
+/// `problem`; `preset` is the GPU preset of an `nvidia` run. `Ok(None)` when no independent
+/// reference covers a dense floating-point problem; `Err` when the problem is outside every
+/// reference (an integer problem the references refuse).
+pub fn check(
+    problem: Problem<'_>,
+    preset: Option<Preset>,
+    d: &[u32],
+) -> Result<Option<Check>, String> {
+    match problem {
+        Problem::Dense(g) => match (Reference::for_problem(g, preset), g.cfg.mode) {
+            (Ok(r), _) => Ok(Some(Check {
+                reference: r.name(),
+                mismatches: mismatches(d, &r.gemm(g)),
+            })),
+            (Err(e), AccMode::Int(_)) => Err(e),
+            (Err(_), _) => Ok(None),
+        },
+        Problem::Sparse(s) => sparse(s, preset, d).map(Some),
+        Problem::Mx(g) => Ok(Some(Check {
+            reference: "verify::mx_ref",
+            mismatches: mismatches(d, &mx_ref::gemm(g)),
+        })),
+    }
+}
+
+/// A sparse D against `verify::sparse` for ieee, fused and exact; for nvidia the block-FMA
+/// reference over the B rows gathered by the raw metadata bits. Both round to the
+/// accumulator format (FP32 or FP16; for nvidia the FP16-output rules of `nvidia_ref`).
+fn sparse(g: &SparseGemm, preset: Option<Preset>, d: &[u32]) -> Result<Check, String> {
+    let how = match g.cfg.mode {
+        AccMode::Ieee => Some(SparseRef::Ieee),
+        AccMode::Fused => Some(SparseRef::Fused { width: g.cfg.width }),
+        AccMode::Exact => Some(SparseRef::Exact),
+        AccMode::Nvidia(_) | AccMode::Int(_) => None,
+    };
+    let want = match how {
+        Some(how) => sparse_reference(&g.reference_operands(), how),
+        None => {
+            let dense = g.dense();
+            let r = Reference::for_problem(&dense, preset)?;
+            let mut want = Vec::with_capacity(g.m * g.n);
+            for i in 0..g.m {
+                let row = &g.a.values()[i * g.k / 2..(i + 1) * g.k / 2];
+                // Metadata nibble: two 2-bit positions of the kept values in the group.
+                let rows: Vec<usize> = g.a.meta()[i * g.k / 4..(i + 1) * g.k / 4]
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(q, &byte)| {
+                        [
+                            4 * q + (byte & 3) as usize,
+                            4 * q + ((byte >> 2) & 3) as usize,
+                        ]
+                    })
+                    .collect();
+                for j in 0..g.n {
+                    let col: Vec<u64> = rows.iter().map(|&p| g.b[p * g.n + j]).collect();
+                    want.push(r.dot(&dense, row, &col, g.c[i * g.n + j]));
+                }
+            }
+            want
+        }
+    };
+    let reference = match how {
+        Some(SparseRef::Ieee) => "sparse_reference ieee",
+        Some(SparseRef::Fused { .. }) => "sparse_reference fused",
+        Some(SparseRef::Exact) => "sparse_reference exact",
+        None => "nvidia_ref_dot over the kept products",
+    };
+    Ok(Check {
+        reference,
+        mismatches: mismatches(d, &want),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::Gemm;
+    use crate::hw::CoreConfig;
+    use crate::numerics::format::FP16;
+
+    /// 1 x 2 x 2 FP16, worked by hand: A = [1, 2], B = [[1, 0], [0.5, 1]], C = 0:
+    /// D = [1 + 1, 0 + 2] = [2, 2] (FP32 0x40000000 both).
+    fn problem() -> Gemm {
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+        Gemm::new(
+            1,
+            2,
+            2,
+            cfg,
+            vec![0x3C00, 0x4000],
+            vec![0x3C00, 0x0000, 0x3800, 0x3C00],
+            vec![0, 0],
+        )
+        .expect("a valid problem")
+    }
+
+    #[test]
+    fn a_right_d_passes_and_a_wrong_one_is_found() {
+        let g = problem();
+        let ok = check(Problem::Dense(&g), None, &[0x4000_0000, 0x4000_0000])
+            .expect("checked")
+            .expect("an independent reference covers FP16 ieee");
+        assert!(ok.mismatches.is_empty(), "{ok:?}");
+        let bad = check(Problem::Dense(&g), None, &[0x4000_0000, 0x4000_0001])
+            .expect("checked")
+            .expect("a reference");
+        assert_eq!(bad.mismatches, vec![1]);
+    }
+}
