@@ -1,6 +1,7 @@
 //! The block traits: [`Module`] (named, with registers, wires and children) and [`Design`] (a
 //! top-level module the [`crate::rtl::Simulator`] runs), and the engine's [`Visitor`].
 
+use super::bundle::Bundle;
 use super::mem::Mem;
 use super::reg::Reg;
 use super::value::Value;
@@ -67,9 +68,9 @@ pub(in crate::rtl) use sealed::Sealed;
 /// Calls are statically dispatched and inline into a block's `visit`.
 pub trait Visitor: Sealed {
     /// A register.
-    fn reg<T: Value>(&mut self, r: &mut Reg<T>);
+    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>);
     /// A named combinational wire.
-    fn wire<T: Value>(&mut self, w: &mut Wire<T>);
+    fn wire<T: Bundle>(&mut self, w: &mut Wire<T>);
     /// A testbench-driven input.
     fn input<T: Value>(&mut self, i: &mut Input<T>);
     /// A child module (a nested scope named [`Module::name`]).
@@ -93,7 +94,7 @@ pub(in crate::rtl) struct Clock<const TRACK: bool> {
 impl<const TRACK: bool> Sealed for Clock<TRACK> {}
 impl<const TRACK: bool> Visitor for Clock<TRACK> {
     #[inline(always)]
-    fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
+    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
         if TRACK {
             self.changed |= r.commit(self.rst);
         } else {
@@ -101,7 +102,7 @@ impl<const TRACK: bool> Visitor for Clock<TRACK> {
         }
     }
     #[inline(always)]
-    fn wire<T: Value>(&mut self, _w: &mut Wire<T>) {}
+    fn wire<T: Bundle>(&mut self, _w: &mut Wire<T>) {}
     #[inline(always)]
     fn input<T: Value>(&mut self, _i: &mut Input<T>) {}
     #[inline(always)]
