@@ -83,22 +83,22 @@ pub trait Visitor: Sealed {
     }
 }
 
-/// The rising edge: commits every register (`q <- rst ? reset : d`). With `TRACK` it also
+/// The rising edge: commits every register (`q <- RST ? reset : d`). With `TRACK` it also
 /// notes whether any register changed (for a watchdog without a progress counter); without
-/// it the comparisons are skipped.
-pub(in crate::rtl) struct Clock<const TRACK: bool> {
-    pub rst: bool,
+/// it the comparisons are skipped. Both are compile-time constants, so the common edge (no
+/// reset, no tracking) is a run of plain copies.
+pub(in crate::rtl) struct Clock<const RST: bool, const TRACK: bool> {
     pub changed: bool,
 }
 
-impl<const TRACK: bool> Sealed for Clock<TRACK> {}
-impl<const TRACK: bool> Visitor for Clock<TRACK> {
+impl<const RST: bool, const TRACK: bool> Sealed for Clock<RST, TRACK> {}
+impl<const RST: bool, const TRACK: bool> Visitor for Clock<RST, TRACK> {
     #[inline(always)]
     fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
         if TRACK {
-            self.changed |= r.commit(self.rst);
+            self.changed |= r.commit(RST);
         } else {
-            r.commit_fast(self.rst);
+            r.commit_fast(RST);
         }
     }
     #[inline(always)]
@@ -112,7 +112,7 @@ impl<const TRACK: bool> Visitor for Clock<TRACK> {
     #[inline(always)]
     fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
         m.visit(self);
-        let changed = m.commit(self.rst);
+        let changed = m.commit(RST);
         if TRACK {
             self.changed |= changed;
         }

@@ -25,13 +25,18 @@ use super::value::Value;
 /// every wire every cycle (the PE drives its idle datapath wires to 0: operand isolation).
 ///
 /// # Wires only for the waves
-/// A wire whose value exists only to be looked at can be driven with [`Wire::set_with`]: the
-/// closure runs only when something reads the wire. The simulator decides that once, when the
-/// design is elaborated: a wire is *observed* when the tracer selects it (its glob; the window
-/// does not matter), and every wire is observed once [`crate::rtl::Simulator::settle`],
-/// [`crate::rtl::Simulator::peek`], [`crate::rtl::Simulator::values`] or the settle check
-/// ([`crate::rtl::Simulator::set_check_comb`]) has been used. An untraced run therefore skips
-/// every `set_with` closure. A wire not yet in a simulator is observed.
+/// A wire nobody reads costs one predictable branch. The simulator decides once, when the
+/// design is elaborated, which wires are *observed*: with [`crate::rtl::Simulator::with_trace`]
+/// the ones the trace selects (its globs; the window does not matter), with
+/// [`crate::rtl::Simulator::new`] none. [`crate::rtl::Simulator::settle`],
+/// [`crate::rtl::Simulator::peek`], [`crate::rtl::Simulator::values`] and the settle check
+/// ([`crate::rtl::Simulator::set_check_comb`]) turn every wire on for the rest of the run, and
+/// `peek`/`values` then re-run the combinational phase, so every reader sees this cycle's
+/// values. A wire not yet in a simulator is observed.
+///
+/// An unobserved wire stores nothing: [`Wire::set`] skips the store (and the optimiser may
+/// skip a pure argument's computation with it), and [`Wire::set_with`] does not even call its
+/// closure, for values assembled only for the waves.
 ///
 /// ```
 /// use tensorcore_rtl::rtl::Wire;
@@ -40,8 +45,7 @@ use super::value::Value;
 /// assert!(w.is_observed());
 /// ```
 ///
-/// [`Wire::set`] always stores its value (it costs one store), so a wire driven with `set`
-/// reads the same whether or not it is observed. A wire may hold a [`Bundle`] record too.
+/// A wire may hold a [`Bundle`] record as well as a plain value.
 #[derive(Debug, Clone)]
 pub struct Wire<T: Bundle> {
     value: T,
@@ -63,10 +67,13 @@ impl<T: Bundle> Wire<T> {
         })
     }
 
-    /// Publishes this cycle's value (truncated to the width).
+    /// Publishes this cycle's value (truncated to the width); a no-op while the wire is not
+    /// observed.
     #[inline(always)]
     pub fn set(&mut self, value: T) {
-        self.value = value.truncate(self.width);
+        if self.observed {
+            self.value = value.truncate(self.width);
+        }
     }
 
     /// Publishes this cycle's value computed by `value`, which runs only while the wire is
