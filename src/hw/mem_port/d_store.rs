@@ -1,5 +1,5 @@
 //! The D store (scope `mem.d_store`): rows leaving the output register are queued (`dq_*`,
-//! [`DQ_DEPTH`] rows) and written one a cycle into one of the D slots in shared memory; once
+//! two tiles of rows) and written one a cycle into one of the D slots in shared memory; once
 //! every tile of a slot's box has all its rows written, the box's TMA store is bid for
 //! (`producer_stores` counts those issued). `d_ready` reserves a slot and queue room for the
 //! next drained tile; the port is finished once every box is stored and no store is in
