@@ -73,12 +73,12 @@ impl TmaArbiter {
     pub(super) fn comb(
         &mut self,
         ready: bool,
-        store: Option<TmaRequest>,
+        store: impl FnOnce() -> Option<TmaRequest>,
         c_load: impl FnOnce() -> Option<TmaRequest>,
         operand: impl FnOnce() -> Option<TmaRequest>,
     ) -> Option<TmaRequest> {
         let grant = if ready {
-            store.or_else(c_load).or_else(operand)
+            store().or_else(c_load).or_else(operand)
         } else {
             None
         };

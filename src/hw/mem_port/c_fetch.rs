@@ -78,28 +78,20 @@ impl CFetch {
         self.cf_tile.q() as usize
     }
 
-    /// C boxes emptied into the banks: every box before the one being fetched.
-    pub(super) fn boxes_fetched(&self) -> usize {
-        let cf = self.tile();
-        if cf < self.tiles {
-            self.lay.box_of(cf)
-        } else {
-            self.lay.cd_boxes()
-        }
-    }
-
     /// Row `row` of tile `tile`'s C bank.
     pub(super) fn row(&self, tile: usize, row: usize) -> AccRow {
         self.c_regs[(tile % BANKS) * ROWS + row].q()
     }
 
     /// The words returned last cycle into the bank, from `data` after the operand bytes
-    /// (`at`). Returns whether the tile's C is complete.
-    pub(super) fn absorb(&mut self, data: &[u8], mut at: usize) -> bool {
+    /// (`step_bytes()` of them, asked only when words came back). Returns whether the tile's
+    /// C is complete.
+    pub(super) fn absorb(&mut self, data: &[u8], step_bytes: impl FnOnce() -> usize) -> bool {
         let got = self.got_cmask.q();
         if got == 0 {
             return false;
         }
+        let mut at = step_bytes();
         let t = self.tile();
         let bank = (t % BANKS) * ROWS;
         let mut rows = [0 as AccRow; ROWS];

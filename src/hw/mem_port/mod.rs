@@ -404,9 +404,8 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
 
         // Last cycle's read: C words into their bank; the offered step's hold.
         let data = self.mem.smem_read_data();
-        let c_complete = self
-            .c_fetch
-            .absorb(data, self.consumer.returned_step_bytes());
+        let consumer = &self.consumer;
+        let c_complete = self.c_fetch.absorb(data, || consumer.returned_step_bytes());
         let slot_free = self.consumer.hold(io.take, data);
 
         // This cycle's read: the next step's lanes, C words, or both.
@@ -438,12 +437,12 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         let pin = ProducerIn {
             released: self.consumer.released(),
             read_tile: self.consumer.read_tile(),
-            c_boxes_fetched: self.c_fetch.boxes_fetched(),
+            c_fetch_tile: self.c_fetch.tile(),
         };
         let producer = &self.producer;
         let grant = self.arbiter.comb(
             ready_to_work && self.mem.tma_ready(),
-            self.d_store.store_request(),
+            || self.d_store.store_request(),
             || producer.c_request(&pin, |slot| Self::c_bar(stages, slot)),
             || producer.operand_request(&pin),
         );

@@ -18,13 +18,16 @@ pub(super) struct ProducerIn {
     pub released: u32,
     /// The tile the consumer reads next (an A panel is overwritten only once it is past).
     pub read_tile: usize,
-    /// C boxes the C fetch has emptied (every box before the one it is fetching).
-    pub c_boxes_fetched: usize,
+    /// The tile whose C the C fetch is reading into its bank (every box before that tile's
+    /// has been emptied).
+    pub c_fetch_tile: usize,
 }
 
 /// The producer (see the module documentation).
 pub struct Producer {
     lay: MemLayout,
+    /// Tiles of the problem.
+    tiles: usize,
     /// Chunks of the problem.
     total_chunks: u32,
     /// The chunk whose boxes are being issued.
@@ -41,6 +44,7 @@ impl Producer {
     pub(super) fn new(lay: MemLayout, tiles: usize) -> RtlResult<Self> {
         Ok(Self {
             lay,
+            tiles,
             total_chunks: (tiles * lay.chunks) as u32,
             chunk: Reg::new("producer_chunk", 32, 0u32)?,
             a_sent: Reg::new("producer_sub", 1, false)?,
@@ -76,7 +80,15 @@ impl Producer {
     ) -> Option<TmaRequest> {
         let lay = &self.lay;
         let ct = self.c_boxes.q() as usize;
-        if ct >= lay.cd_boxes() || ct.saturating_sub(inp.c_boxes_fetched) >= lay.tile_slots {
+        if ct >= lay.cd_boxes() {
+            return None;
+        }
+        let fetched = if inp.c_fetch_tile < self.tiles {
+            lay.box_of(inp.c_fetch_tile)
+        } else {
+            lay.cd_boxes()
+        };
+        if ct.saturating_sub(fetched) >= lay.tile_slots {
             return None;
         }
         let (r0, c0) = lay.box_origin(ct);
