@@ -48,13 +48,13 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
                 "controller.state",
                 "controller.take",
                 "controller.stall",
-                "mem.tma_cmd",
-                "mem.producer_chunk",
-                "mem.producer_part",
+                "mem.arbiter.tma_cmd",
+                "mem.producer.producer_chunk",
+                "mem.producer.producer_part",
                 "mem.mbar_0.phase",
                 "mem.mbar_0.tx",
                 "mem.rd_accept",
-                "mem.hold_e_0",
+                "mem.consumer.hold_e_0",
                 "mem.smem.conflict",
             ] {
                 tb.trace_only(glob);

@@ -1,0 +1,352 @@
+//! The consumer (scope `mem.consumer`): reads the next step's lanes from shared memory (one
+//! read request: the A rows and B columns of `w` elements at swizzled addresses, for a sparse
+//! A also the metadata rows on a chunk's first step) once the stage's `full` barrier has
+//! completed the phase of this use (`try_wait.parity`). The data returns one cycle after the
+//! read is accepted and is offered to the core straight from shared memory's read register
+//! (`got_ops`), or from the hold registers (`hold_a_<i>`, `hold_b_<j>`, `hold_e_<i>`) while
+//! the core is not ready. A step's read is issued in the cycle the previous step is taken, so
+//! a conflict-free stream feeds one step a cycle. A stage is released (`released`) when its
+//! last step has been read. The C fetch's words ride in the same request (`rq_busy` is the
+//! request's: one not accepted is presented again unchanged).
+
+use super::host::{lanes_of, le_u128};
+use super::layout::{lane_bytes, MemLayout, E_ROW_BYTES};
+use crate::hw::feeder::LaneGroup;
+use crate::hw::memory::SmemLane;
+use crate::hw::pe_datapath::CoreConfig;
+use crate::hw::port::StepOperands;
+use crate::hw::schedule::Schedule;
+use crate::hw::{COLS, ROWS};
+use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor, Wide};
+
+/// The consumer (see the module documentation).
+pub struct Consumer<const W: usize> {
+    lay: MemLayout,
+    sched: Schedule,
+    width: usize,
+    a_bits: u32,
+    b_bits: u32,
+    /// The step the next read asks for: tile and step within it.
+    rd_tile: Reg<u32>,
+    rd_step: Reg<u32>,
+    /// Chunks whose every step has been read (their stages are free).
+    released: Reg<u32>,
+    /// The read request was not accepted: present it again unchanged.
+    rq_busy: Reg<bool>,
+    /// The pending request carries a step's lanes.
+    rq_ops: Reg<bool>,
+    /// A step's lanes are in shared memory's read register this cycle.
+    got_ops: Reg<bool>,
+    /// The step offered to the core: tile and step within it.
+    off_tile: Reg<u32>,
+    off_step: Reg<u32>,
+    /// The offered step is in the hold registers.
+    held: Reg<bool>,
+    hold_a: Vec<Reg<Wide<W>>>,
+    hold_b: Vec<Reg<Wide<W>>>,
+    hold_e: Vec<Reg<u64>>,
+    /// A sparse chunk's metadata rows, read on its first step, for its later steps.
+    e_row: Vec<Reg<u128>>,
+}
+
+impl<const W: usize> Consumer<W> {
+    pub(super) fn new(cfg: &CoreConfig, lay: MemLayout, sched: Schedule) -> RtlResult<Self> {
+        let b_lanes = lay.b_step_lanes(W);
+        let e_rows = if lay.is_sparse() { ROWS } else { 0 };
+        let reg32 = |name: &'static str| Reg::new(name, 32, 0u32);
+        Ok(Self {
+            lay,
+            sched,
+            width: cfg.width,
+            a_bits: cfg.fmt_a.width(),
+            b_bits: cfg.fmt_b.width(),
+            rd_tile: reg32("rd_tile")?,
+            rd_step: reg32("rd_step")?,
+            released: reg32("released")?,
+            rq_busy: Reg::new("rq_busy", 1, false)?,
+            rq_ops: Reg::new("rq_ops", 1, false)?,
+            got_ops: Reg::new("got_ops", 1, false)?,
+            off_tile: reg32("off_tile")?,
+            off_step: reg32("off_step")?,
+            held: Reg::new("held", 1, false)?,
+            hold_a: (0..ROWS)
+                .map(|i| {
+                    Reg::new(
+                        format!("hold_a_{i}"),
+                        cfg.fmt_a.width() * W as u32,
+                        Wide::ZERO,
+                    )
+                })
+                .collect::<RtlResult<_>>()?,
+            hold_b: (0..COLS)
+                .map(|j| {
+                    Reg::new(
+                        format!("hold_b_{j}"),
+                        cfg.fmt_b.width() * b_lanes as u32,
+                        Wide::ZERO,
+                    )
+                })
+                .collect::<RtlResult<_>>()?,
+            hold_e: (0..e_rows)
+                .map(|i| {
+                    Ok(Reg::new(format!("hold_e_{i}"), 2 * W as u32, 0u64)?
+                        .with_display(Display::Filter("meta")))
+                })
+                .collect::<RtlResult<_>>()?,
+            e_row: (0..e_rows)
+                .map(|i| Reg::new(format!("e_row_{i}"), 8 * E_ROW_BYTES, 0u128))
+                .collect::<RtlResult<_>>()?,
+        })
+    }
+
+    /// A step's lanes are in shared memory's read register (offered fresh).
+    #[inline]
+    pub(super) fn fresh(&self) -> bool {
+        self.got_ops.q()
+    }
+
+    /// The port offers a step (fresh or held).
+    #[inline]
+    pub(super) fn valid(&self) -> bool {
+        self.fresh() || self.held.q()
+    }
+
+    /// The read request is being presented again.
+    pub(super) fn busy(&self) -> bool {
+        self.rq_busy.q()
+    }
+
+    /// Chunks released.
+    pub(super) fn released(&self) -> u32 {
+        self.released.q()
+    }
+
+    /// The tile the next read is for.
+    pub(super) fn read_tile(&self) -> usize {
+        self.rd_tile.q() as usize
+    }
+
+    /// Bytes of the fresh step's lanes at the front of shared memory's read data (0 when no
+    /// step returned): the C words of the same read follow them.
+    pub(super) fn returned_step_bytes(&self) -> usize {
+        if !self.fresh() {
+            return 0;
+        }
+        let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
+        let (r0, c0) = self.sched.tile_origin(t);
+        let rows = (self.lay.m - r0).min(ROWS);
+        let cols = (self.lay.n - c0).min(COLS);
+        self.lay.step_bytes(rows, cols, s, self.width)
+    }
+
+    /// The metadata rows a sparse step selects from: those of its read (first step of a
+    /// chunk) or the `e_row_<i>` registers, which hold them from the chunk's first step on.
+    fn e_rows(&self, tile: usize, step: usize, data: &[u8]) -> [u128; ROWS] {
+        let mut rows = [0u128; ROWS];
+        if self.lay.e_step_bytes(step, self.width) > 0 {
+            let (r0, c0) = self.sched.tile_origin(tile);
+            let rows_in = (self.lay.m - r0).min(ROWS);
+            let cols_in = (self.lay.n - c0).min(COLS);
+            let w = self.width;
+            let mut at = rows_in * lane_bytes(self.lay.esa, w) as usize
+                + cols_in * lane_bytes(self.lay.esb, self.lay.b_step_lanes(w)) as usize;
+            for row in rows.iter_mut().take(rows_in) {
+                *row = le_u128(&data[at..at + E_ROW_BYTES as usize]);
+                at += E_ROW_BYTES as usize;
+            }
+        } else {
+            for (row, reg) in rows.iter_mut().zip(&self.e_row) {
+                *row = reg.q();
+            }
+        }
+        rows
+    }
+
+    /// Decodes the bytes of step `step` of tile `tile` (as laid out by
+    /// [`MemLayout::step_lanes`]) into lane groups and, for a sparse A, metadata selects.
+    fn decode(&self, tile: usize, step: usize, data: &[u8]) -> StepOperands<W> {
+        let lay = &self.lay;
+        let w = self.width;
+        let (r0, c0) = self.sched.tile_origin(tile);
+        let (la, lb) = lay.step_valid_lanes(step, w, W);
+        let mut o = StepOperands::default();
+        let mut at = 0usize;
+        for (es, bits, lanes, span, limit, first, groups) in [
+            (lay.esa, self.a_bits, la, w, lay.m, r0, &mut o.a),
+            (
+                lay.esb,
+                self.b_bits,
+                lb,
+                lay.b_step_lanes(w),
+                lay.n,
+                c0,
+                &mut o.b,
+            ),
+        ] {
+            for (r, g) in groups.iter_mut().enumerate() {
+                if first + r >= limit {
+                    continue;
+                }
+                *g = LaneGroup {
+                    bits: lanes_of(&data[at..], es, bits, lanes),
+                    lanes,
+                };
+                at += lane_bytes(es, span) as usize;
+            }
+        }
+        if lay.is_sparse() {
+            let e_rows = self.e_rows(tile, step, data);
+            let kk = lay.kept_offset(step, w);
+            let mask = if la >= 32 {
+                u64::MAX
+            } else {
+                (1u64 << (2 * la)) - 1
+            };
+            for (r, m) in o.meta.iter_mut().enumerate() {
+                if r0 + r < lay.m {
+                    *m = (e_rows[r] >> (2 * kk)) as u64 & mask;
+                }
+            }
+        }
+        o
+    }
+
+    /// The offered step's operands: decoded from shared memory's read data `data` when fresh,
+    /// else from the hold registers.
+    pub(super) fn operands(&self, data: &[u8]) -> StepOperands<W> {
+        let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
+        if self.fresh() {
+            return self.decode(t, s, data);
+        }
+        let mut o = StepOperands::default();
+        let (r0, c0) = self.sched.tile_origin(t);
+        let (la, lb) = self.lay.step_valid_lanes(s, self.width, W);
+        for (i, g) in o.a.iter_mut().enumerate() {
+            if r0 + i < self.lay.m {
+                *g = LaneGroup {
+                    bits: self.hold_a[i].q(),
+                    lanes: la,
+                };
+                if let Some(e) = self.hold_e.get(i) {
+                    o.meta[i] = e.q();
+                }
+            }
+        }
+        for (j, g) in o.b.iter_mut().enumerate() {
+            if c0 + j < self.lay.n {
+                *g = LaneGroup {
+                    bits: self.hold_b[j].q(),
+                    lanes: lb,
+                };
+            }
+        }
+        o
+    }
+
+    /// The offered step's side: a sparse chunk's metadata rows kept from its first step, and
+    /// the step into the hold registers when the core does not take it. Returns whether the
+    /// offer slot is free for the next read's data (taken, or nothing offered).
+    pub(super) fn hold(&mut self, take: bool, data: &[u8]) -> bool {
+        let valid = self.valid();
+        if self.fresh() {
+            let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
+            if self.lay.e_step_bytes(s, self.width) > 0 {
+                let rows = self.e_rows(t, s, data);
+                for (reg, v) in self.e_row.iter_mut().zip(rows) {
+                    reg.set_d(v);
+                }
+            }
+            if !take {
+                let ops = self.operands(data);
+                for (r, g) in self.hold_a.iter_mut().zip(&ops.a) {
+                    r.set_d(g.bits);
+                }
+                for (r, g) in self.hold_b.iter_mut().zip(&ops.b) {
+                    r.set_d(g.bits);
+                }
+                for (r, m) in self.hold_e.iter_mut().zip(&ops.meta) {
+                    r.set_d(*m);
+                }
+            }
+        }
+        self.held.set_d(valid && !take);
+        take || !valid
+    }
+
+    /// Whether to read a step's lanes this cycle (pushing them onto `lanes`): the pending
+    /// request's choice while it is presented again, else when set up, a tile is left, the
+    /// offer slot frees and the step's chunk has landed (`landed(g)`).
+    pub(super) fn request(
+        &self,
+        ready_to_work: bool,
+        slot_free: bool,
+        landed: impl FnOnce(usize) -> bool,
+        lanes: &mut Vec<SmemLane>,
+    ) -> bool {
+        let (rt, rs) = (self.rd_tile.q() as usize, self.rd_step.q() as usize);
+        let want = if self.busy() {
+            self.rq_ops.q()
+        } else {
+            ready_to_work
+                && rt < self.sched.tiles()
+                && slot_free
+                && landed(self.lay.chunk_of(rt, rs, self.width))
+        };
+        if want {
+            self.lay
+                .step_lanes(rt, self.sched.tile_origin(rt), rs, self.width, lanes);
+        }
+        want
+    }
+
+    /// The request's outcome: `rd_req` presented, `accepted` by shared memory, `want_ops` its
+    /// step part. An accepted step advances the read position and may release its stage.
+    pub(super) fn commit(&mut self, rd_req: bool, accepted: bool, want_ops: bool) {
+        self.rq_busy.set_d(rd_req && !accepted);
+        self.rq_ops.set_d(want_ops);
+        self.got_ops.set_d(accepted && want_ops);
+        if accepted && want_ops {
+            let (rt, rs) = (self.rd_tile.q() as usize, self.rd_step.q() as usize);
+            self.off_tile.set_d(rt as u32);
+            self.off_step.set_d(rs as u32);
+            let w = self.width;
+            let g = self.lay.chunk_of(rt, rs, w);
+            let last_step = rs + 1 == self.sched.steps;
+            if last_step || self.lay.chunk_of(rt, rs + 1, w) != g {
+                self.released.set_d(self.released.q() + 1);
+            }
+            if last_step {
+                self.rd_step.set_d(0);
+                self.rd_tile.set_d(rt as u32 + 1);
+            } else {
+                self.rd_step.set_d(rs as u32 + 1);
+            }
+        }
+    }
+}
+
+impl<const W: usize> Module for Consumer<W> {
+    fn name(&self) -> &str {
+        "consumer"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.reg(&mut self.rd_tile);
+        v.reg(&mut self.rd_step);
+        v.reg(&mut self.released);
+        v.reg(&mut self.rq_busy);
+        v.reg(&mut self.rq_ops);
+        v.reg(&mut self.got_ops);
+        v.reg(&mut self.off_tile);
+        v.reg(&mut self.off_step);
+        v.reg(&mut self.held);
+        for r in self.hold_a.iter_mut().chain(self.hold_b.iter_mut()) {
+            v.reg(r);
+        }
+        for r in &mut self.hold_e {
+            v.reg(r);
+        }
+        for r in &mut self.e_row {
+            v.reg(r);
+        }
+    }
+}

@@ -1,0 +1,721 @@
+//! Where everything lives (pure address arithmetic, no registers): the global-memory regions
+//! of A, Bᵀ, C, D (and E for a 2:4 sparse A), the chunking of K, the shared-memory map of
+//! stages, A panels, C and D slots, the TMA descriptors, and each chunk's load plan (the boxes
+//! it loads, in order). The dense and 2:4 sparse problems differ only here, in
+//! [`OperandLayout`]; the blocks of the port ask the layout and never test the variant.
+
+use super::{MemPortConfig, MAX_REQUEST_LANES, MAX_STAGES, MAX_TILE_SLOTS};
+use crate::hw::memory::{ElemType, SmemLane, Swizzle, TensorMap, TmaCmd, TmaOp};
+use crate::hw::pe::sparse_b_lanes;
+use crate::hw::pe_datapath::CoreConfig;
+use crate::hw::{HwError, COLS, ROWS};
+use crate::numerics::format::Format;
+
+use super::arbiter::TmaKind;
+
+/// Bytes of one row of the 128B swizzle atom (and of a stage's A or B box row).
+pub(super) const ATOM_ROW_BYTES: u32 = 128;
+/// Rows of a swizzle atom: a stage block holds A's `ROWS` rows, then B's `COLS` rows.
+const ATOM_ROWS: u32 = 8;
+/// Bytes of one stage block (one 128B swizzle atom: A rows `0..ROWS`, B rows
+/// `ROWS..ROWS + COLS`).
+const STAGE_BYTES: u32 = ATOM_ROWS * ATOM_ROW_BYTES;
+const _: () = assert!(
+    ROWS + COLS <= ATOM_ROWS as usize,
+    "A and B rows share one atom"
+);
+/// Descriptor slots: A, B, C, D, and E (the 2:4 metadata of a sparse A).
+pub(super) const DESC_A: usize = 0;
+pub(super) const DESC_B: usize = 1;
+pub(super) const DESC_C: usize = 2;
+pub(super) const DESC_D: usize = 3;
+pub(super) const DESC_E: usize = 4;
+/// Kept A values a sparse chunk covers: one 16-byte metadata box row (2 bits a value), and
+/// twice as many dense K positions of B.
+pub const SPARSE_KC: usize = 64;
+/// Bytes of one metadata box row (the 16-byte TMA inner extent).
+pub(super) const E_ROW_BYTES: u32 = 16;
+/// Bytes of a B sub-box in a sparse stage: `COLS` rows of 128 bytes.
+const B_BOX_BYTES: u32 = COLS as u32 * ATOM_ROW_BYTES;
+/// Offset of a sparse A box in its block (row 2 of the 128B swizzle atom; the metadata box
+/// sits in row 0).
+const SPARSE_A_OFF: u32 = 2 * ATOM_ROW_BYTES;
+/// Bytes of a C or D slot in shared memory (a box at a 128-byte boundary, the alignment a
+/// TMA destination needs).
+pub(super) const SLOT_BYTES: u32 = 128;
+/// Bytes of a row of a C or D box: the 16-byte inner extent a TMA box needs (four FP32
+/// words, or eight FP16 words from two tiles).
+pub(super) const BOX_ROW_BYTES: u32 = 16;
+const _: () = assert!(
+    ROWS as u32 * BOX_ROW_BYTES <= SLOT_BYTES,
+    "a C/D box fits its slot"
+);
+/// Dense K positions per 2:4 group, and kept values per group.
+const GROUP: usize = 4;
+const KEPT_PER_GROUP: usize = 2;
+
+/// How A reaches the array: dense, or 2:4 sparse (kept values plus a metadata region E).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandLayout {
+    /// A is `M x K`, a chunk is one A box and one B box.
+    Dense,
+    /// A holds the `M x K/2` kept values, E their 2-bit selects; a chunk is one A box, one
+    /// E box and `bytes(B)` B sub-boxes of 128 dense positions (see the module docs).
+    Sparse,
+}
+
+/// One box of a chunk's load plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadPart {
+    /// A's box (dense values, or a sparse A's kept values).
+    A,
+    /// The metadata box of a sparse A.
+    E,
+    /// B sub-box `j` (dense: the only one, `j = 0`).
+    B(usize),
+}
+
+/// What a chunk loads: A (and E for a sparse A) unless a panel already holds them, then its
+/// B boxes; the chunk's whole transaction count is expected with its first box.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadPlan {
+    /// The chunk loads A (and E): stream mode, or the first tile of a tile row in panel mode.
+    pub loads_a: bool,
+    /// Boxes of the chunk, A and E included.
+    pub boxes: usize,
+    /// Bytes the chunk's boxes land on the stage's `full` barrier.
+    pub tx_bytes: u32,
+    sparse: bool,
+}
+
+impl LoadPlan {
+    /// Box `i` of the plan.
+    pub fn part(&self, i: usize) -> LoadPart {
+        let i = if self.loads_a { i } else { i + self.a_parts() };
+        match (i, self.sparse) {
+            (0, _) => LoadPart::A,
+            (1, true) => LoadPart::E,
+            (i, true) => LoadPart::B(i - 2),
+            (_, false) => LoadPart::B(0),
+        }
+    }
+
+    /// Boxes of A's side (A, and E for a sparse A).
+    fn a_parts(&self) -> usize {
+        if self.sparse {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// Where everything lives: global-memory regions, the chunking of K and the shared-memory
+/// map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemLayout {
+    /// Rows of A, C, D.
+    pub m: usize,
+    /// Columns of B, C, D.
+    pub n: usize,
+    /// Inner dimension (dense K positions).
+    pub k: usize,
+    /// K positions the schedule counts: `k`, or the kept `k / 2` of a 2:4 sparse A.
+    pub k_steps: usize,
+    /// Dense or 2:4 sparse A (see the module docs).
+    pub operands: OperandLayout,
+    /// Bytes of an A element.
+    pub esa: u32,
+    /// Bytes of a B element.
+    pub esb: u32,
+    /// Bytes of a C or D element (the accumulator format: 4 for FP32, 2 for FP16).
+    pub esc: u32,
+    /// Tiles of a tile row one C or D box covers side by side (1 for FP32, 2 for FP16).
+    pub tiles_per_box: usize,
+    /// Tiles along N, `ceil(N / COLS)`.
+    pub tiles_n: usize,
+    /// K elements a chunk (one TMA box along K; kept values for a sparse A).
+    pub kc: usize,
+    /// Chunks per tile `ceil(k_steps / KC)`.
+    pub chunks: usize,
+    /// B boxes a chunk loads (1 dense; `B element bytes` sparse: 128 dense positions).
+    pub b_boxes: usize,
+    /// Bytes of one operand stage in shared memory.
+    pub stage_bytes: u32,
+    /// Global address and row pitch of A, Bᵀ, C and D.
+    pub a: (u64, u64),
+    /// Bᵀ (`N x K`).
+    pub b: (u64, u64),
+    /// C.
+    pub c: (u64, u64),
+    /// D.
+    pub d: (u64, u64),
+    /// E, the metadata of a sparse A (`M x ceil(K / 8)` bytes; unused when dense).
+    pub e: (u64, u64),
+    /// Global memory bytes.
+    pub gmem_bytes: u64,
+    /// A reused across a tile row from one of two panels.
+    pub panel: bool,
+    /// Operand stages.
+    pub stages: usize,
+    /// Shared-memory base of the A panels (panel mode).
+    pub panel_base: u32,
+    /// Shared-memory base of the stages.
+    pub stage_base: u32,
+    /// Shared-memory base of the C slots.
+    pub c_base: u32,
+    /// Shared-memory base of the D slots.
+    pub d_base: u32,
+    /// C slots, and D slots (each).
+    pub tile_slots: usize,
+    /// Swizzle of A and B boxes.
+    pub swz_a: Swizzle,
+    /// Swizzle of B boxes.
+    pub swz_b: Swizzle,
+}
+
+fn pitch(bytes: u64) -> u64 {
+    bytes.div_ceil(16) * 16
+}
+
+/// The widest swizzle whose span holds a row of `bytes`.
+fn swizzle_for(bytes: u32, on: bool) -> Swizzle {
+    match (on, bytes) {
+        (false, _) => Swizzle::None,
+        (true, b) if b > 64 => Swizzle::B128,
+        (true, b) if b > 32 => Swizzle::B64,
+        (true, _) => Swizzle::B32,
+    }
+}
+
+/// Bytes of `w` lanes of `es`-byte elements.
+pub(super) fn lane_bytes(es: u32, w: usize) -> u32 {
+    es * w as u32
+}
+
+/// Bytes an element of `fmt` takes in memory: its width in whole bytes, rounded up to a power
+/// of two (TF32's 19 bits live in a 4-byte FP32 word, as on the GPU).
+pub(super) fn container_bytes(fmt: Format) -> u32 {
+    fmt.width().div_ceil(8).next_power_of_two()
+}
+
+/// Pushes the lane reads of `bytes` bytes at logical shared-memory address `logical`, split at
+/// 16-byte chunks and swizzled.
+pub(super) fn push_lanes(out: &mut Vec<SmemLane>, logical: u32, bytes: u32, swz: Swizzle) {
+    let mut off = 0;
+    while off < bytes {
+        let len = (bytes - off).min(16);
+        out.push(SmemLane {
+            addr: crate::hw::memory::swizzle(logical + off, swz),
+            len: len as u8,
+        });
+        off += len;
+    }
+}
+
+impl MemLayout {
+    /// The layout of an `m x n x k` problem for `cfg` under `pc`.
+    pub fn new(
+        cfg: &CoreConfig,
+        m: usize,
+        n: usize,
+        k: usize,
+        pc: &MemPortConfig,
+    ) -> Result<Self, HwError> {
+        Self::build(cfg, m, n, k, pc, OperandLayout::Dense)
+    }
+
+    /// The layout of an `m x n x k` 2:4 sparse problem (`k` dense, a multiple of 4): A holds
+    /// `m x k/2` kept values, E `m x ceil(k/8)` metadata bytes (module documentation).
+    pub fn new_sparse(
+        cfg: &CoreConfig,
+        m: usize,
+        n: usize,
+        k: usize,
+        pc: &MemPortConfig,
+    ) -> Result<Self, HwError> {
+        Self::build(cfg, m, n, k, pc, OperandLayout::Sparse)
+    }
+
+    /// A 2:4 sparse A.
+    pub fn is_sparse(&self) -> bool {
+        self.operands == OperandLayout::Sparse
+    }
+
+    fn build(
+        cfg: &CoreConfig,
+        m: usize,
+        n: usize,
+        k: usize,
+        pc: &MemPortConfig,
+        operands: OperandLayout,
+    ) -> Result<Self, HwError> {
+        let sparse = operands == OperandLayout::Sparse;
+        let (rows, cols) = (cfg.rows(), cfg.cols());
+        let (esa, esb) = (container_bytes(cfg.fmt_a), container_bytes(cfg.fmt_b));
+        let bytes_wide = |f: &Format| matches!(f.width(), 8 | 16);
+        if sparse && !(bytes_wide(&cfg.fmt_a) && bytes_wide(&cfg.fmt_b)) {
+            return Err(HwError::Unsupported(
+                "2:4 sparse GEMMs through memory: A and B of 1 or 2 bytes an element \
+                 (FP8, FP16, BF16)"
+                    .into(),
+            ));
+        }
+        let (kc, k_steps, b_boxes) = if sparse {
+            (SPARSE_KC, k / KEPT_PER_GROUP, esb as usize)
+        } else {
+            ((ATOM_ROW_BYTES / esa.max(esb)) as usize, k, 1)
+        };
+        // One step's read (the A rows, the B columns, and for 2:4 sparsity 2w B lanes and
+        // the metadata) must fit one shared-memory request.
+        let lanes = |n: usize, bytes: u32| n * bytes.div_ceil(16) as usize;
+        let w = cfg.width;
+        let need = if sparse {
+            lanes(rows, lane_bytes(esa, w)) + lanes(cols, lane_bytes(esb, sparse_b_lanes(w))) + rows
+        } else {
+            lanes(rows, lane_bytes(esa, w)) + lanes(cols, lane_bytes(esb, w))
+        };
+        if need > MAX_REQUEST_LANES {
+            return Err(HwError::Unsupported(format!(
+                "{}GEMMs through memory at w = {w} with {} x {}: a step's read needs {need} \
+                 shared-memory lanes (a request has at most {MAX_REQUEST_LANES})",
+                if sparse { "2:4 sparse " } else { "" },
+                cfg.fmt_a.name,
+                cfg.fmt_b.name
+            )));
+        }
+        let chunks = k_steps.div_ceil(kc);
+        let stage_bytes = if sparse {
+            // One swizzle atom for E and A, one for each B sub-box.
+            STAGE_BYTES * (1 + b_boxes as u32)
+        } else {
+            STAGE_BYTES
+        };
+        let a = (0u64, pitch((k_steps as u64) * u64::from(esa)));
+        let e = (a.0 + a.1 * m as u64, pitch(k.div_ceil(2 * GROUP) as u64));
+        let b_addr = if sparse { e.0 + e.1 * m as u64 } else { e.0 };
+        let b = (b_addr, pitch((k as u64) * u64::from(esb)));
+        let c_addr = b.0 + b.1 * n as u64;
+        let esc = cfg.acc.width() / 8;
+        let tiles_per_box = (BOX_ROW_BYTES / (cols as u32 * esc)) as usize;
+        let c = (c_addr, pitch(n as u64 * u64::from(esc)));
+        let d = (c.0 + c.1 * m as u64, c.1);
+        let gmem_bytes = d.0 + d.1 * m as u64;
+        let smem = pc.params.smem_bytes;
+        // C and D slots: enough tiles ahead (C) and behind (D, until its store completes) to
+        // cover the latency at one tile per `steps` cycles.
+        let steps = k_steps.div_ceil(cfg.width) as u64;
+        let bw = u64::from(
+            pc.params
+                .bytes_per_cycle
+                .min(pc.params.request_bytes)
+                .max(1),
+        );
+        let box_bytes = u64::from(rows as u32 * BOX_ROW_BYTES);
+        let slot_fill = u64::from(pc.params.latency) + 2 * box_bytes.div_ceil(bw) + 16;
+        let tile_slots = (slot_fill.div_ceil(steps.max(1)) as usize + 2).clamp(2, MAX_TILE_SLOTS);
+        let tail = 2 * tile_slots as u32 * SLOT_BYTES;
+        let panel_bytes = 2 * chunks as u64 * u64::from(STAGE_BYTES);
+        let panel = n > cols && panel_bytes <= u64::from(smem / 2);
+        let panel_base = 0u32;
+        let stage_base = if panel { panel_bytes as u32 } else { 0 };
+        let chunk_bytes = if sparse {
+            let a_e = if panel {
+                0
+            } else {
+                kc as u32 * esa + kc as u32 / (8 / 2)
+            };
+            rows as u32 * (a_e + KEPT_PER_GROUP as u32 * kc as u32 * esb)
+        } else {
+            rows as u32 * ATOM_ROW_BYTES * if panel { 1 } else { 2 }
+        };
+        let steps_per_chunk = kc.div_ceil(cfg.width) as u32;
+        let want = if pc.stages == 0 {
+            pc.auto_stages(chunk_bytes, steps_per_chunk)
+        } else {
+            pc.stages
+        };
+        if want > MAX_STAGES {
+            return Err(HwError::Unsupported(format!(
+                "{want} operand stages (at most {MAX_STAGES})"
+            )));
+        }
+        let room = smem.saturating_sub(stage_base + tail) / stage_bytes;
+        if room < 2 {
+            return Err(HwError::Unsupported(format!(
+                "shared memory of {smem} bytes holds fewer than two operand stages"
+            )));
+        }
+        if pc.stages != 0 && want > room as usize {
+            return Err(HwError::Unsupported(format!(
+                "{want} operand stages need {} bytes of shared memory; {smem} hold {room}",
+                want as u32 * stage_bytes + stage_base + tail
+            )));
+        }
+        let stages = want.min(room as usize).max(1);
+        let c_base = stage_base + stages as u32 * stage_bytes;
+        Ok(Self {
+            m,
+            n,
+            k,
+            k_steps,
+            operands,
+            esa,
+            esb,
+            esc,
+            tiles_per_box,
+            tiles_n: n.div_ceil(cols),
+            kc,
+            chunks,
+            b_boxes,
+            stage_bytes,
+            a,
+            b,
+            c,
+            d,
+            e,
+            gmem_bytes,
+            panel,
+            stages,
+            panel_base,
+            stage_base,
+            c_base,
+            d_base: c_base + tile_slots as u32 * SLOT_BYTES,
+            tile_slots,
+            swz_a: swizzle_for(kc as u32 * esa, pc.swizzle),
+            swz_b: swizzle_for(
+                if sparse {
+                    ATOM_ROW_BYTES
+                } else {
+                    kc as u32 * esb
+                },
+                pc.swizzle,
+            ),
+        })
+    }
+
+    fn elem(es: u32) -> ElemType {
+        match es {
+            1 => ElemType::U8,
+            2 => ElemType::U16,
+            _ => ElemType::U32,
+        }
+    }
+
+    /// Dense K positions of a B box (`KC`, or 128 bytes' worth for a sparse chunk's boxes).
+    fn b_box_k(&self) -> usize {
+        match self.operands {
+            OperandLayout::Sparse => (ATOM_ROW_BYTES / self.esb) as usize,
+            OperandLayout::Dense => self.kc,
+        }
+    }
+
+    /// The descriptors: A, B, C, D, and E for a sparse problem.
+    pub fn descriptors(&self) -> Vec<TensorMap> {
+        let mut a = TensorMap::dense(
+            Self::elem(self.esa),
+            self.a.0,
+            &[self.k_steps as u64, self.m as u64],
+            &[self.kc as u32, ROWS as u32],
+        );
+        a.global_strides[0] = self.a.1;
+        a.swizzle = self.swz_a;
+        let mut b = TensorMap::dense(
+            Self::elem(self.esb),
+            self.b.0,
+            &[self.k as u64, self.n as u64],
+            &[self.b_box_k() as u32, COLS as u32],
+        );
+        b.global_strides[0] = self.b.1;
+        b.swizzle = self.swz_b;
+        let mut c = TensorMap::dense(
+            if self.esc == 4 {
+                ElemType::U32
+            } else {
+                ElemType::U16
+            },
+            self.c.0,
+            &[self.n as u64, self.m as u64],
+            &[(COLS * self.tiles_per_box) as u32, ROWS as u32],
+        );
+        c.global_strides[0] = self.c.1;
+        let mut d = c;
+        d.global_address = self.d.0;
+        let mut maps = vec![a, b, c, d];
+        if self.is_sparse() {
+            let mut e = TensorMap::dense(
+                ElemType::U8,
+                self.e.0,
+                &[self.k.div_ceil(2 * GROUP) as u64, self.m as u64],
+                &[E_ROW_BYTES, ROWS as u32],
+            );
+            e.global_strides[0] = self.e.1;
+            maps.push(e);
+        }
+        maps
+    }
+
+    /// Bytes of a chunk's A side: the A box, and the E box of a sparse A.
+    fn a_side_bytes(&self) -> u32 {
+        let box_a = (ROWS * self.kc) as u32 * self.esa;
+        match self.operands {
+            OperandLayout::Sparse => box_a + ROWS as u32 * E_ROW_BYTES,
+            OperandLayout::Dense => box_a,
+        }
+    }
+
+    /// Bytes of a chunk's B boxes.
+    fn b_side_bytes(&self) -> u32 {
+        match self.operands {
+            OperandLayout::Sparse => self.b_boxes as u32 * B_BOX_BYTES,
+            OperandLayout::Dense => (COLS * self.kc) as u32 * self.esb,
+        }
+    }
+
+    /// The load plan of chunk `g` (`g = t * chunks + q`).
+    pub fn load_plan(&self, g: usize) -> LoadPlan {
+        let t = g / self.chunks;
+        let loads_a = !self.panel || t.is_multiple_of(self.tiles_n);
+        let sparse = self.is_sparse();
+        let a_parts = if sparse { 2 } else { 1 };
+        LoadPlan {
+            loads_a,
+            boxes: self.b_boxes + if loads_a { a_parts } else { 0 },
+            tx_bytes: self.b_side_bytes() + if loads_a { self.a_side_bytes() } else { 0 },
+            sparse,
+        }
+    }
+
+    /// The TMA load of `part` of chunk `g` into stage `g % stages`, its completion on the
+    /// stage's `full` barrier `bar`.
+    pub fn load_cmd(&self, g: usize, part: LoadPart, bar: usize) -> (TmaCmd, TmaKind) {
+        let (t, q, stage) = (g / self.chunks, g % self.chunks, g % self.stages);
+        let (tm, tn) = (t / self.tiles_n, t % self.tiles_n);
+        let (r0, c0) = (tm * ROWS, tn * COLS);
+        let (desc, coords, smem_addr, kind) = match part {
+            LoadPart::A => (
+                DESC_A,
+                [(q * self.kc) as i32, r0 as i32],
+                self.a_base(tm, q, stage),
+                TmaKind::LoadA,
+            ),
+            LoadPart::E => (
+                DESC_E,
+                [(q * self.kc / GROUP) as i32, r0 as i32],
+                self.e_base(tm, q, stage),
+                TmaKind::LoadE,
+            ),
+            LoadPart::B(j) => {
+                let (kq, at) = match self.operands {
+                    OperandLayout::Sparse => (
+                        KEPT_PER_GROUP * q * self.kc + j * self.b_box_k(),
+                        self.b_box_base(stage, j),
+                    ),
+                    OperandLayout::Dense => (q * self.kc, self.b_base(stage)),
+                };
+                (DESC_B, [kq as i32, c0 as i32], at, TmaKind::LoadB)
+            }
+        };
+        (
+            TmaCmd {
+                op: TmaOp::Load,
+                desc,
+                coords: [coords[0], coords[1], 0, 0, 0],
+                smem_addr,
+                mbar: bar,
+            },
+            kind,
+        )
+    }
+
+    /// C and D boxes along N (a tile row's tiles, grouped `tiles_per_box` at a time).
+    fn boxes_n(&self) -> usize {
+        self.tiles_n.div_ceil(self.tiles_per_box)
+    }
+
+    /// C (and D) boxes of the problem: one per tile for FP32, one per pair of tiles of a
+    /// tile row for FP16.
+    pub fn cd_boxes(&self) -> usize {
+        self.m.div_ceil(ROWS) * self.boxes_n()
+    }
+
+    /// The C/D box holding tile `t` (tiles and boxes both row-major).
+    pub fn box_of(&self, t: usize) -> usize {
+        let (tm, tn) = (t / self.tiles_n, t % self.tiles_n);
+        tm * self.boxes_n() + tn / self.tiles_per_box
+    }
+
+    /// The last tile of box `b` (a box at the end of a tile row may hold fewer tiles).
+    pub(super) fn last_tile_of_box(&self, b: usize) -> usize {
+        let (tm, bn) = (b / self.boxes_n(), b % self.boxes_n());
+        tm * self.tiles_n + ((bn + 1) * self.tiles_per_box).min(self.tiles_n) - 1
+    }
+
+    /// The global (row, column) of box `b`'s first element.
+    pub(super) fn box_origin(&self, b: usize) -> (usize, usize) {
+        let (tm, bn) = (b / self.boxes_n(), b % self.boxes_n());
+        (tm * ROWS, bn * self.tiles_per_box * COLS)
+    }
+
+    /// Bytes of one C or D box (the transaction count of a C load).
+    pub(super) fn cd_box_bytes(&self) -> u32 {
+        ROWS as u32 * BOX_ROW_BYTES
+    }
+
+    /// Shared-memory byte offset of tile `t`'s first word within a row of its box's slot.
+    pub(super) fn tile_in_box(&self, t: usize) -> u32 {
+        ((t % self.tiles_n) % self.tiles_per_box) as u32 * COLS as u32 * self.esc
+    }
+
+    /// Shared-memory address of row `row` of tile `t` in its box's C slot.
+    pub(super) fn c_row_addr(&self, t: usize, row: usize) -> u32 {
+        self.c_base
+            + (self.box_of(t) % self.tile_slots) as u32 * SLOT_BYTES
+            + row as u32 * BOX_ROW_BYTES
+            + self.tile_in_box(t)
+    }
+
+    /// Shared-memory address of row `row` of tile `t` in its box's D slot.
+    pub(super) fn d_row_addr(&self, t: usize, row: usize) -> u32 {
+        self.d_base
+            + (self.box_of(t) % self.tile_slots) as u32 * SLOT_BYTES
+            + row as u32 * BOX_ROW_BYTES
+            + self.tile_in_box(t)
+    }
+
+    /// Shared-memory base of the A box of chunk `q` of tile row `tm` (panel) or stage `s`.
+    fn a_base(&self, tm: usize, q: usize, stage: usize) -> u32 {
+        let block = if self.panel {
+            self.panel_base + ((tm & 1) * self.chunks + q) as u32 * STAGE_BYTES
+        } else {
+            self.stage_base + stage as u32 * self.stage_bytes
+        };
+        block
+            + match self.operands {
+                OperandLayout::Sparse => SPARSE_A_OFF,
+                OperandLayout::Dense => 0,
+            }
+    }
+
+    /// Shared-memory base of B sub-box `j` of a sparse stage: swizzle atom `1 + j` of the
+    /// stage, from row 2 (16-bit B) or row 1 (8-bit B) of the atom, the rows against which a
+    /// step's B lanes and A lanes (row 2 of their atom) share the fewest banks.
+    fn b_box_base(&self, stage: usize, j: usize) -> u32 {
+        let row = if self.esb == 2 { 2 } else { 1 };
+        self.stage_base
+            + stage as u32 * self.stage_bytes
+            + (1 + j as u32) * STAGE_BYTES
+            + row * ATOM_ROW_BYTES
+    }
+
+    /// Shared-memory base of the B box of a dense stage: the atom's rows after A's.
+    fn b_base(&self, stage: usize) -> u32 {
+        self.stage_base + stage as u32 * self.stage_bytes + ROWS as u32 * ATOM_ROW_BYTES
+    }
+
+    /// Shared-memory base of the metadata box of chunk `q` of tile row `tm` (sparse): row 0 of
+    /// A's block (its panel block in panel mode, the stage's first atom otherwise).
+    fn e_base(&self, tm: usize, q: usize, stage: usize) -> u32 {
+        self.a_base(tm, q, stage) - SPARSE_A_OFF
+    }
+
+    /// The chunk step `step` of tile `tile` reads at width `w`.
+    pub(super) fn chunk_of(&self, tile: usize, step: usize, w: usize) -> usize {
+        tile * self.chunks + (step * w) / self.kc
+    }
+
+    /// B lanes a step reads per column at width `w` (`w`, or the `sparse_b_lanes(w)` dense
+    /// positions a sparse step selects from).
+    pub(super) fn b_step_lanes(&self, w: usize) -> usize {
+        match self.operands {
+            OperandLayout::Sparse => sparse_b_lanes(w),
+            OperandLayout::Dense => w,
+        }
+    }
+
+    /// Bytes of metadata a step reads per A row: for a sparse A the whole 16-byte row of the
+    /// chunk (its 64 kept values' selects) on the chunk's first step, nothing on the others
+    /// (they take their selects from the `e_row_<i>` registers); nothing for a dense A.
+    pub(super) fn e_step_bytes(&self, step: usize, w: usize) -> u32 {
+        match self.operands {
+            OperandLayout::Sparse if (step * w).is_multiple_of(self.kc) => E_ROW_BYTES,
+            _ => 0,
+        }
+    }
+
+    /// Valid A lanes and B lanes of step `step` at width `w` (at most `max`).
+    pub(super) fn step_valid_lanes(&self, step: usize, w: usize, max: usize) -> (usize, usize) {
+        let k0 = step * w;
+        match self.operands {
+            OperandLayout::Sparse => (
+                w.min(self.k_steps - k0).min(max),
+                sparse_b_lanes(w).min(self.k - GROUP * (k0 / KEPT_PER_GROUP)),
+            ),
+            OperandLayout::Dense => {
+                let lanes = w.min(self.k - k0).min(max);
+                (lanes, lanes)
+            }
+        }
+    }
+
+    /// The lane reads of step `step` of tile `tile` (origin `(r0, c0)`) at width `w`, in
+    /// request order: the A rows, then the B columns, then (sparse) each row's metadata;
+    /// rows and columns outside the problem are not read.
+    pub(super) fn step_lanes(
+        &self,
+        tile: usize,
+        (r0, c0): (usize, usize),
+        step: usize,
+        w: usize,
+        out: &mut Vec<SmemLane>,
+    ) {
+        let g = self.chunk_of(tile, step, w);
+        let (q, stage) = (g % self.chunks, g % self.stages);
+        let tm = tile / self.tiles_n;
+        let kk = step * w - q * self.kc;
+        let rows = (0..ROWS).filter(|r| r0 + r < self.m);
+        let a_row = self.kc as u32 * self.esa;
+        let a_base = self.a_base(tm, q, stage);
+        for r in rows.clone() {
+            let logical = a_base + r as u32 * a_row + kk as u32 * self.esa;
+            push_lanes(out, logical, lane_bytes(self.esa, w), self.swz_a);
+        }
+        let b_bytes = lane_bytes(self.esb, self.b_step_lanes(w));
+        match self.operands {
+            OperandLayout::Dense => {
+                let b_row = self.kc as u32 * self.esb;
+                let base = self.b_base(stage);
+                for c in (0..COLS).filter(|c| c0 + c < self.n) {
+                    let logical = base + c as u32 * b_row + kk as u32 * self.esb;
+                    push_lanes(out, logical, b_bytes, self.swz_b);
+                }
+            }
+            OperandLayout::Sparse => {
+                let at = (GROUP * (kk / KEPT_PER_GROUP)) as u32 * self.esb;
+                let b_box = self.b_box_base(stage, (at / ATOM_ROW_BYTES) as usize);
+                for c in (0..COLS).filter(|c| c0 + c < self.n) {
+                    let logical = b_box + c as u32 * ATOM_ROW_BYTES + at % ATOM_ROW_BYTES;
+                    push_lanes(out, logical, b_bytes, self.swz_b);
+                }
+                let e_base = self.e_base(tm, q, stage);
+                let e_bytes = self.e_step_bytes(step, w);
+                for r in rows {
+                    let logical = e_base + r as u32 * E_ROW_BYTES;
+                    push_lanes(out, logical, e_bytes, Swizzle::None);
+                }
+            }
+        }
+    }
+
+    /// Bytes of operand data step `step` of a tile with `rows` rows and `cols` columns inside
+    /// the problem returns (before any C words).
+    pub(super) fn step_bytes(&self, rows: usize, cols: usize, step: usize, w: usize) -> usize {
+        rows * (lane_bytes(self.esa, w) + self.e_step_bytes(step, w)) as usize
+            + cols * lane_bytes(self.esb, self.b_step_lanes(w)) as usize
+    }
+
+    /// The kept offset of step `step`'s first A lane within its chunk (width `w`).
+    pub(super) fn kept_offset(&self, step: usize, w: usize) -> usize {
+        step * w - ((step * w) / self.kc) * self.kc
+    }
+}
