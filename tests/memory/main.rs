@@ -7,5 +7,6 @@
 mod common;
 
 mod gemm_memory;
+mod port_scopes;
 mod sparse_tma;
 mod tma_props;

@@ -7,16 +7,15 @@
 //!   the mapping under that role, and no mapped signal is left directly in `mem`;
 //! - with `TCRTL_OLD_WAVES=<dir>` holding the VCDs of the same runs written by the design
 //!   before the split (`<dir>/gemm/<run>.vcd`, `<dir>/tb/<bench>.vcd`, as
-//!   `tests/wave_digests.rs` and `tcrtl tb run` write them): every signal of the old
+//!   `tests/hw/wave_digests.rs` and `tcrtl tb run` write them): every signal of the old
 //!   waveform, renamed by the mapping, exists in the new one with the same width and exactly
 //!   the same value changes at the same times, and the new one declares nothing else.
 
-mod common;
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use common::cli::{scratch, tcrtl, text};
+use crate::common::cli::{scratch, tcrtl, text};
 
 /// Signals that moved from `mem` into a role scope: (leaf name, or a prefix ending in `_`
 /// or a digit-free stem for numbered registers, role scope). Leaf names are unchanged.
@@ -94,7 +93,7 @@ fn vars(h: &wellen::Hierarchy) -> HashMap<String, (wellen::SignalRef, u32)> {
         .collect()
 }
 
-/// The memory-path runs of `tests/wave_digests.rs`: gemm runs (name, arguments).
+/// The memory-path runs of `tests/hw/wave_digests.rs`: gemm runs (name, arguments).
 const GEMM_RUNS: &[(&str, &[&str])] = &[
     (
         "tma_fp16_w1",
