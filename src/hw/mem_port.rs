@@ -56,13 +56,14 @@
 //! (kept in `e_row_<i>` for the chunk's other steps); the selects go beside A in
 //! [`StepOperands::meta`] (`hold_e_<i>` while held).
 
+use super::config::CoreConfig;
 use super::feeder::{check_problem, LaneGroup};
 use super::memory::{
     swizzle, ElemType, MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane,
     SmemWriteLane, Swizzle, TensorMap, TmaCmd, TmaOp,
 };
+use super::pe::set_lane;
 use super::pe::sparse_b_lanes;
-use super::pe_datapath::{set_lane, CoreConfig};
 use super::port::{OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
 use super::sparse_feeder::check_sparse_problem;
