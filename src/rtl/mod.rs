@@ -75,19 +75,25 @@
 //! The signals of `hi` are then `top.hi.count` and `top.hi.wrap`; `clk` and `rst` are always in
 //! the `top` scope. See `docs/waves.md` and `docs/architecture.md`.
 
+mod bundle;
 pub mod demo;
 mod error;
+pub mod file;
 mod mem;
 mod module;
+mod observe;
 mod reg;
 mod signal;
 mod sim;
 mod table;
 mod trace;
+#[cfg(test)]
+mod typed_tests;
 mod value;
 mod watchdog;
 mod wire;
 
+pub use bundle::{pack_field, Bundle};
 pub use error::{Result, RtlError};
 pub use mem::Mem;
 pub use module::{Design, Module, Visitor};

@@ -1,6 +1,7 @@
 //! The block traits: [`Module`] (named, with registers, wires and children) and [`Design`] (a
 //! top-level module the [`crate::rtl::Simulator`] runs), and the engine's [`Visitor`].
 
+use super::bundle::Bundle;
 use super::mem::Mem;
 use super::reg::Reg;
 use super::value::Value;
@@ -67,9 +68,9 @@ pub(in crate::rtl) use sealed::Sealed;
 /// Calls are statically dispatched and inline into a block's `visit`.
 pub trait Visitor: Sealed {
     /// A register.
-    fn reg<T: Value>(&mut self, r: &mut Reg<T>);
+    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>);
     /// A named combinational wire.
-    fn wire<T: Value>(&mut self, w: &mut Wire<T>);
+    fn wire<T: Bundle>(&mut self, w: &mut Wire<T>);
     /// A testbench-driven input.
     fn input<T: Value>(&mut self, i: &mut Input<T>);
     /// A child module (a nested scope named [`Module::name`]).
@@ -82,26 +83,26 @@ pub trait Visitor: Sealed {
     }
 }
 
-/// The rising edge: commits every register (`q <- rst ? reset : d`). With `TRACK` it also
+/// The rising edge: commits every register (`q <- RST ? reset : d`). With `TRACK` it also
 /// notes whether any register changed (for a watchdog without a progress counter); without
-/// it the comparisons are skipped.
-pub(in crate::rtl) struct Clock<const TRACK: bool> {
-    pub rst: bool,
+/// it the comparisons are skipped. Both are compile-time constants, so the common edge (no
+/// reset, no tracking) is a run of plain copies.
+pub(in crate::rtl) struct Clock<const RST: bool, const TRACK: bool> {
     pub changed: bool,
 }
 
-impl<const TRACK: bool> Sealed for Clock<TRACK> {}
-impl<const TRACK: bool> Visitor for Clock<TRACK> {
+impl<const RST: bool, const TRACK: bool> Sealed for Clock<RST, TRACK> {}
+impl<const RST: bool, const TRACK: bool> Visitor for Clock<RST, TRACK> {
     #[inline(always)]
-    fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
+    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
         if TRACK {
-            self.changed |= r.commit(self.rst);
+            self.changed |= r.commit(RST);
         } else {
-            r.commit_fast(self.rst);
+            r.commit_fast(RST);
         }
     }
     #[inline(always)]
-    fn wire<T: Value>(&mut self, _w: &mut Wire<T>) {}
+    fn wire<T: Bundle>(&mut self, _w: &mut Wire<T>) {}
     #[inline(always)]
     fn input<T: Value>(&mut self, _i: &mut Input<T>) {}
     #[inline(always)]
@@ -111,7 +112,7 @@ impl<const TRACK: bool> Visitor for Clock<TRACK> {
     #[inline(always)]
     fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
         m.visit(self);
-        let changed = m.commit(self.rst);
+        let changed = m.commit(RST);
         if TRACK {
             self.changed |= changed;
         }

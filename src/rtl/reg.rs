@@ -3,9 +3,9 @@
 
 use std::borrow::Cow;
 
+use super::bundle::{clear_above, Bundle};
 use super::error::{Result, RtlError};
-use super::signal::{signal_accessors, SignalMeta};
-use super::value::Value;
+use super::signal::{signal_accessors, Boxed, SignalMeta};
 
 /// A clocked register with synchronous reset.
 ///
@@ -41,23 +41,60 @@ use super::value::Value;
 /// A register not written in a cycle holds its value. Values written with `set_d` are truncated
 /// to the declared width. At power-on, and at every edge while `rst` is high, `q` takes the reset
 /// value.
+///
+/// # Typed registers
+/// A register holds any [`Bundle`]: a plain [`crate::rtl::Value`] or a `Copy` record such as a
+/// pipeline stage's unpacked products and control fields. The clock pass copies the record;
+/// its bits ([`Bundle::encode`], `width` of them) are computed only when a tracer, a peek or
+/// the settle check looks. The same rules hold: `q` cannot be assigned and `d` cannot be read.
+///
+/// ```compile_fail
+/// use tensorcore_rtl::rtl::{Bundle, Reg};
+/// #[derive(Clone, Copy, Default)]
+/// struct Stage { prod: u32, valid: bool }
+/// impl Bundle for Stage {
+///     const CAPACITY: u32 = 33;
+///     const WORDS: usize = 1;
+///     fn encode(&self, out: &mut [u64]) { out[0] = u64::from(self.prod) | u64::from(self.valid) << 32; }
+/// }
+/// let mut r = Reg::new("s1", 33, Stage::default()).unwrap();
+/// r.q = Stage { prod: 1, valid: true }; // error: field `q` is private
+/// ```
+///
+/// ```compile_fail
+/// use tensorcore_rtl::rtl::{Bundle, Reg};
+/// #[derive(Clone, Copy, Default)]
+/// struct Stage { prod: u32, valid: bool }
+/// impl Bundle for Stage {
+///     const CAPACITY: u32 = 33;
+///     const WORDS: usize = 1;
+///     fn encode(&self, out: &mut [u64]) { out[0] = u64::from(self.prod) | u64::from(self.valid) << 32; }
+/// }
+/// let r = Reg::new("s1", 33, Stage::default()).unwrap();
+/// let _ = r.d().prod; // error: `d` is private to the engine
+/// ```
+///
+/// The metadata (name, labels, display hints) sits behind one pointer and is read only when the
+/// design is elaborated; the value fields are what the clock pass touches.
 #[derive(Debug, Clone)]
-pub struct Reg<T: Value> {
+pub struct Reg<T: Bundle> {
     q: T,
     d: T,
     reset: T,
-    meta: SignalMeta,
+    width: u32,
+    meta: Boxed,
 }
 
-signal_accessors!(Reg);
+signal_accessors!(Reg, Bundle);
 
-impl<T: Value> Reg<T> {
+impl<T: Bundle> Reg<T> {
     /// A register of `width` bits named `name` (local to its module) with reset value `reset`.
+    /// For a record, `width` is the number of bits its [`Bundle::encode`] shows.
     ///
     /// Fails if `width` is 0 or more than `T` holds, or if `reset` does not fit in `width` bits.
     pub fn new(name: impl Into<Cow<'static, str>>, width: u32, reset: T) -> Result<Self> {
         let meta = SignalMeta::new::<T>(name, width)?;
-        if reset.mask(width) != reset {
+        if !fits(reset, width) {
             return Err(RtlError::ResetTooWide {
                 name: meta.name.into_owned(),
                 width,
@@ -67,6 +104,7 @@ impl<T: Value> Reg<T> {
             q: reset,
             d: reset,
             reset,
+            width,
             meta,
         })
     }
@@ -80,7 +118,7 @@ impl<T: Value> Reg<T> {
     /// Sets the value to be latched at the next rising edge (truncated to the width).
     #[inline(always)]
     pub fn set_d(&mut self, value: T) {
-        self.d = value.mask(self.meta.width);
+        self.d = value.truncate(self.width);
     }
 
     /// The reset value.
@@ -95,11 +133,13 @@ impl<T: Value> Reg<T> {
         self.d
     }
 
-    /// The rising edge: `q <- rst ? reset : d`. Returns whether `q` changed. Engine-only.
+    /// The rising edge: `q <- rst ? reset : d`. Returns whether `q` changed (its encoded bits:
+    /// records need no `PartialEq`). Engine-only; used only by a watchdog without a progress
+    /// counter.
     #[inline(always)]
     pub(in crate::rtl) fn commit(&mut self, rst: bool) -> bool {
         let next = if rst { self.reset } else { self.d };
-        let changed = next != self.q;
+        let changed = !next.same_bits(&self.q, self.width);
         self.q = next;
         self.d = next;
         changed
@@ -116,4 +156,16 @@ impl<T: Value> Reg<T> {
             self.q = self.d;
         }
     }
+}
+
+/// Whether `v` survives truncation to `width` bits unchanged (its encoded bits above `width`
+/// are zero and truncating changes none below).
+fn fits<T: Bundle>(v: T, width: u32) -> bool {
+    let mut a = vec![0u64; T::WORDS];
+    v.encode(&mut a);
+    let mut clipped = a.clone();
+    clear_above(&mut clipped, width);
+    let mut b = vec![0u64; T::WORDS];
+    v.truncate(width).encode(&mut b);
+    a == clipped && a == b
 }

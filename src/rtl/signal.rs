@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
+use super::bundle::Bundle;
 use super::error::{Result, RtlError};
-use super::value::Value;
 
 /// Value labels of a signal: `(value, name)` pairs, e.g. an FSM's state names. Read only when
 /// the GTKWave save file is written (they become a translate filter file); never in the clock
@@ -30,22 +30,27 @@ pub enum Display {
     Filter(&'static str),
 }
 
-/// Name, width and labels of one signal.
+/// The descriptor of one signal: everything but its value and width. It is read when the design
+/// is elaborated (the signal table, the trace header, the GTKWave save file) and never in the
+/// clock loop, so it lives out of line ([`Boxed`]): a register is its `q`, `d`, reset value and
+/// width plus one pointer, and the commit pass walks values, not names.
 #[derive(Debug, Clone)]
 pub(in crate::rtl) struct SignalMeta {
     pub(in crate::rtl) name: Cow<'static, str>,
-    pub(in crate::rtl) width: u32,
     pub(in crate::rtl) labels: Labels,
     pub(in crate::rtl) display: Display,
     pub(in crate::rtl) overview: bool,
 }
 
+/// A signal's descriptor, kept out of line.
+pub(in crate::rtl) type Boxed = Box<SignalMeta>;
+
 impl SignalMeta {
     /// Checks that `width` is 1..=`T::CAPACITY` and names the signal.
-    pub(in crate::rtl) fn new<T: Value>(
+    pub(in crate::rtl) fn new<T: Bundle>(
         name: impl Into<Cow<'static, str>>,
         width: u32,
-    ) -> Result<SignalMeta> {
+    ) -> Result<Boxed> {
         let name = name.into();
         if width == 0 || width > T::CAPACITY {
             return Err(RtlError::BadWidth {
@@ -54,20 +59,20 @@ impl SignalMeta {
                 capacity: T::CAPACITY,
             });
         }
-        Ok(SignalMeta {
+        Ok(Box::new(SignalMeta {
             name,
-            width,
             labels: &[],
             display: Display::Hex,
             overview: false,
-        })
+        }))
     }
 }
 
-/// The accessors every signal type shares (it holds its [`SignalMeta`] in a field `meta`).
+/// The accessors every signal type shares (it holds its width in a field `width` and its
+/// [`SignalMeta`] in a field `meta`).
 macro_rules! signal_accessors {
-    ($ty:ident) => {
-        impl<T: Value> $ty<T> {
+    ($ty:ident, $bound:ident) => {
+        impl<T: $bound> $ty<T> {
             /// Attaches value labels (e.g. FSM state names): GTKWave then shows the name
             /// instead of the number, through a translate filter file written beside the
             /// `.gtkw` save file. The waveform itself is unchanged.
@@ -106,8 +111,9 @@ macro_rules! signal_accessors {
             }
 
             /// The declared width in bits.
+            #[inline(always)]
             pub fn width(&self) -> u32 {
-                self.meta.width
+                self.width
             }
 
             /// The local name (the last component of its hierarchical name).

@@ -2,6 +2,7 @@
 
 use super::error::{Result, RtlError};
 use super::module::{Clock, Design};
+use super::observe::Observe;
 use super::table::{Collect, CombHash, Grab, SignalInfo, SignalValue};
 use super::trace::{TraceConfig, TraceSummary, Tracer};
 use super::watchdog::Watchdog;
@@ -15,6 +16,14 @@ use super::watchdog::Watchdog;
 ///    signal that changed (time `10 * cycle` ns, `clk` rising);
 /// 3. the rising edge: every register takes `d` (or its reset value while `rst` is high) at once;
 /// 4. the watchdog checks for progress.
+///
+/// # Observed wires
+/// When the simulator is built it decides which wires anything reads
+/// ([`crate::rtl::Wire::set_with`] skips the rest): with [`Simulator::new`] none, with
+/// [`Simulator::with_trace`] the ones the trace selects. [`Simulator::settle`],
+/// [`Simulator::peek`], [`Simulator::values`] and [`Simulator::set_check_comb`] turn every
+/// wire on for the rest of the run; `peek` and `values`, when they turn wires on, first run the
+/// combinational phase so that every wire shows this cycle's value (as after `settle`).
 pub struct Simulator<D: Design> {
     top: D,
     cycle: u64,
@@ -23,6 +32,7 @@ pub struct Simulator<D: Design> {
     trace_failed: bool,
     watchdog: Option<Watchdog>,
     check_comb: bool,
+    all_observed: bool,
 }
 
 impl<D: Design> Simulator<D> {
@@ -30,7 +40,8 @@ impl<D: Design> Simulator<D> {
     ///
     /// Fails if two signals or scopes share a hierarchical name.
     pub fn new(mut top: D) -> Result<Self> {
-        Collect::run(&mut top)?;
+        let (table, _) = Collect::run(&mut top)?;
+        Observe::selected(&mut top, &vec![false; table.len()]);
         Ok(Self {
             top,
             cycle: 0,
@@ -39,6 +50,7 @@ impl<D: Design> Simulator<D> {
             trace_failed: false,
             watchdog: None,
             check_comb: false,
+            all_observed: false,
         })
     }
 
@@ -48,6 +60,7 @@ impl<D: Design> Simulator<D> {
         let (table, words) = Collect::run(&mut top)?;
         let tracer = Tracer::open(config, top.name(), &table, &words)?;
         let mut sim = Self::new(top)?;
+        Observe::selected(&mut sim.top, &tracer.selected());
         sim.tracer = Some(tracer);
         Ok(sim)
     }
@@ -60,8 +73,22 @@ impl<D: Design> Simulator<D> {
 
     /// When on, every step runs the combinational phase twice and fails if the second pass
     /// computes different `d`s or wires (i.e. `comb` mutates state it should not). For tests.
+    /// Turns every wire on (the check compares wires too).
     pub fn set_check_comb(&mut self, on: bool) {
         self.check_comb = on;
+        if on {
+            self.observe_all();
+        }
+    }
+
+    /// Turns every wire on for the rest of the run; returns whether some were off.
+    fn observe_all(&mut self) -> bool {
+        let was = self.all_observed;
+        if !was {
+            Observe::all(&mut self.top);
+            self.all_observed = true;
+        }
+        !was
     }
 
     /// The design.
@@ -93,8 +120,10 @@ impl<D: Design> Simulator<D> {
     }
 
     /// Runs the combinational phase without clocking, so that wires show this cycle's values
-    /// (e.g. before [`Simulator::values`]). Harmless: `step` recomputes the same values.
+    /// (e.g. before [`Simulator::values`]). Harmless: `step` recomputes the same values. Turns
+    /// every wire on for the rest of the run.
     pub fn settle(&mut self) {
+        self.observe_all();
         self.top.comb();
     }
 
@@ -117,21 +146,8 @@ impl<D: Design> Simulator<D> {
             return Err(RtlError::TraceClosed);
         }
         // Whether any register changed matters only to a watchdog without a progress counter.
-        let progress = self.top.progress();
-        let changed = if self.watchdog.is_some() && progress.is_none() {
-            let mut clk = Clock::<true> {
-                rst: self.rst,
-                changed: false,
-            };
-            self.top.visit(&mut clk);
-            clk.changed
-        } else {
-            self.top.visit(&mut Clock::<false> {
-                rst: self.rst,
-                changed: false,
-            });
-            false
-        };
+        let track = self.watchdog.is_some() && self.top.progress().is_none();
+        let changed = self.clock_edge(track);
         self.cycle += 1;
         if let Some(w) = self.watchdog.as_mut() {
             if let Some(stalled) = w.tick(self.rst, self.top.progress(), changed) {
@@ -143,6 +159,34 @@ impl<D: Design> Simulator<D> {
             }
         }
         Ok(())
+    }
+
+    /// The rising edge: every register takes `d` (or its reset value), every memory commits.
+    /// Kept out of line, one specialisation per case, so the common edge (no reset, no change
+    /// tracking) is a straight run of copies and a profile shows the engine's share.
+    #[inline(never)]
+    fn clock_edge(&mut self, track: bool) -> bool {
+        match (self.rst, track) {
+            (false, false) => {
+                self.top
+                    .visit(&mut Clock::<false, false> { changed: false });
+                false
+            }
+            (true, false) => {
+                self.top.visit(&mut Clock::<true, false> { changed: false });
+                false
+            }
+            (false, true) => {
+                let mut clk = Clock::<false, true> { changed: false };
+                self.top.visit(&mut clk);
+                clk.changed
+            }
+            (true, true) => {
+                let mut clk = Clock::<true, true> { changed: false };
+                self.top.visit(&mut clk);
+                clk.changed
+            }
+        }
     }
 
     fn check_comb_repeatable(&mut self) -> Result<()> {
@@ -187,14 +231,19 @@ impl<D: Design> Simulator<D> {
     }
 
     /// The current value of every signal, in [`Simulator::signals`] order (registers: `q`;
-    /// wires: as last set, see [`Simulator::settle`]).
+    /// wires: as last set, see [`Simulator::settle`]). The first call of a run in which some
+    /// wires were off turns them on and settles first, so every wire shows this cycle's value.
     pub fn values(&mut self) -> Vec<SignalValue> {
+        if self.observe_all() {
+            self.top.comb();
+        }
         let mut g = Grab { values: Vec::new() };
         self.top.visit(&mut g);
         g.values
     }
 
-    /// The current value of the signal with dotted name `path` (e.g. `demo.fifo.count`).
+    /// The current value of the signal with dotted name `path` (e.g. `demo.fifo.count`); for a
+    /// wire see [`Simulator::values`].
     pub fn peek(&mut self, path: &str) -> Result<SignalValue> {
         let table = self.signals()?;
         let i = table

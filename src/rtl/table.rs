@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use super::bundle::{encode_signal, Bundle};
 use super::error::{Result, RtlError};
 use super::module::{Module, Sealed, Visitor};
 use super::reg::Reg;
@@ -145,10 +146,10 @@ impl Collect {
 
 impl Sealed for Collect {}
 impl Visitor for Collect {
-    fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
+    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
         self.push(view!(r), SignalKind::Reg, T::WORDS);
     }
-    fn wire<T: Value>(&mut self, w: &mut Wire<T>) {
+    fn wire<T: Bundle>(&mut self, w: &mut Wire<T>) {
         self.push(view!(w), SignalKind::Wire, T::WORDS);
     }
     fn input<T: Value>(&mut self, i: &mut Input<T>) {
@@ -173,19 +174,19 @@ pub(in crate::rtl) struct Grab {
 }
 
 impl Grab {
-    fn push<T: Value>(&mut self, v: T, width: u32) {
+    fn push<T: Bundle>(&mut self, v: T, width: u32) {
         let mut words = vec![0u64; T::WORDS];
-        v.to_words(&mut words);
+        encode_signal(&v, width, &mut words);
         self.values.push(SignalValue { width, words });
     }
 }
 
 impl Sealed for Grab {}
 impl Visitor for Grab {
-    fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
+    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
         self.push(r.q(), r.width());
     }
-    fn wire<T: Value>(&mut self, w: &mut Wire<T>) {
+    fn wire<T: Bundle>(&mut self, w: &mut Wire<T>) {
         self.push(w.get(), w.width());
     }
     fn input<T: Value>(&mut self, i: &mut Input<T>) {
@@ -209,10 +210,10 @@ impl CombHash {
             words: Vec::new(),
         }
     }
-    fn mix<T: Value>(&mut self, v: T) {
+    fn mix<T: Bundle>(&mut self, v: T, width: u32) {
         self.words.clear();
         self.words.resize(T::WORDS, 0);
-        v.to_words(&mut self.words);
+        encode_signal(&v, width, &mut self.words);
         for w in &self.words {
             self.hash = (self.hash ^ w)
                 .wrapping_mul(0x0100_0000_01b3)
@@ -223,11 +224,11 @@ impl CombHash {
 
 impl Sealed for CombHash {}
 impl Visitor for CombHash {
-    fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
-        self.mix(r.d());
+    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
+        self.mix(r.d(), r.width());
     }
-    fn wire<T: Value>(&mut self, w: &mut Wire<T>) {
-        self.mix(w.get());
+    fn wire<T: Bundle>(&mut self, w: &mut Wire<T>) {
+        self.mix(w.get(), w.width());
     }
     fn input<T: Value>(&mut self, _i: &mut Input<T>) {}
     fn child<M: Module>(&mut self, m: &mut M) {

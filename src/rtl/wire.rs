@@ -2,8 +2,9 @@
 
 use std::borrow::Cow;
 
+use super::bundle::Bundle;
 use super::error::Result;
-use super::signal::{signal_accessors, SignalMeta};
+use super::signal::{signal_accessors, Boxed, SignalMeta};
 use super::value::Value;
 
 /// A named combinational signal, exposed for tracing.
@@ -22,27 +23,81 @@ use super::value::Value;
 ///
 /// A wire not set in a cycle keeps its previous value in the trace, so a block should drive
 /// every wire every cycle (the PE drives its idle datapath wires to 0: operand isolation).
+///
+/// # Wires only for the waves
+/// A wire nobody reads costs one predictable branch. The simulator decides once, when the
+/// design is elaborated, which wires are *observed*: with [`crate::rtl::Simulator::with_trace`]
+/// the ones the trace selects (its globs; the window does not matter), with
+/// [`crate::rtl::Simulator::new`] none. [`crate::rtl::Simulator::settle`],
+/// [`crate::rtl::Simulator::peek`], [`crate::rtl::Simulator::values`] and the settle check
+/// ([`crate::rtl::Simulator::set_check_comb`]) turn every wire on for the rest of the run, and
+/// `peek`/`values` then re-run the combinational phase, so every reader sees this cycle's
+/// values. A wire not yet in a simulator is observed.
+///
+/// An unobserved wire stores nothing: [`Wire::set`] skips the store (and the optimiser may
+/// skip a pure argument's computation with it), and [`Wire::set_with`] does not even call its
+/// closure, for values assembled only for the waves.
+///
+/// ```
+/// use tensorcore_rtl::rtl::Wire;
+/// let mut w = Wire::new("exp_sum", 8, 0u8).unwrap();
+/// w.set_with(|| 3 + 4); // computed: a wire outside a simulator is observed
+/// assert!(w.is_observed());
+/// ```
+///
+/// A wire may hold a [`Bundle`] record as well as a plain value.
 #[derive(Debug, Clone)]
-pub struct Wire<T: Value> {
+pub struct Wire<T: Bundle> {
     value: T,
-    meta: SignalMeta,
+    width: u32,
+    observed: bool,
+    meta: Boxed,
 }
 
-signal_accessors!(Wire);
+signal_accessors!(Wire, Bundle);
 
-impl<T: Value> Wire<T> {
+impl<T: Bundle> Wire<T> {
     /// A wire of `width` bits named `name`, starting at `initial`.
     pub fn new(name: impl Into<Cow<'static, str>>, width: u32, initial: T) -> Result<Self> {
         Ok(Self {
             meta: SignalMeta::new::<T>(name, width)?,
-            value: initial.mask(width),
+            value: initial.truncate(width),
+            width,
+            observed: true,
         })
     }
 
-    /// Publishes this cycle's value (truncated to the width).
+    /// Publishes this cycle's value (truncated to the width); a no-op while the wire is not
+    /// observed.
     #[inline(always)]
     pub fn set(&mut self, value: T) {
-        self.value = value.mask(self.meta.width);
+        if self.observed {
+            self.value = value.truncate(self.width);
+        }
+    }
+
+    /// Publishes this cycle's value computed by `value`, which runs only while the wire is
+    /// observed (traced, or peeked; see the type's documentation). For values assembled only
+    /// for the waves: an untraced run pays one branch.
+    #[inline(always)]
+    pub fn set_with(&mut self, value: impl FnOnce() -> T) {
+        if self.observed {
+            self.value = value().truncate(self.width);
+        }
+    }
+
+    /// Whether anything reads this wire (a tracer that selects it, a peek, the settle check),
+    /// fixed when the design is elaborated. A block may use it to skip assembling several
+    /// wave-only values at once; it never changes a register's value.
+    #[inline(always)]
+    pub fn is_observed(&self) -> bool {
+        self.observed
+    }
+
+    /// Turns the wire's observation on or off (the simulator's elaboration pass). Engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn observe(&mut self, on: bool) {
+        self.observed = on;
     }
 
     #[inline(always)]
@@ -59,10 +114,11 @@ impl<T: Value> Wire<T> {
 #[derive(Debug, Clone)]
 pub struct Input<T: Value> {
     value: T,
-    meta: SignalMeta,
+    width: u32,
+    meta: Boxed,
 }
 
-signal_accessors!(Input);
+signal_accessors!(Input, Value);
 
 impl<T: Value> Input<T> {
     /// An input of `width` bits named `name`, starting at `initial`.
@@ -70,12 +126,13 @@ impl<T: Value> Input<T> {
         Ok(Self {
             meta: SignalMeta::new::<T>(name, width)?,
             value: initial.mask(width),
+            width,
         })
     }
 
     /// Drives the input (truncated to the width). Call between steps.
     pub fn set(&mut self, value: T) {
-        self.value = value.mask(self.meta.width);
+        self.value = value.mask(self.width);
     }
 
     /// The driven value.

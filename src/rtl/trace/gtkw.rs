@@ -217,11 +217,11 @@ pub(super) fn write(
     write_file(gtkw, &out)
 }
 
-/// Writes `path` through the shared output files ([`crate::io::AtomicFile`]: `path.partial`
+/// Writes `path` through the shared output files ([`crate::rtl::file::AtomicFile`]: `path.partial`
 /// and a rename, symlinks followed), so that an interrupted or failed write never leaves a
 /// truncated file that looks complete.
 pub(super) fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = crate::io::AtomicFile::create(path)?;
+    let mut f = crate::rtl::file::AtomicFile::create(path)?;
     f.write_all(bytes)?;
     f.commit()
 }

@@ -15,9 +15,9 @@ mod vcd;
 use std::io::BufWriter;
 use std::path::PathBuf;
 
-use crate::io::OutputFile;
-
+use super::bundle::{encode_signal, Bundle};
 use super::error::{Result, RtlError};
+use super::file::OutputFile;
 use super::module::{Module, Sealed, Visitor};
 use super::reg::Reg;
 use super::signal::{Display, Labels};
@@ -253,7 +253,7 @@ struct Sample<'a> {
 
 impl Sample<'_> {
     #[inline(always)]
-    fn signal<T: Value>(&mut self, v: T) {
+    fn signal<T: Bundle>(&mut self, v: T, width: u32) {
         let i = self.index;
         self.index += 1;
         let Select { id, offset } = self.select[i];
@@ -264,7 +264,7 @@ impl Sample<'_> {
         if T::WORDS == 1 {
             // One word: compare in a register instead of through the scratch buffer.
             let mut cur = [0u64; 1];
-            v.to_words(&mut cur);
+            encode_signal(&v, width, &mut cur);
             let last = &mut self.last[off];
             if self.force || *last != cur[0] {
                 *last = cur[0];
@@ -273,7 +273,7 @@ impl Sample<'_> {
             return;
         }
         let cur = &mut self.scratch[..T::WORDS];
-        v.to_words(cur);
+        encode_signal(&v, width, cur);
         let last = &mut self.last[off..off + T::WORDS];
         if self.force || *last != *cur {
             last.copy_from_slice(cur);
@@ -285,16 +285,16 @@ impl Sample<'_> {
 impl Sealed for Sample<'_> {}
 impl Visitor for Sample<'_> {
     #[inline(always)]
-    fn reg<T: Value>(&mut self, r: &mut Reg<T>) {
-        self.signal(r.q());
+    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
+        self.signal(r.q(), r.width());
     }
     #[inline(always)]
-    fn wire<T: Value>(&mut self, w: &mut Wire<T>) {
-        self.signal(w.get());
+    fn wire<T: Bundle>(&mut self, w: &mut Wire<T>) {
+        self.signal(w.get(), w.width());
     }
     #[inline(always)]
     fn input<T: Value>(&mut self, i: &mut Input<T>) {
-        self.signal(i.get());
+        self.signal(i.get(), i.width());
     }
     #[inline(always)]
     fn child<M: Module>(&mut self, m: &mut M) {
@@ -476,6 +476,11 @@ impl Tracer {
                 message,
             },
         }
+    }
+
+    /// Per design signal (visit order): whether this trace writes it.
+    pub fn selected(&self) -> Vec<bool> {
+        self.select.iter().map(|s| s.id != u32::MAX).collect()
     }
 
     /// Whether `cycle` lies in the window.
