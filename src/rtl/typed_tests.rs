@@ -91,7 +91,7 @@ impl Design for Pipe {
                     (x >> 21) as u16 & 0x7FF,
                 ),
             ],
-            valid: n % 3 != 0,
+            valid: !n.is_multiple_of(3),
         };
         self.rec.set_d(s);
         self.word.set_d(packed(&s));
