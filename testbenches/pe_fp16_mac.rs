@@ -1,6 +1,6 @@
-//! `pe_fp16_mac`: one bare processing element (`hw::pe::Pe<1>`, FP16 x FP16, `ieee`, w = 1)
+//! `pe_fp16_mac`: one bare processing element (`hw::pe::Pe<1, FpPath>`, FP16 x FP16, `ieee`, w = 1)
 //! as a multiply-accumulator, driven cycle by cycle through the harness top
-//! `hw::pe_harness::PeHarness` like a Verilog testbench drives a DUT.
+//! `hw::pe::harness::PeHarness` like a Verilog testbench drives a DUT.
 //!
 //! Each case preloads C into an accumulator set through the column shift path, then streams
 //! K (A, B) pairs, one per cycle, with the control word (lanes = 1, VALID, SET for set 1, LAST
@@ -24,7 +24,7 @@
 use crate::gemm::problem::random_operand;
 use crate::gemm::rng::SplitMix64;
 use crate::hw::pe::{ShiftIn, CTL_LAST, CTL_SET, CTL_VALID};
-use crate::hw::pe_harness::PeHarness;
+use crate::hw::pe::harness::PeHarness;
 use crate::hw::{CoreConfig, PIPELINE_LATENCY};
 use crate::numerics::dot::AccMode;
 use crate::numerics::format::{FP16, FP32};
@@ -142,7 +142,7 @@ fn run_tiles(
         let (b_out, b_vld) = pe.b_out();
         tb.check_eq(
             format!("{label}: cycle {t}: a_out/a_ctl = a_in/a_ctl one cycle earlier"),
-            (a_out.words()[0], a_ctl),
+            (a_out.words()[0], a_ctl.pack()),
             (d.a, d.ctl),
         );
         tb.check_eq(

@@ -149,7 +149,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
         if let Some(e) = top.port().error() {
             return Err(HwError::Memory(e));
         }
-        if first_tile.is_none() && top.mesh().pe(ROWS - 1, COLS - 1).done() {
+        if first_tile.is_none() && top.mesh().done(ROWS - 1, COLS - 1) {
             first_tile = Some(top.timer() - sched.feed_start());
         }
         if let Some(row) = top.d_row() {

@@ -5,8 +5,8 @@
 
 use super::clocked::{run_core, CoreRun};
 use super::problem::Gemm;
+use crate::hw::config::CoreConfig;
 use crate::hw::memory::{MemCounters, MemParams};
-use crate::hw::pe_datapath::CoreConfig;
 use crate::hw::{HwError, MemLayout, MemPortConfig, MemoryPort, TensorCore};
 use crate::rtl::TraceConfig;
 

@@ -5,9 +5,10 @@
 //! with one read port per edge lane). A TMA/shared-memory-fed feeder implements the same
 //! trait; a 2:4 sparse feeder presents the compressed A (`w` kept values a step), its
 //! metadata, and `2w` positions of B per step (the PE's B-side select is
-//! [`crate::hw::pe_datapath::b_operand_select`]).
+//! [`crate::hw::pe::sparse::b_operand_select`]).
 
-use super::pe_datapath::{set_lane, CoreConfig};
+use super::config::CoreConfig;
+use super::pe::set_lane;
 pub(crate) use super::schedule::tile_origin;
 use super::{HwError, COLS, ROWS};
 use crate::rtl::Wide;

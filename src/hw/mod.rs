@@ -3,9 +3,11 @@
 //!
 //! Hierarchy (Gemmini-style, see `docs/hardware.md`):
 //! - [`pe::Pe`]: one processing element: operands in from the left (A) and top (B), passed on
-//!   through registers; a two-stage dot-product datapath ([`pe_datapath`]) of width `W` into one
+//!   through registers; a two-stage dot-product datapath ([`pe::Datapath`]: floating point,
+//!   integer, 2:4 sparse, MX; chosen when the core is built) of width `W` into one
 //!   of two FP32 accumulators (double buffering); a column shift path for C preload and drain.
-//! - [`mesh::Mesh`]: the 4 x 4 output-stationary array (`pe_<row>_<col>`), wiring neighbours.
+//! - [`mesh::Mesh`]: the output-stationary array (`pe_<row>_<col>`; 4 x 4 today), wiring
+//!   neighbours.
 //! - [`skew::Skew`]: shift registers of per-lane depth: A-row and B-column skew at the edges,
 //!   the skew of the column shift commands and the de-skew of the drained results.
 //! - [`controller::Controller`]: the explicit FSM (Idle, Preload, Compute, Drain, Done).
@@ -17,10 +19,10 @@
 //!   beside A, B-side multiplexers in every PE; `docs/sparsity.md`).
 //! - [`mx_feeder::MxTileBuffer`]: the MX block-scaled feeder (element codes plus E8M0 scales
 //!   per K-block of 32); with it the mesh runs in MX mode (scale registers beside A and B,
-//!   the block-sum registers of [`pe_mx::MxFront`] in every PE).
+//!   the block-sum registers of [`pe::MxPath`] in every PE).
 //! - [`schedule::Schedule`]: the tiling arithmetic (periods, window starts, the cycle formulas).
 //! - [`tensor_core::TensorCore`]: the top (scope `tensor_core`).
-//! - [`pe_harness::PeHarness`]: one bare PE under a testbench top (`pe_harness`), driven
+//! - [`pe::harness::PeHarness`]: one bare PE under a testbench top (`pe_harness`), driven
 //!   cycle by cycle from inputs, for PE-level testbenches and coursework.
 //!
 //! # Building and stepping the tensor core directly (testbench recipe)
@@ -59,10 +61,6 @@ pub mod memory;
 pub mod mesh;
 pub mod mx_feeder;
 pub mod pe;
-pub mod pe_datapath;
-pub mod pe_harness;
-pub mod pe_int;
-pub mod pe_mx;
 pub mod port;
 pub mod schedule;
 pub mod skew;

@@ -5,9 +5,9 @@
 //! column carry that block's scale, which the mesh passes along with the operands
 //! (`a_scale`, `b_scale` in every PE). What the core is built for is an [`MxSpec`].
 
+use super::config::CoreConfig;
 pub use super::config::MxSpec;
 use super::feeder::{LaneGroup, OperandFeeder, TileBuffer};
-use super::pe_datapath::CoreConfig;
 use super::schedule::tile_origin;
 use super::{HwError, COLS};
 

@@ -15,11 +15,12 @@
 //! so the controller feeds half the steps of the dense problem. No nibble is checked here:
 //! the problem builders (`sparse::Compressed::new`, `sparse::compress`) validate them.
 
+use super::config::CoreConfig;
 use super::feeder::{
     c_tile_row, check_problem, column_lanes, tile_origin, LaneGroup, OperandFeeder,
 };
+use super::pe::set_lane;
 use super::pe::sparse_b_lanes;
-use super::pe_datapath::{set_lane, CoreConfig};
 use super::{HwError, COLS};
 use crate::rtl::Wide;
 

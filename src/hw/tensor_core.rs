@@ -20,12 +20,11 @@
 //! `a_tscale` and `b_tscale`, constant for the run; their product is formed once and every
 //! PE's scale multiplier takes it as a static input.
 
+use super::config::{CoreConfig, MxSpec};
 use super::controller::{Controller, CtlState, PortStatus, ShiftCmd};
 use super::feeder::{OperandFeeder, TileBuffer};
-use super::mesh::Mesh;
-use super::mx_feeder::MxSpec;
+use super::mesh::{EdgeSides, Mesh};
 use super::pe::{ACtl, ShiftIn};
-use super::pe_datapath::CoreConfig;
 use super::port::{IdealPort, OperandPort, PortIo};
 use super::schedule::Schedule;
 use super::skew::Skew;
@@ -145,7 +144,7 @@ pub struct TensorCore<const W: usize, P: OperandPort<W> = IdealPort<TileBuffer>>
     port: P,
     start: Input<bool>,
     controller: Controller,
-    a_skew: Skew<Wide<W>, u16, ROWS>,
+    a_skew: Skew<Wide<W>, ACtl, ROWS>,
     b_skew: Skew<Wide<W>, bool, COLS>,
     meta_skew: Option<Skew<u64, bool, ROWS>>,
     xa_skew: Option<Skew<u8, bool, ROWS>>,
@@ -276,7 +275,7 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             // C and D words are as wide as the accumulator format (32, or 16 for FP16).
             c_skew: Skew::new("c_skew", depth_col, 64, cfg.acc.width())?
                 .with_display(Display::Hex, cfg.acc_display()),
-            mesh: Mesh::with_fronts(cfg, sparse, mx)?,
+            mesh: Mesh::build(&cfg, sparse, mx)?,
             d_deskew: Skew::new("d_deskew", depth_out, cfg.acc.width(), 64)?
                 .with_display(cfg.acc_display(), Display::Filter("tag")),
             d_out: (0..COLS)
@@ -374,19 +373,12 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
 
     /// OR of the IEEE flags every PE raised.
     pub fn flags(&self) -> Flags {
-        self.mesh
-            .pes()
-            .iter()
-            .fold(Flags::NONE, |f, p| f | p.flags())
+        self.mesh.flags()
     }
 
     /// The name of a PE that saw an accumulator hazard, if any.
     pub fn hazard(&self) -> Option<String> {
-        self.mesh
-            .pes()
-            .iter()
-            .find(|p| p.hazard())
-            .map(|p| p.name().to_string())
+        self.mesh.hazard()
     }
 }
 
@@ -535,7 +527,7 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         let cmd = self.controller.shift_cmd(status.c_ready, status.d_ready);
 
         // Operand feed at the array's edges: the taken step, or a bubble.
-        let mut a_in = [(Wide::<W>::ZERO, 0u16); ROWS];
+        let mut a_in = [(Wide::<W>::ZERO, ACtl::default()); ROWS];
         let mut b_in = [(Wide::<W>::ZERO, false); COLS];
         let mut meta_in = [(0u64, false); ROWS];
         let mut xa_in = [(0u8, false); ROWS];
@@ -552,7 +544,7 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                     set: tile & 1 == 1,
                     valid: g.lanes > 0,
                 };
-                *slot = (g.bits, ctl.pack());
+                *slot = (g.bits, ctl);
             }
             if self.meta_skew.is_some() {
                 for (slot, m) in meta_in.iter_mut().zip(ops.meta) {
@@ -626,10 +618,9 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         }
 
         // The drained results (from the bottom PEs' accumulators), de-skewed into one row.
-        let bottom = self.mesh.bottom(&shift);
         let mut d_in = [(0u32, 0u64); COLS];
         for j in 0..COLS {
-            d_in[j] = (bottom[j], tags[j]);
+            d_in[j] = (self.mesh.bottom(j, shift[j].set), tags[j]);
         }
         let row = self.d_deskew.out(&d_in);
         let io = PortIo {
@@ -668,8 +659,12 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                 }
                 Block::CSkew => self.c_skew.shift_in(&c_in),
                 Block::Mesh => {
-                    self.mesh
-                        .comb_full(&a_edge, &meta_edge, &xa_edge, &b_edge, &xb_edge, &shift);
+                    let sides = EdgeSides {
+                        meta: &meta_edge,
+                        a_scale: &xa_edge,
+                        b_scale: &xb_edge,
+                    };
+                    self.mesh.comb(&a_edge, sides, &b_edge, &shift);
                 }
                 Block::DeSkew => self.d_deskew.shift_in(&d_in),
                 Block::Output => {

@@ -1,5 +1,5 @@
 //! The block-scaled accumulation stages of the tensor core's MX datapath (the PE's
-//! [`crate::hw::pe_mx::MxFront`]): an exact fixed-point block-sum register fed with the exact
+//! [`crate::hw::pe::MxPath`]): an exact fixed-point block-sum register fed with the exact
 //! products of each step, and the block's firing, which multiplies the block sum by the
 //! block's scale product ([`ScaleFactor`]) and adds it into the FP32 accumulator with one
 //! rounding (nearest even).

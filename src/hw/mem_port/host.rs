@@ -3,7 +3,7 @@
 //! into lanes and words.
 
 use crate::hw::memory::MemorySystem;
-use crate::hw::pe_datapath::set_lane;
+use crate::hw::pe::set_lane;
 use crate::rtl::Wide;
 
 /// Where a `bits`-bit pattern sits in its `es`-byte container: at the top (TF32 is an FP32

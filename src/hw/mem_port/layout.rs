@@ -7,7 +7,7 @@
 use super::{MemPortConfig, MAX_REQUEST_LANES, MAX_STAGES, MAX_TILE_SLOTS};
 use crate::hw::memory::{ElemType, SmemLane, Swizzle, TensorMap, TmaCmd, TmaOp};
 use crate::hw::pe::sparse_b_lanes;
-use crate::hw::pe_datapath::CoreConfig;
+use crate::hw::config::CoreConfig;
 use crate::hw::{HwError, COLS, ROWS};
 use crate::numerics::format::Format;
 

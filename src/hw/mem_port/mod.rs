@@ -70,7 +70,7 @@ pub use producer::Producer;
 
 use super::feeder::check_problem;
 use super::memory::{MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane};
-use super::pe_datapath::CoreConfig;
+use super::config::CoreConfig;
 use super::port::{OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
 use super::sparse_feeder::check_sparse_problem;

@@ -137,7 +137,7 @@ pub fn stage_special_acc<const W: usize>(
 
 /// The record of one dot-product step: the new accumulator and the named fields of the
 /// stages that produced it, the same for every mode (what a clocked PE registers and traces:
-/// see [`crate::hw::pe_datapath::stage2_accumulate`]).
+/// see [`crate::hw::pe::fp::stage2_accumulate`]).
 ///
 /// Per mode, "last" means the last FMA of an `ieee` chain, the last block of a chained
 /// `nvidia` step; every field is 0/false when the specials stage decided (except `special`).
@@ -245,7 +245,7 @@ pub fn stage_accumulate_acc<const W: usize>(
         AccMode::Ieee => ieee::fma_chain_acc(m, c, rm, acc),
         AccMode::Fused | AccMode::Exact => fused::step_acc(m, c, rm, acc),
         AccMode::Nvidia(p) => nvidia::step_acc(p, m, gathered, c, acc),
-        // Integers have their own stages (`numerics::int`, the PE's `pe_int`) and never
+        // Integers have their own stages (`numerics::int`, the PE's `pe::int`) and never
         // reach the floating-point accumulator: `c` passes through.
         AccMode::Int(_) => StepRecord::idle(c, Flags::NONE),
     }

@@ -1,5 +1,5 @@
-//! The block-scale front of a PE in MX mode ([`crate::hw::pe::Pe::with_fronts`]): the block
-//! scales travelling with the operands and the block-sum registers of stage 2.
+//! The MX block-scaled datapath of a PE ([`MxPath`]): the block scales travelling with the
+//! operands and the block-sum registers of stage 2.
 //!
 //! - `a_scale` (8 bits) latches the scale code arriving beside A (E8M0 for the MX formats,
 //!   E4M3 for NVFP4) and passes it right with `a_out`; `b_scale` latches the one beside B and
@@ -22,8 +22,10 @@
 //!
 //! The semantics are `fused` MX ([`crate::numerics::mx_dot::MxDotMode::Fused`]).
 
-use super::mx_feeder::MxSpec;
-use super::pe_datapath::lane;
+use super::fp::{gather_count, Products};
+use super::{lane, ACtl, Datapath, Stage2Out};
+use crate::hw::config::{CoreConfig, MxSpec};
+use crate::numerics::dot::stage_multiply;
 use crate::numerics::format::Format;
 use crate::numerics::multiply::Product;
 use crate::numerics::mx_block::{
@@ -32,8 +34,11 @@ use crate::numerics::mx_block::{
 };
 use crate::rtl::{Display, Reg, Result, Visitor, Wide, Wire};
 
-/// The MX registers and wires of one PE.
-pub struct MxFront {
+/// The MX datapath of one PE: its registers and wires.
+pub struct MxPath {
+    fmt_a: Format,
+    fmt_b: Format,
+    gather_n: Reg<u8>,
     scale_fmt: Format,
     int8: bool,
     tensor: ScaleFactor,
@@ -50,11 +55,15 @@ pub struct MxFront {
     scale_exp: Wire<u16>,
 }
 
-impl MxFront {
-    /// The front's registers at reset, for a core built for `spec` (its scale format, its
-    /// element kind, and the tensor-scale product the top forms once and broadcasts).
-    pub fn new(spec: &MxSpec) -> Result<Self> {
+impl MxPath {
+    /// The datapath's registers at reset, for a core built for `cfg` (its lane formats) and
+    /// `spec` (its scale format, its element kind, and the tensor-scale product the top
+    /// forms once and broadcasts).
+    pub fn new(cfg: &CoreConfig, spec: &MxSpec) -> Result<Self> {
         Ok(Self {
+            fmt_a: cfg.fmt_a,
+            fmt_b: cfg.fmt_b,
+            gather_n: gather_count()?,
             scale_fmt: spec.scale_format(),
             int8: spec.int8(),
             tensor: spec.tensor_product(),
@@ -75,7 +84,7 @@ impl MxFront {
         })
     }
 
-    /// True if stage 1 multiplies MXINT8 integers ([`MxFront::int8_products`]).
+    /// True if stage 1 multiplies MXINT8 integers ([`MxPath::int8_products`]).
     #[inline]
     pub fn int8(&self) -> bool {
         self.int8
@@ -94,25 +103,6 @@ impl MxFront {
             *slot = int8_product(lane(a_bus, k, 8) as u8, lane(b_bus, k, 8) as u8);
         }
         p
-    }
-
-    /// A's scale leaving to the right (register output).
-    #[inline]
-    pub fn a_scale_out(&self) -> u8 {
-        self.a_scale.q()
-    }
-
-    /// B's scale leaving downwards (register output).
-    #[inline]
-    pub fn b_scale_out(&self) -> u8 {
-        self.b_scale.q()
-    }
-
-    /// The scales arriving this cycle pass on through the registers.
-    #[inline]
-    pub fn pass(&mut self, a_scale: u8, b_scale: u8) {
-        self.a_scale.set_d(a_scale);
-        self.b_scale.set_d(b_scale);
     }
 
     fn state(&self) -> BlockState {
@@ -148,7 +138,7 @@ impl MxFront {
     /// `fire`, fires the block with this step's scales into the accumulator value `c` and
     /// returns the result (the block registers clear).
     #[inline]
-    pub fn stage2(&mut self, products: &[Product], fire: bool, c: u32) -> Option<BlockFire> {
+    pub fn block_step(&mut self, products: &[Product], fire: bool, c: u32) -> Option<BlockFire> {
         let s = block_accumulate(self.state(), products);
         if fire {
             let out = block_fire(&s, self.scale_product(), c);
@@ -169,9 +159,70 @@ impl MxFront {
         self.scale_sig.set(0);
         self.scale_exp.set(0);
     }
+}
 
-    /// Visits the front's registers and wires.
-    pub fn visit<V: Visitor>(&mut self, v: &mut V) {
+impl<const W: usize> Datapath<W> for MxPath {
+    type SideA = u8;
+    type SideB = u8;
+    type Stage1 = Products<W>;
+
+    fn hex_lanes(&self) -> bool {
+        // MXINT8 lanes are integers: hex in the waves, as in the integer mode.
+        self.int8
+    }
+
+    #[inline]
+    fn pass(&mut self, a_scale: u8, b_scale: u8) {
+        self.a_scale.set_d(a_scale);
+        self.b_scale.set_d(b_scale);
+    }
+
+    #[inline]
+    fn side_out(&self) -> (u8, u8) {
+        (self.a_scale.q(), self.b_scale.q())
+    }
+
+    #[inline]
+    fn stage1(&mut self, a: &Wide<W>, b: &Wide<W>, lanes: usize, _: u8) -> Products<W> {
+        let lanes = lanes.min(W);
+        if self.int8 {
+            // MXINT8 stage 1: 8 x 8-bit integer multipliers, products as the block adder
+            // takes them.
+            return Products::new(MxPath::int8_products::<W>(a, b, lanes), lanes);
+        }
+        let mut xa = [0u64; W];
+        let mut xb = [0u64; W];
+        let (wa, wb) = (self.fmt_a.width(), self.fmt_b.width());
+        for k in 0..lanes {
+            xa[k] = lane(a, k, wa);
+            xb[k] = lane(b, k, wb);
+        }
+        let m = stage_multiply::<W>(self.fmt_a, self.fmt_b, &xa[..lanes], &xb[..lanes]);
+        Products::new(m.products, m.lanes)
+    }
+
+    #[inline]
+    fn stage1_idle(&mut self) {}
+
+    #[inline]
+    fn stage2(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<Stage2Out> {
+        let lanes = usize::from(c1.lanes).min(W);
+        let out = self.block_step(&s1.products[..lanes], c1.fire, acc)?;
+        Some(Stage2Out {
+            acc: out.out.bits as u32,
+            flags: out.out.flags.to_bits(),
+            round_inc: out.out.trace.round_inc,
+            special: out.special,
+            ..Stage2Out::default()
+        })
+    }
+
+    #[inline]
+    fn stage2_idle(&mut self) {
+        self.idle();
+    }
+
+    fn visit_b_side<V: Visitor>(&mut self, v: &mut V) {
         v.reg(&mut self.a_scale);
         v.reg(&mut self.b_scale);
         v.reg(&mut self.blk_sum);
@@ -183,5 +234,9 @@ impl MxFront {
         v.reg(&mut self.blk_inv);
         v.wire(&mut self.scale_sig);
         v.wire(&mut self.scale_exp);
+    }
+
+    fn visit_gather<V: Visitor>(&mut self, v: &mut V) {
+        v.reg(&mut self.gather_n);
     }
 }

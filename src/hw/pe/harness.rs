@@ -3,20 +3,23 @@
 //! cycle as a Verilog testbench works a DUT: set the inputs, step the clock, read the
 //! registered outputs.
 //!
+//! The harness holds a PE with any datapath without side values ([`FpPath`] by default,
+//! [`IntPath`] through [`PeHarness::with_path`]).
+//!
 //! Inputs (scope `pe_harness`): `a_in`, `a_ctl` (the control word: [`CTL_LANES`],
 //! [`CTL_VALID`], [`CTL_LAST`], [`CTL_SET`], [`CTL_FIRE`]), `b_in`, `b_vld`, and the column
 //! shift path `shift_en`, `shift_set`, `shift_value` ([`ShiftIn`]). They hold their value
 //! until the testbench changes them, like `reg`s in a Verilog testbench. The PE's own signals
 //! are `pe_harness.pe.*` (`a_out`, `s1_prod`, `acc_0`, `acc_1`, `done`, ...).
 //!
-//! Timing (see [`crate::hw::pe`]): inputs driven before the step of cycle `t` appear on
+//! Timing (see [`super`]): inputs driven before the step of cycle `t` appear on
 //! [`Pe::a_out`]/[`Pe::b_out`] after that step; the product is in `s1_prod` after that step;
 //! the accumulator and [`Pe::done`] change [`crate::hw::PIPELINE_LATENCY`] steps later. A
 //! shift (`shift_en`) writes the accumulator at the end of its own cycle.
 //!
 //! ```
 //! use tensorcore_rtl::hw::pe::{ShiftIn, CTL_LAST, CTL_VALID};
-//! use tensorcore_rtl::hw::pe_harness::PeHarness;
+//! use tensorcore_rtl::hw::pe::harness::PeHarness;
 //! use tensorcore_rtl::hw::{CoreConfig, PIPELINE_LATENCY};
 //! use tensorcore_rtl::numerics::dot::AccMode;
 //! use tensorcore_rtl::numerics::format::{FP16, FP32};
@@ -43,16 +46,19 @@
 //! # Ok(()) }
 //! ```
 
-use super::pe::{Pe, ShiftIn, CTL_BITS};
 #[cfg(doc)]
-use super::pe::{CTL_FIRE, CTL_LANES, CTL_LAST, CTL_SET, CTL_VALID};
-use super::pe_datapath::CoreConfig;
-use super::tensor_core::check_config;
-use super::HwError;
+use super::IntPath;
+use super::{ACtl, Datapath, FpPath, Pe, PeIn, ShiftIn, CTL_BITS};
+#[cfg(doc)]
+use super::{CTL_FIRE, CTL_LANES, CTL_LAST, CTL_SET, CTL_VALID};
+use crate::hw::config::CoreConfig;
+use crate::hw::tensor_core::check_config;
+use crate::hw::HwError;
 use crate::rtl::{Design, Display, Input, Module, Visitor, Wide};
 
-/// The harness top (`pe_harness`): one [`Pe`] with `W` lanes, driven from inputs.
-pub struct PeHarness<const W: usize> {
+/// The harness top (`pe_harness`): one [`Pe`] with `W` lanes and datapath `D`, driven from
+/// inputs.
+pub struct PeHarness<const W: usize, D: Datapath<W, SideA = (), SideB = ()> = FpPath> {
     a_in: Input<Wide<W>>,
     a_ctl: Input<u16>,
     b_in: Input<Wide<W>>,
@@ -60,13 +66,30 @@ pub struct PeHarness<const W: usize> {
     shift_en: Input<bool>,
     shift_set: Input<bool>,
     shift_value: Input<u32>,
-    pe: Pe<W>,
+    pe: Pe<W, D>,
 }
 
 impl<const W: usize> PeHarness<W> {
-    /// A harness around a PE built for `cfg` (refused, as by the tensor core, when `cfg`
-    /// cannot be built with `W` lanes). All inputs start at zero (nothing valid, no shift).
+    /// A harness around a floating-point PE built for `cfg` (refused, as by the tensor core,
+    /// when `cfg` cannot be built with `W` lanes, or is not a floating-point mode). All inputs
+    /// start at zero (nothing valid, no shift).
     pub fn new(cfg: CoreConfig) -> Result<Self, HwError> {
+        if !super::fp::is_fp(&cfg.mode) {
+            return Err(HwError::Unsupported(format!(
+                "{} mode on the floating-point PE harness",
+                cfg.mode.name()
+            )));
+        }
+        check_config::<W>(&cfg)?;
+        let path = FpPath::new(&cfg)?;
+        Self::with_path(cfg, path)
+    }
+}
+
+impl<const W: usize, D: Datapath<W, SideA = (), SideB = ()>> PeHarness<W, D> {
+    /// A harness around a PE with datapath `path`, built for `cfg` (refused when `cfg`
+    /// cannot be built with `W` lanes).
+    pub fn with_path(cfg: CoreConfig, path: D) -> Result<Self, HwError> {
         check_config::<W>(&cfg)?;
         let w = W as u32;
         Ok(Self {
@@ -79,7 +102,7 @@ impl<const W: usize> PeHarness<W> {
             shift_en: Input::new("shift_en", 1, false)?,
             shift_set: Input::new("shift_set", 1, false)?,
             shift_value: Input::new("shift_value", 32, 0)?.with_display(Display::Real),
-            pe: Pe::new("pe".to_string(), cfg)?,
+            pe: Pe::new("pe".to_string(), &cfg, path)?,
         })
     }
 
@@ -106,12 +129,12 @@ impl<const W: usize> PeHarness<W> {
     }
 
     /// The PE under test (read its outputs: `a_out`, `b_out`, `acc_q`, `done`, `flags`).
-    pub fn pe(&self) -> &Pe<W> {
+    pub fn pe(&self) -> &Pe<W, D> {
         &self.pe
     }
 }
 
-impl<const W: usize> Module for PeHarness<W> {
+impl<const W: usize, D: Datapath<W, SideA = (), SideB = ()>> Module for PeHarness<W, D> {
     fn name(&self) -> &str {
         "pe_harness"
     }
@@ -127,20 +150,22 @@ impl<const W: usize> Module for PeHarness<W> {
     }
 }
 
-impl<const W: usize> Design for PeHarness<W> {
+impl<const W: usize, D: Datapath<W, SideA = (), SideB = ()>> Design for PeHarness<W, D> {
     fn comb(&mut self) {
         let shift = ShiftIn {
             en: self.shift_en.get(),
             set: self.shift_set.get(),
             value: self.shift_value.get(),
         };
-        self.pe.comb(
-            self.a_in.get(),
-            self.a_ctl.get(),
-            self.b_in.get(),
-            self.b_vld.get(),
+        self.pe.comb(PeIn {
+            a: self.a_in.get(),
+            a_ctl: ACtl::unpack(self.a_ctl.get()),
+            side_a: (),
+            b: self.b_in.get(),
+            b_vld: self.b_vld.get(),
+            side_b: (),
             shift,
-        );
+        });
     }
 
     fn state(&self) -> String {

@@ -1,0 +1,88 @@
+//! One untraced clocked run of an 8 x 8 x K problem on one kind of core, for measuring the
+//! simulator's cost per simulated cycle under `valgrind --tool=callgrind` (release build):
+//! run two K values of the same kind and divide the instruction difference by the cycle
+//! difference (the method of `docs/performance.md`).
+//!
+//! `cargo run --release --example core_cycles -- KIND K`, KIND one of `ieee` (FP16 w = 1),
+//! `ieee4` (FP16 w = 4), `nvidia` (E4M3 Hopper w = 1), `nvidia4` (E4M3 Hopper w = 4),
+//! `sparse` (FP16 2:4 w = 2), `mx` (MXFP8 E4M3 w = 4), `int` (INT8 w = 4), `mem` (FP16 w = 1
+//! through the memory path). Prints the simulated cycles.
+
+use tensorcore_rtl::gemm::{run_clocked, run_clocked_mx, run_memory, CoreConfig, Gemm, MxGemm};
+use tensorcore_rtl::hw::MemPortConfig;
+use tensorcore_rtl::numerics::dot::{AccMode, Preset};
+use tensorcore_rtl::numerics::format::{E4M3, FP16, FP32};
+use tensorcore_rtl::numerics::int::{IntMode, IntOverflow, S8};
+use tensorcore_rtl::numerics::mx::{quantise, BlockFormat};
+use tensorcore_rtl::sparse::{run_clocked_sparse, SparseGemm};
+
+fn dense(cfg: CoreConfig, k: usize) -> Gemm {
+    Gemm::random(8, 8, k, cfg, 42).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (kind, k) = match (
+        args.get(1),
+        args.get(2).and_then(|s| s.parse::<usize>().ok()),
+    ) {
+        (Some(kind), Some(k)) if k > 0 => (kind.as_str(), k),
+        _ => {
+            eprintln!("usage: core_cycles KIND K");
+            std::process::exit(2);
+        }
+    };
+    let fp16 = |w: usize| CoreConfig::new(FP16, FP16, AccMode::Ieee, w);
+    let hopper = |w: usize| {
+        let p = Preset::Hopper
+            .params(E4M3, E4M3)
+            .unwrap_or_else(|e| panic!("{e}"));
+        CoreConfig::new(E4M3, E4M3, AccMode::Nvidia(p), w)
+    };
+    let cycles = match kind {
+        "ieee" => run_clocked(&dense(fp16(1), k), None).map(|r| r.cycles),
+        "ieee4" => run_clocked(&dense(fp16(4), k), None).map(|r| r.cycles),
+        "nvidia" => run_clocked(&dense(hopper(1), k), None).map(|r| r.cycles),
+        "nvidia4" => run_clocked(&dense(hopper(4), k), None).map(|r| r.cycles),
+        "int" => {
+            let im = IntMode {
+                a: S8,
+                b: S8,
+                overflow: IntOverflow::Wrap,
+            };
+            let cfg = CoreConfig::new(S8.container(), S8.container(), AccMode::Int(im), 4);
+            run_clocked(&dense(cfg, k), None).map(|r| r.cycles)
+        }
+        "sparse" => {
+            let g = SparseGemm::random(8, 8, k, fp16(2), 42).unwrap_or_else(|e| panic!("{e}"));
+            run_clocked_sparse(&g, None).map(|r| r.cycles)
+        }
+        "mx" => {
+            let vals = |n: usize, s: f32| -> Vec<u64> {
+                (0..n)
+                    .map(|i| u64::from((((i % 29) as f32 - 14.0) * s).to_bits()))
+                    .collect()
+            };
+            let qa = quantise(BlockFormat::MxFp8E4M3, FP32, &vals(8 * k, 0.3), k)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let qb = quantise(BlockFormat::MxFp8E4M3, FP32, &vals(8 * k, -0.7), k)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let g =
+                MxGemm::from_quantised(&qa, &qb, vec![0; 64], 4).unwrap_or_else(|e| panic!("{e}"));
+            run_clocked_mx(&g, None).map(|r| r.cycles)
+        }
+        "mem" => run_memory(&dense(fp16(1), k), &MemPortConfig::default(), None)
+            .map(|r| r.run.run.cycles),
+        other => {
+            eprintln!("unknown kind {other}");
+            std::process::exit(2);
+        }
+    };
+    match cycles {
+        Ok(c) => println!("{c}"),
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    }
+}

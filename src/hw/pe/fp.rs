@@ -1,0 +1,386 @@
+//! The floating-point datapath ([`FpPath`]: `ieee`, `fused`, `nvidia`) as hardware stages
+//! over the numerics stage functions.
+//!
+//! - Stage 1 ([`FpPath::multiply`]): unpack and multiply the `W` lanes exactly
+//!   ([`stage_multiply`]); the products are held unpacked in the stage-1 register
+//!   ([`Products`]); its trace encoding packs each into one 64-bit word ([`pack_product`]).
+//! - Stage 2 ([`stage2_accumulate`]): specials, alignment, add, leading-zero count,
+//!   normalise and round into the accumulator (FP32 or FP16: `CoreConfig::acc`), per mode, by
+//!   calling [`stage_accumulate_acc`] (the same composition the functional `dot` uses):
+//!   `ieee` ([`ieee::fma`] per lane, in order), `fused` ([`fused::stage_align`] ->
+//!   [`fused::stage_add`] -> [`fused::stage_normalize_round`]), `nvidia` ([`nvidia::step`]:
+//!   block FMAs of `n` products, chained when `w >= n`, or one block over the gathered
+//!   products when `w < n`). Its [`StepRecord`] holds every field the PE registers and traces.
+//!
+//! NVIDIA block FMA with `w < n`: a block spans `n / w` steps. On every step but the block's
+//! last (control bit `fire` low), stage 2 copies the step's products into the block buffer
+//! (`gather_<k>` registers, `gather_n` filled); on the last step it runs the block FMA over the
+//! buffer plus this step's products, then empties the buffer. The accumulator changes once per
+//! block, exactly as the block FMA of the functional model.
+//!
+//! No arithmetic is done here beyond moving fields: every numeric result comes from
+//! `numerics::dot`.
+
+use super::{lane, ACtl, Datapath, Stage1Lanes, Stage2Out};
+pub use crate::hw::config::CoreConfig;
+use crate::numerics::dot::step::NO_PRODUCT;
+#[cfg(doc)]
+use crate::numerics::dot::{fused, ieee, nvidia};
+use crate::numerics::dot::{
+    stage_accumulate_acc, stage_multiply, AccMode, MultiplyStage, StepRecord, MAX_LANES,
+};
+use crate::numerics::flags::{Flags, RoundingMode};
+use crate::numerics::format::Format;
+use crate::numerics::multiply::{Product, ProductClass};
+use crate::rtl::{Reg, Result, Value, Visitor, Wide};
+
+/// Bits of one packed product in the stage-1 register's trace encoding (`sig` 24,
+/// `exp_sum` 12, `frac_bits` 6, `class` 2, `sign` 1, `invalid` 1).
+pub const PRODUCT_BITS: u32 = 46;
+
+const EXP_BIAS: i32 = 2048;
+
+/// Packs a product into one word of the stage-1 register's trace encoding.
+#[inline]
+pub fn pack_product(p: &Product) -> u64 {
+    debug_assert!(p.sig < (1 << 24));
+    let class = match p.class {
+        ProductClass::Zero => 0u64,
+        ProductClass::Finite => 1,
+        ProductClass::Infinite => 2,
+        ProductClass::Nan => 3,
+    };
+    (p.sig & 0xFF_FFFF)
+        | ((((p.exp_sum + EXP_BIAS) as u64) & 0xFFF) << 24)
+        | (u64::from(p.frac_bits & 0x3F) << 36)
+        | (class << 42)
+        | (u64::from(p.sign) << 44)
+        | (u64::from(p.flags.invalid) << 45)
+}
+
+/// Unpacks a word written by [`pack_product`].
+#[inline]
+pub fn unpack_product(w: u64) -> Product {
+    let class = match (w >> 42) & 3 {
+        0 => ProductClass::Zero,
+        1 => ProductClass::Finite,
+        2 => ProductClass::Infinite,
+        _ => ProductClass::Nan,
+    };
+    Product {
+        sign: (w >> 44) & 1 == 1,
+        class,
+        exp_sum: ((w >> 24) & 0xFFF) as i32 - EXP_BIAS,
+        sig: w & 0xFF_FFFF,
+        frac_bits: ((w >> 36) & 0x3F) as u32,
+        flags: if (w >> 45) & 1 == 1 {
+            Flags::INVALID
+        } else {
+            Flags::NONE
+        },
+    }
+}
+
+/// True if `p` fits the 46 bits of its register word (every product a multiplier makes):
+/// the register holds nothing the packed word could not.
+#[inline]
+fn fits_word(p: &Product) -> bool {
+    unpack_product(pack_product(p)) == *p
+}
+
+/// The stage-1 register of a floating-point (or MX) PE: this step's exact products, held
+/// unpacked; lanes `lanes..` are empty. Traced as one [`pack_product`] word per lane (empty
+/// lanes 0), so the waveform shows the packed layout.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Products<const W: usize> {
+    /// Valid lanes.
+    pub lanes: usize,
+    /// The products (`products[lanes..]` unused).
+    pub products: [Product; W],
+}
+
+impl<const W: usize> Default for Products<W> {
+    fn default() -> Self {
+        Self {
+            lanes: 0,
+            products: [NO_PRODUCT; W],
+        }
+    }
+}
+
+impl<const W: usize> Products<W> {
+    /// The bundle of the first `lanes` of `products`.
+    #[inline]
+    pub fn new(products: [Product; W], lanes: usize) -> Self {
+        let lanes = lanes.min(W);
+        debug_assert!(products[..lanes].iter().all(fits_word));
+        Self { lanes, products }
+    }
+
+    /// The valid products.
+    #[inline]
+    pub fn valid(&self) -> &[Product] {
+        &self.products[..self.lanes.min(W)]
+    }
+}
+
+impl<const W: usize> Stage1Lanes for Products<W> {
+    const LANES: usize = W;
+    #[inline]
+    fn exp_sum(&self, k: usize) -> u64 {
+        if k < self.lanes {
+            self.products[k].exp_sum as u64
+        } else {
+            0
+        }
+    }
+    #[inline]
+    fn sig(&self, k: usize) -> u64 {
+        if k < self.lanes {
+            self.products[k].sig
+        } else {
+            0
+        }
+    }
+}
+
+impl<const W: usize> Value for Products<W> {
+    const CAPACITY: u32 = 64 * W as u32;
+    const WORDS: usize = W;
+    #[inline(always)]
+    fn mask(self, _width: u32) -> Self {
+        self
+    }
+    fn to_words(&self, out: &mut [u64]) {
+        for (k, o) in out.iter_mut().enumerate().take(W) {
+            *o = if k < self.lanes {
+                pack_product(&self.products[k])
+            } else {
+                0
+            };
+        }
+    }
+    fn from_words(words: &[u64]) -> Self {
+        let mut products = [NO_PRODUCT; W];
+        for (p, &w) in products.iter_mut().zip(words) {
+            *p = unpack_product(w);
+        }
+        Self { lanes: W, products }
+    }
+}
+
+/// One word of the NVIDIA block buffer (`gather_<k>`): a product, traced as its
+/// [`pack_product`] word.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProductWord(pub Product);
+
+impl Default for ProductWord {
+    fn default() -> Self {
+        ProductWord(unpack_product(0))
+    }
+}
+
+impl Value for ProductWord {
+    const CAPACITY: u32 = PRODUCT_BITS;
+    const WORDS: usize = 1;
+    #[inline(always)]
+    fn mask(self, _width: u32) -> Self {
+        self
+    }
+    fn to_words(&self, out: &mut [u64]) {
+        out[0] = pack_product(&self.0);
+    }
+    fn from_words(words: &[u64]) -> Self {
+        ProductWord(unpack_product(words.first().copied().unwrap_or(0)))
+    }
+}
+
+/// The floating-point datapath of one PE: the core's formats and mode, fixed when it is
+/// built, and the NVIDIA block buffer.
+pub struct FpPath {
+    cfg: CoreConfig,
+    gathers: bool,
+    gather: Vec<Reg<ProductWord>>,
+    gather_n: Reg<u8>,
+}
+
+impl FpPath {
+    /// The datapath of a core built for `cfg` (`ieee`, `fused` or `nvidia`).
+    pub fn new(cfg: &CoreConfig) -> Result<Self> {
+        let gather_lanes = if cfg.gathers() {
+            cfg.block().min(MAX_LANES) - cfg.width
+        } else {
+            0
+        };
+        let gather = (0..gather_lanes)
+            .map(|k| Reg::new(format!("gather_{k}"), PRODUCT_BITS, ProductWord::default()))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            cfg: *cfg,
+            gathers: cfg.gathers(),
+            gather,
+            gather_n: gather_count()?,
+        })
+    }
+
+    /// Stage 1 proper: the exact products of `lanes` lanes, A's from `a_bus`, B's as `b_of`
+    /// selects them (lane `k` of the B bus, or the 2:4 select's pick).
+    #[inline]
+    pub fn multiply<const W: usize>(
+        &self,
+        a_bus: &Wide<W>,
+        lanes: usize,
+        b_of: impl Fn(usize) -> u64,
+    ) -> Products<W> {
+        let lanes = lanes.min(W);
+        let mut a = [0u64; W];
+        let mut b = [0u64; W];
+        let wa = self.cfg.fmt_a.width();
+        for k in 0..lanes {
+            a[k] = lane(a_bus, k, wa);
+            b[k] = b_of(k);
+        }
+        let m = stage_multiply::<W>(self.cfg.fmt_a, self.cfg.fmt_b, &a[..lanes], &b[..lanes]);
+        Products::new(m.products, m.lanes)
+    }
+
+    /// The B operand format.
+    #[inline]
+    pub fn fmt_b(&self) -> Format {
+        self.cfg.fmt_b
+    }
+}
+
+/// The block buffer's fill count register (`gather_n`; every datapath has one, only the
+/// NVIDIA gather writes it).
+pub(super) fn gather_count() -> Result<Reg<u8>> {
+    Ok(Reg::new("gather_n", 6, 0)?.with_display(crate::rtl::Display::Dec))
+}
+
+/// The stage-2 wires of a floating-point step record.
+#[inline]
+pub(super) fn stage2_out(r: &StepRecord) -> Stage2Out {
+    Stage2Out {
+        acc: r.bits,
+        flags: r.flags.to_bits(),
+        max_exp: r.max_exp as u16,
+        align_shift: r.align_shift as u16,
+        sticky: r.sticky,
+        lzc: r.lzc as u16,
+        round_inc: r.round.round_inc,
+        special: r.special,
+    }
+}
+
+impl<const W: usize> Datapath<W> for FpPath {
+    type SideA = ();
+    type SideB = ();
+    type Stage1 = Products<W>;
+
+    #[inline]
+    fn pass(&mut self, _: (), _: ()) {}
+
+    #[inline]
+    fn side_out(&self) -> ((), ()) {
+        ((), ())
+    }
+
+    #[inline]
+    fn stage1(&mut self, a: &Wide<W>, b: &Wide<W>, lanes: usize, _: ()) -> Products<W> {
+        let wb = self.cfg.fmt_b.width();
+        self.multiply(a, lanes, |k| lane(b, k, wb))
+    }
+
+    #[inline]
+    fn stage1_idle(&mut self) {}
+
+    #[inline]
+    fn stage2(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<Stage2Out> {
+        let lanes = usize::from(c1.lanes).min(W);
+        let mut products = [NO_PRODUCT; W];
+        products[..lanes].copy_from_slice(&s1.products[..lanes]);
+        let n_gathered = usize::from(self.gather_n.q());
+        if self.gathers && !c1.fire {
+            // Block buffer: collect this step's products, the block FMA fires later.
+            for (k, p) in products[..lanes].iter().enumerate() {
+                if let Some(r) = self.gather.get_mut(n_gathered + k) {
+                    r.set_d(ProductWord(*p));
+                }
+            }
+            self.gather_n.set_d((n_gathered + lanes) as u8);
+            return None;
+        }
+        let m = MultiplyStage::<W>::from_products(&products[..lanes]);
+        let g = n_gathered.min(self.gather.len());
+        let out = if g == 0 {
+            stage2_accumulate::<W>(&self.cfg, &m, &[], acc)
+        } else {
+            let mut gathered = [NO_PRODUCT; MAX_LANES];
+            for (slot, r) in gathered.iter_mut().zip(&self.gather[..g]) {
+                *slot = r.q().0;
+            }
+            stage2_accumulate::<W>(&self.cfg, &m, &gathered[..g], acc)
+        };
+        self.gather_n.set_d(0);
+        Some(stage2_out(&out))
+    }
+
+    #[inline]
+    fn stage2_idle(&mut self) {}
+
+    fn visit_gather<V: Visitor>(&mut self, v: &mut V) {
+        for r in &mut self.gather {
+            v.reg(r);
+        }
+        v.reg(&mut self.gather_n);
+    }
+}
+
+/// Stage 2: accumulates this step's products (`m`) into `c` through
+/// [`stage_accumulate_acc`], the one composition of the numerics stages; the PE registers and
+/// traces the fields of the returned [`StepRecord`].
+///
+/// `gathered` holds the products an NVIDIA block collected on its earlier steps (empty
+/// unless the PE gathers, `w < n`); the block FMA then runs over `gathered ++ m`.
+/// With `w >= n` one step runs `w / n` chained block FMAs ([`nvidia::step`]). `Exact` mode
+/// never reaches here.
+#[inline]
+pub fn stage2_accumulate<const W: usize>(
+    cfg: &CoreConfig,
+    m: &MultiplyStage<W>,
+    gathered: &[Product],
+    c: u32,
+) -> StepRecord {
+    stage_accumulate_acc(
+        &cfg.mode,
+        RoundingMode::NearestEven,
+        cfg.acc,
+        m,
+        gathered,
+        c,
+    )
+}
+
+/// True if `mode` runs on the floating-point datapath.
+pub const fn is_fp(mode: &AccMode) -> bool {
+    matches!(mode, AccMode::Ieee | AccMode::Fused | AccMode::Nvidia(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every product word round-trips through the register's trace encoding; the empty lanes
+    /// of a bundle encode as zero words.
+    #[test]
+    fn product_words_round_trip() {
+        for w in [0u64, 1, 0x3FFF_FFFF_FFFF, 0x2A5_5A5A_5A5A, 0x155_A5A5_A5A5] {
+            assert_eq!(pack_product(&unpack_product(w)), w, "{w:#x}");
+        }
+        let p = unpack_product(0x155_A5A5_A5A5);
+        let b = Products::<2>::new([p, p], 1);
+        let mut words = [7u64; 2];
+        b.to_words(&mut words);
+        assert_eq!(words, [0x155_A5A5_A5A5, 0]);
+    }
+}

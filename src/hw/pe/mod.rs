@@ -1,0 +1,574 @@
+//! The processing element: operands in from the left (A) and the top (B), passed on through
+//! registers; a two-stage dot-product datapath of width `W` into one of two accumulators; a
+//! column shift path through the idle accumulator for C preload and drain.
+//!
+//! The PE is generic over its datapath ([`Datapath`]): what stage 1 multiplies, what its
+//! register holds, what stage 2 adds into the accumulator, and what travels beside A and B.
+//! The datapath is chosen once, when the core is built (as the lane count `W` is), so no PE
+//! tests its mode in the clock loop:
+//!
+//! | datapath             | mode                          | beside A       | beside B  |
+//! |----------------------|-------------------------------|----------------|-----------|
+//! | [`fp::FpPath`]       | `ieee`, `fused`, `nvidia`     | -              | -         |
+//! | [`int::IntPath`]     | integer MMA                   | -              | -         |
+//! | [`sparse::Sparse`]   | 2:4 sparse over `FpPath`      | metadata       | -         |
+//! | [`mx::MxPath`]       | MX block-scaled (`fused`)     | A block scale  | B's scale |
+//!
+//! Pipeline (`L` = [`crate::hw::PIPELINE_LATENCY`] = 1):
+//! - cycle `t` (stage 1): `a_in`/`b_in` enter; the datapath multiplies the `W` lanes exactly
+//!   and the products are latched in `s1_prod` (a typed register: the products unpacked, the
+//!   packed layout only its trace encoding) with the control word in `s1_ctl`; `a_in`/`b_in`
+//!   are latched in `a_out`/`b_out` for the right/lower neighbour.
+//! - cycle `t + 1` (stage 2): the datapath adds the registered products into accumulator
+//!   `acc_<set>`; the result is latched at the edge.
+//!
+//! A PE does not know where it sits: the mesh wires its inputs.
+
+pub mod fp;
+pub mod harness;
+pub mod int;
+pub mod mx;
+pub mod sparse;
+
+use crate::numerics::flags::Flags;
+use crate::rtl::{Display, Module, Reg, Result, Value, Visitor, Wide, Wire};
+
+pub use fp::FpPath;
+pub use int::IntPath;
+pub use mx::MxPath;
+pub use sparse::{sparse_b_lanes, Sparse};
+
+/// Control word travelling with A: number of valid lanes (0..=32).
+pub const CTL_LANES: u16 = 0x3F;
+/// Control bit: the last step of a tile.
+pub const CTL_LAST: u16 = 1 << 6;
+/// Control bit: the last step of an NVIDIA block (fire the block FMA).
+pub const CTL_FIRE: u16 = 1 << 7;
+/// Control bit: the accumulator set of this tile.
+pub const CTL_SET: u16 = 1 << 8;
+/// Control bit: this row carries data (the A row is inside the problem).
+pub const CTL_VALID: u16 = 1 << 9;
+/// Width of the control word.
+pub const CTL_BITS: u32 = 10;
+
+/// The control bundle travelling with A (`a_ctl`, and `s1_ctl` in stage 1), as typed fields;
+/// the registers hold the bundle and [`ACtl::pack`] gives its traced 10-bit word
+/// ([`CTL_BITS`]):
+///
+/// | bits | field   | constant      |
+/// |------|---------|---------------|
+/// | 5:0  | `lanes` | [`CTL_LANES`] |
+/// | 6    | `last`  | [`CTL_LAST`]  |
+/// | 7    | `fire`  | [`CTL_FIRE`]  |
+/// | 8    | `set`   | [`CTL_SET`]   |
+/// | 9    | `valid` | [`CTL_VALID`] |
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ACtl {
+    /// Valid lanes of this step (0..=32).
+    pub lanes: u8,
+    /// The last step of a tile.
+    pub last: bool,
+    /// The last step of an NVIDIA block: fire the block FMA.
+    pub fire: bool,
+    /// The accumulator set of this tile.
+    pub set: bool,
+    /// This row carries data (the A row is inside the problem).
+    pub valid: bool,
+}
+
+impl ACtl {
+    /// The traced control word.
+    pub const fn pack(self) -> u16 {
+        (self.lanes as u16 & CTL_LANES)
+            | if self.last { CTL_LAST } else { 0 }
+            | if self.fire { CTL_FIRE } else { 0 }
+            | if self.set { CTL_SET } else { 0 }
+            | if self.valid { CTL_VALID } else { 0 }
+    }
+
+    /// The bundle of a control word written by [`ACtl::pack`].
+    pub const fn unpack(w: u16) -> ACtl {
+        ACtl {
+            lanes: (w & CTL_LANES) as u8,
+            last: w & CTL_LAST != 0,
+            fire: w & CTL_FIRE != 0,
+            set: w & CTL_SET != 0,
+            valid: w & CTL_VALID != 0,
+        }
+    }
+}
+
+/// A register or skew stage holds the bundle; the tracer sees [`ACtl::pack`].
+impl Value for ACtl {
+    const CAPACITY: u32 = CTL_BITS;
+    const WORDS: usize = 1;
+    #[inline(always)]
+    fn mask(self, _width: u32) -> Self {
+        // Every field fits its bits (`lanes` is at most 32 by construction; `pack` masks it).
+        self
+    }
+    #[inline]
+    fn to_words(&self, out: &mut [u64]) {
+        out[0] = u64::from(self.pack());
+    }
+    #[inline]
+    fn from_words(words: &[u64]) -> Self {
+        ACtl::unpack(words.first().copied().unwrap_or(0) as u16)
+    }
+}
+
+/// The column shift path's input to a PE this cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShiftIn {
+    /// Shift this cycle: the idle accumulator `acc_<set>` takes `value`.
+    pub en: bool,
+    /// Which accumulator set shifts.
+    pub set: bool,
+    /// The value from above (the PE above's `acc_<set>`, or C at the top edge).
+    pub value: u32,
+}
+
+/// Everything entering a PE in one cycle: A with its control word and side value from the
+/// left, B with its valid bit and side value from above, and the shift path.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PeIn<const W: usize, SA, SB> {
+    /// A lanes (the left neighbour's `a_out`, or the edge).
+    pub a: Wide<W>,
+    /// A's control bundle.
+    pub a_ctl: ACtl,
+    /// What travels beside A ([`Datapath::SideA`]).
+    pub side_a: SA,
+    /// B lanes (the upper neighbour's `b_out`, or the edge).
+    pub b: Wide<W>,
+    /// B carries data.
+    pub b_vld: bool,
+    /// What travels beside B ([`Datapath::SideB`]).
+    pub side_b: SB,
+    /// The column shift path.
+    pub shift: ShiftIn,
+}
+
+/// The input bundle of a PE with datapath `D`.
+pub type PeInput<const W: usize, D> = PeIn<W, <D as Datapath<W>>::SideA, <D as Datapath<W>>::SideB>;
+
+/// What stage 2 did to the accumulator in one cycle, with the wires it shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stage2Out {
+    /// The new accumulator bits.
+    pub acc: u32,
+    /// IEEE flags raised (packed as [`Flags::to_bits`]).
+    pub flags: u8,
+    /// Alignment reference exponent (`max_exp`).
+    pub max_exp: u16,
+    /// Alignment shift (`align_shift`).
+    pub align_shift: u16,
+    /// Bits dropped by the alignment (`sticky`).
+    pub sticky: bool,
+    /// Leading-zero count (`lzc`).
+    pub lzc: u16,
+    /// The rounding incremented (`round_inc`).
+    pub round_inc: bool,
+    /// NaN or infinity decided the result (`special`).
+    pub special: bool,
+}
+
+/// The lanes of a stage-1 register as its traced wires show them: each lane's exponent sum
+/// (`exp_sum`, 16 bits a lane) and significand product (`sig_product`, 32 bits a lane).
+pub trait Stage1Lanes: Copy + PartialEq + Default + std::fmt::Debug + 'static {
+    /// Lanes of the bundle (`W`).
+    const LANES: usize;
+    /// Lane `k`'s exponent sum as the `exp_sum` wire shows it (0 for an empty lane).
+    fn exp_sum(&self, k: usize) -> u64;
+    /// Lane `k`'s significand product as the `sig_product` wire shows it (0 if empty).
+    fn sig(&self, k: usize) -> u64;
+}
+
+/// The `exp_sum` wire: a view of the stage-1 products (encoded only for the tracer).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ExpSums<S>(pub S);
+
+/// The `sig_product` wire: a view of the stage-1 products (encoded only for the tracer).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SigProducts<S>(pub S);
+
+macro_rules! lane_view {
+    ($ty:ident, $bits:expr, $get:ident) => {
+        impl<S: Stage1Lanes> Value for $ty<S> {
+            const CAPACITY: u32 = ($bits * S::LANES) as u32;
+            const WORDS: usize = ($bits * S::LANES).div_ceil(64);
+            #[inline(always)]
+            fn mask(self, _width: u32) -> Self {
+                self
+            }
+            fn to_words(&self, out: &mut [u64]) {
+                out.fill(0);
+                for k in 0..S::LANES {
+                    let v = self.0.$get(k) & ((1u64 << $bits) - 1);
+                    let lo = k * $bits;
+                    out[lo / 64] |= v << (lo % 64);
+                }
+            }
+            /// A view carries no register of its own: its words are not read back.
+            fn from_words(_words: &[u64]) -> Self {
+                Self::default()
+            }
+        }
+    };
+}
+lane_view!(ExpSums, 16, exp_sum);
+lane_view!(SigProducts, 32, sig);
+
+/// One PE datapath: stage 1 (the exact products into the stage-1 register), stage 2 (the
+/// registered products into the accumulator) and the registers travelling beside A and B.
+/// Its own registers and wires are visited at two places of the PE's signal list, so the
+/// waveform keeps the order of the signals.
+pub trait Datapath<const W: usize>: Sized {
+    /// What travels right beside A (through a register of this datapath), `()` if nothing.
+    type SideA: Copy + Default;
+    /// What travels down beside B, `()` if nothing.
+    type SideB: Copy + Default;
+    /// The stage-1 register's contents (`s1_prod`).
+    type Stage1: Stage1Lanes + Value;
+
+    /// Lanes of the B bus (`W`; more for a B-side select).
+    fn b_lanes() -> usize {
+        W
+    }
+    /// True if the operand lanes show as hex in the waves (integer lanes).
+    fn hex_lanes(&self) -> bool {
+        false
+    }
+    /// The side registers take this cycle's side inputs.
+    fn pass(&mut self, side_a: Self::SideA, side_b: Self::SideB);
+    /// The side values leaving right and down (register outputs).
+    fn side_out(&self) -> (Self::SideA, Self::SideB);
+    /// Stage 1 of a valid step of `lanes` lanes: the products for the stage-1 register.
+    fn stage1(
+        &mut self,
+        a: &Wide<W>,
+        b: &Wide<W>,
+        lanes: usize,
+        side_a: Self::SideA,
+    ) -> Self::Stage1;
+    /// Stage 1 idle this cycle: its own wires read 0.
+    fn stage1_idle(&mut self);
+    /// Stage 2 of a valid step: `s1` (the stage-1 register) added into `acc` (the
+    /// accumulator of the step's set). `None` if the accumulator is not written.
+    fn stage2(&mut self, s1: &Self::Stage1, ctl: ACtl, acc: u32) -> Option<Stage2Out>;
+    /// Stage 2 idle this cycle: its own wires read 0.
+    fn stage2_idle(&mut self);
+    /// The registers and wires beside A (visited after `a_ctl`).
+    fn visit_a_side<V: Visitor>(&mut self, _v: &mut V) {}
+    /// The registers and wires beside B and of stage 2's block state (after `b_vld`).
+    fn visit_b_side<V: Visitor>(&mut self, _v: &mut V) {}
+    /// The block buffer registers (after `special`; at least `gather_n`).
+    fn visit_gather<V: Visitor>(&mut self, v: &mut V);
+}
+
+/// One processing element with `W` lanes and datapath `D`.
+pub struct Pe<const W: usize, D: Datapath<W>> {
+    name: String,
+    a_in: Wire<Wide<W>>,
+    b_in: Wire<Wide<W>>,
+    a_out: Reg<Wide<W>>,
+    a_ctl: Reg<ACtl>,
+    b_out: Reg<Wide<W>>,
+    b_vld: Reg<bool>,
+    s1_prod: Reg<D::Stage1>,
+    s1_ctl: Reg<ACtl>,
+    exp_sum: Wire<ExpSums<D::Stage1>>,
+    sig_product: Wire<SigProducts<D::Stage1>>,
+    acc_0: Reg<u32>,
+    acc_1: Reg<u32>,
+    acc: Wire<u32>,
+    max_exp: Wire<u16>,
+    align_shift: Wire<u16>,
+    sticky: Wire<bool>,
+    lzc: Wire<u16>,
+    round_inc: Wire<bool>,
+    special: Wire<bool>,
+    flags: Reg<u8>,
+    done: Reg<bool>,
+    hazard: Reg<bool>,
+    path: D,
+}
+
+impl<const W: usize, D: Datapath<W>> Pe<W, D> {
+    /// A PE named `name` (the mesh names them `pe_<row>_<col>`) around `path`, built for
+    /// `cfg` (operand and accumulator formats).
+    pub fn new(name: String, cfg: &crate::hw::CoreConfig, path: D) -> Result<Self> {
+        let w = W as u32;
+        let (disp_a, disp_b) = if path.hex_lanes() {
+            (Display::Hex, Display::Hex)
+        } else {
+            (
+                cfg.operand_display(cfg.fmt_a),
+                cfg.operand_display(cfg.fmt_b),
+            )
+        };
+        let b_lanes = D::b_lanes() as u32;
+        Ok(Self {
+            name,
+            a_in: Wire::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?
+                .with_display(disp_a)
+                .in_overview(),
+            b_in: Wire::new("b_in", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?
+                .with_display(disp_b)
+                .in_overview(),
+            a_out: Reg::new("a_out", cfg.fmt_a.width() * w, Wide::ZERO)?.with_display(disp_a),
+            a_ctl: Reg::new("a_ctl", CTL_BITS, ACtl::default())?
+                .with_display(Display::Filter("ctl")),
+            b_out: Reg::new("b_out", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?.with_display(disp_b),
+            b_vld: Reg::new("b_vld", 1, false)?,
+            s1_prod: Reg::new("s1_prod", 64 * w, D::Stage1::default())?,
+            s1_ctl: Reg::new("s1_ctl", CTL_BITS, ACtl::default())?
+                .with_display(Display::Filter("ctl")),
+            exp_sum: Wire::new("exp_sum", 16 * w, ExpSums::default())?,
+            sig_product: Wire::new("sig_product", 32 * w, SigProducts::default())?,
+            // The accumulator registers are as wide as the accumulator format (32 or 16).
+            acc_0: Reg::new("acc_0", cfg.acc.width(), 0)?
+                .with_display(cfg.acc_display())
+                .in_overview(),
+            acc_1: Reg::new("acc_1", cfg.acc.width(), 0)?
+                .with_display(cfg.acc_display())
+                .in_overview(),
+            acc: Wire::new("acc", cfg.acc.width(), 0)?.with_display(cfg.acc_display()),
+            max_exp: Wire::new("max_exp", 16, 0)?,
+            align_shift: Wire::new("align_shift", 16, 0)?.with_display(Display::Dec),
+            sticky: Wire::new("sticky", 1, false)?,
+            lzc: Wire::new("lzc", 16, 0)?.with_display(Display::Dec),
+            round_inc: Wire::new("round_inc", 1, false)?,
+            special: Wire::new("special", 1, false)?,
+            flags: Reg::new("flags", 4, 0)?,
+            done: Reg::new("done", 1, false)?,
+            hazard: Reg::new("hazard", 1, false)?,
+            path,
+        })
+    }
+
+    /// The datapath (read-only).
+    pub fn path(&self) -> &D {
+        &self.path
+    }
+
+    /// A leaving to the right: data and control bundle (register outputs).
+    #[inline]
+    pub fn a_out(&self) -> (Wide<W>, ACtl) {
+        (self.a_out.q(), self.a_ctl.q())
+    }
+
+    /// B leaving downwards: data and valid (register outputs).
+    #[inline]
+    pub fn b_out(&self) -> (Wide<W>, bool) {
+        (self.b_out.q(), self.b_vld.q())
+    }
+
+    /// The side values leaving right (beside A) and down (beside B) (register outputs).
+    #[inline]
+    pub fn side_out(&self) -> (D::SideA, D::SideB) {
+        self.path.side_out()
+    }
+
+    /// Accumulator `set` (register output): what the shift path passes down.
+    #[inline]
+    pub fn acc_q(&self, set: bool) -> u32 {
+        if set {
+            self.acc_1.q()
+        } else {
+            self.acc_0.q()
+        }
+    }
+
+    /// High for one cycle after stage 2 handled the last step of a tile.
+    pub fn done(&self) -> bool {
+        self.done.q()
+    }
+
+    /// The IEEE flags raised so far (sticky).
+    pub fn flags(&self) -> Flags {
+        let f = self.flags.q();
+        Flags {
+            invalid: f & 8 != 0,
+            overflow: f & 4 != 0,
+            underflow: f & 2 != 0,
+            inexact: f & 1 != 0,
+        }
+    }
+
+    /// True if the shift path and stage 2 ever wrote the same accumulator in one cycle.
+    pub fn hazard(&self) -> bool {
+        self.hazard.q()
+    }
+
+    /// The combinational phase: stage 1 on the inputs, stage 2 on the stage-1 register, the
+    /// pass-through registers and the shift path.
+    #[inline]
+    pub fn comb(&mut self, i: PeInput<W, D>) {
+        self.path.pass(i.side_a, i.side_b);
+        // Operands pass on to the neighbours through registers.
+        self.a_in.set(i.a);
+        self.b_in.set(i.b);
+        self.a_out.set_d(i.a);
+        self.a_ctl.set_d(i.a_ctl);
+        self.b_out.set_d(i.b);
+        self.b_vld.set_d(i.b_vld);
+
+        // Stage 1: multiply (only when both operands carry data).
+        let ctl = i.a_ctl;
+        let lanes = usize::from(ctl.lanes);
+        let valid = ctl.valid && i.b_vld && lanes > 0;
+        self.s1_ctl.set_d(ACtl { valid, ..ctl });
+        if valid {
+            let s1 = self.path.stage1(&i.a, &i.b, lanes, i.side_a);
+            self.s1_prod.set_d(s1);
+            self.exp_sum.set(ExpSums(s1));
+            self.sig_product.set(SigProducts(s1));
+        } else {
+            // Operand isolation: an idle stage's combinational outputs read 0 (in hardware the
+            // inputs are gated), so no wire shows a stale value from an earlier cycle.
+            self.path.stage1_idle();
+            self.exp_sum.set(ExpSums::default());
+            self.sig_product.set(SigProducts::default());
+        }
+
+        // Stage 2: accumulate the registered products.
+        let c1 = self.s1_ctl.q();
+        self.done.set_d(c1.last);
+        let set = c1.set;
+        let out = if c1.valid {
+            let s1 = self.s1_prod.q();
+            self.path.stage2(&s1, c1, self.acc_q(set))
+        } else {
+            self.path.stage2_idle();
+            None
+        };
+        let writes_acc = out.is_some();
+        // Stage-2 wires read 0 unless the accumulation drove them this cycle.
+        let o = out.unwrap_or_default();
+        if let Some(o) = out {
+            if set {
+                self.acc_1.set_d(o.acc);
+            } else {
+                self.acc_0.set_d(o.acc);
+            }
+            if o.flags != 0 {
+                self.flags.set_d(self.flags.q() | o.flags);
+            }
+        }
+        self.acc.set(o.acc);
+        self.max_exp.set(o.max_exp);
+        self.align_shift.set(o.align_shift);
+        self.sticky.set(o.sticky);
+        self.lzc.set(o.lzc);
+        self.round_inc.set(o.round_inc);
+        self.special.set(o.special);
+
+        // Column shift path through the idle accumulator set.
+        let shift = i.shift;
+        if shift.en {
+            if writes_acc && shift.set == set {
+                self.hazard.set_d(true);
+            }
+            if shift.set {
+                self.acc_1.set_d(shift.value);
+            } else {
+                self.acc_0.set_d(shift.value);
+            }
+        }
+    }
+}
+
+impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.wire(&mut self.a_in);
+        v.wire(&mut self.b_in);
+        v.reg(&mut self.a_out);
+        v.reg(&mut self.a_ctl);
+        self.path.visit_a_side(v);
+        v.reg(&mut self.b_out);
+        v.reg(&mut self.b_vld);
+        self.path.visit_b_side(v);
+        v.reg(&mut self.s1_prod);
+        v.reg(&mut self.s1_ctl);
+        v.wire(&mut self.exp_sum);
+        v.wire(&mut self.sig_product);
+        v.reg(&mut self.acc_0);
+        v.reg(&mut self.acc_1);
+        v.wire(&mut self.acc);
+        v.wire(&mut self.max_exp);
+        v.wire(&mut self.align_shift);
+        v.wire(&mut self.sticky);
+        v.wire(&mut self.lzc);
+        v.wire(&mut self.round_inc);
+        v.wire(&mut self.special);
+        self.path.visit_gather(v);
+        v.reg(&mut self.flags);
+        v.reg(&mut self.done);
+        v.reg(&mut self.hazard);
+    }
+}
+
+/// Lane `k` of a bus of `bits`-wide lanes (1..=64 bits; a lane may cross a 64-bit word,
+/// as 6-bit FP6 and 19-bit TF32 lanes do), read through [`Wide::field`].
+#[inline]
+pub fn lane<const N: usize>(bus: &Wide<N>, k: usize, bits: u32) -> u64 {
+    bus.field(k * bits as usize, bits as usize)
+}
+
+/// Writes lane `k` of a bus of `bits`-wide lanes (the low `bits` bits of `v`) through
+/// [`Wide::set_field`].
+#[inline]
+pub fn set_lane<const N: usize>(bus: &mut Wide<N>, k: usize, bits: u32, v: u64) {
+    bus.set_field(k * bits as usize, bits as usize, v);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bundle packs to the documented bit positions and unpacks every 10-bit word back.
+    #[test]
+    fn a_ctl_layout() {
+        let all = ACtl {
+            lanes: 32,
+            last: true,
+            fire: true,
+            set: true,
+            valid: true,
+        };
+        assert_eq!(all.pack(), 32 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 9);
+        let fire = ACtl {
+            fire: true,
+            ..ACtl::default()
+        };
+        assert_eq!(fire.pack(), 0b00_1000_0000);
+        for w in 0..1u16 << CTL_BITS {
+            assert_eq!(ACtl::unpack(w).pack(), w, "{w:#05x}");
+        }
+    }
+
+    /// 6-bit (FP6) and 19-bit (TF32) lanes packed into a bus and read back, including the
+    /// lanes that cross a 64-bit word; each lane's bits checked one by one.
+    #[test]
+    fn lanes_cross_words() {
+        for bits in [6u32, 19] {
+            let mut bus = Wide::<4>::ZERO;
+            let lanes = 256 / bits as usize;
+            let v = |k: usize| (k as u64 * 0x2545_F491 + 0x1F) & ((1 << bits) - 1);
+            for k in 0..lanes {
+                set_lane(&mut bus, k, bits, v(k) | 1 << bits);
+            }
+            for k in 0..lanes {
+                assert_eq!(lane(&bus, k, bits), v(k), "{bits}-bit lane {k}");
+                let lo = k * bits as usize;
+                for i in 0..bits as usize {
+                    let bit = (bus.words()[(lo + i) / 64] >> ((lo + i) % 64)) & 1;
+                    assert_eq!(bit, (v(k) >> i) & 1, "{bits}-bit lane {k} bit {i}");
+                }
+            }
+        }
+    }
+}
