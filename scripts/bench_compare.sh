@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Same-run speed comparison of the tensor-core benchmark between an older commit and the
-# checkout: builds `cargo bench --bench tensor_core` at BASE (in a temporary git worktree that
-# shares this checkout's target directory, so the dependencies are built once) and here, then
+# checkout: builds `cargo bench --bench tensor_core` at BASE (in a temporary git worktree with
+# its own target directory, seeded with a copy of this checkout's release dependencies: two
+# checkouts of the crate must not share one, as build.rs records the checkout's path) and here, then
 # runs the two alternately, ROUNDS times, so the machine's drift hits both alike. Prints each
 # run's throughput lines (simulated cycles per second) and, at the end, the median ratio.
 #
@@ -22,9 +23,10 @@ cleanup() {
 }
 trap cleanup EXIT
 git -C "$root" worktree add -q --detach "$work/base" "$base"
-export CARGO_TARGET_DIR="$root/target"
-(cd "$work/base" && cargo bench --bench tensor_core --no-run -q)
 cargo bench --bench tensor_core --no-run -q
+mkdir -p "$work/base/target"
+cp -a "$root/target/release" "$work/base/target/release"
+(cd "$work/base" && cargo bench --bench tensor_core --no-run -q)
 
 run() { # $1 = directory, $2 = label
   (cd "$1" && cargo bench -q --bench tensor_core -- --noplot --warm-up-time 1 \

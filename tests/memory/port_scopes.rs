@@ -11,7 +11,6 @@
 //!   waveform, renamed by the mapping, exists in the new one with the same width and exactly
 //!   the same value changes at the same times, and the new one declares nothing else.
 
-
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -8,8 +8,8 @@
 use super::host::le_u128;
 use super::layout::MemLayout;
 use super::MAX_REQUEST_LANES;
-use crate::hw::memory::SmemLane;
 use crate::hw::config::CoreConfig;
+use crate::hw::memory::SmemLane;
 use crate::hw::{COLS, ROWS};
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor};
 

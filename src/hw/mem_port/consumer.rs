@@ -11,9 +11,9 @@
 
 use super::host::{lanes_of, le_u128};
 use super::layout::{lane_bytes, MemLayout, E_ROW_BYTES};
+use crate::hw::config::CoreConfig;
 use crate::hw::feeder::LaneGroup;
 use crate::hw::memory::SmemLane;
-use crate::hw::config::CoreConfig;
 use crate::hw::port::StepOperands;
 use crate::hw::schedule::Schedule;
 use crate::hw::{COLS, ROWS};

@@ -8,8 +8,8 @@
 use super::arbiter::{TmaKind, TmaRequest};
 use super::c_fetch::AccRow;
 use super::layout::{MemLayout, DESC_D, SLOT_BYTES};
-use crate::hw::memory::{SmemWriteLane, TmaCmd, TmaOp};
 use crate::hw::config::CoreConfig;
+use crate::hw::memory::{SmemWriteLane, TmaCmd, TmaOp};
 use crate::hw::tensor_core::DRow;
 use crate::hw::{COLS, ROWS};
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor};

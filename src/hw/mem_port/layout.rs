@@ -5,9 +5,9 @@
 //! [`OperandLayout`]; the blocks of the port ask the layout and never test the variant.
 
 use super::{MemPortConfig, MAX_REQUEST_LANES, MAX_STAGES, MAX_TILE_SLOTS};
+use crate::hw::config::CoreConfig;
 use crate::hw::memory::{ElemType, SmemLane, Swizzle, TensorMap, TmaCmd, TmaOp};
 use crate::hw::pe::sparse_b_lanes;
-use crate::hw::config::CoreConfig;
 use crate::hw::{HwError, COLS, ROWS};
 use crate::numerics::format::Format;
 

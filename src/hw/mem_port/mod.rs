@@ -68,9 +68,9 @@ pub use d_store::DStore;
 pub use layout::{LoadPart, LoadPlan, MemLayout, OperandLayout, SPARSE_KC};
 pub use producer::Producer;
 
+use super::config::CoreConfig;
 use super::feeder::check_problem;
 use super::memory::{MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane};
-use super::config::CoreConfig;
 use super::port::{OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
 use super::sparse_feeder::check_sparse_problem;
