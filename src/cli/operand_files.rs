@@ -6,6 +6,18 @@ use std::path::Path;
 use tensorcore_rtl::io::npy::{read_npy, Dtype, NpyArray};
 use tensorcore_rtl::numerics::int::IntFormat;
 
+/// The (rows, K) of a two-dimensional operand matrix read from `path`, or a one-line error
+/// naming the operand (`name`) and the shape it has instead.
+pub fn rows_by_k(path: &Path, name: &str, shape: &[usize]) -> Result<(usize, usize), String> {
+    match shape {
+        [r, k] => Ok((*r, *k)),
+        s => Err(format!(
+            "{}: {name} must be rows x K but has shape {s:?}",
+            path.display()
+        )),
+    }
+}
+
 /// True if an operand argument names a `.npy` file (a single value ending in `.npy`).
 pub fn is_npy(values: &[String]) -> bool {
     values.len() == 1 && values[0].to_ascii_lowercase().ends_with(".npy")
@@ -53,15 +65,7 @@ pub fn load_int_matrix(
     fmt: IntFormat,
 ) -> Result<(usize, usize, Vec<u64>), String> {
     let arr = read_npy(path).map_err(|e| e.to_string())?;
-    let (rows, k) = match arr.shape.as_slice() {
-        [r, k] => (*r, *k),
-        s => {
-            return Err(format!(
-                "{}: {name} must be rows x K but has shape {s:?}",
-                path.display()
-            ))
-        }
-    };
+    let (rows, k) = rows_by_k(path, name, &arr.shape)?;
     let want = if fmt.signed { Dtype::I8 } else { Dtype::U8 };
     if arr.dtype != want {
         return Err(format!(

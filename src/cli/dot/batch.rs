@@ -5,7 +5,7 @@
 //! patterns. `--out-format fp16`: C as uint16 FP16 bit patterns or float16, D as uint16 FP16
 //! bit patterns.
 
-use crate::cli::operand_files::load_row_c;
+use crate::cli::operand_files::{load_row_c, rows_by_k};
 use std::path::Path;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::dot::{dot_batch_acc, AccMode, Preset, MAX_LANES};
@@ -43,15 +43,7 @@ pub struct BatchJob<'a> {
 /// Reads an A or B matrix of raw bit patterns of `fmt`: (rows, K, words).
 fn load_bits(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, Vec<u64>), String> {
     let arr = read_npy(path).map_err(|e| e.to_string())?;
-    let (rows, k) = match arr.shape.as_slice() {
-        [r, k] => (*r, *k),
-        s => {
-            return Err(format!(
-                "{}: {name} must be rows x K but has shape {s:?}",
-                path.display()
-            ))
-        }
-    };
+    let (rows, k) = rows_by_k(path, name, &arr.shape)?;
     let want = if fmt.width() == 8 {
         Dtype::U8
     } else {
