@@ -85,14 +85,7 @@ impl TileBuffer {
         b: Vec<u64>,
         c: Vec<u32>,
     ) -> Result<Self, HwError> {
-        check_problem(
-            (m, n, k),
-            &[
-                ("A", m * k, a.len()),
-                ("B", k * n, b.len()),
-                ("C", m * n, c.len()),
-            ],
-        )?;
+        check_dense_problem((m, n, k), (a.len(), b.len(), c.len()))?;
         Ok(Self {
             m,
             n,
@@ -130,6 +123,18 @@ pub(crate) fn check_problem(
         }
     }
     Ok(())
+}
+
+/// [`check_problem`] for a dense problem: A `m x k`, B `k x n` and C `m x n`, holding the
+/// given numbers of elements.
+pub(crate) fn check_dense_problem(
+    (m, n, k): (usize, usize, usize),
+    (a, b, c): (usize, usize, usize),
+) -> Result<(), HwError> {
+    check_problem(
+        (m, n, k),
+        &[("A", m * k, a), ("B", k * n, b), ("C", m * n, c)],
+    )
 }
 
 /// `lanes` consecutive entries of column `j` of the row-major `? x n` matrix `b`, from row

@@ -69,7 +69,7 @@ pub use layout::{LoadPart, LoadPlan, MemLayout, OperandLayout, SPARSE_KC};
 pub use producer::Producer;
 
 use super::config::CoreConfig;
-use super::feeder::check_problem;
+use super::feeder::check_dense_problem;
 use super::memory::{MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane};
 use super::port::{OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
@@ -159,14 +159,7 @@ impl<const W: usize> MemoryPort<W> {
         b: &[u64],
         c: &[u32],
     ) -> Result<Self, HwError> {
-        check_problem(
-            (m, n, k),
-            &[
-                ("A", m * k, a.len()),
-                ("B", k * n, b.len()),
-                ("C", m * n, c.len()),
-            ],
-        )?;
+        check_dense_problem((m, n, k), (a.len(), b.len(), c.len()))?;
         let lay = MemLayout::new(&cfg, m, n, k, pc)?;
         let mut mem = Self::memory(pc, &lay)?;
         // The host fills global memory: A (K-major), B transposed (K-major), C.
