@@ -21,6 +21,7 @@ pub use multiply::{multiply, multiply_unpacked, round_product, Product, ProductC
 pub mod convert;
 pub mod dot;
 pub mod e8m0;
+pub mod fixed;
 pub mod int;
 pub mod mx;
 pub mod mx_block;

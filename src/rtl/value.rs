@@ -26,13 +26,12 @@ pub trait Value: Copy + PartialEq + Default + std::fmt::Debug + 'static {
     fn from_words(words: &[u64]) -> Self;
 }
 
-#[inline]
+/// The mask of the low `width` bits (all ones from 64 on), without a branch.
+#[inline(always)]
 fn low_mask_u64(width: u32) -> u64 {
-    if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    }
+    u64::MAX
+        .checked_shr(64u32.saturating_sub(width))
+        .unwrap_or(0)
 }
 
 impl Value for bool {

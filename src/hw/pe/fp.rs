@@ -23,12 +23,14 @@
 
 use super::{lane, ACtl, Datapath, Stage1Lanes, Stage2Out};
 pub use crate::hw::config::CoreConfig;
+use crate::numerics::dot::ieee::fma_chain_by;
 use crate::numerics::dot::step::NO_PRODUCT;
 #[cfg(doc)]
 use crate::numerics::dot::{fused, ieee, nvidia};
 use crate::numerics::dot::{
     stage_accumulate_acc, stage_multiply, AccMode, MultiplyStage, StepRecord, MAX_LANES,
 };
+use crate::numerics::fixed::{lane_fma, lane_multiplier, LaneFma, LaneMultiplier};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
 use crate::numerics::multiply::{Product, ProductClass};
@@ -199,6 +201,13 @@ impl Value for ProductWord {
 /// built, and the NVIDIA block buffer.
 pub struct FpPath {
     cfg: CoreConfig,
+    /// Bits of one A lane and one B lane on the operand buses.
+    lane_bits: (u32, u32),
+    /// The lane multiplier built for the core's format pair (`None`: a format outside the
+    /// table, multiplied by the format-generic unit).
+    multiplier: Option<LaneMultiplier>,
+    /// In `ieee` mode, the FMA built for the accumulator format (`None` in the other modes).
+    fma: Option<LaneFma>,
     gathers: bool,
     gather: Vec<Reg<ProductWord>>,
     gather_n: Reg<u8>,
@@ -217,6 +226,12 @@ impl FpPath {
             .collect::<Result<Vec<_>>>()?;
         Ok(Self {
             cfg: *cfg,
+            lane_bits: (cfg.fmt_a.width(), cfg.fmt_b.width()),
+            multiplier: lane_multiplier(cfg.fmt_a, cfg.fmt_b),
+            fma: match cfg.mode {
+                AccMode::Ieee => lane_fma(cfg.acc),
+                _ => None,
+            },
             gathers: cfg.gathers(),
             gather,
             gather_n: gather_count()?,
@@ -233,9 +248,16 @@ impl FpPath {
         b_of: impl Fn(usize) -> u64,
     ) -> Products<W> {
         let lanes = lanes.min(W);
+        let wa = self.lane_bits.0;
+        if let Some(mul) = self.multiplier {
+            let mut products = [NO_PRODUCT; W];
+            for (k, p) in products.iter_mut().enumerate().take(lanes) {
+                *p = mul(lane(a_bus, k, wa), b_of(k));
+            }
+            return Products::new(products, lanes);
+        }
         let mut a = [0u64; W];
         let mut b = [0u64; W];
-        let wa = self.cfg.fmt_a.width();
         for k in 0..lanes {
             a[k] = lane(a_bus, k, wa);
             b[k] = b_of(k);
@@ -287,7 +309,7 @@ impl<const W: usize> Datapath<W> for FpPath {
 
     #[inline]
     fn stage1(&mut self, a: &Wide<W>, b: &Wide<W>, lanes: usize, _: ()) -> Products<W> {
-        let wb = self.cfg.fmt_b.width();
+        let wb = self.lane_bits.1;
         self.multiply(a, lanes, |k| lane(b, k, wb))
     }
 
@@ -297,6 +319,10 @@ impl<const W: usize> Datapath<W> for FpPath {
     #[inline]
     fn stage2(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<Stage2Out> {
         let lanes = usize::from(c1.lanes).min(W);
+        if let Some(fma) = self.fma {
+            // `ieee`: the FMA chain over this step's products (no block buffer in this mode).
+            return Some(stage2_out(&fma_chain_by(&s1.products[..lanes], acc, fma)));
+        }
         let mut products = [NO_PRODUCT; W];
         products[..lanes].copy_from_slice(&s1.products[..lanes]);
         let n_gathered = usize::from(self.gather_n.q());

@@ -134,17 +134,23 @@ pub fn fma_chain_acc<const W: usize>(
     rm: RoundingMode,
     acc: Format,
 ) -> StepRecord {
+    fma_chain_by(m.valid(), c, |c, p| fma_acc(c, p, rm, acc))
+}
+
+/// The `ieee` chain over `products` with the FMA unit `fma` (a format-generic [`fma_acc`], or
+/// one built for a fixed accumulator format): the FMAs in order, starting from `c`; the
+/// record's trace fields are those of the last FMA.
+#[inline(always)]
+pub fn fma_chain_by(
+    products: &[Product],
+    c: u32,
+    fma: impl Fn(u32, &Product) -> FmaStage,
+) -> StepRecord {
     let mut acc_bits = c;
     let mut flags = Flags::NONE;
     let mut last = special(c, Flags::NONE);
-    // A fixed trip count over the `W` lane registers (masked past `lanes`) rather than a
-    // slice of the valid ones, so a small `W` unrolls and its stage register stays in
-    // machine registers.
-    for (k, p) in m.products.iter().enumerate() {
-        if k >= m.lanes {
-            break;
-        }
-        last = fma_acc(acc_bits, p, rm, acc);
+    for p in products {
+        last = fma(acc_bits, p);
         acc_bits = last.bits;
         flags |= last.flags;
     }
@@ -152,7 +158,7 @@ pub fn fma_chain_acc<const W: usize>(
     StepRecord {
         bits: acc_bits,
         flags,
-        special: last.special && m.lanes > 0,
+        special: last.special && !products.is_empty(),
         max_exp: last.align.max_exp,
         align_shift: last.align.align_shift as i32,
         sticky: last.align.sticky,

@@ -1,0 +1,166 @@
+//! Units built for one format: the format row is a compile-time constant, so every field of
+//! it (widths, bias, masks, the special encodings) folds into the unit's logic, as it does in
+//! a multiplier synthesised for one format pair. The arithmetic is the same function as the
+//! format-generic unit's ([`multiply`], [`fma_acc`]): only the row is fixed.
+//!
+//! A clocked core picks its units once, when it is built ([`lane_multiplier`],
+//! [`lane_fma`]), so no PE reads a format row in the clock loop.
+
+use super::dot::ieee::{fma_acc, FmaStage};
+use super::flags::RoundingMode;
+use super::format::{Format, ALL_FORMATS, FP16, FP32};
+use super::multiply::{multiply, Product};
+
+/// One lane's exact multiplier for a fixed format pair: `(a bits, b bits) -> product`.
+pub type LaneMultiplier = fn(u64, u64) -> Product;
+
+/// One lane's fused multiply-add for a fixed accumulator format, rounding to nearest even:
+/// `(c bits, exact product) -> rounded sum with its stage fields`.
+pub type LaneFma = fn(u32, &Product) -> FmaStage;
+
+#[inline(never)]
+fn multiply_fixed<const A: usize, const B: usize>(a: u64, b: u64) -> Product {
+    multiply(ALL_FORMATS[A], a, ALL_FORMATS[B], b)
+}
+
+macro_rules! multiplier_row {
+    ($a:literal) => {
+        [
+            multiply_fixed::<$a, 0> as LaneMultiplier,
+            multiply_fixed::<$a, 1>,
+            multiply_fixed::<$a, 2>,
+            multiply_fixed::<$a, 3>,
+            multiply_fixed::<$a, 4>,
+            multiply_fixed::<$a, 5>,
+            multiply_fixed::<$a, 6>,
+            multiply_fixed::<$a, 7>,
+            multiply_fixed::<$a, 8>,
+            multiply_fixed::<$a, 9>,
+        ]
+    };
+}
+
+/// The multiplier of every pair of [`ALL_FORMATS`], indexed by table position.
+const MULTIPLIERS: [[LaneMultiplier; ALL_FORMATS.len()]; ALL_FORMATS.len()] = [
+    multiplier_row!(0),
+    multiplier_row!(1),
+    multiplier_row!(2),
+    multiplier_row!(3),
+    multiplier_row!(4),
+    multiplier_row!(5),
+    multiplier_row!(6),
+    multiplier_row!(7),
+    multiplier_row!(8),
+    multiplier_row!(9),
+];
+
+fn table_index(fmt: Format) -> Option<usize> {
+    ALL_FORMATS.iter().position(|f| *f == fmt)
+}
+
+/// The multiplier built for `fmt_a x fmt_b`, if both are formats of the table
+/// ([`ALL_FORMATS`]); `None` for any other row (the caller then uses [`multiply`] itself).
+pub fn lane_multiplier(fmt_a: Format, fmt_b: Format) -> Option<LaneMultiplier> {
+    Some(MULTIPLIERS[table_index(fmt_a)?][table_index(fmt_b)?])
+}
+
+#[inline(never)]
+fn fma_fp32(c: u32, p: &Product) -> FmaStage {
+    fma_acc(c, p, RoundingMode::NearestEven, FP32)
+}
+
+#[inline(never)]
+fn fma_fp16(c: u32, p: &Product) -> FmaStage {
+    fma_acc(c, p, RoundingMode::NearestEven, FP16)
+}
+
+/// The round-to-nearest-even FMA built for accumulator format `acc` (FP32 or FP16); `None`
+/// for any other format.
+pub fn lane_fma(acc: Format) -> Option<LaneFma> {
+    if acc == FP32 {
+        Some(fma_fp32)
+    } else if acc == FP16 {
+        Some(fma_fp16)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numerics::format::{BF16, E4M3, E5M2, TF32};
+
+    /// Every fixed multiplier agrees with the format-generic one on a sweep of encodings
+    /// (every 8-bit pattern pair for the FP8 pairs, a strided sample for the wider formats).
+    #[test]
+    fn fixed_multipliers_match_the_generic_one() {
+        for fa in ALL_FORMATS {
+            for fb in ALL_FORMATS {
+                let mul = lane_multiplier(fa, fb).expect("table format");
+                let step = |f: Format| (f.mask() / 251).max(1);
+                let mut a = 0u64;
+                while a <= fa.mask() {
+                    let mut b = 0u64;
+                    while b <= fb.mask() {
+                        assert_eq!(
+                            mul(a, b),
+                            multiply(fa, a, fb, b),
+                            "{} {a:#x} x {} {b:#x}",
+                            fa.name,
+                            fb.name
+                        );
+                        b += step(fb);
+                    }
+                    a += step(fa);
+                }
+            }
+        }
+        for f in [E4M3, E5M2] {
+            let mul = lane_multiplier(f, f).expect("table format");
+            for a in 0..=0xFFu64 {
+                for b in 0..=0xFFu64 {
+                    assert_eq!(mul(a, b), multiply(f, a, f, b));
+                }
+            }
+        }
+        assert!(lane_multiplier(crate::numerics::format::FP64, FP16).is_none());
+        let _ = (BF16, TF32);
+    }
+
+    /// The fixed FMAs agree with the format-generic one over products of FP16 and BF16
+    /// operand pairs and a spread of accumulators (specials, subnormals, both signs).
+    #[test]
+    fn fixed_fmas_match_the_generic_one() {
+        let cs32 = [
+            0u32,
+            0x8000_0000,
+            1,
+            0x0080_0000,
+            0x3F80_0000,
+            0xC2F6_E979,
+            0x7F7F_FFFF,
+            0x7F80_0000,
+            0xFF80_0000,
+            0x7FC0_0000,
+            0x7FA0_0000,
+        ];
+        let cs16 = [
+            0u32, 0x8000, 1, 0x0400, 0x3C00, 0xC7B4, 0x7BFF, 0x7C00, 0xFC00, 0x7E00, 0x7D00,
+        ];
+        for (acc, cs) in [(FP32, &cs32[..]), (FP16, &cs16[..])] {
+            let fma = lane_fma(acc).expect("accumulator format");
+            for fmt in [FP16, BF16] {
+                let mut a = 0u64;
+                while a <= 0xFFFF {
+                    let p = multiply(fmt, a, fmt, 0x3C00 ^ a.rotate_left(3) & 0xFFFF);
+                    for &c in cs {
+                        assert_eq!(fma(c, &p), fma_acc(c, &p, RoundingMode::NearestEven, acc));
+                    }
+                    a += 97;
+                }
+            }
+        }
+        assert!(lane_fma(BF16).is_none());
+    }
+}
