@@ -4,9 +4,10 @@
 //! format-generic unit's ([`multiply`], [`fma_acc`]): only the row is fixed.
 //!
 //! A clocked core picks its units once, when it is built ([`lane_multiplier`],
-//! [`lane_fma`]), so no PE reads a format row in the clock loop.
+//! [`ieee_chain`]), so no PE reads a format row in the clock loop.
 
-use super::dot::ieee::{fma_acc, FmaStage};
+use super::dot::ieee::{fma_acc, fma_chain_by};
+use super::dot::StepRecord;
 use super::flags::RoundingMode;
 use super::format::{Format, ALL_FORMATS, FP16, FP32};
 use super::multiply::{multiply, Product};
@@ -14,13 +15,22 @@ use super::multiply::{multiply, Product};
 /// One lane's exact multiplier for a fixed format pair: `(a bits, b bits) -> product`.
 pub type LaneMultiplier = fn(u64, u64) -> Product;
 
-/// One lane's fused multiply-add for a fixed accumulator format, rounding to nearest even:
-/// `(c bits, exact product) -> rounded sum with its stage fields`.
-pub type LaneFma = fn(u32, &Product) -> FmaStage;
+/// The `ieee` chain of fused multiply-adds for a fixed accumulator format, rounding to
+/// nearest even: `(products in lane order, c bits) -> the step's record` (as
+/// [`fma_chain_by`] with [`fma_acc`]).
+pub type IeeeChain = fn(&[Product], u32) -> StepRecord;
+
+/// Row `I` of [`ALL_FORMATS`] as an associated constant: a compile-time value, not a load
+/// from the table.
+struct Row<const I: usize>;
+
+impl<const I: usize> Row<I> {
+    const FORMAT: Format = ALL_FORMATS[I];
+}
 
 #[inline(never)]
 fn multiply_fixed<const A: usize, const B: usize>(a: u64, b: u64) -> Product {
-    multiply(ALL_FORMATS[A], a, ALL_FORMATS[B], b)
+    multiply(Row::<A>::FORMAT, a, Row::<B>::FORMAT, b)
 }
 
 macro_rules! multiplier_row {
@@ -65,22 +75,23 @@ pub fn lane_multiplier(fmt_a: Format, fmt_b: Format) -> Option<LaneMultiplier> {
 }
 
 #[inline(never)]
-fn fma_fp32(c: u32, p: &Product) -> FmaStage {
-    fma_acc(c, p, RoundingMode::NearestEven, FP32)
+fn chain_fixed<const ACC: usize>(products: &[Product], c: u32) -> StepRecord {
+    fma_chain_by(products, c, |c, p| {
+        fma_acc(c, p, RoundingMode::NearestEven, Row::<ACC>::FORMAT)
+    })
 }
 
-#[inline(never)]
-fn fma_fp16(c: u32, p: &Product) -> FmaStage {
-    fma_acc(c, p, RoundingMode::NearestEven, FP16)
-}
+/// Positions of the accumulator formats in [`ALL_FORMATS`] (checked by a test).
+const FP32_AT: usize = 5;
+const FP16_AT: usize = 2;
 
-/// The round-to-nearest-even FMA built for accumulator format `acc` (FP32 or FP16); `None`
-/// for any other format.
-pub fn lane_fma(acc: Format) -> Option<LaneFma> {
+/// The round-to-nearest-even `ieee` chain built for accumulator format `acc` (FP32 or
+/// FP16); `None` for any other format.
+pub fn ieee_chain(acc: Format) -> Option<IeeeChain> {
     if acc == FP32 {
-        Some(fma_fp32)
+        Some(chain_fixed::<FP32_AT>)
     } else if acc == FP16 {
-        Some(fma_fp16)
+        Some(chain_fixed::<FP16_AT>)
     } else {
         None
     }
@@ -128,10 +139,11 @@ mod tests {
         let _ = (BF16, TF32);
     }
 
-    /// The fixed FMAs agree with the format-generic one over products of FP16 and BF16
-    /// operand pairs and a spread of accumulators (specials, subnormals, both signs).
+    /// The fixed chains agree with the format-generic FMA chain over products of FP16 and
+    /// BF16 operand pairs and a spread of accumulators (specials, subnormals, both signs),
+    /// one to three lanes long.
     #[test]
-    fn fixed_fmas_match_the_generic_one() {
+    fn fixed_chains_match_the_generic_one() {
         let cs32 = [
             0u32,
             0x8000_0000,
@@ -149,18 +161,29 @@ mod tests {
             0u32, 0x8000, 1, 0x0400, 0x3C00, 0xC7B4, 0x7BFF, 0x7C00, 0xFC00, 0x7E00, 0x7D00,
         ];
         for (acc, cs) in [(FP32, &cs32[..]), (FP16, &cs16[..])] {
-            let fma = lane_fma(acc).expect("accumulator format");
+            let chain = ieee_chain(acc).expect("accumulator format");
             for fmt in [FP16, BF16] {
                 let mut a = 0u64;
                 while a <= 0xFFFF {
-                    let p = multiply(fmt, a, fmt, 0x3C00 ^ a.rotate_left(3) & 0xFFFF);
-                    for &c in cs {
-                        assert_eq!(fma(c, &p), fma_acc(c, &p, RoundingMode::NearestEven, acc));
+                    let b = (0x3C00 ^ a.rotate_left(3)) & 0xFFFF;
+                    let ps = [
+                        multiply(fmt, a, fmt, b),
+                        multiply(fmt, b, fmt, a ^ 0x8000),
+                        multiply(fmt, a ^ 0x0155, fmt, 0x3C01),
+                    ];
+                    for n in 1..=ps.len() {
+                        for &c in cs {
+                            let generic = fma_chain_by(&ps[..n], c, |c, p| {
+                                fma_acc(c, p, RoundingMode::NearestEven, acc)
+                            });
+                            assert_eq!(chain(&ps[..n], c), generic, "{} c={c:#x}", fmt.name);
+                        }
                     }
                     a += 97;
                 }
             }
         }
-        assert!(lane_fma(BF16).is_none());
+        assert!(ieee_chain(BF16).is_none());
+        assert_eq!((ALL_FORMATS[FP32_AT], ALL_FORMATS[FP16_AT]), (FP32, FP16));
     }
 }

@@ -54,6 +54,12 @@ pub trait Bundle: Copy + 'static {
     /// (true for every [`Value`], which is truncated when written). When false (the default)
     /// the engine clears those bits itself after encoding.
     const CLEAN_ABOVE_WIDTH: bool = false;
+    /// Whether a register of this type is written in few cycles and is large to copy (a
+    /// buffer slot such as a block buffer's product word). Such a register remembers whether
+    /// `set_d` ran, and the clock edge copies `d` into `q` only then: an unwritten register
+    /// already holds `d == q`. For a register written in most cycles the test costs more
+    /// than the copy, hence false by default.
+    const WRITTEN_RARELY: bool = false;
 
     /// Writes the record's waveform bits as little-endian 64-bit words into `out`
     /// (`out.len() == Self::WORDS`). Called only by the engine's observers (tracer, peek,
@@ -97,6 +103,7 @@ impl<T: Value> Bundle for T {
     const CAPACITY: u32 = T::CAPACITY;
     const WORDS: usize = T::WORDS;
     const CLEAN_ABOVE_WIDTH: bool = true;
+    const WRITTEN_RARELY: bool = T::WRITTEN_RARELY;
     #[inline(always)]
     fn encode(&self, out: &mut [u64]) {
         self.to_words(out);

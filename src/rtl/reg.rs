@@ -82,6 +82,9 @@ pub struct Reg<T: Bundle> {
     d: T,
     reset: T,
     width: u32,
+    /// `set_d` ran since the last edge (kept only for a type written rarely,
+    /// [`Bundle::WRITTEN_RARELY`]).
+    written: bool,
     meta: Boxed,
 }
 
@@ -105,6 +108,7 @@ impl<T: Bundle> Reg<T> {
             d: reset,
             reset,
             width,
+            written: false,
             meta,
         })
     }
@@ -119,6 +123,9 @@ impl<T: Bundle> Reg<T> {
     #[inline(always)]
     pub fn set_d(&mut self, value: T) {
         self.d = value.truncate(self.width);
+        if T::WRITTEN_RARELY {
+            self.written = true;
+        }
     }
 
     /// The reset value.
@@ -142,16 +149,24 @@ impl<T: Bundle> Reg<T> {
         let changed = !next.same_bits(&self.q, self.width);
         self.q = next;
         self.d = next;
+        self.written = false;
         changed
     }
 
     /// [`Reg::commit`] without the comparison. Outside reset `d` already holds the value it
-    /// keeps after the edge, so only `q` is written.
+    /// keeps after the edge, so only `q` is written (and, for a register that tracks writes,
+    /// only if `d` was written this cycle: otherwise `q` already equals it).
     #[inline(always)]
     pub(in crate::rtl) fn commit_fast(&mut self, rst: bool) {
         if rst {
             self.q = self.reset;
             self.d = self.reset;
+            self.written = false;
+        } else if T::WRITTEN_RARELY {
+            if self.written {
+                self.q = self.d;
+                self.written = false;
+            }
         } else {
             self.q = self.d;
         }

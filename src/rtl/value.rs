@@ -18,6 +18,8 @@ pub trait Value: Copy + PartialEq + Default + std::fmt::Debug + 'static {
     const CAPACITY: u32;
     /// How many 64-bit words [`Value::to_words`] writes.
     const WORDS: usize;
+    /// See [`crate::rtl::Bundle::WRITTEN_RARELY`].
+    const WRITTEN_RARELY: bool = false;
     /// The value with every bit at index `>= width` cleared.
     fn mask(self, width: u32) -> Self;
     /// Writes the value as little-endian 64-bit words into `out` (`out.len() == Self::WORDS`).

@@ -23,14 +23,13 @@
 
 use super::{lane, ACtl, Datapath, Stage1Lanes, Stage2Out};
 pub use crate::hw::config::CoreConfig;
-use crate::numerics::dot::ieee::fma_chain_by;
 use crate::numerics::dot::step::NO_PRODUCT;
 #[cfg(doc)]
 use crate::numerics::dot::{fused, ieee, nvidia};
 use crate::numerics::dot::{
     stage_accumulate_acc, stage_multiply, AccMode, MultiplyStage, StepRecord, MAX_LANES,
 };
-use crate::numerics::fixed::{lane_fma, lane_multiplier, LaneFma, LaneMultiplier};
+use crate::numerics::fixed::{ieee_chain, lane_multiplier, IeeeChain, LaneMultiplier};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
 use crate::numerics::multiply::{Product, ProductClass};
@@ -185,6 +184,8 @@ impl Default for ProductWord {
 impl Value for ProductWord {
     const CAPACITY: u32 = PRODUCT_BITS;
     const WORDS: usize = 1;
+    // A block-buffer slot is written once per block.
+    const WRITTEN_RARELY: bool = true;
     #[inline(always)]
     fn mask(self, _width: u32) -> Self {
         self
@@ -201,13 +202,10 @@ impl Value for ProductWord {
 /// built, and the NVIDIA block buffer.
 pub struct FpPath {
     cfg: CoreConfig,
-    /// Bits of one A lane and one B lane on the operand buses.
-    lane_bits: (u32, u32),
-    /// The lane multiplier built for the core's format pair (`None`: a format outside the
-    /// table, multiplied by the format-generic unit).
-    multiplier: Option<LaneMultiplier>,
-    /// In `ieee` mode, the FMA built for the accumulator format (`None` in the other modes).
-    fma: Option<LaneFma>,
+    multipliers: LaneMultipliers,
+    /// In `ieee` mode, the FMA chain built for the accumulator format (`None` in the other
+    /// modes).
+    ieee: Option<IeeeChain>,
     gathers: bool,
     gather: Vec<Reg<ProductWord>>,
     gather_n: Reg<u8>,
@@ -226,10 +224,9 @@ impl FpPath {
             .collect::<Result<Vec<_>>>()?;
         Ok(Self {
             cfg: *cfg,
-            lane_bits: (cfg.fmt_a.width(), cfg.fmt_b.width()),
-            multiplier: lane_multiplier(cfg.fmt_a, cfg.fmt_b),
-            fma: match cfg.mode {
-                AccMode::Ieee => lane_fma(cfg.acc),
+            multipliers: LaneMultipliers::new(cfg.fmt_a, cfg.fmt_b),
+            ieee: match cfg.mode {
+                AccMode::Ieee => ieee_chain(cfg.acc),
                 _ => None,
             },
             gathers: cfg.gathers(),
@@ -247,9 +244,64 @@ impl FpPath {
         lanes: usize,
         b_of: impl Fn(usize) -> u64,
     ) -> Products<W> {
+        self.multipliers.products(a_bus, lanes, b_of)
+    }
+
+    /// The B operand format.
+    #[inline]
+    pub fn fmt_b(&self) -> Format {
+        self.cfg.fmt_b
+    }
+}
+
+/// The stage-1 multiplier array of a floating-point (or MX) PE: one exact multiplier per
+/// lane, built for the core's format pair when the core is built
+/// ([`lane_multiplier`]), with the lane widths of the A and B buses.
+#[derive(Clone, Copy, Debug)]
+pub struct LaneMultipliers {
+    fmt_a: Format,
+    fmt_b: Format,
+    /// Bits of one A lane and one B lane on the operand buses.
+    lane_bits: (u32, u32),
+    /// The multiplier built for the pair (`None`: a format outside the table, multiplied by
+    /// the format-generic unit).
+    unit: Option<LaneMultiplier>,
+}
+
+impl LaneMultipliers {
+    /// The multiplier array for `fmt_a x fmt_b`.
+    pub fn new(fmt_a: Format, fmt_b: Format) -> Self {
+        Self {
+            fmt_a,
+            fmt_b,
+            lane_bits: (fmt_a.width(), fmt_b.width()),
+            unit: lane_multiplier(fmt_a, fmt_b),
+        }
+    }
+
+    /// The exact products of the first `lanes` lanes of the A and B buses.
+    #[inline(always)]
+    pub fn bus_products<const W: usize>(
+        &self,
+        a_bus: &Wide<W>,
+        b_bus: &Wide<W>,
+        lanes: usize,
+    ) -> Products<W> {
+        let wb = self.lane_bits.1;
+        self.products(a_bus, lanes, |k| lane(b_bus, k, wb))
+    }
+
+    /// The exact products of `lanes` lanes, A's from `a_bus`, B's as `b_of` selects them.
+    #[inline(always)]
+    pub fn products<const W: usize>(
+        &self,
+        a_bus: &Wide<W>,
+        lanes: usize,
+        b_of: impl Fn(usize) -> u64,
+    ) -> Products<W> {
         let lanes = lanes.min(W);
         let wa = self.lane_bits.0;
-        if let Some(mul) = self.multiplier {
+        if let Some(mul) = self.unit {
             let mut products = [NO_PRODUCT; W];
             for (k, p) in products.iter_mut().enumerate().take(lanes) {
                 *p = mul(lane(a_bus, k, wa), b_of(k));
@@ -262,14 +314,8 @@ impl FpPath {
             a[k] = lane(a_bus, k, wa);
             b[k] = b_of(k);
         }
-        let m = stage_multiply::<W>(self.cfg.fmt_a, self.cfg.fmt_b, &a[..lanes], &b[..lanes]);
+        let m = stage_multiply::<W>(self.fmt_a, self.fmt_b, &a[..lanes], &b[..lanes]);
         Products::new(m.products, m.lanes)
-    }
-
-    /// The B operand format.
-    #[inline]
-    pub fn fmt_b(&self) -> Format {
-        self.cfg.fmt_b
     }
 }
 
@@ -309,8 +355,7 @@ impl<const W: usize> Datapath<W> for FpPath {
 
     #[inline]
     fn stage1(&mut self, a: &Wide<W>, b: &Wide<W>, lanes: usize, _: ()) -> Products<W> {
-        let wb = self.lane_bits.1;
-        self.multiply(a, lanes, |k| lane(b, k, wb))
+        self.multipliers.bus_products(a, b, lanes)
     }
 
     #[inline]
@@ -319,9 +364,9 @@ impl<const W: usize> Datapath<W> for FpPath {
     #[inline]
     fn stage2(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<Stage2Out> {
         let lanes = usize::from(c1.lanes).min(W);
-        if let Some(fma) = self.fma {
+        if let Some(chain) = self.ieee {
             // `ieee`: the FMA chain over this step's products (no block buffer in this mode).
-            return Some(stage2_out(&fma_chain_by(&s1.products[..lanes], acc, fma)));
+            return Some(stage2_out(&chain(&s1.products[..lanes], acc)));
         }
         let mut products = [NO_PRODUCT; W];
         products[..lanes].copy_from_slice(&s1.products[..lanes]);

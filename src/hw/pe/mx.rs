@@ -22,10 +22,9 @@
 //!
 //! The semantics are `fused` MX ([`crate::numerics::mx_dot::MxDotMode::Fused`]).
 
-use super::fp::{gather_count, Products};
+use super::fp::{gather_count, LaneMultipliers, Products};
 use super::{lane, ACtl, Datapath, Stage2Out};
 use crate::hw::config::{CoreConfig, MxSpec};
-use crate::numerics::dot::stage_multiply;
 use crate::numerics::format::Format;
 use crate::numerics::multiply::Product;
 use crate::numerics::mx_block::{
@@ -36,8 +35,7 @@ use crate::rtl::{Display, Reg, Result, Visitor, Wide, Wire};
 
 /// The MX datapath of one PE: its registers and wires.
 pub struct MxPath {
-    fmt_a: Format,
-    fmt_b: Format,
+    multipliers: LaneMultipliers,
     gather_n: Reg<u8>,
     scale_fmt: Format,
     int8: bool,
@@ -61,8 +59,7 @@ impl MxPath {
     /// forms once and broadcasts).
     pub fn new(cfg: &CoreConfig, spec: &MxSpec) -> Result<Self> {
         Ok(Self {
-            fmt_a: cfg.fmt_a,
-            fmt_b: cfg.fmt_b,
+            multipliers: LaneMultipliers::new(cfg.fmt_a, cfg.fmt_b),
             gather_n: gather_count()?,
             scale_fmt: spec.scale_format(),
             int8: spec.int8(),
@@ -190,15 +187,7 @@ impl<const W: usize> Datapath<W> for MxPath {
             // takes them.
             return Products::new(MxPath::int8_products::<W>(a, b, lanes), lanes);
         }
-        let mut xa = [0u64; W];
-        let mut xb = [0u64; W];
-        let (wa, wb) = (self.fmt_a.width(), self.fmt_b.width());
-        for k in 0..lanes {
-            xa[k] = lane(a, k, wa);
-            xb[k] = lane(b, k, wb);
-        }
-        let m = stage_multiply::<W>(self.fmt_a, self.fmt_b, &xa[..lanes], &xb[..lanes]);
-        Products::new(m.products, m.lanes)
+        self.multipliers.bus_products(a, b, lanes)
     }
 
     #[inline]
