@@ -31,7 +31,7 @@ cp -a "$root/target/release" "$work/base/target/release"
 run() { # $1 = directory, $2 = label
   (cd "$1" && cargo bench -q --bench tensor_core -- --noplot --warm-up-time 1 \
     --measurement-time 4 "$filter" 2>/dev/null) |
-    awk -v who="$2" '/^tensor_core\//{name=$1} /thrpt:/{print who, name, $(NF-3), $(NF-2)}'
+    awk -v who="$2" '/^tensor_core\//{name=$1} /thrpt:/ && $(NF-2) ~ /elem\/s$/ {print who, name, $(NF-3), $(NF-2)}'
 }
 : >"$work/rates"
 for r in $(seq 1 "$rounds"); do
