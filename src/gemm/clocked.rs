@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::problem::{Gemm, GemmOutput};
 use crate::hw::controller::CtlState;
+use crate::hw::mesh::Mesh;
 use crate::hw::{
     CoreConfig, HwError, IdealPort, OperandFeeder, OperandPort, Schedule, TensorCore, TileBuffer,
     COLS, ROWS,

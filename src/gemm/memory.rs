@@ -6,6 +6,7 @@
 use super::clocked::{run_core, CoreRun};
 use super::problem::Gemm;
 use crate::hw::config::CoreConfig;
+use crate::hw::mem_port::PortExtras;
 use crate::hw::memory::{MemCounters, MemParams};
 use crate::hw::{HwError, MemLayout, MemPortConfig, MemoryPort, TensorCore};
 use crate::rtl::TraceConfig;
@@ -54,16 +55,16 @@ fn run_w<const W: usize>(
 /// Runs the tensor core built for `cfg` on a filled memory-fed `port` (dense or 2:4 sparse)
 /// until `Done` and every D box is stored; `macs` counts the useful multiply-accumulates.
 /// D is read back from global memory and must equal what left the array.
-pub fn run_port<const W: usize>(
+pub fn run_port<const W: usize, X: PortExtras<W>>(
     cfg: CoreConfig,
-    port: MemoryPort<W>,
+    port: MemoryPort<W, X>,
     macs: u64,
     pc: &MemPortConfig,
     trace: Option<&TraceConfig>,
 ) -> Result<MemRun, HwError> {
     let layout = *port.layout();
     let n = layout.n;
-    let core = TensorCore::<W, MemoryPort<W>>::with_port(cfg, port)?;
+    let core = TensorCore::<W, MemoryPort<W, X>>::with_port(cfg, port)?;
     let ideal = core.schedule().total_cycles();
     let limit = cycle_limit(&layout, &pc.params, ideal);
     let watchdog = 4 * u64::from(pc.params.latency) + 4096;

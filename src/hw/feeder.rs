@@ -3,11 +3,14 @@
 //!
 //! [`TileBuffer`] serves them from whole matrices held in a buffer (an ideal shared memory
 //! with one read port per edge lane). A TMA/shared-memory-fed feeder implements the same
-//! trait; a 2:4 sparse feeder presents the compressed A (`w` kept values a step), its
-//! metadata, and `2w` positions of B per step (the PE's B-side select is
-//! [`crate::hw::pe::sparse::b_operand_select`]).
+//! trait. What a feeder serves beside A and B is its [`OperandFeeder::Extras`] type
+//! ([`crate::hw::extras`]): nothing for a dense feeder; a 2:4 sparse feeder presents the
+//! compressed A (`w` kept values a step), the selects beside it, and `2w` positions of B per
+//! step (the PE's B-side select is [`crate::hw::pe::sparse::b_operand_select`]); a
+//! block-scaled feeder the block scales beside A and B.
 
 use super::config::CoreConfig;
+use super::extras::EdgeExtras;
 use super::pe::set_lane;
 pub(crate) use super::schedule::tile_origin;
 use super::{HwError, COLS, ROWS};
@@ -24,8 +27,13 @@ pub struct LaneGroup<const W: usize> {
 
 /// A source of operands for the mesh edges.
 pub trait OperandFeeder<const W: usize> {
+    /// What the feeder serves beside A and B (`()` for a dense feeder); its type chooses the
+    /// core's datapath when the core is built.
+    type Extras: EdgeExtras<W>;
     /// The problem's `(m, n, k)`.
     fn dims(&self) -> (usize, usize, usize);
+    /// What the core is built for besides its configuration ([`EdgeExtras::Spec`]).
+    fn spec(&self) -> <Self::Extras as EdgeExtras<W>>::Spec;
     /// A: lanes `k = step*w ..` of row `row` of tile `tile` (0 lanes past M).
     fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W>;
     /// B: lanes `k = step*w ..` of column `col` of tile `tile` (0 lanes past N).
@@ -33,31 +41,8 @@ pub trait OperandFeeder<const W: usize> {
     /// C: row `row` of tile `tile`, one accumulator word (FP32, or FP16 in the low 16 bits) per
     /// mesh column (0 outside the problem).
     fn c_row(&self, tile: usize, row: usize) -> [u32; COLS];
-    /// True for a 2:4 sparse feeder: `dims` then counts kept K positions, `a` serves kept
-    /// values, `b` a bus of [`crate::hw::pe::sparse_b_lanes`] dense positions and `meta` the
-    /// selects (see [`crate::hw::sparse_feeder`]). Dense feeders keep the default `false`.
-    fn sparse(&self) -> bool {
-        false
-    }
-    /// 2:4 metadata beside A: the 2-bit index (within its group) of each kept lane of row
-    /// `row` of tile `tile` at step `step`, lane `t` at bits `2t..2t+2`. Dense: 0.
-    fn meta(&self, _tile: usize, _row: usize, _step: usize) -> u64 {
-        0
-    }
-    /// For a block-scaled feeder, what the core is built for: `a_scale`/`b_scale` then serve
-    /// the scale code of the K-block each step lies in (see [`crate::hw::mx_feeder`]).
-    /// Others keep `None`.
-    fn mx(&self) -> Option<super::mx_feeder::MxSpec> {
-        None
-    }
-    /// Block scale beside A: row `row` of tile `tile`, the block of step `step`. Others: 0.
-    fn a_scale(&self, _tile: usize, _row: usize, _step: usize) -> u8 {
-        0
-    }
-    /// Block scale beside B: column `col` of tile `tile`, the block of step `step`. Others: 0.
-    fn b_scale(&self, _tile: usize, _col: usize, _step: usize) -> u8 {
-        0
-    }
+    /// Writes the extras of step `step` of tile `tile` into `out` (every row and column of it).
+    fn extras(&self, tile: usize, step: usize, out: &mut Self::Extras);
 }
 
 /// Whole matrices in a buffer, served tile by tile.
@@ -171,9 +156,16 @@ pub(crate) fn c_tile_row(c: &[u32], m: usize, n: usize, tile: usize, row: usize)
 }
 
 impl<const W: usize> OperandFeeder<W> for TileBuffer {
+    type Extras = ();
+
     fn dims(&self) -> (usize, usize, usize) {
         (self.m, self.n, self.k)
     }
+
+    fn spec(&self) {}
+
+    #[inline]
+    fn extras(&self, _tile: usize, _step: usize, _out: &mut ()) {}
 
     #[inline]
     fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W> {

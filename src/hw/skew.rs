@@ -9,17 +9,18 @@
 
 use crate::rtl::{Display, Module, Reg, Result, Value, Visitor};
 
-/// A skew buffer of `N` lanes carrying a `T` value plus a `U` tag per lane.
-pub struct Skew<T: Value, U: Value, const N: usize> {
+/// A skew buffer carrying a `T` value plus a `U` tag per lane; the lane count is fixed when
+/// it is built (one lane per mesh row or column).
+pub struct Skew<T: Value, U: Value> {
     name: &'static str,
     lanes: Vec<Vec<(Reg<T>, Reg<U>)>>,
 }
 
-impl<T: Value, U: Value, const N: usize> Skew<T, U, N> {
-    /// A skew buffer named `name` with lane depths `depth`, `width`-bit data and
-    /// `tag_width`-bit tags.
-    pub fn new(name: &'static str, depth: [usize; N], width: u32, tag_width: u32) -> Result<Self> {
-        let mut lanes = Vec::with_capacity(N);
+impl<T: Value, U: Value> Skew<T, U> {
+    /// A skew buffer named `name` with one lane per entry of `depth` (that lane's depth),
+    /// `width`-bit data and `tag_width`-bit tags.
+    pub fn new(name: &'static str, depth: &[usize], width: u32, tag_width: u32) -> Result<Self> {
+        let mut lanes = Vec::with_capacity(depth.len());
         for (j, &d) in depth.iter().enumerate() {
             let regs = (0..d)
                 .map(|k| {
@@ -48,23 +49,28 @@ impl<T: Value, U: Value, const N: usize> Skew<T, U, N> {
         self
     }
 
-    /// The skew's per-lane outputs: the last register of each lane (or the input itself for
-    /// depth 0). Computed from register outputs and the arguments only; changes nothing.
+    /// Lanes of the buffer.
+    pub fn lanes(&self) -> usize {
+        self.lanes.len()
+    }
+
+    /// The skew's per-lane outputs into `out` (one entry per lane): the last register of each
+    /// lane, or the input itself for depth 0. Computed from register outputs and `input`
+    /// only; changes no register.
     #[inline]
-    pub fn out(&self, input: &[(T, U); N]) -> [(T, U); N] {
-        let mut out = *input;
-        for (j, lane) in self.lanes.iter().enumerate() {
-            if let Some((d, t)) = lane.last() {
-                out[j] = (d.q(), t.q());
-            }
+    pub fn out(&self, input: &[(T, U)], out: &mut [(T, U)]) {
+        for ((o, i), lane) in out.iter_mut().zip(input).zip(&self.lanes) {
+            *o = match lane.last() {
+                Some((d, t)) => (d.q(), t.q()),
+                None => *i,
+            };
         }
-        out
     }
 
     /// The combinational update: each lane's registers take their predecessor (the first one
-    /// the input).
+    /// the input, one entry per lane).
     #[inline]
-    pub fn shift_in(&mut self, input: &[(T, U); N]) {
+    pub fn shift_in(&mut self, input: &[(T, U)]) {
         for (j, lane) in self.lanes.iter_mut().enumerate() {
             let mut carry = input[j];
             for (d, t) in lane.iter_mut() {
@@ -75,17 +81,9 @@ impl<T: Value, U: Value, const N: usize> Skew<T, U, N> {
             }
         }
     }
-
-    /// [`Skew::out`] and [`Skew::shift_in`] together: the outputs, with the update done.
-    #[inline]
-    pub fn comb(&mut self, input: [(T, U); N]) -> [(T, U); N] {
-        let out = self.out(&input);
-        self.shift_in(&input);
-        out
-    }
 }
 
-impl<T: Value, U: Value, const N: usize> Module for Skew<T, U, N> {
+impl<T: Value, U: Value> Module for Skew<T, U> {
     fn name(&self) -> &str {
         self.name
     }

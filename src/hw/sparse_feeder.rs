@@ -3,7 +3,7 @@
 //!
 //! Per step `s` of a tile (`w` kept values a step, `T = ceil((K / 2) / w)` steps):
 //! - A row `i`: kept values `s*w .. s*w + lanes` of row `i` (`lanes = min(w, K/2 - s*w)`);
-//! - metadata beside it: for each kept lane `t` the 2-bit index, within its group of four,
+//! - metadata beside it ([`SparseSelects`], the feeder's extras): for each kept lane `t` the 2-bit index, within its group of four,
 //!   of kept value `s*w + t`, at bits `2t..2t+2`. For even `w` this is exactly the
 //!   concatenation of the step's `w / 2` nibbles (low two bits of a nibble: its first kept
 //!   value); for `w = 1` the feeder presents one half of the group's nibble per step;
@@ -16,6 +16,7 @@
 //! the problem builders (`sparse::Compressed::new`, `sparse::compress`) validate them.
 
 use super::config::CoreConfig;
+use super::extras::SparseSelects;
 use super::feeder::{
     c_tile_row, check_problem, column_lanes, tile_origin, LaneGroup, OperandFeeder,
 };
@@ -106,11 +107,39 @@ impl SparseTileBuffer {
         let k0 = step * self.width;
         (i < self.m && k0 < kept).then(|| (i, k0, self.width.min(kept - k0)))
     }
+
+    /// The selects beside row `row` of tile `tile` at step `step`: for each of the step's kept
+    /// lanes `t` (at most `W`) the 2-bit index within its group, at bits `2t..2t+2`.
+    #[inline]
+    fn selects<const W: usize>(&self, tile: usize, row: usize, step: usize) -> u64 {
+        let Some((i, k0, lanes)) = self.a_step(tile, row, step) else {
+            return 0;
+        };
+        let mut out = 0u64;
+        for t in 0..lanes.min(W) {
+            let kept = k0 + t;
+            let nibble = self.meta[i * self.k / 4 + kept / 2];
+            let index = (nibble >> (2 * (kept % 2))) & 3;
+            out |= u64::from(index) << (2 * t);
+        }
+        out
+    }
 }
 
 impl<const W: usize> OperandFeeder<W> for SparseTileBuffer {
+    type Extras = SparseSelects;
+
     fn dims(&self) -> (usize, usize, usize) {
         (self.m, self.n, self.k / 2)
+    }
+
+    fn spec(&self) {}
+
+    #[inline]
+    fn extras(&self, tile: usize, step: usize, out: &mut SparseSelects) {
+        for (row, m) in out.meta.iter_mut().enumerate() {
+            *m = self.selects::<W>(tile, row, step);
+        }
     }
 
     #[inline]
@@ -132,21 +161,6 @@ impl<const W: usize> OperandFeeder<W> for SparseTileBuffer {
     }
 
     #[inline]
-    fn meta(&self, tile: usize, row: usize, step: usize) -> u64 {
-        let Some((i, k0, lanes)) = self.a_step(tile, row, step) else {
-            return 0;
-        };
-        let mut out = 0u64;
-        for t in 0..lanes.min(W) {
-            let kept = k0 + t;
-            let nibble = self.meta[i * self.k / 4 + kept / 2];
-            let index = (nibble >> (2 * (kept % 2))) & 3;
-            out |= u64::from(index) << (2 * t);
-        }
-        out
-    }
-
-    #[inline]
     fn b(&self, tile: usize, col: usize, step: usize) -> LaneGroup<W> {
         let j = self.origin(tile).1 + col;
         let p0 = 4 * (step * self.width / 2);
@@ -159,9 +173,5 @@ impl<const W: usize> OperandFeeder<W> for SparseTileBuffer {
 
     fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
         c_tile_row(&self.c, self.m, self.n, tile, row)
-    }
-
-    fn sparse(&self) -> bool {
-        true
     }
 }

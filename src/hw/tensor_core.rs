@@ -10,22 +10,23 @@
 //! per column; the words leaving the bottom of column `j` are de-skewed by `C - 1 - j`, so a
 //! whole row of D reaches the output register (`d_out_<j>`, `d_tag`) at once.
 //!
-//! With a 2:4 sparse port ([`OperandPort::sparse`]) the mesh is built in
-//! sparse mode and the metadata enters each row through its own skew (`meta_skew`, the same
-//! per-row depths as `a_skew`), so it reaches every PE in the same cycle as its A values.
-//! With an MX port ([`OperandPort::mx`]) the mesh is built in MX mode and the block scales
-//! (E8M0, or E4M3 for NVFP4) enter through `xa_skew` (per row, beside A) and `xb_skew` (per
-//! column, beside B); the schedule's `fire` bit then marks the last step of every K-block (32
-//! elements, 16 for NVFP4). NVFP4's FP32 tensor scales sit in two configuration registers,
-//! `a_tscale` and `b_tscale`, constant for the run; their product is formed once and every
-//! PE's scale multiplier takes it as a static input.
+//! What the port sends beside the operands is its [`OperandPort::Extras`] type
+//! ([`crate::hw::extras`]), and that type builds the rest: the mesh's datapath and one skew
+//! stage for the extras, with the same per-lane depths as `a_skew` (rows) and `b_skew`
+//! (columns), so they reach every PE in the same cycle as their operands. A 2:4 sparse port
+//! gets the sparse mesh and `meta_skew` (the selects beside A); an MX port gets the MX mesh,
+//! `xa_skew` and `xb_skew` (the block scales beside A and B: E8M0, or E4M3 for NVFP4), NVFP4's
+//! tensor-scale registers `a_tscale` and `b_tscale`, and the schedule's `fire` bit marks the
+//! last step of every K-block (32 elements, 16 for NVFP4); a dense port gets the
+//! floating-point or integer mesh of the mode and no side skew.
 
 use super::config::{CoreConfig, MxSpec};
 use super::controller::{Controller, CtlState, PortStatus, ShiftCmd};
+use super::extras::{EdgeExtras, SideStage};
 use super::feeder::{OperandFeeder, TileBuffer};
-use super::mesh::{EdgeSides, Mesh};
+use super::mesh::Mesh;
 use super::pe::{ACtl, ShiftIn};
-use super::port::{IdealPort, OperandPort, PortIo};
+use super::port::{IdealPort, OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
 use super::skew::Skew;
 use super::{HwError, COLS, ROWS};
@@ -59,8 +60,9 @@ pub enum Block {
     ASkew,
     /// The B-column skew.
     BSkew,
-    /// The 2:4 metadata skew (sparse mode).
-    MetaSkew,
+    /// The skew stage of what travels beside the operands (the port's extras: the 2:4
+    /// selects, or the block scales; nothing for a dense port).
+    SideSkew,
     /// The skew of the shift commands and C words.
     CSkew,
     /// The PE mesh.
@@ -77,7 +79,7 @@ pub const BLOCKS: [Block; 9] = [
     Block::Port,
     Block::ASkew,
     Block::BSkew,
-    Block::MetaSkew,
+    Block::SideSkew,
     Block::CSkew,
     Block::Mesh,
     Block::DeSkew,
@@ -136,6 +138,9 @@ impl DTag {
     }
 }
 
+/// The skew stage of port `P`'s extras.
+type Stage<const W: usize, P> = <<P as OperandPort<W>>::Extras as EdgeExtras<W>>::Stage;
+
 /// The tensor core with `W`-lane PEs, fed through the operand port `P` (by default the
 /// zero-latency [`IdealPort`] over a [`TileBuffer`]).
 pub struct TensorCore<const W: usize, P: OperandPort<W> = IdealPort<TileBuffer>> {
@@ -144,16 +149,14 @@ pub struct TensorCore<const W: usize, P: OperandPort<W> = IdealPort<TileBuffer>>
     port: P,
     start: Input<bool>,
     controller: Controller,
-    a_skew: Skew<Wide<W>, ACtl, ROWS>,
-    b_skew: Skew<Wide<W>, bool, COLS>,
-    meta_skew: Option<Skew<u64, bool, ROWS>>,
-    xa_skew: Option<Skew<u8, bool, ROWS>>,
-    xb_skew: Option<Skew<u8, bool, COLS>>,
-    a_tscale: Option<Reg<u32>>,
-    b_tscale: Option<Reg<u32>>,
-    c_skew: Skew<u64, u32, COLS>,
-    mesh: Mesh<W>,
-    d_deskew: Skew<u32, u64, COLS>,
+    a_skew: Skew<Wide<W>, ACtl>,
+    b_skew: Skew<Wide<W>, bool>,
+    sides: Stage<W, P>,
+    c_skew: Skew<u64, u32>,
+    mesh: <P::Extras as EdgeExtras<W>>::Mesh,
+    d_deskew: Skew<u32, u64>,
+    /// The step taken this cycle, as the port wrote it (a buffer, not a register).
+    ops: StepOperands<W, P::Extras>,
     d_out: Vec<Reg<u32>>,
     d_tag: Reg<u64>,
     order: [Block; 9],
@@ -188,28 +191,11 @@ fn schedule_of(cfg: &CoreConfig, dims: &(usize, usize, usize)) -> Result<Schedul
 impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
     /// A tensor core for `cfg` (whose `width` must equal `W`) with any operand port.
     pub fn with_port(cfg: CoreConfig, port: P) -> Result<Self, HwError> {
-        let mx = port.mx();
-        match &mx {
-            Some(spec) => check_mx_config::<W>(&cfg, spec, port.dims().2)?,
-            None => check_config::<W>(&cfg)?,
-        }
+        let spec = port.spec();
+        let block = P::Extras::check(&cfg, &spec, port.dims().2)?;
         let mut sched = schedule_of(&cfg, &port.dims())?;
-        if let Some(spec) = &mx {
-            sched.block = spec.block();
-        }
-        let lane_display = |fmt: Format| match &mx {
-            Some(spec) if spec.int8() => Display::Hex,
-            _ => cfg.operand_display(fmt),
-        };
-        // NVFP4's tensor scales: configuration registers, constant for the run.
-        let tensor_scale = |name: &'static str, bits: Option<u32>| -> crate::rtl::Result<_> {
-            Ok(match bits {
-                Some(b) => Some(Reg::new(name, 32, b)?.with_display(Display::Real)),
-                None => None,
-            })
-        };
-        let a_tscale = tensor_scale("a_tscale", mx.and_then(|s| s.a_tensor))?;
-        let b_tscale = tensor_scale("b_tscale", mx.and_then(|s| s.b_tensor))?;
+        sched.block = block;
+        let lane_display = |fmt: Format| P::Extras::lane_display(&cfg, &spec, fmt);
         if sched.tiles() + 2 >= 1 << 24 {
             return Err(HwError::Unsupported(format!(
                 "{} tiles (at most 2^24 - 3)",
@@ -217,12 +203,7 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             )));
         }
         let w = W as u32;
-        let sparse = port.sparse();
-        let b_lanes = if sparse {
-            super::pe::sparse_b_lanes(W) as u32
-        } else {
-            w
-        };
+        let b_lanes = <P::Extras as EdgeExtras<W>>::Mesh::b_lanes() as u32;
         let mut depth_in = [0usize; ROWS];
         for (i, d) in depth_in.iter_mut().enumerate() {
             *d = i;
@@ -241,43 +222,21 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             controller: Controller::new(sched)?,
             a_skew: Skew::new(
                 "a_skew",
-                depth_in,
+                &depth_in,
                 cfg.fmt_a.width() * w,
                 super::pe::CTL_BITS,
             )?
             .with_display(lane_display(cfg.fmt_a), Display::Filter("ctl")),
-            b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * b_lanes, 1)?
+            b_skew: Skew::new("b_skew", &depth_col, cfg.fmt_b.width() * b_lanes, 1)?
                 .with_display(lane_display(cfg.fmt_b), Display::Hex),
-            meta_skew: if sparse {
-                Some(
-                    Skew::new("meta_skew", depth_in, 2 * w, 1)?
-                        .with_display(Display::Filter("meta"), Display::Hex),
-                )
-            } else {
-                None
-            },
-            xa_skew: match &mx {
-                Some(spec) => Some(
-                    Skew::new("xa_skew", depth_in, 8, 1)?
-                        .with_display(Display::Filter(spec.scale_format().name), Display::Hex),
-                ),
-                None => None,
-            },
-            xb_skew: match &mx {
-                Some(spec) => Some(
-                    Skew::new("xb_skew", depth_col, 8, 1)?
-                        .with_display(Display::Filter(spec.scale_format().name), Display::Hex),
-                ),
-                None => None,
-            },
-            a_tscale,
-            b_tscale,
+            sides: P::Extras::stage(&cfg, &spec, &depth_in, &depth_col)?,
             // C and D words are as wide as the accumulator format (32, or 16 for FP16).
-            c_skew: Skew::new("c_skew", depth_col, 64, cfg.acc.width())?
+            c_skew: Skew::new("c_skew", &depth_col, 64, cfg.acc.width())?
                 .with_display(Display::Hex, cfg.acc_display()),
-            mesh: Mesh::build(&cfg, sparse, mx)?,
-            d_deskew: Skew::new("d_deskew", depth_out, cfg.acc.width(), 64)?
+            mesh: P::Extras::mesh(&cfg, &spec)?,
+            d_deskew: Skew::new("d_deskew", &depth_out, cfg.acc.width(), 64)?
                 .with_display(cfg.acc_display(), Display::Filter("tag")),
+            ops: StepOperands::new(ROWS, COLS),
             d_out: (0..COLS)
                 .map(|j| {
                     Ok(Reg::new(format!("d_out_{j}"), cfg.acc.width(), 0u32)?
@@ -350,7 +309,7 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
     }
 
     /// The mesh (read-only: for monitors).
-    pub fn mesh(&self) -> &Mesh<W> {
+    pub fn mesh(&self) -> &<P::Extras as EdgeExtras<W>>::Mesh {
         &self.mesh
     }
 
@@ -485,21 +444,7 @@ impl<const W: usize, P: OperandPort<W>> Module for TensorCore<W, P> {
         v.child(&mut self.port);
         v.child(&mut self.a_skew);
         v.child(&mut self.b_skew);
-        if let Some(m) = self.meta_skew.as_mut() {
-            v.child(m);
-        }
-        if let Some(x) = self.xa_skew.as_mut() {
-            v.child(x);
-        }
-        if let Some(x) = self.xb_skew.as_mut() {
-            v.child(x);
-        }
-        if let Some(r) = self.a_tscale.as_mut() {
-            v.reg(r);
-        }
-        if let Some(r) = self.b_tscale.as_mut() {
-            v.reg(r);
-        }
+        self.sides.visit(v);
         v.child(&mut self.c_skew);
         v.child(&mut self.mesh);
         v.child(&mut self.d_deskew);
@@ -529,14 +474,11 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         // Operand feed at the array's edges: the taken step, or a bubble.
         let mut a_in = [(Wide::<W>::ZERO, ACtl::default()); ROWS];
         let mut b_in = [(Wide::<W>::ZERO, false); COLS];
-        let mut meta_in = [(0u64, false); ROWS];
-        let mut xa_in = [(0u8, false); ROWS];
-        let mut xb_in = [(0u8, false); COLS];
         if take {
             let (tile, step) = self.controller.feed_addr();
-            let ops = self.port.operands();
+            self.port.operands(&mut self.ops);
             let sc = self.sched.step_ctl(step);
-            for (slot, g) in a_in.iter_mut().zip(&ops.a) {
+            for (slot, g) in a_in.iter_mut().zip(&self.ops.a) {
                 let ctl = ACtl {
                     lanes: g.lanes as u8,
                     last: sc.last,
@@ -546,44 +488,15 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                 };
                 *slot = (g.bits, ctl);
             }
-            if self.meta_skew.is_some() {
-                for (slot, m) in meta_in.iter_mut().zip(ops.meta) {
-                    *slot = (m, true);
-                }
-            }
-            for (slot, g) in b_in.iter_mut().zip(&ops.b) {
+            for (slot, g) in b_in.iter_mut().zip(&self.ops.b) {
                 *slot = (g.bits, g.lanes > 0);
             }
-            if self.xa_skew.is_some() {
-                for (slot, x) in xa_in.iter_mut().zip(ops.a_scale) {
-                    *slot = (x, true);
-                }
-                for (slot, x) in xb_in.iter_mut().zip(ops.b_scale) {
-                    *slot = (x, true);
-                }
-            }
         }
-        let a_edge = self.a_skew.out(&a_in);
-        let b_edge = self.b_skew.out(&b_in);
-        let mut meta_edge = [0u64; ROWS];
-        if let Some(skew) = self.meta_skew.as_ref() {
-            for (e, (m, _)) in meta_edge.iter_mut().zip(skew.out(&meta_in)) {
-                *e = m;
-            }
-        }
-
-        let mut xa_edge = [0u8; ROWS];
-        if let Some(skew) = self.xa_skew.as_ref() {
-            for (e, (x, _)) in xa_edge.iter_mut().zip(skew.out(&xa_in)) {
-                *e = x;
-            }
-        }
-        let mut xb_edge = [0u8; COLS];
-        if let Some(skew) = self.xb_skew.as_ref() {
-            for (e, (x, _)) in xb_edge.iter_mut().zip(skew.out(&xb_in)) {
-                *e = x;
-            }
-        }
+        self.sides.settle(take, &self.ops.extras);
+        let mut a_edge = [(Wide::<W>::ZERO, ACtl::default()); ROWS];
+        self.a_skew.out(&a_in, &mut a_edge);
+        let mut b_edge = [(Wide::<W>::ZERO, false); COLS];
+        self.b_skew.out(&b_in, &mut b_edge);
 
         // Column shift commands with the C row they load, skewed by column.
         let c_read = (cmd.en && cmd.c_valid).then_some((cmd.c_tile, ROWS - 1 - cmd.x));
@@ -596,7 +509,8 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         for (j, slot) in c_in.iter_mut().enumerate() {
             *slot = (word, c_row[j]);
         }
-        let c_cols = self.c_skew.out(&c_in);
+        let mut c_cols = [(0u64, 0u32); COLS];
+        self.c_skew.out(&c_in, &mut c_cols);
         let mut shift = [ShiftIn::default(); COLS];
         let mut tags = [0u64; COLS];
         for j in 0..COLS {
@@ -622,7 +536,8 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         for j in 0..COLS {
             d_in[j] = (self.mesh.bottom(j, shift[j].set), tags[j]);
         }
-        let row = self.d_deskew.out(&d_in);
+        let mut row = [(0u32, 0u64); COLS];
+        self.d_deskew.out(&d_in, &mut row);
         let io = PortIo {
             take,
             ready,
@@ -640,31 +555,18 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                     self.controller.comb(self.start.get(), out_last, status);
                 }
                 Block::Port => self.port.comb(&io),
-                Block::ASkew => {
-                    self.a_skew.shift_in(&a_in);
-                    if let Some(skew) = self.xa_skew.as_mut() {
-                        skew.shift_in(&xa_in);
-                    }
-                }
-                Block::BSkew => {
-                    self.b_skew.shift_in(&b_in);
-                    if let Some(skew) = self.xb_skew.as_mut() {
-                        skew.shift_in(&xb_in);
-                    }
-                }
-                Block::MetaSkew => {
-                    if let Some(skew) = self.meta_skew.as_mut() {
-                        skew.shift_in(&meta_in);
-                    }
-                }
+                Block::ASkew => self.a_skew.shift_in(&a_in),
+                Block::BSkew => self.b_skew.shift_in(&b_in),
+                Block::SideSkew => self.sides.shift_in(),
                 Block::CSkew => self.c_skew.shift_in(&c_in),
                 Block::Mesh => {
-                    let sides = EdgeSides {
-                        meta: &meta_edge,
-                        a_scale: &xa_edge,
-                        b_scale: &xb_edge,
-                    };
-                    self.mesh.comb(&a_edge, sides, &b_edge, &shift);
+                    self.mesh.comb(
+                        &a_edge,
+                        self.sides.edge_a(),
+                        &b_edge,
+                        self.sides.edge_b(),
+                        &shift,
+                    );
                 }
                 Block::DeSkew => self.d_deskew.shift_in(&d_in),
                 Block::Output => {

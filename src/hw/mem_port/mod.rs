@@ -50,8 +50,11 @@
 //! one `expect_tx` for all). A stage is one swizzle atom for E (row 0) and A (from row 2), plus
 //! one atom per B box; in panel mode A and E sit in the panels. A step reads `w` kept values
 //! per row, `max(2w, 4)` B positions per column, and on a chunk's first step the E rows
-//! (kept in `e_row_<i>` for the chunk's other steps); the selects go beside A in
-//! [`StepOperands::meta`] (`hold_e_<i>` while held).
+//! (kept in `e_row_<i>` for the chunk's other steps); the selects go beside A in the step's
+//! extras, [`SparseSelects`] (`hold_e_<i>` while held). The port's type says which:
+//! [`MemoryPort::new`] builds a `MemoryPort<W>` (dense, extras `()`),
+//! [`MemoryPort::new_sparse`] a `MemoryPort<W, SparseSelects>`, so the core built on it gets
+//! the sparse datapath from the type.
 
 pub mod arbiter;
 pub mod c_fetch;
@@ -63,12 +66,13 @@ pub mod producer;
 
 pub use arbiter::{TmaArbiter, TmaKind, TmaRequest};
 pub use c_fetch::CFetch;
-pub use consumer::Consumer;
+pub use consumer::{Consumer, PortExtras};
 pub use d_store::DStore;
 pub use layout::{LoadPart, LoadPlan, MemLayout, OperandLayout, SPARSE_KC};
 pub use producer::Producer;
 
 use super::config::CoreConfig;
+use super::extras::SparseSelects;
 use super::feeder::check_dense_problem;
 use super::memory::{MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane};
 use super::port::{OperandPort, PortIo, StepOperands};
@@ -122,8 +126,9 @@ impl MemPortConfig {
     }
 }
 
-/// The memory-fed operand port (see the module documentation).
-pub struct MemoryPort<const W: usize> {
+/// The memory-fed operand port (see the module documentation), serving extras `X`: `()`
+/// for a dense problem, [`SparseSelects`] for a 2:4 sparse one.
+pub struct MemoryPort<const W: usize, X: PortExtras<W> = ()> {
     cfg: CoreConfig,
     lay: MemLayout,
     mem: MemorySystem,
@@ -138,7 +143,7 @@ pub struct MemoryPort<const W: usize> {
     rd_accept: Wire<bool>,
     // The roles.
     producer: Producer,
-    consumer: Consumer<W>,
+    consumer: Consumer<W, X>,
     c_fetch: CFetch,
     d_store: DStore,
     arbiter: TmaArbiter,
@@ -179,7 +184,8 @@ impl<const W: usize> MemoryPort<W> {
     /// `values` (`m x k/2` kept values), `meta` (`m x k/4` nibbles, one a byte, the PTX
     /// `ordered_metadata` encoding), `b` (`k x n`), `c` (`m x n`), laid out as
     /// [`MemLayout::new_sparse`] says: global memory holds the kept values as A and the
-    /// nibbles packed two a byte as E (group `2x` in the low half of byte `x`).
+    /// nibbles packed two a byte as E (group `2x` in the low half of byte `x`). The port
+    /// serves the selects beside A: its type is `MemoryPort<W, SparseSelects>`.
     #[allow(clippy::too_many_arguments)] // the shape and the four matrices of the problem
     pub fn new_sparse(
         cfg: CoreConfig,
@@ -191,7 +197,7 @@ impl<const W: usize> MemoryPort<W> {
         meta: &[u8],
         b: &[u64],
         c: &[u32],
-    ) -> Result<Self, HwError> {
+    ) -> Result<MemoryPort<W, SparseSelects>, HwError> {
         check_sparse_problem((m, n, k), values.len(), meta.len(), b.len(), c.len())?;
         let lay = MemLayout::new_sparse(&cfg, m, n, k, pc)?;
         let mut mem = Self::memory(pc, &lay)?;
@@ -213,9 +219,11 @@ impl<const W: usize> MemoryPort<W> {
         host_rows(&mut mem, lay.c, lay.esc, m, n, |i, j| {
             u64::from(c[i * n + j])
         });
-        Self::assemble(cfg, lay, mem)
+        MemoryPort::assemble(cfg, lay, mem)
     }
+}
 
+impl<const W: usize, X: PortExtras<W>> MemoryPort<W, X> {
     /// The memory system of `lay`, its descriptors set.
     fn memory(pc: &MemPortConfig, lay: &MemLayout) -> Result<MemorySystem, HwError> {
         let mbars = lay.stages + lay.tile_slots;
@@ -298,7 +306,7 @@ impl<const W: usize> MemoryPort<W> {
     }
 }
 
-impl<const W: usize> Module for MemoryPort<W> {
+impl<const W: usize, X: PortExtras<W>> Module for MemoryPort<W, X> {
     fn name(&self) -> &str {
         "mem"
     }
@@ -320,22 +328,22 @@ impl<const W: usize> Module for MemoryPort<W> {
     }
 }
 
-impl<const W: usize> OperandPort<W> for MemoryPort<W> {
+impl<const W: usize, X: PortExtras<W>> OperandPort<W> for MemoryPort<W, X> {
+    type Extras = X;
+
     fn dims(&self) -> (usize, usize, usize) {
         (self.lay.m, self.lay.n, self.lay.k_steps)
     }
 
-    fn sparse(&self) -> bool {
-        self.lay.is_sparse()
-    }
+    fn spec(&self) {}
 
     #[inline]
     fn valid(&self) -> bool {
         self.consumer.valid()
     }
 
-    fn operands(&self) -> StepOperands<W> {
-        self.consumer.operands(self.mem.smem_read_data())
+    fn operands(&self, out: &mut StepOperands<W, X>) {
+        self.consumer.operands(self.mem.smem_read_data(), out);
     }
 
     fn c_ready(&self, tile: usize) -> bool {
