@@ -118,16 +118,19 @@ impl<T: Value> SideSkew<T> {
     /// Settles the input (`values` if `taken`, else zeros) and the outputs.
     #[inline]
     pub fn settle(&mut self, taken: bool, values: &[T]) {
-        for (slot, &v) in self.input.iter_mut().zip(values) {
-            *slot = if taken {
-                (v, true)
-            } else {
-                (T::default(), false)
-            };
+        let lanes = self.input.len();
+        if taken {
+            let (input, values) = (&mut self.input[..lanes], &values[..lanes]);
+            for j in 0..lanes {
+                input[j] = (values[j], true);
+            }
+        } else {
+            self.input.fill((T::default(), false));
         }
         self.skew.out(&self.input, &mut self.out);
-        for (e, &(v, _)) in self.edge.iter_mut().zip(&self.out) {
-            *e = v;
+        let (edge, out) = (&mut self.edge[..lanes], &self.out[..lanes]);
+        for j in 0..lanes {
+            edge[j] = out[j].0;
         }
     }
 

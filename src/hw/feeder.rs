@@ -13,7 +13,7 @@ use super::config::CoreConfig;
 use super::extras::EdgeExtras;
 use super::pe::set_lane;
 pub(crate) use super::schedule::tile_origin;
-use super::{HwError, COLS, ROWS};
+use super::HwError;
 use crate::rtl::Wide;
 
 /// `lanes` operand bit patterns concatenated (lane `k` at bit `k * format width`).
@@ -38,9 +38,9 @@ pub trait OperandFeeder<const W: usize> {
     fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W>;
     /// B: lanes `k = step*w ..` of column `col` of tile `tile` (0 lanes past N).
     fn b(&self, tile: usize, col: usize, step: usize) -> LaneGroup<W>;
-    /// C: row `row` of tile `tile`, one accumulator word (FP32, or FP16 in the low 16 bits) per
-    /// mesh column (0 outside the problem).
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS];
+    /// C: row `row` of tile `tile` into `out`, one accumulator word (FP32, or FP16 in the low
+    /// 16 bits) per mesh column (0 outside the problem).
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]);
     /// Writes the extras of step `step` of tile `tile` into `out` (every row and column of it).
     fn extras(&self, tile: usize, step: usize, out: &mut Self::Extras);
 }
@@ -48,6 +48,7 @@ pub trait OperandFeeder<const W: usize> {
 /// Whole matrices in a buffer, served tile by tile.
 #[derive(Clone, Debug)]
 pub struct TileBuffer {
+    array: (usize, usize),
     m: usize,
     n: usize,
     k: usize,
@@ -72,6 +73,7 @@ impl TileBuffer {
     ) -> Result<Self, HwError> {
         check_dense_problem((m, n, k), (a.len(), b.len(), c.len()))?;
         Ok(Self {
+            array: (cfg.rows(), cfg.cols()),
             m,
             n,
             k,
@@ -85,7 +87,7 @@ impl TileBuffer {
     }
 
     fn origin(&self, tile: usize) -> (usize, usize) {
-        tile_origin(self.n, tile)
+        tile_origin(self.array, self.n, tile)
     }
 }
 
@@ -140,19 +142,25 @@ pub(crate) fn column_lanes<const W: usize>(
     LaneGroup { bits: words, lanes }
 }
 
-/// Row `row` of output tile `tile` of the row-major `m x n` matrix `c` (zeros outside it).
-pub(crate) fn c_tile_row(c: &[u32], m: usize, n: usize, tile: usize, row: usize) -> [u32; COLS] {
-    let (r0, c0) = tile_origin(n, tile);
+/// Row `row` of output tile `tile` (of a `rows x cols` array) of the row-major `m x n`
+/// matrix `c` into `out`, one word per column (zeros outside the matrix).
+pub(crate) fn c_tile_row(
+    c: &[u32],
+    array: (usize, usize),
+    (m, n): (usize, usize),
+    (tile, row): (usize, usize),
+    out: &mut [u32],
+) {
+    let (r0, c0) = tile_origin(array, n, tile);
     let i = r0 + row;
-    let mut out = [0u32; COLS];
-    if i < m && tile < m.div_ceil(ROWS) * n.div_ceil(COLS) {
-        for (j, o) in out.iter_mut().enumerate() {
-            if c0 + j < n {
-                *o = c[i * n + c0 + j];
-            }
-        }
+    let inside = i < m && tile < m.div_ceil(array.0) * n.div_ceil(array.1);
+    for (j, o) in out.iter_mut().enumerate() {
+        *o = if inside && c0 + j < n {
+            c[i * n + c0 + j]
+        } else {
+            0
+        };
     }
-    out
 }
 
 impl<const W: usize> OperandFeeder<W> for TileBuffer {
@@ -194,7 +202,7 @@ impl<const W: usize> OperandFeeder<W> for TileBuffer {
         column_lanes(&self.b, self.n, self.bits_b, j, k0, lanes)
     }
 
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
-        c_tile_row(&self.c, self.m, self.n, tile, row)
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
+        c_tile_row(&self.c, self.array, (self.m, self.n), (tile, row), out);
     }
 }

@@ -11,7 +11,7 @@ pub use super::config::MxSpec;
 use super::extras::BlockScales;
 use super::feeder::{LaneGroup, OperandFeeder, TileBuffer};
 use super::schedule::tile_origin;
-use super::{HwError, COLS};
+use super::HwError;
 
 /// Elements per MX scale block along K (the MX formats; NVFP4's blocks hold 16).
 pub const MX_BLOCK: usize = 32;
@@ -20,6 +20,7 @@ pub const MX_BLOCK: usize = 32;
 #[derive(Clone, Debug)]
 pub struct MxTileBuffer {
     elems: TileBuffer,
+    array: (usize, usize),
     spec: MxSpec,
     m: usize,
     n: usize,
@@ -67,6 +68,7 @@ impl MxTileBuffer {
         }
         Ok(Self {
             elems: TileBuffer::new(cfg, m, n, k, a, b, c)?,
+            array: (cfg.rows(), cfg.cols()),
             spec,
             m,
             n,
@@ -88,7 +90,7 @@ impl MxTileBuffer {
     /// Block scale beside A: row `row` of tile `tile`, the block of step `step` (0 past M).
     #[inline]
     fn a_scale(&self, tile: usize, row: usize, step: usize) -> u8 {
-        let i = tile_origin(self.n, tile).0 + row;
+        let i = tile_origin(self.array, self.n, tile).0 + row;
         let blk = self.block(step);
         let per_row = self.blocks_per_row();
         if i < self.m && blk < per_row {
@@ -101,7 +103,7 @@ impl MxTileBuffer {
     /// Block scale beside B: column `col` of tile `tile`, the block of step `step` (0 past N).
     #[inline]
     fn b_scale(&self, tile: usize, col: usize, step: usize) -> u8 {
-        let j = tile_origin(self.n, tile).1 + col;
+        let j = tile_origin(self.array, self.n, tile).1 + col;
         let blk = self.block(step);
         if j < self.n && blk < self.blocks_per_row() {
             self.b_scales[blk * self.n + j]
@@ -142,7 +144,7 @@ impl<const W: usize> OperandFeeder<W> for MxTileBuffer {
         OperandFeeder::<W>::b(&self.elems, tile, col, step)
     }
 
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
-        OperandFeeder::<W>::c_row(&self.elems, tile, row)
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
+        OperandFeeder::<W>::c_row(&self.elems, tile, row, out);
     }
 }

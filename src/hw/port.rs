@@ -27,7 +27,6 @@
 use super::extras::EdgeExtras;
 use super::feeder::{LaneGroup, OperandFeeder};
 use super::tensor_core::DRow;
-use super::COLS;
 use crate::rtl::{Module, Reg, Result, Visitor, Wire};
 
 /// One step of operands offered at the array's edge: a buffer sized for the array when the
@@ -55,7 +54,7 @@ impl<const W: usize, X: EdgeExtras<W>> StepOperands<W, X> {
 
 /// What the core tells the port in one cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PortIo {
+pub struct PortIo<'a> {
     /// The core took this cycle's step (`valid && ready`).
     pub take: bool,
     /// The core is ready for a step this cycle (traced by the port beside `valid`).
@@ -63,8 +62,8 @@ pub struct PortIo {
     /// A column shift window reads C row `.1` of tile `.0` this cycle.
     pub c_read: Option<(usize, usize)>,
     /// The row of D in the output register this cycle.
-    pub d_row: Option<DRow>,
-    /// A drain window of tile `.0` started this cycle (its four rows will follow).
+    pub d_row: Option<DRow<'a>>,
+    /// A drain window of tile `.0` started this cycle (its `R` rows will follow).
     pub d_claim: Option<usize>,
     /// The tile whose C the next shift window will load (none once every C is loaded), so a
     /// port can tell when C is urgent.
@@ -90,8 +89,9 @@ pub trait OperandPort<const W: usize>: Module {
     fn c_ready(&self, _tile: usize) -> bool {
         true
     }
-    /// Row `row` of C of tile `tile`, one FP32 word per mesh column (0 outside the problem).
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS];
+    /// Row `row` of C of tile `tile` into `out`, one accumulator word per mesh column (0
+    /// outside the problem).
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]);
     /// The port has room for the four rows of one more drained tile.
     fn d_ready(&self) -> bool {
         true
@@ -101,7 +101,7 @@ pub trait OperandPort<const W: usize>: Module {
         true
     }
     /// The port's combinational phase for this cycle's handshake.
-    fn comb(&mut self, io: &PortIo);
+    fn comb(&mut self, io: &PortIo<'_>);
     /// Cycles in which a step was taken while loads were in flight behind the port (a
     /// counter register of the port; 0 for a port without memory behind it).
     fn overlap_cycles(&self) -> u64 {
@@ -198,12 +198,12 @@ impl<const W: usize, F: OperandFeeder<W>> OperandPort<W> for IdealPort<F> {
         self.feeder.extras(tile, step, &mut out.extras);
     }
 
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
-        self.feeder.c_row(tile, row)
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
+        self.feeder.c_row(tile, row, out);
     }
 
     #[inline]
-    fn comb(&mut self, io: &PortIo) {
+    fn comb(&mut self, io: &PortIo<'_>) {
         self.valid.set(self.next().is_some());
         self.ready.set(io.ready);
         self.take.set(io.take);

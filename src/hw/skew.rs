@@ -5,7 +5,9 @@
 //! `t<j>_<k>` (a tag travelling alongside, e.g. a control word); depth 0 passes the input
 //! straight through (a wire). Used for the A-row skew (row `i`: depth `i`), the B-column skew
 //! (column `j`: depth `j`), the skew of the column shift commands and C values (column `j`:
-//! depth `j`) and the de-skew of the drained results (column `j`: depth `C - 1 - j`).
+//! depth `j`) and the de-skew of the drained results (column `j`: depth `C - 1 - j`). The
+//! lane count and depths are values given when the buffer is built (from the array's
+//! geometry).
 
 use crate::rtl::{Display, Module, Reg, Result, Value, Visitor};
 
@@ -13,45 +15,43 @@ use crate::rtl::{Display, Module, Reg, Result, Value, Visitor};
 /// it is built (one lane per mesh row or column).
 pub struct Skew<T: Value, U: Value> {
     name: &'static str,
-    lanes: Vec<Vec<(Reg<T>, Reg<U>)>>,
+    /// Every lane's stages, lane after lane (lane `j`, stage `k` after stage `k - 1`).
+    stages: Vec<(Reg<T>, Reg<U>)>,
+    /// Lane `j`'s stages are `stages[ends[j - 1]..ends[j]]` (from 0 for lane 0).
+    ends: Vec<usize>,
 }
 
 impl<T: Value, U: Value> Skew<T, U> {
     /// A skew buffer named `name` with one lane per entry of `depth` (that lane's depth),
     /// `width`-bit data and `tag_width`-bit tags.
     pub fn new(name: &'static str, depth: &[usize], width: u32, tag_width: u32) -> Result<Self> {
-        let mut lanes = Vec::with_capacity(depth.len());
+        let mut stages = Vec::with_capacity(depth.iter().sum());
+        let mut ends = Vec::with_capacity(depth.len());
         for (j, &d) in depth.iter().enumerate() {
-            let regs = (0..d)
-                .map(|k| {
-                    Ok((
-                        Reg::new(format!("d{j}_{k}"), width, T::default())?,
-                        Reg::new(format!("t{j}_{k}"), tag_width, U::default())?,
-                    ))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            lanes.push(regs);
+            for k in 0..d {
+                stages.push((
+                    Reg::new(format!("d{j}_{k}"), width, T::default())?,
+                    Reg::new(format!("t{j}_{k}"), tag_width, U::default())?,
+                ));
+            }
+            ends.push(stages.len());
         }
-        Ok(Self { name, lanes })
+        Ok(Self { name, stages, ends })
     }
 
     /// Sets how waveform viewers show every data register and every tag register.
     pub fn with_display(mut self, data: Display, tag: Display) -> Self {
-        self.lanes = self
-            .lanes
+        self.stages = self
+            .stages
             .into_iter()
-            .map(|lane| {
-                lane.into_iter()
-                    .map(|(d, t)| (d.with_display(data), t.with_display(tag)))
-                    .collect()
-            })
+            .map(|(d, t)| (d.with_display(data), t.with_display(tag)))
             .collect();
         self
     }
 
     /// Lanes of the buffer.
     pub fn lanes(&self) -> usize {
-        self.lanes.len()
+        self.ends.len()
     }
 
     /// The skew's per-lane outputs into `out` (one entry per lane): the last register of each
@@ -59,11 +59,18 @@ impl<T: Value, U: Value> Skew<T, U> {
     /// only; changes no register.
     #[inline]
     pub fn out(&self, input: &[(T, U)], out: &mut [(T, U)]) {
-        for ((o, i), lane) in out.iter_mut().zip(input).zip(&self.lanes) {
-            *o = match lane.last() {
-                Some((d, t)) => (d.q(), t.q()),
-                None => *i,
+        let lanes = self.ends.len();
+        let (input, out, ends) = (&input[..lanes], &mut out[..lanes], &self.ends[..lanes]);
+        let mut start = 0;
+        for j in 0..lanes {
+            let end = ends[j];
+            out[j] = if end > start {
+                let (d, t) = &self.stages[end - 1];
+                (d.q(), t.q())
+            } else {
+                input[j]
             };
+            start = end;
         }
     }
 
@@ -71,14 +78,19 @@ impl<T: Value, U: Value> Skew<T, U> {
     /// the input, one entry per lane).
     #[inline]
     pub fn shift_in(&mut self, input: &[(T, U)]) {
-        for (j, lane) in self.lanes.iter_mut().enumerate() {
+        let lanes = self.ends.len();
+        let (input, ends) = (&input[..lanes], &self.ends[..lanes]);
+        let mut start = 0;
+        for j in 0..lanes {
+            let end = ends[j];
             let mut carry = input[j];
-            for (d, t) in lane.iter_mut() {
+            for (d, t) in &mut self.stages[start..end] {
                 let here = (d.q(), t.q());
                 d.set_d(carry.0);
                 t.set_d(carry.1);
                 carry = here;
             }
+            start = end;
         }
     }
 }
@@ -88,11 +100,9 @@ impl<T: Value, U: Value> Module for Skew<T, U> {
         self.name
     }
     fn visit<V: Visitor>(&mut self, v: &mut V) {
-        for lane in &mut self.lanes {
-            for (d, t) in lane {
-                v.reg(d);
-                v.reg(t);
-            }
+        for (d, t) in &mut self.stages {
+            v.reg(d);
+            v.reg(t);
         }
     }
 }

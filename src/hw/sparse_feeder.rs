@@ -22,12 +22,13 @@ use super::feeder::{
 };
 use super::pe::set_lane;
 use super::pe::sparse_b_lanes;
-use super::{HwError, COLS};
+use super::HwError;
 use crate::rtl::Wide;
 
 /// A compressed A, B and C in a buffer, served tile by tile in 2:4 sparse mode.
 #[derive(Clone, Debug)]
 pub struct SparseTileBuffer {
+    array: (usize, usize),
     m: usize,
     n: usize,
     k: usize,
@@ -83,6 +84,7 @@ impl SparseTileBuffer {
     ) -> Result<Self, HwError> {
         check_sparse_problem((m, n, k), values.len(), meta.len(), b.len(), c.len())?;
         Ok(Self {
+            array: (cfg.rows(), cfg.cols()),
             m,
             n,
             k,
@@ -97,7 +99,7 @@ impl SparseTileBuffer {
     }
 
     fn origin(&self, tile: usize) -> (usize, usize) {
-        tile_origin(self.n, tile)
+        tile_origin(self.array, self.n, tile)
     }
 
     /// Row `i` of A and the first kept index and valid lanes of step `step`, if any.
@@ -171,7 +173,7 @@ impl<const W: usize> OperandFeeder<W> for SparseTileBuffer {
         column_lanes(&self.b, self.n, self.bits_b, j, p0, lanes)
     }
 
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
-        c_tile_row(&self.c, self.m, self.n, tile, row)
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
+        c_tile_row(&self.c, self.array, (self.m, self.n), (tile, row), out);
     }
 }

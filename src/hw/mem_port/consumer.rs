@@ -20,7 +20,6 @@ use crate::hw::feeder::LaneGroup;
 use crate::hw::memory::SmemLane;
 use crate::hw::port::StepOperands;
 use crate::hw::schedule::Schedule;
-use crate::hw::{COLS, ROWS};
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor, Wide};
 
 /// The extras a memory-fed port can serve: none (`()`, a dense layout) or the 2:4 selects
@@ -89,7 +88,8 @@ pub struct Consumer<const W: usize, X: PortExtras<W>> {
 impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
     pub(super) fn new(cfg: &CoreConfig, lay: MemLayout, sched: Schedule) -> RtlResult<Self> {
         let b_lanes = lay.b_step_lanes(W);
-        let e_rows = if lay.is_sparse() { ROWS } else { 0 };
+        let (rows, cols) = sched.array();
+        let e_rows = if lay.is_sparse() { rows } else { 0 };
         let reg32 = |name: &'static str| Reg::new(name, 32, 0u32);
         Ok(Self {
             lay,
@@ -106,7 +106,7 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
             off_tile: reg32("off_tile")?,
             off_step: reg32("off_step")?,
             held: Reg::new("held", 1, false)?,
-            hold_a: (0..ROWS)
+            hold_a: (0..rows)
                 .map(|i| {
                     Reg::new(
                         format!("hold_a_{i}"),
@@ -115,7 +115,7 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
                     )
                 })
                 .collect::<RtlResult<_>>()?,
-            hold_b: (0..COLS)
+            hold_b: (0..cols)
                 .map(|j| {
                     Reg::new(
                         format!("hold_b_{j}"),
@@ -133,7 +133,7 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
             e_row: (0..e_rows)
                 .map(|i| Reg::new(format!("e_row_{i}"), 8 * E_ROW_BYTES, 0u128))
                 .collect::<RtlResult<_>>()?,
-            scratch: StepOperands::new(ROWS, COLS),
+            scratch: StepOperands::new(rows, cols),
         })
     }
 
@@ -172,32 +172,29 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
         }
         let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
         let (r0, c0) = self.sched.tile_origin(t);
-        let rows = (self.lay.m - r0).min(ROWS);
-        let cols = (self.lay.n - c0).min(COLS);
+        let rows = (self.lay.m - r0).min(self.sched.rows);
+        let cols = (self.lay.n - c0).min(self.sched.cols);
         self.lay.step_bytes(rows, cols, s, self.width)
     }
 
-    /// The metadata rows a sparse step selects from: those of its read (first step of a
-    /// chunk) or the `e_row_<i>` registers, which hold them from the chunk's first step on.
-    fn e_rows(&self, tile: usize, step: usize, data: &[u8]) -> [u128; ROWS] {
-        let mut rows = [0u128; ROWS];
-        if self.lay.e_step_bytes(step, self.width) > 0 {
-            let (r0, c0) = self.sched.tile_origin(tile);
-            let rows_in = (self.lay.m - r0).min(ROWS);
-            let cols_in = (self.lay.n - c0).min(COLS);
-            let w = self.width;
-            let mut at = rows_in * lane_bytes(self.lay.esa, w) as usize
-                + cols_in * lane_bytes(self.lay.esb, self.lay.b_step_lanes(w)) as usize;
-            for row in rows.iter_mut().take(rows_in) {
-                *row = le_u128(&data[at..at + E_ROW_BYTES as usize]);
-                at += E_ROW_BYTES as usize;
-            }
-        } else {
-            for (row, reg) in rows.iter_mut().zip(&self.e_row) {
-                *row = reg.q();
-            }
+    /// Metadata row `r` a sparse step selects from: that of its read (first step of a chunk)
+    /// or the `e_row_<r>` register, which holds it from the chunk's first step on (0 for a
+    /// row past M).
+    fn e_row(&self, tile: usize, step: usize, data: &[u8], r: usize) -> u128 {
+        if self.lay.e_step_bytes(step, self.width) == 0 {
+            return self.e_row.get(r).map_or(0, |reg| reg.q());
         }
-        rows
+        let (r0, c0) = self.sched.tile_origin(tile);
+        let rows_in = (self.lay.m - r0).min(self.sched.rows);
+        if r >= rows_in {
+            return 0;
+        }
+        let cols_in = (self.lay.n - c0).min(self.sched.cols);
+        let w = self.width;
+        let at = rows_in * lane_bytes(self.lay.esa, w) as usize
+            + cols_in * lane_bytes(self.lay.esb, self.lay.b_step_lanes(w)) as usize
+            + r * E_ROW_BYTES as usize;
+        le_u128(&data[at..at + E_ROW_BYTES as usize])
     }
 
     /// Decodes the bytes of step `step` of tile `tile` (as laid out by
@@ -233,7 +230,6 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
             }
         }
         if let Some(selects) = o.extras.selects_mut() {
-            let e_rows = self.e_rows(tile, step, data);
             let kk = lay.kept_offset(step, w);
             let mask = if la >= 32 {
                 u64::MAX
@@ -242,7 +238,7 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
             };
             for (r, m) in selects.iter_mut().enumerate() {
                 *m = if r0 + r < lay.m {
-                    (e_rows[r] >> (2 * kk)) as u64 & mask
+                    (self.e_row(tile, step, data, r) >> (2 * kk)) as u64 & mask
                 } else {
                     0
                 };
@@ -297,9 +293,9 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
         if self.fresh() {
             let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
             if self.lay.e_step_bytes(s, self.width) > 0 {
-                let rows = self.e_rows(t, s, data);
-                for (reg, v) in self.e_row.iter_mut().zip(rows) {
-                    reg.set_d(v);
+                for r in 0..self.e_row.len() {
+                    let v = self.e_row(t, s, data, r);
+                    self.e_row[r].set_d(v);
                 }
             }
             if !take {

@@ -25,7 +25,7 @@
 //! system (`mem.gmem`, `mem.smem`, `mem.tma`, `mem.mbar_<i>`).
 //!
 //! C and D words are as wide as the accumulator: 4 bytes for FP32, 2 for FP16 (the C
-//! registers and D queue rows are `COLS x 32` or `COLS x 16` bits). A TMA box's inner extent
+//! registers and D queue rows are `C x 32` or `C x 16` bits). A TMA box's inner extent
 //! must be a multiple of 16 bytes, so the C/D box is 16 bytes wide: one 4 x 4 FP32 tile, or
 //! for FP16 two neighbouring tiles of a tile row side by side (8 x 4 FP16, the left tile at
 //! byte 0 of a box row, the right at byte 8). Either way a box is 64 bytes and fills one
@@ -35,9 +35,9 @@
 //! Global-memory layout: A is `M x K` row-major (K-major), B is stored transposed (`N x K`,
 //! K-major, as tensor cores prefer, the "TN" layout), C and D are `M x N` in the accumulator
 //! format (FP32 or FP16); every row starts at a 16-byte-aligned pitch. Shared memory: stage `s`
-//! is a 1024-byte block with A (stream mode) in its first `ROWS` rows and B in the next `COLS`
+//! is a 1024-byte block with A (stream mode) in its first `R` rows and B in the next `C`
 //! rows of the 128B swizzle pattern, so the eight lanes of a step fall in eight different
-//! 16-byte chunks (banks) and a step reads in one pass. When a `ROWS`-row panel of A fits
+//! 16-byte chunks (banks) and a step reads in one pass. When an `R`-row panel of A fits
 //! twice in shared memory, A is loaded once per tile row into one of two panels and reused by
 //! every tile of the row (panel mode, the reuse that keeps a GEMM under the bandwidth
 //! roofline).
@@ -78,7 +78,7 @@ use super::memory::{MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySys
 use super::port::{OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
 use super::sparse_feeder::check_sparse_problem;
-use super::{HwError, COLS};
+use super::HwError;
 use crate::rtl::{Module, Reg, Visitor, Wire};
 use host::{container_shift, host_rows};
 use producer::ProducerIn;
@@ -239,7 +239,7 @@ impl<const W: usize, X: PortExtras<W>> MemoryPort<W, X> {
     /// The port's roles around a filled memory system.
     fn assemble(cfg: CoreConfig, lay: MemLayout, mem: MemorySystem) -> Result<Self, HwError> {
         let mbars = lay.stages + lay.tile_slots;
-        let sched = Schedule::new(lay.m, lay.n, lay.k_steps, cfg.width, cfg.block());
+        let sched = Schedule::for_core(&cfg, lay.m, lay.n, lay.k_steps, cfg.block());
         let tiles = sched.tiles();
         Ok(Self {
             cfg,
@@ -351,15 +351,13 @@ impl<const W: usize, X: PortExtras<W>> OperandPort<W> for MemoryPort<W, X> {
         self.c_fetch.tile() > tile
     }
 
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
         let v = self.c_fetch.row(tile, row);
         let bits = self.cfg.acc.width();
         let mask = (1u128 << bits) - 1;
-        let mut out = [0u32; COLS];
         for (j, o) in out.iter_mut().enumerate() {
             *o = ((v >> (bits as usize * j)) & mask) as u32;
         }
-        out
     }
 
     fn d_ready(&self) -> bool {
@@ -378,7 +376,7 @@ impl<const W: usize, X: PortExtras<W>> OperandPort<W> for MemoryPort<W, X> {
         self.mem.error().map(|e| e.to_string())
     }
 
-    fn comb(&mut self, io: &PortIo) {
+    fn comb(&mut self, io: &PortIo<'_>) {
         let lay = self.lay;
         self.mbar_ops.clear();
         self.lanes.clear();
