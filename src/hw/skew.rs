@@ -17,26 +17,47 @@ pub struct Skew<T: Value, U: Value> {
     name: &'static str,
     /// Every lane's stages, lane after lane (lane `j`, stage `k` after stage `k - 1`).
     stages: Vec<(Reg<T>, Reg<U>)>,
-    /// Lane `j`'s stages are `stages[ends[j - 1]..ends[j]]` (from 0 for lane 0).
-    ends: Vec<usize>,
+    /// What each stage takes: the input of lane `feed[i]` for a lane's first stage,
+    /// [`FROM_PREVIOUS`] (the stage before it) for the others.
+    feed: Vec<usize>,
+    /// Where each lane's output comes from: its last stage, or [`PASS_THROUGH`] (depth 0:
+    /// the input itself).
+    tail: Vec<usize>,
 }
+
+/// A stage fed by the stage before it in its lane.
+const FROM_PREVIOUS: usize = usize::MAX;
+/// A lane of depth 0.
+const PASS_THROUGH: usize = usize::MAX;
 
 impl<T: Value, U: Value> Skew<T, U> {
     /// A skew buffer named `name` with one lane per entry of `depth` (that lane's depth),
     /// `width`-bit data and `tag_width`-bit tags.
     pub fn new(name: &'static str, depth: &[usize], width: u32, tag_width: u32) -> Result<Self> {
-        let mut stages = Vec::with_capacity(depth.iter().sum());
-        let mut ends = Vec::with_capacity(depth.len());
+        let total = depth.iter().sum();
+        let mut stages = Vec::with_capacity(total);
+        let mut feed = Vec::with_capacity(total);
+        let mut tail = Vec::with_capacity(depth.len());
         for (j, &d) in depth.iter().enumerate() {
             for k in 0..d {
                 stages.push((
                     Reg::new(format!("d{j}_{k}"), width, T::default())?,
                     Reg::new(format!("t{j}_{k}"), tag_width, U::default())?,
                 ));
+                feed.push(if k == 0 { j } else { FROM_PREVIOUS });
             }
-            ends.push(stages.len());
+            tail.push(if d == 0 {
+                PASS_THROUGH
+            } else {
+                stages.len() - 1
+            });
         }
-        Ok(Self { name, stages, ends })
+        Ok(Self {
+            name,
+            stages,
+            feed,
+            tail,
+        })
     }
 
     /// Sets how waveform viewers show every data register and every tag register.
@@ -51,7 +72,7 @@ impl<T: Value, U: Value> Skew<T, U> {
 
     /// Lanes of the buffer.
     pub fn lanes(&self) -> usize {
-        self.ends.len()
+        self.tail.len()
     }
 
     /// The skew's per-lane outputs into `out` (one entry per lane): the last register of each
@@ -59,18 +80,13 @@ impl<T: Value, U: Value> Skew<T, U> {
     /// only; changes no register.
     #[inline]
     pub fn out(&self, input: &[(T, U)], out: &mut [(T, U)]) {
-        let lanes = self.ends.len();
-        let (input, out, ends) = (&input[..lanes], &mut out[..lanes], &self.ends[..lanes]);
-        let mut start = 0;
+        let lanes = self.tail.len();
+        let (input, out, tail) = (&input[..lanes], &mut out[..lanes], &self.tail[..lanes]);
         for j in 0..lanes {
-            let end = ends[j];
-            out[j] = if end > start {
-                let (d, t) = &self.stages[end - 1];
-                (d.q(), t.q())
-            } else {
-                input[j]
+            out[j] = match self.stages.get(tail[j]) {
+                Some((d, t)) => (d.q(), t.q()),
+                None => input[j],
             };
-            start = end;
         }
     }
 
@@ -78,19 +94,21 @@ impl<T: Value, U: Value> Skew<T, U> {
     /// the input, one entry per lane).
     #[inline]
     pub fn shift_in(&mut self, input: &[(T, U)]) {
-        let lanes = self.ends.len();
-        let (input, ends) = (&input[..lanes], &self.ends[..lanes]);
-        let mut start = 0;
-        for j in 0..lanes {
-            let end = ends[j];
-            let mut carry = input[j];
-            for (d, t) in &mut self.stages[start..end] {
-                let here = (d.q(), t.q());
-                d.set_d(carry.0);
-                t.set_d(carry.1);
-                carry = here;
-            }
-            start = end;
+        // Every stage reads its predecessor's output (`q`, unchanged until the edge) and sets
+        // its own next value, so one pass in any order shifts every lane.
+        let n = self.stages.len();
+        let (stages, feed) = (&mut self.stages[..n], &self.feed[..n]);
+        for i in 0..n {
+            let v = match input.get(feed[i]) {
+                Some(&v) => v,
+                None => {
+                    let (d, t) = &stages[i - 1];
+                    (d.q(), t.q())
+                }
+            };
+            let (d, t) = &mut stages[i];
+            d.set_d(v.0);
+            t.set_d(v.1);
         }
     }
 }
