@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use super::problem::{Gemm, GemmOutput};
 use crate::hw::controller::CtlState;
+use crate::hw::mesh::Mesh;
 use crate::hw::{
     CoreConfig, HwError, IdealPort, OperandFeeder, OperandPort, Schedule, TensorCore, TileBuffer,
-    COLS, ROWS,
 };
 use crate::numerics::flags::Flags;
 use crate::rtl::{Simulator, TraceConfig};
@@ -53,7 +53,7 @@ impl ClockedRun {
 /// One 4 x 4 tile's compute latency for `k`: `T + R + C - 2 + L` with `T = ceil(k / w)`
 /// and `L` = [`crate::hw::PIPELINE_LATENCY`].
 pub fn tile_cycles(cfg: &CoreConfig, k: usize) -> u64 {
-    Schedule::new(ROWS, COLS, k.max(1), cfg.width, 0).tile_cycles()
+    Schedule::for_core(cfg, cfg.rows(), cfg.cols(), k.max(1), 0).tile_cycles()
 }
 
 /// What one clocked run measured beyond [`ClockedRun`].
@@ -149,7 +149,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
         if let Some(e) = top.port().error() {
             return Err(HwError::Memory(e));
         }
-        if first_tile.is_none() && top.mesh().done(ROWS - 1, COLS - 1) {
+        if first_tile.is_none() && top.mesh().done(sched.rows - 1, sched.cols - 1) {
             first_tile = Some(top.timer() - sched.feed_start());
         }
         if let Some(row) = top.d_row() {
@@ -176,7 +176,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
     sim.step()?;
     let (top, _summary) = sim.finish()?;
     let sim_seconds = t0.elapsed().as_secs_f64();
-    let offered = cycles * (ROWS * COLS * cfg.width) as u64;
+    let offered = cycles * (cfg.rows() * cfg.cols() * cfg.width) as u64;
     Ok((
         CoreRun {
             run: ClockedRun {

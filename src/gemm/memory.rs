@@ -6,6 +6,7 @@
 use super::clocked::{run_core, CoreRun};
 use super::problem::Gemm;
 use crate::hw::config::CoreConfig;
+use crate::hw::mem_port::PortExtras;
 use crate::hw::memory::{MemCounters, MemParams};
 use crate::hw::{HwError, MemLayout, MemPortConfig, MemoryPort, TensorCore};
 use crate::rtl::TraceConfig;
@@ -23,12 +24,12 @@ pub struct MemRun {
     pub layout: MemLayout,
 }
 
-/// A cycle bound no correct run reaches: the ideal schedule, plus every byte at the
-/// bandwidth, plus the latency for every chunk, tile and store, twice over.
-fn cycle_limit(lay: &MemLayout, p: &MemParams, ideal: u64) -> u64 {
-    let bytes = lay.gmem_bytes * (lay.n.div_ceil(4) as u64 + 1);
+/// A cycle bound no correct run reaches on a `rows x cols` array: the ideal schedule, plus
+/// every byte at the bandwidth, plus the latency for every chunk, tile and store, twice over.
+fn cycle_limit(lay: &MemLayout, p: &MemParams, (rows, cols): (usize, usize), ideal: u64) -> u64 {
+    let bytes = lay.gmem_bytes * (lay.n.div_ceil(cols) as u64 + 1);
     let bw = u64::from(p.bytes_per_cycle.min(p.request_bytes).max(1));
-    let tiles = (lay.m.div_ceil(4) * lay.n.div_ceil(4)) as u64;
+    let tiles = (lay.m.div_ceil(rows) * lay.n.div_ceil(cols)) as u64;
     let events = tiles * (lay.chunks as u64 + 2) + 8;
     2 * (ideal + bytes / bw + events * (u64::from(p.latency) + 64)) + 10_000
 }
@@ -54,18 +55,18 @@ fn run_w<const W: usize>(
 /// Runs the tensor core built for `cfg` on a filled memory-fed `port` (dense or 2:4 sparse)
 /// until `Done` and every D box is stored; `macs` counts the useful multiply-accumulates.
 /// D is read back from global memory and must equal what left the array.
-pub fn run_port<const W: usize>(
+pub fn run_port<const W: usize, X: PortExtras<W>>(
     cfg: CoreConfig,
-    port: MemoryPort<W>,
+    port: MemoryPort<W, X>,
     macs: u64,
     pc: &MemPortConfig,
     trace: Option<&TraceConfig>,
 ) -> Result<MemRun, HwError> {
     let layout = *port.layout();
     let n = layout.n;
-    let core = TensorCore::<W, MemoryPort<W>>::with_port(cfg, port)?;
+    let core = TensorCore::<W, MemoryPort<W, X>>::with_port(cfg, port)?;
     let ideal = core.schedule().total_cycles();
-    let limit = cycle_limit(&layout, &pc.params, ideal);
+    let limit = cycle_limit(&layout, &pc.params, core.schedule().array(), ideal);
     let watchdog = 4 * u64::from(pc.params.latency) + 4096;
     let (mut run, core) = run_core(core, macs, limit, watchdog, trace)?;
     // D as the TMA stores left it in global memory: it must equal what left the array.

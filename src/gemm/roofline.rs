@@ -10,7 +10,7 @@
 use super::memory::MemRun;
 use super::problem::Gemm;
 use crate::hw::memory::MemParams;
-use crate::hw::{COLS, ROWS};
+use crate::hw::CoreConfig;
 
 /// The roofline figures of one run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -21,9 +21,10 @@ pub struct Roofline {
     pub bound: f64,
 }
 
-/// The array's peak: MACs a cycle of a `ROWS x COLS` mesh with `width` products per PE step.
-pub fn peak_macs_per_cycle(width: usize) -> f64 {
-    (ROWS * COLS * width) as f64
+/// The array's peak: MACs a cycle of the `rows x cols` mesh of a core built for `cfg`, with
+/// `cfg.width` products per PE step.
+pub fn peak_macs_per_cycle(cfg: &CoreConfig) -> f64 {
+    (cfg.rows() * cfg.cols() * cfg.width) as f64
 }
 
 /// MACs per byte moved (`macs / bytes_moved`; infinite when nothing moved).
@@ -51,7 +52,7 @@ pub fn of_run(g: &Gemm, run: &MemRun) -> Roofline {
         bound: bound(
             ai,
             link_bytes_per_cycle(&run.params),
-            peak_macs_per_cycle(g.cfg.width),
+            peak_macs_per_cycle(&g.cfg),
         ),
     }
 }
@@ -59,12 +60,15 @@ pub fn of_run(g: &Gemm, run: &MemRun) -> Roofline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numerics::dot::AccMode;
+    use crate::numerics::format::FP16;
 
     #[test]
     fn a_roofline_worked_by_hand() {
         // 4 x 4 mesh, w = 1: 16 MACs a cycle at the peak.
-        assert_eq!(peak_macs_per_cycle(1), 16.0);
-        assert_eq!(peak_macs_per_cycle(4), 64.0);
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+        assert_eq!(peak_macs_per_cycle(&cfg), 16.0);
+        assert_eq!(peak_macs_per_cycle(&cfg.with_width(4)), 64.0);
         // 64 x 64 x 64 = 262,144 MACs over 32 KiB moved: 8 MACs a byte.
         let ai = arithmetic_intensity(262_144, 32_768);
         assert_eq!(ai, 8.0);

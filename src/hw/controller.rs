@@ -23,7 +23,7 @@
 //! `last_pipe`), see [`ShiftCmd`].
 
 use super::schedule::Schedule;
-use super::{PIPELINE_LATENCY, ROWS};
+use super::PIPELINE_LATENCY;
 use crate::rtl::{Module, Reg, Result, Visitor, Wire};
 
 /// The FSM states.
@@ -66,9 +66,21 @@ impl CtlState {
     }
 }
 
-/// Depth of the last-step token pipe: `R + L` cycles from feeding a tile's last step at the
-/// corner to the first cycle its drain may start in column 0.
-const TOKEN_DEPTH: u32 = ROWS as u32 + PIPELINE_LATENCY as u32;
+/// Depth of the last-step token pipe of an array of `rows` rows: `R + L` cycles from feeding
+/// a tile's last step at the corner to the first cycle its drain may start in column 0.
+fn token_depth(rows: usize) -> u32 {
+    rows as u32 + PIPELINE_LATENCY as u32
+}
+
+/// Bits of an index below `n` (at least 1): `clog2(n)`. A row index of the 4 x 4 array
+/// takes 2 bits.
+pub const fn index_bits(n: usize) -> u32 {
+    if n <= 2 {
+        1
+    } else {
+        usize::BITS - (n - 1).leading_zeros()
+    }
+}
 
 /// The port's handshake signals as the controller sees them in one cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -84,18 +96,20 @@ pub struct PortStatus {
 }
 
 /// One cycle's column shift command (for column 0; the skew delays it by `j` for column `j`),
-/// as typed fields; [`ShiftCmd::pack`] gives the 64-bit word the C skew registers hold:
+/// as typed fields; [`ShiftCmd::pack`] gives the 64-bit word the C skew registers hold. The
+/// `x` field is `X = clog2(R)` bits wide ([`index_bits`] of the array's rows: 2 for the 4 x 4
+/// array, whose layout this is):
 ///
-/// | bits  | field     |
-/// |-------|-----------|
-/// | 0     | `en`      |
-/// | 1     | `set`     |
-/// | 2     | `c_valid` |
-/// | 3     | `d_valid` |
-/// | 5:4   | `x` (0..[`ROWS`]) |
-/// | 6     | `last`    |
-/// | 31:8  | `c_tile` (24 bits) |
-/// | 55:32 | `d_tile` (24 bits) |
+/// | bits (4 x 4) | bits (any `R`)        | field     |
+/// |--------------|-----------------------|-----------|
+/// | 0            | 0                     | `en`      |
+/// | 1            | 1                     | `set`     |
+/// | 2            | 2                     | `c_valid` |
+/// | 3            | 3                     | `d_valid` |
+/// | 5:4          | `4 .. 4 + X`          | `x` (0..R) |
+/// | 6            | `4 + X`               | `last`    |
+/// | 31:8         | 24 bits from `T = max(8, 5 + X)` | `c_tile` |
+/// | 55:32        | 24 bits from `T + 24` | `d_tile`  |
 ///
 /// Other bits are zero.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -119,34 +133,49 @@ pub struct ShiftCmd {
     pub d_tile: usize,
 }
 
-/// The `x` field of a [`ShiftCmd`] word is two bits wide: one row index of the mesh.
-const SHIFT_X_MASK: u64 = 3;
-const _: () = assert!(ROWS as u64 - 1 <= SHIFT_X_MASK);
+/// A tile field of a [`ShiftCmd`] word: 24 bits.
+const SHIFT_TILE_MASK: u64 = 0xFF_FFFF;
 
 impl ShiftCmd {
-    /// Packs the command into a 64-bit word (for the skew registers).
-    pub fn pack(&self) -> u64 {
+    /// The first bit of the `c_tile` field for an `x_bits`-bit `x` field.
+    const fn c_tile_at(x_bits: u32) -> u32 {
+        if 5 + x_bits > 8 {
+            5 + x_bits
+        } else {
+            8
+        }
+    }
+
+    /// Packs the command into a 64-bit word (for the skew registers), its `x` field
+    /// `x_bits` wide (see the type's documentation).
+    #[inline]
+    pub fn pack(&self, x_bits: u32) -> u64 {
+        let x_mask = (1u64 << x_bits) - 1;
+        let t = Self::c_tile_at(x_bits);
         u64::from(self.en)
             | (u64::from(self.set) << 1)
             | (u64::from(self.c_valid) << 2)
             | (u64::from(self.d_valid) << 3)
-            | ((self.x as u64 & SHIFT_X_MASK) << 4)
-            | (u64::from(self.last) << 6)
-            | ((self.c_tile as u64 & 0xFF_FFFF) << 8)
-            | ((self.d_tile as u64 & 0xFF_FFFF) << 32)
+            | ((self.x as u64 & x_mask) << 4)
+            | (u64::from(self.last) << (4 + x_bits))
+            | ((self.c_tile as u64 & SHIFT_TILE_MASK) << t)
+            | ((self.d_tile as u64 & SHIFT_TILE_MASK) << (t + 24))
     }
 
-    /// Unpacks a word written by [`ShiftCmd::pack`].
-    pub fn unpack(w: u64) -> ShiftCmd {
+    /// Unpacks a word written by [`ShiftCmd::pack`] with the same `x_bits`.
+    #[inline]
+    pub fn unpack(w: u64, x_bits: u32) -> ShiftCmd {
+        let x_mask = (1u64 << x_bits) - 1;
+        let t = Self::c_tile_at(x_bits);
         ShiftCmd {
             en: w & 1 != 0,
             set: w & 2 != 0,
             c_valid: w & 4 != 0,
             d_valid: w & 8 != 0,
-            x: ((w >> 4) & SHIFT_X_MASK) as usize,
-            last: w & 64 != 0,
-            c_tile: ((w >> 8) & 0xFF_FFFF) as usize,
-            d_tile: ((w >> 32) & 0xFF_FFFF) as usize,
+            x: ((w >> 4) & x_mask) as usize,
+            last: (w >> (4 + x_bits)) & 1 != 0,
+            c_tile: ((w >> t) & SHIFT_TILE_MASK) as usize,
+            d_tile: ((w >> (t + 24)) & SHIFT_TILE_MASK) as usize,
         }
     }
 }
@@ -159,7 +188,7 @@ pub struct Controller {
     feed_tile: Reg<u32>,
     feed_step: Reg<u32>,
     since_start: Reg<u32>,
-    last_pipe: Reg<u8>,
+    last_pipe: Reg<u64>,
     drains: Reg<u8>,
     win: Reg<u32>,
     win_pos: Reg<u8>,
@@ -184,10 +213,10 @@ impl Controller {
             feed_tile: Reg::new("feed_tile", 32, 0)?,
             feed_step: Reg::new("feed_step", 32, 0)?,
             since_start: Reg::new("since_start", 32, 0)?,
-            last_pipe: Reg::new("last_pipe", TOKEN_DEPTH, 0)?,
+            last_pipe: Reg::new("last_pipe", token_depth(sched.rows), 0)?,
             drains: Reg::new("drains", 8, 0)?,
             win: Reg::new("win", 32, 0)?,
-            win_pos: Reg::new("win_pos", 3, ROWS as u8)?,
+            win_pos: Reg::new("win_pos", index_bits(sched.rows + 1), sched.rows as u8)?,
             results_out: Reg::new("results_out", 1, false)?,
             stall_count: Reg::new("stall_count", 64, 0)?,
             window_wait_count: Reg::new("window_wait_count", 64, 0)?,
@@ -227,14 +256,14 @@ impl Controller {
         let spaced = tile == 0 || self.since_start.q() as usize >= self.sched.period;
         // Tile `t` accumulates into the set that window `t` loads with its C.
         let (win, pos) = (self.win.q() as usize, usize::from(self.win_pos.q()));
-        let loaded = win > tile || (win == tile && pos == ROWS - 1);
+        let loaded = win > tile || (win == tile && pos == self.sched.rows - 1);
         spaced && loaded
     }
 
     /// A drain token leaves the last-step pipe this cycle.
     #[inline]
     fn token_out(&self) -> bool {
-        self.last_pipe.q() >> (TOKEN_DEPTH - 1) & 1 == 1
+        self.last_pipe.q() >> (token_depth(self.sched.rows) - 1) & 1 == 1
     }
 
     /// The tile whose C the next shift window loads (and whose drain it would be, less two).
@@ -253,7 +282,7 @@ impl Controller {
         );
         active
             && idx < self.sched.windows()
-            && usize::from(self.win_pos.q()) >= ROWS
+            && usize::from(self.win_pos.q()) >= self.sched.rows
             && (idx < 2 || self.drains.q() > 0 || self.token_out())
     }
 
@@ -280,7 +309,7 @@ impl Controller {
         let tiles = self.sched.tiles();
         let (en, x) = if !active || idx >= self.sched.windows() {
             (false, 0)
-        } else if pos < ROWS {
+        } else if pos < self.sched.rows {
             (true, pos)
         } else {
             // A new window: C must be there (if it loads any); a drain needs its token and
@@ -298,7 +327,7 @@ impl Controller {
             c_valid: idx < tiles,
             d_valid: idx >= 2,
             x,
-            last: idx + 1 == self.sched.windows() && x + 1 == ROWS,
+            last: idx + 1 == self.sched.windows() && x + 1 == self.sched.rows,
             c_tile: idx,
             d_tile: idx.saturating_sub(2),
         }
@@ -341,8 +370,8 @@ impl Controller {
         self.drains
             .set_d((drains - u32::from(starts_drain && drains > 0)) as u8);
         if cmd.en {
-            if cmd.x + 1 == ROWS {
-                self.win_pos.set_d(ROWS as u8);
+            if cmd.x + 1 == self.sched.rows {
+                self.win_pos.set_d(self.sched.rows as u8);
                 self.win.set_d(self.win.q() + 1);
             } else {
                 self.win_pos.set_d(cmd.x as u8 + 1);
@@ -351,7 +380,7 @@ impl Controller {
         let (tile, step) = self.feed_addr();
         let last_step = take && step + 1 == self.sched.steps;
         self.last_pipe
-            .set_d((self.last_pipe.q() << 1) | u8::from(last_step));
+            .set_d((self.last_pipe.q() << 1) | u64::from(last_step));
         let since = self.since_start.q();
         if take && step == 0 {
             self.since_start.set_d(1);
@@ -364,7 +393,7 @@ impl Controller {
         match st {
             CtlState::Preload => {
                 // Compute begins in the cycle window 0 issues its last shift.
-                if cmd.en && self.win.q() == 0 && cmd.x + 2 == ROWS {
+                if cmd.en && self.win.q() == 0 && cmd.x + 2 == self.sched.rows {
                     self.state.set_d(CtlState::Compute as u8);
                 }
             }
@@ -438,7 +467,7 @@ mod tests {
             d_tile: 0xAB_CDEF,
         };
         let w = 1 | 1 << 2 | 1 << 3 | 3 << 4 | 1 << 6 | 0x12_3456 << 8 | 0xAB_CDEFu64 << 32;
-        assert_eq!(c.pack(), w);
-        assert_eq!(ShiftCmd::unpack(w), c);
+        assert_eq!(c.pack(2), w);
+        assert_eq!(ShiftCmd::unpack(w, 2), c);
     }
 }

@@ -3,14 +3,17 @@
 //!
 //! [`TileBuffer`] serves them from whole matrices held in a buffer (an ideal shared memory
 //! with one read port per edge lane). A TMA/shared-memory-fed feeder implements the same
-//! trait; a 2:4 sparse feeder presents the compressed A (`w` kept values a step), its
-//! metadata, and `2w` positions of B per step (the PE's B-side select is
-//! [`crate::hw::pe::sparse::b_operand_select`]).
+//! trait. What a feeder serves beside A and B is its [`OperandFeeder::Extras`] type
+//! ([`crate::hw::extras`]): nothing for a dense feeder; a 2:4 sparse feeder presents the
+//! compressed A (`w` kept values a step), the selects beside it, and `2w` positions of B per
+//! step (the PE's B-side select is [`crate::hw::pe::sparse::b_operand_select`]); a
+//! block-scaled feeder the block scales beside A and B.
 
 use super::config::CoreConfig;
+use super::extras::EdgeExtras;
 use super::pe::set_lane;
 pub(crate) use super::schedule::tile_origin;
-use super::{HwError, COLS, ROWS};
+use super::HwError;
 use crate::rtl::Wide;
 
 /// `lanes` operand bit patterns concatenated (lane `k` at bit `k * format width`).
@@ -24,45 +27,28 @@ pub struct LaneGroup<const W: usize> {
 
 /// A source of operands for the mesh edges.
 pub trait OperandFeeder<const W: usize> {
+    /// What the feeder serves beside A and B (`()` for a dense feeder); its type chooses the
+    /// core's datapath when the core is built.
+    type Extras: EdgeExtras<W>;
     /// The problem's `(m, n, k)`.
     fn dims(&self) -> (usize, usize, usize);
+    /// What the core is built for besides its configuration ([`EdgeExtras::Spec`]).
+    fn spec(&self) -> <Self::Extras as EdgeExtras<W>>::Spec;
     /// A: lanes `k = step*w ..` of row `row` of tile `tile` (0 lanes past M).
     fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W>;
     /// B: lanes `k = step*w ..` of column `col` of tile `tile` (0 lanes past N).
     fn b(&self, tile: usize, col: usize, step: usize) -> LaneGroup<W>;
-    /// C: row `row` of tile `tile`, one accumulator word (FP32, or FP16 in the low 16 bits) per
-    /// mesh column (0 outside the problem).
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS];
-    /// True for a 2:4 sparse feeder: `dims` then counts kept K positions, `a` serves kept
-    /// values, `b` a bus of [`crate::hw::pe::sparse_b_lanes`] dense positions and `meta` the
-    /// selects (see [`crate::hw::sparse_feeder`]). Dense feeders keep the default `false`.
-    fn sparse(&self) -> bool {
-        false
-    }
-    /// 2:4 metadata beside A: the 2-bit index (within its group) of each kept lane of row
-    /// `row` of tile `tile` at step `step`, lane `t` at bits `2t..2t+2`. Dense: 0.
-    fn meta(&self, _tile: usize, _row: usize, _step: usize) -> u64 {
-        0
-    }
-    /// For a block-scaled feeder, what the core is built for: `a_scale`/`b_scale` then serve
-    /// the scale code of the K-block each step lies in (see [`crate::hw::mx_feeder`]).
-    /// Others keep `None`.
-    fn mx(&self) -> Option<super::mx_feeder::MxSpec> {
-        None
-    }
-    /// Block scale beside A: row `row` of tile `tile`, the block of step `step`. Others: 0.
-    fn a_scale(&self, _tile: usize, _row: usize, _step: usize) -> u8 {
-        0
-    }
-    /// Block scale beside B: column `col` of tile `tile`, the block of step `step`. Others: 0.
-    fn b_scale(&self, _tile: usize, _col: usize, _step: usize) -> u8 {
-        0
-    }
+    /// C: row `row` of tile `tile` into `out`, one accumulator word (FP32, or FP16 in the low
+    /// 16 bits) per mesh column (0 outside the problem).
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]);
+    /// Writes the extras of step `step` of tile `tile` into `out` (every row and column of it).
+    fn extras(&self, tile: usize, step: usize, out: &mut Self::Extras);
 }
 
 /// Whole matrices in a buffer, served tile by tile.
 #[derive(Clone, Debug)]
 pub struct TileBuffer {
+    array: (usize, usize),
     m: usize,
     n: usize,
     k: usize,
@@ -87,6 +73,7 @@ impl TileBuffer {
     ) -> Result<Self, HwError> {
         check_dense_problem((m, n, k), (a.len(), b.len(), c.len()))?;
         Ok(Self {
+            array: (cfg.rows(), cfg.cols()),
             m,
             n,
             k,
@@ -100,7 +87,7 @@ impl TileBuffer {
     }
 
     fn origin(&self, tile: usize) -> (usize, usize) {
-        tile_origin(self.n, tile)
+        tile_origin(self.array, self.n, tile)
     }
 }
 
@@ -155,25 +142,38 @@ pub(crate) fn column_lanes<const W: usize>(
     LaneGroup { bits: words, lanes }
 }
 
-/// Row `row` of output tile `tile` of the row-major `m x n` matrix `c` (zeros outside it).
-pub(crate) fn c_tile_row(c: &[u32], m: usize, n: usize, tile: usize, row: usize) -> [u32; COLS] {
-    let (r0, c0) = tile_origin(n, tile);
+/// Row `row` of output tile `tile` (of a `rows x cols` array) of the row-major `m x n`
+/// matrix `c` into `out`, one word per column (zeros outside the matrix).
+pub(crate) fn c_tile_row(
+    c: &[u32],
+    array: (usize, usize),
+    (m, n): (usize, usize),
+    (tile, row): (usize, usize),
+    out: &mut [u32],
+) {
+    let (r0, c0) = tile_origin(array, n, tile);
     let i = r0 + row;
-    let mut out = [0u32; COLS];
-    if i < m && tile < m.div_ceil(ROWS) * n.div_ceil(COLS) {
-        for (j, o) in out.iter_mut().enumerate() {
-            if c0 + j < n {
-                *o = c[i * n + c0 + j];
-            }
-        }
+    let inside = i < m && tile < m.div_ceil(array.0) * n.div_ceil(array.1);
+    for (j, o) in out.iter_mut().enumerate() {
+        *o = if inside && c0 + j < n {
+            c[i * n + c0 + j]
+        } else {
+            0
+        };
     }
-    out
 }
 
 impl<const W: usize> OperandFeeder<W> for TileBuffer {
+    type Extras = ();
+
     fn dims(&self) -> (usize, usize, usize) {
         (self.m, self.n, self.k)
     }
+
+    fn spec(&self) {}
+
+    #[inline]
+    fn extras(&self, _tile: usize, _step: usize, _out: &mut ()) {}
 
     #[inline]
     fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W> {
@@ -202,7 +202,7 @@ impl<const W: usize> OperandFeeder<W> for TileBuffer {
         column_lanes(&self.b, self.n, self.bits_b, j, k0, lanes)
     }
 
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
-        c_tile_row(&self.c, self.m, self.n, tile, row)
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
+        c_tile_row(&self.c, self.array, (self.m, self.n), (tile, row), out);
     }
 }

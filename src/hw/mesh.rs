@@ -6,12 +6,14 @@
 //! each PE's metadata input is its left neighbour's `meta_out` register; in MX mode A's block
 //! scales move right through each PE's `a_scale` register and B's down through `b_scale`.
 //!
-//! [`PeArray`] is the array of one datapath; [`Mesh`] holds the array of the datapath the
-//! core was built for, chosen once when it is built, so the clock loop branches on it once
-//! per cycle, never per PE.
+//! [`PeArray`] is the array of one datapath. Which datapath a core has follows from the type
+//! of what travels beside its operands ([`crate::hw::extras::EdgeExtras::Mesh`]): a 2:4
+//! sparse or MX supply gets the array of its datapath, a dense supply a [`DenseMesh`] (floating
+//! point or integer, chosen once from the mode when the core is built, so the clock loop
+//! branches on it once per cycle, never per PE). [`Mesh`] is what the core asks of any of them.
 
-use super::config::{CoreConfig, MxSpec};
-use super::pe::{fp, ACtl, Datapath, FpPath, IntPath, MxPath, Pe, PeIn, ShiftIn, Sparse};
+use super::config::CoreConfig;
+use super::pe::{fp, ACtl, Datapath, FpPath, IntPath, Pe, PeIn, ShiftIn};
 use super::HwError;
 use crate::numerics::dot::AccMode;
 use crate::numerics::flags::Flags;
@@ -100,126 +102,162 @@ impl<const W: usize, D: Datapath<W>> PeArray<W, D> {
     pub fn bottom(&self, c: usize, set: bool) -> u32 {
         self.pes[(self.rows - 1) * self.cols + c].acc_q(set)
     }
+}
 
-    fn visit_pes<V: Visitor>(&mut self, v: &mut V) {
+impl<const W: usize, D: Datapath<W>> Module for PeArray<W, D> {
+    fn name(&self) -> &str {
+        "mesh"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
         for pe in &mut self.pes {
             v.child(pe);
         }
     }
 }
 
-/// The PE array of the datapath the core was built for.
-pub enum Mesh<const W: usize> {
+/// The PE array as the tensor core sees it (scope `mesh`), whatever its datapath: operands
+/// and their side values in at the edges, the drained words out of the bottom row.
+pub trait Mesh<const W: usize>: Module {
+    /// What enters each row beside A (`()` if nothing).
+    type SideA: Copy;
+    /// What enters each column beside B (`()` if nothing).
+    type SideB: Copy;
+    /// Lanes of the B bus (`W`, or more for a B-side select).
+    fn b_lanes() -> usize;
+    /// The combinational phase (see [`PeArray::comb`]).
+    fn comb(
+        &mut self,
+        a_edge: &[(Wide<W>, ACtl)],
+        side_a: &[Self::SideA],
+        b_edge: &[(Wide<W>, bool)],
+        side_b: &[Self::SideB],
+        shift: &[ShiftIn],
+    );
+    /// The word leaving the bottom of column `c`'s shift path this cycle (the bottom PE's
+    /// accumulator of `set`), from register outputs only.
+    fn bottom(&self, c: usize, set: bool) -> u32;
+    /// True if the PE at (`row`, `col`) finished a tile's last step in the last cycle.
+    fn done(&self, row: usize, col: usize) -> bool;
+    /// OR of the IEEE flags every PE raised.
+    fn flags(&self) -> Flags;
+    /// The name of a PE that saw an accumulator hazard, if any.
+    fn hazard(&self) -> Option<String>;
+}
+
+impl<const W: usize, D: Datapath<W>> Mesh<W> for PeArray<W, D> {
+    type SideA = D::SideA;
+    type SideB = D::SideB;
+
+    fn b_lanes() -> usize {
+        D::b_lanes()
+    }
+
+    #[inline]
+    fn comb(
+        &mut self,
+        a_edge: &[(Wide<W>, ACtl)],
+        side_a: &[D::SideA],
+        b_edge: &[(Wide<W>, bool)],
+        side_b: &[D::SideB],
+        shift: &[ShiftIn],
+    ) {
+        PeArray::comb(self, a_edge, side_a, b_edge, side_b, shift);
+    }
+
+    #[inline]
+    fn bottom(&self, c: usize, set: bool) -> u32 {
+        PeArray::bottom(self, c, set)
+    }
+
+    fn done(&self, row: usize, col: usize) -> bool {
+        self.pe(row, col).done()
+    }
+
+    fn flags(&self) -> Flags {
+        self.pes.iter().fold(Flags::NONE, |f, p| f | p.flags())
+    }
+
+    fn hazard(&self) -> Option<String> {
+        self.pes
+            .iter()
+            .find(|p| p.hazard())
+            .map(|p| p.name().to_string())
+    }
+}
+
+/// The mesh of a dense core: the floating-point or the integer array, chosen from the mode
+/// when the core is built.
+pub enum DenseMesh<const W: usize> {
     /// `ieee`, `fused` or `nvidia` floating point.
     Fp(PeArray<W, FpPath>),
     /// Integer MMA.
     Int(PeArray<W, IntPath>),
-    /// 2:4 sparse floating point (metadata beside A).
-    Sparse(PeArray<W, Sparse<W>>),
-    /// MX block-scaled (block scales beside A and B).
-    Mx(PeArray<W, MxPath>),
 }
 
-/// What enters the mesh's edges in one cycle besides the operands: the side values of every
-/// datapath (each datapath reads its own).
-#[derive(Clone, Copy, Debug)]
-pub struct EdgeSides<'a> {
-    /// 2:4 metadata per row.
-    pub meta: &'a [u64],
-    /// A's block scale per row.
-    pub a_scale: &'a [u8],
-    /// B's block scale per column.
-    pub b_scale: &'a [u8],
-}
-
-/// Applies `$body` to the array of whichever datapath the mesh holds.
+/// Applies `$body` to the array of whichever datapath the dense mesh holds.
 macro_rules! each_array {
     ($mesh:expr, $a:ident => $body:expr) => {
         match $mesh {
-            Mesh::Fp($a) => $body,
-            Mesh::Int($a) => $body,
-            Mesh::Sparse($a) => $body,
-            Mesh::Mx($a) => $body,
+            DenseMesh::Fp($a) => $body,
+            DenseMesh::Int($a) => $body,
         }
     };
 }
 
-impl<const W: usize> Mesh<W> {
-    /// The mesh of a core built for `cfg`: 2:4 sparse if `sparse`, MX block-scaled if `mx`
-    /// names what it is built for, else the datapath of `cfg.mode`.
-    pub fn build(
-        cfg: &CoreConfig,
-        sparse: bool,
-        mx: Option<MxSpec>,
-    ) -> std::result::Result<Self, HwError> {
-        Ok(match (mx, sparse, cfg.mode) {
-            (Some(spec), false, _) => Mesh::Mx(PeArray::new(cfg, || MxPath::new(cfg, &spec))?),
-            (None, true, m) if fp::is_fp(&m) => {
-                Mesh::Sparse(PeArray::new(cfg, || Sparse::new(cfg))?)
-            }
-            (None, false, AccMode::Int(im)) => Mesh::Int(PeArray::new(cfg, || IntPath::new(im))?),
-            (None, false, m) if fp::is_fp(&m) => Mesh::Fp(PeArray::new(cfg, || FpPath::new(cfg))?),
-            (mx, sparse, m) => {
-                return Err(HwError::Unsupported(format!(
-                    "a{}{} core in {} mode",
-                    if sparse { " 2:4 sparse" } else { "" },
-                    if mx.is_some() { " block-scaled" } else { "" },
-                    m.name()
-                )))
-            }
+impl<const W: usize> DenseMesh<W> {
+    /// The mesh of a dense core built for `cfg`: the datapath of `cfg.mode`.
+    pub fn build(cfg: &CoreConfig) -> std::result::Result<Self, HwError> {
+        Ok(match cfg.mode {
+            AccMode::Int(im) => DenseMesh::Int(PeArray::new(cfg, || IntPath::new(im))?),
+            m if fp::is_fp(&m) => DenseMesh::Fp(PeArray::new(cfg, || FpPath::new(cfg))?),
+            m => return Err(HwError::Unsupported(format!("a core in {} mode", m.name()))),
         })
-    }
-
-    /// The combinational phase (see [`PeArray::comb`]).
-    #[inline]
-    pub fn comb(
-        &mut self,
-        a_edge: &[(Wide<W>, ACtl)],
-        sides: EdgeSides<'_>,
-        b_edge: &[(Wide<W>, bool)],
-        shift: &[ShiftIn],
-    ) {
-        const NONE: [(); 64] = [(); 64];
-        match self {
-            Mesh::Fp(a) => a.comb(a_edge, &NONE, b_edge, &NONE, shift),
-            Mesh::Int(a) => a.comb(a_edge, &NONE, b_edge, &NONE, shift),
-            Mesh::Sparse(a) => a.comb(a_edge, sides.meta, b_edge, &NONE, shift),
-            Mesh::Mx(a) => a.comb(a_edge, sides.a_scale, b_edge, sides.b_scale, shift),
-        }
-    }
-
-    /// The word leaving the bottom of column `c`'s shift path this cycle (the bottom PE's
-    /// accumulator of `set`), from register outputs only.
-    #[inline]
-    pub fn bottom(&self, c: usize, set: bool) -> u32 {
-        each_array!(self, a => a.bottom(c, set))
-    }
-
-    /// True if the PE at (`row`, `col`) finished a tile's last step in the last cycle.
-    pub fn done(&self, row: usize, col: usize) -> bool {
-        each_array!(self, a => a.pe(row, col).done())
-    }
-
-    /// OR of the IEEE flags every PE raised.
-    pub fn flags(&self) -> Flags {
-        each_array!(self, a => a.pes().iter().fold(Flags::NONE, |f, p| f | p.flags()))
-    }
-
-    /// The name of a PE that saw an accumulator hazard, if any.
-    pub fn hazard(&self) -> Option<String> {
-        each_array!(self, a => a
-            .pes()
-            .iter()
-            .find(|p| p.hazard())
-            .map(|p| p.name().to_string()))
     }
 }
 
-impl<const W: usize> Module for Mesh<W> {
+impl<const W: usize> Mesh<W> for DenseMesh<W> {
+    type SideA = ();
+    type SideB = ();
+
+    fn b_lanes() -> usize {
+        W
+    }
+
+    #[inline]
+    fn comb(
+        &mut self,
+        a_edge: &[(Wide<W>, ACtl)],
+        side_a: &[()],
+        b_edge: &[(Wide<W>, bool)],
+        side_b: &[()],
+        shift: &[ShiftIn],
+    ) {
+        each_array!(self, a => a.comb(a_edge, side_a, b_edge, side_b, shift))
+    }
+
+    #[inline]
+    fn bottom(&self, c: usize, set: bool) -> u32 {
+        each_array!(self, a => a.bottom(c, set))
+    }
+
+    fn done(&self, row: usize, col: usize) -> bool {
+        each_array!(self, a => Mesh::done(a, row, col))
+    }
+
+    fn flags(&self) -> Flags {
+        each_array!(self, a => Mesh::flags(a))
+    }
+
+    fn hazard(&self) -> Option<String> {
+        each_array!(self, a => Mesh::hazard(a))
+    }
+}
+
+impl<const W: usize> Module for DenseMesh<W> {
     fn name(&self) -> &str {
         "mesh"
     }
     fn visit<V: Visitor>(&mut self, v: &mut V) {
-        each_array!(self, a => a.visit_pes(v))
+        each_array!(self, a => a.visit(v))
     }
 }

@@ -55,6 +55,7 @@
 
 pub mod config;
 pub mod controller;
+pub mod extras;
 pub mod feeder;
 pub mod mem_port;
 pub mod memory;
@@ -70,6 +71,7 @@ pub mod wave_filter;
 
 pub use config::CoreConfig;
 pub use config::MxSpec;
+pub use extras::{BlockScales, EdgeExtras, SparseSelects};
 pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
 pub use mem_port::{MemLayout, MemPortConfig, MemoryPort};
 pub use mx_feeder::{MxTileBuffer, MX_BLOCK};

@@ -2,14 +2,16 @@
 //! K-block of `bs` elements (an E8M0 code per 32 for the MX formats, an E4M3 code per 16 for
 //! NVFP4; A: `m x k/bs`, B: `k/bs x n`, row-major), served beside the operands step by step.
 //! A step of `w` lanes (`w` divides `bs`) lies in K-block `step * w / bs`; its A row and B
-//! column carry that block's scale, which the mesh passes along with the operands
-//! (`a_scale`, `b_scale` in every PE). What the core is built for is an [`MxSpec`].
+//! column carry that block's scale (the feeder's extras, [`BlockScales`]), which the mesh
+//! passes along with the operands (`a_scale`, `b_scale` in every PE). What the core is built
+//! for is an [`MxSpec`].
 
 use super::config::CoreConfig;
 pub use super::config::MxSpec;
+use super::extras::BlockScales;
 use super::feeder::{LaneGroup, OperandFeeder, TileBuffer};
 use super::schedule::tile_origin;
-use super::{HwError, COLS};
+use super::HwError;
 
 /// Elements per MX scale block along K (the MX formats; NVFP4's blocks hold 16).
 pub const MX_BLOCK: usize = 32;
@@ -18,6 +20,7 @@ pub const MX_BLOCK: usize = 32;
 #[derive(Clone, Debug)]
 pub struct MxTileBuffer {
     elems: TileBuffer,
+    array: (usize, usize),
     spec: MxSpec,
     m: usize,
     n: usize,
@@ -65,6 +68,7 @@ impl MxTileBuffer {
         }
         Ok(Self {
             elems: TileBuffer::new(cfg, m, n, k, a, b, c)?,
+            array: (cfg.rows(), cfg.cols()),
             spec,
             m,
             n,
@@ -82,11 +86,52 @@ impl MxTileBuffer {
     fn blocks_per_row(&self) -> usize {
         self.k / self.spec.block()
     }
+
+    /// Block scale beside A: row `row` of tile `tile`, the block of step `step` (0 past M).
+    #[inline]
+    fn a_scale(&self, tile: usize, row: usize, step: usize) -> u8 {
+        let i = tile_origin(self.array, self.n, tile).0 + row;
+        let blk = self.block(step);
+        let per_row = self.blocks_per_row();
+        if i < self.m && blk < per_row {
+            self.a_scales[i * per_row + blk]
+        } else {
+            0
+        }
+    }
+
+    /// Block scale beside B: column `col` of tile `tile`, the block of step `step` (0 past N).
+    #[inline]
+    fn b_scale(&self, tile: usize, col: usize, step: usize) -> u8 {
+        let j = tile_origin(self.array, self.n, tile).1 + col;
+        let blk = self.block(step);
+        if j < self.n && blk < self.blocks_per_row() {
+            self.b_scales[blk * self.n + j]
+        } else {
+            0
+        }
+    }
 }
 
 impl<const W: usize> OperandFeeder<W> for MxTileBuffer {
+    type Extras = BlockScales;
+
     fn dims(&self) -> (usize, usize, usize) {
         (self.m, self.n, self.k)
+    }
+
+    fn spec(&self) -> MxSpec {
+        self.spec
+    }
+
+    #[inline]
+    fn extras(&self, tile: usize, step: usize, out: &mut BlockScales) {
+        for (row, x) in out.a.iter_mut().enumerate() {
+            *x = self.a_scale(tile, row, step);
+        }
+        for (col, x) in out.b.iter_mut().enumerate() {
+            *x = self.b_scale(tile, col, step);
+        }
     }
 
     #[inline]
@@ -99,34 +144,7 @@ impl<const W: usize> OperandFeeder<W> for MxTileBuffer {
         OperandFeeder::<W>::b(&self.elems, tile, col, step)
     }
 
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
-        OperandFeeder::<W>::c_row(&self.elems, tile, row)
-    }
-
-    fn mx(&self) -> Option<MxSpec> {
-        Some(self.spec)
-    }
-
-    #[inline]
-    fn a_scale(&self, tile: usize, row: usize, step: usize) -> u8 {
-        let i = tile_origin(self.n, tile).0 + row;
-        let blk = self.block(step);
-        let per_row = self.blocks_per_row();
-        if i < self.m && blk < per_row {
-            self.a_scales[i * per_row + blk]
-        } else {
-            0
-        }
-    }
-
-    #[inline]
-    fn b_scale(&self, tile: usize, col: usize, step: usize) -> u8 {
-        let j = tile_origin(self.n, tile).1 + col;
-        let blk = self.block(step);
-        if j < self.n && blk < self.blocks_per_row() {
-            self.b_scales[blk * self.n + j]
-        } else {
-            0
-        }
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
+        OperandFeeder::<W>::c_row(&self.elems, tile, row, out);
     }
 }

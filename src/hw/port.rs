@@ -5,7 +5,8 @@
 //! `Decoupled` mesh inputs:
 //! - [`OperandPort::valid`]: the port holds the operands of the *next* step in order, from
 //!   its registers only; [`OperandPort::operands`] reads them (one A lane group per mesh row,
-//!   one B lane group per column, the 2:4 metadata beside A);
+//!   one B lane group per column, and the port's [`OperandPort::Extras`]: nothing for a dense
+//!   port, the 2:4 selects beside A, or the block scales beside A and B);
 //! - the controller's `ready` depends only on the controller's registers, so
 //!   `take = valid && ready` is settled without a combinational loop; on `take` the step
 //!   enters the skew and both the port and the controller advance at the edge; otherwise the
@@ -23,29 +24,37 @@
 //! shared memory with one read port per edge lane): always valid, C always ready, D always
 //! accepted, so a run on it takes exactly the cycles of `docs/timing.md`.
 
+use super::extras::EdgeExtras;
 use super::feeder::{LaneGroup, OperandFeeder};
 use super::tensor_core::DRow;
-use super::{COLS, ROWS};
 use crate::rtl::{Module, Reg, Result, Visitor, Wire};
 
-/// One step of operands offered at the array's edge.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct StepOperands<const W: usize> {
+/// One step of operands offered at the array's edge: a buffer sized for the array when the
+/// core is built, which the port fills for every step taken.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepOperands<const W: usize, X> {
     /// A: one lane group per mesh row (0 lanes: a row past M).
-    pub a: [LaneGroup<W>; ROWS],
+    pub a: Vec<LaneGroup<W>>,
     /// B: one lane group per mesh column (0 lanes: a column past N).
-    pub b: [LaneGroup<W>; COLS],
-    /// 2:4 metadata beside each A row (0 for dense ports).
-    pub meta: [u64; ROWS],
-    /// E8M0 block scale beside each A row (0 unless MX).
-    pub a_scale: [u8; ROWS],
-    /// E8M0 block scale beside each B column (0 unless MX).
-    pub b_scale: [u8; COLS],
+    pub b: Vec<LaneGroup<W>>,
+    /// What travels beside them ([`EdgeExtras`]: `()` for a dense supply).
+    pub extras: X,
+}
+
+impl<const W: usize, X: EdgeExtras<W>> StepOperands<W, X> {
+    /// An empty step for an array of `rows x cols` PEs.
+    pub fn new(rows: usize, cols: usize) -> Self {
+        Self {
+            a: vec![LaneGroup::default(); rows],
+            b: vec![LaneGroup::default(); cols],
+            extras: X::sized(rows, cols),
+        }
+    }
 }
 
 /// What the core tells the port in one cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PortIo {
+pub struct PortIo<'a> {
     /// The core took this cycle's step (`valid && ready`).
     pub take: bool,
     /// The core is ready for a step this cycle (traced by the port beside `valid`).
@@ -53,8 +62,8 @@ pub struct PortIo {
     /// A column shift window reads C row `.1` of tile `.0` this cycle.
     pub c_read: Option<(usize, usize)>,
     /// The row of D in the output register this cycle.
-    pub d_row: Option<DRow>,
-    /// A drain window of tile `.0` started this cycle (its four rows will follow).
+    pub d_row: Option<DRow<'a>>,
+    /// A drain window of tile `.0` started this cycle (its `R` rows will follow).
     pub d_claim: Option<usize>,
     /// The tile whose C the next shift window will load (none once every C is loaded), so a
     /// port can tell when C is urgent.
@@ -63,28 +72,26 @@ pub struct PortIo {
 
 /// The operand supply of the tensor core as a clocked block (see the module documentation).
 pub trait OperandPort<const W: usize>: Module {
+    /// What the port sends beside the operands; its type chooses the core's datapath and
+    /// side skews when the core is built.
+    type Extras: EdgeExtras<W>;
     /// The problem's `(m, n, k)` (`k` counts kept positions for a sparse port).
     fn dims(&self) -> (usize, usize, usize);
-    /// True for a 2:4 sparse port (the mesh is then built in sparse mode).
-    fn sparse(&self) -> bool {
-        false
-    }
-    /// For a block-scaled port, what the core is built for (the mesh is then built in MX
-    /// mode and the step's operands carry the block scales).
-    fn mx(&self) -> Option<super::mx_feeder::MxSpec> {
-        None
-    }
+    /// What the core is built for besides its configuration ([`EdgeExtras::Spec`]).
+    fn spec(&self) -> <Self::Extras as EdgeExtras<W>>::Spec;
     /// The port offers the next step this cycle (from its registers only).
     fn valid(&self) -> bool;
-    /// The operands of the next step (read only when [`OperandPort::valid`] and the core is
-    /// ready, i.e. when the step is taken).
-    fn operands(&self) -> StepOperands<W>;
+    /// Writes the operands of the next step into `out`, every lane group and extra of it
+    /// (called only when [`OperandPort::valid`] and the core is ready, i.e. when the step is
+    /// taken).
+    fn operands(&self, out: &mut StepOperands<W, Self::Extras>);
     /// C of tile `tile` can be read this cycle and the next `R - 1`.
     fn c_ready(&self, _tile: usize) -> bool {
         true
     }
-    /// Row `row` of C of tile `tile`, one FP32 word per mesh column (0 outside the problem).
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS];
+    /// Row `row` of C of tile `tile` into `out`, one accumulator word per mesh column (0
+    /// outside the problem).
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]);
     /// The port has room for the four rows of one more drained tile.
     fn d_ready(&self) -> bool {
         true
@@ -94,7 +101,7 @@ pub trait OperandPort<const W: usize>: Module {
         true
     }
     /// The port's combinational phase for this cycle's handshake.
-    fn comb(&mut self, io: &PortIo);
+    fn comb(&mut self, io: &PortIo<'_>);
     /// Cycles in which a step was taken while loads were in flight behind the port (a
     /// counter register of the port; 0 for a port without memory behind it).
     fn overlap_cycles(&self) -> u64 {
@@ -162,16 +169,14 @@ impl<F> Module for IdealPort<F> {
 }
 
 impl<const W: usize, F: OperandFeeder<W>> OperandPort<W> for IdealPort<F> {
+    type Extras = F::Extras;
+
     fn dims(&self) -> (usize, usize, usize) {
         self.feeder.dims()
     }
 
-    fn sparse(&self) -> bool {
-        self.feeder.sparse()
-    }
-
-    fn mx(&self) -> Option<super::mx_feeder::MxSpec> {
-        self.feeder.mx()
+    fn spec(&self) -> <F::Extras as EdgeExtras<W>>::Spec {
+        self.feeder.spec()
     }
 
     #[inline]
@@ -180,39 +185,25 @@ impl<const W: usize, F: OperandFeeder<W>> OperandPort<W> for IdealPort<F> {
     }
 
     #[inline]
-    fn operands(&self) -> StepOperands<W> {
+    fn operands(&self, out: &mut StepOperands<W, F::Extras>) {
         let Some((tile, step)) = self.next() else {
-            return StepOperands::default();
+            return;
         };
-        let mut o = StepOperands::default();
-        for (i, a) in o.a.iter_mut().enumerate() {
+        for (i, a) in out.a.iter_mut().enumerate() {
             *a = self.feeder.a(tile, i, step);
         }
-        if self.feeder.sparse() {
-            for (i, m) in o.meta.iter_mut().enumerate() {
-                *m = self.feeder.meta(tile, i, step);
-            }
-        }
-        for (j, b) in o.b.iter_mut().enumerate() {
+        for (j, b) in out.b.iter_mut().enumerate() {
             *b = self.feeder.b(tile, j, step);
         }
-        if self.feeder.mx().is_some() {
-            for (i, x) in o.a_scale.iter_mut().enumerate() {
-                *x = self.feeder.a_scale(tile, i, step);
-            }
-            for (j, x) in o.b_scale.iter_mut().enumerate() {
-                *x = self.feeder.b_scale(tile, j, step);
-            }
-        }
-        o
+        self.feeder.extras(tile, step, &mut out.extras);
     }
 
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
-        self.feeder.c_row(tile, row)
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
+        self.feeder.c_row(tile, row, out);
     }
 
     #[inline]
-    fn comb(&mut self, io: &PortIo) {
+    fn comb(&mut self, io: &PortIo<'_>) {
         self.valid.set(self.next().is_some());
         self.ready.set(io.ready);
         self.take.set(io.take);

@@ -1,9 +1,10 @@
-//! The tiling arithmetic of the tensor core: how an M x N x K problem maps onto the 4 x 4
-//! mesh, when each tile is fed, when each column shift window (C preload and result drain)
-//! runs, and the cycle formulas (`docs/timing.md`).
+//! The tiling arithmetic of the tensor core: how an M x N x K problem maps onto the `R x C`
+//! mesh (4 x 4 today; the geometry is a value of the schedule), when each tile is fed, when
+//! each column shift window (C preload and result drain) runs, and the cycle formulas
+//! (`docs/timing.md`).
 //!
-//! Tiles are the 4 x 4 output blocks, row-major: tile `t` covers rows `4 * (t / tiles_n)..`
-//! and columns `4 * (t % tiles_n)..`; rows and columns past M, N are masked. Each tile takes
+//! Tiles are the `R x C` output blocks, row-major: tile `t` covers rows `R * (t / tiles_n)..`
+//! and columns `C * (t % tiles_n)..`; rows and columns past M, N are masked. Each tile takes
 //! `T = ceil(K / w)` steps; step `s` carries k = `s*w .. s*w + lanes`, the lanes past K masked.
 //!
 //! Times are in cycles after the controller leaves `Idle` (cycle 0 = first `Preload` cycle):
@@ -16,18 +17,24 @@
 //!   `F_t + T + R - 1 + L`, the first cycle after the last PE of column 0 finished tile `t`.
 //!   Column `j` runs each window `j` cycles later (skewed commands).
 
+use super::config::CoreConfig;
 use super::{COLS, PIPELINE_LATENCY, ROWS};
 
-/// The first row and column of output tile `tile` (tiles numbered row-major over an
-/// `? x n` output): the one tile-origin computation of every feeder, port and runner.
-pub fn tile_origin(n: usize, tile: usize) -> (usize, usize) {
-    let tn = n.div_ceil(COLS).max(1);
-    ((tile / tn) * ROWS, (tile % tn) * COLS)
+/// The first row and column of output tile `tile` of a `rows x cols` array (tiles numbered
+/// row-major over an `? x n` output): the one tile-origin computation of every feeder, port
+/// and runner.
+pub fn tile_origin((rows, cols): (usize, usize), n: usize, tile: usize) -> (usize, usize) {
+    let tn = n.div_ceil(cols).max(1);
+    ((tile / tn) * rows, (tile % tn) * cols)
 }
 
 /// A problem's tile schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Schedule {
+    /// Rows of the PE mesh `R`.
+    pub rows: usize,
+    /// Columns of the PE mesh `C`.
+    pub cols: usize,
     /// Rows of A, C, D.
     pub m: usize,
     /// Columns of B, C, D.
@@ -61,21 +68,41 @@ pub struct StepCtl {
 
 impl Schedule {
     /// The schedule of an `m x n x k` problem with `width` products per step and NVIDIA
-    /// block size `block` (0 if not NVIDIA).
+    /// block size `block` (0 if not NVIDIA) on the default 4 x 4 array (the geometry every
+    /// [`CoreConfig`] has today; [`Schedule::for_core`] takes it from the configuration).
     pub fn new(m: usize, n: usize, k: usize, width: usize, block: usize) -> Schedule {
+        Schedule::on_array((ROWS, COLS), m, n, k, width, block)
+    }
+
+    /// The schedule of an `m x n x k` problem on a core built for `cfg` (its array and
+    /// width), with the `fire` bit marking blocks of `block` elements (0: none).
+    pub fn for_core(cfg: &CoreConfig, m: usize, n: usize, k: usize, block: usize) -> Schedule {
+        Schedule::on_array((cfg.rows(), cfg.cols()), m, n, k, cfg.width, block)
+    }
+
+    /// The schedule of an `m x n x k` problem on a `rows x cols` array.
+    pub fn on_array(
+        (rows, cols): (usize, usize),
+        m: usize,
+        n: usize,
+        k: usize,
+        width: usize,
+        block: usize,
+    ) -> Schedule {
         let width = width.max(1);
         let steps = k.div_ceil(width).max(1);
-        let r = ROWS;
-        let period = steps.max((steps + 2 * r - 1).div_ceil(2));
+        let period = steps.max((steps + 2 * rows - 1).div_ceil(2));
         Schedule {
+            rows,
+            cols,
             m,
             n,
             k,
             width,
             block,
             steps,
-            tiles_m: m.div_ceil(ROWS),
-            tiles_n: n.div_ceil(COLS),
+            tiles_m: m.div_ceil(rows),
+            tiles_n: n.div_ceil(cols),
             period,
         }
     }
@@ -87,12 +114,17 @@ impl Schedule {
 
     /// First output row and column of tile `t`.
     pub fn tile_origin(&self, t: usize) -> (usize, usize) {
-        tile_origin(self.n, t)
+        tile_origin(self.array(), self.n, t)
+    }
+
+    /// The array's `(rows, cols)`.
+    pub fn array(&self) -> (usize, usize) {
+        (self.rows, self.cols)
     }
 
     /// The cycle tile 0 is fed: `R - L`.
     pub fn feed_start(&self) -> u64 {
-        ROWS as u64 - PIPELINE_LATENCY
+        self.rows as u64 - PIPELINE_LATENCY
     }
 
     /// The cycle tile `t` is fed.
@@ -105,8 +137,11 @@ impl Schedule {
     pub fn window_start(&self, idx: usize) -> u64 {
         match idx {
             0 => 0,
-            1 => ROWS as u64,
-            _ => self.tile_start(idx - 2) + self.steps as u64 + ROWS as u64 - 1 + PIPELINE_LATENCY,
+            1 => self.rows as u64,
+            _ => {
+                self.tile_start(idx - 2) + self.steps as u64 + self.rows as u64 - 1
+                    + PIPELINE_LATENCY
+            }
         }
     }
 
@@ -127,7 +162,7 @@ impl Schedule {
     /// accumulator write of the bottom-right PE, inclusive (SCALE-Sim's output-stationary fold
     /// `T + R + C - 2` plus the PE pipeline latency).
     pub fn tile_cycles(&self) -> u64 {
-        (self.steps + ROWS + COLS - 2) as u64 + PIPELINE_LATENCY
+        (self.steps + self.rows + self.cols - 2) as u64 + PIPELINE_LATENCY
     }
 
     /// The whole run, from leaving `Idle` to entering `Done`:
@@ -137,7 +172,7 @@ impl Schedule {
         self.feed_start()
             + ((self.tiles() - 1) * self.period) as u64
             + self.tile_cycles()
-            + ROWS as u64
+            + self.rows as u64
             + 1
     }
 }

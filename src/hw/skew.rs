@@ -5,96 +5,122 @@
 //! `t<j>_<k>` (a tag travelling alongside, e.g. a control word); depth 0 passes the input
 //! straight through (a wire). Used for the A-row skew (row `i`: depth `i`), the B-column skew
 //! (column `j`: depth `j`), the skew of the column shift commands and C values (column `j`:
-//! depth `j`) and the de-skew of the drained results (column `j`: depth `C - 1 - j`).
+//! depth `j`) and the de-skew of the drained results (column `j`: depth `C - 1 - j`). The
+//! lane count and depths are values given when the buffer is built (from the array's
+//! geometry).
 
 use crate::rtl::{Display, Module, Reg, Result, Value, Visitor};
 
-/// A skew buffer of `N` lanes carrying a `T` value plus a `U` tag per lane.
-pub struct Skew<T: Value, U: Value, const N: usize> {
+/// A skew buffer carrying a `T` value plus a `U` tag per lane; the lane count is fixed when
+/// it is built (one lane per mesh row or column).
+pub struct Skew<T: Value, U: Value> {
     name: &'static str,
-    lanes: Vec<Vec<(Reg<T>, Reg<U>)>>,
+    /// Every lane's stages, lane after lane (lane `j`, stage `k` after stage `k - 1`).
+    stages: Vec<(Reg<T>, Reg<U>)>,
+    /// What each stage takes: the input of lane `feed[i]` for a lane's first stage,
+    /// [`FROM_PREVIOUS`] (the stage before it) for the others.
+    feed: Vec<usize>,
+    /// Where each lane's output comes from: its last stage, or [`PASS_THROUGH`] (depth 0:
+    /// the input itself).
+    tail: Vec<usize>,
 }
 
-impl<T: Value, U: Value, const N: usize> Skew<T, U, N> {
-    /// A skew buffer named `name` with lane depths `depth`, `width`-bit data and
-    /// `tag_width`-bit tags.
-    pub fn new(name: &'static str, depth: [usize; N], width: u32, tag_width: u32) -> Result<Self> {
-        let mut lanes = Vec::with_capacity(N);
+/// A stage fed by the stage before it in its lane.
+const FROM_PREVIOUS: usize = usize::MAX;
+/// A lane of depth 0.
+const PASS_THROUGH: usize = usize::MAX;
+
+impl<T: Value, U: Value> Skew<T, U> {
+    /// A skew buffer named `name` with one lane per entry of `depth` (that lane's depth),
+    /// `width`-bit data and `tag_width`-bit tags.
+    pub fn new(name: &'static str, depth: &[usize], width: u32, tag_width: u32) -> Result<Self> {
+        let total = depth.iter().sum();
+        let mut stages = Vec::with_capacity(total);
+        let mut feed = Vec::with_capacity(total);
+        let mut tail = Vec::with_capacity(depth.len());
         for (j, &d) in depth.iter().enumerate() {
-            let regs = (0..d)
-                .map(|k| {
-                    Ok((
-                        Reg::new(format!("d{j}_{k}"), width, T::default())?,
-                        Reg::new(format!("t{j}_{k}"), tag_width, U::default())?,
-                    ))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            lanes.push(regs);
+            for k in 0..d {
+                stages.push((
+                    Reg::new(format!("d{j}_{k}"), width, T::default())?,
+                    Reg::new(format!("t{j}_{k}"), tag_width, U::default())?,
+                ));
+                feed.push(if k == 0 { j } else { FROM_PREVIOUS });
+            }
+            tail.push(if d == 0 {
+                PASS_THROUGH
+            } else {
+                stages.len() - 1
+            });
         }
-        Ok(Self { name, lanes })
+        Ok(Self {
+            name,
+            stages,
+            feed,
+            tail,
+        })
     }
 
     /// Sets how waveform viewers show every data register and every tag register.
     pub fn with_display(mut self, data: Display, tag: Display) -> Self {
-        self.lanes = self
-            .lanes
+        self.stages = self
+            .stages
             .into_iter()
-            .map(|lane| {
-                lane.into_iter()
-                    .map(|(d, t)| (d.with_display(data), t.with_display(tag)))
-                    .collect()
-            })
+            .map(|(d, t)| (d.with_display(data), t.with_display(tag)))
             .collect();
         self
     }
 
-    /// The skew's per-lane outputs: the last register of each lane (or the input itself for
-    /// depth 0). Computed from register outputs and the arguments only; changes nothing.
+    /// Lanes of the buffer.
+    pub fn lanes(&self) -> usize {
+        self.tail.len()
+    }
+
+    /// The skew's per-lane outputs into `out` (one entry per lane): the last register of each
+    /// lane, or the input itself for depth 0. Computed from register outputs and `input`
+    /// only; changes no register.
     #[inline]
-    pub fn out(&self, input: &[(T, U); N]) -> [(T, U); N] {
-        let mut out = *input;
-        for (j, lane) in self.lanes.iter().enumerate() {
-            if let Some((d, t)) = lane.last() {
-                out[j] = (d.q(), t.q());
-            }
+    pub fn out(&self, input: &[(T, U)], out: &mut [(T, U)]) {
+        let lanes = self.tail.len();
+        let (input, out, tail) = (&input[..lanes], &mut out[..lanes], &self.tail[..lanes]);
+        for j in 0..lanes {
+            out[j] = match self.stages.get(tail[j]) {
+                Some((d, t)) => (d.q(), t.q()),
+                None => input[j],
+            };
         }
-        out
     }
 
     /// The combinational update: each lane's registers take their predecessor (the first one
-    /// the input).
+    /// the input, one entry per lane).
     #[inline]
-    pub fn shift_in(&mut self, input: &[(T, U); N]) {
-        for (j, lane) in self.lanes.iter_mut().enumerate() {
-            let mut carry = input[j];
-            for (d, t) in lane.iter_mut() {
-                let here = (d.q(), t.q());
-                d.set_d(carry.0);
-                t.set_d(carry.1);
-                carry = here;
-            }
+    pub fn shift_in(&mut self, input: &[(T, U)]) {
+        // Every stage reads its predecessor's output (`q`, unchanged until the edge) and sets
+        // its own next value, so one pass in any order shifts every lane.
+        let n = self.stages.len();
+        let (stages, feed) = (&mut self.stages[..n], &self.feed[..n]);
+        for i in 0..n {
+            let v = match input.get(feed[i]) {
+                Some(&v) => v,
+                None => {
+                    let (d, t) = &stages[i - 1];
+                    (d.q(), t.q())
+                }
+            };
+            let (d, t) = &mut stages[i];
+            d.set_d(v.0);
+            t.set_d(v.1);
         }
-    }
-
-    /// [`Skew::out`] and [`Skew::shift_in`] together: the outputs, with the update done.
-    #[inline]
-    pub fn comb(&mut self, input: [(T, U); N]) -> [(T, U); N] {
-        let out = self.out(&input);
-        self.shift_in(&input);
-        out
     }
 }
 
-impl<T: Value, U: Value, const N: usize> Module for Skew<T, U, N> {
+impl<T: Value, U: Value> Module for Skew<T, U> {
     fn name(&self) -> &str {
         self.name
     }
     fn visit<V: Visitor>(&mut self, v: &mut V) {
-        for lane in &mut self.lanes {
-            for (d, t) in lane {
-                v.reg(d);
-                v.reg(t);
-            }
+        for (d, t) in &mut self.stages {
+            v.reg(d);
+            v.reg(t);
         }
     }
 }

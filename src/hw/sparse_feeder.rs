@@ -3,7 +3,7 @@
 //!
 //! Per step `s` of a tile (`w` kept values a step, `T = ceil((K / 2) / w)` steps):
 //! - A row `i`: kept values `s*w .. s*w + lanes` of row `i` (`lanes = min(w, K/2 - s*w)`);
-//! - metadata beside it: for each kept lane `t` the 2-bit index, within its group of four,
+//! - metadata beside it ([`SparseSelects`], the feeder's extras): for each kept lane `t` the 2-bit index, within its group of four,
 //!   of kept value `s*w + t`, at bits `2t..2t+2`. For even `w` this is exactly the
 //!   concatenation of the step's `w / 2` nibbles (low two bits of a nibble: its first kept
 //!   value); for `w = 1` the feeder presents one half of the group's nibble per step;
@@ -16,17 +16,19 @@
 //! the problem builders (`sparse::Compressed::new`, `sparse::compress`) validate them.
 
 use super::config::CoreConfig;
+use super::extras::SparseSelects;
 use super::feeder::{
     c_tile_row, check_problem, column_lanes, tile_origin, LaneGroup, OperandFeeder,
 };
 use super::pe::set_lane;
 use super::pe::sparse_b_lanes;
-use super::{HwError, COLS};
+use super::HwError;
 use crate::rtl::Wide;
 
 /// A compressed A, B and C in a buffer, served tile by tile in 2:4 sparse mode.
 #[derive(Clone, Debug)]
 pub struct SparseTileBuffer {
+    array: (usize, usize),
     m: usize,
     n: usize,
     k: usize,
@@ -82,6 +84,7 @@ impl SparseTileBuffer {
     ) -> Result<Self, HwError> {
         check_sparse_problem((m, n, k), values.len(), meta.len(), b.len(), c.len())?;
         Ok(Self {
+            array: (cfg.rows(), cfg.cols()),
             m,
             n,
             k,
@@ -96,7 +99,7 @@ impl SparseTileBuffer {
     }
 
     fn origin(&self, tile: usize) -> (usize, usize) {
-        tile_origin(self.n, tile)
+        tile_origin(self.array, self.n, tile)
     }
 
     /// Row `i` of A and the first kept index and valid lanes of step `step`, if any.
@@ -106,11 +109,39 @@ impl SparseTileBuffer {
         let k0 = step * self.width;
         (i < self.m && k0 < kept).then(|| (i, k0, self.width.min(kept - k0)))
     }
+
+    /// The selects beside row `row` of tile `tile` at step `step`: for each of the step's kept
+    /// lanes `t` (at most `W`) the 2-bit index within its group, at bits `2t..2t+2`.
+    #[inline]
+    fn selects<const W: usize>(&self, tile: usize, row: usize, step: usize) -> u64 {
+        let Some((i, k0, lanes)) = self.a_step(tile, row, step) else {
+            return 0;
+        };
+        let mut out = 0u64;
+        for t in 0..lanes.min(W) {
+            let kept = k0 + t;
+            let nibble = self.meta[i * self.k / 4 + kept / 2];
+            let index = (nibble >> (2 * (kept % 2))) & 3;
+            out |= u64::from(index) << (2 * t);
+        }
+        out
+    }
 }
 
 impl<const W: usize> OperandFeeder<W> for SparseTileBuffer {
+    type Extras = SparseSelects;
+
     fn dims(&self) -> (usize, usize, usize) {
         (self.m, self.n, self.k / 2)
+    }
+
+    fn spec(&self) {}
+
+    #[inline]
+    fn extras(&self, tile: usize, step: usize, out: &mut SparseSelects) {
+        for (row, m) in out.meta.iter_mut().enumerate() {
+            *m = self.selects::<W>(tile, row, step);
+        }
     }
 
     #[inline]
@@ -132,21 +163,6 @@ impl<const W: usize> OperandFeeder<W> for SparseTileBuffer {
     }
 
     #[inline]
-    fn meta(&self, tile: usize, row: usize, step: usize) -> u64 {
-        let Some((i, k0, lanes)) = self.a_step(tile, row, step) else {
-            return 0;
-        };
-        let mut out = 0u64;
-        for t in 0..lanes.min(W) {
-            let kept = k0 + t;
-            let nibble = self.meta[i * self.k / 4 + kept / 2];
-            let index = (nibble >> (2 * (kept % 2))) & 3;
-            out |= u64::from(index) << (2 * t);
-        }
-        out
-    }
-
-    #[inline]
     fn b(&self, tile: usize, col: usize, step: usize) -> LaneGroup<W> {
         let j = self.origin(tile).1 + col;
         let p0 = 4 * (step * self.width / 2);
@@ -157,11 +173,7 @@ impl<const W: usize> OperandFeeder<W> for SparseTileBuffer {
         column_lanes(&self.b, self.n, self.bits_b, j, p0, lanes)
     }
 
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
-        c_tile_row(&self.c, self.m, self.n, tile, row)
-    }
-
-    fn sparse(&self) -> bool {
-        true
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
+        c_tile_row(&self.c, self.array, (self.m, self.n), (tile, row), out);
     }
 }

@@ -1,5 +1,8 @@
-//! The top: `tensor_core` = controller + operand port + A/B edge skew + 4 x 4 mesh + C
+//! The top: `tensor_core` = controller + operand port + A/B edge skew + `R x C` mesh + C
 //! command skew + result de-skew + output register. `clk` and `rst` come from the engine.
+//! The geometry (`R`, `C`; 4 x 4 today) is a value of the configuration: every lane count,
+//! skew depth, field width and buffer below is sized from it when the core is built (the
+//! per-cycle buffers once, never in the clock loop).
 //!
 //! Per cycle: the operand port ([`OperandPort`], a clocked block) offers the next step
 //! (`valid`); the controller is `ready` or not from its registers; on `take` the step's A lane
@@ -10,25 +13,26 @@
 //! per column; the words leaving the bottom of column `j` are de-skewed by `C - 1 - j`, so a
 //! whole row of D reaches the output register (`d_out_<j>`, `d_tag`) at once.
 //!
-//! With a 2:4 sparse port ([`OperandPort::sparse`]) the mesh is built in
-//! sparse mode and the metadata enters each row through its own skew (`meta_skew`, the same
-//! per-row depths as `a_skew`), so it reaches every PE in the same cycle as its A values.
-//! With an MX port ([`OperandPort::mx`]) the mesh is built in MX mode and the block scales
-//! (E8M0, or E4M3 for NVFP4) enter through `xa_skew` (per row, beside A) and `xb_skew` (per
-//! column, beside B); the schedule's `fire` bit then marks the last step of every K-block (32
-//! elements, 16 for NVFP4). NVFP4's FP32 tensor scales sit in two configuration registers,
-//! `a_tscale` and `b_tscale`, constant for the run; their product is formed once and every
-//! PE's scale multiplier takes it as a static input.
+//! What the port sends beside the operands is its [`OperandPort::Extras`] type
+//! ([`crate::hw::extras`]), and that type builds the rest: the mesh's datapath and one skew
+//! stage for the extras, with the same per-lane depths as `a_skew` (rows) and `b_skew`
+//! (columns), so they reach every PE in the same cycle as their operands. A 2:4 sparse port
+//! gets the sparse mesh and `meta_skew` (the selects beside A); an MX port gets the MX mesh,
+//! `xa_skew` and `xb_skew` (the block scales beside A and B: E8M0, or E4M3 for NVFP4), NVFP4's
+//! tensor-scale registers `a_tscale` and `b_tscale`, and the schedule's `fire` bit marks the
+//! last step of every K-block (32 elements, 16 for NVFP4); a dense port gets the
+//! floating-point or integer mesh of the mode and no side skew.
 
 use super::config::{CoreConfig, MxSpec};
-use super::controller::{Controller, CtlState, PortStatus, ShiftCmd};
+use super::controller::{index_bits, Controller, CtlState, PortStatus, ShiftCmd};
+use super::extras::{EdgeExtras, SideStage};
 use super::feeder::{OperandFeeder, TileBuffer};
-use super::mesh::{EdgeSides, Mesh};
+use super::mesh::Mesh;
 use super::pe::{ACtl, ShiftIn};
-use super::port::{IdealPort, OperandPort, PortIo};
+use super::port::{IdealPort, OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
 use super::skew::Skew;
-use super::{HwError, COLS, ROWS};
+use super::HwError;
 use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
 use crate::numerics::format::{
@@ -39,13 +43,14 @@ use crate::rtl::{Design, Display, Input, Module, Reg, Visitor, Wide};
 
 /// One row of D leaving the output register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DRow {
+pub struct DRow<'a> {
     /// The tile.
     pub tile: usize,
     /// The row within the tile (0..R).
     pub row: usize,
-    /// One FP32 result per mesh column.
-    pub values: [u32; COLS],
+    /// One result (accumulator bits) per mesh column: what the output registers `d_out_<j>`
+    /// hold.
+    pub values: &'a [u32],
 }
 
 /// The blocks of the top whose combinational updates [`TensorCore::set_eval_order`] orders.
@@ -59,8 +64,9 @@ pub enum Block {
     ASkew,
     /// The B-column skew.
     BSkew,
-    /// The 2:4 metadata skew (sparse mode).
-    MetaSkew,
+    /// The skew stage of what travels beside the operands (the port's extras: the 2:4
+    /// selects, or the block scales; nothing for a dense port).
+    SideSkew,
     /// The skew of the shift commands and C words.
     CSkew,
     /// The PE mesh.
@@ -77,7 +83,7 @@ pub const BLOCKS: [Block; 9] = [
     Block::Port,
     Block::ASkew,
     Block::BSkew,
-    Block::MetaSkew,
+    Block::SideSkew,
     Block::CSkew,
     Block::Mesh,
     Block::DeSkew,
@@ -85,14 +91,16 @@ pub const BLOCKS: [Block; 9] = [
 ];
 
 /// The tag beside a row of D (`d_tag`, and the tag words of the de-skew registers), as typed
-/// fields; [`DTag::pack`] gives the traced 64-bit word:
+/// fields; [`DTag::pack`] gives the traced 64-bit word. The `row` field is `X = clog2(R)`
+/// bits wide ([`index_bits`] of the array's rows: 2 for the 4 x 4 array, whose layout this
+/// is):
 ///
-/// | bits  | field   | meaning                                          |
-/// |-------|---------|--------------------------------------------------|
-/// | 0     | `valid` | the row holds a result                           |
-/// | 2:1   | `row`   | row of the tile (0..[`ROWS`])                    |
-/// | 3     | `last`  | the run's last row                               |
-/// | 31:8  | `tile`  | output tile of the row (24 bits)                 |
+/// | bits (4 x 4) | bits (any `R`)          | field   | meaning                   |
+/// |--------------|-------------------------|---------|---------------------------|
+/// | 0            | 0                       | `valid` | the row holds a result    |
+/// | 2:1          | `1 .. 1 + X`            | `row`   | row of the tile (0..R)    |
+/// | 3            | `1 + X`                 | `last`  | the run's last row        |
+/// | 31:8         | 24 bits from `max(8, 2 + X)` | `tile` | output tile of the row |
 ///
 /// Other bits are zero.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -109,32 +117,82 @@ pub struct DTag {
 
 const TAG_VALID: u64 = 1;
 const TAG_ROW_SHIFT: u32 = 1;
-const TAG_LAST: u64 = 1 << 3;
-const TAG_TILE_SHIFT: u32 = 8;
 const TAG_TILE_MASK: u64 = 0xFF_FFFF;
-/// The row field is two bits wide: one row index of the mesh.
-const TAG_ROW_MASK: u64 = 3;
-const _: () = assert!(ROWS as u64 - 1 <= TAG_ROW_MASK);
 
 impl DTag {
-    /// The traced tag word.
-    pub const fn pack(self) -> u64 {
-        (if self.valid { TAG_VALID } else { 0 })
-            | ((self.row as u64 & TAG_ROW_MASK) << TAG_ROW_SHIFT)
-            | (if self.last { TAG_LAST } else { 0 })
-            | ((self.tile as u64 & TAG_TILE_MASK) << TAG_TILE_SHIFT)
+    /// The first bit of the `tile` field for a `row_bits`-bit row field.
+    const fn tile_at(row_bits: u32) -> u32 {
+        if 2 + row_bits > 8 {
+            2 + row_bits
+        } else {
+            8
+        }
     }
 
-    /// The tag of a word written by [`DTag::pack`].
-    pub const fn unpack(w: u64) -> DTag {
+    /// The traced tag word, its `row` field `row_bits` wide (see the type's documentation).
+    #[inline]
+    pub const fn pack(self, row_bits: u32) -> u64 {
+        let row_mask = (1u64 << row_bits) - 1;
+        (if self.valid { TAG_VALID } else { 0 })
+            | ((self.row as u64 & row_mask) << TAG_ROW_SHIFT)
+            | ((self.last as u64) << (1 + row_bits))
+            | ((self.tile as u64 & TAG_TILE_MASK) << Self::tile_at(row_bits))
+    }
+
+    /// The tag of a word written by [`DTag::pack`] with the same `row_bits`.
+    #[inline]
+    pub const fn unpack(w: u64, row_bits: u32) -> DTag {
+        let row_mask = (1u64 << row_bits) - 1;
         DTag {
             valid: w & TAG_VALID != 0,
-            row: ((w >> TAG_ROW_SHIFT) & TAG_ROW_MASK) as usize,
-            last: w & TAG_LAST != 0,
-            tile: ((w >> TAG_TILE_SHIFT) & TAG_TILE_MASK) as usize,
+            row: ((w >> TAG_ROW_SHIFT) & row_mask) as usize,
+            last: (w >> (1 + row_bits)) & 1 != 0,
+            tile: ((w >> Self::tile_at(row_bits)) & TAG_TILE_MASK) as usize,
         }
     }
 }
+
+/// The values passed between the top's blocks in one cycle, one entry per mesh row or column:
+/// buffers sized when the core is built and rewritten every cycle (wires, not registers).
+struct EdgeBuffers<const W: usize> {
+    /// A with its control bundle into `a_skew`, and out of it at the mesh's left edge.
+    a_in: Vec<(Wide<W>, ACtl)>,
+    a_edge: Vec<(Wide<W>, ACtl)>,
+    /// B with its valid bit into `b_skew`, and out of it at the mesh's top edge.
+    b_in: Vec<(Wide<W>, bool)>,
+    b_edge: Vec<(Wide<W>, bool)>,
+    /// The C row a shift window reads this cycle.
+    c_row: Vec<u32>,
+    /// Shift command word and C word into `c_skew`, and out of it per column.
+    c_in: Vec<(u64, u32)>,
+    c_cols: Vec<(u64, u32)>,
+    /// The column shift path's input to each column's top PE.
+    shift: Vec<ShiftIn>,
+    /// The words leaving the bottom of each column with their tags, into `d_deskew`, and
+    /// the de-skewed row out of it.
+    d_in: Vec<(u32, u64)>,
+    d_row: Vec<(u32, u64)>,
+}
+
+impl<const W: usize> EdgeBuffers<W> {
+    fn new(rows: usize, cols: usize) -> Self {
+        Self {
+            a_in: vec![Default::default(); rows],
+            a_edge: vec![Default::default(); rows],
+            b_in: vec![Default::default(); cols],
+            b_edge: vec![Default::default(); cols],
+            c_row: vec![0; cols],
+            c_in: vec![(0, 0); cols],
+            c_cols: vec![(0, 0); cols],
+            shift: vec![ShiftIn::default(); cols],
+            d_in: vec![(0, 0); cols],
+            d_row: vec![(0, 0); cols],
+        }
+    }
+}
+
+/// The skew stage of port `P`'s extras.
+type Stage<const W: usize, P> = <<P as OperandPort<W>>::Extras as EdgeExtras<W>>::Stage;
 
 /// The tensor core with `W`-lane PEs, fed through the operand port `P` (by default the
 /// zero-latency [`IdealPort`] over a [`TileBuffer`]).
@@ -144,17 +202,20 @@ pub struct TensorCore<const W: usize, P: OperandPort<W> = IdealPort<TileBuffer>>
     port: P,
     start: Input<bool>,
     controller: Controller,
-    a_skew: Skew<Wide<W>, ACtl, ROWS>,
-    b_skew: Skew<Wide<W>, bool, COLS>,
-    meta_skew: Option<Skew<u64, bool, ROWS>>,
-    xa_skew: Option<Skew<u8, bool, ROWS>>,
-    xb_skew: Option<Skew<u8, bool, COLS>>,
-    a_tscale: Option<Reg<u32>>,
-    b_tscale: Option<Reg<u32>>,
-    c_skew: Skew<u64, u32, COLS>,
-    mesh: Mesh<W>,
-    d_deskew: Skew<u32, u64, COLS>,
+    a_skew: Skew<Wide<W>, ACtl>,
+    b_skew: Skew<Wide<W>, bool>,
+    sides: Stage<W, P>,
+    c_skew: Skew<u64, u32>,
+    mesh: <P::Extras as EdgeExtras<W>>::Mesh,
+    d_deskew: Skew<u32, u64>,
+    /// The step taken this cycle, as the port wrote it (a buffer, not a register).
+    ops: StepOperands<W, P::Extras>,
+    edges: EdgeBuffers<W>,
+    /// Widths of a row index (the shift command's `x`, the tag's `row`): `clog2(R)`.
+    row_bits: u32,
     d_out: Vec<Reg<u32>>,
+    /// What `d_out_<j>` latched at the last edge (their outputs, as one row for [`DRow`]).
+    d_words: Vec<u32>,
     d_tag: Reg<u64>,
     order: [Block; 9],
 }
@@ -182,34 +243,17 @@ fn schedule_of(cfg: &CoreConfig, dims: &(usize, usize, usize)) -> Result<Schedul
     if m == 0 || n == 0 || k == 0 {
         return Err(HwError::Unsupported("a zero dimension".into()));
     }
-    Ok(Schedule::new(m, n, k, cfg.width, cfg.block()))
+    Ok(Schedule::for_core(cfg, m, n, k, cfg.block()))
 }
 
 impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
     /// A tensor core for `cfg` (whose `width` must equal `W`) with any operand port.
     pub fn with_port(cfg: CoreConfig, port: P) -> Result<Self, HwError> {
-        let mx = port.mx();
-        match &mx {
-            Some(spec) => check_mx_config::<W>(&cfg, spec, port.dims().2)?,
-            None => check_config::<W>(&cfg)?,
-        }
+        let spec = port.spec();
+        let block = P::Extras::check(&cfg, &spec, port.dims().2)?;
         let mut sched = schedule_of(&cfg, &port.dims())?;
-        if let Some(spec) = &mx {
-            sched.block = spec.block();
-        }
-        let lane_display = |fmt: Format| match &mx {
-            Some(spec) if spec.int8() => Display::Hex,
-            _ => cfg.operand_display(fmt),
-        };
-        // NVFP4's tensor scales: configuration registers, constant for the run.
-        let tensor_scale = |name: &'static str, bits: Option<u32>| -> crate::rtl::Result<_> {
-            Ok(match bits {
-                Some(b) => Some(Reg::new(name, 32, b)?.with_display(Display::Real)),
-                None => None,
-            })
-        };
-        let a_tscale = tensor_scale("a_tscale", mx.and_then(|s| s.a_tensor))?;
-        let b_tscale = tensor_scale("b_tscale", mx.and_then(|s| s.b_tensor))?;
+        sched.block = block;
+        let lane_display = |fmt: Format| P::Extras::lane_display(&cfg, &spec, fmt);
         if sched.tiles() + 2 >= 1 << 24 {
             return Err(HwError::Unsupported(format!(
                 "{} tiles (at most 2^24 - 3)",
@@ -217,22 +261,13 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             )));
         }
         let w = W as u32;
-        let sparse = port.sparse();
-        let b_lanes = if sparse {
-            super::pe::sparse_b_lanes(W) as u32
-        } else {
-            w
-        };
-        let mut depth_in = [0usize; ROWS];
-        for (i, d) in depth_in.iter_mut().enumerate() {
-            *d = i;
-        }
-        let mut depth_col = [0usize; COLS];
-        let mut depth_out = [0usize; COLS];
-        for j in 0..COLS {
-            depth_col[j] = j;
-            depth_out[j] = COLS - 1 - j;
-        }
+        let b_lanes = <P::Extras as EdgeExtras<W>>::Mesh::b_lanes() as u32;
+        let (rows, cols) = (cfg.rows(), cfg.cols());
+        // Row `i` of A waits `i` cycles, column `j` of B (and its shift commands) `j`, and the
+        // word leaving column `j` waits `C - 1 - j` to meet the rest of its row.
+        let depth_in: Vec<usize> = (0..rows).collect();
+        let depth_col: Vec<usize> = (0..cols).collect();
+        let depth_out: Vec<usize> = (0..cols).rev().collect();
         Ok(Self {
             cfg,
             sched,
@@ -241,44 +276,25 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             controller: Controller::new(sched)?,
             a_skew: Skew::new(
                 "a_skew",
-                depth_in,
+                &depth_in,
                 cfg.fmt_a.width() * w,
                 super::pe::CTL_BITS,
             )?
             .with_display(lane_display(cfg.fmt_a), Display::Filter("ctl")),
-            b_skew: Skew::new("b_skew", depth_col, cfg.fmt_b.width() * b_lanes, 1)?
+            b_skew: Skew::new("b_skew", &depth_col, cfg.fmt_b.width() * b_lanes, 1)?
                 .with_display(lane_display(cfg.fmt_b), Display::Hex),
-            meta_skew: if sparse {
-                Some(
-                    Skew::new("meta_skew", depth_in, 2 * w, 1)?
-                        .with_display(Display::Filter("meta"), Display::Hex),
-                )
-            } else {
-                None
-            },
-            xa_skew: match &mx {
-                Some(spec) => Some(
-                    Skew::new("xa_skew", depth_in, 8, 1)?
-                        .with_display(Display::Filter(spec.scale_format().name), Display::Hex),
-                ),
-                None => None,
-            },
-            xb_skew: match &mx {
-                Some(spec) => Some(
-                    Skew::new("xb_skew", depth_col, 8, 1)?
-                        .with_display(Display::Filter(spec.scale_format().name), Display::Hex),
-                ),
-                None => None,
-            },
-            a_tscale,
-            b_tscale,
+            sides: P::Extras::stage(&cfg, &spec, &depth_in, &depth_col)?,
             // C and D words are as wide as the accumulator format (32, or 16 for FP16).
-            c_skew: Skew::new("c_skew", depth_col, 64, cfg.acc.width())?
+            c_skew: Skew::new("c_skew", &depth_col, 64, cfg.acc.width())?
                 .with_display(Display::Hex, cfg.acc_display()),
-            mesh: Mesh::build(&cfg, sparse, mx)?,
-            d_deskew: Skew::new("d_deskew", depth_out, cfg.acc.width(), 64)?
+            mesh: P::Extras::mesh(&cfg, &spec)?,
+            d_deskew: Skew::new("d_deskew", &depth_out, cfg.acc.width(), 64)?
                 .with_display(cfg.acc_display(), Display::Filter("tag")),
-            d_out: (0..COLS)
+            ops: StepOperands::new(rows, cols),
+            edges: EdgeBuffers::new(rows, cols),
+            row_bits: index_bits(rows),
+            d_words: vec![0; cols],
+            d_out: (0..cols)
                 .map(|j| {
                     Ok(Reg::new(format!("d_out_{j}"), cfg.acc.width(), 0u32)?
                         .with_display(cfg.acc_display())
@@ -350,25 +366,13 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
     }
 
     /// The mesh (read-only: for monitors).
-    pub fn mesh(&self) -> &Mesh<W> {
+    pub fn mesh(&self) -> &<P::Extras as EdgeExtras<W>>::Mesh {
         &self.mesh
     }
 
     /// The row of D in the output register this cycle, if any.
-    pub fn d_row(&self) -> Option<DRow> {
-        let tag = DTag::unpack(self.d_tag.q());
-        if !tag.valid {
-            return None;
-        }
-        let mut values = [0u32; COLS];
-        for (v, r) in values.iter_mut().zip(&self.d_out) {
-            *v = r.q();
-        }
-        Some(DRow {
-            tile: tag.tile,
-            row: tag.row,
-            values,
-        })
+    pub fn d_row(&self) -> Option<DRow<'_>> {
+        d_row_of(self.d_tag.q(), self.row_bits, &self.d_words)
     }
 
     /// OR of the IEEE flags every PE raised.
@@ -485,21 +489,7 @@ impl<const W: usize, P: OperandPort<W>> Module for TensorCore<W, P> {
         v.child(&mut self.port);
         v.child(&mut self.a_skew);
         v.child(&mut self.b_skew);
-        if let Some(m) = self.meta_skew.as_mut() {
-            v.child(m);
-        }
-        if let Some(x) = self.xa_skew.as_mut() {
-            v.child(x);
-        }
-        if let Some(x) = self.xb_skew.as_mut() {
-            v.child(x);
-        }
-        if let Some(r) = self.a_tscale.as_mut() {
-            v.reg(r);
-        }
-        if let Some(r) = self.b_tscale.as_mut() {
-            v.reg(r);
-        }
+        self.sides.visit(v);
         v.child(&mut self.c_skew);
         v.child(&mut self.mesh);
         v.child(&mut self.d_deskew);
@@ -510,10 +500,25 @@ impl<const W: usize, P: OperandPort<W>> Module for TensorCore<W, P> {
     }
 }
 
+/// The row of D in the output register: its tag word `tag` (row field `row_bits` wide) and
+/// the output registers' words `words`.
+#[inline]
+fn d_row_of(tag: u64, row_bits: u32, words: &[u32]) -> Option<DRow<'_>> {
+    let tag = DTag::unpack(tag, row_bits);
+    tag.valid.then_some(DRow {
+        tile: tag.tile,
+        row: tag.row,
+        values: words,
+    })
+}
+
 impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
     fn comb(&mut self) {
         // Settle: every value passed between blocks this cycle, computed from register
         // outputs, the ports' registers and the start input only (no block is updated yet).
+        let rows = self.sched.rows;
+        let row_bits = self.row_bits;
+        let e = &mut self.edges;
         let valid = self.port.valid();
         let status = PortStatus {
             valid,
@@ -521,113 +526,85 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             d_ready: self.port.d_ready(),
             finished: self.port.finished(),
         };
-        let out_last = DTag::unpack(self.d_tag.q()).last;
+        let out_last = DTag::unpack(self.d_tag.q(), row_bits).last;
         let ready = self.controller.ready();
         let take = ready && valid;
         let cmd = self.controller.shift_cmd(status.c_ready, status.d_ready);
 
         // Operand feed at the array's edges: the taken step, or a bubble.
-        let mut a_in = [(Wide::<W>::ZERO, ACtl::default()); ROWS];
-        let mut b_in = [(Wide::<W>::ZERO, false); COLS];
-        let mut meta_in = [(0u64, false); ROWS];
-        let mut xa_in = [(0u8, false); ROWS];
-        let mut xb_in = [(0u8, false); COLS];
+        let cols = self.sched.cols;
         if take {
             let (tile, step) = self.controller.feed_addr();
-            let ops = self.port.operands();
+            self.port.operands(&mut self.ops);
             let sc = self.sched.step_ctl(step);
-            for (slot, g) in a_in.iter_mut().zip(&ops.a) {
+            let set = tile & 1 == 1;
+            let (a_in, a) = (&mut e.a_in[..rows], &self.ops.a[..rows]);
+            for i in 0..rows {
+                let g = a[i];
                 let ctl = ACtl {
                     lanes: g.lanes as u8,
                     last: sc.last,
                     fire: sc.fire,
-                    set: tile & 1 == 1,
+                    set,
                     valid: g.lanes > 0,
                 };
-                *slot = (g.bits, ctl);
+                a_in[i] = (g.bits, ctl);
             }
-            if self.meta_skew.is_some() {
-                for (slot, m) in meta_in.iter_mut().zip(ops.meta) {
-                    *slot = (m, true);
-                }
+            let (b_in, b) = (&mut e.b_in[..cols], &self.ops.b[..cols]);
+            for j in 0..cols {
+                b_in[j] = (b[j].bits, b[j].lanes > 0);
             }
-            for (slot, g) in b_in.iter_mut().zip(&ops.b) {
-                *slot = (g.bits, g.lanes > 0);
-            }
-            if self.xa_skew.is_some() {
-                for (slot, x) in xa_in.iter_mut().zip(ops.a_scale) {
-                    *slot = (x, true);
-                }
-                for (slot, x) in xb_in.iter_mut().zip(ops.b_scale) {
-                    *slot = (x, true);
-                }
-            }
+        } else {
+            e.a_in.fill(Default::default());
+            e.b_in.fill(Default::default());
         }
-        let a_edge = self.a_skew.out(&a_in);
-        let b_edge = self.b_skew.out(&b_in);
-        let mut meta_edge = [0u64; ROWS];
-        if let Some(skew) = self.meta_skew.as_ref() {
-            for (e, (m, _)) in meta_edge.iter_mut().zip(skew.out(&meta_in)) {
-                *e = m;
-            }
-        }
-
-        let mut xa_edge = [0u8; ROWS];
-        if let Some(skew) = self.xa_skew.as_ref() {
-            for (e, (x, _)) in xa_edge.iter_mut().zip(skew.out(&xa_in)) {
-                *e = x;
-            }
-        }
-        let mut xb_edge = [0u8; COLS];
-        if let Some(skew) = self.xb_skew.as_ref() {
-            for (e, (x, _)) in xb_edge.iter_mut().zip(skew.out(&xb_in)) {
-                *e = x;
-            }
-        }
+        self.sides.settle(take, &self.ops.extras);
+        self.a_skew.out(&e.a_in, &mut e.a_edge);
+        self.b_skew.out(&e.b_in, &mut e.b_edge);
 
         // Column shift commands with the C row they load, skewed by column.
-        let c_read = (cmd.en && cmd.c_valid).then_some((cmd.c_tile, ROWS - 1 - cmd.x));
-        let c_row = match c_read {
-            Some((tile, row)) => self.port.c_row(tile, row),
-            None => [0; COLS],
-        };
-        let word = cmd.pack();
-        let mut c_in = [(0u64, 0u32); COLS];
-        for (j, slot) in c_in.iter_mut().enumerate() {
-            *slot = (word, c_row[j]);
+        let c_read = (cmd.en && cmd.c_valid).then_some((cmd.c_tile, rows - 1 - cmd.x));
+        match c_read {
+            Some((tile, row)) => self.port.c_row(tile, row, &mut e.c_row),
+            None => e.c_row.fill(0),
         }
-        let c_cols = self.c_skew.out(&c_in);
-        let mut shift = [ShiftIn::default(); COLS];
-        let mut tags = [0u64; COLS];
-        for j in 0..COLS {
-            let cj = ShiftCmd::unpack(c_cols[j].0);
+        let word = cmd.pack(row_bits);
+        let (c_in, c_row) = (&mut e.c_in[..cols], &e.c_row[..cols]);
+        for j in 0..cols {
+            c_in[j] = (word, c_row[j]);
+        }
+        self.c_skew.out(&e.c_in, &mut e.c_cols);
+
+        // The drained results (from the bottom PEs' accumulators) with their tags, de-skewed
+        // into one row.
+        let (shift, d_in, c_cols) = (&mut e.shift[..cols], &mut e.d_in[..cols], &e.c_cols[..cols]);
+        for j in 0..cols {
+            let (w, c) = c_cols[j];
+            let cj = ShiftCmd::unpack(w, row_bits);
             shift[j] = ShiftIn {
                 en: cj.en,
                 set: cj.set,
-                value: c_cols[j].1,
+                value: c,
             };
-            if cj.en && cj.d_valid {
-                tags[j] = DTag {
+            let tag = if cj.en && cj.d_valid {
+                DTag {
                     valid: true,
-                    row: ROWS - 1 - cj.x,
+                    row: rows - 1 - cj.x,
                     last: cj.last,
                     tile: cj.d_tile,
                 }
-                .pack();
-            }
+                .pack(row_bits)
+            } else {
+                0
+            };
+            d_in[j] = (self.mesh.bottom(j, cj.set), tag);
         }
-
-        // The drained results (from the bottom PEs' accumulators), de-skewed into one row.
-        let mut d_in = [(0u32, 0u64); COLS];
-        for j in 0..COLS {
-            d_in[j] = (self.mesh.bottom(j, shift[j].set), tags[j]);
-        }
-        let row = self.d_deskew.out(&d_in);
+        self.d_deskew.out(&e.d_in, &mut e.d_row);
         let io = PortIo {
             take,
             ready,
             c_read,
-            d_row: self.d_row(),
+            d_row: d_row_of(self.d_tag.q(), row_bits, &self.d_words),
             d_claim: (cmd.en && cmd.x == 0 && cmd.d_valid).then_some(cmd.d_tile),
             c_next: Some(self.controller.next_window()).filter(|&t| t < self.sched.tiles()),
         };
@@ -640,40 +617,32 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                     self.controller.comb(self.start.get(), out_last, status);
                 }
                 Block::Port => self.port.comb(&io),
-                Block::ASkew => {
-                    self.a_skew.shift_in(&a_in);
-                    if let Some(skew) = self.xa_skew.as_mut() {
-                        skew.shift_in(&xa_in);
-                    }
-                }
-                Block::BSkew => {
-                    self.b_skew.shift_in(&b_in);
-                    if let Some(skew) = self.xb_skew.as_mut() {
-                        skew.shift_in(&xb_in);
-                    }
-                }
-                Block::MetaSkew => {
-                    if let Some(skew) = self.meta_skew.as_mut() {
-                        skew.shift_in(&meta_in);
-                    }
-                }
-                Block::CSkew => self.c_skew.shift_in(&c_in),
+                Block::ASkew => self.a_skew.shift_in(&e.a_in),
+                Block::BSkew => self.b_skew.shift_in(&e.b_in),
+                Block::SideSkew => self.sides.shift_in(),
+                Block::CSkew => self.c_skew.shift_in(&e.c_in),
                 Block::Mesh => {
-                    let sides = EdgeSides {
-                        meta: &meta_edge,
-                        a_scale: &xa_edge,
-                        b_scale: &xb_edge,
-                    };
-                    self.mesh.comb(&a_edge, sides, &b_edge, &shift);
+                    self.mesh.comb(
+                        &e.a_edge,
+                        self.sides.edge_a(),
+                        &e.b_edge,
+                        self.sides.edge_b(),
+                        &e.shift,
+                    );
                 }
-                Block::DeSkew => self.d_deskew.shift_in(&d_in),
+                Block::DeSkew => self.d_deskew.shift_in(&e.d_in),
                 Block::Output => {
-                    for (r, (v, _)) in self.d_out.iter_mut().zip(row.iter()) {
-                        r.set_d(*v);
+                    for (r, &(v, _)) in self.d_out.iter_mut().zip(&e.d_row) {
+                        r.set_d(v);
                     }
-                    self.d_tag.set_d(row[0].1);
+                    self.d_tag.set_d(e.d_row[0].1);
                 }
             }
+        }
+        // What the output registers latch at this edge, for [`TensorCore::d_row`] (read by
+        // the next cycle's settle and by the runner after the edge).
+        for (w, &(v, _)) in self.d_words.iter_mut().zip(&e.d_row) {
+            *w = v;
         }
     }
 
@@ -706,8 +675,8 @@ mod tests {
             last: true,
             tile: 0xAB_CDEF,
         };
-        assert_eq!(t.pack(), 1 | 2 << 1 | 1 << 3 | 0xAB_CDEF << 8);
-        assert_eq!(DTag::unpack(t.pack()), t);
-        assert_eq!(DTag::default().pack(), 0);
+        assert_eq!(t.pack(2), 1 | 2 << 1 | 1 << 3 | 0xAB_CDEF << 8);
+        assert_eq!(DTag::unpack(t.pack(2), 2), t);
+        assert_eq!(DTag::default().pack(2), 0);
     }
 }

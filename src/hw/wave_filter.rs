@@ -9,15 +9,17 @@
 //! |---|---|---|
 //! | a format name (`fp16`, `bf16`, `e4m3`, `e5m2`, `fp32`, ...) | operand buses (`a_in`, `b_out`, ...) | the lanes' decimal values, lane 0 first, separated by `\|` |
 //! | `ctl` | the PE control word (`a_ctl`, `s1_ctl`, the A skew's tags) | `n=<lanes>` and the set bits: `valid`, `set1`, `fire`, `last`; `-` for 0 |
-//! | `tag` | the output tag (`d_tag`, the drain de-skew's tags) | `tile <t> row <r>` and `last`; `-` when not valid |
+//! | `tag` | the output tag of the 4 x 4 array (`d_tag`, the drain de-skew's tags) | `tile <t> row <r>` and `last`; `-` when not valid |
 //! | `meta` | 2:4 metadata (`meta_in`, `meta_out`) | one `{i0,i1}` pair of kept indices per 4-bit nibble, group 0 first |
 //!
 //! The fields come from the hardware's own bundles ([`ACtl::unpack`],
 //! [`DTag::unpack`]); text GTKWave sends that is not plain hex (a value with `x` or `z` bits)
 //! is answered unchanged.
 
+use crate::hw::controller::index_bits;
 use crate::hw::pe::ACtl;
 use crate::hw::tensor_core::DTag;
+use crate::hw::ROWS;
 use crate::numerics::convert::to_fp32;
 use crate::numerics::format::Format;
 
@@ -106,7 +108,7 @@ pub fn translate(kind: FilterKind, hex: &str) -> String {
             parts.join(" ")
         }
         FilterKind::Tag => {
-            let tag = DTag::unpack(field(&nib, 0, 64));
+            let tag = DTag::unpack(field(&nib, 0, 64), index_bits(ROWS));
             if !tag.valid {
                 return "-".into();
             }

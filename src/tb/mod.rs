@@ -228,7 +228,7 @@ pub mod util {
     use crate::gemm::clocked::run_clocked_measured;
     use crate::gemm::ClockedRun;
     use crate::gemm::Gemm;
-    use crate::hw::{COLS, PIPELINE_LATENCY, ROWS};
+    use crate::hw::PIPELINE_LATENCY;
     use crate::numerics::dot::Preset;
     use crate::numerics::format::Format;
     use crate::verify::gemm_ref::Reference;
@@ -252,7 +252,7 @@ pub mod util {
     /// Runs `g` on the clocked core (tracing to the bench's waveform if `trace`), adds its
     /// cycles and checks, besides every element of D against the independent reference for
     /// the problem's mode (`preset` names the GPU for `nvidia`), the timing stated in
-    /// docs/hardware.md: `ceil(M/4) * ceil(N/4)` 4x4 tiles; the first tile's latency is the
+    /// docs/hardware.md: `ceil(M/R) * ceil(N/C)` tiles of the `R x C` array; the first tile's latency is the
     /// output-stationary fold `T + R + C - 2` (SCALE-Sim, `T = ceil(K/w)`) plus the PE
     /// pipeline latency the hardware documents as a constant ([`crate::hw::PIPELINE_LATENCY`]);
     /// with 4 or more tiles the overlapped run beats SCALE-Sim's back-to-back total
@@ -271,9 +271,9 @@ pub mod util {
         let run = measured.run;
         tb.add_cycles(run.cycles);
         tb.check_waveform(label, cfg.as_ref());
-        let (r, c) = (ROWS as u64, COLS as u64);
+        let (r, c) = (g.cfg.rows() as u64, g.cfg.cols() as u64);
         let t = g.k.div_ceil(g.cfg.width) as u64;
-        let tiles = g.m.div_ceil(4) * g.n.div_ceil(4);
+        let tiles = g.m.div_ceil(g.cfg.rows()) * g.n.div_ceil(g.cfg.cols());
         tb.check_eq(format!("{label}: tiles"), run.tiles, tiles);
         tb.check_eq(
             format!("{label}: first tile latency T + R + C - 2 + L"),

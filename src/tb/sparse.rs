@@ -7,7 +7,7 @@
 use super::Bench;
 use crate::gemm::clocked::CoreRun;
 use crate::gemm::CoreConfig;
-use crate::hw::{COLS, PIPELINE_LATENCY, ROWS};
+use crate::hw::PIPELINE_LATENCY;
 use crate::numerics::dot::AccMode;
 use crate::sparse::{run_clocked_sparse_measured, Compressed, SparseGemm};
 use crate::verify::sparse::{sparse_reference, SparseRef};
@@ -41,7 +41,7 @@ pub fn run_and_check_sparse(
     tb.check_eq(
         format!("{label}: first tile latency T + R + C - 2 + L with T = ceil(K/2 / w) = {t}"),
         run.first_tile_cycles,
-        t + (ROWS + COLS - 2) as u64 + PIPELINE_LATENCY,
+        t + (g.cfg.rows() + g.cfg.cols() - 2) as u64 + PIPELINE_LATENCY,
     );
     let ops = g.reference_operands();
     let want = sparse_reference(&ops, how);

@@ -11,6 +11,7 @@ mod fp16_paths;
 mod fp16_tf32;
 mod gemm;
 mod gemm_int;
+mod geometry;
 mod testbenches;
 mod timing;
 mod wave_digests;

@@ -1,4 +1,4 @@
-//! The C fetch (scope `mem.c_fetch`): the `ROWS x COLS` words of a tile's C, once its box has
+//! The C fetch (scope `mem.c_fetch`): the `R x C` words of a tile's C, once its box has
 //! landed in a C slot (`c_full` barrier), are read from shared memory into one of two register
 //! banks (`c_b<k>_r<i>`), riding along with the consumer's operand reads in the banks those
 //! leave free (so a read stays one pass), or all at once in a cycle without an operand read.
@@ -10,22 +10,14 @@ use super::layout::MemLayout;
 use super::MAX_REQUEST_LANES;
 use crate::hw::config::CoreConfig;
 use crate::hw::memory::SmemLane;
-use crate::hw::{COLS, ROWS};
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor};
 
-/// Words of a C tile.
-const C_WORDS: usize = ROWS * COLS;
-/// A bit per word of a C tile.
+/// A bit per word of a C tile: `R x C` words, at most 16 (the layout takes an array only
+/// if its `R + C` rows fit one 8-row swizzle atom, [`MemLayout::new`]).
 type WordMask = u16;
-const _: () = assert!(C_WORDS <= WordMask::BITS as usize, "a mask bit per C word");
-/// Every word of a C tile fetched.
-const C_ALL: WordMask = WordMask::MAX >> (WordMask::BITS as usize - C_WORDS);
-/// A row of accumulators (C or D) in a register: `COLS` words of up to 32 bits.
+/// A row of accumulators (C or D) in a register: `C` words of up to 32 bits, at most 128
+/// bits (the layout takes a tile row only if it fits a 16-byte box row).
 pub(super) type AccRow = u128;
-const _: () = assert!(
-    COLS * 32 <= AccRow::BITS as usize,
-    "a row of FP32 words fits"
-);
 /// C register banks (the tile being fetched and the tile its window reads).
 const BANKS: usize = 2;
 
@@ -33,6 +25,10 @@ const BANKS: usize = 2;
 pub struct CFetch {
     lay: MemLayout,
     tiles: usize,
+    /// Words of a C tile (`R x C`).
+    words: usize,
+    /// Every word of a C tile fetched.
+    all: WordMask,
     /// C words of the pending read request.
     rq_cmask: Reg<WordMask>,
     /// C words in shared memory's read register this cycle.
@@ -45,27 +41,32 @@ pub struct CFetch {
     cf_asked: Reg<WordMask>,
     /// Tiles whose C a window has read.
     c_used: Reg<u32>,
-    /// The banks: bank `k` row `i` at `k * ROWS + i`.
+    /// The banks: bank `k` row `i` at `k * R + i`.
     c_regs: Vec<Reg<AccRow>>,
 }
 
 impl CFetch {
     pub(super) fn new(cfg: &CoreConfig, lay: MemLayout, tiles: usize) -> RtlResult<Self> {
-        let row_bits = COLS as u32 * cfg.acc.width();
+        let (rows, cols) = (lay.rows, lay.cols);
+        let words = rows * cols;
+        debug_assert!(words <= WordMask::BITS as usize && cols * 32 <= AccRow::BITS as usize);
+        let row_bits = cols as u32 * cfg.acc.width();
         let reg32 = |name: &'static str| Reg::new(name, 32, 0u32);
         Ok(Self {
             lay,
             tiles,
-            rq_cmask: Reg::new("rq_cmask", C_WORDS as u32, 0)?,
-            got_cmask: Reg::new("got_cmask", C_WORDS as u32, 0)?,
+            words,
+            all: WordMask::MAX >> (WordMask::BITS as usize - words),
+            rq_cmask: Reg::new("rq_cmask", words as u32, 0)?,
+            got_cmask: Reg::new("got_cmask", words as u32, 0)?,
             cf_tile: reg32("cf_tile")?,
-            cf_have: Reg::new("cf_have", C_WORDS as u32, 0)?,
-            cf_asked: Reg::new("cf_asked", C_WORDS as u32, 0)?,
+            cf_have: Reg::new("cf_have", words as u32, 0)?,
+            cf_asked: Reg::new("cf_asked", words as u32, 0)?,
             c_used: reg32("c_used")?,
-            c_regs: (0..BANKS * ROWS)
+            c_regs: (0..BANKS * rows)
                 .map(|x| {
                     Ok(
-                        Reg::new(format!("c_b{}_r{}", x / ROWS, x % ROWS), row_bits, 0)?
+                        Reg::new(format!("c_b{}_r{}", x / rows, x % rows), row_bits, 0)?
                             .with_display(Display::Filter(cfg.acc.name)),
                     )
                 })
@@ -80,7 +81,7 @@ impl CFetch {
 
     /// Row `row` of tile `tile`'s C bank.
     pub(super) fn row(&self, tile: usize, row: usize) -> AccRow {
-        self.c_regs[(tile % BANKS) * ROWS + row].q()
+        self.c_regs[(tile % BANKS) * self.lay.rows + row].q()
     }
 
     /// The words returned last cycle into the bank, from `data` after the operand bytes
@@ -93,25 +94,23 @@ impl CFetch {
         }
         let mut at = step_bytes();
         let t = self.tile();
-        let bank = (t % BANKS) * ROWS;
-        let mut rows = [0 as AccRow; ROWS];
-        for (r, v) in rows.iter_mut().enumerate() {
-            *v = self.c_regs[bank + r].q();
-        }
+        let (rows, cols) = (self.lay.rows, self.lay.cols);
+        let bank = (t % BANKS) * rows;
         let es = self.lay.esc as usize;
         let bits = 8 * es;
         let mask = (1 as AccRow).wrapping_shl(bits as u32).wrapping_sub(1);
-        for w in (0..C_WORDS).filter(|w| got >> w & 1 == 1) {
-            let word = le_u128(&data[at..at + es]);
-            let (r, col) = (w / COLS, w % COLS);
-            rows[r] = (rows[r] & !(mask << (bits * col))) | (word << (bits * col));
-            at += es;
-        }
-        for (r, v) in rows.iter().enumerate() {
-            self.c_regs[bank + r].set_d(*v);
+        // Words arrive in word order (row-major), so row by row.
+        for (r, reg) in self.c_regs[bank..bank + rows].iter_mut().enumerate() {
+            let mut v = reg.q();
+            for col in (0..cols).filter(|col| got >> (r * cols + col) & 1 == 1) {
+                let word = le_u128(&data[at..at + es]);
+                v = (v & !(mask << (bits * col))) | (word << (bits * col));
+                at += es;
+            }
+            reg.set_d(v);
         }
         let have = self.cf_have.q() | got;
-        if have == C_ALL {
+        if have == self.all {
             self.cf_have.set_d(0);
             self.cf_tile.set_d(t as u32 + 1);
             true
@@ -121,17 +120,18 @@ impl CFetch {
         }
     }
 
-    /// The shared-memory address of word `w` (row `w / COLS`, column `w % COLS`) of the C
-    /// tile being fetched.
+    /// The shared-memory address of word `w` (row `w / C`, column `w % C`) of the C tile
+    /// being fetched.
     fn word_addr(&self, w: usize) -> u32 {
-        self.lay.c_row_addr(self.tile(), w / COLS) + (w % COLS) as u32 * self.lay.esc
+        let cols = self.lay.cols;
+        self.lay.c_row_addr(self.tile(), w / cols) + (w % cols) as u32 * self.lay.esc
     }
 
     /// Whether the tile being fetched may be: words left to ask, its bank free (the bank held
     /// tile `t - 2`, whose window must have read it) and its box landed (`landed(box)`).
     fn fetchable(&self, landed: impl FnOnce(usize) -> bool) -> bool {
         let t = self.tile();
-        if t >= self.tiles || self.cf_asked.q() == C_ALL {
+        if t >= self.tiles || self.cf_asked.q() == self.all {
             return false;
         }
         let bank_free = t < BANKS || self.c_used.q() as usize >= t - 1;
@@ -165,7 +165,7 @@ impl CFetch {
             let mut m: WordMask = 0;
             let mut room = MAX_REQUEST_LANES.saturating_sub(lanes.len());
             let asked = self.cf_asked.q();
-            for w in (0..C_WORDS).filter(|w| asked >> w & 1 == 0) {
+            for w in (0..self.words).filter(|w| asked >> w & 1 == 0) {
                 let bank = (self.word_addr(w) >> 2) % 32;
                 if room > 0 && (!want_ops || urgent || used >> bank & 1 == 0) {
                     m |= 1 << w;
@@ -176,7 +176,7 @@ impl CFetch {
         } else {
             0
         };
-        for w in (0..C_WORDS).filter(|w| cmask >> w & 1 == 1) {
+        for w in (0..self.words).filter(|w| cmask >> w & 1 == 1) {
             lanes.push(SmemLane {
                 addr: self.word_addr(w),
                 len: self.lay.esc as u8,

@@ -8,19 +8,53 @@
 //! a conflict-free stream feeds one step a cycle. A stage is released (`released`) when its
 //! last step has been read. The C fetch's words ride in the same request (`rq_busy` is the
 //! request's: one not accepted is presented again unchanged).
+//!
+//! What it serves beside A and B is its [`PortExtras`] type: nothing for a dense layout, the
+//! 2:4 selects (decoded from the metadata rows) for a sparse one.
 
 use super::host::{lanes_of, le_u128};
 use super::layout::{lane_bytes, MemLayout, E_ROW_BYTES};
 use crate::hw::config::CoreConfig;
+use crate::hw::extras::{EdgeExtras, SparseSelects};
 use crate::hw::feeder::LaneGroup;
 use crate::hw::memory::SmemLane;
 use crate::hw::port::StepOperands;
 use crate::hw::schedule::Schedule;
-use crate::hw::{COLS, ROWS};
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor, Wide};
 
+/// The extras a memory-fed port can serve: none (`()`, a dense layout) or the 2:4 selects
+/// read beside A ([`SparseSelects`], a sparse layout).
+pub trait PortExtras<const W: usize>: EdgeExtras<W, Spec = ()> {
+    /// The step's select word of each mesh row, if these extras carry them.
+    fn selects(&self) -> Option<&[u64]>;
+    /// The same, to be written.
+    fn selects_mut(&mut self) -> Option<&mut [u64]>;
+}
+
+impl<const W: usize> PortExtras<W> for () {
+    #[inline]
+    fn selects(&self) -> Option<&[u64]> {
+        None
+    }
+    #[inline]
+    fn selects_mut(&mut self) -> Option<&mut [u64]> {
+        None
+    }
+}
+
+impl<const W: usize> PortExtras<W> for SparseSelects {
+    #[inline]
+    fn selects(&self) -> Option<&[u64]> {
+        Some(&self.meta)
+    }
+    #[inline]
+    fn selects_mut(&mut self) -> Option<&mut [u64]> {
+        Some(&mut self.meta)
+    }
+}
+
 /// The consumer (see the module documentation).
-pub struct Consumer<const W: usize> {
+pub struct Consumer<const W: usize, X: PortExtras<W>> {
     lay: MemLayout,
     sched: Schedule,
     width: usize,
@@ -47,12 +81,15 @@ pub struct Consumer<const W: usize> {
     hold_e: Vec<Reg<u64>>,
     /// A sparse chunk's metadata rows, read on its first step, for its later steps.
     e_row: Vec<Reg<u128>>,
+    /// The step decoded for the hold registers (a buffer, not a register).
+    scratch: StepOperands<W, X>,
 }
 
-impl<const W: usize> Consumer<W> {
+impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
     pub(super) fn new(cfg: &CoreConfig, lay: MemLayout, sched: Schedule) -> RtlResult<Self> {
         let b_lanes = lay.b_step_lanes(W);
-        let e_rows = if lay.is_sparse() { ROWS } else { 0 };
+        let (rows, cols) = sched.array();
+        let e_rows = if lay.is_sparse() { rows } else { 0 };
         let reg32 = |name: &'static str| Reg::new(name, 32, 0u32);
         Ok(Self {
             lay,
@@ -69,7 +106,7 @@ impl<const W: usize> Consumer<W> {
             off_tile: reg32("off_tile")?,
             off_step: reg32("off_step")?,
             held: Reg::new("held", 1, false)?,
-            hold_a: (0..ROWS)
+            hold_a: (0..rows)
                 .map(|i| {
                     Reg::new(
                         format!("hold_a_{i}"),
@@ -78,7 +115,7 @@ impl<const W: usize> Consumer<W> {
                     )
                 })
                 .collect::<RtlResult<_>>()?,
-            hold_b: (0..COLS)
+            hold_b: (0..cols)
                 .map(|j| {
                     Reg::new(
                         format!("hold_b_{j}"),
@@ -96,6 +133,7 @@ impl<const W: usize> Consumer<W> {
             e_row: (0..e_rows)
                 .map(|i| Reg::new(format!("e_row_{i}"), 8 * E_ROW_BYTES, 0u128))
                 .collect::<RtlResult<_>>()?,
+            scratch: StepOperands::new(rows, cols),
         })
     }
 
@@ -134,42 +172,38 @@ impl<const W: usize> Consumer<W> {
         }
         let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
         let (r0, c0) = self.sched.tile_origin(t);
-        let rows = (self.lay.m - r0).min(ROWS);
-        let cols = (self.lay.n - c0).min(COLS);
+        let rows = (self.lay.m - r0).min(self.sched.rows);
+        let cols = (self.lay.n - c0).min(self.sched.cols);
         self.lay.step_bytes(rows, cols, s, self.width)
     }
 
-    /// The metadata rows a sparse step selects from: those of its read (first step of a
-    /// chunk) or the `e_row_<i>` registers, which hold them from the chunk's first step on.
-    fn e_rows(&self, tile: usize, step: usize, data: &[u8]) -> [u128; ROWS] {
-        let mut rows = [0u128; ROWS];
-        if self.lay.e_step_bytes(step, self.width) > 0 {
-            let (r0, c0) = self.sched.tile_origin(tile);
-            let rows_in = (self.lay.m - r0).min(ROWS);
-            let cols_in = (self.lay.n - c0).min(COLS);
-            let w = self.width;
-            let mut at = rows_in * lane_bytes(self.lay.esa, w) as usize
-                + cols_in * lane_bytes(self.lay.esb, self.lay.b_step_lanes(w)) as usize;
-            for row in rows.iter_mut().take(rows_in) {
-                *row = le_u128(&data[at..at + E_ROW_BYTES as usize]);
-                at += E_ROW_BYTES as usize;
-            }
-        } else {
-            for (row, reg) in rows.iter_mut().zip(&self.e_row) {
-                *row = reg.q();
-            }
+    /// Metadata row `r` a sparse step selects from: that of its read (first step of a chunk)
+    /// or the `e_row_<r>` register, which holds it from the chunk's first step on (0 for a
+    /// row past M).
+    fn e_row(&self, tile: usize, step: usize, data: &[u8], r: usize) -> u128 {
+        if self.lay.e_step_bytes(step, self.width) == 0 {
+            return self.e_row.get(r).map_or(0, |reg| reg.q());
         }
-        rows
+        let (r0, c0) = self.sched.tile_origin(tile);
+        let rows_in = (self.lay.m - r0).min(self.sched.rows);
+        if r >= rows_in {
+            return 0;
+        }
+        let cols_in = (self.lay.n - c0).min(self.sched.cols);
+        let w = self.width;
+        let at = rows_in * lane_bytes(self.lay.esa, w) as usize
+            + cols_in * lane_bytes(self.lay.esb, self.lay.b_step_lanes(w)) as usize
+            + r * E_ROW_BYTES as usize;
+        le_u128(&data[at..at + E_ROW_BYTES as usize])
     }
 
     /// Decodes the bytes of step `step` of tile `tile` (as laid out by
-    /// [`MemLayout::step_lanes`]) into lane groups and, for a sparse A, metadata selects.
-    fn decode(&self, tile: usize, step: usize, data: &[u8]) -> StepOperands<W> {
+    /// [`MemLayout::step_lanes`]) into lane groups and, for a sparse A, the selects.
+    fn decode(&self, tile: usize, step: usize, data: &[u8], o: &mut StepOperands<W, X>) {
         let lay = &self.lay;
         let w = self.width;
         let (r0, c0) = self.sched.tile_origin(tile);
         let (la, lb) = lay.step_valid_lanes(step, w, W);
-        let mut o = StepOperands::default();
         let mut at = 0usize;
         for (es, bits, lanes, span, limit, first, groups) in [
             (lay.esa, self.a_bits, la, w, lay.m, r0, &mut o.a),
@@ -185,6 +219,7 @@ impl<const W: usize> Consumer<W> {
         ] {
             for (r, g) in groups.iter_mut().enumerate() {
                 if first + r >= limit {
+                    *g = LaneGroup::default();
                     continue;
                 }
                 *g = LaneGroup {
@@ -194,53 +229,60 @@ impl<const W: usize> Consumer<W> {
                 at += lane_bytes(es, span) as usize;
             }
         }
-        if lay.is_sparse() {
-            let e_rows = self.e_rows(tile, step, data);
+        if let Some(selects) = o.extras.selects_mut() {
             let kk = lay.kept_offset(step, w);
             let mask = if la >= 32 {
                 u64::MAX
             } else {
                 (1u64 << (2 * la)) - 1
             };
-            for (r, m) in o.meta.iter_mut().enumerate() {
-                if r0 + r < lay.m {
-                    *m = (e_rows[r] >> (2 * kk)) as u64 & mask;
-                }
+            for (r, m) in selects.iter_mut().enumerate() {
+                *m = if r0 + r < lay.m {
+                    (self.e_row(tile, step, data, r) >> (2 * kk)) as u64 & mask
+                } else {
+                    0
+                };
             }
         }
-        o
     }
 
-    /// The offered step's operands: decoded from shared memory's read data `data` when fresh,
-    /// else from the hold registers.
-    pub(super) fn operands(&self, data: &[u8]) -> StepOperands<W> {
+    /// Writes the offered step's operands into `o`: decoded from shared memory's read data
+    /// `data` when fresh, else from the hold registers.
+    pub(super) fn operands(&self, data: &[u8], o: &mut StepOperands<W, X>) {
         let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
         if self.fresh() {
-            return self.decode(t, s, data);
+            return self.decode(t, s, data, o);
         }
-        let mut o = StepOperands::default();
         let (r0, c0) = self.sched.tile_origin(t);
         let (la, lb) = self.lay.step_valid_lanes(s, self.width, W);
+        let mut selects = o.extras.selects_mut();
         for (i, g) in o.a.iter_mut().enumerate() {
-            if r0 + i < self.lay.m {
-                *g = LaneGroup {
+            let inside = r0 + i < self.lay.m;
+            *g = if inside {
+                LaneGroup {
                     bits: self.hold_a[i].q(),
                     lanes: la,
-                };
-                if let Some(e) = self.hold_e.get(i) {
-                    o.meta[i] = e.q();
                 }
+            } else {
+                LaneGroup::default()
+            };
+            if let Some(m) = selects.as_mut().and_then(|s| s.get_mut(i)) {
+                *m = match self.hold_e.get(i) {
+                    Some(e) if inside => e.q(),
+                    _ => 0,
+                };
             }
         }
         for (j, g) in o.b.iter_mut().enumerate() {
-            if c0 + j < self.lay.n {
-                *g = LaneGroup {
+            *g = if c0 + j < self.lay.n {
+                LaneGroup {
                     bits: self.hold_b[j].q(),
                     lanes: lb,
-                };
-            }
+                }
+            } else {
+                LaneGroup::default()
+            };
         }
-        o
     }
 
     /// The offered step's side: a sparse chunk's metadata rows kept from its first step, and
@@ -251,22 +293,26 @@ impl<const W: usize> Consumer<W> {
         if self.fresh() {
             let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
             if self.lay.e_step_bytes(s, self.width) > 0 {
-                let rows = self.e_rows(t, s, data);
-                for (reg, v) in self.e_row.iter_mut().zip(rows) {
-                    reg.set_d(v);
+                for r in 0..self.e_row.len() {
+                    let v = self.e_row(t, s, data, r);
+                    self.e_row[r].set_d(v);
                 }
             }
             if !take {
-                let ops = self.operands(data);
+                let mut ops = std::mem::replace(&mut self.scratch, StepOperands::new(0, 0));
+                self.decode(t, s, data, &mut ops);
                 for (r, g) in self.hold_a.iter_mut().zip(&ops.a) {
                     r.set_d(g.bits);
                 }
                 for (r, g) in self.hold_b.iter_mut().zip(&ops.b) {
                     r.set_d(g.bits);
                 }
-                for (r, m) in self.hold_e.iter_mut().zip(&ops.meta) {
-                    r.set_d(*m);
+                if let Some(selects) = ops.extras.selects() {
+                    for (r, m) in self.hold_e.iter_mut().zip(selects) {
+                        r.set_d(*m);
+                    }
                 }
+                self.scratch = ops;
             }
         }
         self.held.set_d(valid && !take);
@@ -325,7 +371,7 @@ impl<const W: usize> Consumer<W> {
     }
 }
 
-impl<const W: usize> Module for Consumer<W> {
+impl<const W: usize, X: PortExtras<W>> Module for Consumer<W, X> {
     fn name(&self) -> &str {
         "consumer"
     }

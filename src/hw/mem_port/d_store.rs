@@ -9,13 +9,10 @@ use super::arbiter::{TmaKind, TmaRequest};
 use super::c_fetch::AccRow;
 use super::layout::{MemLayout, DESC_D, SLOT_BYTES};
 use crate::hw::config::CoreConfig;
+use crate::hw::controller::index_bits;
 use crate::hw::memory::{SmemWriteLane, TmaCmd, TmaOp};
 use crate::hw::tensor_core::DRow;
-use crate::hw::{COLS, ROWS};
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor};
-
-/// Depth of the D row queue: two tiles' rows.
-pub(super) const DQ_DEPTH: usize = 2 * ROWS;
 
 /// The D store (see the module documentation).
 pub struct DStore {
@@ -29,7 +26,7 @@ pub struct DStore {
     d_rows_in: Reg<u32>,
     /// Rows written into their slots so far.
     d_rows_written: Reg<u32>,
-    /// The queue.
+    /// The queue, two tiles' rows deep (`2R`).
     dq: Vec<Reg<AccRow>>,
     dq_head: Reg<u8>,
     dq_count: Reg<u8>,
@@ -37,7 +34,8 @@ pub struct DStore {
 
 impl DStore {
     pub(super) fn new(cfg: &CoreConfig, lay: MemLayout) -> RtlResult<Self> {
-        let row_bits = COLS as u32 * cfg.acc.width();
+        let row_bits = lay.cols as u32 * cfg.acc.width();
+        let depth = 2 * lay.rows;
         let reg32 = |name: &'static str| Reg::new(name, 32, 0u32);
         Ok(Self {
             lay,
@@ -46,14 +44,14 @@ impl DStore {
             d_claimed: reg32("d_claimed")?,
             d_rows_in: reg32("d_rows_in")?,
             d_rows_written: reg32("d_rows_written")?,
-            dq: (0..DQ_DEPTH)
+            dq: (0..depth)
                 .map(|x| {
                     Ok(Reg::new(format!("dq_{x}"), row_bits, 0)?
                         .with_display(Display::Filter(cfg.acc.name)))
                 })
                 .collect::<RtlResult<_>>()?,
-            dq_head: Reg::new("dq_head", DQ_DEPTH.ilog2(), 0)?,
-            dq_count: Reg::new("dq_count", DQ_DEPTH.ilog2() + 1, 0)?,
+            dq_head: Reg::new("dq_head", index_bits(depth), 0)?,
+            dq_count: Reg::new("dq_count", index_bits(depth + 1), 0)?,
         })
     }
 
@@ -67,9 +65,10 @@ impl DStore {
     pub(super) fn ready(&self, completed: u32) -> bool {
         let claimed = self.d_claimed.q();
         let in_use = (self.lay.box_of(claimed as usize) as u32).saturating_sub(completed);
-        let coming = ROWS as u32 * claimed - self.d_rows_in.q();
+        let rows = self.lay.rows;
+        let coming = rows as u32 * claimed - self.d_rows_in.q();
         (in_use as usize) < self.lay.tile_slots
-            && usize::from(self.dq_count.q()) + coming as usize + ROWS <= DQ_DEPTH
+            && usize::from(self.dq_count.q()) + coming as usize + rows <= self.dq.len()
     }
 
     /// Every box stored and the queue empty (the stores in flight are the caller's to check).
@@ -88,11 +87,11 @@ impl DStore {
             *b = (v >> (8 * x)) as u8;
         }
         let written = self.d_rows_written.q() as usize;
-        let tile = written / ROWS;
-        let row = ROWS - 1 - written % ROWS;
+        let rows = self.lay.rows;
+        let (tile, row) = (written / rows, rows - 1 - written % rows);
         Some(SmemWriteLane {
             addr: self.lay.d_row_addr(tile, row),
-            len: (COLS as u32 * self.lay.esc) as u8,
+            len: (self.lay.cols as u32 * self.lay.esc) as u8,
             data,
         })
     }
@@ -101,7 +100,7 @@ impl DStore {
     /// written.
     pub(super) fn store_request(&self) -> Option<TmaRequest> {
         let lay = &self.lay;
-        let tiles_written = self.d_rows_written.q() as usize / ROWS;
+        let tiles_written = self.d_rows_written.q() as usize / lay.rows;
         let ds = self.stored.q() as usize;
         if ds >= lay.cd_boxes() || lay.last_tile_of_box(ds) >= tiles_written {
             return None;
@@ -122,7 +121,13 @@ impl DStore {
 
     /// The cycle's outcome: a store granted, the head row written (`written`), a drain window
     /// claimed, a row arriving from the output register.
-    pub(super) fn commit(&mut self, stored: bool, written: bool, claim: bool, row: Option<&DRow>) {
+    pub(super) fn commit(
+        &mut self,
+        stored: bool,
+        written: bool,
+        claim: bool,
+        row: Option<&DRow<'_>>,
+    ) {
         if stored {
             self.stored.set_d(self.stored.q() + 1);
         }
@@ -132,7 +137,7 @@ impl DStore {
         let mut head = usize::from(self.dq_head.q());
         let mut count = usize::from(self.dq_count.q());
         if written {
-            head = (head + 1) % DQ_DEPTH;
+            head = (head + 1) % self.dq.len();
             count -= 1;
             self.d_rows_written.set_d(self.d_rows_written.q() + 1);
         }
@@ -141,7 +146,8 @@ impl DStore {
             for (j, w) in row.values.iter().enumerate() {
                 v |= AccRow::from(*w) << (self.acc_bits * j);
             }
-            let tail = (usize::from(self.dq_head.q()) + usize::from(self.dq_count.q())) % DQ_DEPTH;
+            let tail =
+                (usize::from(self.dq_head.q()) + usize::from(self.dq_count.q())) % self.dq.len();
             self.dq[tail].set_d(v);
             count += 1;
             self.d_rows_in.set_d(self.d_rows_in.q() + 1);

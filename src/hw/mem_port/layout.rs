@@ -8,22 +8,18 @@ use super::{MemPortConfig, MAX_REQUEST_LANES, MAX_STAGES, MAX_TILE_SLOTS};
 use crate::hw::config::CoreConfig;
 use crate::hw::memory::{ElemType, SmemLane, Swizzle, TensorMap, TmaCmd, TmaOp};
 use crate::hw::pe::sparse_b_lanes;
-use crate::hw::{HwError, COLS, ROWS};
+use crate::hw::HwError;
 use crate::numerics::format::Format;
 
 use super::arbiter::TmaKind;
 
 /// Bytes of one row of the 128B swizzle atom (and of a stage's A or B box row).
 pub(super) const ATOM_ROW_BYTES: u32 = 128;
-/// Rows of a swizzle atom: a stage block holds A's `ROWS` rows, then B's `COLS` rows.
+/// Rows of a swizzle atom: a stage block holds A's `R` rows, then B's `C` rows (so an array
+/// takes this layout only if `R + C` rows fit, which [`MemLayout::new`] checks).
 const ATOM_ROWS: u32 = 8;
-/// Bytes of one stage block (one 128B swizzle atom: A rows `0..ROWS`, B rows
-/// `ROWS..ROWS + COLS`).
+/// Bytes of one stage block (one 128B swizzle atom: A rows `0..R`, B rows `R..R + C`).
 const STAGE_BYTES: u32 = ATOM_ROWS * ATOM_ROW_BYTES;
-const _: () = assert!(
-    ROWS + COLS <= ATOM_ROWS as usize,
-    "A and B rows share one atom"
-);
 /// Descriptor slots: A, B, C, D, and E (the 2:4 metadata of a sparse A).
 pub(super) const DESC_A: usize = 0;
 pub(super) const DESC_B: usize = 1;
@@ -35,8 +31,6 @@ pub(super) const DESC_E: usize = 4;
 pub const SPARSE_KC: usize = 64;
 /// Bytes of one metadata box row (the 16-byte TMA inner extent).
 pub(super) const E_ROW_BYTES: u32 = 16;
-/// Bytes of a B sub-box in a sparse stage: `COLS` rows of 128 bytes.
-const B_BOX_BYTES: u32 = COLS as u32 * ATOM_ROW_BYTES;
 /// Offset of a sparse A box in its block (row 2 of the 128B swizzle atom; the metadata box
 /// sits in row 0).
 const SPARSE_A_OFF: u32 = 2 * ATOM_ROW_BYTES;
@@ -46,10 +40,6 @@ pub(super) const SLOT_BYTES: u32 = 128;
 /// Bytes of a row of a C or D box: the 16-byte inner extent a TMA box needs (four FP32
 /// words, or eight FP16 words from two tiles).
 pub(super) const BOX_ROW_BYTES: u32 = 16;
-const _: () = assert!(
-    ROWS as u32 * BOX_ROW_BYTES <= SLOT_BYTES,
-    "a C/D box fits its slot"
-);
 /// Dense K positions per 2:4 group, and kept values per group.
 const GROUP: usize = 4;
 const KEPT_PER_GROUP: usize = 2;
@@ -114,6 +104,10 @@ impl LoadPlan {
 /// map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemLayout {
+    /// Rows of the PE array `R` (a tile's rows).
+    pub rows: usize,
+    /// Columns of the PE array `C` (a tile's columns).
+    pub cols: usize,
     /// Rows of A, C, D.
     pub m: usize,
     /// Columns of B, C, D.
@@ -132,7 +126,7 @@ pub struct MemLayout {
     pub esc: u32,
     /// Tiles of a tile row one C or D box covers side by side (1 for FP32, 2 for FP16).
     pub tiles_per_box: usize,
-    /// Tiles along N, `ceil(N / COLS)`.
+    /// Tiles along N, `ceil(N / C)`.
     pub tiles_n: usize,
     /// K elements a chunk (one TMA box along K; kept values for a sparse A).
     pub kc: usize,
@@ -252,6 +246,18 @@ impl MemLayout {
     ) -> Result<Self, HwError> {
         let sparse = operands == OperandLayout::Sparse;
         let (rows, cols) = (cfg.rows(), cfg.cols());
+        let esc = cfg.acc.width() / 8;
+        // A stage's atom holds A's rows then B's; a C/D box row is one TMA inner extent of a
+        // tile's row, and a box of `R` such rows fills one slot.
+        if rows + cols > ATOM_ROWS as usize
+            || rows as u32 * BOX_ROW_BYTES > SLOT_BYTES
+            || cols as u32 * esc > BOX_ROW_BYTES
+        {
+            return Err(HwError::Unsupported(format!(
+                "a {rows} x {cols} array through memory (A and B rows share one {ATOM_ROWS}-row \
+                 swizzle atom; a tile row of C fits {BOX_ROW_BYTES} bytes)"
+            )));
+        }
         let (esa, esb) = (container_bytes(cfg.fmt_a), container_bytes(cfg.fmt_b));
         let bytes_wide = |f: &Format| matches!(f.width(), 8 | 16);
         if sparse && !(bytes_wide(&cfg.fmt_a) && bytes_wide(&cfg.fmt_b)) {
@@ -296,7 +302,6 @@ impl MemLayout {
         let b_addr = if sparse { e.0 + e.1 * m as u64 } else { e.0 };
         let b = (b_addr, pitch((k as u64) * u64::from(esb)));
         let c_addr = b.0 + b.1 * n as u64;
-        let esc = cfg.acc.width() / 8;
         let tiles_per_box = (BOX_ROW_BYTES / (cols as u32 * esc)) as usize;
         let c = (c_addr, pitch(n as u64 * u64::from(esc)));
         let d = (c.0 + c.1 * m as u64, c.1);
@@ -355,6 +360,8 @@ impl MemLayout {
         let stages = want.min(room as usize).max(1);
         let c_base = stage_base + stages as u32 * stage_bytes;
         Ok(Self {
+            rows,
+            cols,
             m,
             n,
             k,
@@ -416,7 +423,7 @@ impl MemLayout {
             Self::elem(self.esa),
             self.a.0,
             &[self.k_steps as u64, self.m as u64],
-            &[self.kc as u32, ROWS as u32],
+            &[self.kc as u32, self.rows as u32],
         );
         a.global_strides[0] = self.a.1;
         a.swizzle = self.swz_a;
@@ -424,7 +431,7 @@ impl MemLayout {
             Self::elem(self.esb),
             self.b.0,
             &[self.k as u64, self.n as u64],
-            &[self.b_box_k() as u32, COLS as u32],
+            &[self.b_box_k() as u32, self.cols as u32],
         );
         b.global_strides[0] = self.b.1;
         b.swizzle = self.swz_b;
@@ -436,7 +443,7 @@ impl MemLayout {
             },
             self.c.0,
             &[self.n as u64, self.m as u64],
-            &[(COLS * self.tiles_per_box) as u32, ROWS as u32],
+            &[(self.cols * self.tiles_per_box) as u32, self.rows as u32],
         );
         c.global_strides[0] = self.c.1;
         let mut d = c;
@@ -447,7 +454,7 @@ impl MemLayout {
                 ElemType::U8,
                 self.e.0,
                 &[self.k.div_ceil(2 * GROUP) as u64, self.m as u64],
-                &[E_ROW_BYTES, ROWS as u32],
+                &[E_ROW_BYTES, self.rows as u32],
             );
             e.global_strides[0] = self.e.1;
             maps.push(e);
@@ -457,9 +464,9 @@ impl MemLayout {
 
     /// Bytes of a chunk's A side: the A box, and the E box of a sparse A.
     fn a_side_bytes(&self) -> u32 {
-        let box_a = (ROWS * self.kc) as u32 * self.esa;
+        let box_a = (self.rows * self.kc) as u32 * self.esa;
         match self.operands {
-            OperandLayout::Sparse => box_a + ROWS as u32 * E_ROW_BYTES,
+            OperandLayout::Sparse => box_a + self.rows as u32 * E_ROW_BYTES,
             OperandLayout::Dense => box_a,
         }
     }
@@ -467,8 +474,9 @@ impl MemLayout {
     /// Bytes of a chunk's B boxes.
     fn b_side_bytes(&self) -> u32 {
         match self.operands {
-            OperandLayout::Sparse => self.b_boxes as u32 * B_BOX_BYTES,
-            OperandLayout::Dense => (COLS * self.kc) as u32 * self.esb,
+            // A B sub-box is `C` rows of one atom row each.
+            OperandLayout::Sparse => self.b_boxes as u32 * self.cols as u32 * ATOM_ROW_BYTES,
+            OperandLayout::Dense => (self.cols * self.kc) as u32 * self.esb,
         }
     }
 
@@ -491,7 +499,7 @@ impl MemLayout {
     pub fn load_cmd(&self, g: usize, part: LoadPart, bar: usize) -> (TmaCmd, TmaKind) {
         let (t, q, stage) = (g / self.chunks, g % self.chunks, g % self.stages);
         let (tm, tn) = (t / self.tiles_n, t % self.tiles_n);
-        let (r0, c0) = (tm * ROWS, tn * COLS);
+        let (r0, c0) = (tm * self.rows, tn * self.cols);
         let (desc, coords, smem_addr, kind) = match part {
             LoadPart::A => (
                 DESC_A,
@@ -536,7 +544,7 @@ impl MemLayout {
     /// C (and D) boxes of the problem: one per tile for FP32, one per pair of tiles of a
     /// tile row for FP16.
     pub fn cd_boxes(&self) -> usize {
-        self.m.div_ceil(ROWS) * self.boxes_n()
+        self.m.div_ceil(self.rows) * self.boxes_n()
     }
 
     /// The C/D box holding tile `t` (tiles and boxes both row-major).
@@ -554,17 +562,17 @@ impl MemLayout {
     /// The global (row, column) of box `b`'s first element.
     pub(super) fn box_origin(&self, b: usize) -> (usize, usize) {
         let (tm, bn) = (b / self.boxes_n(), b % self.boxes_n());
-        (tm * ROWS, bn * self.tiles_per_box * COLS)
+        (tm * self.rows, bn * self.tiles_per_box * self.cols)
     }
 
     /// Bytes of one C or D box (the transaction count of a C load).
     pub(super) fn cd_box_bytes(&self) -> u32 {
-        ROWS as u32 * BOX_ROW_BYTES
+        self.rows as u32 * BOX_ROW_BYTES
     }
 
     /// Shared-memory byte offset of tile `t`'s first word within a row of its box's slot.
     pub(super) fn tile_in_box(&self, t: usize) -> u32 {
-        ((t % self.tiles_n) % self.tiles_per_box) as u32 * COLS as u32 * self.esc
+        ((t % self.tiles_n) % self.tiles_per_box) as u32 * self.cols as u32 * self.esc
     }
 
     /// Shared-memory address of row `row` of tile `t` in its box's C slot.
@@ -610,7 +618,7 @@ impl MemLayout {
 
     /// Shared-memory base of the B box of a dense stage: the atom's rows after A's.
     fn b_base(&self, stage: usize) -> u32 {
-        self.stage_base + stage as u32 * self.stage_bytes + ROWS as u32 * ATOM_ROW_BYTES
+        self.stage_base + stage as u32 * self.stage_bytes + self.rows as u32 * ATOM_ROW_BYTES
     }
 
     /// Shared-memory base of the metadata box of chunk `q` of tile row `tm` (sparse): row 0 of
@@ -673,7 +681,7 @@ impl MemLayout {
         let (q, stage) = (g % self.chunks, g % self.stages);
         let tm = tile / self.tiles_n;
         let kk = step * w - q * self.kc;
-        let rows = (0..ROWS).filter(|r| r0 + r < self.m);
+        let rows = (0..self.rows).filter(|r| r0 + r < self.m);
         let a_row = self.kc as u32 * self.esa;
         let a_base = self.a_base(tm, q, stage);
         for r in rows.clone() {
@@ -685,7 +693,7 @@ impl MemLayout {
             OperandLayout::Dense => {
                 let b_row = self.kc as u32 * self.esb;
                 let base = self.b_base(stage);
-                for c in (0..COLS).filter(|c| c0 + c < self.n) {
+                for c in (0..self.cols).filter(|c| c0 + c < self.n) {
                     let logical = base + c as u32 * b_row + kk as u32 * self.esb;
                     push_lanes(out, logical, b_bytes, self.swz_b);
                 }
@@ -693,7 +701,7 @@ impl MemLayout {
             OperandLayout::Sparse => {
                 let at = (GROUP * (kk / KEPT_PER_GROUP)) as u32 * self.esb;
                 let b_box = self.b_box_base(stage, (at / ATOM_ROW_BYTES) as usize);
-                for c in (0..COLS).filter(|c| c0 + c < self.n) {
+                for c in (0..self.cols).filter(|c| c0 + c < self.n) {
                     let logical = b_box + c as u32 * ATOM_ROW_BYTES + at % ATOM_ROW_BYTES;
                     push_lanes(out, logical, b_bytes, self.swz_b);
                 }

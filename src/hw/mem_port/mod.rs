@@ -25,7 +25,7 @@
 //! system (`mem.gmem`, `mem.smem`, `mem.tma`, `mem.mbar_<i>`).
 //!
 //! C and D words are as wide as the accumulator: 4 bytes for FP32, 2 for FP16 (the C
-//! registers and D queue rows are `COLS x 32` or `COLS x 16` bits). A TMA box's inner extent
+//! registers and D queue rows are `C x 32` or `C x 16` bits). A TMA box's inner extent
 //! must be a multiple of 16 bytes, so the C/D box is 16 bytes wide: one 4 x 4 FP32 tile, or
 //! for FP16 two neighbouring tiles of a tile row side by side (8 x 4 FP16, the left tile at
 //! byte 0 of a box row, the right at byte 8). Either way a box is 64 bytes and fills one
@@ -35,9 +35,9 @@
 //! Global-memory layout: A is `M x K` row-major (K-major), B is stored transposed (`N x K`,
 //! K-major, as tensor cores prefer, the "TN" layout), C and D are `M x N` in the accumulator
 //! format (FP32 or FP16); every row starts at a 16-byte-aligned pitch. Shared memory: stage `s`
-//! is a 1024-byte block with A (stream mode) in its first `ROWS` rows and B in the next `COLS`
+//! is a 1024-byte block with A (stream mode) in its first `R` rows and B in the next `C`
 //! rows of the 128B swizzle pattern, so the eight lanes of a step fall in eight different
-//! 16-byte chunks (banks) and a step reads in one pass. When a `ROWS`-row panel of A fits
+//! 16-byte chunks (banks) and a step reads in one pass. When an `R`-row panel of A fits
 //! twice in shared memory, A is loaded once per tile row into one of two panels and reused by
 //! every tile of the row (panel mode, the reuse that keeps a GEMM under the bandwidth
 //! roofline).
@@ -50,8 +50,11 @@
 //! one `expect_tx` for all). A stage is one swizzle atom for E (row 0) and A (from row 2), plus
 //! one atom per B box; in panel mode A and E sit in the panels. A step reads `w` kept values
 //! per row, `max(2w, 4)` B positions per column, and on a chunk's first step the E rows
-//! (kept in `e_row_<i>` for the chunk's other steps); the selects go beside A in
-//! [`StepOperands::meta`] (`hold_e_<i>` while held).
+//! (kept in `e_row_<i>` for the chunk's other steps); the selects go beside A in the step's
+//! extras, [`SparseSelects`] (`hold_e_<i>` while held). The port's type says which:
+//! [`MemoryPort::new`] builds a `MemoryPort<W>` (dense, extras `()`),
+//! [`MemoryPort::new_sparse`] a `MemoryPort<W, SparseSelects>`, so the core built on it gets
+//! the sparse datapath from the type.
 
 pub mod arbiter;
 pub mod c_fetch;
@@ -63,18 +66,19 @@ pub mod producer;
 
 pub use arbiter::{TmaArbiter, TmaKind, TmaRequest};
 pub use c_fetch::CFetch;
-pub use consumer::Consumer;
+pub use consumer::{Consumer, PortExtras};
 pub use d_store::DStore;
 pub use layout::{LoadPart, LoadPlan, MemLayout, OperandLayout, SPARSE_KC};
 pub use producer::Producer;
 
 use super::config::CoreConfig;
+use super::extras::SparseSelects;
 use super::feeder::check_dense_problem;
 use super::memory::{MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane};
 use super::port::{OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
 use super::sparse_feeder::check_sparse_problem;
-use super::{HwError, COLS};
+use super::HwError;
 use crate::rtl::{Module, Reg, Visitor, Wire};
 use host::{container_shift, host_rows};
 use producer::ProducerIn;
@@ -122,8 +126,9 @@ impl MemPortConfig {
     }
 }
 
-/// The memory-fed operand port (see the module documentation).
-pub struct MemoryPort<const W: usize> {
+/// The memory-fed operand port (see the module documentation), serving extras `X`: `()`
+/// for a dense problem, [`SparseSelects`] for a 2:4 sparse one.
+pub struct MemoryPort<const W: usize, X: PortExtras<W> = ()> {
     cfg: CoreConfig,
     lay: MemLayout,
     mem: MemorySystem,
@@ -138,7 +143,7 @@ pub struct MemoryPort<const W: usize> {
     rd_accept: Wire<bool>,
     // The roles.
     producer: Producer,
-    consumer: Consumer<W>,
+    consumer: Consumer<W, X>,
     c_fetch: CFetch,
     d_store: DStore,
     arbiter: TmaArbiter,
@@ -179,7 +184,8 @@ impl<const W: usize> MemoryPort<W> {
     /// `values` (`m x k/2` kept values), `meta` (`m x k/4` nibbles, one a byte, the PTX
     /// `ordered_metadata` encoding), `b` (`k x n`), `c` (`m x n`), laid out as
     /// [`MemLayout::new_sparse`] says: global memory holds the kept values as A and the
-    /// nibbles packed two a byte as E (group `2x` in the low half of byte `x`).
+    /// nibbles packed two a byte as E (group `2x` in the low half of byte `x`). The port
+    /// serves the selects beside A: its type is `MemoryPort<W, SparseSelects>`.
     #[allow(clippy::too_many_arguments)] // the shape and the four matrices of the problem
     pub fn new_sparse(
         cfg: CoreConfig,
@@ -191,7 +197,7 @@ impl<const W: usize> MemoryPort<W> {
         meta: &[u8],
         b: &[u64],
         c: &[u32],
-    ) -> Result<Self, HwError> {
+    ) -> Result<MemoryPort<W, SparseSelects>, HwError> {
         check_sparse_problem((m, n, k), values.len(), meta.len(), b.len(), c.len())?;
         let lay = MemLayout::new_sparse(&cfg, m, n, k, pc)?;
         let mut mem = Self::memory(pc, &lay)?;
@@ -213,9 +219,11 @@ impl<const W: usize> MemoryPort<W> {
         host_rows(&mut mem, lay.c, lay.esc, m, n, |i, j| {
             u64::from(c[i * n + j])
         });
-        Self::assemble(cfg, lay, mem)
+        MemoryPort::assemble(cfg, lay, mem)
     }
+}
 
+impl<const W: usize, X: PortExtras<W>> MemoryPort<W, X> {
     /// The memory system of `lay`, its descriptors set.
     fn memory(pc: &MemPortConfig, lay: &MemLayout) -> Result<MemorySystem, HwError> {
         let mbars = lay.stages + lay.tile_slots;
@@ -231,7 +239,7 @@ impl<const W: usize> MemoryPort<W> {
     /// The port's roles around a filled memory system.
     fn assemble(cfg: CoreConfig, lay: MemLayout, mem: MemorySystem) -> Result<Self, HwError> {
         let mbars = lay.stages + lay.tile_slots;
-        let sched = Schedule::new(lay.m, lay.n, lay.k_steps, cfg.width, cfg.block());
+        let sched = Schedule::for_core(&cfg, lay.m, lay.n, lay.k_steps, cfg.block());
         let tiles = sched.tiles();
         Ok(Self {
             cfg,
@@ -298,7 +306,7 @@ impl<const W: usize> MemoryPort<W> {
     }
 }
 
-impl<const W: usize> Module for MemoryPort<W> {
+impl<const W: usize, X: PortExtras<W>> Module for MemoryPort<W, X> {
     fn name(&self) -> &str {
         "mem"
     }
@@ -320,22 +328,22 @@ impl<const W: usize> Module for MemoryPort<W> {
     }
 }
 
-impl<const W: usize> OperandPort<W> for MemoryPort<W> {
+impl<const W: usize, X: PortExtras<W>> OperandPort<W> for MemoryPort<W, X> {
+    type Extras = X;
+
     fn dims(&self) -> (usize, usize, usize) {
         (self.lay.m, self.lay.n, self.lay.k_steps)
     }
 
-    fn sparse(&self) -> bool {
-        self.lay.is_sparse()
-    }
+    fn spec(&self) {}
 
     #[inline]
     fn valid(&self) -> bool {
         self.consumer.valid()
     }
 
-    fn operands(&self) -> StepOperands<W> {
-        self.consumer.operands(self.mem.smem_read_data())
+    fn operands(&self, out: &mut StepOperands<W, X>) {
+        self.consumer.operands(self.mem.smem_read_data(), out);
     }
 
     fn c_ready(&self, tile: usize) -> bool {
@@ -343,15 +351,13 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         self.c_fetch.tile() > tile
     }
 
-    fn c_row(&self, tile: usize, row: usize) -> [u32; COLS] {
+    fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
         let v = self.c_fetch.row(tile, row);
         let bits = self.cfg.acc.width();
         let mask = (1u128 << bits) - 1;
-        let mut out = [0u32; COLS];
         for (j, o) in out.iter_mut().enumerate() {
             *o = ((v >> (bits as usize * j)) & mask) as u32;
         }
-        out
     }
 
     fn d_ready(&self) -> bool {
@@ -370,7 +376,7 @@ impl<const W: usize> OperandPort<W> for MemoryPort<W> {
         self.mem.error().map(|e| e.to_string())
     }
 
-    fn comb(&mut self, io: &PortIo) {
+    fn comb(&mut self, io: &PortIo<'_>) {
         let lay = self.lay;
         self.mbar_ops.clear();
         self.lanes.clear();
