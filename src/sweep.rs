@@ -117,9 +117,17 @@ impl KStats {
 
 /// One sample's outcome.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Outcome {
+pub enum Outcome {
+    /// The result or the exact value is not finite, or the exact value is zero and the
+    /// result is not: left out of the error statistics.
     NonFinite,
-    Error { ulp: f64, rel: f64 },
+    /// The error of a finite result.
+    Error {
+        /// In ulps of the output format at the exact value.
+        ulp: f64,
+        /// Relative to the exact value.
+        rel: f64,
+    },
 }
 
 /// The sweep's configuration.
@@ -151,7 +159,7 @@ pub struct SweepConfig {
 
 /// A value of `fmt` nearest to `v` (round to nearest even; overflow saturates), as bits:
 /// found by bisection over the ordered positive encodings with the reference decoder.
-fn encode_nearest(fmt: Format, v: f64) -> u64 {
+pub fn encode_nearest(fmt: Format, v: f64) -> u64 {
     let sign = if v < 0.0 {
         1u64 << (fmt.width() - 1)
     } else {
@@ -234,7 +242,7 @@ pub fn operands(cfg: &SweepConfig, k: usize, s: u64) -> (Vec<u64>, Vec<u64>) {
 
 /// Error of `d` (a bit pattern of the output format `out`) against the exact value `x`, in
 /// ulps of `out` at the exact value and relative.
-fn error(d: u32, out: Format, x: &ExactValue) -> Outcome {
+pub fn error(d: u32, out: Format, x: &ExactValue) -> Outcome {
     let (neg, mag, exp) = match x {
         ExactValue::Finite(n, m, e) => (*n, m, *e),
         _ => return Outcome::NonFinite,
@@ -286,7 +294,9 @@ fn error(d: u32, out: Format, x: &ExactValue) -> Outcome {
     Outcome::Error { ulp, rel }
 }
 
-fn bin(ulp: f64) -> usize {
+/// The histogram bin of an ulp error (see [`hist_edges`]): 0 for an exact result, then one
+/// bin per edge, the last taking everything above the last edge.
+pub fn hist_bin(ulp: f64) -> usize {
     if ulp == 0.0 {
         return 0;
     }
@@ -323,7 +333,7 @@ impl Acc {
                 self.max_rel = self.max_rel.max(rel);
                 self.sum_ulp_q += (ulp * 65536.0).round().min(1e30) as u128;
                 self.sum_rel_q += (rel * 2f64.powi(64)).round().min(1e30) as u128;
-                self.hist[bin(ulp)] += 1;
+                self.hist[hist_bin(ulp)] += 1;
             }
         }
         self
@@ -425,67 +435,4 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KSt
         out.push(finish(k, &acc));
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::numerics::format::{E4M3, FP16, FP32};
-
-    #[test]
-    fn encode_nearest_rounds_to_even() {
-        assert_eq!(encode_nearest(FP16, 1.0), 0x3C00);
-        assert_eq!(encode_nearest(FP16, -1.0 - 2f64.powi(-11)), 0xBC00); // tie to even
-        assert_eq!(encode_nearest(FP16, 1.0 + 3.0 * 2f64.powi(-11)), 0x3C02);
-        assert_eq!(encode_nearest(E4M3, 1e6), 0x7E); // saturates at 448
-        assert_eq!(encode_nearest(FP16, 0.0), 0);
-    }
-
-    #[test]
-    fn ulp_and_relative_errors() {
-        // exact 1 + 2^-25, result 1: 1/4 ulp, relative ~2^-25.
-        let x = ExactValue::Finite(false, BigUint::from((1u64 << 25) + 1), -25);
-        match error(0x3F80_0000, FP32, &x) {
-            Outcome::Error { ulp, rel } => {
-                assert_eq!(ulp, 0.25);
-                assert!((rel - 2f64.powi(-25)).abs() < 1e-15);
-            }
-            o => panic!("{o:?}"),
-        }
-        // The same exact value against FP16 1.0 (0x3C00): 2^-25 is 2^-15 ulps of FP16 (ulp
-        // 2^-10 at 1); and FP16 1 + 2^-10 (0x3C01) is 1 - 2^-15 ulps away.
-        match error(0x3C00, FP16, &x) {
-            Outcome::Error { ulp, .. } => assert_eq!(ulp, 2f64.powi(-15)),
-            o => panic!("{o:?}"),
-        }
-        match error(0x3C01, FP16, &x) {
-            Outcome::Error { ulp, .. } => assert_eq!(ulp, 1.0 - 2f64.powi(-15)),
-            o => panic!("{o:?}"),
-        }
-        // FP16 infinity is not finite.
-        assert_eq!(error(0x7C00, FP16, &x), Outcome::NonFinite);
-        assert_eq!(bin(0.25), 1);
-        assert_eq!(bin(0.0), 0);
-        assert_eq!(bin(1.0), 2);
-        assert_eq!(bin(3.0), 4);
-        assert_eq!(bin(1e9), HIST_BINS - 1);
-        assert_eq!(hist_edges().len() + 1, HIST_BINS);
-    }
-
-    #[test]
-    fn quantiles_from_the_histogram() {
-        // 10 samples: 4 exact, 3 in (1/2, 1], 2 in (4, 8], 1 at 100 (bin (64, 128]).
-        let mut a = Acc::default();
-        for ulp in [0.0, 0.0, 0.0, 0.0, 0.75, 1.0, 0.6, 5.0, 8.0, 100.0] {
-            a = a.add(Outcome::Error { ulp, rel: 0.0 });
-        }
-        let k = finish(16, &a);
-        assert_eq!(k.quantile_ulp(0.4), 0.0);
-        assert_eq!(k.quantile_ulp(0.5), 1.0);
-        assert_eq!(k.quantile_ulp(0.7), 1.0);
-        assert_eq!(k.quantile_ulp(0.9), 8.0);
-        // The top bin's edge (128) is capped by the largest error seen.
-        assert_eq!(k.quantile_ulp(0.99), 100.0);
-        assert_eq!(k.quantile_ulp(1.0), 100.0);
-    }
 }

@@ -355,24 +355,3 @@ fn tiny_after_rounding<R: Register>(
     let (r, _) = apply_rounding(mode, sign, k, l);
     r < (1u64 << (frac_bits + 1))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shift_right_loss_edges() {
-        let top = 1u128 << 127;
-        assert_eq!(shift_right_loss(0b1011, 0), (0b1011, Loss::ExactlyZero));
-        assert_eq!(shift_right_loss(0b1011, 1), (0b101, Loss::ExactlyHalf));
-        assert_eq!(shift_right_loss(0b1011, 2), (0b10, Loss::MoreThanHalf));
-        assert_eq!(shift_right_loss(0b1001, 3), (0b1, Loss::LessThanHalf));
-        assert_eq!(shift_right_loss(0b1000, 3), (0b1, Loss::ExactlyZero));
-        assert_eq!(shift_right_loss(top | 1, 127), (1, Loss::LessThanHalf));
-        assert_eq!(shift_right_loss(top, 128), (0, Loss::ExactlyHalf));
-        assert_eq!(shift_right_loss(top | 1, 128), (0, Loss::MoreThanHalf));
-        assert_eq!(shift_right_loss(1, 128), (0, Loss::LessThanHalf));
-        assert_eq!(shift_right_loss(top, 129), (0, Loss::LessThanHalf));
-        assert_eq!(shift_right_loss(0, 200), (0, Loss::ExactlyZero));
-    }
-}

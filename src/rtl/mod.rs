@@ -87,8 +87,6 @@ mod signal;
 mod sim;
 mod table;
 mod trace;
-#[cfg(test)]
-mod typed_tests;
 mod value;
 mod watchdog;
 mod wire;

@@ -12,5 +12,6 @@ pub mod mx_ref;
 pub mod nvidia_ref;
 pub mod sparse;
 pub mod tma_ref;
+pub mod ulps;
 
 pub use check::{check, Check};

@@ -15,7 +15,7 @@
 //!   run: no panic, exit code 0, 1 or 2 only, exit 2 prints exactly one `error: ...` line and
 //!   leaves no new file behind, and no `.partial` file is ever left.
 //!
-//! (Operand strings and trace windows are fuzzed by the unit tests of `src/io/values.rs`.)
+//! (Operand strings and trace windows are fuzzed in `tests/cli/operand_grammar.rs`.)
 //! The default run is bounded (seconds); `TCRTL_FUZZ_CASES=N` sets the cases per harness for a
 //! long run (docs/reliability.md).
 

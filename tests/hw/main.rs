@@ -6,13 +6,21 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod d_tag;
 mod eval_order;
 mod fp16_paths;
 mod fp16_tf32;
 mod gemm;
+mod gemm_dispatch;
 mod gemm_int;
 mod geometry;
+mod pe_ctl_lanes;
+mod pe_fp_products;
+mod pe_int_products;
+mod shift_cmd;
+mod tb_runner;
 mod testbenches;
 mod timing;
 mod wave_digests;
+mod wave_filter;
 mod waves;

@@ -8,5 +8,6 @@ mod common;
 
 mod gemm_memory;
 mod port_scopes;
+mod roofline;
 mod sparse_tma;
 mod tma_props;

@@ -6,6 +6,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod block_accumulator;
 mod core;
 mod core_nvfp4_int8;
 mod dot;
+mod gemm_problem;

@@ -8,12 +8,18 @@ mod common;
 
 mod add;
 mod convert;
+mod convert_edges;
 mod dot_batch;
 mod dot_explain;
 mod dot_fp16_rounding;
 mod dot_modes;
 mod dot_rounding;
+mod explain_stages;
+mod fixed_lanes;
 mod int;
+mod int_rows;
 mod products;
+mod shift_loss;
 mod small_formats;
 mod traces;
+mod wide_acc;

@@ -6,10 +6,17 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod exact_ref;
 mod fp16_tf32_probes;
+mod fp8_table;
+mod mx_ref;
 mod nvidia_measurements;
 mod nvidia_probes;
 mod nvidia_ref;
+mod nvidia_ref_unit;
+mod sweep_stats;
+mod ulps;
+mod verify_check;
 mod verify_fp16_ref;
 mod verify_sweep;
 mod verilog_reference;

@@ -6,4 +6,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bundle;
+mod glob;
+mod mem;
+mod output_file;
+mod typed_regs;
+mod value;
 mod waves;

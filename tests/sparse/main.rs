@@ -7,5 +7,7 @@
 mod common;
 
 mod clocked;
+mod compress;
+mod meta_nibbles;
 mod props;
 mod select_rtl;

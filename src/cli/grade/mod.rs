@@ -12,14 +12,13 @@
 //! full golden-format record or just the accumulator word). Exit 0 when all match, 1 otherwise,
 //! 2 on bad input.
 
-mod ulps;
 mod vcd;
 
 use clap::Args;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::io::memh::parse_memh;
-use ulps::{fp16_ulps, fp32_ulps};
+use tensorcore_rtl::verify::ulps::{fp16_ulps, fp32_ulps};
 
 /// Arguments of `tcrtl grade`.
 #[derive(Args, Debug)]

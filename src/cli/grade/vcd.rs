@@ -20,7 +20,7 @@ use serde_json::json;
 use tensorcore_rtl::numerics::format::Format;
 use vcd::{Command, IdCode, ScopeItem, Value};
 
-use super::ulps::{fp16_ulps, fp32_ulps};
+use tensorcore_rtl::verify::ulps::{fp16_ulps, fp32_ulps};
 
 /// The largest accumulator latency searched, in cycles after the operands.
 pub const MAX_LATENCY: usize = 32;

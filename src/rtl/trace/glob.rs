@@ -43,19 +43,3 @@ pub(crate) fn selects(pattern: &str, path: &str) -> bool {
     }
     false
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn globs() {
-        assert!(selects("mesh.pe_0_*", "tc.mesh.pe_0_1.acc"));
-        assert!(!selects("mesh.pe_0_*", "tc.mesh.pe_1_0.acc"));
-        assert!(selects("acc", "tc.mesh.pe_1_0.acc"));
-        assert!(!selects("ac", "tc.mesh.pe_1_0.acc"));
-        assert!(selects("pe_?_0", "tc.mesh.pe_1_0.acc"));
-        assert!(selects("*", "tc.x"));
-        assert!(selects("tc.mesh.pe_1_0.acc", "tc.mesh.pe_1_0.acc"));
-    }
-}

@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use super::*;
+use tensorcore_rtl::rtl::*;
 
 /// Two lanes of (sign, 5-bit exponent, 11-bit significand) plus a valid bit: 35 bits when
 /// packed as `valid | lane0 << 1 | lane1 << 18`.
