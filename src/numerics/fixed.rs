@@ -81,9 +81,17 @@ fn chain_fixed<const ACC: usize>(products: &[Product], c: u32) -> StepRecord {
     })
 }
 
-/// Positions of the accumulator formats in [`ALL_FORMATS`] (checked by a test).
+/// Positions of the accumulator formats in [`ALL_FORMATS`], checked when the crate compiles.
 const FP32_AT: usize = 5;
 const FP16_AT: usize = 2;
+
+const fn same_row(a: Format, b: Format) -> bool {
+    a.exp_bits == b.exp_bits
+        && a.frac_bits == b.frac_bits
+        && a.bias == b.bias
+        && a.signed == b.signed
+}
+const _: () = assert!(same_row(ALL_FORMATS[FP32_AT], FP32) && same_row(ALL_FORMATS[FP16_AT], FP16));
 
 /// The round-to-nearest-even `ieee` chain built for accumulator format `acc` (FP32 or
 /// FP16); `None` for any other format.
