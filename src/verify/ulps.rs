@@ -5,31 +5,28 @@
 /// values between them on the number line (+0 and -0 count as the same point), or `None` when
 /// either is a NaN.
 pub fn fp32_ulps(a: u32, b: u32) -> Option<u64> {
-    let is_nan = |w: u32| (w & 0x7F80_0000) == 0x7F80_0000 && (w & 0x007F_FFFF) != 0;
-    if is_nan(a) || is_nan(b) {
-        return None;
-    }
-    // Ordered integer: the magnitude's bits, negated for negative values.
-    let ordered = |w: u32| -> i64 {
-        let mag = i64::from(w & 0x7FFF_FFFF);
-        if w & 0x8000_0000 != 0 {
-            -mag
-        } else {
-            mag
-        }
-    };
-    Some(ordered(a).abs_diff(ordered(b)))
+    ieee_ulps(u64::from(a), u64::from(b), 8, 23)
 }
 
 /// The distance between two FP16 encodings in ulps, as [`fp32_ulps`] counts FP32 ones.
 pub fn fp16_ulps(a: u16, b: u16) -> Option<u64> {
-    let is_nan = |w: u16| (w & 0x7C00) == 0x7C00 && (w & 0x03FF) != 0;
+    ieee_ulps(u64::from(a), u64::from(b), 5, 10)
+}
+
+/// The ulp distance of two encodings of an IEEE-style binary format with `exp_bits` exponent
+/// and `frac_bits` fraction bits (a sign bit above them).
+fn ieee_ulps(a: u64, b: u64, exp_bits: u32, frac_bits: u32) -> Option<u64> {
+    let frac_mask = (1u64 << frac_bits) - 1;
+    let exp_mask = ((1u64 << exp_bits) - 1) << frac_bits;
+    let sign = 1u64 << (exp_bits + frac_bits);
+    let is_nan = |w: u64| w & exp_mask == exp_mask && w & frac_mask != 0;
     if is_nan(a) || is_nan(b) {
         return None;
     }
-    let ordered = |w: u16| -> i64 {
-        let mag = i64::from(w & 0x7FFF);
-        if w & 0x8000 != 0 {
+    // Ordered integer: the magnitude's bits, negated for negative values.
+    let ordered = |w: u64| -> i64 {
+        let mag = (w & (sign - 1)) as i64;
+        if w & sign != 0 {
             -mag
         } else {
             mag
