@@ -6,9 +6,9 @@
 //! A clocked core picks its units once, when it is built ([`lane_multiplier`],
 //! [`ieee_chain`]), so no PE reads a format row in the clock loop.
 
-use super::dot::ieee::{fma_acc, fma_chain_by};
+use super::dot::ieee::{fma_acc, fma_acc_bits, fma_chain_by};
 use super::dot::StepRecord;
-use super::flags::RoundingMode;
+use super::flags::{Flags, RoundingMode};
 use super::format::{Format, ALL_FORMATS, FP16, FP32};
 use super::multiply::{multiply, Product};
 
@@ -19,6 +19,11 @@ pub type LaneMultiplier = fn(u64, u64) -> Product;
 /// nearest even: `(products in lane order, c bits) -> the step's record` (as
 /// [`fma_chain_by`] with [`fma_acc`]).
 pub type IeeeChain = fn(&[Product], u32) -> StepRecord;
+
+/// [`IeeeChain`] when nothing reads the trace fields: `(products, c bits) -> (result bits,
+/// flags raised)`. Each FMA is [`fma_acc_bits`]: the normal-range unit where it answers,
+/// the full [`fma_acc`] otherwise, with the same bits and flags.
+pub type IeeeChainBits = fn(&[Product], u32) -> (u32, Flags);
 
 /// Row `I` of [`ALL_FORMATS`] as an associated constant: a compile-time value, not a load
 /// from the table.
@@ -81,6 +86,18 @@ fn chain_fixed<const ACC: usize>(products: &[Product], c: u32) -> StepRecord {
     })
 }
 
+#[inline(never)]
+fn chain_bits_fixed<const ACC: usize>(products: &[Product], c: u32) -> (u32, Flags) {
+    let mut bits = c;
+    let mut flags = Flags::NONE;
+    for p in products {
+        let (b, f) = fma_acc_bits(bits, p, Row::<ACC>::FORMAT);
+        bits = b;
+        flags |= f;
+    }
+    (bits, flags)
+}
+
 /// Positions of the accumulator formats in [`ALL_FORMATS`], checked when the crate compiles.
 const FP32_AT: usize = 5;
 const FP16_AT: usize = 2;
@@ -100,6 +117,18 @@ pub fn ieee_chain(acc: Format) -> Option<IeeeChain> {
         Some(chain_fixed::<FP32_AT>)
     } else if acc == FP16 {
         Some(chain_fixed::<FP16_AT>)
+    } else {
+        None
+    }
+}
+
+/// [`ieee_chain`] without the trace fields ([`IeeeChainBits`]), for a PE none of whose
+/// stage-2 wires is observed; `None` for a format other than FP32 or FP16.
+pub fn ieee_chain_bits(acc: Format) -> Option<IeeeChainBits> {
+    if acc == FP32 {
+        Some(chain_bits_fixed::<FP32_AT>)
+    } else if acc == FP16 {
+        Some(chain_bits_fixed::<FP16_AT>)
     } else {
         None
     }

@@ -34,6 +34,13 @@ pub trait Module {
     fn name(&self) -> &str;
     /// Presents every register, wire, input and child to the visitor, in a fixed order.
     fn visit<V: Visitor>(&mut self, v: &mut V);
+
+    /// Called by the engine once it has decided which of this block's wires are observed
+    /// ([`Wire::is_observed`]): when the design is elaborated, and again when a peek or the
+    /// settle check turns every wire on. A block may note here what its wires say, so that
+    /// its combinational phase tests one flag per group of wave-only values instead of one
+    /// per wire. The default does nothing; it must never change a register.
+    fn observed(&mut self) {}
 }
 
 /// A top-level module: the unit the [`crate::rtl::Simulator`] runs.

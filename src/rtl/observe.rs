@@ -1,5 +1,6 @@
 //! Which wires anything reads: the elaboration pass that turns each wire's observation on or
-//! off ([`crate::rtl::Wire::set_with`] skips its closure for a wire nobody observes).
+//! off ([`crate::rtl::Wire::set_with`] skips its closure for a wire nobody observes), then
+//! tells each block ([`Module::observed`]).
 
 use super::bundle::Bundle;
 use super::module::{Module, Sealed, Visitor};
@@ -21,11 +22,13 @@ impl<'a> Observe<'a> {
             index: 0,
             on: Some(on),
         });
+        top.observed();
     }
 
     /// Observes every wire.
     pub fn all<M: Module>(top: &mut M) {
         top.visit(&mut Observe { index: 0, on: None });
+        top.observed();
     }
 }
 
@@ -46,5 +49,6 @@ impl Visitor for Observe<'_> {
     }
     fn child<M: Module>(&mut self, m: &mut M) {
         m.visit(self);
+        m.observed();
     }
 }

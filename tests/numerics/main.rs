@@ -16,6 +16,7 @@ mod dot_modes;
 mod dot_rounding;
 mod explain_stages;
 mod fixed_lanes;
+mod fma_normal;
 mod int;
 mod int_rows;
 mod products;

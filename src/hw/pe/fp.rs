@@ -29,7 +29,9 @@ use crate::numerics::dot::{fused, ieee, nvidia};
 use crate::numerics::dot::{
     stage_accumulate_acc, stage_multiply, AccMode, MultiplyStage, StepRecord, MAX_LANES,
 };
-use crate::numerics::fixed::{ieee_chain, lane_multiplier, IeeeChain, LaneMultiplier};
+use crate::numerics::fixed::{
+    ieee_chain, ieee_chain_bits, lane_multiplier, IeeeChain, IeeeChainBits, LaneMultiplier,
+};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
 use crate::numerics::multiply::{Product, ProductClass};
@@ -206,6 +208,8 @@ pub struct FpPath {
     /// In `ieee` mode, the FMA chain built for the accumulator format (`None` in the other
     /// modes).
     ieee: Option<IeeeChain>,
+    /// The same chain without its trace fields, for a PE whose stage-2 wires nobody observes.
+    ieee_bits: Option<IeeeChainBits>,
     gathers: bool,
     gather: Vec<Reg<ProductWord>>,
     gather_n: Reg<u8>,
@@ -227,6 +231,10 @@ impl FpPath {
             multipliers: LaneMultipliers::new(cfg.fmt_a, cfg.fmt_b),
             ieee: match cfg.mode {
                 AccMode::Ieee => ieee_chain(cfg.acc),
+                _ => None,
+            },
+            ieee_bits: match cfg.mode {
+                AccMode::Ieee => ieee_chain_bits(cfg.acc),
                 _ => None,
             },
             gathers: cfg.gathers(),
@@ -394,6 +402,16 @@ impl<const W: usize> Datapath<W> for FpPath {
         };
         self.gather_n.set_d(0);
         Some(stage2_out(&out))
+    }
+
+    #[inline]
+    fn stage2_acc(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<(u32, u8)> {
+        if let Some(chain) = self.ieee_bits {
+            let lanes = usize::from(c1.lanes).min(W);
+            let (bits, flags) = chain(&s1.products[..lanes], acc);
+            return Some((bits, flags.to_bits()));
+        }
+        self.stage2(s1, c1, acc).map(|o| (o.acc, o.flags))
     }
 
     #[inline]

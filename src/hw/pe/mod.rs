@@ -255,6 +255,14 @@ pub trait Datapath<const W: usize>: Sized {
     /// Stage 2 of a valid step: `s1` (the stage-1 register) added into `acc` (the
     /// accumulator of the step's set). `None` if the accumulator is not written.
     fn stage2(&mut self, s1: &Self::Stage1, ctl: ACtl, acc: u32) -> Option<Stage2Out>;
+    /// Stage 2 of a valid step when none of the PE's stage-2 wires is observed: only what the
+    /// registers take, `(accumulator bits, flags)` (as [`Stage2Out::acc`] and
+    /// [`Stage2Out::flags`]). The same arithmetic as [`Datapath::stage2`] (the default calls
+    /// it); a datapath may skip the trace fields no wire shows.
+    #[inline]
+    fn stage2_acc(&mut self, s1: &Self::Stage1, ctl: ACtl, acc: u32) -> Option<(u32, u8)> {
+        self.stage2(s1, ctl, acc).map(|o| (o.acc, o.flags))
+    }
     /// Stage 2 idle this cycle: its own wires read 0.
     fn stage2_idle(&mut self);
     /// The registers and wires beside A (visited after `a_ctl`).
@@ -263,6 +271,9 @@ pub trait Datapath<const W: usize>: Sized {
     fn visit_b_side<V: Visitor>(&mut self, _v: &mut V) {}
     /// The block buffer registers (after `special`; at least `gather_n`).
     fn visit_gather<V: Visitor>(&mut self, v: &mut V);
+    /// The engine decided which wires are observed ([`Module::observed`]): a datapath with
+    /// wires of its own may note it here.
+    fn observed(&mut self) {}
 }
 
 /// One processing element with `W` lanes and datapath `D`.
@@ -291,6 +302,19 @@ pub struct Pe<const W: usize, D: Datapath<W>> {
     done: Reg<bool>,
     hazard: Reg<bool>,
     path: D,
+    shows: Shows,
+}
+
+/// Which groups of a PE's wave-only wires anything observes, noted when the engine decides
+/// ([`Module::observed`]), so the clock loop tests one flag per group.
+#[derive(Clone, Copy, Debug)]
+struct Shows {
+    /// `a_in`, `b_in`.
+    buses: bool,
+    /// `exp_sum`, `sig_product`.
+    stage1: bool,
+    /// `acc`, `max_exp`, `align_shift`, `sticky`, `lzc`, `round_inc`, `special`.
+    stage2: bool,
 }
 
 impl<const W: usize, D: Datapath<W>> Pe<W, D> {
@@ -343,6 +367,12 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
             done: Reg::new("done", 1, false)?,
             hazard: Reg::new("hazard", 1, false)?,
             path,
+            // A wire outside a simulator is observed.
+            shows: Shows {
+                buses: true,
+                stage1: true,
+                stage2: true,
+            },
         })
     }
 
@@ -406,8 +436,10 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
     pub fn comb(&mut self, i: PeInput<W, D>) {
         self.path.pass(i.side_a, i.side_b);
         // Operands pass on to the neighbours through registers.
-        self.a_in.set(i.a);
-        self.b_in.set(i.b);
+        if self.shows.buses {
+            self.a_in.set(i.a);
+            self.b_in.set(i.b);
+        }
         self.a_out.set_d(i.a);
         self.a_ctl.set_d(i.a_ctl);
         self.b_out.set_d(i.b);
@@ -421,47 +453,51 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
         if valid {
             let s1 = self.path.stage1(&i.a, &i.b, lanes, i.side_a);
             self.s1_prod.set_d(s1);
-            self.exp_sum.set(ExpSums(s1));
-            self.sig_product.set(SigProducts(s1));
+            if self.shows.stage1 {
+                self.exp_sum.set(ExpSums(s1));
+                self.sig_product.set(SigProducts(s1));
+            }
         } else {
             // Operand isolation: an idle stage's combinational outputs read 0 (in hardware the
             // inputs are gated), so no wire shows a stale value from an earlier cycle.
             self.path.stage1_idle();
-            self.exp_sum.set(ExpSums::default());
-            self.sig_product.set(SigProducts::default());
+            if self.shows.stage1 {
+                self.exp_sum.set(ExpSums::default());
+                self.sig_product.set(SigProducts::default());
+            }
         }
 
         // Stage 2: accumulate the registered products.
         let c1 = self.s1_ctl.q();
         self.done.set_d(c1.last);
         let set = c1.set;
-        let out = if c1.valid {
-            let s1 = self.s1_prod.q();
-            self.path.stage2(&s1, c1, self.acc_q(set))
-        } else {
+        let out = if !c1.valid {
             self.path.stage2_idle();
+            if self.shows.stage2 {
+                self.show_stage2(Stage2Out::default());
+            }
             None
+        } else if self.shows.stage2 {
+            let s1 = self.s1_prod.q();
+            let out = self.path.stage2(&s1, c1, self.acc_q(set));
+            // Stage-2 wires read 0 unless the accumulation drove them this cycle.
+            self.show_stage2(out.unwrap_or_default());
+            out.map(|o| (o.acc, o.flags))
+        } else {
+            let s1 = self.s1_prod.q();
+            self.path.stage2_acc(&s1, c1, self.acc_q(set))
         };
         let writes_acc = out.is_some();
-        // Stage-2 wires read 0 unless the accumulation drove them this cycle.
-        let o = out.unwrap_or_default();
-        if let Some(o) = out {
+        if let Some((acc, flags)) = out {
             if set {
-                self.acc_1.set_d(o.acc);
+                self.acc_1.set_d(acc);
             } else {
-                self.acc_0.set_d(o.acc);
+                self.acc_0.set_d(acc);
             }
-            if o.flags != 0 {
-                self.flags.set_d(self.flags.q() | o.flags);
+            if flags != 0 {
+                self.flags.set_d(self.flags.q() | flags);
             }
         }
-        self.acc.set(o.acc);
-        self.max_exp.set(o.max_exp);
-        self.align_shift.set(o.align_shift);
-        self.sticky.set(o.sticky);
-        self.lzc.set(o.lzc);
-        self.round_inc.set(o.round_inc);
-        self.special.set(o.special);
 
         // Column shift path through the idle accumulator set.
         let shift = i.shift;
@@ -475,6 +511,18 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
                 self.acc_0.set_d(shift.value);
             }
         }
+    }
+
+    /// Drives the stage-2 wires from what stage 2 did this cycle.
+    #[inline]
+    fn show_stage2(&mut self, o: Stage2Out) {
+        self.acc.set(o.acc);
+        self.max_exp.set(o.max_exp);
+        self.align_shift.set(o.align_shift);
+        self.sticky.set(o.sticky);
+        self.lzc.set(o.lzc);
+        self.round_inc.set(o.round_inc);
+        self.special.set(o.special);
     }
 }
 
@@ -508,6 +556,20 @@ impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
         v.reg(&mut self.flags);
         v.reg(&mut self.done);
         v.reg(&mut self.hazard);
+    }
+    fn observed(&mut self) {
+        self.shows = Shows {
+            buses: self.a_in.is_observed() || self.b_in.is_observed(),
+            stage1: self.exp_sum.is_observed() || self.sig_product.is_observed(),
+            stage2: self.acc.is_observed()
+                || self.max_exp.is_observed()
+                || self.align_shift.is_observed()
+                || self.sticky.is_observed()
+                || self.lzc.is_observed()
+                || self.round_inc.is_observed()
+                || self.special.is_observed(),
+        };
+        self.path.observed();
     }
 }
 

@@ -113,6 +113,116 @@ pub fn fma_acc(c: u32, p: &Product, rm: RoundingMode, acc: Format) -> FmaStage {
     }
 }
 
+/// Bits a product's significand may have for [`fma_acc_normal`]: every product of two
+/// operands of at most 16 significand bits (FP16, BF16, TF32 and the 8- and 6-bit formats).
+pub const NORMAL_PRODUCT_BITS: u32 = 32;
+
+/// The FMA's normal-range unit, rounding to nearest even: `c + p` into the accumulator
+/// format `acc` when `c` is normal or zero, `p` is zero or a finite product of at most
+/// [`NORMAL_PRODUCT_BITS`] significand bits, and the sum rounds to a normal number below the
+/// top binade. `None` otherwise: zeros of the sum, subnormal, overflowing and special results
+/// are the full unit's ([`fma_acc`]), which the caller then runs. Where it answers it gives
+/// the full unit's bits and flags (only `inexact` can be raised here); it builds none of the
+/// trace fields, for a PE whose stage-2 wires nobody observes.
+///
+/// The datapath: both significands left-aligned with their leading one at bit 61 of a 64-bit
+/// window, the smaller shifted right by the exponent difference with everything shifted out
+/// jammed into bit 0, a 64-bit add or subtract, a leading-zero count and one round to
+/// `acc`'s precision. Bits are lost to the jam only when the exponents differ by more than
+/// 29, so the sum's leading one stays at bit 60 or above and the kept LSB at bit 37 or
+/// above: the jam bit then only decides `sticky`, as the guard-round-sticky argument needs.
+#[inline(always)]
+pub fn fma_acc_normal(c: u32, p: &Product, acc: Format) -> Option<(u32, Flags)> {
+    const TOP: i32 = 61;
+    let frac = acc.frac_bits;
+    let exp_field = ((c as u64) >> frac) & acc.exp_field_max();
+    let c_sign = (c as u64) & acc.sign_bit() != 0;
+    let c_zero = exp_field == 0 && (c as u64) & acc.frac_mask() == 0;
+    if p.class == ProductClass::Zero && !c_zero && exp_field != acc.exp_field_max() {
+        // A zero product leaves a finite nonzero `c` unchanged (`c + 0 = c`, exact).
+        return Some((c, Flags::NONE));
+    }
+    if p.class != ProductClass::Finite || p.sig == 0 || p.sig >> NORMAL_PRODUCT_BITS != 0 {
+        return None;
+    }
+    let p_len = 64 - p.sig.leading_zeros() as i32;
+    let p_top = p.lsb_exp() + p_len - 1;
+    let p_win = p.sig << (TOP + 1 - p_len) as u32;
+    let (top, sign, sum) = if c_zero {
+        (p_top, p.sign, p_win)
+    } else {
+        if exp_field == 0 || exp_field == acc.exp_field_max() {
+            return None;
+        }
+        let c_top = exp_field as i32 - acc.bias;
+        let c_win = (((c as u64) & acc.frac_mask()) | (1u64 << frac)) << (TOP as u32 - frac);
+        let d = c_top - p_top;
+        let (big, big_sign, top, small, small_sign, d) = if d >= 0 {
+            (c_win, c_sign, c_top, p_win, p.sign, d as u32)
+        } else {
+            (p_win, p.sign, p_top, c_win, c_sign, (-d) as u32)
+        };
+        let aligned = if d == 0 {
+            small
+        } else if d <= TOP as u32 {
+            (small >> d) | u64::from(small << (64 - d) != 0)
+        } else {
+            1
+        };
+        if big_sign == small_sign {
+            (top, big_sign, big + aligned)
+        } else if big >= aligned {
+            (top, big_sign, big - aligned)
+        } else {
+            (top, small_sign, aligned - big)
+        }
+    };
+    if sum == 0 {
+        return None;
+    }
+    let msb = 63 - sum.leading_zeros() as i32;
+    let exp = top - TOP + msb;
+    if exp < acc.emin() || exp >= acc.emax() {
+        return None;
+    }
+    let shift = msb - frac as i32;
+    let (kept, round_up, inexact) = if shift <= 0 {
+        (sum << (-shift) as u32, false, false)
+    } else {
+        let shift = shift as u32;
+        let kept = sum >> shift;
+        let rest = sum & ((1u64 << shift) - 1);
+        let half = 1u64 << (shift - 1);
+        (
+            kept,
+            rest > half || (rest == half && kept & 1 == 1),
+            rest != 0,
+        )
+    };
+    // The hidden bit carries into the exponent field: a significand that rounds up to the
+    // next binade increments the exponent by itself (never past the top binade here).
+    let magnitude = (((exp + acc.bias - 1) as u64) << frac) + kept + u64::from(round_up);
+    let bits = magnitude | if sign { acc.sign_bit() } else { 0 };
+    let flags = Flags {
+        inexact,
+        ..Flags::NONE
+    };
+    Some((bits as u32, flags))
+}
+
+/// [`fma_acc`] rounding to nearest even, result bits and flags only: the normal-range unit
+/// ([`fma_acc_normal`]) where it answers, the full unit otherwise.
+#[inline(always)]
+pub fn fma_acc_bits(c: u32, p: &Product, acc: Format) -> (u32, Flags) {
+    match fma_acc_normal(c, p, acc) {
+        Some(r) => r,
+        None => {
+            let r = fma_acc(c, p, RoundingMode::NearestEven, acc);
+            (r.bits, r.flags)
+        }
+    }
+}
+
 /// The `ieee` step: the FMAs of all valid lanes in order, starting from `c`. The trace
 /// fields of the result are those of the last FMA.
 #[inline(always)]
