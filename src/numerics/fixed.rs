@@ -8,7 +8,9 @@
 
 use super::dot::ieee::{fma_acc, fma_acc_bits, fma_chain_by};
 use super::dot::StepRecord;
-use super::flags::{Flags, RoundingMode};
+#[cfg(doc)]
+use super::flags::Flags;
+use super::flags::RoundingMode;
 use super::format::{Format, ALL_FORMATS, FP16, FP32};
 use super::multiply::{multiply, Product};
 
@@ -19,11 +21,6 @@ pub type LaneMultiplier = fn(u64, u64) -> Product;
 /// nearest even: `(products in lane order, c bits) -> the step's record` (as
 /// [`fma_chain_by`] with [`fma_acc`]).
 pub type IeeeChain = fn(&[Product], u32) -> StepRecord;
-
-/// [`IeeeChain`] when nothing reads the trace fields: `(products, c bits) -> (result bits,
-/// flags raised)`. Each FMA is [`fma_acc_bits`]: the normal-range unit where it answers,
-/// the full [`fma_acc`] otherwise, with the same bits and flags.
-pub type IeeeChainBits = fn(&[Product], u32) -> (u32, Flags);
 
 /// Row `I` of [`ALL_FORMATS`] as an associated constant: a compile-time value, not a load
 /// from the table.
@@ -86,14 +83,14 @@ fn chain_fixed<const ACC: usize>(products: &[Product], c: u32) -> StepRecord {
     })
 }
 
-#[inline(never)]
-fn chain_bits_fixed<const ACC: usize>(products: &[Product], c: u32) -> (u32, Flags) {
+#[inline(always)]
+fn chain_bits_fixed<const ACC: usize>(products: &[Product], c: u32) -> (u32, u8) {
     let mut bits = c;
-    let mut flags = Flags::NONE;
+    let mut flags = 0;
     for p in products {
         let (b, f) = fma_acc_bits(bits, p, Row::<ACC>::FORMAT);
         bits = b;
-        flags |= f;
+        flags |= f.to_bits();
     }
     (bits, flags)
 }
@@ -122,14 +119,36 @@ pub fn ieee_chain(acc: Format) -> Option<IeeeChain> {
     }
 }
 
-/// [`ieee_chain`] without the trace fields ([`IeeeChainBits`]), for a PE none of whose
-/// stage-2 wires is observed; `None` for a format other than FP32 or FP16.
-pub fn ieee_chain_bits(acc: Format) -> Option<IeeeChainBits> {
-    if acc == FP32 {
-        Some(chain_bits_fixed::<FP32_AT>)
-    } else if acc == FP16 {
-        Some(chain_bits_fixed::<FP16_AT>)
-    } else {
-        None
+/// An accumulator format the `ieee` chain is built for, chosen once when a core is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IeeeAcc {
+    /// FP32.
+    Fp32,
+    /// FP16.
+    Fp16,
+}
+
+impl IeeeAcc {
+    /// The chain's format for `acc`; `None` for a format other than FP32 or FP16.
+    pub fn of(acc: Format) -> Option<Self> {
+        if acc == FP32 {
+            Some(IeeeAcc::Fp32)
+        } else if acc == FP16 {
+            Some(IeeeAcc::Fp16)
+        } else {
+            None
+        }
+    }
+}
+
+/// [`ieee_chain`] without the trace fields, for a PE none of whose stage-2 wires is observed:
+/// `(result bits, flags raised as` [`Flags::to_bits`]`)`. Each FMA is [`fma_acc_bits`] (the
+/// normal-range unit where it answers, the full [`fma_acc`] otherwise: the same bits and
+/// flags). Inlined into the caller: the branch on `acc` is taken the same way every cycle.
+#[inline(always)]
+pub fn ieee_chain_bits(acc: IeeeAcc, products: &[Product], c: u32) -> (u32, u8) {
+    match acc {
+        IeeeAcc::Fp32 => chain_bits_fixed::<FP32_AT>(products, c),
+        IeeeAcc::Fp16 => chain_bits_fixed::<FP16_AT>(products, c),
     }
 }

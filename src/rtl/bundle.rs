@@ -75,6 +75,15 @@ pub trait Bundle: Copy + 'static {
         self
     }
 
+    /// [`Bundle::truncate`] given also `low`, the mask of the low `min(width, 64)` bits that
+    /// a register or wire computes once when it is built: what every write applies. A plain
+    /// value of one word ANDs it; a record is stored whole (the default calls `truncate`).
+    #[inline(always)]
+    fn truncate_with(self, width: u32, low: u64) -> Self {
+        let _ = low;
+        self.truncate(width)
+    }
+
     /// Whether `self` and `other` show the same low `width` bits. The engine asks only for a
     /// watchdog without a progress counter ("did any register change?"). The default compares
     /// the encodings; there is no need to override it.
@@ -111,6 +120,10 @@ impl<T: Value> Bundle for T {
     #[inline(always)]
     fn truncate(self, width: u32) -> Self {
         self.mask(width)
+    }
+    #[inline(always)]
+    fn truncate_with(self, width: u32, low: u64) -> Self {
+        self.mask_low(width, low)
     }
     #[inline(always)]
     fn same_bits(&self, other: &Self, _width: u32) -> bool {

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use super::bundle::{clear_above, Bundle};
 use super::error::{Result, RtlError};
 use super::signal::{signal_accessors, Boxed, SignalMeta};
+use super::value::low_mask_u64;
 
 /// A clocked register with synchronous reset.
 ///
@@ -82,6 +83,9 @@ pub struct Reg<T: Bundle> {
     d: T,
     reset: T,
     width: u32,
+    /// The mask of the low `min(width, 64)` bits, computed when the register is built: what
+    /// `set_d` applies to a one-word value.
+    low: u64,
     /// `set_d` ran since the last edge (kept only for a type written rarely,
     /// [`Bundle::WRITTEN_RARELY`]).
     written: bool,
@@ -108,6 +112,7 @@ impl<T: Bundle> Reg<T> {
             d: reset,
             reset,
             width,
+            low: low_mask_u64(width),
             written: false,
             meta,
         })
@@ -122,7 +127,7 @@ impl<T: Bundle> Reg<T> {
     /// Sets the value to be latched at the next rising edge (truncated to the width).
     #[inline(always)]
     pub fn set_d(&mut self, value: T) {
-        self.d = value.truncate(self.width);
+        self.d = value.truncate_with(self.width, self.low);
         if T::WRITTEN_RARELY {
             self.written = true;
         }

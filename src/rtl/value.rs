@@ -22,6 +22,14 @@ pub trait Value: Copy + PartialEq + Default + std::fmt::Debug + 'static {
     const WRITTEN_RARELY: bool = false;
     /// The value with every bit at index `>= width` cleared.
     fn mask(self, width: u32) -> Self;
+    /// [`Value::mask`] given also `low`, the mask of the low `min(width, 64)` bits, which a
+    /// signal computes once when it is built: a one-word value ANDs it (the default calls
+    /// [`Value::mask`]).
+    #[inline(always)]
+    fn mask_low(self, width: u32, low: u64) -> Self {
+        let _ = low;
+        self.mask(width)
+    }
     /// Writes the value as little-endian 64-bit words into `out` (`out.len() == Self::WORDS`).
     fn to_words(&self, out: &mut [u64]);
     /// Builds a value from little-endian 64-bit words (missing words read as zero).
@@ -30,7 +38,7 @@ pub trait Value: Copy + PartialEq + Default + std::fmt::Debug + 'static {
 
 /// The mask of the low `width` bits (all ones from 64 on), without a branch.
 #[inline(always)]
-fn low_mask_u64(width: u32) -> u64 {
+pub(in crate::rtl) fn low_mask_u64(width: u32) -> u64 {
     u64::MAX
         .checked_shr(64u32.saturating_sub(width))
         .unwrap_or(0)
@@ -42,6 +50,10 @@ impl Value for bool {
     #[inline]
     fn mask(self, width: u32) -> Self {
         self && width > 0
+    }
+    #[inline(always)]
+    fn mask_low(self, _width: u32, low: u64) -> Self {
+        self && low & 1 == 1
     }
     #[inline]
     fn to_words(&self, out: &mut [u64]) {
@@ -61,6 +73,10 @@ macro_rules! impl_value_uint {
             #[inline]
             fn mask(self, width: u32) -> Self {
                 (u64::from(self) & low_mask_u64(width)) as $t
+            }
+            #[inline(always)]
+            fn mask_low(self, _width: u32, low: u64) -> Self {
+                (u64::from(self) & low) as $t
             }
             #[inline]
             fn to_words(&self, out: &mut [u64]) {
@@ -217,6 +233,15 @@ impl<const W: usize> Value for Wide<W> {
             }
         }
         self
+    }
+    #[inline(always)]
+    fn mask_low(mut self, width: u32, low: u64) -> Self {
+        if W == 1 {
+            self.bits.data[0] &= low;
+            self
+        } else {
+            self.mask(width)
+        }
     }
     #[inline]
     fn to_words(&self, out: &mut [u64]) {

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use super::bundle::Bundle;
 use super::error::Result;
 use super::signal::{signal_accessors, Boxed, SignalMeta};
-use super::value::Value;
+use super::value::{low_mask_u64, Value};
 
 /// A named combinational signal, exposed for tracing.
 ///
@@ -50,6 +50,8 @@ use super::value::Value;
 pub struct Wire<T: Bundle> {
     value: T,
     width: u32,
+    /// The mask of the low `min(width, 64)` bits (see [`Bundle::truncate_with`]).
+    low: u64,
     observed: bool,
     meta: Boxed,
 }
@@ -63,6 +65,7 @@ impl<T: Bundle> Wire<T> {
             meta: SignalMeta::new::<T>(name, width)?,
             value: initial.truncate(width),
             width,
+            low: low_mask_u64(width),
             observed: true,
         })
     }
@@ -72,7 +75,7 @@ impl<T: Bundle> Wire<T> {
     #[inline(always)]
     pub fn set(&mut self, value: T) {
         if self.observed {
-            self.value = value.truncate(self.width);
+            self.value = value.truncate_with(self.width, self.low);
         }
     }
 
@@ -82,7 +85,7 @@ impl<T: Bundle> Wire<T> {
     #[inline(always)]
     pub fn set_with(&mut self, value: impl FnOnce() -> T) {
         if self.observed {
-            self.value = value().truncate(self.width);
+            self.value = value().truncate_with(self.width, self.low);
         }
     }
 

@@ -30,7 +30,7 @@ use crate::numerics::dot::{
     stage_accumulate_acc, stage_multiply, AccMode, MultiplyStage, StepRecord, MAX_LANES,
 };
 use crate::numerics::fixed::{
-    ieee_chain, ieee_chain_bits, lane_multiplier, IeeeChain, IeeeChainBits, LaneMultiplier,
+    ieee_chain, ieee_chain_bits, lane_multiplier, IeeeAcc, IeeeChain, LaneMultiplier,
 };
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
@@ -209,7 +209,7 @@ pub struct FpPath {
     /// modes).
     ieee: Option<IeeeChain>,
     /// The same chain without its trace fields, for a PE whose stage-2 wires nobody observes.
-    ieee_bits: Option<IeeeChainBits>,
+    ieee_bits: Option<IeeeAcc>,
     gathers: bool,
     gather: Vec<Reg<ProductWord>>,
     gather_n: Reg<u8>,
@@ -234,7 +234,7 @@ impl FpPath {
                 _ => None,
             },
             ieee_bits: match cfg.mode {
-                AccMode::Ieee => ieee_chain_bits(cfg.acc),
+                AccMode::Ieee => IeeeAcc::of(cfg.acc),
                 _ => None,
             },
             gathers: cfg.gathers(),
@@ -406,10 +406,9 @@ impl<const W: usize> Datapath<W> for FpPath {
 
     #[inline]
     fn stage2_acc(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<(u32, u8)> {
-        if let Some(chain) = self.ieee_bits {
+        if let Some(acc_fmt) = self.ieee_bits {
             let lanes = usize::from(c1.lanes).min(W);
-            let (bits, flags) = chain(&s1.products[..lanes], acc);
-            return Some((bits, flags.to_bits()));
+            return Some(ieee_chain_bits(acc_fmt, &s1.products[..lanes], acc));
         }
         self.stage2(s1, c1, acc).map(|o| (o.acc, o.flags))
     }
