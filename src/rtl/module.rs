@@ -4,6 +4,7 @@
 use super::bundle::Bundle;
 use super::mem::Mem;
 use super::reg::Reg;
+use super::regfile::RegFile;
 use super::value::Value;
 use super::wire::{Input, Wire};
 
@@ -88,6 +89,13 @@ pub trait Visitor: Sealed {
     fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
         self.child(m);
     }
+    /// A register file: each slot is a register (a signal of the module, in slot order);
+    /// the clock pass commits only the slots written since the last edge.
+    fn reg_file<T: Bundle>(&mut self, f: &mut RegFile<T>) {
+        for r in f.slots_mut() {
+            self.reg(r);
+        }
+    }
 }
 
 /// The rising edge: commits every register (`q <- RST ? reset : d`). With `TRACK` it also
@@ -122,6 +130,17 @@ impl<const RST: bool, const TRACK: bool> Visitor for Clock<RST, TRACK> {
         let changed = m.commit(RST);
         if TRACK {
             self.changed |= changed;
+        }
+    }
+    #[inline(always)]
+    fn reg_file<T: Bundle>(&mut self, f: &mut RegFile<T>) {
+        if RST || TRACK {
+            for r in f.slots_mut() {
+                self.reg(r);
+            }
+            f.clear_written();
+        } else {
+            f.commit_written();
         }
     }
 }

@@ -236,12 +236,18 @@ impl<const W: usize> Value for Wide<W> {
     }
     #[inline(always)]
     fn mask_low(mut self, width: u32, low: u64) -> Self {
-        if W == 1 {
-            self.bits.data[0] &= low;
-            self
-        } else {
-            self.mask(width)
+        let width = width as usize;
+        if width >= 64 * W {
+            return self;
         }
+        if width <= 64 {
+            // A bus within its first word (every FP8 or FP16 bus of up to four lanes).
+            let (first, rest) = self.bits.data.split_at_mut(1);
+            first[0] &= low;
+            rest.fill(0);
+            return self;
+        }
+        self.mask(width as u32)
     }
     #[inline]
     fn to_words(&self, out: &mut [u64]) {

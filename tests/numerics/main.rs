@@ -7,6 +7,7 @@
 mod common;
 
 mod add;
+mod block_bits;
 mod convert;
 mod convert_edges;
 mod dot_batch;

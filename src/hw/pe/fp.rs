@@ -23,6 +23,7 @@
 
 use super::{lane, ACtl, Datapath, Stage1Lanes, Stage2Out};
 pub use crate::hw::config::CoreConfig;
+use crate::numerics::dot::nvidia::block_bits_acc;
 use crate::numerics::dot::step::NO_PRODUCT;
 #[cfg(doc)]
 use crate::numerics::dot::{fused, ieee, nvidia};
@@ -35,7 +36,7 @@ use crate::numerics::fixed::{
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
 use crate::numerics::multiply::{Product, ProductClass};
-use crate::rtl::{Reg, Result, Value, Visitor, Wide};
+use crate::rtl::{Reg, RegFile, Result, Value, Visitor, Wide};
 
 /// Bits of one packed product in the stage-1 register's trace encoding (`sig` 24,
 /// `exp_sum` 12, `frac_bits` 6, `class` 2, `sign` 1, `invalid` 1).
@@ -211,7 +212,8 @@ pub struct FpPath {
     /// The same chain without its trace fields, for a PE whose stage-2 wires nobody observes.
     ieee_bits: Option<IeeeAcc>,
     gathers: bool,
-    gather: Vec<Reg<ProductWord>>,
+    /// The block buffer (`gather_<k>`): a register file written one step's lanes a cycle.
+    gather: RegFile<ProductWord>,
     gather_n: Reg<u8>,
 }
 
@@ -223,9 +225,11 @@ impl FpPath {
         } else {
             0
         };
-        let gather = (0..gather_lanes)
-            .map(|k| Reg::new(format!("gather_{k}"), PRODUCT_BITS, ProductWord::default()))
-            .collect::<Result<Vec<_>>>()?;
+        let gather = RegFile::new(
+            (0..gather_lanes)
+                .map(|k| Reg::new(format!("gather_{k}"), PRODUCT_BITS, ProductWord::default()))
+                .collect::<Result<Vec<_>>>()?,
+        );
         Ok(Self {
             cfg: *cfg,
             multipliers: LaneMultipliers::new(cfg.fmt_a, cfg.fmt_b),
@@ -259,6 +263,41 @@ impl FpPath {
     #[inline]
     pub fn fmt_b(&self) -> Format {
         self.cfg.fmt_b
+    }
+
+    /// The block buffer's step: on a step of an NVIDIA block that does not fire, stores the
+    /// step's `lanes` products after the `gather_n` already held and returns true (the block
+    /// FMA fires later); otherwise does nothing and returns false.
+    #[inline]
+    fn gather_step<const W: usize>(&mut self, s1: &Products<W>, c1: ACtl, lanes: usize) -> bool {
+        if !self.gathers || c1.fire {
+            return false;
+        }
+        let n_gathered = usize::from(self.gather_n.q());
+        for (k, p) in s1.products[..lanes].iter().enumerate() {
+            self.gather.set_d(n_gathered + k, ProductWord(*p));
+        }
+        self.gather_n.set_d((n_gathered + lanes) as u8);
+        true
+    }
+
+    /// The products of the block firing this step into `block`: the buffer's (`gather_n` of
+    /// them) followed by the step's `lanes`, as `nvidia::step` forms `gathered ++ m` (at most
+    /// `n` in all: the buffer holds `n - w`). Returns how many.
+    #[inline]
+    fn block_products<const W: usize>(
+        &self,
+        s1: &Products<W>,
+        lanes: usize,
+        block: &mut [Product; MAX_LANES],
+    ) -> usize {
+        let g = usize::from(self.gather_n.q()).min(self.gather.len());
+        for (k, slot) in block[..g].iter_mut().enumerate() {
+            *slot = self.gather.q(k).0;
+        }
+        let t = (g + lanes).min(MAX_LANES);
+        block[g..t].copy_from_slice(&s1.products[..t - g]);
+        t
     }
 }
 
@@ -376,29 +415,18 @@ impl<const W: usize> Datapath<W> for FpPath {
             // `ieee`: the FMA chain over this step's products (no block buffer in this mode).
             return Some(stage2_out(&chain(&s1.products[..lanes], acc)));
         }
-        let mut products = [NO_PRODUCT; W];
-        products[..lanes].copy_from_slice(&s1.products[..lanes]);
-        let n_gathered = usize::from(self.gather_n.q());
-        if self.gathers && !c1.fire {
-            // Block buffer: collect this step's products, the block FMA fires later.
-            for (k, p) in products[..lanes].iter().enumerate() {
-                if let Some(r) = self.gather.get_mut(n_gathered + k) {
-                    r.set_d(ProductWord(*p));
-                }
-            }
-            self.gather_n.set_d((n_gathered + lanes) as u8);
+        if self.gather_step(s1, c1, lanes) {
             return None;
         }
-        let m = MultiplyStage::<W>::from_products(&products[..lanes]);
-        let g = n_gathered.min(self.gather.len());
+        let g = usize::from(self.gather_n.q()).min(self.gather.len());
         let out = if g == 0 {
+            let m = MultiplyStage::<W>::from_products(&s1.products[..lanes]);
             stage2_accumulate::<W>(&self.cfg, &m, &[], acc)
         } else {
-            let mut gathered = [NO_PRODUCT; MAX_LANES];
-            for (slot, r) in gathered.iter_mut().zip(&self.gather[..g]) {
-                *slot = r.q().0;
-            }
-            stage2_accumulate::<W>(&self.cfg, &m, &gathered[..g], acc)
+            let mut block = [NO_PRODUCT; MAX_LANES];
+            let t = self.block_products(s1, lanes, &mut block);
+            let m = MultiplyStage::<MAX_LANES>::from_products(&block[..t]);
+            stage2_accumulate::<MAX_LANES>(&self.cfg, &m, &[], acc)
         };
         self.gather_n.set_d(0);
         Some(stage2_out(&out))
@@ -406,9 +434,23 @@ impl<const W: usize> Datapath<W> for FpPath {
 
     #[inline]
     fn stage2_acc(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<(u32, u8)> {
+        let lanes = usize::from(c1.lanes).min(W);
         if let Some(acc_fmt) = self.ieee_bits {
-            let lanes = usize::from(c1.lanes).min(W);
             return Some(ieee_chain_bits(acc_fmt, &s1.products[..lanes], acc));
+        }
+        if let AccMode::Nvidia(params) = self.cfg.mode {
+            let n = params.block.clamp(1, MAX_LANES);
+            if self.gathers || lanes <= n {
+                // One block this step (or none yet): its bits without the trace record.
+                if self.gather_step(s1, c1, lanes) {
+                    return None;
+                }
+                let mut block = [NO_PRODUCT; MAX_LANES];
+                let t = self.block_products(s1, lanes, &mut block);
+                self.gather_n.set_d(0);
+                let (bits, flags) = block_bits_acc(&params, &block[..t], acc, self.cfg.acc);
+                return Some((bits, flags.to_bits()));
+            }
         }
         self.stage2(s1, c1, acc).map(|o| (o.acc, o.flags))
     }
@@ -417,9 +459,7 @@ impl<const W: usize> Datapath<W> for FpPath {
     fn stage2_idle(&mut self) {}
 
     fn visit_gather<V: Visitor>(&mut self, v: &mut V) {
-        for r in &mut self.gather {
-            v.reg(r);
-        }
+        v.reg_file(&mut self.gather);
         v.reg(&mut self.gather_n);
     }
 }

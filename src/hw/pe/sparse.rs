@@ -49,6 +49,9 @@ pub struct Sparse<const W: usize> {
     meta_out: Reg<u64>,
     sel: Vec<Wire<u8>>,
     b_sel: Wire<Wide<W>>,
+    /// Whether anything observes the select wires (`sel_<t>`, `b_sel`): noted when the
+    /// engine decides ([`Datapath::observed`]).
+    shows_select: bool,
 }
 
 impl<const W: usize> Sparse<W> {
@@ -64,6 +67,8 @@ impl<const W: usize> Sparse<W> {
                 .collect::<Result<Vec<_>>>()?,
             b_sel: Wire::new("b_sel", cfg.fmt_b.width() * w, Wide::ZERO)?
                 .with_display(cfg.operand_display(cfg.fmt_b)),
+            // A wire outside a simulator is observed.
+            shows_select: true,
         })
     }
 }
@@ -96,6 +101,9 @@ impl<const W: usize> Datapath<W> for Sparse<W> {
         let s1 = self
             .inner
             .multiply(a, lanes, |k| b_operand_select(b, k, fmt_b, meta));
+        if !self.shows_select {
+            return s1;
+        }
         let mut picked = Wide::<W>::ZERO;
         for (t, s) in self.sel.iter_mut().enumerate() {
             if t < lanes {
@@ -116,6 +124,9 @@ impl<const W: usize> Datapath<W> for Sparse<W> {
 
     #[inline]
     fn stage1_idle(&mut self) {
+        if !self.shows_select {
+            return;
+        }
         for s in self.sel.iter_mut() {
             s.set(0);
         }
@@ -125,6 +136,11 @@ impl<const W: usize> Datapath<W> for Sparse<W> {
     #[inline]
     fn stage2(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<Stage2Out> {
         Datapath::<W>::stage2(&mut self.inner, s1, c1, acc)
+    }
+
+    #[inline]
+    fn stage2_acc(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<(u32, u8)> {
+        Datapath::<W>::stage2_acc(&mut self.inner, s1, c1, acc)
     }
 
     #[inline]
@@ -141,5 +157,9 @@ impl<const W: usize> Datapath<W> for Sparse<W> {
 
     fn visit_gather<V: Visitor>(&mut self, v: &mut V) {
         Datapath::<W>::visit_gather(&mut self.inner, v);
+    }
+
+    fn observed(&mut self) {
+        self.shows_select = self.sel.iter().any(|s| s.is_observed()) || self.b_sel.is_observed();
     }
 }

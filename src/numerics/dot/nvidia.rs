@@ -21,7 +21,7 @@
 
 use super::mode::MAX_LANES;
 use super::mode::{BlockRule, NvidiaParams};
-use super::step::{stage_special_acc, MultiplyStage, StepRecord, NO_PRODUCT};
+use super::step::{stage_special_acc, stage_special_of, MultiplyStage, StepRecord, NO_PRODUCT};
 use super::wide::WideAcc;
 use crate::numerics::add::add;
 use crate::numerics::flags::{Flags, RoundingMode};
@@ -235,6 +235,64 @@ fn truncating<const W: usize>(
         lzc: r.trace.lzc,
         round: r.trace,
     }
+}
+
+/// One block's result bits and flags only (as [`block_acc`] gives them), for a PE whose
+/// stage-2 wires nobody observes: `products` (at most `params.block`) plus `c` into `acc`.
+/// Under [`BlockRule::Truncating`] the align and add stages run as one pass over the
+/// products (the largest exponent first, then each term truncated onto the grid and summed),
+/// keeping no per-lane alignment record; the other rules run [`block_acc`] itself.
+#[inline]
+pub fn block_bits_acc(
+    params: &NvidiaParams,
+    products: &[Product],
+    c: u32,
+    acc: Format,
+) -> (u32, Flags) {
+    if params.rule != BlockRule::Truncating || products.len() > MAX_LANES {
+        let r = block_acc(
+            params,
+            &MultiplyStage::<MAX_LANES>::from_products(products),
+            c,
+            acc,
+        );
+        return (r.bits, r.flags);
+    }
+    let product_flags = products.iter().fold(Flags::NONE, |f, p| f | p.flags);
+    let sp = stage_special_of(products, product_flags, c, acc);
+    if let Some(bits) = sp.result {
+        return (bits, sp.flags);
+    }
+    // Align: the alignment exponent over `c` and the finite products.
+    let cu = unpack(acc, c as u64);
+    let mut max_exp = if cu.sig != 0 { cu.exp } else { i32::MIN };
+    for p in products {
+        if p.class == ProductClass::Finite {
+            max_exp = max_exp.max(p.exp_sum);
+        }
+    }
+    let lsb_exp = max_exp.max(params.exp_floor) - 23 - params.neab;
+    // Add: every term truncated onto the grid, summed exactly.
+    let (mut sum, mut dropped) = (0i64, false);
+    if cu.sig != 0 {
+        let (_, v, d) = align_term(cu.sig, cu.lsb_exp(), lsb_exp);
+        sum = if cu.sign { -(v as i64) } else { v as i64 };
+        dropped = d;
+    }
+    for p in products {
+        if p.class == ProductClass::Finite {
+            let (_, v, d) = align_term(p.sig, p.lsb_exp(), lsb_exp);
+            sum += if p.sign { -(v as i64) } else { v as i64 };
+            dropped |= d;
+        }
+    }
+    let s = BlockSum {
+        sum,
+        lsb_exp,
+        dropped,
+    };
+    let r = stage_normalize_round_acc(params, &s, acc);
+    (r.bits as u32, r.flags | sp.flags)
 }
 
 /// The products of lanes `k` with `k mod 4` in `{first, first + 1}`, in k order.

@@ -97,8 +97,19 @@ pub fn stage_special_acc<const W: usize>(
     c: u32,
     acc: Format,
 ) -> SpecialStage {
+    stage_special_of(m.valid(), m.flags, c, acc)
+}
+
+/// [`stage_special_acc`] over the products `products` whose flags OR to `product_flags`.
+#[inline(always)]
+pub fn stage_special_of(
+    products: &[Product],
+    product_flags: Flags,
+    c: u32,
+    acc: Format,
+) -> SpecialStage {
     let cu = unpack(acc, c as u64);
-    let mut flags = m.flags;
+    let mut flags = product_flags;
     if acc.is_signaling_nan(c as u64) {
         flags.invalid = true;
     }
@@ -111,7 +122,7 @@ pub fn stage_special_acc<const W: usize>(
             pos_inf = true
         }
     }
-    for p in m.valid() {
+    for p in products {
         match p.class {
             ProductClass::Nan => nan = true,
             ProductClass::Infinite if p.sign => neg_inf = true,

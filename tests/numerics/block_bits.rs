@@ -1,0 +1,105 @@
+//! The NVIDIA block FMA's bits-only pass (`block_bits_acc`, used by a PE whose stage-2 wires
+//! nobody observes) against the staged block FMA (`block_acc`), for every preset and operand
+//! format it supports, into FP32 and FP16.
+
+use tensorcore_rtl::numerics::dot::nvidia::{block_acc, block_bits_acc};
+use tensorcore_rtl::numerics::dot::{MultiplyStage, Preset};
+use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32};
+use tensorcore_rtl::numerics::multiply::multiply;
+
+/// A small deterministic generator (64-bit LCG, high bits out).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 16
+    }
+}
+
+/// Random blocks of every length up to the block size, with operands drawn from all
+/// encodings (zeros, subnormals, infinities and NaNs included, where the format has them)
+/// and accumulators from all encodings: both passes give the same bits and flags.
+#[test]
+fn bits_pass_matches_the_staged_block() {
+    let mut rng = Lcg(0xB10C);
+    let mut compared = 0u32;
+    for preset in Preset::ALL {
+        for fmt in [FP16, BF16, E4M3, E5M2] {
+            for acc in [FP32, FP16] {
+                let Ok(params) = preset.params_for(fmt, fmt, acc) else {
+                    continue;
+                };
+                for _ in 0..300 {
+                    let len = 1 + (rng.next() as usize) % params.block.clamp(1, 32);
+                    let products: Vec<_> = (0..len)
+                        .map(|_| {
+                            let a = rng.next() & fmt.mask();
+                            let b = rng.next() & fmt.mask();
+                            multiply(fmt, a, fmt, b)
+                        })
+                        .collect();
+                    let c = (rng.next() & acc.mask()) as u32;
+                    let staged = block_acc(
+                        &params,
+                        &MultiplyStage::<32>::from_products(&products),
+                        c,
+                        acc,
+                    );
+                    let bits = block_bits_acc(&params, &products, c, acc);
+                    assert_eq!(
+                        bits,
+                        (staged.bits, staged.flags),
+                        "{preset:?} {} into {}: c={c:#x} {products:?}",
+                        fmt.name,
+                        acc.name
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 1000, "only {compared} blocks compared");
+}
+
+/// The same on blocks of finite products of similar magnitude (where the truncation and the
+/// final rounding decide the result, not a special value).
+#[test]
+fn bits_pass_matches_on_finite_blocks() {
+    let mut rng = Lcg(0xF1A7);
+    for preset in Preset::ALL {
+        for fmt in [E4M3, FP16] {
+            let Ok(params) = preset.params_for(fmt, fmt, FP32) else {
+                continue;
+            };
+            let finite = |rng: &mut Lcg, f: Format| loop {
+                let e = (f.bias as u64 - 3 + rng.next() % 6) << f.frac_bits;
+                let v = e | (rng.next() & f.frac_mask()) | ((rng.next() & 1) << (f.width() - 1));
+                if !f.is_nan(v) {
+                    return v;
+                }
+            };
+            for _ in 0..500 {
+                let len = params.block.clamp(1, 32);
+                let products: Vec<_> = (0..len)
+                    .map(|_| multiply(fmt, finite(&mut rng, fmt), fmt, finite(&mut rng, fmt)))
+                    .collect();
+                let c = f32::from_bits(0x3F80_0000 | (rng.next() as u32 & 0x807F_FFFF)).to_bits();
+                let staged = block_acc(
+                    &params,
+                    &MultiplyStage::<32>::from_products(&products),
+                    c,
+                    FP32,
+                );
+                assert_eq!(
+                    block_bits_acc(&params, &products, c, FP32),
+                    (staged.bits, staged.flags),
+                    "{preset:?} {}",
+                    fmt.name
+                );
+            }
+        }
+    }
+}
