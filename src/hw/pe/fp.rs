@@ -432,7 +432,7 @@ impl<const W: usize> Datapath<W> for FpPath {
         Some(stage2_out(&out))
     }
 
-    #[inline]
+    #[inline(always)]
     fn stage2_acc(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<(u32, u8)> {
         let lanes = usize::from(c1.lanes).min(W);
         if let Some(acc_fmt) = self.ieee_bits {
