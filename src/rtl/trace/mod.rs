@@ -240,18 +240,52 @@ struct Select {
     offset: u32,
 }
 
+/// Where the sampling pass sends a changed signal: straight to the VCD formatter, or onto the
+/// list of changed declarations an FST sink reads after the pass.
+trait Record {
+    /// Declaration `id`, a one-word signal of `width` bits, now holds `word`.
+    fn word(&mut self, id: u32, width: u32, word: u64);
+    /// Declaration `id`, a signal of `width` bits, now holds `words`.
+    fn words(&mut self, id: u32, width: u32, words: &[u64]);
+}
+
+impl Record for vcd::VcdSink {
+    #[inline(always)]
+    fn word(&mut self, id: u32, width: u32, word: u64) {
+        vcd::VcdSink::word(self, id, width, word);
+    }
+    #[inline(always)]
+    fn words(&mut self, id: u32, width: u32, words: &[u64]) {
+        vcd::VcdSink::words(self, id, width, words);
+    }
+}
+
+/// The declarations that changed, in order.
+struct Changed<'a>(&'a mut Vec<u32>);
+
+impl Record for Changed<'_> {
+    #[inline(always)]
+    fn word(&mut self, id: u32, _width: u32, _word: u64) {
+        self.0.push(id);
+    }
+    #[inline(always)]
+    fn words(&mut self, id: u32, _width: u32, _words: &[u64]) {
+        self.0.push(id);
+    }
+}
+
 /// The per-cycle tracing pass: compares each selected signal with its last written value and
-/// lists the ones that changed (the sink formats them afterwards, in one batch).
-struct Sample<'a> {
+/// records the ones that changed, in visit order.
+struct Sample<'a, R> {
     index: usize,
     select: &'a [Select],
     last: &'a mut [u64],
     scratch: &'a mut [u64],
-    changed: &'a mut Vec<u32>,
+    out: &'a mut R,
     force: bool,
 }
 
-impl Sample<'_> {
+impl<R: Record> Sample<'_, R> {
     #[inline(always)]
     fn signal<T: Bundle>(&mut self, v: T, width: u32) {
         let i = self.index;
@@ -268,7 +302,7 @@ impl Sample<'_> {
             let last = &mut self.last[off];
             if self.force || *last != cur[0] {
                 *last = cur[0];
-                self.changed.push(id);
+                self.out.word(id, width, cur[0]);
             }
             return;
         }
@@ -277,13 +311,13 @@ impl Sample<'_> {
         let last = &mut self.last[off..off + T::WORDS];
         if self.force || *last != *cur {
             last.copy_from_slice(cur);
-            self.changed.push(id);
+            self.out.words(id, width, last);
         }
     }
 }
 
-impl Sealed for Sample<'_> {}
-impl Visitor for Sample<'_> {
+impl<R> Sealed for Sample<'_, R> {}
+impl<R: Record> Visitor for Sample<'_, R> {
     #[inline(always)]
     fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
         self.signal(r.q(), r.width());
@@ -302,9 +336,31 @@ impl Visitor for Sample<'_> {
     }
 }
 
+/// The open waveform writer.
+enum Writer {
+    Vcd(Box<vcd::VcdSink>),
+    Fst(Box<fst::FstSink>),
+}
+
+impl Writer {
+    fn sink(&mut self) -> &mut dyn Sink {
+        match self {
+            Writer::Vcd(s) => &mut **s,
+            Writer::Fst(s) => &mut **s,
+        }
+    }
+
+    fn finish(self, end_time: u64) -> std::result::Result<(), SinkError> {
+        match self {
+            Writer::Vcd(s) => s.finish(end_time),
+            Writer::Fst(s) => s.finish(end_time),
+        }
+    }
+}
+
 /// An open trace: selection, change-detection state and the sink.
 pub(in crate::rtl) struct Tracer {
-    sink: Option<Box<dyn Sink>>,
+    sink: Option<Writer>,
     select: Vec<Select>,
     layout: Vec<Layout>,
     last: Vec<u64>,
@@ -430,11 +486,10 @@ impl Tracer {
             }
         }
         let writer = BufWriter::with_capacity(1 << 16, file);
-        let sink: std::result::Result<Box<dyn Sink>, SinkError> = match config.format {
-            TraceFormat::Vcd => vcd::VcdSink::new(writer, &decls).map(|s| Box::new(s) as _),
-            TraceFormat::Fst => {
-                fst::FstSink::new(writer, &decls, window.0 * PERIOD).map(|s| Box::new(s) as _)
-            }
+        let sink = match config.format {
+            TraceFormat::Vcd => vcd::VcdSink::new(writer, &decls).map(|s| Writer::Vcd(Box::new(s))),
+            TraceFormat::Fst => fst::FstSink::new(writer, &decls, window.0 * PERIOD)
+                .map(|s| Writer::Fst(Box::new(s))),
         };
         let mut tracer = Self {
             sink: None,
@@ -491,12 +546,13 @@ impl Tracer {
 
     /// Records cycle `cycle` (after its combinational phase).
     pub fn sample<M: Module>(&mut self, cycle: u64, rst: bool, top: &mut M) -> Result<()> {
-        let Some(sink) = self.sink.as_deref_mut() else {
+        let Some(writer) = self.sink.as_mut() else {
             return Err(RtlError::TraceClosed);
         };
         let t = cycle * PERIOD;
         let force = !self.dumped;
         let mut res = (|| {
+            let sink = writer.sink();
             sink.time(t)?;
             if force {
                 sink.begin_dump()?;
@@ -508,20 +564,33 @@ impl Tracer {
             Ok(())
         })();
         if res.is_ok() {
-            self.changed.clear();
-            let mut s = Sample {
-                index: 0,
-                select: &self.select,
-                last: &mut self.last,
-                scratch: &mut self.scratch,
-                changed: &mut self.changed,
-                force,
-            };
-            top.visit(&mut s);
-            res = sink.changes(&self.changed, &self.layout, &self.last);
+            match writer {
+                // The VCD lines are formatted during the pass itself.
+                Writer::Vcd(vcd) => top.visit(&mut Sample {
+                    index: 0,
+                    select: &self.select,
+                    last: &mut self.last,
+                    scratch: &mut self.scratch,
+                    out: &mut **vcd,
+                    force,
+                }),
+                Writer::Fst(fst) => {
+                    self.changed.clear();
+                    top.visit(&mut Sample {
+                        index: 0,
+                        select: &self.select,
+                        last: &mut self.last,
+                        scratch: &mut self.scratch,
+                        out: &mut Changed(&mut self.changed),
+                        force,
+                    });
+                    res = fst.changes(&self.changed, &self.layout, &self.last);
+                }
+            }
         }
         if res.is_ok() {
             res = (|| {
+                let sink = writer.sink();
                 if force {
                     sink.end_dump()?;
                 }
