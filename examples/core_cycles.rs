@@ -92,9 +92,9 @@ fn main() {
         }
         "ieee_vcd" | "ieee_fst" => {
             let c = if kind == "ieee_vcd" {
-                traced(k, "core.vcd", |p| TraceConfig::vcd(p))
+                traced(k, "core.vcd", TraceConfig::vcd)
             } else {
-                traced(k, "core.fst", |p| TraceConfig::fst(p))
+                traced(k, "core.fst", TraceConfig::fst)
             };
             match c {
                 Some(c) => Ok(c),

@@ -193,18 +193,6 @@ pub(in crate::rtl) enum SinkError {
     Fst(String),
 }
 
-/// Where a traced signal's last written value lives in the tracer's word buffer, by
-/// declaration id.
-#[derive(Debug, Clone, Copy)]
-pub(in crate::rtl) struct Layout {
-    /// First word in the buffer.
-    pub offset: u32,
-    /// Storage words (`T::WORDS`).
-    pub words: u32,
-    /// Declared width in bits.
-    pub width: u32,
-}
-
 /// A waveform writer. Ids index the declarations given at construction.
 pub(in crate::rtl) trait Sink {
     /// Starts time `t` (strictly increasing).
@@ -220,28 +208,22 @@ pub(in crate::rtl) trait Sink {
         width: u32,
         words: &[u64],
     ) -> std::result::Result<(), SinkError>;
-    /// Records the values of the declarations `ids` (in this order), read from `values` where
-    /// `layout[id]` says.
-    fn changes(
-        &mut self,
-        ids: &[u32],
-        layout: &[Layout],
-        values: &[u64],
-    ) -> std::result::Result<(), SinkError>;
     /// Writes the final time and flushes everything to disk.
     fn finish(self: Box<Self>, end_time: u64) -> std::result::Result<(), SinkError>;
 }
 
 /// Per design signal (in visit order): its declaration id, or `u32::MAX` when not traced, and
-/// the first word of its last written value in the tracer's buffer.
+/// its last written value: the value itself for a one-word signal, else the first of its words
+/// in the tracer's wide-value buffer. Kept side by side so that the sampling pass reads one
+/// entry per signal.
 #[derive(Debug, Clone, Copy)]
-struct Select {
+struct Slot {
     id: u32,
-    offset: u32,
+    last: u64,
 }
 
-/// Where the sampling pass sends a changed signal: straight to the VCD formatter, or onto the
-/// list of changed declarations an FST sink reads after the pass.
+/// Where the sampling pass sends a changed signal: straight to a sink's formatter, in visit
+/// order.
 trait Record {
     /// Declaration `id`, a one-word signal of `width` bits, now holds `word`.
     fn word(&mut self, id: u32, width: u32, word: u64);
@@ -260,17 +242,24 @@ impl Record for vcd::VcdSink {
     }
 }
 
-/// The declarations that changed, in order.
-struct Changed<'a>(&'a mut Vec<u32>);
+/// The FST sink during a sampling pass: it stops at its first error, which the tracer reports
+/// after the pass.
+struct FstRecord<'a> {
+    sink: &'a mut fst::FstSink,
+    error: Option<SinkError>,
+}
 
-impl Record for Changed<'_> {
-    #[inline(always)]
-    fn word(&mut self, id: u32, _width: u32, _word: u64) {
-        self.0.push(id);
+impl Record for FstRecord<'_> {
+    #[inline]
+    fn word(&mut self, id: u32, width: u32, word: u64) {
+        self.words(id, width, &[word]);
     }
-    #[inline(always)]
-    fn words(&mut self, id: u32, _width: u32, _words: &[u64]) {
-        self.0.push(id);
+    fn words(&mut self, id: u32, width: u32, words: &[u64]) {
+        if self.error.is_none() {
+            if let Err(e) = self.sink.change(id as usize, width, words) {
+                self.error = Some(e);
+            }
+        }
     }
 }
 
@@ -278,8 +267,8 @@ impl Record for Changed<'_> {
 /// records the ones that changed, in visit order.
 struct Sample<'a, R> {
     index: usize,
-    select: &'a [Select],
-    last: &'a mut [u64],
+    slots: &'a mut [Slot],
+    wide: &'a mut [u64],
     scratch: &'a mut [u64],
     out: &'a mut R,
     force: bool,
@@ -290,25 +279,26 @@ impl<R: Record> Sample<'_, R> {
     fn signal<T: Bundle>(&mut self, v: T, width: u32) {
         let i = self.index;
         self.index += 1;
-        let Select { id, offset } = self.select[i];
-        if id == u32::MAX {
+        let slot = &mut self.slots[i];
+        if slot.id == u32::MAX {
             return;
         }
-        let off = offset as usize;
         if T::WORDS == 1 {
-            // One word: compare in a register instead of through the scratch buffer.
+            // One word: compared in a register, kept in the slot.
             let mut cur = [0u64; 1];
             encode_signal(&v, width, &mut cur);
-            let last = &mut self.last[off];
-            if self.force || *last != cur[0] {
-                *last = cur[0];
-                self.out.word(id, width, cur[0]);
+            if self.force || slot.last != cur[0] {
+                slot.last = cur[0];
+                // A type that holds one bit is a one-bit signal.
+                let width = if T::CAPACITY == 1 { 1 } else { width };
+                self.out.word(slot.id, width, cur[0]);
             }
             return;
         }
+        let (id, off) = (slot.id, slot.last as usize);
         let cur = &mut self.scratch[..T::WORDS];
         encode_signal(&v, width, cur);
-        let last = &mut self.last[off..off + T::WORDS];
+        let last = &mut self.wide[off..off + T::WORDS];
         if self.force || *last != *cur {
             last.copy_from_slice(cur);
             self.out.words(id, width, last);
@@ -361,11 +351,9 @@ impl Writer {
 /// An open trace: selection, change-detection state and the sink.
 pub(in crate::rtl) struct Tracer {
     sink: Option<Writer>,
-    select: Vec<Select>,
-    layout: Vec<Layout>,
-    last: Vec<u64>,
+    slots: Vec<Slot>,
+    wide: Vec<u64>,
     scratch: Vec<u64>,
-    changed: Vec<u32>,
     window: (u64, u64),
     dumped: bool,
     last_rst: bool,
@@ -445,29 +433,19 @@ impl Tracer {
                 globs: config.globs.clone(),
             });
         }
-        let mut select = Vec::with_capacity(table.len());
-        let mut layout = vec![
-            Layout {
-                offset: 0,
-                words: 1,
-                width: 1
-            };
-            2
-        ];
-        let mut words = 0usize;
-        let mut max_words = 2usize;
+        let mut slots = Vec::with_capacity(table.len());
+        let mut wide = 0usize;
+        let mut max_words = 1usize;
         for (s, &store) in table.iter().zip(storage) {
             if config.selects(&s.path()) {
-                select.push(Select {
+                // A wide signal's value lives in the wide buffer, from `wide` on.
+                slots.push(Slot {
                     id: decls.len() as u32,
-                    offset: words as u32,
+                    last: if store == 1 { 0 } else { wide as u64 },
                 });
-                layout.push(Layout {
-                    offset: words as u32,
-                    words: store as u32,
-                    width: s.width,
-                });
-                words += store;
+                if store > 1 {
+                    wide += store;
+                }
                 max_words = max_words.max(store);
                 decls.push(Decl {
                     scope: s.scope.clone(),
@@ -479,9 +457,9 @@ impl Tracer {
                     overview: s.overview,
                 });
             } else {
-                select.push(Select {
+                slots.push(Slot {
                     id: u32::MAX,
-                    offset: 0,
+                    last: 0,
                 });
             }
         }
@@ -493,11 +471,9 @@ impl Tracer {
         };
         let mut tracer = Self {
             sink: None,
-            select,
-            layout,
-            last: vec![0; words],
+            slots,
+            wide: vec![0; wide],
             scratch: vec![0; max_words],
-            changed: Vec::with_capacity(decls.len()),
             window,
             dumped: false,
             last_rst: false,
@@ -535,7 +511,7 @@ impl Tracer {
 
     /// Per design signal (visit order): whether this trace writes it.
     pub fn selected(&self) -> Vec<bool> {
-        self.select.iter().map(|s| s.id != u32::MAX).collect()
+        self.slots.iter().map(|s| s.id != u32::MAX).collect()
     }
 
     /// Whether `cycle` lies in the window.
@@ -568,23 +544,28 @@ impl Tracer {
                 // The VCD lines are formatted during the pass itself.
                 Writer::Vcd(vcd) => top.visit(&mut Sample {
                     index: 0,
-                    select: &self.select,
-                    last: &mut self.last,
+                    slots: &mut self.slots,
+                    wide: &mut self.wide,
                     scratch: &mut self.scratch,
                     out: &mut **vcd,
                     force,
                 }),
                 Writer::Fst(fst) => {
-                    self.changed.clear();
+                    let mut rec = FstRecord {
+                        sink: fst,
+                        error: None,
+                    };
                     top.visit(&mut Sample {
                         index: 0,
-                        select: &self.select,
-                        last: &mut self.last,
+                        slots: &mut self.slots,
+                        wide: &mut self.wide,
                         scratch: &mut self.scratch,
-                        out: &mut Changed(&mut self.changed),
+                        out: &mut rec,
                         force,
                     });
-                    res = fst.changes(&self.changed, &self.layout, &self.last);
+                    if let Some(e) = rec.error {
+                        res = Err(e);
+                    }
                 }
             }
         }

@@ -20,7 +20,7 @@ use std::io::{BufWriter, Write};
 
 use vcd::{IdCode, ScopeType, TimescaleUnit, VarType};
 
-use super::{walk_scopes, Decl, Layout, ScopeEvent, Sink, SinkError};
+use super::{walk_scopes, Decl, ScopeEvent, Sink, SinkError};
 use crate::rtl::table::SignalKind;
 use crate::rtl::value::BITS8;
 
@@ -268,14 +268,6 @@ impl Sink for VcdSink {
     #[inline]
     fn change(&mut self, id: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
         self.words(id as u32, width, words);
-        Ok(())
-    }
-    fn changes(&mut self, ids: &[u32], layout: &[Layout], values: &[u64]) -> Result<(), SinkError> {
-        for &id in ids {
-            let l = layout[id as usize];
-            let off = l.offset as usize;
-            self.words(id, l.width, &values[off..off + l.words as usize]);
-        }
         Ok(())
     }
     fn finish(mut self: Box<Self>, end_time: u64) -> Result<(), SinkError> {
