@@ -3,9 +3,12 @@
 //!
 //! Tracing is a separate pass over the design ([`Sample`], a [`Visitor`]) run once per traced
 //! cycle after the combinational phase; with tracing off it is never run. Each traced signal's
-//! last written value is kept in one flat word buffer; the pass lists the signals whose value
-//! differs and hands them to the sink in one batch per cycle. Sinks stream to a `NAME.partial` file that is renamed to `NAME` when the
-//! run finishes cleanly and removed when writing fails.
+//! last written value is kept beside its declaration id (a wide value in a separate word
+//! buffer); the pass compares each signal with it and hands every signal that differs to the
+//! sink at once, in visit order (the VCD sink formats its line there and then). The sink is
+//! picked once per cycle, so the pass is compiled for each sink. Sinks stream to a
+//! `NAME.partial` file that is renamed to `NAME` when the run finishes cleanly and removed when
+//! writing fails.
 
 mod fst;
 pub(crate) mod glob;
