@@ -6,7 +6,9 @@
 //! `cargo run --release --example core_cycles -- KIND K`, KIND one of `ieee` (FP16 w = 1),
 //! `ieee4` (FP16 w = 4), `nvidia` (E4M3 Hopper w = 1), `nvidia4` (E4M3 Hopper w = 4),
 //! `sparse` (FP16 2:4 w = 2), `mx` (MXFP8 E4M3 w = 4), `int` (INT8 w = 4), `mem` (FP16 w = 1
-//! through the memory path). Prints the simulated cycles.
+//! through the memory path), `ieee_vcd` / `ieee_fst` (the `ieee` problem with every signal
+//! traced to a VCD / FST file in a temporary directory, removed afterwards). Prints the
+//! simulated cycles.
 
 use tensorcore_rtl::gemm::{run_clocked, run_clocked_mx, run_memory, CoreConfig, Gemm, MxGemm};
 use tensorcore_rtl::hw::MemPortConfig;
@@ -14,7 +16,24 @@ use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{E4M3, FP16, FP32};
 use tensorcore_rtl::numerics::int::{IntMode, IntOverflow, S8};
 use tensorcore_rtl::numerics::mx::{quantise, BlockFormat};
+use tensorcore_rtl::rtl::TraceConfig;
 use tensorcore_rtl::sparse::{run_clocked_sparse, SparseGemm};
+
+/// The `ieee` problem traced (every signal) to `NAME` in a fresh temporary directory.
+fn traced(k: usize, name: &str, make: fn(std::path::PathBuf) -> TraceConfig) -> Option<u64> {
+    let dir = std::env::temp_dir().join(format!("core_cycles_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+    let r = run_clocked(&dense(cfg, k), Some(&make(dir.join(name))));
+    let _ = std::fs::remove_dir_all(&dir);
+    match r {
+        Ok(r) => Some(r.cycles),
+        Err(e) => {
+            eprintln!("{e}");
+            None
+        }
+    }
+}
 
 fn dense(cfg: CoreConfig, k: usize) -> Gemm {
     Gemm::random(8, 8, k, cfg, 42).unwrap_or_else(|e| panic!("{e}"))
@@ -70,6 +89,17 @@ fn main() {
             let g =
                 MxGemm::from_quantised(&qa, &qb, vec![0; 64], 4).unwrap_or_else(|e| panic!("{e}"));
             run_clocked_mx(&g, None).map(|r| r.cycles)
+        }
+        "ieee_vcd" | "ieee_fst" => {
+            let c = if kind == "ieee_vcd" {
+                traced(k, "core.vcd", TraceConfig::vcd)
+            } else {
+                traced(k, "core.fst", TraceConfig::fst)
+            };
+            match c {
+                Some(c) => Ok(c),
+                None => std::process::exit(1),
+            }
         }
         "mem" => run_memory(&dense(fp16(1), k), &MemPortConfig::default(), None)
             .map(|r| r.run.run.cycles),

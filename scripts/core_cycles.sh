@@ -4,12 +4,13 @@
 # difference by the cycle difference, so start-up and elaboration cancel (the method of
 # docs/performance.md). Needs valgrind.
 #
-# usage: scripts/core_cycles.sh [KIND...]   (default: every kind the example knows)
+# usage: scripts/core_cycles.sh [KIND...]   (default: every kind the example knows; ieee_vcd and
+# ieee_fst trace every signal to a file, so they include the tracer's cost)
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 kinds=("$@")
-[ ${#kinds[@]} -gt 0 ] || kinds=(ieee ieee4 nvidia nvidia4 sparse mx int mem)
+[ ${#kinds[@]} -gt 0 ] || kinds=(ieee ieee4 nvidia nvidia4 sparse mx int mem ieee_vcd ieee_fst)
 cargo build --release -q --example core_cycles
 bin="$root/target/release/examples/core_cycles"
 tmp=$(mktemp -d)

@@ -10,7 +10,7 @@ use fst_writer::{
     FstVarDirection, FstVarType,
 };
 
-use super::{walk_scopes, Decl, Layout, ScopeEvent, Sink, SinkError};
+use super::{walk_scopes, Decl, ScopeEvent, Sink, SinkError};
 use crate::rtl::table::SignalKind;
 use crate::rtl::value::push_bits;
 
@@ -94,14 +94,6 @@ impl Sink for FstSink {
         self.body
             .signal_change(self.ids[id], &self.buf)
             .map_err(fst)
-    }
-    fn changes(&mut self, ids: &[u32], layout: &[Layout], values: &[u64]) -> Result<(), SinkError> {
-        for &id in ids {
-            let l = layout[id as usize];
-            let off = l.offset as usize;
-            self.change(id as usize, l.width, &values[off..off + l.words as usize])?;
-        }
-        Ok(())
     }
     fn finish(mut self: Box<Self>, end_time: u64) -> Result<(), SinkError> {
         if end_time > self.time {

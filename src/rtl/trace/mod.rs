@@ -3,9 +3,12 @@
 //!
 //! Tracing is a separate pass over the design ([`Sample`], a [`Visitor`]) run once per traced
 //! cycle after the combinational phase; with tracing off it is never run. Each traced signal's
-//! last written value is kept in one flat word buffer; the pass lists the signals whose value
-//! differs and hands them to the sink in one batch per cycle. Sinks stream to a `NAME.partial` file that is renamed to `NAME` when the
-//! run finishes cleanly and removed when writing fails.
+//! last written value is kept beside its declaration id (a wide value in a separate word
+//! buffer); the pass compares each signal with it and hands every signal that differs to the
+//! sink at once, in visit order (the VCD sink formats its line there and then). The sink is
+//! picked once per cycle, so the pass is compiled for each sink. Sinks stream to a
+//! `NAME.partial` file that is renamed to `NAME` when the run finishes cleanly and removed when
+//! writing fails.
 
 mod fst;
 pub(crate) mod glob;
@@ -193,18 +196,6 @@ pub(in crate::rtl) enum SinkError {
     Fst(String),
 }
 
-/// Where a traced signal's last written value lives in the tracer's word buffer, by
-/// declaration id.
-#[derive(Debug, Clone, Copy)]
-pub(in crate::rtl) struct Layout {
-    /// First word in the buffer.
-    pub offset: u32,
-    /// Storage words (`T::WORDS`).
-    pub words: u32,
-    /// Declared width in bits.
-    pub width: u32,
-}
-
 /// A waveform writer. Ids index the declarations given at construction.
 pub(in crate::rtl) trait Sink {
     /// Starts time `t` (strictly increasing).
@@ -220,70 +211,106 @@ pub(in crate::rtl) trait Sink {
         width: u32,
         words: &[u64],
     ) -> std::result::Result<(), SinkError>;
-    /// Records the values of the declarations `ids` (in this order), read from `values` where
-    /// `layout[id]` says.
-    fn changes(
-        &mut self,
-        ids: &[u32],
-        layout: &[Layout],
-        values: &[u64],
-    ) -> std::result::Result<(), SinkError>;
     /// Writes the final time and flushes everything to disk.
     fn finish(self: Box<Self>, end_time: u64) -> std::result::Result<(), SinkError>;
 }
 
 /// Per design signal (in visit order): its declaration id, or `u32::MAX` when not traced, and
-/// the first word of its last written value in the tracer's buffer.
+/// its last written value: the value itself for a one-word signal, else the first of its words
+/// in the tracer's wide-value buffer. Kept side by side so that the sampling pass reads one
+/// entry per signal.
 #[derive(Debug, Clone, Copy)]
-struct Select {
+struct Slot {
     id: u32,
-    offset: u32,
+    last: u64,
 }
 
-/// The per-cycle tracing pass: compares each selected signal with its last written value and
-/// lists the ones that changed (the sink formats them afterwards, in one batch).
-struct Sample<'a> {
-    index: usize,
-    select: &'a [Select],
-    last: &'a mut [u64],
-    scratch: &'a mut [u64],
-    changed: &'a mut Vec<u32>,
-    force: bool,
+/// Where the sampling pass sends a changed signal: straight to a sink's formatter, in visit
+/// order.
+trait Record {
+    /// Declaration `id`, a one-word signal of `width` bits, now holds `word`.
+    fn word(&mut self, id: u32, width: u32, word: u64);
+    /// Declaration `id`, a signal of `width` bits, now holds `words`.
+    fn words(&mut self, id: u32, width: u32, words: &[u64]);
 }
 
-impl Sample<'_> {
+impl Record for vcd::VcdSink {
     #[inline(always)]
-    fn signal<T: Bundle>(&mut self, v: T, width: u32) {
-        let i = self.index;
-        self.index += 1;
-        let Select { id, offset } = self.select[i];
-        if id == u32::MAX {
-            return;
-        }
-        let off = offset as usize;
-        if T::WORDS == 1 {
-            // One word: compare in a register instead of through the scratch buffer.
-            let mut cur = [0u64; 1];
-            encode_signal(&v, width, &mut cur);
-            let last = &mut self.last[off];
-            if self.force || *last != cur[0] {
-                *last = cur[0];
-                self.changed.push(id);
+    fn word(&mut self, id: u32, width: u32, word: u64) {
+        vcd::VcdSink::word(self, id, width, word);
+    }
+    #[inline(always)]
+    fn words(&mut self, id: u32, width: u32, words: &[u64]) {
+        vcd::VcdSink::words(self, id, width, words);
+    }
+}
+
+/// The FST sink during a sampling pass: it stops at its first error, which the tracer reports
+/// after the pass.
+struct FstRecord<'a> {
+    sink: &'a mut fst::FstSink,
+    error: Option<SinkError>,
+}
+
+impl Record for FstRecord<'_> {
+    #[inline]
+    fn word(&mut self, id: u32, width: u32, word: u64) {
+        self.words(id, width, &[word]);
+    }
+    fn words(&mut self, id: u32, width: u32, words: &[u64]) {
+        if self.error.is_none() {
+            if let Err(e) = self.sink.change(id as usize, width, words) {
+                self.error = Some(e);
             }
-            return;
-        }
-        let cur = &mut self.scratch[..T::WORDS];
-        encode_signal(&v, width, cur);
-        let last = &mut self.last[off..off + T::WORDS];
-        if self.force || *last != *cur {
-            last.copy_from_slice(cur);
-            self.changed.push(id);
         }
     }
 }
 
-impl Sealed for Sample<'_> {}
-impl Visitor for Sample<'_> {
+/// The per-cycle tracing pass: compares each selected signal with its last written value and
+/// records the ones that changed, in visit order.
+struct Sample<'a, R> {
+    index: usize,
+    slots: &'a mut [Slot],
+    wide: &'a mut [u64],
+    scratch: &'a mut [u64],
+    out: &'a mut R,
+    force: bool,
+}
+
+impl<R: Record> Sample<'_, R> {
+    #[inline(always)]
+    fn signal<T: Bundle>(&mut self, v: T, width: u32) {
+        let i = self.index;
+        self.index += 1;
+        let slot = &mut self.slots[i];
+        if slot.id == u32::MAX {
+            return;
+        }
+        if T::WORDS == 1 {
+            // One word: compared in a register, kept in the slot.
+            let mut cur = [0u64; 1];
+            encode_signal(&v, width, &mut cur);
+            if self.force || slot.last != cur[0] {
+                slot.last = cur[0];
+                // A type that holds one bit is a one-bit signal.
+                let width = if T::CAPACITY == 1 { 1 } else { width };
+                self.out.word(slot.id, width, cur[0]);
+            }
+            return;
+        }
+        let (id, off) = (slot.id, slot.last as usize);
+        let cur = &mut self.scratch[..T::WORDS];
+        encode_signal(&v, width, cur);
+        let last = &mut self.wide[off..off + T::WORDS];
+        if self.force || *last != *cur {
+            last.copy_from_slice(cur);
+            self.out.words(id, width, last);
+        }
+    }
+}
+
+impl<R> Sealed for Sample<'_, R> {}
+impl<R: Record> Visitor for Sample<'_, R> {
     #[inline(always)]
     fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
         self.signal(r.q(), r.width());
@@ -302,14 +329,34 @@ impl Visitor for Sample<'_> {
     }
 }
 
+/// The open waveform writer.
+enum Writer {
+    Vcd(Box<vcd::VcdSink>),
+    Fst(Box<fst::FstSink>),
+}
+
+impl Writer {
+    fn sink(&mut self) -> &mut dyn Sink {
+        match self {
+            Writer::Vcd(s) => &mut **s,
+            Writer::Fst(s) => &mut **s,
+        }
+    }
+
+    fn finish(self, end_time: u64) -> std::result::Result<(), SinkError> {
+        match self {
+            Writer::Vcd(s) => s.finish(end_time),
+            Writer::Fst(s) => s.finish(end_time),
+        }
+    }
+}
+
 /// An open trace: selection, change-detection state and the sink.
 pub(in crate::rtl) struct Tracer {
-    sink: Option<Box<dyn Sink>>,
-    select: Vec<Select>,
-    layout: Vec<Layout>,
-    last: Vec<u64>,
+    sink: Option<Writer>,
+    slots: Vec<Slot>,
+    wide: Vec<u64>,
     scratch: Vec<u64>,
-    changed: Vec<u32>,
     window: (u64, u64),
     dumped: bool,
     last_rst: bool,
@@ -389,29 +436,19 @@ impl Tracer {
                 globs: config.globs.clone(),
             });
         }
-        let mut select = Vec::with_capacity(table.len());
-        let mut layout = vec![
-            Layout {
-                offset: 0,
-                words: 1,
-                width: 1
-            };
-            2
-        ];
-        let mut words = 0usize;
-        let mut max_words = 2usize;
+        let mut slots = Vec::with_capacity(table.len());
+        let mut wide = 0usize;
+        let mut max_words = 1usize;
         for (s, &store) in table.iter().zip(storage) {
             if config.selects(&s.path()) {
-                select.push(Select {
+                // A wide signal's value lives in the wide buffer, from `wide` on.
+                slots.push(Slot {
                     id: decls.len() as u32,
-                    offset: words as u32,
+                    last: if store == 1 { 0 } else { wide as u64 },
                 });
-                layout.push(Layout {
-                    offset: words as u32,
-                    words: store as u32,
-                    width: s.width,
-                });
-                words += store;
+                if store > 1 {
+                    wide += store;
+                }
                 max_words = max_words.max(store);
                 decls.push(Decl {
                     scope: s.scope.clone(),
@@ -423,26 +460,23 @@ impl Tracer {
                     overview: s.overview,
                 });
             } else {
-                select.push(Select {
+                slots.push(Slot {
                     id: u32::MAX,
-                    offset: 0,
+                    last: 0,
                 });
             }
         }
         let writer = BufWriter::with_capacity(1 << 16, file);
-        let sink: std::result::Result<Box<dyn Sink>, SinkError> = match config.format {
-            TraceFormat::Vcd => vcd::VcdSink::new(writer, &decls).map(|s| Box::new(s) as _),
-            TraceFormat::Fst => {
-                fst::FstSink::new(writer, &decls, window.0 * PERIOD).map(|s| Box::new(s) as _)
-            }
+        let sink = match config.format {
+            TraceFormat::Vcd => vcd::VcdSink::new(writer, &decls).map(|s| Writer::Vcd(Box::new(s))),
+            TraceFormat::Fst => fst::FstSink::new(writer, &decls, window.0 * PERIOD)
+                .map(|s| Writer::Fst(Box::new(s))),
         };
         let mut tracer = Self {
             sink: None,
-            select,
-            layout,
-            last: vec![0; words],
+            slots,
+            wide: vec![0; wide],
             scratch: vec![0; max_words],
-            changed: Vec::with_capacity(decls.len()),
             window,
             dumped: false,
             last_rst: false,
@@ -480,7 +514,7 @@ impl Tracer {
 
     /// Per design signal (visit order): whether this trace writes it.
     pub fn selected(&self) -> Vec<bool> {
-        self.select.iter().map(|s| s.id != u32::MAX).collect()
+        self.slots.iter().map(|s| s.id != u32::MAX).collect()
     }
 
     /// Whether `cycle` lies in the window.
@@ -491,12 +525,13 @@ impl Tracer {
 
     /// Records cycle `cycle` (after its combinational phase).
     pub fn sample<M: Module>(&mut self, cycle: u64, rst: bool, top: &mut M) -> Result<()> {
-        let Some(sink) = self.sink.as_deref_mut() else {
+        let Some(writer) = self.sink.as_mut() else {
             return Err(RtlError::TraceClosed);
         };
         let t = cycle * PERIOD;
         let force = !self.dumped;
         let mut res = (|| {
+            let sink = writer.sink();
             sink.time(t)?;
             if force {
                 sink.begin_dump()?;
@@ -508,20 +543,38 @@ impl Tracer {
             Ok(())
         })();
         if res.is_ok() {
-            self.changed.clear();
-            let mut s = Sample {
-                index: 0,
-                select: &self.select,
-                last: &mut self.last,
-                scratch: &mut self.scratch,
-                changed: &mut self.changed,
-                force,
-            };
-            top.visit(&mut s);
-            res = sink.changes(&self.changed, &self.layout, &self.last);
+            match writer {
+                // The VCD lines are formatted during the pass itself.
+                Writer::Vcd(vcd) => top.visit(&mut Sample {
+                    index: 0,
+                    slots: &mut self.slots,
+                    wide: &mut self.wide,
+                    scratch: &mut self.scratch,
+                    out: &mut **vcd,
+                    force,
+                }),
+                Writer::Fst(fst) => {
+                    let mut rec = FstRecord {
+                        sink: fst,
+                        error: None,
+                    };
+                    top.visit(&mut Sample {
+                        index: 0,
+                        slots: &mut self.slots,
+                        wide: &mut self.wide,
+                        scratch: &mut self.scratch,
+                        out: &mut rec,
+                        force,
+                    });
+                    if let Some(e) = rec.error {
+                        res = Err(e);
+                    }
+                }
+            }
         }
         if res.is_ok() {
             res = (|| {
+                let sink = writer.sink();
                 if force {
                     sink.end_dump()?;
                 }

@@ -9,14 +9,18 @@
 //!
 //! Value-change lines are written with fixed-size stores: binary digits eight at a time from a
 //! 256-entry table, the `" <id>\n"` tail as one 16-byte block. A store may run past the end of
-//! the line; the buffer keeps enough slack and the next line overwrites the excess.
+//! the line; the buffer keeps enough slack and the next line overwrites the excess. The
+//! buffer is sized once for the longest possible cycle (every declared signal changing), so a
+//! line never has to grow it; it is flushed at a timestamp once it holds [`FLUSH_AT`] bytes.
+//! One-word signals (the tracer's common case) are formatted by [`VcdSink::word`], straight
+//! from the sampling pass.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
 use vcd::{IdCode, ScopeType, TimescaleUnit, VarType};
 
-use super::{walk_scopes, Decl, Layout, ScopeEvent, Sink, SinkError};
+use super::{walk_scopes, Decl, ScopeEvent, Sink, SinkError};
 use crate::rtl::table::SignalKind;
 use crate::rtl::value::BITS8;
 
@@ -26,12 +30,17 @@ const FLUSH_AT: usize = 1 << 16;
 /// Bytes a value-change line's fixed-size stores may need beyond its digits.
 const SLACK: usize = 40;
 
+/// The window a one-word line is written through: `b`, 64 digits, a 16-byte tail, rounded up.
+const WORD_LINE: usize = 96;
+
+/// Bytes reserved for a cycle's timestamps and dump markers.
+const CYCLE_FIXED: usize = 2 * 24 + 16;
+
 pub(super) struct VcdSink {
     w: vcd::Writer<BufWriter<File>>,
-    /// Per declaration: `" <id>\n"`, zero padded (an id code has at most 10 characters).
+    /// Per declaration: `" <id>\n"`, zero padded, with the tail's length in the last byte (an
+    /// id code has at most 10 characters, so a tail has at most 12).
     tails: Vec<[u8; 16]>,
-    /// The length of each tail.
-    tail_len: Vec<u8>,
     /// The body buffer: `buf[..pos]` is pending output, the rest is scratch.
     buf: Vec<u8>,
     pos: usize,
@@ -49,7 +58,6 @@ impl VcdSink {
             .map_err(&hdr)?;
         w.timescale(1, TimescaleUnit::NS).map_err(&hdr)?;
         let mut tails = vec![[0u8; 16]; decls.len()];
-        let mut tail_len = vec![0u8; decls.len()];
         let mut next = IdCode::FIRST;
         walk_scopes(decls, |ev| {
             match ev {
@@ -65,32 +73,75 @@ impl VcdSink {
                     let code = id.to_string();
                     let n = code.len();
                     // 94 symbols per character: 10 characters cover every usize id.
-                    debug_assert!(n <= 14);
+                    debug_assert!(n <= 13);
                     tails[i][0] = b' ';
                     tails[i][1..=n].copy_from_slice(code.as_bytes());
                     tails[i][n + 1] = b'\n';
-                    tail_len[i] = (n + 2) as u8;
+                    tails[i][15] = (n + 2) as u8;
                     w.var_def(ty, d.width, id, &d.name, None)
                 }
             }
             .map_err(&hdr)
         })?;
         w.enddefinitions().map_err(&hdr)?;
+        // The longest cycle: every signal changes, each line within its digits plus slack.
+        let cycle: usize = decls
+            .iter()
+            .map(|d| d.width as usize + SLACK.max(WORD_LINE))
+            .sum::<usize>()
+            + CYCLE_FIXED;
         Ok(Self {
             w,
             tails,
-            tail_len,
-            buf: vec![0; 2 * FLUSH_AT],
+            buf: vec![0; FLUSH_AT + cycle + 2 * WORD_LINE],
             pos: 0,
         })
+    }
+
+    /// Appends the value-change line of declaration `id`, a signal of `width` (1..=64) bits
+    /// whose value `word` has no bit set at or above the width.
+    #[inline(always)]
+    pub fn word(&mut self, id: u32, width: u32, word: u64) {
+        let tail = self.tails[id as usize];
+        let p = self.pos;
+        // Never taken: the buffer holds a whole cycle past FLUSH_AT.
+        self.room(WORD_LINE);
+        let line: &mut [u8; WORD_LINE] = (&mut self.buf[p..p + WORD_LINE])
+            .try_into()
+            .expect("a window of WORD_LINE bytes");
+        if width == 1 {
+            // The tail starts with a space; the digit replaces it.
+            line[..16].copy_from_slice(&tail);
+            line[0] = b'0' + (word & 1) as u8;
+            self.pos = p + usize::from(tail[15]);
+            return;
+        }
+        // Digits from the highest set bit down; zero prints as "b0".
+        let digits = (64 - (word | 1).leading_zeros()) as usize;
+        // The top digit moved to bit 63: each byte from the top is eight digits, and the
+        // zeros shifted in below the last digit are overwritten by the tail.
+        let v = word << (64 - digits);
+        line[0] = b'b';
+        for i in 0..digits.div_ceil(8) {
+            let byte = (v >> (56 - 8 * i)) as u8;
+            line[1 + 8 * i..9 + 8 * i].copy_from_slice(&BITS8[usize::from(byte)]);
+        }
+        line[1 + digits..17 + digits].copy_from_slice(&tail);
+        self.pos = p + 1 + digits + usize::from(tail[15]);
     }
 
     /// Makes room for `n` more bytes past `pos`.
     #[inline(always)]
     fn room(&mut self, n: usize) {
         if self.pos + n > self.buf.len() {
-            self.buf.resize(self.pos + n, 0);
+            self.grow(self.pos + n);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, len: usize) {
+        self.buf.resize(len, 0);
     }
 
     /// Appends `bytes`.
@@ -104,7 +155,7 @@ impl VcdSink {
     #[inline(always)]
     fn push_change(&mut self, id: usize, width: u32, words: &[u64]) {
         let tail = self.tails[id];
-        let tail_len = self.tail_len[id] as usize;
+        let tail_len = usize::from(tail[15]);
         if width == 1 {
             self.room(SLACK);
             let p = self.pos;
@@ -151,6 +202,17 @@ impl VcdSink {
         }
         b[p..p + 16].copy_from_slice(&tail);
         self.pos += p + tail_len;
+    }
+
+    /// Appends the value-change line of declaration `id` (`width` bits in little-endian
+    /// `words`, clear at and above the width), whatever its width.
+    #[inline(always)]
+    pub fn words(&mut self, id: u32, width: u32, words: &[u64]) {
+        if words.len() == 1 {
+            self.word(id, width, words[0]);
+        } else {
+            self.push_change(id as usize, width, words);
+        }
     }
 
     /// Hands the buffered body to the file once it has grown past [`FLUSH_AT`].
@@ -205,16 +267,8 @@ impl Sink for VcdSink {
     }
     #[inline]
     fn change(&mut self, id: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
-        self.push_change(id, width, words);
+        self.words(id as u32, width, words);
         Ok(())
-    }
-    fn changes(&mut self, ids: &[u32], layout: &[Layout], values: &[u64]) -> Result<(), SinkError> {
-        for &id in ids {
-            let l = layout[id as usize];
-            let off = l.offset as usize;
-            self.push_change(id as usize, l.width, &values[off..off + l.words as usize]);
-        }
-        self.maybe_flush()
     }
     fn finish(mut self: Box<Self>, end_time: u64) -> Result<(), SinkError> {
         let mut line = [0u8; 24];
