@@ -2,29 +2,18 @@
 //! nobody observes) against the staged block FMA (`block_acc`), for every preset and operand
 //! format it supports, into FP32 and FP16.
 
+use crate::common::Rng;
 use tensorcore_rtl::numerics::dot::nvidia::{block_acc, block_bits_acc};
 use tensorcore_rtl::numerics::dot::{MultiplyStage, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32};
 use tensorcore_rtl::numerics::multiply::multiply;
-
-/// A small deterministic generator (64-bit LCG, high bits out).
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 16
-    }
-}
 
 /// Random blocks of every length up to the block size, with operands drawn from all
 /// encodings (zeros, subnormals, infinities and NaNs included, where the format has them)
 /// and accumulators from all encodings: both passes give the same bits and flags.
 #[test]
 fn bits_pass_matches_the_staged_block() {
-    let mut rng = Lcg(0xB10C);
+    let mut rng = Rng(0xB10C);
     let mut compared = 0u32;
     for preset in Preset::ALL {
         for fmt in [FP16, BF16, E4M3, E5M2] {
@@ -33,15 +22,15 @@ fn bits_pass_matches_the_staged_block() {
                     continue;
                 };
                 for _ in 0..300 {
-                    let len = 1 + (rng.next() as usize) % params.block.clamp(1, 32);
+                    let len = 1 + (rng.next_u64() as usize) % params.block.clamp(1, 32);
                     let products: Vec<_> = (0..len)
                         .map(|_| {
-                            let a = rng.next() & fmt.mask();
-                            let b = rng.next() & fmt.mask();
+                            let a = rng.next_u64() & fmt.mask();
+                            let b = rng.next_u64() & fmt.mask();
                             multiply(fmt, a, fmt, b)
                         })
                         .collect();
-                    let c = (rng.next() & acc.mask()) as u32;
+                    let c = (rng.next_u64() & acc.mask()) as u32;
                     let staged = block_acc(
                         &params,
                         &MultiplyStage::<32>::from_products(&products),
@@ -68,15 +57,17 @@ fn bits_pass_matches_the_staged_block() {
 /// final rounding decide the result, not a special value).
 #[test]
 fn bits_pass_matches_on_finite_blocks() {
-    let mut rng = Lcg(0xF1A7);
+    let mut rng = Rng(0xF1A7);
     for preset in Preset::ALL {
         for fmt in [E4M3, FP16] {
             let Ok(params) = preset.params_for(fmt, fmt, FP32) else {
                 continue;
             };
-            let finite = |rng: &mut Lcg, f: Format| loop {
-                let e = (f.bias as u64 - 3 + rng.next() % 6) << f.frac_bits;
-                let v = e | (rng.next() & f.frac_mask()) | ((rng.next() & 1) << (f.width() - 1));
+            let finite = |rng: &mut Rng, f: Format| loop {
+                let e = (f.bias as u64 - 3 + rng.next_u64() % 6) << f.frac_bits;
+                let v = e
+                    | (rng.next_u64() & f.frac_mask())
+                    | ((rng.next_u64() & 1) << (f.width() - 1));
                 if !f.is_nan(v) {
                     return v;
                 }
@@ -86,7 +77,8 @@ fn bits_pass_matches_on_finite_blocks() {
                 let products: Vec<_> = (0..len)
                     .map(|_| multiply(fmt, finite(&mut rng, fmt), fmt, finite(&mut rng, fmt)))
                     .collect();
-                let c = f32::from_bits(0x3F80_0000 | (rng.next() as u32 & 0x807F_FFFF)).to_bits();
+                let c =
+                    f32::from_bits(0x3F80_0000 | (rng.next_u64() as u32 & 0x807F_FFFF)).to_bits();
                 let staged = block_acc(
                     &params,
                     &MultiplyStage::<32>::from_products(&products),

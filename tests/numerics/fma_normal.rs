@@ -2,28 +2,17 @@
 //! unit (`fma_acc`) and, for FP16 operands into FP32, against host `f32` addition of the
 //! exact product (IEEE round to nearest even).
 
+use crate::common::Rng;
 use half::f16;
 use tensorcore_rtl::numerics::dot::ieee::{fma_acc, fma_acc_bits, fma_acc_normal};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32};
 use tensorcore_rtl::numerics::multiply::{multiply, Product};
 use tensorcore_rtl::numerics::RoundingMode;
 
-/// A small deterministic generator (64-bit LCG, high bits out).
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 16
-    }
-}
-
 /// Accumulators placed around the product's magnitude: every exponent distance from far
 /// below to far above it, both signs, near-cancelling values (the rounded product plus or
 /// minus a few ULPs, negated), and the special encodings.
-fn accumulators(acc: Format, p: &Product, rng: &mut Lcg) -> Vec<u32> {
+fn accumulators(acc: Format, p: &Product, rng: &mut Rng) -> Vec<u32> {
     let frac = acc.frac_bits;
     let bias = acc.bias;
     let mut cs = vec![
@@ -44,8 +33,8 @@ fn accumulators(acc: Format, p: &Product, rng: &mut Lcg) -> Vec<u32> {
     };
     for d in -45..=45 {
         let e = (p_top + d + bias).clamp(0, acc.exp_field_max() as i32) as u64;
-        let f = rng.next() & acc.frac_mask();
-        let s = rng.next() & 1 == 1;
+        let f = rng.next_u64() & acc.frac_mask();
+        let s = rng.next_u64() & 1 == 1;
         cs.push(acc.with_sign((e << frac) | f, s) as u32);
     }
     // The product rounded into the accumulator, then nudged and negated: sums that cancel.
@@ -79,13 +68,13 @@ fn check(acc: Format, c: u32, p: &Product, answered: &mut u64) {
 /// products often leave FP16's range, where the full unit decides).
 #[test]
 fn normal_unit_matches_the_full_unit() {
-    let mut rng = Lcg(0x5EED_F00D);
+    let mut rng = Rng(0x5EED_F00D);
     for acc in [FP32, FP16] {
         for fmt in [FP16, BF16, E4M3, E5M2] {
             let (mut answered, mut total) = (0u64, 0u64);
             for _ in 0..400 {
-                let a = rng.next() & fmt.mask();
-                let b = rng.next() & fmt.mask();
+                let a = rng.next_u64() & fmt.mask();
+                let b = rng.next_u64() & fmt.mask();
                 let p = multiply(fmt, a, fmt, b);
                 for c in accumulators(acc, &p, &mut rng) {
                     check(acc, c, &p, &mut answered);
@@ -106,7 +95,7 @@ fn normal_unit_matches_the_full_unit() {
 /// Every E4M3 x E4M3 product against accumulators at every distance (FP32 and FP16).
 #[test]
 fn normal_unit_matches_on_every_e4m3_product() {
-    let mut rng = Lcg(7);
+    let mut rng = Rng(7);
     let mut answered = 0;
     for acc in [FP32, FP16] {
         for a in 0..=0xFFu64 {
@@ -127,19 +116,19 @@ fn normal_unit_matches_on_every_e4m3_product() {
 /// triples, with the accumulator near the product's magnitude half the time.
 #[test]
 fn fp16_into_fp32_matches_host_f32() {
-    let mut rng = Lcg(0xFACE);
+    let mut rng = Rng(0xFACE);
     for i in 0..200_000u32 {
-        let a = f16::from_bits(rng.next() as u16);
-        let b = f16::from_bits(rng.next() as u16);
+        let a = f16::from_bits(rng.next_u64() as u16);
+        let b = f16::from_bits(rng.next_u64() as u16);
         if !a.is_finite() || !b.is_finite() {
             continue;
         }
         let prod = a.to_f32() * b.to_f32();
         let c = if i % 2 == 0 {
-            f32::from_bits(rng.next() as u32)
+            f32::from_bits(rng.next_u64() as u32)
         } else {
-            let scale = f32::from_bits(((rng.next() % 60) as u32 + 97) << 23);
-            -prod * scale * (1.0 + (rng.next() % 1024) as f32 / 1024.0)
+            let scale = f32::from_bits(((rng.next_u64() % 60) as u32 + 97) << 23);
+            -prod * scale * (1.0 + (rng.next_u64() % 1024) as f32 / 1024.0)
         };
         if !c.is_finite() {
             continue;
