@@ -163,15 +163,17 @@ impl<const W: usize> Wide<W> {
     /// read as zero.
     #[inline]
     pub fn field(&self, lo: usize, width: usize) -> u64 {
-        let Some((w, off, n)) = Self::span(lo, width) else {
+        let words = &self.bits.data;
+        let (w, off) = (lo / 64, lo % 64);
+        let Some(&first) = words.get(w) else {
             return 0;
         };
-        let words = &self.bits.data;
-        let mut v = words[w] >> off;
-        if off + n > 64 {
-            v |= words[w + 1] << (64 - off);
+        let mut v = first >> off;
+        if off + width > 64 {
+            // The field crosses into the next word (bits past the bus read 0).
+            v |= words.get(w + 1).map_or(0, |next| next << (64 - off));
         }
-        v & low_mask_u64(n as u32)
+        v & low_mask_u64(width.min(64) as u32)
     }
 
     /// Writes the low `width` (1..=64) bits of `value` starting at bit `lo` (a field may
