@@ -180,28 +180,19 @@ impl<const W: usize> Wide<W> {
     /// cross a 64-bit word); bits that would fall beyond the bus are dropped.
     #[inline]
     pub fn set_field(&mut self, lo: usize, width: usize, value: u64) {
-        let Some((w, off, n)) = Self::span(lo, width) else {
-            return;
-        };
-        let mask = low_mask_u64(n as u32);
-        let value = value & mask;
         let words = &mut self.bits.data;
+        let (w, off) = (lo / 64, lo % 64);
+        if w >= W {
+            return;
+        }
+        let mask = low_mask_u64(width.min(64) as u32);
+        let value = value & mask;
         words[w] = (words[w] & !(mask << off)) | (value << off);
-        if off + n > 64 {
+        if off + width.min(64) > 64 && w + 1 < W {
+            // The field crosses into the next word (bits past the bus are dropped).
             let sh = 64 - off;
             words[w + 1] = (words[w + 1] & !(mask >> sh)) | (value >> sh);
         }
-    }
-
-    /// Where a field lies: (first word, bit offset in it, bits inside the bus), or `None` if
-    /// no bit of it is inside the bus.
-    #[inline]
-    fn span(lo: usize, width: usize) -> Option<(usize, usize, usize)> {
-        let total = 64 * W;
-        if lo >= total || width == 0 {
-            return None;
-        }
-        Some((lo / 64, lo % 64, width.min(64).min(total - lo)))
     }
 }
 
