@@ -113,3 +113,38 @@ fn r01_sweep_sizes_are_checked_before_work() {
     assert_eq!(listing(&d.join("max")), ["errors.svg", "summary.json"]);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Defect 6: a 2:4 sparse TF32 B at w = 1 (`--width 1` or an nvidia preset) is refused with
+/// a user-facing line before the core is built, not the engine's storage-type message;
+/// widths 2 and up still run.
+#[test]
+fn r06_sparse_tf32_at_width_1_is_a_clear_error() {
+    let d = scratch("hostile", "sparse");
+    let out = p(&d, "d.npy");
+    for extra in [
+        vec!["--format", "tf32"],
+        vec!["--format", "tf32", "--width", "1"],
+        vec!["--format", "tf32", "--acc", "nvidia", "--preset", "hopper"],
+        vec!["--format", "fp16", "--format-b", "tf32", "--width", "1"],
+    ] {
+        let mut args: Vec<&str> = vec![
+            "gemm", "--sparse", "--m", "8", "--n", "8", "--k", "64", "--out", &out,
+        ];
+        args.extend(&extra);
+        let o = tcrtl(&args);
+        assert_error(&o, "--sparse at w = 1 carries 4 tf32 B values (76 bits)");
+        assert!(!text(&o.stderr).contains("storage type"));
+        assert!(listing(&d).is_empty(), "{extra:?}: {:?}", listing(&d));
+    }
+    // A TF32 A at w = 1 (B in FP16) and TF32 at w = 2 run.
+    for extra in [
+        vec!["--format", "tf32", "--format-b", "fp16", "--width", "1"],
+        vec!["--format", "tf32", "--width", "2"],
+    ] {
+        let mut args = vec!["gemm", "--sparse", "--m", "8", "--n", "8", "--k", "64"];
+        args.extend(&extra);
+        let o = tcrtl(&args);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", text(&o.stderr));
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
