@@ -15,6 +15,12 @@ fn listing(dir: &Path) -> Vec<String> {
     v
 }
 
+/// Runs `tcrtl` with owned arguments.
+fn run(args: &[String]) -> std::process::Output {
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    tcrtl(&a)
+}
+
 /// Defect 1: a sweep length or sample count past the limits is refused before any work or
 /// allocation (no panic, no abort, no growth), and no `--out` folder is made.
 #[test]
@@ -146,5 +152,73 @@ fn r06_sparse_tf32_at_width_1_is_a_clear_error() {
         let o = tcrtl(&args);
         assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", text(&o.stderr));
     }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The golden folder and VCD of a 4 x 4 x 6 FP16 problem in `d` (`g1/`, `gv.vcd`).
+fn golden_and_vcd(d: &Path) {
+    std::fs::create_dir_all(d.join("g1")).expect("g1");
+    let o = tcrtl(&[
+        "gemm",
+        "--m",
+        "4",
+        "--n",
+        "4",
+        "--k",
+        "6",
+        "--seed",
+        "3",
+        "--memh",
+        &p(d, "g1"),
+        "--vcd",
+        &p(d, "gv.vcd"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+}
+
+/// Defect 7: an accumulator whose golden values never appear (here mapped to the A lane) has
+/// no lag: the report says so, and the JSON latency is null instead of a wrapped
+/// 18446744073709551608; every step is a mismatch (exit 1).
+#[test]
+fn r07_grade_with_no_accumulator_lag_says_so() {
+    let d = scratch("hostile", "lag");
+    golden_and_vcd(&d);
+    let base = |json: bool| {
+        let mut v: Vec<String> = [
+            "grade",
+            "--golden",
+            &p(&d, "g1"),
+            "--vcd",
+            &p(&d, "gv.vcd"),
+            "--pe",
+            "1,2",
+            "--map",
+            "clk=tensor_core.clk",
+            "--map",
+            "a=tensor_core.mesh.pe_1_2.a_in",
+            "--map",
+            "acc_after=tensor_core.mesh.pe_1_2.a_in",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if json {
+            v.push("--json".into());
+        }
+        v
+    };
+    let o = run(&base(false));
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", text(&o.stderr));
+    assert!(
+        out.contains("acc_after: no golden value appears within 32 cycles"),
+        "{out}"
+    );
+    assert!(!out.contains("18446744073709551"), "{out}");
+    let o = run(&base(true));
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert!(v["acc_after_latency"].is_null(), "{v}");
+    assert_eq!(v["mismatches"], 6, "{v}");
     let _ = std::fs::remove_dir_all(&d);
 }

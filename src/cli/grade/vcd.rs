@@ -270,21 +270,21 @@ fn sample(path: &Path, map: &HashMap<&'static str, String>) -> Result<Samples, S
 }
 
 /// The offset (and match count) at which the most of `want[s]` equal `got[start + s]`,
-/// searched over `starts`; the earliest wins a tie.
+/// searched over `starts`; the earliest wins a tie. `None` when no offset matches any value.
 fn best_offset(
     starts: impl Iterator<Item = usize>,
     want: &[u64],
     got: &[Option<u64>],
-) -> (usize, usize) {
-    let mut best = (0, 0);
+) -> Option<(usize, usize)> {
+    let mut best = None;
     for t in starts {
         let hits = want
             .iter()
             .enumerate()
             .filter(|(s, w)| got.get(t + s).copied().flatten() == Some(**w))
             .count();
-        if hits > best.1 {
-            best = (t, hits);
+        if hits > best.map_or(0, |(_, h)| h) {
+            best = Some((t, hits));
         }
     }
     best
@@ -338,10 +338,12 @@ pub fn run(job: &VcdJob) -> Result<i32, String> {
     let t0 = best.0;
     let mut misses = Vec::new();
     let mut compared = 0;
-    let mut fields: Vec<(&'static str, usize, usize)> = Vec::new(); // field, offset, lag
-    fields.push(("a", t0, 0));
+    // Field, sample offset, and the lag found (`None`: no golden value of the field appears
+    // at any lag up to MAX_LATENCY; it is then compared at lag 0 and every step differs).
+    let mut fields: Vec<(&'static str, usize, Option<usize>)> = Vec::new();
+    fields.push(("a", t0, Some(0)));
     if samples.contains_key("b") {
-        fields.push(("b", t0, 0));
+        fields.push(("b", t0, Some(0)));
     }
     for (field, want) in [
         (
@@ -357,8 +359,10 @@ pub fn run(job: &VcdJob) -> Result<i32, String> {
         ),
     ] {
         if let Some(got) = samples.get(field) {
-            let (at, _) = best_offset(t0..=t0 + MAX_LATENCY, &want, got);
-            fields.push((field, at, at - t0));
+            match best_offset(t0..=t0 + MAX_LATENCY, &want, got) {
+                Some((at, _)) => fields.push((field, at, at.checked_sub(t0))),
+                None => fields.push((field, t0, None)),
+            }
         }
     }
     for &(field, at, _) in &fields {
@@ -399,7 +403,8 @@ pub fn run(job: &VcdJob) -> Result<i32, String> {
             None
         }
     };
-    let lag_of = |f: &str| fields.iter().find(|x| x.0 == f).map(|x| x.2);
+    let lag_of = |f: &str| fields.iter().find(|x| x.0 == f).and_then(|x| x.2);
+    let mapped = |f: &str| fields.iter().any(|x| x.0 == f);
     if job.json {
         let first: Vec<serde_json::Value> = misses
             .iter()
@@ -434,8 +439,13 @@ pub fn run(job: &VcdJob) -> Result<i32, String> {
             steps.len()
         );
         for f in ["acc_before", "acc_after"] {
-            if let Some(l) = lag_of(f) {
-                outln!("  {f} lags the operands by {l} cycles");
+            match lag_of(f) {
+                Some(l) => outln!("  {f} lags the operands by {l} cycles"),
+                None if mapped(f) => outln!(
+                    "  {f}: no golden value appears within {MAX_LATENCY} cycles of the \
+                     operands (compared at lag 0)"
+                ),
+                None => {}
             }
         }
         outln!("{compared} compared, {} mismatches", misses.len());
