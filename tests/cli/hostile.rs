@@ -285,3 +285,179 @@ fn r11_merge_reproduces_the_single_run_exactly() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Defect 8: options that were accepted and silently ignored are errors naming the option,
+/// and nothing is written.
+#[test]
+fn r08_ignored_options_are_errors() {
+    let d = scratch("hostile", "ignored");
+    let out = p(&d, "out");
+    let npy = p(&d, "d.npy");
+    let fst = p(&d, "w.fst");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["dot", "--format", "s8", "--a", "1", "--b", "1", "--explain"],
+            "--explain",
+        ),
+        (
+            vec![
+                "dot",
+                "--format",
+                "s8",
+                "--a",
+                "1",
+                "--b",
+                "1",
+                "--out-format",
+                "fp16",
+            ],
+            "--out-format fp16",
+        ),
+        (
+            vec![
+                "dot", "--format", "s8", "--acc", "ieee", "--a", "1", "--b", "1",
+            ],
+            "drop --acc",
+        ),
+        (
+            vec![
+                "memsweep",
+                "--m",
+                "8",
+                "--n",
+                "8",
+                "--k",
+                "8",
+                "--out",
+                &out,
+                "--mem-latency",
+                "5",
+            ],
+            "--mem-latency is set per point by memsweep's grid: use --latencies",
+        ),
+        (
+            vec![
+                "memsweep",
+                "--m",
+                "8",
+                "--n",
+                "8",
+                "--k",
+                "8",
+                "--out",
+                &out,
+                "--mem-bandwidth",
+                "5",
+            ],
+            "--mem-bandwidth is set per point by memsweep's grid: use --bandwidths",
+        ),
+        (
+            vec![
+                "memsweep",
+                "--m",
+                "8",
+                "--n",
+                "8",
+                "--k",
+                "8",
+                "--out",
+                &out,
+                "--mem-in-flight",
+                "5",
+            ],
+            "use --inflight",
+        ),
+        (
+            vec![
+                "gemm",
+                "--format",
+                "mxfp8e4m3",
+                "--acc",
+                "ieee",
+                "--a",
+                "a.npy",
+                "--b",
+                "b.npy",
+                "--a-scales",
+                "sa.npy",
+                "--b-scales",
+                "sb.npy",
+            ],
+            "--acc ieee: MX GEMMs run the fused MX datapath",
+        ),
+        (
+            vec![
+                "gemm",
+                "--m",
+                "8",
+                "--n",
+                "8",
+                "--k",
+                "8",
+                "--out",
+                &npy,
+                "--vcd-limit",
+                "0",
+            ],
+            "--vcd-limit needs --vcd",
+        ),
+        (
+            vec![
+                "gemm",
+                "--m",
+                "8",
+                "--n",
+                "8",
+                "--k",
+                "8",
+                "--fst",
+                &fst,
+                "--vcd-limit",
+                "0",
+            ],
+            "--vcd-limit applies to --vcd",
+        ),
+    ];
+    for (args, needle) in cases {
+        let o = tcrtl(&args);
+        assert_error(&o, needle);
+        assert!(listing(&d).is_empty(), "{args:?}: {:?}", listing(&d));
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Defect 2 (derived sizes): `memsweep` refuses a shape the core cannot run at once, as
+/// `gemm` does, before making its folder; an --out that is a file is named as such.
+#[test]
+fn r02_memsweep_shape_refused_up_front() {
+    let d = scratch("hostile", "memsweep");
+    let out = d.join("ms");
+    let start = std::time::Instant::now();
+    let o = tcrtl(&[
+        "memsweep",
+        "--m",
+        "16384",
+        "--n",
+        "16384",
+        "--k",
+        "1",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_error(&o, "16777216 4x4 tiles");
+    assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+    assert!(!out.exists());
+    let o = tcrtl(&[
+        "memsweep",
+        "--m",
+        "8",
+        "--n",
+        "8",
+        "--k",
+        "8",
+        "--out",
+        "/dev/null",
+    ]);
+    assert_error(&o, "--out /dev/null: not a directory");
+    let _ = std::fs::remove_dir_all(&d);
+}
