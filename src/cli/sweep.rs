@@ -182,8 +182,12 @@ pub fn merge_cmd(args: &MergeArgs) -> Result<i32, String> {
     let mut parts = Vec::new();
     for d in &args.dirs {
         let path = d.join("summary.json");
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = tensorcore_rtl::io::bounded::read_text_bounded(
+            &path,
+            tensorcore_rtl::io::bounded::MAX_TEXT_BYTES,
+            "a sweep summary",
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?;
         let s: Summary =
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         parts.push((path, s));

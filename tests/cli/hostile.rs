@@ -461,3 +461,330 @@ fn r02_memsweep_shape_refused_up_front() {
     assert_error(&o, "--out /dev/null: not a directory");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Runs `tcrtl args` under GNU time when it is installed: the output and the peak resident
+/// memory in KiB (`None` without /usr/bin/time).
+fn run_measured(
+    args: &[&str],
+    stdin: Option<std::fs::File>,
+) -> (std::process::Output, Option<u64>) {
+    let time = Path::new("/usr/bin/time");
+    let report = std::env::temp_dir().join(format!(
+        "tcrtl-hostile-rss-{}-{}",
+        std::process::id(),
+        args.len()
+    ));
+    let mut cmd = if time.exists() {
+        let mut c = std::process::Command::new(time);
+        c.arg("-f")
+            .arg("%M")
+            .arg("-o")
+            .arg(&report)
+            .arg(env!("CARGO_BIN_EXE_tcrtl"));
+        c
+    } else {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+    };
+    cmd.args(args);
+    if let Some(f) = stdin {
+        cmd.stdin(f);
+    }
+    let o = cmd.output().expect("run");
+    let kib = std::fs::read_to_string(&report)
+        .ok()
+        .and_then(|t| t.trim().lines().last()?.trim().parse().ok());
+    let _ = std::fs::remove_file(&report);
+    (o, kib)
+}
+
+/// The peak memory bound of every refused oversized input below (MiB).
+const REFUSAL_PEAK_MIB: u64 = 300;
+
+fn assert_peak(kib: Option<u64>, what: &str) {
+    if let Some(k) = kib {
+        assert!(
+            k < REFUSAL_PEAK_MIB * 1024,
+            "{what}: peak {k} KiB, over {REFUSAL_PEAK_MIB} MiB"
+        );
+    }
+}
+
+/// A `.npy` header (version 1.0, padded to 64 bytes) for `descr` and `shape` text.
+fn npy_header(descr: &str, shape: &str) -> Vec<u8> {
+    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    let pad = (64 - (10 + h.len() + 1) % 64) % 64;
+    h.push_str(&" ".repeat(pad));
+    h.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    b.extend_from_slice(h.as_bytes());
+    b
+}
+
+/// Defect 2: oversized and endless inputs are refused with one line naming the limit, at
+/// once and with bounded memory: a 1 GiB `u8` `.npy` of shape (32768, 32768) (refused from
+/// its header, before the payload is read), a measurement file and a golden `d.hex` that are
+/// `/dev/zero`, `wave-filter` reading `/dev/zero`, and a VCD with a 200 MiB `$comment`.
+#[test]
+fn r02_oversized_inputs_are_refused_with_bounded_memory() {
+    let d = scratch("hostile", "bounded");
+    // The .npy: a sparse file, so nothing is written to disk.
+    let header = npy_header("|u1", "(32768, 32768)");
+    let big = d.join("big.npy");
+    std::fs::write(&big, &header).expect("header");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .expect("open")
+        .set_len(header.len() as u64 + (1 << 30))
+        .expect("sparse");
+    std::fs::write(d.join("small.npy"), npy_header("|u1", "(4, 4)"))
+        .and_then(|_| {
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(d.join("small.npy"))?;
+            std::io::Write::write_all(&mut f, &[0x38; 16])
+        })
+        .expect("small");
+    let start = std::time::Instant::now();
+    let (o, kib) = run_measured(
+        &[
+            "gemm",
+            "--format",
+            "e4m3",
+            "--a",
+            &p(&d, "big.npy"),
+            "--b",
+            &p(&d, "small.npy"),
+        ],
+        None,
+    );
+    assert_error(
+        &o,
+        "holds 1073741824 elements, more than the limit of 268435456",
+    );
+    assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+    assert_peak(kib, "1 GiB .npy");
+
+    // A measurement file that is /dev/zero.
+    let set = d.join("set");
+    std::fs::create_dir_all(&set).expect("set");
+    for f in ["a_T_fp16.txt", "b_T_fp16.txt", "c_T_fp32.txt"] {
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("data/tensor-core-measurements/H100/fp16")
+                .join(f.replace('T', "H100")),
+            set.join(f),
+        )
+        .expect("copy");
+    }
+    std::os::unix::fs::symlink("/dev/zero", set.join("d_T_fp32.txt")).expect("symlink");
+    let (o, kib) = run_measured(
+        &[
+            "verify",
+            "measurements",
+            &set.display().to_string(),
+            "--format",
+            "fp16",
+            "--preset",
+            "hopper",
+        ],
+        None,
+    );
+    assert_error(
+        &o,
+        "larger than the 67108864-byte limit for a measurement file",
+    );
+    assert_peak(kib, "measurement /dev/zero");
+
+    // A golden d.hex that is /dev/zero.
+    let g = d.join("g");
+    let s = d.join("s");
+    std::fs::create_dir_all(&g).expect("g");
+    std::fs::create_dir_all(&s).expect("s");
+    let o = tcrtl(&[
+        "gemm",
+        "--m",
+        "4",
+        "--n",
+        "4",
+        "--k",
+        "4",
+        "--memh",
+        &p(&d, "g"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    std::fs::copy(g.join("d.hex"), s.join("d.hex")).expect("student");
+    std::fs::remove_file(g.join("d.hex")).expect("rm");
+    std::os::unix::fs::symlink("/dev/zero", g.join("d.hex")).expect("symlink");
+    let (o, kib) = run_measured(
+        &[
+            "grade",
+            "--golden",
+            &g.display().to_string(),
+            "--student",
+            &s.display().to_string(),
+        ],
+        None,
+    );
+    assert_error(&o, "larger than the 268435456-byte limit for a golden file");
+    assert_peak(kib, "golden /dev/zero");
+
+    // wave-filter on /dev/zero.
+    let zero = std::fs::File::open("/dev/zero").expect("/dev/zero");
+    let (o, kib) = run_measured(&["wave-filter", "fp16"], Some(zero));
+    assert_error(&o, "a line longer than the 65536-byte limit");
+    assert_peak(kib, "wave-filter /dev/zero");
+
+    // A VCD whose $comment runs for 200 MiB (a sparse file of NUL bytes).
+    std::fs::create_dir_all(d.join("g1")).expect("g1");
+    golden_and_vcd(&d);
+    let vcd = d.join("huge.vcd");
+    std::fs::write(&vcd, b"$comment ").expect("vcd");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&vcd)
+        .expect("open")
+        .set_len(200 << 20)
+        .expect("sparse");
+    let (o, kib) = run_measured(
+        &[
+            "grade",
+            "--golden",
+            &p(&d, "g1"),
+            "--vcd",
+            &vcd.display().to_string(),
+            "--pe",
+            "1,2",
+            "--map",
+            "clk=tensor_core.clk",
+            "--map",
+            "a=tensor_core.mesh.pe_1_2.a_in",
+            "--map",
+            "acc_after=tensor_core.mesh.pe_1_2.acc_0",
+        ],
+        None,
+    );
+    assert_error(
+        &o,
+        "larger than the 134217728-byte limit for a VCD to grade",
+    );
+    assert_peak(kib, "VCD with a long $comment");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Defect 9: the parsers accept only well-formed input. A text matrix with an empty element
+/// or a trailing comma; `.npy` headers NumPy refuses (no closing brace, an empty tuple item,
+/// an unknown key, a NUL byte, a nested tuple, an integer for a shape); parentheses that
+/// only group are read as NumPy reads them, and for a repeated `'descr'` the last one counts. A VCD value wider than its signal, and time going backwards.
+#[test]
+fn r09_parsers_are_strict() {
+    let d = scratch("hostile", "strict");
+    std::fs::write(d.join("b.txt"), "1 0\n0 1\n").expect("b");
+    for (name, body) in [("gaps.txt", "1,,3\n4,,6\n"), ("trail.txt", "1,2,\n3,4,\n")] {
+        std::fs::write(d.join(name), body).expect("a");
+        let o = tcrtl(&["gemm", "--a", &p(&d, name), "--b", &p(&d, "b.txt")]);
+        assert_error(&o, ":1: A row 0 has an empty element");
+    }
+    // The same rows with single commas are read.
+    std::fs::write(d.join("ok.txt"), "1, 2\n3,4\n").expect("a");
+    let o = tcrtl(&["gemm", "--a", &p(&d, "ok.txt"), "--b", &p(&d, "b.txt")]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+
+    let npy = |name: &str, header: &str, payload: usize| {
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        b.extend_from_slice(header.as_bytes());
+        b.extend(std::iter::repeat_n(0x3c_u8, payload));
+        std::fs::write(d.join(name), b).expect("npy");
+        p(&d, name)
+    };
+    let good = npy(
+        "good.npy",
+        "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 2), }\n",
+        8,
+    );
+    for (header, needle) in [
+        (
+            "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 2), \n",
+            "bad header: expected a quoted string",
+        ),
+        (
+            "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 2,,), }\n",
+            "bad header: an unsupported value at byte 56",
+        ),
+        (
+            "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 2), 'x': 1}\n",
+            "bad header: unknown key 'x'",
+        ),
+        (
+            "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 2), }\0\n",
+            "bad header: text after the closing brace",
+        ),
+        (
+            "{'descr': '<u2', 'fortran_order': False, 'shape': ((2, 2), (2,)), }\n",
+            "bad header: a shape item that is not an integer",
+        ),
+        (
+            "{'descr': '<u2', 'fortran_order': False, 'shape': (4), }\n",
+            "the integer 4, not a tuple",
+        ),
+    ] {
+        let a = npy("bad.npy", header, 8);
+        let o = tcrtl(&["gemm", "--a", &a, "--b", &good]);
+        assert_error(&o, needle);
+    }
+    // Parentheses around the tuple or an item only group, as in Python: `((((2, 2))))` is
+    // the shape (2, 2), read as NumPy reads it.
+    let a = npy(
+        "group.npy",
+        "{'descr': '<u2', 'fortran_order': False, 'shape': ((((2), 2))), }\n",
+        8,
+    );
+    let o = tcrtl(&["gemm", "--a", &a, "--b", &good]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // A repeated 'descr': the last ('<u4', 4-byte elements) counts, so 8 bytes are too few.
+    let a = npy(
+        "dup.npy",
+        "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 2), 'descr': '<u4'}\n",
+        8,
+    );
+    let o = tcrtl(&["gemm", "--a", &a, "--b", &good]);
+    assert_error(&o, "expected 16 data bytes");
+
+    // VCDs: the model's own, with one value widened past its signal, and with time going
+    // back.
+    std::fs::create_dir_all(d.join("g1")).expect("g1");
+    golden_and_vcd(&d);
+    let vcd = std::fs::read_to_string(d.join("gv.vcd")).expect("vcd");
+    let grade = |name: &str| {
+        tcrtl(&[
+            "grade",
+            "--golden",
+            &p(&d, "g1"),
+            "--vcd",
+            &p(&d, name),
+            "--pe",
+            "1,2",
+            "--map",
+            "clk=tensor_core.clk",
+            "--map",
+            "a=tensor_core.mesh.pe_1_2.a_in",
+            "--map",
+            "acc_after=tensor_core.mesh.pe_1_2.acc_0",
+        ])
+    };
+    let o = grade("gv.vcd");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // The first vector change after the header gets 65 bits.
+    let body = vcd.find("$enddefinitions").expect("header end");
+    let at = body + vcd[body..].find("\nb").expect("a vector change") + 1;
+    let end = at + vcd[at..].find(' ').expect("id");
+    let wide = format!("{}b1{}{}", &vcd[..at], "0".repeat(64), &vcd[end..]);
+    std::fs::write(d.join("wide.vcd"), wide).expect("wide");
+    assert_error(&grade("wide.vcd"), "a 65-bit value for the");
+    let back = format!("{vcd}#0\n");
+    std::fs::write(d.join("back.vcd"), back).expect("back");
+    assert_error(&grade("back.vcd"), "timestamp #0 goes back from #");
+    let _ = std::fs::remove_dir_all(&d);
+}
