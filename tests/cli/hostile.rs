@@ -498,7 +498,7 @@ fn run_measured(
 }
 
 /// The peak memory bound of every refused oversized input below (MiB).
-const REFUSAL_PEAK_MIB: u64 = 300;
+const REFUSAL_PEAK_MIB: u64 = 400;
 
 fn assert_peak(kib: Option<u64>, what: &str) {
     if let Some(k) = kib {
