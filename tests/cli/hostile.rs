@@ -788,3 +788,27 @@ fn r09_parsers_are_strict() {
     assert_error(&grade("back.vcd"), "timestamp #0 goes back from #");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Defect 10 (in part): an output that is also an input of `gemm` is refused before the run
+/// and the input keeps its bytes; `tb run --waves` naming a file says "not a directory".
+#[test]
+fn r10_output_that_is_an_input_is_refused() {
+    let d = scratch("hostile", "inout");
+    std::fs::write(d.join("a.txt"), "1 2\n3 4\n").expect("a");
+    std::fs::write(d.join("b.txt"), "1 0\n0 1\n").expect("b");
+    let a = p(&d, "a.txt");
+    let b = p(&d, "b.txt");
+    for (out, flag) in [(&a, "--a"), (&b, "--b")] {
+        let o = tcrtl(&["gemm", "--a", &a, "--b", &b, "--out", out]);
+        assert_error(&o, &format!("{flag} {out} is also an output of this run"));
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.join("a.txt")).expect("a"),
+        "1 2\n3 4\n"
+    );
+    assert_eq!(listing(&d), ["a.txt", "b.txt"]);
+    let o = tcrtl(&["tb", "run", "all", "--waves", &a]);
+    assert_error(&o, "not a directory");
+    assert_eq!(listing(&d), ["a.txt", "b.txt"]);
+    let _ = std::fs::remove_dir_all(&d);
+}
