@@ -198,6 +198,12 @@ fn run_compress(args: &CompressArgs) -> Result<i32, String> {
     let mut plan = OutputPlan::new();
     plan.add("--values", &args.values)?;
     plan.add("--meta", &args.meta)?;
+    if plan.contains(&args.a) {
+        return Err(format!(
+            "--a {} is also an output of this run",
+            args.a.display()
+        ));
+    }
     let (m, k, a) = read_matrix(&args.a, fmt)?;
     let prune = if args.prune {
         Prune::KeepLargest

@@ -789,8 +789,9 @@ fn r09_parsers_are_strict() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// Defect 10 (in part): an output that is also an input of `gemm` is refused before the run
-/// and the input keeps its bytes; `tb run --waves` naming a file says "not a directory".
+/// Defect 10 (in part): an output that is also an input (`gemm`, `sparse compress`,
+/// `convert`) is refused before the run and the input keeps its bytes; `tb run --waves`
+/// naming a file says "not a directory".
 #[test]
 fn r10_output_that_is_an_input_is_refused() {
     let d = scratch("hostile", "inout");
@@ -810,5 +811,33 @@ fn r10_output_that_is_an_input_is_refused() {
     let o = tcrtl(&["tb", "run", "all", "--waves", &a]);
     assert_error(&o, "not a directory");
     assert_eq!(listing(&d), ["a.txt", "b.txt"]);
+    // `sparse compress --values` and `convert --out` naming their input.
+    let x = d.join("x.npy");
+    tensorcore_rtl::io::npy::write_npy(
+        &x,
+        &[2, 4],
+        tensorcore_rtl::io::npy::Dtype::U16,
+        &[0x3c00; 8],
+    )
+    .expect("x");
+    let before = std::fs::read(&x).expect("x");
+    let xs = x.display().to_string();
+    let o = tcrtl(&[
+        "sparse",
+        "compress",
+        "--a",
+        &xs,
+        "--format",
+        "fp16",
+        "--values",
+        &xs,
+        "--meta",
+        &p(&d, "m.npy"),
+    ]);
+    assert_error(&o, &format!("--a {xs} is also an output of this run"));
+    let o = tcrtl(&["convert", "--to", "e2m1", "--in", &xs, "--out", &xs]);
+    assert_error(&o, &format!("--in {xs} is also an output of this run"));
+    assert_eq!(std::fs::read(&x).expect("x"), before);
+    assert_eq!(listing(&d), ["a.txt", "b.txt", "x.npy"]);
     let _ = std::fs::remove_dir_all(&d);
 }
