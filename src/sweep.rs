@@ -130,6 +130,42 @@ pub enum Outcome {
     },
 }
 
+/// The longest dot product a sweep draws: each sample holds its A and B (8 bytes per element
+/// each) while it runs, one sample per thread, so `K` bounds the sweep's memory
+/// (docs/reliability.md, "Limits").
+pub const MAX_K: usize = 1 << 20;
+
+/// The most samples per K: the sums of errors are kept in 128 bits, and a sweep this long
+/// would run for years.
+pub const MAX_SAMPLES: u64 = 1 << 40;
+
+/// Checks the sizes a sweep derives from its options before any work or allocation: every
+/// K in `1..=MAX_K`, samples in `1..=MAX_SAMPLES`.
+pub fn check_sizes(ks: &[usize], samples: u64) -> Result<(), String> {
+    if ks.is_empty() || ks.contains(&0) {
+        return Err("--k takes lengths >= 1".into());
+    }
+    if let Some(k) = ks.iter().find(|&&k| k > MAX_K) {
+        return Err(format!(
+            "--k {k} is longer than the sweep's limit of {MAX_K} (2^20) products"
+        ));
+    }
+    if samples == 0 {
+        return Err("--samples must be at least 1".into());
+    }
+    if samples > MAX_SAMPLES {
+        return Err(format!(
+            "--samples {samples} is more than the sweep's limit of {MAX_SAMPLES} (2^40)"
+        ));
+    }
+    Ok(())
+}
+
+/// The number of samples `s < samples` with `s % n == i` (shard `(i, n)`, `i < n`).
+pub fn shard_samples(samples: u64, (i, n): (u64, u64)) -> u64 {
+    samples.saturating_sub(i).div_ceil(n)
+}
+
 /// The sweep's configuration.
 #[derive(Clone, Debug)]
 pub struct SweepConfig {
@@ -331,8 +367,14 @@ impl Acc {
                 self.exact += (ulp == 0.0) as u64;
                 self.max_ulp = self.max_ulp.max(ulp);
                 self.max_rel = self.max_rel.max(rel);
-                self.sum_ulp_q += (ulp * 65536.0).round().min(1e30) as u128;
-                self.sum_rel_q += (rel * 2f64.powi(64)).round().min(1e30) as u128;
+                // Saturating: associative for non-negative terms, so every split of the
+                // samples still gives the same totals.
+                self.sum_ulp_q = self
+                    .sum_ulp_q
+                    .saturating_add((ulp * 65536.0).round().min(1e30) as u128);
+                self.sum_rel_q = self
+                    .sum_rel_q
+                    .saturating_add((rel * 2f64.powi(64)).round().min(1e30) as u128);
                 self.hist[hist_bin(ulp)] += 1;
             }
         }
@@ -345,8 +387,8 @@ impl Acc {
         self.nonfinite += o.nonfinite;
         self.max_ulp = self.max_ulp.max(o.max_ulp);
         self.max_rel = self.max_rel.max(o.max_rel);
-        self.sum_ulp_q += o.sum_ulp_q;
-        self.sum_rel_q += o.sum_rel_q;
+        self.sum_ulp_q = self.sum_ulp_q.saturating_add(o.sum_ulp_q);
+        self.sum_rel_q = self.sum_rel_q.saturating_add(o.sum_rel_q);
         for (h, x) in self.hist.iter_mut().zip(o.hist) {
             *h += x;
         }
@@ -384,6 +426,21 @@ pub fn merge_stats(parts: &[KStats]) -> Result<KStats, String> {
             s.parse::<u128>()
                 .map_err(|_| format!("bad sum {s:?} in K = {k}"))
         };
+        let hist_total = p.hist.iter().try_fold(0u64, |t, &h| t.checked_add(h));
+        if p.nonfinite > p.samples
+            || p.exact > p.samples
+            || hist_total.is_none_or(|t| t > p.samples)
+        {
+            return Err(format!(
+                "K = {k}: the counts (exact, nonfinite, hist) exceed the {} samples",
+                p.samples
+            ));
+        }
+        if acc.samples.checked_add(p.samples).is_none() {
+            return Err(format!(
+                "K = {k}: the shards' sample counts overflow 64 bits"
+            ));
+        }
         let mut hist = [0u64; HIST_BINS];
         hist.copy_from_slice(&p.hist);
         acc = acc.merge(Acc {
@@ -403,7 +460,8 @@ pub fn merge_stats(parts: &[KStats]) -> Result<KStats, String> {
 /// Runs this shard's samples of every K (in parallel) and returns one [`KStats`] per K.
 pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KStats>, DotError> {
     let (i, n) = cfg.shard;
-    let mine: Vec<u64> = (0..cfg.samples).filter(|s| s % n == i).collect();
+    // This shard's samples `i, i + n, ...`, enumerated rather than collected.
+    let count = shard_samples(cfg.samples, cfg.shard);
     let mut out = Vec::new();
     for &k in &cfg.ks {
         // Check the configuration once (formats, width, rounding) before the parallel part.
@@ -418,9 +476,10 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KSt
             0,
             cfg.width,
         )?;
-        let acc = mine
-            .par_iter()
-            .map(|&s| {
+        let acc = (0..count)
+            .into_par_iter()
+            .map(|j| {
+                let s = i + j * n;
                 let (a, b) = operands(cfg, k, s);
                 let d = dot_acc(
                     &cfg.mode, cfg.rm, cfg.out, cfg.fmt_a, cfg.fmt_b, &a, &b, 0, cfg.width,

@@ -274,6 +274,12 @@ pub fn run(args: &ConvertArgs) -> Result<i32, String> {
     if let Some(s) = &args.scales_out {
         plan.add("--scales-out", s)?;
     }
+    if let Some(input) = args.input.as_deref().filter(|i| plan.contains(i)) {
+        return Err(format!(
+            "--in {} is also an output of this run",
+            input.display()
+        ));
+    }
     let inputs = read_inputs(args, from)?;
     match (block, to) {
         (Some(b), _) => run_block(args, b, &inputs),

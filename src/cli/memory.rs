@@ -52,6 +52,27 @@ impl MemArgs {
         Ok(p)
     }
 
+    /// For `tcrtl memsweep`, whose grid sets latency, bandwidth and requests in flight per
+    /// point: the first of those options given here, with the grid option that replaces it.
+    pub fn swept_option(&self) -> Option<(&'static str, &'static str)> {
+        [
+            (self.mem_latency.is_some(), "--mem-latency", "--latencies"),
+            (
+                self.mem_bandwidth.is_some(),
+                "--mem-bandwidth",
+                "--bandwidths",
+            ),
+            (
+                self.mem_in_flight.is_some(),
+                "--mem-in-flight",
+                "--inflight",
+            ),
+        ]
+        .into_iter()
+        .find(|(given, _, _)| *given)
+        .map(|(_, option, grid)| (option, grid))
+    }
+
     /// True if any memory option was given (they need `--memory tma`).
     pub fn any(&self) -> bool {
         self.mem_latency.is_some()

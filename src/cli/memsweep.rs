@@ -82,6 +82,18 @@ struct Point {
 
 /// Runs `tcrtl memsweep`.
 pub fn run(args: &MemSweepArgs) -> Result<i32, String> {
+    // What the options derive is checked before any folder, allocation or run: the
+    // problem's shape (the limits of `tcrtl gemm`), the memory options the grid would
+    // override, and an --out that is not a directory.
+    super::values::check_size(args.m, args.n, args.k)?;
+    if let Some((given, grid)) = args.mem.swept_option() {
+        return Err(format!(
+            "{given} is set per point by memsweep's grid: use {grid} instead"
+        ));
+    }
+    if args.out.exists() && !args.out.is_dir() {
+        return Err(format!("--out {}: not a directory", args.out.display()));
+    }
     let made = !args.out.exists();
     std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
     let r = sweep(args);
@@ -131,7 +143,7 @@ fn sweep(args: &MemSweepArgs) -> Result<i32, String> {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+        .clamp(1, jobs.len().max(1));
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Point, String>>>> = Mutex::new(vec![None; jobs.len()]);
     std::thread::scope(|s| {

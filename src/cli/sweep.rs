@@ -115,12 +115,8 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         )
     })?;
     let shard = parse_shard(&args.shard)?;
-    if args.k.is_empty() || args.k.contains(&0) {
-        return Err("--k takes lengths >= 1".into());
-    }
-    if args.samples == 0 {
-        return Err("--samples must be at least 1".into());
-    }
+    sweep::check_sizes(&args.k, args.samples)?;
+    check_out_dir(&args.out)?;
     if args.width == 0 || args.width > MAX_LANES {
         return Err(format!("--width {} is outside 1..=32", args.width));
     }
@@ -137,9 +133,7 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         seed: args.seed,
         shard,
     };
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
-    let total: u64 =
-        (0..args.samples).filter(|s| s % shard.1 == shard.0).count() as u64 * args.k.len() as u64;
+    let total = sweep::shard_samples(args.samples, shard).saturating_mul(args.k.len() as u64);
     // A progress bar on a terminal (indicatif draws nothing when stderr is not one); the
     // files do not depend on it.
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
@@ -171,6 +165,7 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         hist_edges_ulp: sweep::hist_edges(),
         per_k,
     };
+    create_out_dir(&args.out)?;
     write_outputs(&args.out, &summary)?;
     outln!(
         "{} samples x {} K in {seconds:.2} s ({:.0} samples/s): {}",
@@ -187,8 +182,12 @@ pub fn merge_cmd(args: &MergeArgs) -> Result<i32, String> {
     let mut parts = Vec::new();
     for d in &args.dirs {
         let path = d.join("summary.json");
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = tensorcore_rtl::io::bounded::read_text_bounded(
+            &path,
+            tensorcore_rtl::io::bounded::MAX_TEXT_BYTES,
+            "a sweep summary",
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?;
         let s: Summary =
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         parts.push((path, s));
@@ -246,13 +245,28 @@ pub fn merge_cmd(args: &MergeArgs) -> Result<i32, String> {
         per_k,
         ..first.clone()
     };
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
+    check_out_dir(&args.out)?;
+    create_out_dir(&args.out)?;
     write_outputs(&args.out, &merged)?;
     outln!(
         "merged {n} shards: {}",
         args.out.join("summary.json").display()
     );
     Ok(0)
+}
+
+/// Refuses an `--out` that exists and is not a directory, before any work.
+fn check_out_dir(dir: &Path) -> Result<(), String> {
+    match std::fs::metadata(dir) {
+        Ok(m) if !m.is_dir() => Err(format!("--out {}: not a directory", dir.display())),
+        _ => Ok(()),
+    }
+}
+
+/// Creates the `--out` directory once the results are ready (a sweep refused or failed
+/// leaves no empty folder behind).
+fn create_out_dir(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))
 }
 
 fn write_outputs(dir: &Path, s: &Summary) -> Result<(), String> {

@@ -65,6 +65,9 @@ fn run_benches(args: &RunArgs) -> Result<i32, String> {
     // The waves directory is an output like any other: checked before any testbench runs, so
     // an unwritable one is an error (exit 2), not a failing testbench.
     let existed = args.waves.exists();
+    if existed && !args.waves.is_dir() {
+        return Err(format!("--waves {}: not a directory", args.waves.display()));
+    }
     std::fs::create_dir_all(&args.waves)
         .map_err(|e| format!("--waves {}: {e}", args.waves.display()))?;
     let mut plan = OutputPlan::new();

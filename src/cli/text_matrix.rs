@@ -1,5 +1,6 @@
 //! Matrices as text for `tcrtl gemm` (`--a A.txt`, `.hex` too): one row a line, elements
-//! separated by spaces, tabs or commas, `#` starts a comment, blank lines are skipped. Each
+//! separated by spaces, tabs or commas (a comma between two elements only: `1,,3` and a
+//! trailing comma are errors), `#` starts a comment, blank lines are skipped. Each
 //! element is parsed by the operand grammar of [`super::values::operand`]: a bit pattern
 //! (`0x3c00`) or a decimal value that must be exactly representable (`1`, `-2.5`). A first lab
 //! writes `1 2 3 4` and reads 1, 2, 3, 4 in the waves.
@@ -22,11 +23,26 @@ pub fn read(
     name: &str,
     parse: impl Fn(&str) -> Result<u64, String>,
 ) -> Result<(usize, usize, Vec<u64>), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = tensorcore_rtl::io::bounded::read_text_bounded(
+        path,
+        tensorcore_rtl::io::bounded::MAX_TEXT_BYTES,
+        "a text matrix",
+    )
+    .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut words = Vec::new();
     let (mut rows, mut cols) = (0usize, None);
     for (i, line) in text.lines().enumerate() {
         let body = line.split('#').next().unwrap_or("");
+        // A comma separates exactly two elements: an empty field (two commas in a row, or a
+        // comma at the start or end of the row) is an error, not a skipped element.
+        if body.contains(',') && body.split(',').any(|f| f.trim().is_empty()) {
+            return Err(format!(
+                "{}:{}: {name} row {rows} has an empty element (two commas in a row, or a \
+                 comma at the start or end of the row)",
+                path.display(),
+                i + 1
+            ));
+        }
         let row: Vec<&str> = body
             .split(|c: char| c == ',' || c.is_whitespace())
             .filter(|t| !t.is_empty())

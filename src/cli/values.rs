@@ -28,8 +28,8 @@ pub struct ArithArgs {
     #[arg(long)]
     pub format_b: Option<String>,
     /// Accumulation mode: ieee (default), fused, exact, nvidia (needs --preset).
-    #[arg(long, default_value = "ieee")]
-    pub acc: String,
+    #[arg(long)]
+    pub acc: Option<String>,
     /// GPU preset for --acc nvidia: volta, ampere, ada, hopper, blackwell.
     #[arg(long)]
     pub preset: Option<String>,
@@ -49,6 +49,11 @@ pub struct Arith {
 }
 
 impl ArithArgs {
+    /// The accumulation mode's name: `--acc`, or `ieee` when it was not given.
+    pub fn acc(&self) -> &str {
+        self.acc.as_deref().unwrap_or("ieee")
+    }
+
     /// [`ArithArgs::resolve_acc`] for the clocked tensor core, which has no `exact` datapath
     /// (`exact` rounds once over all of K: a reference, offered by `tcrtl dot` only).
     pub fn resolve_datapath(&self, acc: Format) -> Result<Arith, String> {
@@ -72,7 +77,7 @@ impl ArithArgs {
             None => fmt_a,
         };
         let preset = self.preset.as_deref().map(preset).transpose()?;
-        let mode = match (self.acc.to_ascii_lowercase().as_str(), preset) {
+        let mode = match (self.acc().to_ascii_lowercase().as_str(), preset) {
             ("nvidia", Some(p)) => {
                 AccMode::Nvidia(p.params_for(fmt_a, fmt_b, acc).map_err(|e| e.to_string())?)
             }
@@ -126,12 +131,15 @@ impl ArithArgs {
                 "cannot pair {fa} with {fb}: 8-bit integers pair with 8-bit, 4-bit with 4-bit"
             ));
         }
-        if self.preset.is_some() || !self.acc.eq_ignore_ascii_case("ieee") {
+        if self.preset.is_some() || self.acc.is_some() {
             return Err("integer formats accumulate exactly in int32: drop --acc and --preset (use --satfinite to clamp instead of wrapping)".into());
         }
         Ok(Some((fa, fb)))
     }
 }
+
+/// The default of `--vcd-limit`, in MB.
+pub const DEFAULT_VCD_LIMIT_MB: u64 = 4000;
 
 /// Waveform options shared by the subcommands that run the clocked core.
 #[derive(Args, Debug, Default)]
@@ -148,9 +156,10 @@ pub struct TraceArgs {
     /// Trace only cycles FROM..TO (half open), e.g. `0:100`.
     #[arg(long, value_name = "FROM:TO")]
     pub trace_window: Option<String>,
-    /// Refuse, before the run, a VCD estimated larger than this many MB (FST is not limited).
-    #[arg(long, value_name = "MB", default_value_t = 4000)]
-    pub vcd_limit: u64,
+    /// Refuse, before the run, a VCD estimated larger than this many MB (default 4000; FST is
+    /// not limited, so this needs --vcd).
+    #[arg(long, value_name = "MB")]
+    pub vcd_limit: Option<u64>,
 }
 
 impl TraceArgs {
@@ -173,7 +182,9 @@ impl TraceArgs {
 
     /// `--vcd-limit` in bytes.
     pub fn vcd_limit_bytes(&self) -> u64 {
-        self.vcd_limit.saturating_mul(1_000_000)
+        self.vcd_limit
+            .unwrap_or(DEFAULT_VCD_LIMIT_MB)
+            .saturating_mul(1_000_000)
     }
 
     /// The trace configuration, if a waveform was asked for.
@@ -185,9 +196,15 @@ impl TraceArgs {
                 if !self.trace_glob.is_empty() || self.trace_window.is_some() {
                     return Err("--trace-glob and --trace-window need --vcd or --fst".into());
                 }
+                if self.vcd_limit.is_some() {
+                    return Err("--vcd-limit needs --vcd (it limits the VCD's size)".into());
+                }
                 return Ok(None);
             }
         };
+        if self.vcd.is_none() && self.vcd_limit.is_some() {
+            return Err("--vcd-limit applies to --vcd; an FST is not limited".into());
+        }
         for g in &self.trace_glob {
             cfg = cfg.glob(g.clone());
         }

@@ -4,7 +4,7 @@
 //! ([`tensorcore_rtl::hw::wave_filter`]). Each answer is flushed at once; end of input ends the
 //! process.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use clap::Args;
 use tensorcore_rtl::hw::wave_filter::{translate, FilterKind, KINDS};
@@ -26,9 +26,33 @@ pub fn run(args: &WaveFilterArgs) -> Result<i32, String> {
             KINDS.join(", ")
         )
     })?;
-    for line in std::io::stdin().lock().lines() {
-        let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
-        outln!("{}", translate(kind, &line));
+    let err = |e: std::io::Error| format!("cannot read standard input: {e}");
+    let mut input = std::io::stdin().lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = (&mut input)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(err)?;
+        if n == 0 {
+            return Ok(0);
+        }
+        if line.last() != Some(&b'\n') && line.len() > MAX_LINE_BYTES {
+            // No value is this long: the input is not GTKWave's (e.g. /dev/zero).
+            return Err(format!(
+                "standard input: a line longer than the {MAX_LINE_BYTES}-byte limit"
+            ));
+        }
+        while matches!(line.last(), Some(b'\n' | b'\r')) {
+            line.pop();
+        }
+        // A line that is not UTF-8 is shown as it is (lossily) rather than ending the
+        // filter, which GTKWave would then lose for the rest of the session.
+        outln!("{}", translate(kind, &String::from_utf8_lossy(&line)));
     }
-    Ok(0)
 }
+
+/// The longest line the filter reads (64 KiB; a value of the widest bus is a few hundred hex
+/// digits). docs/reliability.md, "Limits".
+pub const MAX_LINE_BYTES: usize = 1 << 16;

@@ -3,9 +3,11 @@
 //! operand grammar (how a typed value or bit pattern is read for a format).
 
 pub mod atomic;
+pub mod bounded;
 pub mod golden;
 pub mod memh;
 pub mod npy;
+pub mod npy_header;
 pub mod output;
 pub mod values;
 

@@ -127,85 +127,62 @@ fn format_err(path: &Path, why: impl Into<String>) -> NpyError {
     }
 }
 
-/// Pulls the value of `'key':` out of the header dictionary text.
-fn header_field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
-    let pat = format!("'{key}'");
-    let start = header.find(&pat)? + pat.len();
-    let rest = header[start..].trim_start().strip_prefix(':')?.trim_start();
-    let end = if rest.starts_with('(') {
-        rest.find(')')? + 1
-    } else if let Some(r) = rest.strip_prefix('\'') {
-        r.find('\'')? + 2
-    } else {
-        rest.find([',', '}']).unwrap_or(rest.len())
-    };
-    Some(rest[..end].trim())
-}
-
 /// The largest `.npy` file read: 2^28 elements (the most a GEMM operand may hold) of 8 bytes,
 /// plus room for the header. Larger files are refused before they are read.
 pub const MAX_FILE_BYTES: u64 = (1 << 28) * 8 + (1 << 20);
 
-/// Reads a `.npy` file (at most [`MAX_FILE_BYTES`]).
-pub fn read_npy(path: &Path) -> Result<NpyArray, NpyError> {
-    let io_err = |source| NpyError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let len = std::fs::metadata(path).map_err(io_err)?.len();
-    if len > MAX_FILE_BYTES {
-        return Err(format_err(
-            path,
-            format!("{len} bytes is more than the {MAX_FILE_BYTES} a matrix may take"),
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(io_err)?;
-    parse_npy(&bytes, path)
+/// The most elements a `.npy` array may declare (2^28, the most a GEMM operand may hold):
+/// checked from the header, before the payload is read or any room is made for it.
+pub const MAX_ELEMENTS: usize = 1 << 28;
+
+/// The longest header read (NumPy's own default `max_header_size`, 10000 bytes).
+pub const MAX_HEADER_BYTES: usize = 10_000;
+
+/// What the header says about the payload.
+struct Layout {
+    shape: Vec<usize>,
+    dtype: Dtype,
+    big_endian: bool,
+    fortran: bool,
+    /// Where the payload starts.
+    data_start: usize,
+    /// The payload's size in bytes.
+    data_bytes: usize,
 }
 
-/// Parses the bytes of a `.npy` file (`path` only names it in errors).
-pub fn parse_npy(bytes: &[u8], path: &Path) -> Result<NpyArray, NpyError> {
-    if bytes.len() < 10 || &bytes[..6] != MAGIC {
+/// The first bytes of a file up to and including its header: the header's length from the
+/// preamble (`prefix` holds at least its first 12 bytes, or the whole file if shorter).
+fn header_end(prefix: &[u8], path: &Path) -> Result<(usize, usize), NpyError> {
+    if prefix.len() < 10 || &prefix[..6] != MAGIC {
         return Err(format_err(path, "missing \\x93NUMPY magic"));
     }
-    let major = bytes[6];
-    let (header_len, header_start) = match major {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+    let (header_len, header_start) = match prefix[6] {
+        1 => (u16::from_le_bytes([prefix[8], prefix[9]]) as usize, 10),
         2 | 3 => {
-            if bytes.len() < 12 {
+            if prefix.len() < 12 {
                 return Err(format_err(path, "truncated header"));
             }
             (
-                u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+                u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]) as usize,
                 12,
             )
         }
         v => return Err(format_err(path, format!("unknown format version {v}"))),
     };
-    let data_start = header_start + header_len;
-    if bytes.len() < data_start {
-        return Err(format_err(path, "truncated header"));
+    if header_len > MAX_HEADER_BYTES {
+        return Err(format_err(
+            path,
+            format!("a {header_len}-byte header (at most {MAX_HEADER_BYTES}, as NumPy reads)"),
+        ));
     }
-    let header = std::str::from_utf8(&bytes[header_start..data_start])
-        .map_err(|_| format_err(path, "header is not text"))?;
-    let descr = header_field(header, "descr")
-        .ok_or_else(|| format_err(path, "header has no 'descr'"))?
-        .trim_matches('\'');
-    let fortran = match header_field(header, "fortran_order") {
-        Some("True") => true,
-        Some("False") => false,
-        _ => return Err(format_err(path, "header has no valid 'fortran_order'")),
-    };
-    let shape_text =
-        header_field(header, "shape").ok_or_else(|| format_err(path, "header has no 'shape'"))?;
-    let shape: Vec<usize> = shape_text
-        .trim_matches(|c| c == '(' || c == ')')
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse::<usize>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| format_err(path, format!("bad shape {shape_text}")))?;
+    Ok((header_start, header_start + header_len))
+}
+
+/// The layout from the header text (`header_start..data_start` of the file).
+fn layout(header: &[u8], data_start: usize, path: &Path) -> Result<Layout, NpyError> {
+    let h = super::npy_header::parse_header(header)
+        .map_err(|why| format_err(path, format!("bad header: {why}")))?;
+    let descr = h.descr.as_str();
     let (big_endian, code) = match descr.as_bytes().first() {
         Some(b'<') | Some(b'|') | Some(b'=') => (false, &descr[1..]),
         Some(b'>') => (true, &descr[1..]),
@@ -223,49 +200,148 @@ pub fn parse_npy(bytes: &[u8], path: &Path) -> Result<NpyArray, NpyError> {
         _ => {
             return Err(NpyError::Dtype {
                 path: path.display().to_string(),
-                descr: descr.to_string(),
+                descr: descr.escape_debug().to_string(),
             })
         }
     };
-    let count = shape
+    let count = h
+        .shape
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
         .ok_or_else(|| format_err(path, "shape too large"))?;
-    let size = dtype.size();
-    let payload = &bytes[data_start..];
-    let expected = count
-        .checked_mul(size)
-        .ok_or_else(|| format_err(path, "shape too large"))?;
-    if payload.len() != expected {
+    if count > MAX_ELEMENTS {
         return Err(format_err(
             path,
             format!(
-                "expected {} data bytes for shape {:?}, found {}",
-                expected,
-                shape,
-                payload.len()
+                "shape {} holds {count} elements, more than the limit of {MAX_ELEMENTS} (2^28)",
+                shape_text(&h.shape)
             ),
         ));
     }
+    Ok(Layout {
+        data_bytes: count * dtype.size(),
+        shape: h.shape,
+        dtype,
+        big_endian,
+        fortran: h.fortran_order,
+        data_start,
+    })
+}
+
+/// A shape for an error message, shortened past 8 axes.
+fn shape_text(shape: &[usize]) -> String {
+    let shown: Vec<String> = shape.iter().take(8).map(usize::to_string).collect();
+    let more = if shape.len() > 8 {
+        format!(", ... ({} axes)", shape.len())
+    } else {
+        String::new()
+    };
+    format!("({}{more})", shown.join(", "))
+}
+
+/// The array from its payload (exactly `l.data_bytes` bytes).
+fn decode(l: Layout, payload: &[u8]) -> NpyArray {
+    let size = l.dtype.size();
     let mut words: Vec<u64> = payload
         .chunks_exact(size)
         .map(|chunk| {
             let mut w = 0u64;
             for (i, &b) in chunk.iter().enumerate() {
-                let pos = if big_endian { size - 1 - i } else { i };
+                let pos = if l.big_endian { size - 1 - i } else { i };
                 w |= (b as u64) << (8 * pos);
             }
             w
         })
         .collect();
-    if fortran && shape.len() > 1 {
-        words = fortran_to_c(&words, &shape);
+    if l.fortran && l.shape.len() > 1 {
+        words = fortran_to_c(&words, &l.shape);
     }
-    Ok(NpyArray {
-        shape,
-        dtype,
+    NpyArray {
+        shape: l.shape,
+        dtype: l.dtype,
         words,
-    })
+    }
+}
+
+fn payload_err(path: &Path, l: &Layout, found: impl std::fmt::Display) -> NpyError {
+    format_err(
+        path,
+        format!(
+            "expected {} data bytes for shape {}, found {found}",
+            l.data_bytes,
+            shape_text(&l.shape)
+        ),
+    )
+}
+
+/// Reads a `.npy` file (at most [`MAX_FILE_BYTES`], [`MAX_ELEMENTS`] elements): the header
+/// first, then the payload, only once the header's element count and the file's size agree.
+pub fn read_npy(path: &Path) -> Result<NpyArray, NpyError> {
+    use std::io::Read;
+    let io_err = |source| NpyError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io_err)?;
+    let len = meta.len();
+    if len > MAX_FILE_BYTES {
+        return Err(format_err(
+            path,
+            format!("{len} bytes is more than the {MAX_FILE_BYTES} a matrix may take"),
+        ));
+    }
+    let mut file = std::fs::File::open(path).map_err(io_err)?;
+    let mut head = Vec::new();
+    (&mut file)
+        .take(12)
+        .read_to_end(&mut head)
+        .map_err(io_err)?;
+    let (header_start, data_start) = header_end(&head, path)?;
+    let more = (data_start - head.len().min(data_start)) as u64;
+    (&mut file)
+        .take(more)
+        .read_to_end(&mut head)
+        .map_err(io_err)?;
+    if head.len() < data_start {
+        return Err(format_err(path, "truncated header"));
+    }
+    let l = layout(&head[header_start..data_start], data_start, path)?;
+    // A regular file's size is known: it must be the header plus the payload exactly.
+    if meta.is_file() && len != (data_start + l.data_bytes) as u64 {
+        let found = len.saturating_sub(data_start as u64);
+        return Err(payload_err(path, &l, found));
+    }
+    // Bytes of the 12-byte preamble read past a very short version 1 header already belong
+    // to the payload.
+    let mut payload = head.split_off(data_start);
+    payload.reserve_exact(l.data_bytes.saturating_sub(payload.len()));
+    (&mut file)
+        .take((l.data_bytes + 1).saturating_sub(payload.len()) as u64)
+        .read_to_end(&mut payload)
+        .map_err(io_err)?;
+    if payload.len() != l.data_bytes {
+        let found = if payload.len() > l.data_bytes {
+            "more".to_string()
+        } else {
+            payload.len().to_string()
+        };
+        return Err(payload_err(path, &l, found));
+    }
+    Ok(decode(l, &payload))
+}
+
+/// Parses the bytes of a `.npy` file (`path` only names it in errors).
+pub fn parse_npy(bytes: &[u8], path: &Path) -> Result<NpyArray, NpyError> {
+    let (header_start, data_start) = header_end(&bytes[..bytes.len().min(12)], path)?;
+    if bytes.len() < data_start {
+        return Err(format_err(path, "truncated header"));
+    }
+    let l = layout(&bytes[header_start..data_start], data_start, path)?;
+    let payload = &bytes[l.data_start..];
+    if payload.len() != l.data_bytes {
+        return Err(payload_err(path, &l, payload.len()));
+    }
+    Ok(decode(l, payload))
 }
 
 /// Reorders a column-major (Fortran) buffer into row-major order.

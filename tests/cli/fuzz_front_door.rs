@@ -106,6 +106,13 @@ fn fuzz_npy_parser() {
         ("False", "True"),
         ("}", ""),
         (": ", ":"),
+        // The second round's strict-header cases: grouping and nested parentheses, an
+        // unknown key, a repeated 'descr', a NUL byte after the brace.
+        ("'shape': (", "'shape': ((("),
+        ("'shape': (", "'shape': ((2), "),
+        ("}", ", 'x': 1}"),
+        ("'descr'", "'descr': '<u4', 'descr'"),
+        ("}", "}\0"),
     ];
     r.run(
         &(

@@ -24,6 +24,7 @@ mod golden_writer;
 mod grade;
 mod grade_vcd;
 mod harden;
+mod hostile;
 mod memh;
 mod memory;
 mod npy_format;

@@ -137,7 +137,7 @@ fn run_block_scaled(args: &DotArgs) -> Option<Result<i32, String>> {
     Some(mx::run(&mx::MxJob {
         fa,
         fb,
-        acc: &args.arith.acc,
+        acc: args.arith.acc(),
         a: &args.a,
         b: &args.b,
         a_scales: &args.a_scales,
@@ -160,6 +160,19 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
                 "--rounding does not apply to integer formats (their sums are exact)".into(),
             );
         }
+        if args.explain {
+            return Err(
+                "--explain shows a floating-point datapath; integer formats sum exactly in \
+                 int32 (drop --explain)"
+                    .into(),
+            );
+        }
+        if !args.out_format.eq_ignore_ascii_case("fp32") {
+            return Err(format!(
+                "--out-format {} does not apply to integer formats: they accumulate into int32",
+                args.out_format
+            ));
+        }
         return int::run(&int::IntJob {
             fa,
             fb,
@@ -181,7 +194,7 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
     }
     let rm = rounding(&args.rounding)?;
     let acc = values::acc_format(&args.out_format)?;
-    if args.arith.acc.eq_ignore_ascii_case("all") {
+    if args.arith.acc().eq_ignore_ascii_case("all") {
         if args.explain {
             return Err("--explain shows one mode; pick --acc ieee, fused, exact or nvidia".into());
         }

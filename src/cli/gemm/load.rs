@@ -159,5 +159,26 @@ pub fn plan_outputs(args: &GemmArgs) -> Result<(), String> {
             plan.add("--memh", &dir.join(name))?;
         }
     }
-    args.trace.plan(&mut plan)
+    args.trace.plan(&mut plan)?;
+    // An output that is also an input would be replaced by the run that reads it.
+    let inputs = [
+        ("--a", &args.a),
+        ("--b", &args.b),
+        ("--c", &args.c),
+        ("--a-values", &args.sparse_a.a_values),
+        ("--a-meta", &args.sparse_a.a_meta),
+        ("--a-scales", &args.a_scales),
+        ("--b-scales", &args.b_scales),
+    ];
+    for (flag, path) in inputs {
+        if let Some(p) = path.as_deref() {
+            if plan.contains(p) {
+                return Err(format!(
+                    "{flag} {} is also an output of this run",
+                    p.display()
+                ));
+            }
+        }
+    }
+    Ok(())
 }

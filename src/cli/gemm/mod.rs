@@ -273,6 +273,7 @@ fn run_int(args: &GemmArgs, a: IntFormat, b: IntFormat) -> Result<i32, String> {
 /// The sparse problem of `tcrtl gemm --sparse`: a dense --a (checked, or pruned with
 /// --prune), a compressed --a-values/--a-meta, or a random one with valid nibbles.
 fn sparse_problem(args: &GemmArgs, cfg: CoreConfig) -> Result<SparseGemm, String> {
+    super::sparse::check_b_bus(&cfg)?;
     let prune = if args.sparse_a.prune {
         Prune::KeepLargest
     } else {

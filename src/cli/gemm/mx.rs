@@ -97,11 +97,14 @@ fn check_scales(fmt: BlockFormat, scales: &[u8], path: &Path, cols: usize) -> Re
 
 /// Refuses the options an MX GEMM does not take.
 fn refuse_options(args: &GemmArgs) -> Result<(), String> {
-    let acc = args.arith.acc.to_ascii_lowercase();
-    if acc != "fused" && acc != "ieee" {
-        return Err(format!(
-            "--acc {acc}: MX GEMMs run the fused MX datapath (give --acc fused or leave it out)"
-        ));
+    // Leaving --acc out means the fused MX datapath; any other mode named is refused (an
+    // explicit `ieee` would otherwise run fused without a word).
+    if let Some(acc) = args.arith.acc.as_deref() {
+        if !acc.eq_ignore_ascii_case("fused") {
+            return Err(format!(
+                "--acc {acc}: MX GEMMs run the fused MX datapath (give --acc fused or leave it out)"
+            ));
+        }
     }
     let refused = [
         (args.arith.preset.is_some(), "--preset"),

@@ -17,6 +17,7 @@ mod vcd;
 use clap::Args;
 use serde_json::json;
 use std::path::{Path, PathBuf};
+use tensorcore_rtl::io::bounded::read_golden;
 use tensorcore_rtl::io::memh::parse_memh;
 use tensorcore_rtl::verify::ulps::{fp16_ulps, fp32_ulps};
 
@@ -146,8 +147,7 @@ impl Mismatch {
 /// Reads a step-vector file: the low 32 bits (16 for FP16) of each hexadecimal word (any
 /// width), skipping blank lines and `//` comments.
 fn read_steps(path: &Path, who: &str, acc: Acc) -> Result<Vec<u32>, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("{who} {}: {e}", path.display()))?;
+    let text = read_golden(path).map_err(|e| format!("{who} {}: {e}", path.display()))?;
     let mut words = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split("//").next().unwrap_or("").trim();
@@ -173,8 +173,7 @@ fn read_steps(path: &Path, who: &str, acc: Acc) -> Result<Vec<u32>, String> {
 /// The golden step vectors' steps per element, from the manifest (`None`: none written).
 fn golden_steps(golden: &Path) -> Result<Option<usize>, String> {
     let path = golden.join("manifest.json");
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| format!("golden {}: {e}", path.display()))?;
+    let text = read_golden(&path).map_err(|e| format!("golden {}: {e}", path.display()))?;
     let v: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("golden {}: {e}", path.display()))?;
     let entry = v["files"]
@@ -242,8 +241,7 @@ fn compare_steps(
 /// Reads the `d.hex` of `dir` as words of `acc`.
 fn read_d(dir: &Path, who: &str, acc: Acc) -> Result<Vec<u32>, String> {
     let path = dir.join("d.hex");
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| format!("{who} {}: {e}", path.display()))?;
+    let text = read_golden(&path).map_err(|e| format!("{who} {}: {e}", path.display()))?;
     let words = parse_memh(&text).map_err(|e| format!("{who} {}: {e}", path.display()))?;
     words
         .iter()
@@ -267,7 +265,7 @@ fn read_d(dir: &Path, who: &str, acc: Acc) -> Result<Vec<u32>, String> {
 /// also when absent, or `fp16`).
 fn d_shape(golden: &Path) -> Result<(usize, usize, Acc), String> {
     let path = golden.join("manifest.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| {
+    let text = read_golden(&path).map_err(|e| {
         format!(
             "golden {}: {e} (write it with tcrtl gemm --memh)",
             path.display()

@@ -20,6 +20,7 @@ use serde_json::json;
 use tensorcore_rtl::numerics::format::Format;
 use vcd::{Command, IdCode, ScopeItem, Value};
 
+use tensorcore_rtl::io::bounded::{read_golden, LimitedReader, MAX_GRADE_VCD_BYTES};
 use tensorcore_rtl::verify::ulps::{fp16_ulps, fp32_ulps};
 
 /// The largest accumulator latency searched, in cycles after the operands.
@@ -59,8 +60,12 @@ pub struct VcdJob<'a> {
 fn parse_map(job: &VcdJob) -> Result<HashMap<&'static str, String>, String> {
     let mut lines: Vec<String> = Vec::new();
     if let Some(f) = job.map_file {
-        let text =
-            std::fs::read_to_string(f).map_err(|e| format!("--map-file {}: {e}", f.display()))?;
+        let text = tensorcore_rtl::io::bounded::read_text_bounded(
+            f,
+            tensorcore_rtl::io::bounded::MAX_TEXT_BYTES,
+            "a map file",
+        )
+        .map_err(|e| format!("--map-file {}: {e}", f.display()))?;
         for l in text.lines() {
             let l = l.split('#').next().unwrap_or("").trim();
             if !l.is_empty() {
@@ -102,8 +107,7 @@ fn parse_map(job: &VcdJob) -> Result<HashMap<&'static str, String>, String> {
 /// accumulator is FP16 (the manifest's `acc_format`; FP32 otherwise).
 fn golden_steps(golden: &Path, pe: (usize, usize)) -> Result<(Vec<Step>, bool), String> {
     let mpath = golden.join("manifest.json");
-    let text =
-        std::fs::read_to_string(&mpath).map_err(|e| format!("golden {}: {e}", mpath.display()))?;
+    let text = read_golden(&mpath).map_err(|e| format!("golden {}: {e}", mpath.display()))?;
     let m: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("golden {}: {e}", mpath.display()))?;
     let fmt = |key: &str| {
@@ -140,8 +144,7 @@ fn golden_steps(golden: &Path, pe: (usize, usize)) -> Result<(Vec<Step>, bool), 
     let half = m["acc_format"] == "fp16";
     let dacc = if half { 4 } else { 8 };
     let spath = golden.join("steps.hex");
-    let text =
-        std::fs::read_to_string(&spath).map_err(|e| format!("golden {}: {e}", spath.display()))?;
+    let text = read_golden(&spath).map_err(|e| format!("golden {}: {e}", spath.display()))?;
     let records: Vec<&str> = text
         .lines()
         .map(|l| l.split("//").next().unwrap_or("").trim())
@@ -190,7 +193,11 @@ type Samples = HashMap<&'static str, Vec<Option<u64>>>;
 /// Reads the VCD and samples the mapped signals at every rising clock edge.
 fn sample(path: &Path, map: &HashMap<&'static str, String>) -> Result<Samples, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("--vcd {}: {e}", path.display()))?;
-    let mut parser = vcd::Parser::new(std::io::BufReader::new(file));
+    let mut parser = vcd::Parser::new(std::io::BufReader::new(LimitedReader::new(
+        file,
+        MAX_GRADE_VCD_BYTES,
+        "a VCD to grade",
+    )));
     let header = parser
         .parse_header()
         .map_err(|e| format!("--vcd {}: {e}", path.display()))?;
@@ -217,6 +224,9 @@ fn sample(path: &Path, map: &HashMap<&'static str, String>) -> Result<Samples, S
         code_of.insert(field, *code);
     }
     let clk = code_of["clk"];
+    let width_of: HashMap<IdCode, u32> =
+        vars.iter().map(|(_, code, size)| (*code, *size)).collect();
+    let mut last_time: Option<u64> = None;
     let mut now: HashMap<IdCode, Option<u64>> = HashMap::new();
     let mut at_time_start: HashMap<IdCode, Option<u64>> = HashMap::new();
     let mut samples: Samples = map.keys().map(|&f| (f, Vec::new())).collect();
@@ -252,7 +262,15 @@ fn sample(path: &Path, map: &HashMap<&'static str, String>) -> Result<Samples, S
     for cmd in parser {
         let cmd = cmd.map_err(|e| format!("--vcd {}: {e}", path.display()))?;
         match cmd {
-            Command::Timestamp(_) => {
+            Command::Timestamp(t) => {
+                // Time only moves forward (IEEE 1364, 18.2.3.3).
+                if let Some(last) = last_time.filter(|&last| t < last) {
+                    return Err(format!(
+                        "--vcd {}: timestamp #{t} goes back from #{last}",
+                        path.display()
+                    ));
+                }
+                last_time = Some(t);
                 flush(&now, &at_time_start, &mut clk_before, &mut samples);
                 at_time_start = now.clone();
             }
@@ -260,6 +278,16 @@ fn sample(path: &Path, map: &HashMap<&'static str, String>) -> Result<Samples, S
                 now.insert(id, bits(&mut std::iter::once(v)));
             }
             Command::ChangeVector(id, v) => {
+                // A value may be shorter than its variable (it is extended) but never longer.
+                if let Some(&width) = width_of.get(&id) {
+                    if v.len() > width as usize {
+                        return Err(format!(
+                            "--vcd {}: a {}-bit value for the {width}-bit signal `{id}`",
+                            path.display(),
+                            v.len()
+                        ));
+                    }
+                }
                 now.insert(id, bits(&mut v.iter()));
             }
             _ => {}
@@ -270,21 +298,21 @@ fn sample(path: &Path, map: &HashMap<&'static str, String>) -> Result<Samples, S
 }
 
 /// The offset (and match count) at which the most of `want[s]` equal `got[start + s]`,
-/// searched over `starts`; the earliest wins a tie.
+/// searched over `starts`; the earliest wins a tie. `None` when no offset matches any value.
 fn best_offset(
     starts: impl Iterator<Item = usize>,
     want: &[u64],
     got: &[Option<u64>],
-) -> (usize, usize) {
-    let mut best = (0, 0);
+) -> Option<(usize, usize)> {
+    let mut best = None;
     for t in starts {
         let hits = want
             .iter()
             .enumerate()
             .filter(|(s, w)| got.get(t + s).copied().flatten() == Some(**w))
             .count();
-        if hits > best.1 {
-            best = (t, hits);
+        if hits > best.map_or(0, |(_, h)| h) {
+            best = Some((t, hits));
         }
     }
     best
@@ -338,10 +366,12 @@ pub fn run(job: &VcdJob) -> Result<i32, String> {
     let t0 = best.0;
     let mut misses = Vec::new();
     let mut compared = 0;
-    let mut fields: Vec<(&'static str, usize, usize)> = Vec::new(); // field, offset, lag
-    fields.push(("a", t0, 0));
+    // Field, sample offset, and the lag found (`None`: no golden value of the field appears
+    // at any lag up to MAX_LATENCY; it is then compared at lag 0 and every step differs).
+    let mut fields: Vec<(&'static str, usize, Option<usize>)> = Vec::new();
+    fields.push(("a", t0, Some(0)));
     if samples.contains_key("b") {
-        fields.push(("b", t0, 0));
+        fields.push(("b", t0, Some(0)));
     }
     for (field, want) in [
         (
@@ -357,8 +387,10 @@ pub fn run(job: &VcdJob) -> Result<i32, String> {
         ),
     ] {
         if let Some(got) = samples.get(field) {
-            let (at, _) = best_offset(t0..=t0 + MAX_LATENCY, &want, got);
-            fields.push((field, at, at - t0));
+            match best_offset(t0..=t0 + MAX_LATENCY, &want, got) {
+                Some((at, _)) => fields.push((field, at, at.checked_sub(t0))),
+                None => fields.push((field, t0, None)),
+            }
         }
     }
     for &(field, at, _) in &fields {
@@ -399,7 +431,8 @@ pub fn run(job: &VcdJob) -> Result<i32, String> {
             None
         }
     };
-    let lag_of = |f: &str| fields.iter().find(|x| x.0 == f).map(|x| x.2);
+    let lag_of = |f: &str| fields.iter().find(|x| x.0 == f).and_then(|x| x.2);
+    let mapped = |f: &str| fields.iter().any(|x| x.0 == f);
     if job.json {
         let first: Vec<serde_json::Value> = misses
             .iter()
@@ -434,8 +467,13 @@ pub fn run(job: &VcdJob) -> Result<i32, String> {
             steps.len()
         );
         for f in ["acc_before", "acc_after"] {
-            if let Some(l) = lag_of(f) {
-                outln!("  {f} lags the operands by {l} cycles");
+            match lag_of(f) {
+                Some(l) => outln!("  {f} lags the operands by {l} cycles"),
+                None if mapped(f) => outln!(
+                    "  {f}: no golden value appears within {MAX_LATENCY} cycles of the \
+                     operands (compared at lag 0)"
+                ),
+                None => {}
             }
         }
         outln!("{compared} compared, {} mismatches", misses.len());
