@@ -21,7 +21,7 @@
 
 use super::config::{CoreConfig, MxSpec};
 use super::mesh::{DenseMesh, Mesh, PeArray};
-use super::pe::{fp, MxPath, Sparse};
+use super::pe::{fp, sparse_b_lanes, MxPath, Sparse};
 use super::skew::Skew;
 use super::tensor_core::{check_config, check_mx_config};
 use super::HwError;
@@ -262,6 +262,21 @@ impl<const W: usize> EdgeExtras<W> for SparseSelects {
             return Err(HwError::Unsupported(format!(
                 "a 2:4 sparse core in {} mode",
                 cfg.mode.name()
+            )));
+        }
+        // The B bus carries the dense group each kept lane selects from (`sparse_b_lanes`
+        // values a step), in the `64 * W` bits of one lane group.
+        let b_bits = cfg.fmt_b.width() as usize * sparse_b_lanes(W);
+        if b_bits > 64 * W {
+            return Err(HwError::Unsupported(format!(
+                "a 2:4 sparse core with {} B at w = {}: its B bus of {} values ({b_bits} \
+                 bits) exceeds the {} bits of one lane group; use w >= 2 or a format of \
+                 at most {} bits",
+                cfg.fmt_b.name,
+                W,
+                sparse_b_lanes(W),
+                64 * W,
+                64 * W / sparse_b_lanes(W)
             )));
         }
         Ok(cfg.block())

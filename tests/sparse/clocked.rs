@@ -114,3 +114,25 @@ fn sparse_compute_phase_is_half_the_dense_one() {
         }
     }
 }
+
+/// A B bus that does not fit one lane group (TF32 B at w = 1: four 19-bit values in 64 bits)
+/// is refused when the core is built, with a message naming the format, the width and the
+/// bus, not an engine error about a register's storage. Wider lanes and narrower formats
+/// run.
+#[test]
+fn sparse_b_bus_wider_than_its_lane_group_is_refused() {
+    use tensorcore_rtl::numerics::format::TF32;
+    let g = SparseGemm::random(8, 8, 16, config(TF32, TF32, AccMode::Ieee, 1), 3)
+        .expect("a valid problem");
+    let err = tensorcore_rtl::sparse::run_clocked_sparse(&g, None)
+        .expect_err("the TF32 B bus at w = 1 does not fit")
+        .to_string();
+    assert!(
+        err.contains("tf32") && err.contains("w = 1") && err.contains("76 bits"),
+        "{err}"
+    );
+    assert!(!err.contains("storage type"), "{err}");
+    let ok = SparseGemm::random(8, 8, 16, config(TF32, TF32, AccMode::Ieee, 2), 3)
+        .expect("a valid problem");
+    tensorcore_rtl::sparse::run_clocked_sparse(&ok, None).expect("w = 2 fits");
+}
