@@ -216,11 +216,17 @@ pub fn fma_acc_normal(c: u32, p: &Product, acc: Format) -> Option<(u32, Flags)> 
 pub fn fma_acc_bits(c: u32, p: &Product, acc: Format) -> (u32, Flags) {
     match fma_acc_normal(c, p, acc) {
         Some(r) => r,
-        None => {
-            let r = fma_acc(c, p, RoundingMode::NearestEven, acc);
-            (r.bits, r.flags)
-        }
+        None => fma_acc_rare(c, p, acc),
     }
+}
+
+/// The full unit for the sums the normal-range unit leaves (zeros, subnormals, overflow,
+/// specials): out of line, so the common path inlined into every PE stays small.
+#[cold]
+#[inline(never)]
+fn fma_acc_rare(c: u32, p: &Product, acc: Format) -> (u32, Flags) {
+    let r = fma_acc(c, p, RoundingMode::NearestEven, acc);
+    (r.bits, r.flags)
 }
 
 /// The `ieee` step: the FMAs of all valid lanes in order, starting from `c`. The trace
