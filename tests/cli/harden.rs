@@ -5,7 +5,7 @@
 //! modes offered, empty trace windows and globs, strict operands, size limits before allocation,
 //! and one-line argument errors. Each test names the defect it proves fixed.
 
-use crate::common::cli::{assert_error, p, scratch, tcrtl, text};
+use crate::common::cli::{assert_error, listing, p, scratch, tcrtl, text};
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -19,16 +19,6 @@ fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_tcrtl"));
     c.current_dir(env!("CARGO_MANIFEST_DIR"));
     c
-}
-
-/// The names in `dir`, sorted.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .expect("read dir")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 /// A small fp16 GEMM's operands in `d`: a.npy (2 x 4), b.npy (4 x 3).

@@ -2,18 +2,8 @@
 //! command a hostile user ran, and asserts the exit code, the one stderr line and the files
 //! left afterwards. Test names carry the defect's number in that list.
 
-use crate::common::cli::{assert_error, p, scratch, tcrtl, text};
+use crate::common::cli::{assert_error, listing, p, scratch, tcrtl, text};
 use std::path::Path;
-
-/// The names in `dir`, sorted.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .expect("read dir")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
 
 /// Runs `tcrtl` with owned arguments.
 fn run(args: &[String]) -> std::process::Output {

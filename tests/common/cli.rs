@@ -41,3 +41,13 @@ pub fn scratch(tag: &str, name: &str) -> std::path::PathBuf {
 pub fn p(d: &std::path::Path, f: &str) -> String {
     d.join(f).display().to_string()
 }
+
+/// The names in `dir`, sorted.
+pub fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
