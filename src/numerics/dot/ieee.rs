@@ -127,8 +127,8 @@ pub const NORMAL_PRODUCT_BITS: u32 = 32;
 ///
 /// The datapath: both significands left-aligned with their leading one at bit 61 of a 64-bit
 /// window, the smaller shifted right by the exponent difference with everything shifted out
-/// jammed into bit 0, a 64-bit add or subtract, a leading-zero count and one round to
-/// `acc`'s precision. Bits are lost to the jam only when the exponents differ by more than
+/// jammed into bit 0, a 64-bit add or subtract, then the shared [`round_pack`] (one round to
+/// `acc`'s precision). Bits are lost to the jam only when the exponents differ by more than
 /// 29, so the sum's leading one stays at bit 60 or above and the kept LSB at bit 37 or
 /// above: the jam bit then only decides `sticky`, as the guard-round-sticky argument needs.
 #[inline(always)]
@@ -185,29 +185,17 @@ pub fn fma_acc_normal(c: u32, p: &Product, acc: Format) -> Option<(u32, Flags)> 
     if exp < acc.emin() || exp >= acc.emax() {
         return None;
     }
-    let shift = msb - frac as i32;
-    let (kept, round_up, inexact) = if shift <= 0 {
-        (sum << (-shift) as u32, false, false)
-    } else {
-        let shift = shift as u32;
-        let kept = sum >> shift;
-        let rest = sum & ((1u64 << shift) - 1);
-        let half = 1u64 << (shift - 1);
-        (
-            kept,
-            rest > half || (rest == half && kept & 1 == 1),
-            rest != 0,
-        )
+    // One round to the accumulator's precision through the shared normalize-round-pack (its
+    // 64-bit path: the window fits the low half of its register). The jam bit is an ordinary
+    // bit there, below the kept LSB and the guard bit, where it only decides `sticky`.
+    let window = Unrounded {
+        sign,
+        exp: top - TOP,
+        sig: u128::from(sum),
+        sticky: false,
     };
-    // The hidden bit carries into the exponent field: a significand that rounds up to the
-    // next binade increments the exponent by itself (never past the top binade here).
-    let magnitude = (((exp + acc.bias - 1) as u64) << frac) + kept + u64::from(round_up);
-    let bits = magnitude | if sign { acc.sign_bit() } else { 0 };
-    let flags = Flags {
-        inexact,
-        ..Flags::NONE
-    };
-    Some((bits as u32, flags))
+    let r = round_pack(acc, window, RoundingMode::NearestEven, Overflow::Ieee);
+    Some((r.bits as u32, r.flags))
 }
 
 /// [`fma_acc`] rounding to nearest even, result bits and flags only: the normal-range unit
