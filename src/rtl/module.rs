@@ -1,10 +1,11 @@
 //! The block traits: [`Module`] (named, with registers, wires and children) and [`Design`] (a
 //! top-level module the [`crate::rtl::Simulator`] runs), and the engine's [`Visitor`].
 
-use super::bundle::Bundle;
+use super::bundle::{encode_signal, Bundle};
 use super::mem::Mem;
 use super::reg::Reg;
 use super::regfile::RegFile;
+use super::signal::SignalMeta;
 use super::value::Value;
 use super::wire::{Input, Wire};
 
@@ -98,23 +99,15 @@ pub trait Visitor: Sealed {
     }
 }
 
-/// The rising edge: commits every register (`q <- RST ? reset : d`). With `TRACK` it also
-/// notes whether any register changed (for a watchdog without a progress counter); without
-/// it the comparisons are skipped. Both are compile-time constants, so the common edge (no
-/// reset, no tracking) is a run of plain copies.
-pub(in crate::rtl) struct Clock<const RST: bool, const TRACK: bool> {
-    pub changed: bool,
-}
+/// The common rising edge: commits every register (`q <- d`), no reset, no change tracking:
+/// a run of plain copies, the only pass that runs every cycle of an untraced simulation.
+pub(in crate::rtl) struct Clock;
 
-impl<const RST: bool, const TRACK: bool> Sealed for Clock<RST, TRACK> {}
-impl<const RST: bool, const TRACK: bool> Visitor for Clock<RST, TRACK> {
+impl Sealed for Clock {}
+impl Visitor for Clock {
     #[inline(always)]
     fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
-        if TRACK {
-            self.changed |= r.commit(RST);
-        } else {
-            r.commit_fast(RST);
-        }
+        r.commit_fast(false);
     }
     #[inline(always)]
     fn wire<T: Bundle>(&mut self, _w: &mut Wire<T>) {}
@@ -127,20 +120,180 @@ impl<const RST: bool, const TRACK: bool> Visitor for Clock<RST, TRACK> {
     #[inline(always)]
     fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
         m.visit(self);
-        let changed = m.commit(RST);
-        if TRACK {
-            self.changed |= changed;
-        }
+        m.commit(false);
     }
     #[inline(always)]
     fn reg_file<T: Bundle>(&mut self, f: &mut RegFile<T>) {
-        if RST || TRACK {
-            for r in f.slots_mut() {
-                self.reg(r);
-            }
-            f.clear_written();
+        f.commit_written();
+    }
+}
+
+/// The rarer rising edges: under reset (`rst`: every register takes its reset value) and/or
+/// noting whether any register changed (`track`: for a watchdog without a progress counter).
+/// Both are run-time flags, so one instance of each block's `visit` serves the three cases.
+pub(in crate::rtl) struct ClockChecked {
+    pub rst: bool,
+    pub track: bool,
+    pub changed: bool,
+}
+
+impl Sealed for ClockChecked {}
+impl Visitor for ClockChecked {
+    #[inline]
+    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
+        if self.track {
+            self.changed |= r.commit(self.rst);
         } else {
-            f.commit_written();
+            r.commit_fast(self.rst);
+        }
+    }
+    #[inline]
+    fn wire<T: Bundle>(&mut self, _w: &mut Wire<T>) {}
+    #[inline]
+    fn input<T: Value>(&mut self, _i: &mut Input<T>) {}
+    #[inline]
+    fn child<M: Module>(&mut self, m: &mut M) {
+        m.visit(self);
+    }
+    #[inline]
+    fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
+        m.visit(self);
+        let changed = m.commit(self.rst);
+        self.changed |= self.track && changed;
+    }
+    #[inline]
+    fn reg_file<T: Bundle>(&mut self, f: &mut RegFile<T>) {
+        for r in f.slots_mut() {
+            self.reg(r);
+        }
+        f.clear_written();
+    }
+}
+
+/// What kind of signal a cold pass is shown.
+pub(in crate::rtl) use super::table::SignalKind;
+
+/// One register, wire or input as a cold pass sees it: through one object-safe interface, so
+/// that every cold pass (elaboration, observation, peeks, the settle check) shares a single
+/// instance of each block's `visit` ([`Cold`]) instead of one per pass.
+pub(in crate::rtl) trait SignalAccess {
+    /// Name, labels and viewer hints.
+    fn meta(&self) -> &SignalMeta;
+    /// Declared width in bits.
+    fn width(&self) -> u32;
+    /// Storage words of the value type.
+    fn words(&self) -> usize;
+    /// The current value (a register's `q`), encoded into `out` (`words()` long).
+    fn encode_now(&self, out: &mut [u64]);
+    /// A register's pending `d` (a wire's or input's value), encoded into `out`.
+    fn encode_next(&self, out: &mut [u64]);
+    /// Turns a wire's observation on or off (nothing for registers and inputs).
+    fn observe(&mut self, _on: bool) {}
+}
+
+impl<T: Bundle> SignalAccess for Reg<T> {
+    fn meta(&self) -> &SignalMeta {
+        self.meta_ref()
+    }
+    fn width(&self) -> u32 {
+        Reg::width(self)
+    }
+    fn words(&self) -> usize {
+        T::WORDS
+    }
+    fn encode_now(&self, out: &mut [u64]) {
+        encode_signal(&self.q(), Reg::width(self), out);
+    }
+    fn encode_next(&self, out: &mut [u64]) {
+        encode_signal(&self.d(), Reg::width(self), out);
+    }
+}
+
+impl<T: Bundle> SignalAccess for Wire<T> {
+    fn meta(&self) -> &SignalMeta {
+        self.meta_ref()
+    }
+    fn width(&self) -> u32 {
+        Wire::width(self)
+    }
+    fn words(&self) -> usize {
+        T::WORDS
+    }
+    fn encode_now(&self, out: &mut [u64]) {
+        encode_signal(&self.get(), Wire::width(self), out);
+    }
+    fn encode_next(&self, out: &mut [u64]) {
+        self.encode_now(out);
+    }
+    fn observe(&mut self, on: bool) {
+        Wire::observe(self, on);
+    }
+}
+
+impl<T: Value> SignalAccess for Input<T> {
+    fn meta(&self) -> &SignalMeta {
+        self.meta_ref()
+    }
+    fn width(&self) -> u32 {
+        Input::width(self)
+    }
+    fn words(&self) -> usize {
+        T::WORDS
+    }
+    fn encode_now(&self, out: &mut [u64]) {
+        encode_signal(&self.get(), Input::width(self), out);
+    }
+    fn encode_next(&self, out: &mut [u64]) {
+        self.encode_now(out);
+    }
+}
+
+/// A pass over the design that runs rarely (at elaboration, on a peek, in the settle check):
+/// it sees each signal through [`SignalAccess`] and each scope by name.
+pub(in crate::rtl) trait ColdPass {
+    /// A signal of the current scope, in visit order.
+    fn signal(&mut self, kind: SignalKind, s: &mut dyn SignalAccess);
+    /// Entering the child scope `name`.
+    fn enter(&mut self, _name: &str) {}
+    /// Leaving the scope entered last.
+    fn leave(&mut self) {}
+    /// Whether each block is told ([`Module::observed`]) after its signals were visited.
+    fn tells_observed(&self) -> bool {
+        false
+    }
+}
+
+/// The visitor of every [`ColdPass`]: one instance of each block's `visit` for all of them.
+pub(in crate::rtl) struct Cold<'a>(pub &'a mut dyn ColdPass);
+
+impl Cold<'_> {
+    /// Runs `pass` over `top` (and tells `top` of its wires' observation if the pass does).
+    pub fn run<M: Module>(top: &mut M, pass: &mut dyn ColdPass) {
+        let tells = pass.tells_observed();
+        top.visit(&mut Cold(pass));
+        if tells {
+            top.observed();
+        }
+    }
+}
+
+impl Sealed for Cold<'_> {}
+impl Visitor for Cold<'_> {
+    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
+        self.0.signal(SignalKind::Reg, r);
+    }
+    fn wire<T: Bundle>(&mut self, w: &mut Wire<T>) {
+        self.0.signal(SignalKind::Wire, w);
+    }
+    fn input<T: Value>(&mut self, i: &mut Input<T>) {
+        self.0.signal(SignalKind::Input, i);
+    }
+    fn child<M: Module>(&mut self, m: &mut M) {
+        self.0.enter(m.name());
+        m.visit(self);
+        self.0.leave();
+        if self.0.tells_observed() {
+            m.observed();
         }
     }
 }

@@ -120,6 +120,11 @@ macro_rules! signal_accessors {
             pub fn name(&self) -> &str {
                 &self.meta.name
             }
+
+            /// The name, labels and viewer hints (for the engine's cold passes).
+            pub(in crate::rtl) fn meta_ref(&self) -> &$crate::rtl::signal::SignalMeta {
+                &self.meta
+            }
         }
     };
 }

@@ -1,7 +1,7 @@
 //! The simulation kernel: combinational phase, tracing, clock edge, watchdog.
 
 use super::error::{Result, RtlError};
-use super::module::{Clock, Design};
+use super::module::{Clock, ClockChecked, Cold, Design};
 use super::observe::Observe;
 use super::table::{Collect, CombHash, Grab, SignalInfo, SignalValue};
 use super::trace::{TraceConfig, TraceSummary, Tracer};
@@ -162,39 +162,30 @@ impl<D: Design> Simulator<D> {
     }
 
     /// The rising edge: every register takes `d` (or its reset value), every memory commits.
-    /// Kept out of line, one specialisation per case, so the common edge (no reset, no change
-    /// tracking) is a straight run of copies and a profile shows the engine's share.
+    /// Kept out of line, so a profile shows the engine's share. The common edge (no reset, no
+    /// change tracking) is its own pass, a straight run of copies; reset and change tracking
+    /// share a second one with run-time flags.
     #[inline(never)]
     fn clock_edge(&mut self, track: bool) -> bool {
-        match (self.rst, track) {
-            (false, false) => {
-                self.top
-                    .visit(&mut Clock::<false, false> { changed: false });
-                false
-            }
-            (true, false) => {
-                self.top.visit(&mut Clock::<true, false> { changed: false });
-                false
-            }
-            (false, true) => {
-                let mut clk = Clock::<false, true> { changed: false };
-                self.top.visit(&mut clk);
-                clk.changed
-            }
-            (true, true) => {
-                let mut clk = Clock::<true, true> { changed: false };
-                self.top.visit(&mut clk);
-                clk.changed
-            }
+        if !self.rst && !track {
+            self.top.visit(&mut Clock);
+            return false;
         }
+        let mut clk = ClockChecked {
+            rst: self.rst,
+            track,
+            changed: false,
+        };
+        self.top.visit(&mut clk);
+        clk.changed
     }
 
     fn check_comb_repeatable(&mut self) -> Result<()> {
         let mut a = CombHash::new();
-        self.top.visit(&mut a);
+        Cold::run(&mut self.top, &mut a);
         self.top.comb();
         let mut b = CombHash::new();
-        self.top.visit(&mut b);
+        Cold::run(&mut self.top, &mut b);
         if a.hash != b.hash {
             return Err(RtlError::CombNotRepeatable { cycle: self.cycle });
         }
@@ -238,7 +229,7 @@ impl<D: Design> Simulator<D> {
             self.top.comb();
         }
         let mut g = Grab { values: Vec::new() };
-        self.top.visit(&mut g);
+        Cold::run(&mut self.top, &mut g);
         g.values
     }
 

@@ -3,13 +3,10 @@
 
 use std::collections::HashSet;
 
-use super::bundle::{encode_signal, Bundle};
 use super::error::{Result, RtlError};
-use super::module::{Module, Sealed, Visitor};
-use super::reg::Reg;
+use super::module::{Cold, ColdPass, Module, SignalAccess};
 use super::signal::{Display, Labels};
 use super::value::{push_bits, Value};
-use super::wire::{Input, Wire};
 
 /// What kind of signal a table entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,28 +71,6 @@ impl SignalValue {
     }
 }
 
-/// A signal's name, width and viewer hints, as the table takes them.
-struct View<'a> {
-    name: &'a str,
-    width: u32,
-    labels: Labels,
-    display: Display,
-    overview: bool,
-}
-
-/// The [`View`] of a register, wire or input (they share their accessors).
-macro_rules! view {
-    ($s:expr) => {
-        View {
-            name: $s.name(),
-            width: $s.width(),
-            labels: $s.labels(),
-            display: $s.display(),
-            overview: $s.is_overview(),
-        }
-    };
-}
-
 /// Builds the table (elaboration).
 pub(in crate::rtl) struct Collect {
     pub scope: Vec<String>,
@@ -118,52 +93,45 @@ impl Collect {
         // `clk` and `rst` live in the top scope of every waveform.
         c.seen.insert(format!("{}.clk", top.name()));
         c.seen.insert(format!("{}.rst", top.name()));
-        top.visit(&mut c);
+        Cold::run(top, &mut c);
         match c.duplicate {
             Some(d) => Err(RtlError::DuplicateName(d)),
             None => Ok((c.signals, c.words)),
         }
     }
 
-    fn push(&mut self, view: View<'_>, kind: SignalKind, words: usize) {
-        self.words.push(words);
-        let info = SignalInfo {
-            scope: self.scope.clone(),
-            name: view.name.to_string(),
-            width: view.width,
-            kind,
-            labels: view.labels,
-            display: view.display,
-            overview: view.overview,
-        };
-        let path = info.path();
+    /// Notes `path`, and the first name seen twice.
+    fn claim(&mut self, path: String) {
         if !self.seen.insert(path.clone()) && self.duplicate.is_none() {
             self.duplicate = Some(path);
         }
-        self.signals.push(info);
     }
 }
 
-impl Sealed for Collect {}
-impl Visitor for Collect {
-    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
-        self.push(view!(r), SignalKind::Reg, T::WORDS);
+impl ColdPass for Collect {
+    fn signal(&mut self, kind: SignalKind, s: &mut dyn SignalAccess) {
+        self.words.push(s.words());
+        let meta = s.meta();
+        let info = SignalInfo {
+            scope: self.scope.clone(),
+            name: meta.name.to_string(),
+            width: s.width(),
+            kind,
+            labels: meta.labels,
+            display: meta.display,
+            overview: meta.overview,
+        };
+        self.claim(info.path());
+        self.signals.push(info);
     }
-    fn wire<T: Bundle>(&mut self, w: &mut Wire<T>) {
-        self.push(view!(w), SignalKind::Wire, T::WORDS);
-    }
-    fn input<T: Value>(&mut self, i: &mut Input<T>) {
-        self.push(view!(i), SignalKind::Input, T::WORDS);
-    }
-    fn child<M: Module>(&mut self, m: &mut M) {
+    fn enter(&mut self, name: &str) {
         let mut path = self.scope.join(".");
         path.push('.');
-        path.push_str(m.name());
-        if !self.seen.insert(path.clone()) && self.duplicate.is_none() {
-            self.duplicate = Some(path);
-        }
-        self.scope.push(m.name().to_string());
-        m.visit(self);
+        path.push_str(name);
+        self.claim(path);
+        self.scope.push(name.to_string());
+    }
+    fn leave(&mut self) {
         self.scope.pop();
     }
 }
@@ -173,27 +141,14 @@ pub(in crate::rtl) struct Grab {
     pub values: Vec<SignalValue>,
 }
 
-impl Grab {
-    fn push<T: Bundle>(&mut self, v: T, width: u32) {
-        let mut words = vec![0u64; T::WORDS];
-        encode_signal(&v, width, &mut words);
-        self.values.push(SignalValue { width, words });
-    }
-}
-
-impl Sealed for Grab {}
-impl Visitor for Grab {
-    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
-        self.push(r.q(), r.width());
-    }
-    fn wire<T: Bundle>(&mut self, w: &mut Wire<T>) {
-        self.push(w.get(), w.width());
-    }
-    fn input<T: Value>(&mut self, i: &mut Input<T>) {
-        self.push(i.get(), i.width());
-    }
-    fn child<M: Module>(&mut self, m: &mut M) {
-        m.visit(self);
+impl ColdPass for Grab {
+    fn signal(&mut self, _kind: SignalKind, s: &mut dyn SignalAccess) {
+        let mut words = vec![0u64; s.words()];
+        s.encode_now(&mut words);
+        self.values.push(SignalValue {
+            width: s.width(),
+            words,
+        });
     }
 }
 
@@ -210,28 +165,20 @@ impl CombHash {
             words: Vec::new(),
         }
     }
-    fn mix<T: Bundle>(&mut self, v: T, width: u32) {
+}
+
+impl ColdPass for CombHash {
+    fn signal(&mut self, kind: SignalKind, s: &mut dyn SignalAccess) {
+        if kind == SignalKind::Input {
+            return;
+        }
         self.words.clear();
-        self.words.resize(T::WORDS, 0);
-        encode_signal(&v, width, &mut self.words);
+        self.words.resize(s.words(), 0);
+        s.encode_next(&mut self.words);
         for w in &self.words {
             self.hash = (self.hash ^ w)
                 .wrapping_mul(0x0100_0000_01b3)
                 .rotate_left(17);
         }
-    }
-}
-
-impl Sealed for CombHash {}
-impl Visitor for CombHash {
-    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
-        self.mix(r.d(), r.width());
-    }
-    fn wire<T: Bundle>(&mut self, w: &mut Wire<T>) {
-        self.mix(w.get(), w.width());
-    }
-    fn input<T: Value>(&mut self, _i: &mut Input<T>) {}
-    fn child<M: Module>(&mut self, m: &mut M) {
-        m.visit(self);
     }
 }
