@@ -3,7 +3,9 @@
 use super::error::{Result, RtlError};
 use super::module::{Clock, ClockChecked, Cold, Design};
 use super::observe::Observe;
-use super::table::{Collect, CombHash, Grab, SignalInfo, SignalValue};
+use std::collections::HashMap;
+
+use super::table::{Collect, CombHash, Grab, GrabOne, SignalInfo, SignalValue};
 use super::trace::{TraceConfig, TraceSummary, Tracer};
 use super::watchdog::Watchdog;
 
@@ -33,6 +35,9 @@ pub struct Simulator<D: Design> {
     watchdog: Option<Watchdog>,
     check_comb: bool,
     all_observed: bool,
+    /// Each signal's index in the signal table by dotted name, built at the first
+    /// [`Simulator::peek`] (a design's signals are fixed once it is elaborated).
+    paths: Option<HashMap<String, usize>>,
 }
 
 impl<D: Design> Simulator<D> {
@@ -51,6 +56,7 @@ impl<D: Design> Simulator<D> {
             watchdog: None,
             check_comb: false,
             all_observed: false,
+            paths: None,
         })
     }
 
@@ -234,16 +240,30 @@ impl<D: Design> Simulator<D> {
     }
 
     /// The current value of the signal with dotted name `path` (e.g. `demo.fifo.count`); for a
-    /// wire see [`Simulator::values`].
+    /// wire see [`Simulator::values`]. The name table is built at the first call; each call
+    /// then reads the one signal.
     pub fn peek(&mut self, path: &str) -> Result<SignalValue> {
-        let table = self.signals()?;
-        let i = table
-            .iter()
-            .position(|s| s.path() == path)
+        if self.paths.is_none() {
+            let table = self.signals()?;
+            self.paths = Some(
+                table
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (s.path(), i))
+                    .collect(),
+            );
+        }
+        let target = self
+            .paths
+            .as_ref()
+            .and_then(|p| p.get(path).copied())
             .ok_or_else(|| RtlError::NoSuchSignal(path.to_string()))?;
-        self.values()
-            .into_iter()
-            .nth(i)
+        if self.observe_all() {
+            self.top.comb();
+        }
+        let mut g = GrabOne::new(target);
+        Cold::run(&mut self.top, &mut g);
+        g.value
             .ok_or_else(|| RtlError::NoSuchSignal(path.to_string()))
     }
 

@@ -152,6 +152,37 @@ impl ColdPass for Grab {
     }
 }
 
+/// Reads one signal's current value (registers: `q`): the signal at `target` in visit order.
+pub(in crate::rtl) struct GrabOne {
+    target: usize,
+    index: usize,
+    pub value: Option<SignalValue>,
+}
+
+impl GrabOne {
+    pub fn new(target: usize) -> Self {
+        Self {
+            target,
+            index: 0,
+            value: None,
+        }
+    }
+}
+
+impl ColdPass for GrabOne {
+    fn signal(&mut self, _kind: SignalKind, s: &mut dyn SignalAccess) {
+        if self.index == self.target {
+            let mut words = vec![0u64; s.words()];
+            s.encode_now(&mut words);
+            self.value = Some(SignalValue {
+                width: s.width(),
+                words,
+            });
+        }
+        self.index += 1;
+    }
+}
+
 /// A hash of every register's pending `d` and every wire (checks that `comb` is repeatable).
 pub(in crate::rtl) struct CombHash {
     pub hash: u64,
