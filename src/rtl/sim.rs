@@ -47,7 +47,12 @@ impl<D: Design> Simulator<D> {
     pub fn new(mut top: D) -> Result<Self> {
         let (table, _) = Collect::run(&mut top)?;
         Observe::selected(&mut top, &vec![false; table.len()]);
-        Ok(Self {
+        Ok(Self::elaborated(top))
+    }
+
+    /// The simulator of `top`, whose signal table was built and wires observed.
+    fn elaborated(top: D) -> Self {
+        Self {
             top,
             cycle: 0,
             rst: false,
@@ -57,7 +62,7 @@ impl<D: Design> Simulator<D> {
             check_comb: false,
             all_observed: false,
             paths: None,
-        })
+        }
     }
 
     /// A simulator that traces to the waveform `config` describes (opened and its header
@@ -65,10 +70,11 @@ impl<D: Design> Simulator<D> {
     pub fn with_trace(mut top: D, config: &TraceConfig) -> Result<Self> {
         let (table, words) = Collect::run(&mut top)?;
         let tracer = Tracer::open(config, top.name(), &table, &words)?;
-        let mut sim = Self::new(top)?;
-        Observe::selected(&mut sim.top, &tracer.selected());
-        sim.tracer = Some(tracer);
-        Ok(sim)
+        Observe::selected(&mut top, &tracer.selected());
+        Ok(Self {
+            tracer: Some(tracer),
+            ..Self::elaborated(top)
+        })
     }
 
     /// Arms the watchdog: the run fails with [`RtlError::Watchdog`] after `limit` cycles without
