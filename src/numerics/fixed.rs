@@ -8,7 +8,9 @@
 
 use super::dot::ieee::{fma_acc, fma_acc_bits, fma_chain_by};
 use super::dot::StepRecord;
-use super::flags::{Flags, RoundingMode};
+#[cfg(doc)]
+use super::flags::Flags;
+use super::flags::RoundingMode;
 use super::format::{Format, ALL_FORMATS, FP16, FP32};
 use super::multiply::{multiply, Product};
 
@@ -84,13 +86,13 @@ fn chain_fixed<const ACC: usize>(products: &[Product], c: u32) -> StepRecord {
 #[inline(always)]
 fn chain_bits_fixed<const ACC: usize>(products: &[Product], c: u32) -> (u32, u8) {
     let mut bits = c;
-    let mut flags = Flags::NONE;
+    let mut flags = 0;
     for p in products {
         let (b, f) = fma_acc_bits(bits, p, Row::<ACC>::FORMAT);
         bits = b;
-        flags |= f;
+        flags |= f.to_bits();
     }
-    (bits, flags.to_bits())
+    (bits, flags)
 }
 
 /// Positions of the accumulator formats in [`ALL_FORMATS`], checked when the crate compiles.

@@ -177,7 +177,6 @@ impl Flags {
 
 impl BitOr for Flags {
     type Output = Flags;
-    #[inline]
     fn bitor(self, rhs: Flags) -> Flags {
         Flags {
             invalid: self.invalid | rhs.invalid,
@@ -189,7 +188,6 @@ impl BitOr for Flags {
 }
 
 impl BitOrAssign for Flags {
-    #[inline]
     fn bitor_assign(&mut self, rhs: Flags) {
         *self = *self | rhs;
     }

@@ -176,17 +176,6 @@ impl<const W: usize> Wide<W> {
         v & low_mask_u64(width.min(64) as u32)
     }
 
-    /// [`Wide::field`] of a field that never crosses a 64-bit word (its width divides 64 and
-    /// `lo` is a multiple of it: a lane of 1, 2, 4, 8, 16, 32 or 64 bits), with its mask of
-    /// `width` ones precomputed: one shift and one AND.
-    #[inline(always)]
-    pub fn aligned_field(&self, lo: usize, mask: u64) -> u64 {
-        self.bits
-            .data
-            .get(lo / 64)
-            .map_or(0, |&word| (word >> (lo % 64)) & mask)
-    }
-
     /// Writes the low `width` (1..=64) bits of `value` starting at bit `lo` (a field may
     /// cross a 64-bit word); bits that would fall beyond the bus are dropped.
     #[inline]

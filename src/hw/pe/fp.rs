@@ -308,9 +308,8 @@ impl FpPath {
 pub struct LaneMultipliers {
     fmt_a: Format,
     fmt_b: Format,
-    /// How the A and B buses' lanes are read (lane widths; a word-aligned lane through its
-    /// precomputed mask).
-    lane_read: (LaneRead, LaneRead),
+    /// Bits of one A lane and one B lane on the operand buses.
+    lane_bits: (u32, u32),
     /// The multiplier built for the pair (`None`: a format outside the table, multiplied by
     /// the format-generic unit).
     unit: Option<LaneMultiplier>,
@@ -322,7 +321,7 @@ impl LaneMultipliers {
         Self {
             fmt_a,
             fmt_b,
-            lane_read: (LaneRead::of(fmt_a.width()), LaneRead::of(fmt_b.width())),
+            lane_bits: (fmt_a.width(), fmt_b.width()),
             unit: lane_multiplier(fmt_a, fmt_b),
         }
     }
@@ -335,8 +334,8 @@ impl LaneMultipliers {
         b_bus: &Wide<W>,
         lanes: usize,
     ) -> Products<W> {
-        let rb = self.lane_read.1;
-        self.products(a_bus, lanes, |k| rb.read(b_bus, k))
+        let wb = self.lane_bits.1;
+        self.products(a_bus, lanes, |k| lane(b_bus, k, wb))
     }
 
     /// The exact products of `lanes` lanes, A's from `a_bus`, B's as `b_of` selects them.
@@ -348,52 +347,22 @@ impl LaneMultipliers {
         b_of: impl Fn(usize) -> u64,
     ) -> Products<W> {
         let lanes = lanes.min(W);
-        let ra = self.lane_read.0;
+        let wa = self.lane_bits.0;
         if let Some(mul) = self.unit {
             let mut products = [NO_PRODUCT; W];
             for (k, p) in products.iter_mut().enumerate().take(lanes) {
-                *p = mul(ra.read(a_bus, k), b_of(k));
+                *p = mul(lane(a_bus, k, wa), b_of(k));
             }
             return Products::new(products, lanes);
         }
         let mut a = [0u64; W];
         let mut b = [0u64; W];
         for k in 0..lanes {
-            a[k] = ra.read(a_bus, k);
+            a[k] = lane(a_bus, k, wa);
             b[k] = b_of(k);
         }
         let m = stage_multiply::<W>(self.fmt_a, self.fmt_b, &a[..lanes], &b[..lanes]);
         Products::new(m.products, m.lanes)
-    }
-}
-
-/// How the lanes of one operand bus are read: `bits` per lane; `mask` (its `bits` ones) when
-/// a lane never crosses a 64-bit word (widths 1, 2, 4, 8, 16, 32), else 0 and the general
-/// field read (the 6-bit FP6 and 19-bit TF32 lanes). Decided when the core is built.
-#[derive(Clone, Copy, Debug)]
-pub struct LaneRead {
-    bits: u32,
-    mask: u64,
-}
-
-impl LaneRead {
-    /// The reader of `bits`-wide lanes.
-    pub fn of(bits: u32) -> Self {
-        let aligned = bits > 0 && bits < 64 && 64 % bits == 0;
-        Self {
-            bits,
-            mask: if aligned { (1u64 << bits) - 1 } else { 0 },
-        }
-    }
-
-    /// Lane `k` of `bus` (the same bits as [`lane`]).
-    #[inline(always)]
-    pub fn read<const W: usize>(self, bus: &Wide<W>, k: usize) -> u64 {
-        if self.mask != 0 {
-            bus.aligned_field(k * self.bits as usize, self.mask)
-        } else {
-            lane(bus, k, self.bits)
-        }
     }
 }
 
