@@ -19,4 +19,5 @@ mod ulps;
 mod verify_check;
 mod verify_fp16_ref;
 mod verify_sweep;
+mod verilog_lint;
 mod verilog_reference;
