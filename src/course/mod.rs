@@ -1,0 +1,12 @@
+//! The course's instructor tools: golden problems for the Verilog tasks and the grading of
+//! a class.
+//!
+//! - [`directed`]: directed golden sets for the PE and mesh tasks (signed zeros, subnormals,
+//!   infinities, NaNs, the largest magnitudes, ties), each a folder like `tcrtl gemm --memh`.
+//! - [`mac_golden`]: the golden trace of lab 0's MAC mesh, from the model's `MacMesh`.
+//!
+//! The labs and the port interfaces of the tasks are in `docs/course/`.
+
+pub mod compare;
+pub mod directed;
+pub mod mac_golden;
