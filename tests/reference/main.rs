@@ -19,6 +19,7 @@ mod ulps;
 mod verify_check;
 mod verify_fp16_ref;
 mod verify_sweep;
+mod verilog_batch;
 mod verilog_grading;
 mod verilog_lint;
 mod verilog_reference;

@@ -12,6 +12,7 @@
 //! full golden-format record or just the accumulator word). Exit 0 when all match, 1 otherwise,
 //! 2 on bad input.
 
+mod batch;
 mod vcd;
 
 use clap::Args;
@@ -21,10 +22,15 @@ use tensorcore_rtl::course::compare::{self, Finding, Grade};
 
 /// Arguments of `tcrtl grade`.
 #[derive(Args, Debug)]
+#[command(subcommand_negates_reqs = true, args_conflicts_with_subcommands = true)]
 pub struct GradeArgs {
-    /// Folder written by `tcrtl gemm --memh` (manifest.json, d.hex).
-    #[arg(long)]
-    golden: PathBuf,
+    /// `batch`: grade a class (see `tcrtl grade batch --help`).
+    #[command(subcommand)]
+    command: Option<GradeCommand>,
+    /// Folder written by `tcrtl gemm --memh` (manifest.json, d.hex), `tcrtl course directed`
+    /// or `tcrtl course mac-golden`.
+    #[arg(long, required = true)]
+    golden: Option<PathBuf>,
     /// Folder holding the student's d.hex (FP32 words, or FP16 for an FP16-output golden
     /// folder; row-major).
     #[arg(long, required_unless_present = "vcd")]
@@ -55,6 +61,14 @@ pub struct GradeArgs {
     json: bool,
 }
 
+/// The subcommands of `tcrtl grade`.
+#[derive(clap::Subcommand, Debug)]
+enum GradeCommand {
+    /// Grades every submission of a class against hidden tests (Icarus Verilog): CSV, JSON and
+    /// a feedback file per student.
+    Batch(batch::BatchArgs),
+}
+
 /// Parses `--pe ROW,COL`.
 fn parse_pe(text: &str) -> Result<(usize, usize), String> {
     let bad = || format!("--pe '{text}': expected ROW,COL (e.g. 1,2)");
@@ -67,15 +81,19 @@ fn parse_pe(text: &str) -> Result<(usize, usize), String> {
 
 /// Runs `tcrtl grade`.
 pub fn run(args: &GradeArgs) -> Result<i32, String> {
+    if let Some(GradeCommand::Batch(b)) = &args.command {
+        return batch::run(b);
+    }
+    let golden = args.golden.as_ref().ok_or("--golden DIR is required")?;
     if let Some(vcd) = &args.vcd {
-        if !args.golden.is_dir() {
+        if !golden.is_dir() {
             return Err(format!(
                 "--golden {}: not an existing directory",
-                args.golden.display()
+                golden.display()
             ));
         }
         return vcd::run(&vcd::VcdJob {
-            golden: &args.golden,
+            golden,
             vcd,
             pe: parse_pe(&args.pe)?,
             map: &args.map,
@@ -87,7 +105,7 @@ pub fn run(args: &GradeArgs) -> Result<i32, String> {
     let Some(student_dir) = &args.student else {
         return Err("--student DIR or --vcd FILE is required".into());
     };
-    let g = compare::grade(&args.golden, student_dir, !args.no_steps)?;
+    let g = compare::grade(golden, student_dir, !args.no_steps)?;
     if args.json {
         print_json(&g, args.show)?;
     } else {
