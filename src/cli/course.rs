@@ -3,7 +3,7 @@
 
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use tensorcore_rtl::course::{directed, mac_golden};
+use tensorcore_rtl::course::{directed, edition, mac_golden};
 
 /// Arguments of `tcrtl course`.
 #[derive(Args, Debug)]
@@ -19,6 +19,28 @@ enum CourseCommand {
     Directed(DirectedArgs),
     /// Writes lab 0's golden MAC mesh trace (cells.hex, manifest.json) into --out.
     MacGolden(MacGoldenArgs),
+    /// Writes the student edition (labs without instructor sections, skeletons instead of
+    /// references, public tests only) or the instructor edition (everything).
+    Export(ExportArgs),
+}
+
+/// Arguments of `tcrtl course export`.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// New folder for the student edition.
+    #[arg(
+        long,
+        required_unless_present = "instructor",
+        conflicts_with = "instructor"
+    )]
+    student: Option<PathBuf>,
+    /// New folder for the instructor edition.
+    #[arg(long)]
+    instructor: Option<PathBuf>,
+    /// The repository holding docs/course and testbenches/verilog (default: the one this
+    /// tcrtl was built from).
+    #[arg(long)]
+    repo: Option<PathBuf>,
 }
 
 /// Arguments of `tcrtl course directed`.
@@ -62,6 +84,22 @@ pub fn run(args: &CourseArgs) -> Result<i32, String> {
                 s.write(&dir)?;
                 outln!("{}: {} ({})", s.name, s.about, dir.display());
             }
+            Ok(0)
+        }
+        CourseCommand::Export(x) => {
+            let repo = x
+                .repo
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+            if !repo.join("docs/course").is_dir() {
+                return Err(format!("--repo {}: no docs/course folder", repo.display()));
+            }
+            let (kind, out, files) = match (&x.student, &x.instructor) {
+                (Some(s), _) => ("student", s, edition::export_student(&repo, s)?),
+                (None, Some(i)) => ("instructor", i, edition::export_instructor(&repo, i)?),
+                (None, None) => return Err("give --student DIR or --instructor DIR".into()),
+            };
+            outln!("{kind} edition: {} files in {}", files.len(), out.display());
             Ok(0)
         }
         CourseCommand::MacGolden(m) => {

@@ -7,12 +7,14 @@
 //! - [`compare`]: a student's result folder against a golden one (`tcrtl grade`).
 //! - [`spec`], [`batch`], [`report`]: grading a class against hidden tests
 //!   (`tcrtl grade batch`).
+//! - [`edition`]: the student edition (no answers, no references) and the instructor edition.
 //!
 //! The labs and the port interfaces of the tasks are in `docs/course/`.
 
 pub mod batch;
 pub mod compare;
 pub mod directed;
+pub mod edition;
 pub mod mac_golden;
 pub mod report;
 pub mod spec;

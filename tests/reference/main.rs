@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod course_edition;
 mod exact_ref;
 mod fp16_tf32_probes;
 mod fp8_table;

@@ -535,3 +535,36 @@ fn tb_mesh_refuses_another_shape_and_grade_names_a_one_cycle_shift() {
     assert_eq!(grade(&golden, &out).0, 0);
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+#[test]
+fn tb_pe_grades_a_pe_alone_the_reference_passes_and_the_skeleton_fails() {
+    if !iverilog_ready() {
+        return;
+    }
+    let dir = scratch("tb_pe");
+    let goldens = gemm_goldens(&dir);
+    for (v, passes) in [
+        (
+            Variant {
+                name: "reference",
+                files: &["rtl/fp16_mul.v", "rtl/fp32_add.v", "rtl/pe.v"],
+                patch: None,
+            },
+            true,
+        ),
+        (
+            Variant {
+                name: "skeleton",
+                files: &["skeleton/pe.v"],
+                patch: None,
+            },
+            false,
+        ),
+    ] {
+        let vvp = build(&dir, &v, "tb/tb_pe.v");
+        for (g, (passed, text)) in goldens.iter().zip(run_gemm_variant(&dir, &vvp, &goldens)) {
+            assert_eq!(passed, passes, "{} on {}: {text}", v.name, g.display());
+        }
+    }
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

@@ -19,7 +19,12 @@ fn root() -> PathBuf {
 }
 
 /// The builds: top module and the files it compiles, relative to the Verilog folder.
-const BUILDS: [(&str, &[&str]); 5] = [
+const BUILDS: [(&str, &[&str]); 7] = [
+    (
+        "tb_pe",
+        &["rtl/fp16_mul.v", "rtl/fp32_add.v", "rtl/pe.v", "tb/tb_pe.v"],
+    ),
+    ("tb_pe", &["skeleton/pe.v", "tb/tb_pe.v"]),
     (
         "tb_mesh",
         &[
