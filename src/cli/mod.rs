@@ -12,6 +12,7 @@ macro_rules! outln {
 }
 
 mod convert;
+mod course;
 mod dot;
 mod gemm;
 mod grade;
@@ -64,6 +65,8 @@ enum Command {
     /// Compares a student's D image with the golden one of `gemm --memh` (exit 0 all match,
     /// 1 otherwise).
     Grade(grade::GradeArgs),
+    /// The course's instructor tools: directed golden sets, lab 0's golden trace.
+    Course(course::CourseArgs),
     /// GTKWave translate filter process: hex values in on stdin, decoded labels out (named in
     /// the save files the tracer writes).
     WaveFilter(wave_filter::WaveFilterArgs),
@@ -93,6 +96,7 @@ pub fn run() -> Result<i32, String> {
         Command::Tma(args) => tma::run(&args),
         Command::Grade(args) => grade::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::Course(args) => course::run(&args),
         Command::WaveFilter(args) => wave_filter::run(&args),
     }
 }

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod course_edition;
 mod exact_ref;
 mod fp16_tf32_probes;
 mod fp8_table;
@@ -19,4 +20,7 @@ mod ulps;
 mod verify_check;
 mod verify_fp16_ref;
 mod verify_sweep;
+mod verilog_batch;
+mod verilog_grading;
+mod verilog_lint;
 mod verilog_reference;

@@ -386,15 +386,17 @@ fn verilog_testbench_sees_a_flipped_bit_and_the_skeleton_fails() {
     assert_eq!((passed, failed), (0, m * n));
 
     // The grading loop: the testbench writes the design's D (+OUT) and the accumulator after
-    // every step (+STEPS, sampled +LAT edges after each PE takes the step), and `tcrtl grade`
-    // compares both with the golden images: the reference passes (with its latency, 1), the
-    // skeleton fails every element of D, and the reference sampled with the wrong latency
-    // fails the steps but not D.
+    // every step (+STEPS, sampled when acc_vld is high, or by the latency +LAT: edges from the
+    // one that takes the operands to the one after which acc shows the sum), and `tcrtl grade`
+    // compares both with the golden images: the reference passes (by acc_vld, and with its
+    // latency, 2), the skeleton fails every element of D, and the reference sampled with the
+    // wrong latency fails the steps but not D.
     let steps = (m * n * k) as u64;
     for (vvp, lat, code, d_mismatches, steps_ok) in [
-        (&vvp, 1, 0, 0, true),
-        (&skel, 1, 1, m * n, false),
-        (&vvp, 0, 1, 0, false),
+        (&vvp, None, 0, 0, true),
+        (&vvp, Some(2), 0, 0, true),
+        (&skel, None, 1, m * n, false),
+        (&vvp, Some(1), 1, 0, false),
     ] {
         let student = dir.join("student");
         let _ = std::fs::remove_dir_all(&student);
@@ -405,7 +407,8 @@ fn verilog_testbench_sees_a_flipped_bit_and_the_skeleton_fails() {
             .args([format!("+M={m}"), format!("+N={n}"), format!("+K={k}")])
             .arg(format!("+DIR={}", dir.display()))
             .arg(format!("+OUT={}", student.display()))
-            .args(["+STEPS".to_string(), format!("+LAT={lat}")])
+            .arg("+STEPS")
+            .args(lat.map(|l| format!("+LAT={l}")))
             .output()
             .expect("run vvp");
         assert!(o.status.success());
@@ -430,7 +433,7 @@ fn verilog_testbench_sees_a_flipped_bit_and_the_skeleton_fails() {
         assert_eq!(
             step_mismatches == 0,
             steps_ok,
-            "lat {lat}: {step_mismatches}"
+            "lat {lat:?}: {step_mismatches}"
         );
     }
     std::fs::remove_dir_all(&dir).expect("clean up");

@@ -468,6 +468,10 @@ pub fn run(job: &VcdJob) -> Result<i32, String> {
         );
         for f in ["acc_before", "acc_after"] {
             match lag_of(f) {
+                Some(l) if f == "acc_after" => outln!(
+                    "  {f} lags the operands by {l} cycles (latency {l}: the folder mode's \
+                     tb_mesh +LAT={l})"
+                ),
                 Some(l) => outln!("  {f} lags the operands by {l} cycles"),
                 None if mapped(f) => outln!(
                     "  {f}: no golden value appears within {MAX_LATENCY} cycles of the \
@@ -477,6 +481,13 @@ pub fn run(job: &VcdJob) -> Result<i32, String> {
             }
         }
         outln!("{compared} compared, {} mismatches", misses.len());
+        if let Some((u, m)) = misses
+            .iter()
+            .filter_map(|m| ulps(m).map(|u| (u, m)))
+            .max_by_key(|(u, _)| *u)
+        {
+            outln!("  max error: {u} ulps (at step {} {})", m.step, m.field);
+        }
         for m in misses.iter().take(job.show) {
             let student = m.student.map_or("x".to_string(), |s| format!("{s:x}"));
             let u = ulps(m).map(|u| format!(", {u} ulps")).unwrap_or_default();

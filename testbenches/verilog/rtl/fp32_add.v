@@ -75,25 +75,35 @@ module fp32_add (
     wire signed [12:0] es_ = c_big ? nq_exp : nc_exp;
     wire        sb_ = c_big ? c_sign : p_sign;
     wire        subtract = c_sign ^ p_sign;
-    wire [12:0] dist = eb_ - es_;   // >= 0
+    wire [12:0] align = eb_ - es_;   // alignment shift of the smaller operand, >= 0
 
     reg [50:0] small_full, small_al, lost;
     reg [51:0] r;
     reg [5:0]  p;
     reg signed [12:0] shift, shift_sub;
-    reg [63:0] q, rem, half, r64;
+    // Lint waiver (UNUSEDSIGNAL): q holds the rounded-down significand and only its low 25
+    // bits are read: the shift leaves at most 24 significant bits (the 25th is the carry of
+    // rounding), so the bits above are zero by construction.
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [63:0] q;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [63:0] rem, half, r64;
     reg [24:0] q2;
     reg signed [12:0] e_out;
     reg        up;
 
     always @* begin
+        // Every variable gets a value on every path (no latches): defaults first.
+        rem = 64'd0;
+        half = 64'd0;
+        sum = 32'd0;
         small_full = {ms, 27'd0};
-        if (dist >= 13'd51) begin
+        if (align >= 13'd51) begin
             small_al = 51'd0;
             lost = small_full;
         end else begin
-            small_al = small_full >> dist;
-            lost = small_full << (7'd51 - dist[6:0]);
+            small_al = small_full >> align;
+            lost = small_full << (7'd51 - align[6:0]);
         end
         small_al[0] = small_al[0] | (lost != 51'd0);
         r = subtract ? ({1'b0, mb, 27'd0} - {1'b0, small_al})
@@ -129,7 +139,7 @@ module fp32_add (
         else if (c_sig == 24'd0 && q_sig == 24'd0)
             sum = {c_sign & p_sign, 31'd0};
         else if (r == 52'd0)
-            sum = 32'd0;
+            sum = 32'd0;   // exact cancellation: +0
         else if (!q2[23])
             sum = {sb_, 8'd0, q2[22:0]};
         else if (e_out >= 13'sd255)

@@ -6,7 +6,8 @@
 // meets A[i][k] and B[k][j] in the same cycle, k + i + j cycles after step k entered; A moves
 // right and B down one PE per cycle (the wavefront). load (one cycle, before the first step)
 // preloads C into every accumulator (c_flat: PE (i, j) in bits [32 (4 i + j) +: 32]); acc_flat
-// shows every accumulator in the same layout. The last step lands in PE (3, 3) 3 + 3 cycles
+// shows every accumulator in the same layout, and acc_vld_flat[4 i + j] is PE (i, j)'s acc_vld
+// (its accumulator shows a step's sum this cycle). Port interface: docs/course/interfaces.md. The last step lands in PE (3, 3) 3 + 3 cycles
 // (skew and wavefront) plus 2 cycles (the PE's two stages) after it entered.
 `timescale 1ns/1ps
 `default_nettype none
@@ -19,7 +20,8 @@ module mesh4x4 (
     input  wire [63:0]    b_row,
     input  wire           load,
     input  wire [511:0]   c_flat,
-    output wire [511:0]   acc_flat
+    output wire [511:0]   acc_flat,
+    output wire [15:0]    acc_vld_flat
 );
     // Skew: a delay line of i registers for row i of A (and j for column j of B).
     reg  [15:0] a_dly [0:5];   // row 1: [0]; row 2: [1..2]; row 3: [3..5]
@@ -85,7 +87,8 @@ module mesh4x4 (
                     .load(load), .c_in(c_flat[32 * (4 * i + j) +: 32]),
                     .a_out(ah[i][j + 1]), .a_vld_out(ahv[i][j + 1]),
                     .b_out(bw[i + 1][j]), .b_vld_out(bwv[i + 1][j]),
-                    .acc(acc_flat[32 * (4 * i + j) +: 32])
+                    .acc(acc_flat[32 * (4 * i + j) +: 32]),
+                    .acc_vld(acc_vld_flat[4 * i + j])
                 );
             end
         end

@@ -5,6 +5,9 @@
 // RNE rounding (fp32_add), so acc <- RNE32(acc + a * b) once per valid pair, in arrival order.
 // A and its valid bit leave to the right, B and its valid bit downwards, one cycle later.
 // load copies c_in into the accumulator (the preload of C), before the first valid pair.
+// acc_vld is high in each cycle in which acc shows the sum of a step it has just taken (one
+// cycle per valid pair, two clock edges after the edge that took the pair: the PE's latency
+// is 2). Port interface: docs/course/interfaces.md.
 `timescale 1ns/1ps
 `default_nettype none
 
@@ -21,7 +24,8 @@ module pe (
     output reg         a_vld_out,
     output reg  [15:0] b_out,
     output reg         b_vld_out,
-    output reg  [31:0] acc
+    output reg  [31:0] acc,
+    output reg         acc_vld
 );
     // Stage 1: the product of this cycle's operands.
     wire              m_nan, m_inf, m_sign;
@@ -49,7 +53,7 @@ module pe (
             b_out <= 16'd0;  b_vld_out <= 1'b0;
             s1_vld <= 1'b0;  s1_nan <= 1'b0;  s1_inf <= 1'b0;  s1_sign <= 1'b0;
             s1_sig <= 22'd0; s1_exp <= 10'sd0;
-            acc <= 32'd0;
+            acc <= 32'd0;    acc_vld <= 1'b0;
         end else begin
             a_out <= a_in;  a_vld_out <= a_vld_in;
             b_out <= b_in;  b_vld_out <= b_vld_in;
@@ -63,6 +67,7 @@ module pe (
                 acc <= c_in;
             else if (s1_vld)
                 acc <= sum;
+            acc_vld <= s1_vld && !load;
         end
     end
 endmodule

@@ -8,9 +8,10 @@
 //   with the exact FP16 x FP16 product (it always fits FP32), one round-to-nearest-even of the
 //   sum, FP32 subnormals kept (no flush to zero), canonical NaN 0x7FC00000 for any NaN,
 //   Inf x 0 or Inf - Inf, and +0 for an exact zero sum unless both addends are -0.
-// Any pipeline depth is fine as long as the steps are added in arrival order and the last
-// one has landed within the testbench's drain time (it reads the accumulators 10 clock edges
-// after the edge that takes the last step; the reference PE needs 7).
+// acc_vld: high in each cycle in which acc shows the sum of a step just taken (one cycle per
+// valid pair); the testbench samples the accumulator in those cycles.
+// Any pipeline depth is fine as long as the steps are added in arrival order and acc_vld
+// follows the sums (the testbench reads D once every PE has raised it K times).
 `timescale 1ns/1ps
 `default_nettype none
 
@@ -27,12 +28,13 @@ module pe (
     output reg         a_vld_out,
     output reg  [15:0] b_out,
     output reg         b_vld_out,
-    output reg  [31:0] acc
+    output reg  [31:0] acc,
+    output reg         acc_vld
 );
     // STUDENT: the datapath goes here. Unpack a_in and b_in (sign, exponent, significand with
     // the hidden bit; subnormals; NaN and Inf), form the exact product, add it to acc with
     // one rounding, and drive `sum` with the rounded FP32 result. Split it into stages if you
-    // like (add registers and delay `step` with them).
+    // like (add registers and delay `step` and acc_vld with them).
     wire        step = a_vld_in && b_vld_in;
     wire [31:0] sum  = acc;
 
@@ -40,7 +42,7 @@ module pe (
         if (rst) begin
             a_out <= 16'd0;  a_vld_out <= 1'b0;
             b_out <= 16'd0;  b_vld_out <= 1'b0;
-            acc   <= 32'd0;
+            acc   <= 32'd0;  acc_vld <= 1'b0;
         end else begin
             a_out <= a_in;  a_vld_out <= a_vld_in;
             b_out <= b_in;  b_vld_out <= b_vld_in;
@@ -48,6 +50,7 @@ module pe (
                 acc <= c_in;
             else if (step)
                 acc <= sum;
+            acc_vld <= step && !load;
         end
     end
 endmodule

@@ -1,29 +1,42 @@
 // tb_mesh: runs a GEMM D = A x B + C tile by tile on mesh4x4 and compares every element of D
 // with the model's golden image, bit for bit.
 //
-// Inputs (plusargs): +M=<rows> +N=<cols> +K=<depth> +DIR=<folder with a.hex b.hex c.hex d.hex>
-// as written by `tcrtl gemm --memh DIR` (FP16 A and B, FP32 C and D, row-major; the `//`
-// header lines are skipped by $readmemh). Optional +SHOW=<n>: how many mismatches to print
-// (default 8). Optional +OUT=<folder>: also write the design's D there as d.hex
-// ($writememh), for `tcrtl grade --golden DIR --student OUT`. With +OUT, +STEPS also writes
+// Inputs (plusargs): +DIR=<folder with a.hex b.hex c.hex d.hex> as written by
+// `tcrtl gemm --memh DIR` (FP16 A and B, FP32 C and D, row-major; the `//` header lines are
+// skipped by $readmemh). The shape M, N, K comes from the second header line of d.hex
+// ("// shape M N K = 5 7 9; formats fp16 x fp16; mode ieee; ..."); +M, +N, +K are optional
+// and, when given, must equal it (a mismatch is refused with an ERROR line). Images of another
+// format, mode, width or accumulator are refused too.
+// Optional +SHOW=<n>: how many mismatches to print (default 8). Optional +OUT=<folder>: also
+// write the design's D there as d.hex ($writememh), for `tcrtl grade --golden DIR --student
+// OUT`, and OUT/sampling.txt (how the steps were sampled). With +OUT, +STEPS also writes
 // OUT/steps.hex: every PE's accumulator after each step of its element (one line per row,
-// column, step of D, the order of the golden steps.hex), sampled +LAT=<n> clock edges after
-// the edge at which the PE takes the step's operands (default 1: the reference PE's second
-// stage; 0 for a single-cycle MAC). Output: one MISMATCH line per shown mismatch, then the summary line
+// column, step of D, the order of the golden steps.hex).
+//
+// Reset and sampling convention (docs/course/interfaces.md): rst is high for the first two
+// clock edges; inputs change on the falling edge and are taken by the rising edge. A step's
+// accumulator is sampled on the falling edge of each cycle in which the PE's acc_vld is high
+// (the n-th acc_vld of a tile is step n). +LAT=<n> samples by latency instead: n clock edges
+// from the edge at which the PE takes the step's operands to the edge after which acc shows
+// the sum, counting both (2 for the reference PE, 1 for a single-cycle MAC); the same number
+// `tcrtl grade --vcd` reports as the accumulator's lag.
+// Output: one MISMATCH line per shown mismatch, then the summary line
 //   RESULT <passed> passed, <failed> failed
 // Tiles are 4 x 4 blocks of D; rows and columns past M or N are fed zeros and not compared.
 `timescale 1ns/1ps
 `default_nettype none
 
 module tb_mesh;
-    localparam MAXW = 1 << 16;   // words per image
+    localparam integer MAXW = 1 << 16;   // words per image
+    localparam integer MAXS = 1 << 18;   // step records
+    localparam integer DRAIN = 10;       // edges after the last step before D is read (+LAT)
+    localparam integer DRAIN_MAX = 64;   // edges waited for every acc_vld (acc_vld sampling)
 
     reg [15:0] amem [0:MAXW-1];
     reg [15:0] bmem [0:MAXW-1];
     reg [31:0] cmem [0:MAXW-1];
     reg [31:0] dmem [0:MAXW-1];
     reg [31:0] dout [0:MAXW-1];   // the design's D, for +OUT
-    localparam MAXS = 1 << 18;    // step records
     reg [31:0] smem [0:MAXS-1];   // the accumulator after each step, for +STEPS
 
     reg          clk = 1'b0;
@@ -34,12 +47,17 @@ module tb_mesh;
     reg  [63:0]  b_row = 64'd0;
     reg  [511:0] c_flat = 512'd0;
     wire [511:0] acc_flat;
+    wire [15:0]  acc_vld_flat;
 
     mesh4x4 dut (
         .clk(clk), .rst(rst), .vld(vld), .a_col(a_col), .b_row(b_row),
-        .load(load), .c_flat(c_flat), .acc_flat(acc_flat)
+        .load(load), .c_flat(c_flat), .acc_flat(acc_flat), .acc_vld_flat(acc_vld_flat)
     );
 
+    // Lint waiver (BLKSEQ): the clock generator and the sampling process below are testbench
+    // code, not hardware: they assign with '=' on purpose, so that loop variables and the
+    // step memory are updated in order within one process (no register is inferred).
+    /* verilator lint_off BLKSEQ */
     always #5 clk = ~clk;
 
     integer m, n, k, show, lat;
@@ -47,37 +65,109 @@ module tb_mesh;
     integer t0 = -1000;           // the edge that takes step 0 of the current tile into PE (0, 0)
     integer cur_ti = 0, cur_tj = 0;
     integer si, sj, ss;
+    // Lint waiver (UNUSEDSIGNAL): a step record's index; +STEPS is refused when M N K exceeds
+    // MAXS = 2^18, so only its low 18 bits address the step memory.
+    /* verilator lint_off UNUSEDSIGNAL */
+    integer sidx;
+    /* verilator lint_on UNUSEDSIGNAL */
+    integer seen [0:15];          // acc_vld cycles of each PE in the current tile
+    integer first_lat = -1;       // latency of PE (0, 0)'s first step, as acc_vld showed it
     reg steps_on = 1'b0;
+    reg by_lat = 1'b0;            // +LAT given: sample by latency, not by acc_vld
 
     always @(posedge clk) cyc <= cyc + 1;
 
-    // Step sampling: PE (i, j) takes step s at edge t0 + s + i + j; its accumulator shows the
-    // step lat edges later.
+    // Step sampling, on the falling edge (between the clock edges, every register settled).
     always @(negedge clk) begin
-        if (steps_on) begin
-            for (si = 0; si < 4; si = si + 1)
-                for (sj = 0; sj < 4; sj = sj + 1) begin
-                    ss = cyc - t0 - si - sj - lat;
-                    if (ss >= 0 && ss < k && cur_ti + si < m && cur_tj + sj < n)
-                        smem[((cur_ti + si) * n + cur_tj + sj) * k + ss] =
-                            acc_flat[32 * (4 * si + sj) +: 32];
+        for (si = 0; si < 4; si = si + 1)
+            for (sj = 0; sj < 4; sj = sj + 1) begin
+                if (by_lat) begin
+                    // PE (i, j) takes step s at edge t0 + s + i + j; acc shows it lat - 1
+                    // edges later.
+                    ss = cyc - t0 - si - sj - (lat - 1);
+                end else if (acc_vld_flat[4 * si + sj]) begin
+                    ss = seen[4 * si + sj];
+                    seen[4 * si + sj] = ss + 1;
+                    if (si == 0 && sj == 0 && ss == 0 && first_lat < 0)
+                        first_lat = cyc - t0 + 1;
+                end else begin
+                    ss = -1;
                 end
-        end
+                if (steps_on && ss >= 0 && ss < k && cur_ti + si < m && cur_tj + sj < n) begin
+                    sidx = ((cur_ti + si) * n + cur_tj + sj) * k + ss;
+                    smem[sidx[17:0]] = acc_flat[32 * (4 * si + sj) +: 32];
+                end
+            end
     end
+    /* verilator lint_on BLKSEQ */
 
-    integer ti, tj, i, j, t, r, c;
+    // The golden images' header: shape and datapath of the problem.
+    integer fd, code, hm, hn, hk, hw;
+    reg [8*200-1:0] line;
+    reg [8*16-1:0]  hfa, hfb, hmode, hpreset, hacc;
+
+    // True when every in-range PE of the current tile has shown k steps.
+    function all_seen;
+        input integer steps;
+        integer x, y;
+        begin
+            all_seen = 1'b1;
+            for (x = 0; x < 4; x = x + 1)
+                for (y = 0; y < 4; y = y + 1)
+                    if (cur_ti + x < m && cur_tj + y < n && seen[4 * x + y] < steps)
+                        all_seen = 1'b0;
+        end
+    endfunction
+
+    integer ti, tj, i, j, t, r, c, waited, pm, pn, pk;
     integer passed, failed;
     reg [1023:0] dir, out, vcd_file;
     reg [31:0] got, want;
 
     initial begin
-        if (!$value$plusargs("M=%d", m) || !$value$plusargs("N=%d", n) ||
-            !$value$plusargs("K=%d", k) || !$value$plusargs("DIR=%s", dir)) begin
-            $display("usage: vvp tb_mesh.vvp +M=<m> +N=<n> +K=<k> +DIR=<folder>");
+        if (!$value$plusargs("DIR=%s", dir)) begin
+            $display("usage: vvp tb_mesh.vvp +DIR=<folder> [+M=<m> +N=<n> +K=<k>]");
+            $finish;
+        end
+        fd = $fopen({dir, "/d.hex"}, "r");
+        if (fd == 0) begin
+            $display("ERROR: cannot open %0s/d.hex (write it with tcrtl gemm --memh)", dir);
+            $finish;
+        end
+        code = $fgets(line, fd);
+        code = $fgets(line, fd);
+        $fclose(fd);
+        code = $sscanf(line,
+            "// shape M N K = %d %d %d; formats %s x %s mode %s preset %s width %d; accumulator %s",
+            hm, hn, hk, hfa, hfb, hmode, hpreset, hw, hacc);
+        if (code != 9) begin
+            $display("ERROR: %0s/d.hex has no shape header (write it with tcrtl gemm --memh)", dir);
+            $finish;
+        end
+        if (hfa != "fp16" || hfb != "fp16;" || hmode != "ieee;" || hpreset != "none;" || hw != 1 || hacc != "fp32;") begin
+            $display("ERROR: the golden images are %0s x %0s mode %0s preset %0s width %0d accumulator %0s; this testbench runs fp16 x fp16, ieee, no preset, width 1, fp32",
+                     hfa, hfb, hmode, hpreset, hw, hacc);
+            $finish;
+        end
+        m = hm;
+        n = hn;
+        k = hk;
+        if (($value$plusargs("M=%d", pm) && pm != hm) || ($value$plusargs("N=%d", pn) && pn != hn)
+            || ($value$plusargs("K=%d", pk) && pk != hk)) begin
+            $display("ERROR: +M +N +K ask for another shape than the golden images' %0d x %0d x %0d (d.hex header); leave them out or match them",
+                     hm, hn, hk);
             $finish;
         end
         if (!$value$plusargs("SHOW=%d", show)) show = 8;
-        if (!$value$plusargs("LAT=%d", lat)) lat = 1;
+        if ($value$plusargs("LAT=%d", lat)) begin
+            by_lat = 1'b1;
+            if (lat < 1) begin
+                $display("ERROR: +LAT=%0d: the latency counts the edge that takes the operands, so it is at least 1", lat);
+                $finish;
+            end
+        end else begin
+            lat = 0;
+        end
         // +VCD=<file>: dump every signal (for `tcrtl grade --vcd`).
         if ($value$plusargs("VCD=%s", vcd_file)) begin
             $dumpfile(vcd_file);
@@ -115,6 +205,8 @@ module tb_mesh;
                 load = 1'b0;
                 cur_ti = ti;
                 cur_tj = tj;
+                for (i = 0; i < 16; i = i + 1)
+                    seen[i] = 0;
                 t0 = cyc + 1;
                 // K steps: column t of the A tile, row t of the B tile.
                 for (t = 0; t < k; t = t + 1) begin
@@ -128,8 +220,21 @@ module tb_mesh;
                 vld = 1'b0;
                 a_col = 64'd0;
                 b_row = 64'd0;
-                // Drain: skew and wavefront (3 + 3) plus the PE's two stages, with margin.
-                repeat (10) @(negedge clk);
+                // Drain: skew and wavefront (3 + 3) plus the PE's stages. By latency: a fixed
+                // wait; by acc_vld: until every PE has shown its k steps (at most DRAIN_MAX).
+                if (by_lat) begin
+                    repeat (DRAIN + (lat > 2 ? lat - 2 : 0)) @(negedge clk);
+                end else begin
+                    waited = 0;
+                    while (!all_seen(k) && waited < DRAIN_MAX) begin
+                        @(negedge clk);
+                        waited = waited + 1;
+                    end
+                    if (!all_seen(k))
+                        $display("TIMEOUT: tile (%0d, %0d): not every PE raised acc_vld %0d times within %0d cycles of the last step",
+                                 ti, tj, k, DRAIN_MAX);
+                    @(negedge clk);
+                end
                 for (i = 0; i < 4; i = i + 1)
                     for (j = 0; j < 4; j = j + 1) begin
                         r = ti + i;
@@ -154,6 +259,14 @@ module tb_mesh;
             $writememh({out, "/d.hex"}, dout, 0, m * n - 1);
             if (steps_on)
                 $writememh({out, "/steps.hex"}, smem, 0, m * n * k - 1);
+            fd = $fopen({out, "/sampling.txt"}, "w");
+            if (fd != 0) begin
+                if (by_lat)
+                    $fdisplay(fd, "sampling lat %0d", lat);
+                else
+                    $fdisplay(fd, "sampling acc_vld %0d", first_lat);
+                $fclose(fd);
+            end
         end
         $display("RESULT %0d passed, %0d failed", passed, failed);
         $finish;
