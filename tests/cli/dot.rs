@@ -302,3 +302,48 @@ fn verify_measurements_bad_input() {
         "support",
     );
 }
+
+/// `--explain` says what a step is: in `ieee` mode one step of w lanes lists w chained FMAs,
+/// and the header says so, with the lane count, instead of a bare "1 step(s)".
+#[test]
+fn explain_header_counts_steps_lanes_and_ieee_fmas() {
+    let o = tcrtl(&[
+        "dot",
+        "--format",
+        "fp16",
+        "--acc",
+        "ieee",
+        "--a",
+        "1,2,3,4",
+        "--b",
+        "1,1,1,1",
+        "--explain",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let header = out.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("1 step(s) of up to 4 lane(s), one FMA per lane, chained in lane order"),
+        "{header}"
+    );
+    assert_eq!(out.matches("  fma lane ").count(), 4, "{out}");
+    // Another mode: steps of the configured width, no FMA wording.
+    let o = tcrtl(&[
+        "dot",
+        "--format",
+        "fp16",
+        "--acc",
+        "fused",
+        "--width",
+        "2",
+        "--a",
+        "1,2,3,4,5",
+        "--b",
+        "1,1,1,1,1",
+        "--explain",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let header = out.lines().next().unwrap_or_default();
+    assert!(header.ends_with("3 step(s) of up to 2 lane(s)"), "{header}");
+}

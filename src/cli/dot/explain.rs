@@ -189,12 +189,19 @@ pub fn print_text(
     let preset = preset
         .map(|p| format!(" ({})", p.name()))
         .unwrap_or_default();
+    // A step is one PE cycle over `w` lanes; say what it holds, so that a step listing several
+    // FMAs (`ieee` chains one per lane) does not read as a miscount.
+    let steps = e.steps.len();
+    let lanes = e.steps.iter().map(|s| s.a.len()).max().unwrap_or(0);
+    let per_step = match mode {
+        AccMode::Ieee => ", one FMA per lane, chained in lane order",
+        _ => "",
+    };
     outln!(
-        "explain: {} x {}, acc {}{preset}, rounding {rounding}, {} step(s)",
+        "explain: {} x {}, acc {}{preset}, rounding {rounding}, {steps} step(s) of up to {lanes} lane(s){per_step}",
         fmt_a.name,
         fmt_b.name,
         mode.name(),
-        e.steps.len()
     );
     for s in &e.steps {
         for l in step_lines(s, fmt_a, fmt_b, rounding) {
