@@ -221,7 +221,6 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
     if a.json {
         let obj = serde_json::json!({
             "tx_bytes": tx,
-            "smem": slots,
             "smem_base": a.smem_base,
             "oob_elements": run.counters.oob_elements,
             "cycles": run.cycles,
@@ -238,7 +237,15 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
                 "smem_bytes": params.smem_bytes,
             },
         });
-        outln!("{obj}");
+        // The summary first and the shared-memory words (thousands of them) last, so that
+        // `tx_bytes` and the counters are not buried after the array: the summary's keys in
+        // their usual (sorted) order, then `smem`.
+        let summary = obj.to_string();
+        let smem = serde_json::to_string(&slots).map_err(|e| e.to_string())?;
+        outln!(
+            "{},\"smem\":{smem}}}",
+            summary.strip_suffix('}').unwrap_or(&summary)
+        );
     } else {
         outln!(
             "loaded {tx} bytes ({} out of bounds elements) in {} cycles, {} requests, {} bank conflicts",

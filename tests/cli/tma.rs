@@ -111,6 +111,21 @@ fn load_json_matches_the_reference() {
         assert_eq!(v["oob_elements"], 3 * 32 + 3 * 7);
         assert!(v["cycles"].as_u64().expect("cycles") > 20);
         assert!(v["bank_conflicts"].is_u64());
+        // The summary reads before the shared-memory words: every other key precedes `smem`,
+        // which comes last.
+        let text = String::from_utf8_lossy(&out.stdout);
+        let smem_at = text.find("\"smem\":").expect("smem key");
+        for key in [
+            "tx_bytes",
+            "oob_elements",
+            "cycles",
+            "bank_conflicts",
+            "smem_base",
+        ] {
+            let at = text.find(&format!("\"{key}\":")).expect(key);
+            assert!(at < smem_at, "{key} after smem: {text}");
+        }
+        assert!(text.trim_end().ends_with("]}"), "{text}");
     }
 }
 
