@@ -24,3 +24,4 @@ mod verilog_batch;
 mod verilog_grading;
 mod verilog_lint;
 mod verilog_reference;
+mod verilog_util;

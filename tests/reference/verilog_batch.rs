@@ -10,41 +10,9 @@
 //! long runs). Needs Icarus Verilog (skipped with a printed reason when it is missing, a
 //! failure when `CI=true`).
 
+use crate::verilog_util::{iverilog_ready, tcrtl, verilog};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The course's Verilog folder.
-fn verilog(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testbenches/verilog")
-        .join(rel)
-}
-
-/// True when Icarus Verilog runs; panics under CI when it does not.
-fn iverilog_ready() -> bool {
-    let ok = Command::new("iverilog").arg("-V").output().is_ok()
-        && Command::new("vvp").arg("-V").output().is_ok();
-    if !ok {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("iverilog/vvp not found, and CI=true: install Icarus Verilog (.ci/run does)");
-        }
-        eprintln!("SKIPPED: iverilog/vvp not found (apt-get install iverilog); CI=true makes this a failure");
-    }
-    ok
-}
-
-/// Runs `tcrtl` with `args`; returns (exit code, stdout, stderr).
-fn tcrtl(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_tcrtl"))
-        .args(args)
-        .output()
-        .expect("run tcrtl");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).to_string(),
-        String::from_utf8_lossy(&o.stderr).to_string(),
-    )
-}
 
 /// The hidden tests: a random problem (3 points) and three directed sets (1 point each).
 const SPEC: &str = r#"{"task": "pe", "time_limit_s": 1, "tests": [

@@ -12,49 +12,9 @@
 //! `tcrtl course mac-golden`); the Verilog runs under Icarus (skipped with a printed reason
 //! when it is missing, a failure when `CI=true`).
 
+use crate::verilog_util::{iverilog_ready, scratch, tcrtl, verilog};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The course's Verilog folder.
-fn verilog(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testbenches/verilog")
-        .join(rel)
-}
-
-/// A fresh scratch folder.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tcrtl-grading-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    dir
-}
-
-/// True when Icarus Verilog runs; panics under CI when it does not.
-fn iverilog_ready() -> bool {
-    let ok = Command::new("iverilog").arg("-V").output().is_ok()
-        && Command::new("vvp").arg("-V").output().is_ok();
-    if !ok {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("iverilog/vvp not found, and CI=true: install Icarus Verilog (.ci/run does)");
-        }
-        eprintln!("SKIPPED: iverilog/vvp not found (apt-get install iverilog); CI=true makes this a failure");
-    }
-    ok
-}
-
-/// Runs `tcrtl` with `args`; returns (exit code, stdout, stderr).
-fn tcrtl(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_tcrtl"))
-        .args(args)
-        .output()
-        .expect("run tcrtl");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).to_string(),
-        String::from_utf8_lossy(&o.stderr).to_string(),
-    )
-}
 
 /// One design variant: the files compiled, with at most one text replacement in one file.
 struct Variant {
@@ -192,7 +152,7 @@ fn pe_task_reference_passes_skeleton_fails_and_three_bugs_are_localised() {
     if !iverilog_ready() {
         return;
     }
-    let dir = scratch("pe");
+    let dir = scratch("grading", "pe");
     let goldens = gemm_goldens(&dir);
     let names = [
         "random",
@@ -306,7 +266,7 @@ fn mesh_task_reference_passes_skeleton_fails_and_three_bugs_are_localised() {
     if !iverilog_ready() {
         return;
     }
-    let dir = scratch("mesh");
+    let dir = scratch("grading", "mesh");
     let goldens = gemm_goldens(&dir)[..1].to_vec();
     let cases: [(Variant, Option<&str>); 5] = [
         (
@@ -395,7 +355,7 @@ fn mac_mesh_task_reference_passes_skeleton_fails_and_three_bugs_are_localised() 
     if !iverilog_ready() {
         return;
     }
-    let dir = scratch("mac");
+    let dir = scratch("grading", "mac");
     let golden = dir.join("golden");
     let (code, _, err) = tcrtl(&[
         "course",
@@ -482,7 +442,7 @@ fn tb_mesh_refuses_another_shape_and_grade_names_a_one_cycle_shift() {
     if !iverilog_ready() {
         return;
     }
-    let dir = scratch("shape");
+    let dir = scratch("grading", "shape");
     let golden = dir.join("golden");
     std::fs::create_dir_all(&golden).expect("golden");
     let g = golden.display().to_string();
@@ -541,7 +501,7 @@ fn tb_pe_grades_a_pe_alone_the_reference_passes_and_the_skeleton_fails() {
     if !iverilog_ready() {
         return;
     }
-    let dir = scratch("tb_pe");
+    let dir = scratch("grading", "tb_pe");
     let goldens = gemm_goldens(&dir);
     for (v, passes) in [
         (

@@ -10,6 +10,7 @@
 //! Needs `iverilog` and `verilator` (`.ci/run` installs both). A missing tool skips its part
 //! with a printed reason, or fails when `CI=true`.
 
+use crate::verilog_util::tool_ready;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -62,20 +63,6 @@ const BUILDS: [(&str, &[&str]); 7] = [
         ],
     ),
 ];
-
-/// True when `tool` runs; otherwise prints why it is skipped (a failure under `CI=true`).
-fn tool_ready(tool: &str, version_flag: &str) -> bool {
-    let ok = Command::new(tool).arg(version_flag).output().is_ok();
-    if !ok {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("{tool} not found, and CI=true: .ci/run installs it");
-        }
-        eprintln!(
-            "SKIPPED: {tool} not found (apt-get install {tool}); CI=true makes this a failure"
-        );
-    }
-    ok
-}
 
 /// Every `.v` file under the Verilog folder, relative to it.
 fn all_sources() -> Vec<String> {

@@ -12,37 +12,10 @@
 //! Needs `iverilog` and `vvp` (`.ci/run` installs them). When they are missing the test fails
 //! if `CI=true` and otherwise skips with a printed reason.
 
+use crate::verilog_util::{iverilog_ready, scratch, verilog};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use tensorcore_rtl::io::npy::{write_npy, Dtype};
-
-/// The Verilog sources under `testbenches/verilog/`.
-fn verilog(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testbenches/verilog")
-        .join(rel)
-}
-
-/// A fresh scratch folder for one case.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tcrtl-verilog-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    dir
-}
-
-/// True when Icarus Verilog can be used; panics under CI when it cannot.
-fn iverilog_ready() -> bool {
-    let ok = Command::new("iverilog").arg("-V").output().is_ok()
-        && Command::new("vvp").arg("-V").output().is_ok();
-    if !ok {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("iverilog/vvp not found, and CI=true: install Icarus Verilog (.ci/run does)");
-        }
-        eprintln!("SKIPPED: iverilog/vvp not found (apt-get install iverilog); CI=true makes this a failure");
-    }
-    ok
-}
 
 /// Compiles the testbench with the given PE sources into `dir/NAME.vvp`.
 fn compile(dir: &Path, name: &str, pe_sources: &[&str]) -> PathBuf {
@@ -134,7 +107,7 @@ fn verilog_mesh_matches_the_model_on_seeds_and_ragged_shapes() {
     if !iverilog_ready() {
         return;
     }
-    let dir = scratch("random");
+    let dir = scratch("verilog", "random");
     let vvp = compile(&dir, "reference", &REFERENCE_PE);
     let shapes = [
         (4, 4, 4),
@@ -214,7 +187,7 @@ fn verilog_mesh_matches_the_model_on_specials() {
     if !iverilog_ready() {
         return;
     }
-    let dir = scratch("specials");
+    let dir = scratch("verilog", "specials");
     let vvp = compile(&dir, "reference", &REFERENCE_PE);
     // `rate`: one element in `rate` is a special (NaN and Inf included only when `inf_nan`).
     for (seed, rate, inf_nan) in [
@@ -308,7 +281,7 @@ fn verilog_mesh_signed_zeros_and_rounding_facts() {
     if !iverilog_ready() {
         return;
     }
-    let dir = scratch("facts");
+    let dir = scratch("verilog", "facts");
     let vvp = compile(&dir, "reference", &REFERENCE_PE);
     // Row 0 of A is -0, row 1 +0; column 0 of B is +0, column 1 -0; C is -0 everywhere. IEEE:
     // a sum of -0 products with C = -0 is -0; with any +0 product it is +0.
@@ -357,7 +330,7 @@ fn verilog_testbench_sees_a_flipped_bit_and_the_skeleton_fails() {
     if !iverilog_ready() {
         return;
     }
-    let dir = scratch("faults");
+    let dir = scratch("verilog", "faults");
     let vvp = compile(&dir, "reference", &REFERENCE_PE);
     let (m, n, k) = (5, 6, 7);
     golden(&dir, &random_args(m, n, k, 7));
