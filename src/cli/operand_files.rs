@@ -3,7 +3,7 @@
 //! against their format's range.
 
 use std::path::Path;
-use tensorcore_rtl::io::npy::{read_npy, Dtype, NpyArray};
+use tensorcore_rtl::io::npy::{read_npy, shape_text, Dtype, NpyArray};
 use tensorcore_rtl::numerics::int::IntFormat;
 
 /// The (rows, K) of a two-dimensional operand matrix read from `path`, or a one-line error
@@ -12,8 +12,9 @@ pub fn rows_by_k(path: &Path, name: &str, shape: &[usize]) -> Result<(usize, usi
     match shape {
         [r, k] => Ok((*r, *k)),
         s => Err(format!(
-            "{}: {name} must be rows x K but has shape {s:?}",
-            path.display()
+            "{}: {name} must be rows x K but has shape {}",
+            path.display(),
+            shape_text(s)
         )),
     }
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::CoreRun;
 use tensorcore_rtl::gemm::CoreConfig;
 use tensorcore_rtl::hw::pe::sparse_b_lanes;
-use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
+use tensorcore_rtl::io::npy::{read_npy, shape_text, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::format::{Format, FP16};
 use tensorcore_rtl::sparse::clocked::{compute_cycles, dense_schedule, sparse_schedule};
@@ -127,9 +127,9 @@ fn read_2d(path: &Path) -> Result<NpyArray, String> {
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     if arr.shape.len() != 2 {
         return Err(format!(
-            "{}: expected a 2-D array, found shape {:?}",
+            "{}: expected a 2-D array, found shape {}",
             path.display(),
-            arr.shape
+            shape_text(&arr.shape)
         ));
     }
     if arr.shape.contains(&0) {

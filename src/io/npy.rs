@@ -135,6 +135,9 @@ pub const MAX_FILE_BYTES: u64 = (1 << 28) * 8 + (1 << 20);
 /// checked from the header, before the payload is read or any room is made for it.
 pub const MAX_ELEMENTS: usize = 1 << 28;
 
+/// The most axes a shape may have (NumPy's own limit, `NPY_MAXDIMS`).
+pub const MAX_AXES: usize = 64;
+
 /// The longest header read (NumPy's own default `max_header_size`, 10000 bytes).
 pub const MAX_HEADER_BYTES: usize = 10_000;
 
@@ -200,10 +203,19 @@ fn layout(header: &[u8], data_start: usize, path: &Path) -> Result<Layout, NpyEr
         _ => {
             return Err(NpyError::Dtype {
                 path: path.display().to_string(),
-                descr: descr.escape_debug().to_string(),
+                descr: short(descr),
             })
         }
     };
+    if h.shape.len() > MAX_AXES {
+        return Err(format_err(
+            path,
+            format!(
+                "a shape of {} axes (NumPy allows at most {MAX_AXES})",
+                h.shape.len()
+            ),
+        ));
+    }
     let count = h
         .shape
         .iter()
@@ -228,8 +240,17 @@ fn layout(header: &[u8], data_start: usize, path: &Path) -> Result<Layout, NpyEr
     })
 }
 
-/// A shape for an error message, shortened past 8 axes.
-fn shape_text(shape: &[usize]) -> String {
+/// Header text for an error message: escaped, cut to 40 characters.
+fn short(text: &str) -> String {
+    let escaped = text.escape_debug().to_string();
+    match escaped.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &escaped[..i]),
+        None => escaped,
+    }
+}
+
+/// A shape for an error message, shortened past 8 axes (so a message stays one short line).
+pub fn shape_text(shape: &[usize]) -> String {
     let shown: Vec<String> = shape.iter().take(8).map(usize::to_string).collect();
     let more = if shape.len() > 8 {
         format!(", ... ({} axes)", shape.len())

@@ -5,7 +5,7 @@ use super::args::GemmArgs;
 use crate::cli::text_matrix;
 use crate::cli::values;
 use std::path::Path;
-use tensorcore_rtl::io::npy::{read_npy, Dtype, NpyArray};
+use tensorcore_rtl::io::npy::{read_npy, shape_text, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::convert::tf32_from_container;
 use tensorcore_rtl::numerics::format::{Format, FP16, TF32};
@@ -81,8 +81,9 @@ pub fn matrix_shape(arr: &NpyArray, path: &Path, name: &str) -> Result<(usize, u
     match arr.shape.as_slice() {
         [r, c] => Ok((*r, *c)),
         s => Err(format!(
-            "{}: {name} must be a 2-D matrix but has shape {s:?}",
-            path.display()
+            "{}: {name} must be a 2-D matrix but has shape {}",
+            path.display(),
+            shape_text(s)
         )),
     }
 }
