@@ -55,7 +55,7 @@ pub fn load_row_c(
             path.display()
         ));
     }
-    Ok(arr.words)
+    Ok(arr.words())
 }
 
 /// Reads an A or B matrix: rows x K, int8 for signed formats and uint8 for unsigned ones,
@@ -81,8 +81,8 @@ pub fn load_int_matrix(
         bits: 8,
         signed: fmt.signed,
     };
-    let mut bits = Vec::with_capacity(arr.words.len());
-    for (i, &w) in arr.words.iter().enumerate() {
+    let mut bits = Vec::with_capacity(arr.len());
+    for (i, w) in arr.iter_words().enumerate() {
         let v = container.decode(w);
         let pattern = fmt.encode(v).ok_or_else(|| {
             format!(

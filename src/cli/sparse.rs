@@ -155,7 +155,7 @@ pub fn read_matrix(path: &Path, fmt: Format) -> Result<(usize, usize, Vec<u64>),
         _ => None,
     };
     let words = match bits_width {
-        Some(w) if w == fmt.width() => arr.words,
+        Some(w) if w == fmt.width() => arr.words(),
         Some(w) if arr.dtype != Dtype::F16 => {
             return Err(format!(
                 "{}: {} holds {w}-bit patterns, but {fmt} is {} bits wide",
@@ -165,8 +165,8 @@ pub fn read_matrix(path: &Path, fmt: Format) -> Result<(usize, usize, Vec<u64>),
             ))
         }
         _ => {
-            let mut out = Vec::with_capacity(arr.words.len());
-            for i in 0..arr.words.len() {
+            let mut out = Vec::with_capacity(arr.len());
+            for i in 0..arr.len() {
                 let v = arr.value_f64(i);
                 out.push(encode_exact(fmt, v).ok_or_else(|| {
                     format!(
@@ -299,7 +299,7 @@ pub fn read_compressed(
             kept / 2
         ));
     }
-    let md: Vec<u8> = meta_arr.words.iter().map(|&w| w as u8).collect();
+    let md: Vec<u8> = meta_arr.iter_words().map(|w| w as u8).collect();
     Ok(Compressed::new(fmt, m, 2 * kept, v, md))
 }
 

@@ -258,7 +258,8 @@ pub fn remove_on_commit(path: &Path) -> io::Result<()> {
             let _ = std::fs::remove_file(&old.temp);
             reg.temps.retain(|p| *p != old.temp);
         }
-        run.removals.push(target);
+        // The name itself goes (a symlink, not the file it points at), as outside a run.
+        run.removals.push(path.to_path_buf());
         return Ok(());
     }
     match std::fs::remove_file(path) {
@@ -516,7 +517,8 @@ impl OutputFile {
                 reg.temps.retain(|p| *p != old.temp);
             }
             // An output outranks a removal of the same file staged earlier in the run.
-            run.removals.retain(|p| *p != self.target);
+            run.removals
+                .retain(|p| resolve(p).map_or(true, |t| t != self.target));
             run.staged.push(Staged {
                 temp: partial,
                 target: self.target.clone(),

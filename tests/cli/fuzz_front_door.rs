@@ -63,7 +63,7 @@ fn valid_npy(shape: &[usize], dtype: Dtype, words: &[u64]) -> Vec<u8> {
 fn check_npy(bytes: &[u8]) -> Result<(), TestCaseError> {
     if let Ok(arr) = parse_npy(bytes, Path::new("fuzz.npy")) {
         let count: usize = arr.shape.iter().product();
-        prop_assert_eq!(arr.words.len(), count);
+        prop_assert_eq!(arr.len(), count);
     }
     Ok(())
 }

@@ -54,7 +54,7 @@ fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
             shape_text(&arr.shape)
         ));
     }
-    Ok(arr.words.iter().map(|&w| S32.decode(w) as u32).collect())
+    Ok(arr.iter_words().map(|w| S32.decode(w) as u32).collect())
 }
 
 /// Runs an integer `gemm`.
