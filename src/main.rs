@@ -8,12 +8,17 @@ fn main() {
     output::begin_run();
     let result = cli::out::install_signal_cleanup().and_then(|()| cli::run());
     match result {
-        Ok(code) => {
-            output::end_run();
-            std::process::exit(code)
-        }
+        // Every output is committed together, at the very end (exit 0, or 1: a check failed).
+        Ok(code) => match output::commit_run() {
+            Ok(_) => std::process::exit(code),
+            Err(e) => {
+                output::rollback();
+                cli::out::error(&e);
+                std::process::exit(2);
+            }
+        },
         Err(e) => {
-            // A failed run leaves nothing new behind: partial files and the files it created.
+            // A failed run changes nothing: its temporaries and the folders it made are removed.
             output::rollback();
             cli::out::error(&e);
             std::process::exit(2);

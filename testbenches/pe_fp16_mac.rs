@@ -184,7 +184,10 @@ fn run_tiles(
     tb.add_cycles(sim.cycle());
     let (_, summary) = sim.finish().map_err(re)?;
     if traced {
-        let written = summary.is_some_and(|s| s.path.is_file());
+        // As the run leaves it (a command-line run commits its outputs at its end).
+        let written = summary.is_some_and(|s| {
+            crate::rtl::file::written_metadata(&s.path).is_ok_and(|m| m.is_file())
+        });
         tb.check(format!("{label}: waveform written"), written);
     }
     Ok(())

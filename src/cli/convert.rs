@@ -149,14 +149,14 @@ fn read_inputs(args: &ConvertArgs, from: Option<Format>) -> Result<Inputs, Strin
                 Dtype::F32 => {
                     return Ok(Inputs {
                         src: FP32,
-                        words: arr.words,
+                        words: arr.words(),
                         shape: arr.shape,
                     })
                 }
                 Dtype::F64 => {
                     return Ok(Inputs {
                         src: FP64,
-                        words: arr.words,
+                        words: arr.words(),
                         shape: arr.shape,
                     })
                 }
@@ -181,8 +181,8 @@ fn read_inputs(args: &ConvertArgs, from: Option<Format>) -> Result<Inputs, Strin
                         arr.dtype.numpy_name()
                     ));
                 }
-                let mut out = Vec::with_capacity(arr.words.len());
-                for (i, &w) in arr.words.iter().enumerate() {
+                let mut out = Vec::with_capacity(arr.len());
+                for (i, w) in arr.iter_words().enumerate() {
                     if f == TF32 {
                         out.push(tf32_from_container(w, i)?);
                     } else if w > f.mask() {

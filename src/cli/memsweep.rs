@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use tensorcore_rtl::gemm::{roofline, run_memory, CoreConfig, Gemm};
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::MemPortConfig;
-use tensorcore_rtl::io::output::write_file;
+use tensorcore_rtl::io::output::{self, write_file};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP16;
@@ -94,14 +94,9 @@ pub fn run(args: &MemSweepArgs) -> Result<i32, String> {
     if args.out.exists() && !args.out.is_dir() {
         return Err(format!("--out {}: not a directory", args.out.display()));
     }
-    let made = !args.out.exists();
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
-    let r = sweep(args);
-    if r.is_err() && made {
-        // A failed sweep leaves no directory it made behind (empty: outputs are rolled back).
-        let _ = std::fs::remove_dir(&args.out);
-    }
-    r
+    // Journaled: a failed or interrupted sweep removes the folders it made.
+    output::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
+    sweep(args)
 }
 
 fn sweep(args: &MemSweepArgs) -> Result<i32, String> {

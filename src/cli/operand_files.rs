@@ -3,7 +3,7 @@
 //! against their format's range.
 
 use std::path::Path;
-use tensorcore_rtl::io::npy::{read_npy, Dtype, NpyArray};
+use tensorcore_rtl::io::npy::{read_npy, shape_text, Dtype, NpyArray};
 use tensorcore_rtl::numerics::int::IntFormat;
 
 /// The (rows, K) of a two-dimensional operand matrix read from `path`, or a one-line error
@@ -12,8 +12,9 @@ pub fn rows_by_k(path: &Path, name: &str, shape: &[usize]) -> Result<(usize, usi
     match shape {
         [r, k] => Ok((*r, *k)),
         s => Err(format!(
-            "{}: {name} must be rows x K but has shape {s:?}",
-            path.display()
+            "{}: {name} must be rows x K but has shape {}",
+            path.display(),
+            shape_text(s)
         )),
     }
 }
@@ -54,7 +55,7 @@ pub fn load_row_c(
             path.display()
         ));
     }
-    Ok(arr.words)
+    Ok(arr.words())
 }
 
 /// Reads an A or B matrix: rows x K, int8 for signed formats and uint8 for unsigned ones,
@@ -80,8 +81,8 @@ pub fn load_int_matrix(
         bits: 8,
         signed: fmt.signed,
     };
-    let mut bits = Vec::with_capacity(arr.words.len());
-    for (i, &w) in arr.words.iter().enumerate() {
+    let mut bits = Vec::with_capacity(arr.len());
+    for (i, w) in arr.iter_words().enumerate() {
         let v = container.decode(w);
         let pattern = fmt.encode(v).ok_or_else(|| {
             format!(

@@ -1,11 +1,12 @@
 //! The process around the subcommands: standard output that cannot panic, one-line errors,
-//! and cleanup of partial and new files on failure and on SIGINT/SIGTERM.
+//! and cleanup of a run's uncommitted outputs on failure and on SIGINT/SIGTERM.
 //!
 //! - Every line a subcommand prints goes through [`line()`] (the `outln!` macro): a write error
 //!   (`> /dev/full`) becomes a one-line error with exit code 2; a closed pipe (`| head`) ends
 //!   the process quietly by SIGPIPE, as `ls | head` does.
-//! - SIGINT and SIGTERM remove every `NAME.partial` file and every file this run created,
-//!   then end the process by the same signal ([`install_signal_cleanup`]).
+//! - SIGINT and SIGTERM before the run's commit remove its temporaries and the folders it
+//!   made (every target keeps its old content); during the commit they wait for it to finish.
+//!   Then the process ends by the same signal ([`install_signal_cleanup`]).
 
 use signal_hook::consts::{SIGINT, SIGPIPE, SIGTERM};
 use signal_hook::low_level::emulate_default_handler;
@@ -43,7 +44,7 @@ pub fn error(message: &str) {
     let _ = writeln!(std::io::stderr().lock(), "error: {message}");
 }
 
-/// Starts a thread that, on SIGINT or SIGTERM, removes the run's partial and new files and
+/// Starts a thread that, on SIGINT or SIGTERM, removes the run's uncommitted outputs and
 /// ends the process by that signal.
 pub fn install_signal_cleanup() -> Result<(), String> {
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::CoreRun;
 use tensorcore_rtl::gemm::CoreConfig;
 use tensorcore_rtl::hw::pe::sparse_b_lanes;
-use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype, NpyArray};
+use tensorcore_rtl::io::npy::{read_npy, shape_text, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::format::{Format, FP16};
 use tensorcore_rtl::sparse::clocked::{compute_cycles, dense_schedule, sparse_schedule};
@@ -127,9 +127,9 @@ fn read_2d(path: &Path) -> Result<NpyArray, String> {
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     if arr.shape.len() != 2 {
         return Err(format!(
-            "{}: expected a 2-D array, found shape {:?}",
+            "{}: expected a 2-D array, found shape {}",
             path.display(),
-            arr.shape
+            shape_text(&arr.shape)
         ));
     }
     if arr.shape.contains(&0) {
@@ -155,7 +155,7 @@ pub fn read_matrix(path: &Path, fmt: Format) -> Result<(usize, usize, Vec<u64>),
         _ => None,
     };
     let words = match bits_width {
-        Some(w) if w == fmt.width() => arr.words,
+        Some(w) if w == fmt.width() => arr.words(),
         Some(w) if arr.dtype != Dtype::F16 => {
             return Err(format!(
                 "{}: {} holds {w}-bit patterns, but {fmt} is {} bits wide",
@@ -165,8 +165,8 @@ pub fn read_matrix(path: &Path, fmt: Format) -> Result<(usize, usize, Vec<u64>),
             ))
         }
         _ => {
-            let mut out = Vec::with_capacity(arr.words.len());
-            for i in 0..arr.words.len() {
+            let mut out = Vec::with_capacity(arr.len());
+            for i in 0..arr.len() {
                 let v = arr.value_f64(i);
                 out.push(encode_exact(fmt, v).ok_or_else(|| {
                     format!(
@@ -299,7 +299,7 @@ pub fn read_compressed(
             kept / 2
         ));
     }
-    let md: Vec<u8> = meta_arr.words.iter().map(|&w| w as u8).collect();
+    let md: Vec<u8> = meta_arr.iter_words().map(|w| w as u8).collect();
     Ok(Compressed::new(fmt, m, 2 * kept, v, md))
 }
 

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plotters::prelude::{Color, RGBColor, SeriesLabelPosition, BLACK, BLUE, MAGENTA, RED};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::io::output::write_file;
+use tensorcore_rtl::io::output::{create_dir_all, write_file};
 use tensorcore_rtl::numerics::dot::{AccMode, MAX_LANES};
 use tensorcore_rtl::sweep::{self, Dist, KStats, SweepConfig};
 
@@ -266,7 +266,7 @@ fn check_out_dir(dir: &Path) -> Result<(), String> {
 /// Creates the `--out` directory once the results are ready (a sweep refused or failed
 /// leaves no empty folder behind).
 fn create_out_dir(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))
+    create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))
 }
 
 fn write_outputs(dir: &Path, s: &Summary) -> Result<(), String> {

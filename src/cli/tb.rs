@@ -2,7 +2,7 @@
 
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use tensorcore_rtl::io::OutputPlan;
+use tensorcore_rtl::io::{output, OutputPlan};
 use tensorcore_rtl::tb::{find, registry, run_one, Testbench};
 
 /// Arguments of `tcrtl tb`.
@@ -64,27 +64,18 @@ fn run_benches(args: &RunArgs) -> Result<i32, String> {
     }
     // The waves directory is an output like any other: checked before any testbench runs, so
     // an unwritable one is an error (exit 2), not a failing testbench.
-    let existed = args.waves.exists();
-    if existed && !args.waves.is_dir() {
+    if args.waves.exists() && !args.waves.is_dir() {
         return Err(format!("--waves {}: not a directory", args.waves.display()));
     }
-    std::fs::create_dir_all(&args.waves)
+    // Folders made here are journaled: a failed or interrupted run removes them again.
+    output::create_dir_all(&args.waves)
         .map_err(|e| format!("--waves {}: {e}", args.waves.display()))?;
     let mut plan = OutputPlan::new();
-    let planned = selected.iter().try_for_each(|t| {
+    for t in &selected {
         let vcd = args.waves.join(format!("{}.vcd", t.name));
-        if plan.contains(&vcd) {
-            return Ok(());
+        if !plan.contains(&vcd) {
+            plan.add_trace("--waves", &vcd)?;
         }
-        plan.add("--waves", &vcd)?;
-        plan.add("--waves", &vcd.with_extension("gtkw")).map(drop)
-    });
-    if let Err(e) = planned {
-        if !existed {
-            // A failed run leaves nothing new behind: not even the directory it made.
-            let _ = std::fs::remove_dir(&args.waves);
-        }
-        return Err(e);
     }
     let mut failed = 0;
     let (mut checks, mut cycles) = (0, 0);

@@ -184,8 +184,8 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
         }
     }
     map.validate().map_err(|e| e.to_string())?;
-    let mut image = Vec::with_capacity(npy.words.len() * es);
-    for w in &npy.words {
+    let mut image = Vec::with_capacity(npy.len() * es);
+    for w in npy.iter_words() {
         image.extend_from_slice(&w.to_le_bytes()[..es]);
     }
     let end = map.global_end();

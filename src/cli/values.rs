@@ -5,7 +5,6 @@
 use clap::Args;
 use std::path::PathBuf;
 use tensorcore_rtl::gemm::problem::check_dims;
-use tensorcore_rtl::io::output::is_special;
 pub use tensorcore_rtl::io::values::{
     acc_format, input_format, int_operand, int_operands, operand, operands, parse_window, preset,
     rounding,
@@ -163,21 +162,14 @@ pub struct TraceArgs {
 }
 
 impl TraceArgs {
-    /// Adds the waveform and its GTKWave save file to the run's outputs (checked up front).
+    /// Adds the waveform and its GTKWave side files to the run's outputs (checked up front).
     pub fn plan(&self, plan: &mut OutputPlan) -> Result<(), String> {
         let (flag, path) = match (&self.vcd, &self.fst) {
             (Some(p), _) => ("--vcd", p),
             (None, Some(p)) => ("--fst", p),
             (None, None) => return Ok(()),
         };
-        let target = plan.add(flag, path)?;
-        if !is_special(&target) {
-            plan.add(
-                &format!("{flag} (its GTKWave save file)"),
-                &path.with_extension("gtkw"),
-            )?;
-        }
-        Ok(())
+        plan.add_trace(flag, path).map(drop)
     }
 
     /// `--vcd-limit` in bytes.

@@ -247,7 +247,8 @@ pub fn write_golden(
         let path = dir.join(name);
         let written = files.iter().any(|f| f["file"] == name);
         if !written && path.is_file() {
-            std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            crate::rtl::file::remove_on_commit(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
     if let Some((records, steps, bits)) = step_vectors(g, d_bits, sparse)? {

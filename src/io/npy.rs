@@ -1,6 +1,9 @@
 //! A small reader and writer for NumPy `.npy` files (format versions 1.0 to 3.0), enough for
 //! matrices of the dtypes the tensor core takes: `u1`, `u2`, `u4`, `i1`, `i4`, `f2`, `f4`, `f8`, either
-//! byte order, C or Fortran order (Fortran-ordered arrays are returned in C order).
+//! byte order, C or Fortran order (Fortran-ordered arrays are returned in C order). The header
+//! is read and checked first (element count, file size); the payload is then read in blocks
+//! straight into a vector of the element's width ([`NpyData`]), so a file costs about its
+//! payload in memory (`benches/npy_read.rs` measures it).
 //!
 //! Why not the `npyz` crate (the hardening review of docs/reliability.md asked to move to it unless
 //! a measurement said otherwise): npyz 0.9.1 panics on a 40-byte header whose shape product
@@ -91,24 +94,80 @@ impl Dtype {
     }
 }
 
-/// An array read from a `.npy` file, elements widened to raw 64-bit words in C order:
-/// unsigned integers as their value, signed integers as their two's-complement bit pattern
-/// (zero-extended: int8 `-1` is `0xFF`), floats as their bit pattern (`f16`/`f32`/`f64` bits).
+/// The elements of an array in the width of their dtype, C order: unsigned integers as
+/// their value, signed integers and floats as their bit patterns (int8 `-1` is `0xFF`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum NpyData {
+    /// `uint8`, `int8`.
+    U8(Vec<u8>),
+    /// `uint16`, `float16`.
+    U16(Vec<u16>),
+    /// `uint32`, `int32`, `float32`.
+    U32(Vec<u32>),
+    /// `float64`.
+    U64(Vec<u64>),
+}
+
+/// An array read from a `.npy` file: its payload read straight into the element type
+/// ([`NpyData`], no wider intermediate), so an array costs its payload in memory (twice while
+/// a Fortran-ordered one is reordered).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NpyArray {
     /// The dimensions.
     pub shape: Vec<usize>,
     /// The element type in the file.
     pub dtype: Dtype,
-    /// The elements' raw words, row-major.
-    pub words: Vec<u64>,
+    /// The elements, row-major.
+    pub data: NpyData,
 }
 
 impl NpyArray {
+    /// How many elements the array holds.
+    pub fn len(&self) -> usize {
+        match &self.data {
+            NpyData::U8(v) => v.len(),
+            NpyData::U16(v) => v.len(),
+            NpyData::U32(v) => v.len(),
+            NpyData::U64(v) => v.len(),
+        }
+    }
+
+    /// Whether the array holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element `i`'s raw word, zero-extended to 64 bits (the value of an unsigned integer,
+    /// the bit pattern of a signed integer or a float). Panics past the end, as indexing does.
+    pub fn word(&self, i: usize) -> u64 {
+        match &self.data {
+            NpyData::U8(v) => u64::from(v[i]),
+            NpyData::U16(v) => u64::from(v[i]),
+            NpyData::U32(v) => u64::from(v[i]),
+            NpyData::U64(v) => v[i],
+        }
+    }
+
+    /// The elements' raw words (see [`NpyArray::word`]), row-major, one at a time.
+    pub fn iter_words(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..self.len()).map(|i| self.word(i))
+    }
+
+    /// Every element's raw word (see [`NpyArray::word`]), row-major: a new 64-bit vector for
+    /// the layers that compute on words.
+    pub fn words(&self) -> Vec<u64> {
+        match &self.data {
+            NpyData::U8(v) => v.iter().map(|&w| u64::from(w)).collect(),
+            NpyData::U16(v) => v.iter().map(|&w| u64::from(w)).collect(),
+            NpyData::U32(v) => v.iter().map(|&w| u64::from(w)).collect(),
+            NpyData::U64(v) => v.clone(),
+        }
+    }
+
     /// Element `i` as an f64 value (floats decoded, integers converted); exact for every
     /// supported dtype.
     pub fn value_f64(&self, i: usize) -> f64 {
-        let w = self.words[i];
+        let w = self.word(i);
         match self.dtype {
             Dtype::U8 | Dtype::U16 | Dtype::U32 => w as f64,
             Dtype::I8 => f64::from(w as u8 as i8),
@@ -134,6 +193,9 @@ pub const MAX_FILE_BYTES: u64 = (1 << 28) * 8 + (1 << 20);
 /// The most elements a `.npy` array may declare (2^28, the most a GEMM operand may hold):
 /// checked from the header, before the payload is read or any room is made for it.
 pub const MAX_ELEMENTS: usize = 1 << 28;
+
+/// The most axes a shape may have (NumPy's own limit, `NPY_MAXDIMS`).
+pub const MAX_AXES: usize = 64;
 
 /// The longest header read (NumPy's own default `max_header_size`, 10000 bytes).
 pub const MAX_HEADER_BYTES: usize = 10_000;
@@ -200,10 +262,19 @@ fn layout(header: &[u8], data_start: usize, path: &Path) -> Result<Layout, NpyEr
         _ => {
             return Err(NpyError::Dtype {
                 path: path.display().to_string(),
-                descr: descr.escape_debug().to_string(),
+                descr: short(descr),
             })
         }
     };
+    if h.shape.len() > MAX_AXES {
+        return Err(format_err(
+            path,
+            format!(
+                "a shape of {} axes (NumPy allows at most {MAX_AXES})",
+                h.shape.len()
+            ),
+        ));
+    }
     let count = h
         .shape
         .iter()
@@ -228,8 +299,17 @@ fn layout(header: &[u8], data_start: usize, path: &Path) -> Result<Layout, NpyEr
     })
 }
 
-/// A shape for an error message, shortened past 8 axes.
-fn shape_text(shape: &[usize]) -> String {
+/// Header text for an error message: escaped, cut to 40 characters.
+fn short(text: &str) -> String {
+    let escaped = text.escape_debug().to_string();
+    match escaped.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &escaped[..i]),
+        None => escaped,
+    }
+}
+
+/// A shape for an error message, shortened past 8 axes (so a message stays one short line).
+pub fn shape_text(shape: &[usize]) -> String {
     let shown: Vec<String> = shape.iter().take(8).map(usize::to_string).collect();
     let more = if shape.len() > 8 {
         format!(", ... ({} axes)", shape.len())
@@ -239,28 +319,87 @@ fn shape_text(shape: &[usize]) -> String {
     format!("({}{more})", shown.join(", "))
 }
 
+/// An element vector being filled from payload bytes, in the element's own width.
+struct Filler {
+    data: NpyData,
+    size: usize,
+    big_endian: bool,
+}
+
+impl Filler {
+    /// Room for exactly `count` elements of `l`'s dtype.
+    fn new(l: &Layout, count: usize) -> Filler {
+        let size = l.dtype.size();
+        let data = match size {
+            1 => NpyData::U8(Vec::with_capacity(count)),
+            2 => NpyData::U16(Vec::with_capacity(count)),
+            4 => NpyData::U32(Vec::with_capacity(count)),
+            _ => NpyData::U64(Vec::with_capacity(count)),
+        };
+        Filler {
+            data,
+            size,
+            big_endian: l.big_endian,
+        }
+    }
+
+    /// Appends the elements of `bytes` (a whole number of elements).
+    fn push(&mut self, bytes: &[u8]) {
+        let big = self.big_endian;
+        let chunks = bytes.chunks_exact(self.size);
+        match &mut self.data {
+            NpyData::U8(v) => v.extend_from_slice(bytes),
+            NpyData::U16(v) => v.extend(chunks.map(|c| {
+                let b = [c[0], c[1]];
+                if big {
+                    u16::from_be_bytes(b)
+                } else {
+                    u16::from_le_bytes(b)
+                }
+            })),
+            NpyData::U32(v) => v.extend(chunks.map(|c| {
+                let b = [c[0], c[1], c[2], c[3]];
+                if big {
+                    u32::from_be_bytes(b)
+                } else {
+                    u32::from_le_bytes(b)
+                }
+            })),
+            NpyData::U64(v) => v.extend(chunks.map(|c| {
+                let b = [c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]];
+                if big {
+                    u64::from_be_bytes(b)
+                } else {
+                    u64::from_le_bytes(b)
+                }
+            })),
+        }
+    }
+
+    /// The array, reordered into C order if the file holds it in Fortran order.
+    fn finish(self, l: Layout) -> NpyArray {
+        let mut data = self.data;
+        if l.fortran && l.shape.len() > 1 {
+            data = match data {
+                NpyData::U8(v) => NpyData::U8(fortran_to_c(&v, &l.shape)),
+                NpyData::U16(v) => NpyData::U16(fortran_to_c(&v, &l.shape)),
+                NpyData::U32(v) => NpyData::U32(fortran_to_c(&v, &l.shape)),
+                NpyData::U64(v) => NpyData::U64(fortran_to_c(&v, &l.shape)),
+            };
+        }
+        NpyArray {
+            shape: l.shape,
+            dtype: l.dtype,
+            data,
+        }
+    }
+}
+
 /// The array from its payload (exactly `l.data_bytes` bytes).
 fn decode(l: Layout, payload: &[u8]) -> NpyArray {
-    let size = l.dtype.size();
-    let mut words: Vec<u64> = payload
-        .chunks_exact(size)
-        .map(|chunk| {
-            let mut w = 0u64;
-            for (i, &b) in chunk.iter().enumerate() {
-                let pos = if l.big_endian { size - 1 - i } else { i };
-                w |= (b as u64) << (8 * pos);
-            }
-            w
-        })
-        .collect();
-    if l.fortran && l.shape.len() > 1 {
-        words = fortran_to_c(&words, &l.shape);
-    }
-    NpyArray {
-        shape: l.shape,
-        dtype: l.dtype,
-        words,
-    }
+    let mut f = Filler::new(&l, l.data_bytes / l.dtype.size());
+    f.push(payload);
+    f.finish(l)
 }
 
 fn payload_err(path: &Path, l: &Layout, found: impl std::fmt::Display) -> NpyError {
@@ -274,9 +413,10 @@ fn payload_err(path: &Path, l: &Layout, found: impl std::fmt::Display) -> NpyErr
     )
 }
 
-/// Reads a `.npy` file (at most [`MAX_FILE_BYTES`], [`MAX_ELEMENTS`] elements): the header
-/// first, then the payload, only once the header's element count and the file's size agree.
-pub fn read_npy(path: &Path) -> Result<NpyArray, NpyError> {
+/// Opens a `.npy` file and reads its header: the file positioned after the bytes read, those
+/// bytes, where the payload starts and the layout, once the header's element count and a
+/// regular file's size agree.
+fn read_head(path: &Path) -> Result<(std::fs::File, Vec<u8>, usize, Layout), NpyError> {
     use std::io::Read;
     let io_err = |source| NpyError::Io {
         path: path.display().to_string(),
@@ -311,23 +451,61 @@ pub fn read_npy(path: &Path) -> Result<NpyArray, NpyError> {
         let found = len.saturating_sub(data_start as u64);
         return Err(payload_err(path, &l, found));
     }
-    // Bytes of the 12-byte preamble read past a very short version 1 header already belong
-    // to the payload.
-    let mut payload = head.split_off(data_start);
-    payload.reserve_exact(l.data_bytes.saturating_sub(payload.len()));
-    (&mut file)
-        .take((l.data_bytes + 1).saturating_sub(payload.len()) as u64)
-        .read_to_end(&mut payload)
-        .map_err(io_err)?;
-    if payload.len() != l.data_bytes {
-        let found = if payload.len() > l.data_bytes {
-            "more".to_string()
-        } else {
-            payload.len().to_string()
+    Ok((file, head, data_start, l))
+}
+
+/// The shape and dtype of a `.npy` file from its header alone (checked as [`read_npy`]
+/// checks it), so a command can refuse mismatched operands before reading any payload.
+pub fn read_npy_shape(path: &Path) -> Result<(Vec<usize>, Dtype), NpyError> {
+    let (_, _, _, l) = read_head(path)?;
+    Ok((l.shape, l.dtype))
+}
+
+/// Reads a `.npy` file (at most [`MAX_FILE_BYTES`], [`MAX_ELEMENTS`] elements): the header
+/// first, then the payload, only once the header's element count and the file's size agree.
+pub fn read_npy(path: &Path) -> Result<NpyArray, NpyError> {
+    use std::io::Read;
+    let io_err = |source| NpyError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let (mut file, mut head, data_start, l) = read_head(path)?;
+    // The payload is read in blocks straight into the element vector (no byte copy of the
+    // whole payload). Bytes of the 12-byte preamble read past a very short version 1 header
+    // already belong to the payload.
+    const BLOCK: usize = 1 << 16;
+    let size = l.dtype.size();
+    let mut filler = Filler::new(&l, l.data_bytes / size);
+    let mut pending = head.split_off(data_start);
+    let mut got = pending.len();
+    let mut block = vec![0u8; BLOCK];
+    loop {
+        let whole = pending.len() - pending.len() % size;
+        if whole > 0 && got <= l.data_bytes {
+            filler.push(&pending[..whole]);
+            pending.drain(..whole);
+        }
+        if got > l.data_bytes {
+            return Err(payload_err(path, &l, "more"));
+        }
+        // One byte past the payload is asked for, to find a file longer than its header says.
+        let want = (l.data_bytes + 1 - got).min(BLOCK);
+        let n = loop {
+            match file.read(&mut block[..want]) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                r => break r.map_err(io_err)?,
+            }
         };
-        return Err(payload_err(path, &l, found));
+        if n == 0 {
+            break;
+        }
+        got += n;
+        pending.extend_from_slice(&block[..n]);
     }
-    Ok(decode(l, &payload))
+    if got != l.data_bytes {
+        return Err(payload_err(path, &l, got));
+    }
+    Ok(filler.finish(l))
 }
 
 /// Parses the bytes of a `.npy` file (`path` only names it in errors).
@@ -345,9 +523,9 @@ pub fn parse_npy(bytes: &[u8], path: &Path) -> Result<NpyArray, NpyError> {
 }
 
 /// Reorders a column-major (Fortran) buffer into row-major order.
-fn fortran_to_c(words: &[u64], shape: &[usize]) -> Vec<u64> {
+fn fortran_to_c<T: Copy + Default>(words: &[T], shape: &[usize]) -> Vec<T> {
     let n = words.len();
-    let mut out = vec![0u64; n];
+    let mut out = vec![T::default(); n];
     let mut idx = vec![0usize; shape.len()];
     for slot in out.iter_mut() {
         // idx is the C-order multi-index of `slot`; find its Fortran offset.

@@ -189,7 +189,13 @@ pub fn parse_header(text: &[u8]) -> Result<NpyHeader, String> {
         }
         let key = c.string()?;
         if !matches!(key.as_str(), "descr" | "fortran_order" | "shape") {
-            return Err(format!("unknown key '{}'", key.escape_debug()));
+            let shown: String = key.escape_debug().take(40).collect();
+            let more = if shown.len() < key.escape_debug().count() {
+                "..."
+            } else {
+                ""
+            };
+            return Err(format!("unknown key '{shown}{more}'"));
         }
         c.expect(b':')?;
         let value = c.literal(0)?;

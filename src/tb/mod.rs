@@ -146,7 +146,7 @@ impl Bench {
         if let Some(t) = trace {
             self.check(
                 format!("{label}: waveform {} written", t.path.display()),
-                t.path.is_file(),
+                crate::rtl::file::written_metadata(&t.path).is_ok_and(|m| m.is_file()),
             );
         }
     }
@@ -207,7 +207,9 @@ pub fn run_one(tb: &Testbench, waves_dir: &Path) -> Report {
         Err(e) => Some(format!("cannot create {}: {e}", waves_dir.display())),
         Ok(()) => (tb.run)(&mut bench).err(),
     };
-    let waves = bench.waves.filter(|p| p.is_file());
+    let waves = bench
+        .waves
+        .filter(|p| crate::rtl::file::written_metadata(p).is_ok_and(|m| m.is_file()));
     Report {
         name: tb.name.to_string(),
         passed: error.is_none() && bench.mismatches == 0 && bench.checks > 0,

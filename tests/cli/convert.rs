@@ -85,7 +85,7 @@ fn npy_in_raw_bits_out() {
     assert_eq!(y.dtype, Dtype::U8);
     assert_eq!(y.shape, vec![2, 3]);
     // 1.25 ties to 1 (even), 7 overflows to 6.
-    assert_eq!(y.words, vec![0x0, 0x1, 0x2, 0xD, 0x7, 0x0]);
+    assert_eq!(y.words(), vec![0x0, 0x1, 0x2, 0xD, 0x7, 0x0]);
     // TF32: uint32 containers with the low 13 bits zero.
     let t = [1.0f64 + 2f64.powi(-11) + 2f64.powi(-30)];
     write_npy(&d.join("t.npy"), &[1], Dtype::F64, &[t[0].to_bits()]).unwrap();
@@ -99,7 +99,10 @@ fn npy_in_raw_bits_out() {
         &p(&d, "t32.npy"),
     ]);
     let y = read_npy(&d.join("t32.npy")).unwrap();
-    assert_eq!((y.dtype, y.words.clone()), (Dtype::U32, vec![0x3F80_2000]));
+    assert_eq!(
+        (y.dtype, y.words().clone()),
+        (Dtype::U32, vec![0x3F80_2000])
+    );
     // FP16 out: uint16; raw bits in with --from.
     write_npy(&d.join("b.npy"), &[2], Dtype::U8, &[0x7E, 0x38]).unwrap();
     ok(&[
@@ -115,7 +118,7 @@ fn npy_in_raw_bits_out() {
     ]);
     let y = read_npy(&d.join("h.npy")).unwrap();
     assert_eq!(
-        (y.dtype, y.words.clone()),
+        (y.dtype, y.words().clone()),
         (Dtype::U16, vec![0x5F00, 0x3C00])
     );
     let _ = std::fs::remove_dir_all(&d);
@@ -147,10 +150,10 @@ fn mx_blocks_along_the_last_axis() {
     let s = read_npy(&d.join("s.npy")).unwrap();
     assert_eq!((e.dtype, e.shape.clone()), (Dtype::U8, vec![2, 40]));
     assert_eq!((s.dtype, s.shape.clone()), (Dtype::U8, vec![2, 2]));
-    assert_eq!(s.words, vec![127 + 4, 127 - 2, 127, 0]);
-    assert_eq!(&e.words[..2], &[0x7, 0x1]);
-    assert_eq!(e.words[32], 0x6);
-    assert_eq!(e.words[40], 0xF);
+    assert_eq!(s.words(), vec![127 + 4, 127 - 2, 127, 0]);
+    assert_eq!(&e.words()[..2], &[0x7, 0x1]);
+    assert_eq!(e.word(32), 0x6);
+    assert_eq!(e.word(40), 0xF);
     // NVFP4 reports its FP32 tensor scale: amax 2688 gives 1.0.
     let out = ok(&["convert", "--to", "nvfp4", "--values", "2688,1", "--json"]);
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();

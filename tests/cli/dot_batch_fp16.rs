@@ -80,7 +80,7 @@ fn run_batch(files: &[String; 3], out: &str, flags: &[&str]) -> (Vec<u32>, serde
     let d = read_npy(Path::new(out)).expect("D");
     assert_eq!(d.dtype, Dtype::U16, "FP16 D is uint16");
     assert_eq!(d.shape, vec![j["rows"].as_u64().expect("rows") as usize]);
-    (d.words.iter().map(|&w| w as u32).collect(), j)
+    (d.words().iter().map(|&w| w as u32).collect(), j)
 }
 
 fn hex_list(words: &[u64]) -> String {

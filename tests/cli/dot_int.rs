@@ -383,7 +383,7 @@ fn batch_npy() {
                 };
             }
             assert_eq!(
-                out.words[r],
+                out.word(r),
                 u64::from(acc as i32 as u32),
                 "row {r}, satfinite {sat}"
             );

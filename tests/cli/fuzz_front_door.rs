@@ -11,9 +11,12 @@
 //! - Trace globs: any pattern against any path never panics; a pattern without wildcards
 //!   selects itself, and `*` selects everything.
 //! - The command line: random argument vectors from a vocabulary of good and bad flags,
-//!   values and paths (special files, symlinks, missing directories, same-path outputs). Per
-//!   run: no panic, exit code 0, 1 or 2 only, exit 2 prints exactly one `error: ...` line and
-//!   leaves no new file behind, and no `.partial` file is ever left.
+//!   values and paths (special files, symlinks, missing directories, same-path outputs, the
+//!   side files of a trace, `/dev/stdout`, a path under a file, sizes past the limits, a text
+//!   matrix with an empty element, a `.npy` of 4000 axes, `/dev/zero` as an input). Per run:
+//!   no panic, exit code 0, 1 or 2 only, exit 2 prints exactly one `error: ...` line, leaves
+//!   no new file behind and changes no file's bytes, and no temporary (`.partial`) or lock
+//!   file is ever left.
 //!
 //! (Operand strings and trace windows are fuzzed in `tests/cli/operand_grammar.rs`.)
 //! The default run is bounded (seconds); `TCRTL_FUZZ_CASES=N` sets the cases per harness for a
@@ -63,7 +66,7 @@ fn valid_npy(shape: &[usize], dtype: Dtype, words: &[u64]) -> Vec<u8> {
 fn check_npy(bytes: &[u8]) -> Result<(), TestCaseError> {
     if let Ok(arr) = parse_npy(bytes, Path::new("fuzz.npy")) {
         let count: usize = arr.shape.iter().product();
-        prop_assert_eq!(arr.words.len(), count);
+        prop_assert_eq!(arr.len(), count);
     }
     Ok(())
 }
@@ -339,12 +342,31 @@ fn word_pool(dir: &Path) -> Vec<Vec<String>> {
         "/dev/full".into(),
         p("link"),
         p("o.gtkw"),
+        // The side files of `--vcd o.vcd` (defect 5 of the second round), a pipe's name,
+        // a path under a file.
+        p("o.overview.gtkw"),
+        p("o.tensor_core.controller.state.txt"),
+        "/dev/stdout".into(),
+        p("notadir/x"),
         String::new(),
     ];
     for f in ["--out", "--vcd", "--fst", "--values", "--meta"] {
         flag(f, &outs);
     }
     flag("--memh", &[p("mem"), p("nodir"), p("o.npy")]);
+    // Sizes a command derives from its options, and the output folders of the sweeps.
+    flag(
+        "--samples",
+        &s(&["0", "1", "2", "1099511627777", "18446744073709551615"]),
+    );
+    flag("--k", &s(&["1048577", "18446744073709551615", "16,4"]));
+    flag("--m", &s(&["16384"]));
+    flag("--latencies", &s(&["1,2", "0", "x"]));
+    flag("--bandwidths", &s(&["16", "0,1", ""]));
+    flag(
+        "--out",
+        &[p("ms"), p("sw"), "/dev/null".into(), p("notadir")],
+    );
     flag(
         "--trace-window",
         &s(&[
@@ -367,6 +389,9 @@ fn word_pool(dir: &Path) -> Vec<Vec<String>> {
         p("missing.npy"),
         p("v.npy"),
         p("m.npy"),
+        p("many.npy"),
+        p("gap.txt"),
+        "/dev/zero".into(),
     ];
     for f in ["--a", "--b", "--c", "--a-values", "--a-meta"] {
         flag(f, &ins);
@@ -445,6 +470,15 @@ fn tree(dir: &Path) -> Vec<String> {
     out
 }
 
+/// The bytes of every regular file of `files` (relative to `dir`), for comparing after a run.
+fn snapshot(dir: &Path, files: &[String]) -> Vec<(String, Vec<u8>)> {
+    files
+        .iter()
+        .filter(|f| std::fs::symlink_metadata(dir.join(f)).is_ok_and(|m| m.is_file()))
+        .filter_map(|f| Some((f.clone(), std::fs::read(dir.join(f)).ok()?)))
+        .collect()
+}
+
 #[test]
 fn fuzz_command_line() {
     let d = scratch("cli");
@@ -456,6 +490,18 @@ fn fuzz_command_line() {
     std::fs::write(d.join("bad.npy"), b"\x93NUMPY\x01\x00\xff\xffjunk").expect("bad");
     std::fs::create_dir_all(d.join("mem")).expect("mem");
     std::os::unix::fs::symlink(d.join("o.npy"), d.join("link")).expect("link");
+    std::fs::write(d.join("notadir"), b"a file").expect("notadir");
+    // Strict parsers: a text matrix with an empty element; a .npy of 4000 axes.
+    std::fs::write(d.join("gap.txt"), "1,,3\n4,,6\n").expect("gap");
+    let shape = format!("({})", vec!["1"; 4000].join(","));
+    let mut h = format!("{{'descr': '<f2', 'fortran_order': False, 'shape': {shape}, }}");
+    h.push_str(&" ".repeat((64 - (10 + h.len() + 1) % 64) % 64));
+    h.push('\n');
+    let mut many = b"\x93NUMPY\x01\x00".to_vec();
+    many.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    many.extend_from_slice(h.as_bytes());
+    many.extend_from_slice(&[0, 0x3c]);
+    std::fs::write(d.join("many.npy"), many).expect("many");
     let pool = word_pool(&d);
     let set = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("data/tensor-core-measurements/H100/fp16")
@@ -506,6 +552,30 @@ fn fuzz_command_line() {
                 "0,0",
             ],
         ),
+        (
+            vec!["gemm"],
+            vec!["--m", "8", "--n", "8", "--k", "8", "--vcd", &p("o.vcd")],
+        ),
+        (
+            vec!["memsweep"],
+            vec!["--m", "4", "--n", "4", "--k", "4", "--out", &p("ms")],
+        ),
+        (
+            vec!["verify", "sweep"],
+            vec![
+                "--format",
+                "e4m3",
+                "--acc",
+                "fused",
+                "--k",
+                "4",
+                "--samples",
+                "2",
+                "--out",
+                &p("sw"),
+            ],
+        ),
+        (vec!["wave-filter"], vec!["fp16"]),
         (vec!["tb", "list"], vec![]),
         (vec!["tb", "run"], vec!["specials"]),
         (vec![], vec![]),
@@ -536,6 +606,7 @@ fn fuzz_command_line() {
                 args.extend(pool[i].iter().cloned());
             }
             let before = tree(&d);
+            let contents = snapshot(&d, &before);
             let o = Command::new(env!("CARGO_BIN_EXE_tcrtl"))
                 .args(&args)
                 .current_dir(&d)
@@ -554,7 +625,9 @@ fn fuzz_command_line() {
             }
             let after = tree(&d);
             prop_assert!(
-                !after.iter().any(|f| f.ends_with(".partial")),
+                !after
+                    .iter()
+                    .any(|f| f.ends_with(".partial") || f.ends_with(".lock")),
                 "{args:?}: {after:?}"
             );
             if code == Some(2) {
@@ -564,6 +637,16 @@ fn fuzz_command_line() {
                 );
                 let new: Vec<&String> = after.iter().filter(|f| !before.contains(f)).collect();
                 prop_assert!(new.is_empty(), "{args:?} failed and left {new:?}: {err}");
+                // All or nothing: a failed run changed no file.
+                let changed: Vec<&String> = contents
+                    .iter()
+                    .filter(|(f, bytes)| std::fs::read(d.join(f)).ok().as_ref() != Some(bytes))
+                    .map(|(f, _)| f)
+                    .collect();
+                prop_assert!(
+                    changed.is_empty(),
+                    "{args:?} failed and changed {changed:?}: {err}"
+                );
             }
             Ok(())
         },

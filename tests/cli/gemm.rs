@@ -119,7 +119,11 @@ fn npy_in_npy_out_matches_values() {
     let dm = read_npy(&out).expect("D");
     assert_eq!(dm.shape, vec![2, 2]);
     assert_eq!(dm.dtype, Dtype::F32);
-    let vals: Vec<f32> = dm.words.iter().map(|&w| f32::from_bits(w as u32)).collect();
+    let vals: Vec<f32> = dm
+        .words()
+        .iter()
+        .map(|&w| f32::from_bits(w as u32))
+        .collect();
     assert_eq!(vals, vec![1.5, 2.5, 3.5, 4.5]);
     assert!(!d.join("d.npy.partial").exists());
     // FP8 bit patterns as uint8, no C.
@@ -138,7 +142,7 @@ fn npy_in_npy_out_matches_values() {
     ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let dm = read_npy(&out).expect("D");
-    assert_eq!(f32::from_bits(dm.words[0] as u32), 3.0);
+    assert_eq!(f32::from_bits(dm.word(0) as u32), 3.0);
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -316,7 +320,7 @@ fn memh_images_hold_the_operands_and_the_result() {
     assert_eq!(c, g.c.iter().map(|&w| w as u64).collect::<Vec<_>>());
     // D in the hex image is D in the .npy file.
     let npy = tensorcore_rtl::io::npy::read_npy(&out).expect("d.npy");
-    assert_eq!(d, npy.words);
+    assert_eq!(d, npy.words());
     // The manifest lists the four images with their shapes and word widths.
     let manifest: serde_json::Value =
         serde_json::from_str(&text("manifest.json")).expect("manifest JSON");
@@ -377,7 +381,7 @@ fn teaching_patterns_give_the_integers_worked_out_by_hand() {
             assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
             let d = tensorcore_rtl::io::npy::read_npy(&out)
                 .expect("d.npy")
-                .words;
+                .words();
             // Integer arithmetic: every sum here is an integer below 2^24, exact in FP32.
             let a = |i: usize, p: usize| -> u64 {
                 match pattern {

@@ -49,7 +49,7 @@ fn gemm_json(args: &[&str]) -> serde_json::Value {
 fn d_words(path: &str) -> Vec<u32> {
     let arr = read_npy(std::path::Path::new(path)).expect("D .npy");
     assert_eq!(arr.dtype, Dtype::U16, "FP16 D is uint16");
-    arr.words.iter().map(|&w| w as u32).collect()
+    arr.words().iter().map(|&w| w as u32).collect()
 }
 
 #[test]

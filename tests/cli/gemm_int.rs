@@ -113,7 +113,7 @@ fn npy_operands_through_the_mesh() {
         assert_eq!(v["format"], "s8");
         let out = read_npy(&d.join("d.npy")).expect("D");
         assert_eq!((out.dtype, out.shape.clone()), (Dtype::I32, vec![m, n]));
-        let got: Vec<i32> = out.words.iter().map(|&w| w as u32 as i32).collect();
+        let got: Vec<i32> = out.words().iter().map(|&w| w as u32 as i32).collect();
         let want = reference(&a, &b, &c, (m, n, k), w, sat);
         assert_eq!(got, want, "satfinite {sat}, w {w}");
         // The limits are reached: some element wrapped or clamped.
@@ -159,7 +159,7 @@ fn npy_operands_through_the_mesh() {
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = read_npy(&d.join("d.npy")).expect("D");
-    let got: Vec<i32> = out.words.iter().map(|&w| w as u32 as i32).collect();
+    let got: Vec<i32> = out.words().iter().map(|&w| w as u32 as i32).collect();
     assert_eq!(got, reference(&a4, &b4, &c, (m, n, k), 4, false));
     // Bad input.
     assert_error(

@@ -119,7 +119,7 @@ fn gemm_mx_matches_mx_dot() {
         for i in 0..m {
             for jj in 0..n {
                 let want = mx_dot(&qa, i, &qb, jj, c[i * n + jj], MxDotMode::Fused).expect("dot");
-                let got = out.words[i * n + jj] as u32;
+                let got = out.word(i * n + jj) as u32;
                 assert_eq!(got, want.bits as u32, "{fmt} D[{i}][{jj}]");
                 nonzero += usize::from(f32::from_bits(got) != 0.0);
             }

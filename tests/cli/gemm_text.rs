@@ -32,7 +32,7 @@ fn text_operands_give_the_hand_computed_product() {
     // [[1,2,3],[4,5,6]] x [[1,0],[0,1],[1,1]] + [[0.5,0],[0,-1]], by hand.
     let want = [4.5f32, 5.0, 10.0, 10.0];
     for (i, w) in want.iter().enumerate() {
-        assert_eq!(f32::from_bits(arr.words[i] as u32), *w, "D element {i}");
+        assert_eq!(f32::from_bits(arr.word(i) as u32), *w, "D element {i}");
     }
     let _ = std::fs::remove_dir_all(&d);
 }

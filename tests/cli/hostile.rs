@@ -831,3 +831,46 @@ fn r10_output_that_is_an_input_is_refused() {
     assert_eq!(listing(&d), ["a.txt", "b.txt", "x.npy"]);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Defect 2, the rest: a `.npy` pair within the size limits but with inner dimensions that
+/// differ (a 256 MiB `u8` A of shape (16384, 16384), the most elements an operand may hold,
+/// and a 4 x 4 B) is refused from the two headers, before any payload is read: peak memory
+/// below 64 MiB (it was the payload plus 2 GiB of 64-bit words before the check).
+#[test]
+fn r02_npy_operands_are_checked_from_their_headers() {
+    let d = scratch("hostile", "headers");
+    let header = npy_header("|u1", "(16384, 16384)");
+    let big = d.join("big.npy");
+    std::fs::write(&big, &header).expect("header");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .expect("open")
+        .set_len(header.len() as u64 + (1 << 28))
+        .expect("sparse");
+    let mut small = npy_header("|u1", "(4, 4)");
+    small.extend_from_slice(&[0x38; 16]);
+    std::fs::write(d.join("small.npy"), small).expect("small");
+    let start = std::time::Instant::now();
+    let (o, kib) = run_measured(
+        &[
+            "gemm",
+            "--format",
+            "e4m3",
+            "--a",
+            &p(&d, "big.npy"),
+            "--b",
+            &p(&d, "small.npy"),
+        ],
+        None,
+    );
+    assert_error(
+        &o,
+        "inner dimensions differ: A is 16384 x 16384 but B is 4 x 4",
+    );
+    assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+    if let Some(k) = kib {
+        assert!(k < 64 * 1024, "peak {k} KiB");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

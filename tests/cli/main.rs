@@ -25,6 +25,7 @@ mod grade;
 mod grade_vcd;
 mod harden;
 mod hostile;
+mod hostile_outputs;
 mod memh;
 mod memory;
 mod npy_format;

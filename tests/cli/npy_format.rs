@@ -26,7 +26,7 @@ fn round_trip_every_dtype() {
         let back = read_npy(&p).unwrap();
         assert_eq!(back.shape, vec![2, 3]);
         assert_eq!(back.dtype, dtype);
-        assert_eq!(back.words, words);
+        assert_eq!(back.words(), words);
         let bytes = std::fs::read(&p).unwrap();
         let header_end = 10 + u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
         assert_eq!(header_end % 64, 0, "data must start 64-byte aligned");
@@ -47,7 +47,7 @@ fn parses_numpy_written_header_fortran_and_big_endian() {
         bytes.extend_from_slice(&v.to_be_bytes());
     }
     let a = parse_npy(&bytes, Path::new("x.npy")).unwrap();
-    assert_eq!(a.words, vec![1, 2, 3, 4, 5, 6]);
+    assert_eq!(a.words(), vec![1, 2, 3, 4, 5, 6]);
 }
 
 #[test]

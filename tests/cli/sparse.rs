@@ -46,11 +46,11 @@ fn compress_then_check_fp16() {
     let v = read_npy(&d.join("v.npy")).unwrap();
     assert_eq!(v.shape, vec![2, 4]);
     assert_eq!(v.dtype, Dtype::F16);
-    assert_eq!(v.words, vec![ONE, TWO, 0, 0, 0, 0xBC00, ONE, ONE]);
+    assert_eq!(v.words(), vec![ONE, TWO, 0, 0, 0, 0xBC00, ONE, ONE]);
     let m = read_npy(&d.join("m.npy")).unwrap();
     assert_eq!(m.shape, vec![2, 2]);
     assert_eq!(m.dtype, Dtype::U8);
-    assert_eq!(m.words, vec![0b1101, 0b0100, 0b1110, 0b0100]);
+    assert_eq!(m.words(), vec![0b1101, 0b0100, 0b1110, 0b0100]);
     let o = tcrtl(&[
         "sparse",
         "check",
@@ -96,9 +96,9 @@ fn compress_rejects_or_prunes_overfull_groups() {
     assert_eq!(j["pruned_groups"], 1);
     let v = read_npy(&d.join("v.npy")).unwrap();
     assert_eq!(v.dtype, Dtype::U8);
-    assert_eq!(v.words, vec![0x38, 0, 0x40, 0x48]);
+    assert_eq!(v.words(), vec![0x38, 0, 0x40, 0x48]);
     assert_eq!(
-        read_npy(&d.join("m.npy")).unwrap().words,
+        read_npy(&d.join("m.npy")).unwrap().words(),
         vec![0b0100, 0b1001]
     );
 }
@@ -281,7 +281,7 @@ fn sparse_gemm_dense_and_precompressed_agree() {
         out.contains("2:4 sparse: 2 steps a tile (dense 4)"),
         "{out}"
     );
-    assert_eq!(read_npy(&d.join("d2.npy")).unwrap().words, d1.words);
+    assert_eq!(read_npy(&d.join("d2.npy")).unwrap().words(), d1.words());
 }
 
 #[test]

@@ -366,7 +366,7 @@ proptest! {
             let o = tcrtl(&one);
             prop_assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
             let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-            prop_assert_eq!(v["bits"].as_str().unwrap(), format!("0x{:08x}", d.words[r]), "row {}", r);
+            prop_assert_eq!(v["bits"].as_str().unwrap(), format!("0x{:08x}", d.word(r)), "row {}", r);
             inexact += v["flags"].as_array().unwrap().iter().any(|f| f == "inexact") as u64;
         }
         prop_assert_eq!(summary["flags"]["inexact"].as_u64(), Some(inexact));

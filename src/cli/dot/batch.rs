@@ -57,7 +57,7 @@ fn load_bits(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, Vec<
             want.numpy_name()
         ));
     }
-    Ok((rows, k, arr.words))
+    Ok((rows, k, arr.words()))
 }
 
 /// Reads C: one accumulator per row, FP32 (uint32 bit patterns or float32) or FP16 (uint16

@@ -10,7 +10,7 @@ use crate::cli::values;
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::{self, CoreConfig, Gemm, Problem};
 use tensorcore_rtl::hw::MemPortConfig;
-use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
+use tensorcore_rtl::io::npy::{read_npy, shape_text, write_npy, Dtype};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::int::{IntFormat, IntMode, IntOverflow, S32};
 use tensorcore_rtl::verify;
@@ -49,12 +49,12 @@ fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
     }
     if arr.shape != [m, n] {
         return Err(format!(
-            "{}: C has shape {:?} but A x B is {m} x {n}",
+            "{}: C has shape {} but A x B is {m} x {n}",
             path.display(),
-            arr.shape
+            shape_text(&arr.shape)
         ));
     }
-    Ok(arr.words.iter().map(|&w| S32.decode(w) as u32).collect())
+    Ok(arr.iter_words().map(|w| S32.decode(w) as u32).collect())
 }
 
 /// Runs an integer `gemm`.

@@ -5,7 +5,7 @@ use super::args::GemmArgs;
 use crate::cli::text_matrix;
 use crate::cli::values;
 use std::path::Path;
-use tensorcore_rtl::io::npy::{read_npy, Dtype, NpyArray};
+use tensorcore_rtl::io::npy::{read_npy, read_npy_shape, shape_text, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::convert::tf32_from_container;
 use tensorcore_rtl::numerics::format::{Format, FP16, TF32};
@@ -33,9 +33,9 @@ pub fn load_operand(
                     if fmt.width() == 8 { "uint8" } else { "uint16" }
                 ));
             }
-            arr.words.clone()
+            arr.words()
         }
-        Dtype::F16 | Dtype::F32 | Dtype::F64 => (0..arr.words.len())
+        Dtype::F16 | Dtype::F32 | Dtype::F64 => (0..arr.len())
             .map(|i| {
                 let v = arr.value_f64(i);
                 encode_exact(fmt, v).ok_or_else(|| {
@@ -49,7 +49,7 @@ pub fn load_operand(
             })
             .collect::<Result<_, _>>()?,
         Dtype::U32 if fmt == TF32 => arr
-            .words
+            .words()
             .iter()
             .enumerate()
             .map(|(i, &w)| {
@@ -76,13 +76,34 @@ pub fn load_operand(
     Ok((rows, cols, words))
 }
 
+/// When A and B are both `.npy` files: their shapes from the headers alone, checked before
+/// any payload is read (2-D, equal inner dimensions, the problem within `gemm`'s limits), so a
+/// mismatched pair costs no payload memory.
+pub fn check_npy_shapes(pa: &Path, pb: &Path) -> Result<(), String> {
+    if text_matrix::is_text(pa) || text_matrix::is_text(pb) {
+        return Ok(());
+    }
+    let (sa, _) = read_npy_shape(pa).map_err(|e| e.to_string())?;
+    let (sb, _) = read_npy_shape(pb).map_err(|e| e.to_string())?;
+    if let ([m, ka], [kb, n]) = (sa.as_slice(), sb.as_slice()) {
+        if ka != kb {
+            return Err(format!(
+                "inner dimensions differ: A is {m} x {ka} but B is {kb} x {n}"
+            ));
+        }
+        values::check_size(*m, *n, *ka)?;
+    }
+    Ok(())
+}
+
 /// The (rows, columns) of a 2-D `.npy` matrix, or an error naming the operand.
 pub fn matrix_shape(arr: &NpyArray, path: &Path, name: &str) -> Result<(usize, usize), String> {
     match arr.shape.as_slice() {
         [r, c] => Ok((*r, *c)),
         s => Err(format!(
-            "{}: {name} must be a 2-D matrix but has shape {s:?}",
-            path.display()
+            "{}: {name} must be a 2-D matrix but has shape {}",
+            path.display(),
+            shape_text(s)
         )),
     }
 }
@@ -126,7 +147,7 @@ pub fn load_c(path: &Path, m: usize, n: usize, acc: Format) -> Result<Vec<u32>, 
             path.display()
         ));
     }
-    Ok(arr.words.iter().map(|&w| w as u32).collect())
+    Ok(arr.iter_words().map(|w| w as u32).collect())
 }
 
 /// Every file `--memh DIR` may write (`tensorcore_rtl::io::golden`), checked before the run.

@@ -73,6 +73,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     let g = match (&args.a, &args.b, args.m, args.n, args.k) {
         _ if sparse.is_some() => sparse.as_ref().map(SparseGemm::dense).ok_or("no problem")?,
         (Some(pa), Some(pb), _, _, _) => {
+            load::check_npy_shapes(pa, pb)?;
             let (m, ka, a) = load_operand(pa, "A", fmt_a)?;
             let (kb, n, b) = load_operand(pb, "B", fmt_b)?;
             if ka != kb {

@@ -49,16 +49,16 @@ fn load_u8(
             if signed_ok { " or int8" } else { "" }
         ));
     }
-    if let Some(i) = arr.words.iter().position(|&w| w >> bits != 0) {
+    if let Some(i) = arr.iter_words().position(|w| w >> bits != 0) {
         return Err(format!(
             "{}: {name}[{}][{}] = {:#04x} does not fit in {bits} bits",
             path.display(),
             i / cols.max(1),
             i % cols.max(1),
-            arr.words[i]
+            arr.word(i)
         ));
     }
-    Ok((rows, cols, arr.words.iter().map(|&w| w as u8).collect()))
+    Ok((rows, cols, arr.iter_words().map(|w| w as u8).collect()))
 }
 
 fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a PathBuf, String> {

@@ -618,8 +618,10 @@ impl Tracer {
                 source: e,
             })?;
         }
-        let bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
-        let gtkw = if self.config.gtkw && std::fs::metadata(&self.path).is_ok_and(|m| m.is_file()) {
+        // As the run will leave it (a command-line run commits its outputs at its end).
+        let written = super::file::written_metadata(&self.path);
+        let bytes = written.as_ref().map(|m| m.len()).unwrap_or(0);
+        let gtkw = if self.config.gtkw && written.is_ok_and(|m| m.is_file()) {
             let g = self.path.with_extension("gtkw");
             // Filter files first: a `.gtkw` that names them is only written once they exist.
             for d in self.decls.iter().filter(|d| !d.labels.is_empty()) {
