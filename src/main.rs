@@ -12,8 +12,11 @@ fn main() {
         Ok(code) => match output::commit_run() {
             Ok(_) => std::process::exit(code),
             Err(e) => {
+                // The command has already said what it wrote: say that it did not all land.
                 output::rollback();
-                cli::out::error(&e);
+                cli::out::error(&format!(
+                    "{e}; the outputs reported above are not all in place"
+                ));
                 std::process::exit(2);
             }
         },

@@ -30,11 +30,11 @@ pub struct SignalInfo {
     pub width: u32,
     /// Register, wire or input.
     pub kind: SignalKind,
-    /// Value labels ([`Reg::with_labels`]; empty if none).
+    /// Value labels ([`crate::rtl::Reg::with_labels`]; empty if none).
     pub labels: Labels,
-    /// How waveform viewers show it ([`Reg::with_display`]).
+    /// How waveform viewers show it ([`crate::rtl::Reg::with_display`]).
     pub display: Display,
-    /// In the overview save file ([`Reg::in_overview`]).
+    /// In the overview save file ([`crate::rtl::Reg::in_overview`]).
     pub overview: bool,
 }
 

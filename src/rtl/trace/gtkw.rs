@@ -217,8 +217,8 @@ pub(super) fn write(
     write_file(gtkw, &out)
 }
 
-/// Writes `path` through the shared output files ([`crate::rtl::file::AtomicFile`]: `path.partial`
-/// and a rename, symlinks followed), so that an interrupted or failed write never leaves a
+/// Writes `path` through the shared output files ([`crate::rtl::file::AtomicFile`]: a temporary
+/// beside it and a rename when the run commits, symlinks followed), so that an interrupted or failed write never leaves a
 /// truncated file that looks complete.
 pub(super) fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut f = crate::rtl::file::AtomicFile::create(path)?;

@@ -6,9 +6,9 @@
 //! last written value is kept beside its declaration id (a wide value in a separate word
 //! buffer); the pass compares each signal with it and hands every signal that differs to the
 //! sink at once, in visit order (the VCD sink formats its line there and then). The sink is
-//! picked once per cycle, so the pass is compiled for each sink. Sinks stream to a
-//! `NAME.partial` file that is renamed to `NAME` when the run finishes cleanly and removed when
-//! writing fails.
+//! picked once per cycle, so the pass is compiled for each sink. Sinks stream to a temporary
+//! beside `NAME` (`crate::rtl::file::OutputFile`) that is put in place when the run finishes
+//! cleanly and the command commits its outputs, and removed when writing fails.
 
 mod fst;
 pub(crate) mod glob;
@@ -398,7 +398,7 @@ impl Tracer {
             action,
             source,
         };
-        // Regular files are written as NAME.partial and renamed on success; special files
+        // Regular files are written to a temporary and renamed at the run's commit; special files
         // (a pipe, /dev/null, /dev/full) are written in place; symlinks are followed.
         let mut out = OutputFile::create(&path).map_err(|e| io_err("create", e))?;
         if config.format == TraceFormat::Fst && out.is_special() {
