@@ -69,3 +69,29 @@ fn an_unknown_kind_is_a_one_line_error() {
         "unknown filter kind 'fp99'",
     );
 }
+
+/// A line that is not UTF-8 (GTKWave passes whatever the waveform holds) gets an answer line
+/// and the filter goes on: it must not exit at the first such byte, which would end GTKWave's
+/// filter process for the rest of the session.
+#[test]
+fn a_line_that_is_not_utf8_is_answered_and_the_filter_goes_on() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+        .args(["wave-filter", "ctl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"381\n\xff\xfe\x80\n000\n")
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "{:?}", out.status);
+    let lines: Vec<&[u8]> = out.stdout.split(|&b| b == b'\n').collect();
+    // Three answers (and the empty piece after the last newline).
+    assert_eq!(lines.len(), 4, "{:?}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(lines[0], b"n=1 valid set1 fire");
+    assert_eq!(lines[2], b"-");
+}
