@@ -2,7 +2,7 @@
 //! command a hostile user ran, and asserts the exit code, the one stderr line and the files
 //! left afterwards. Test names carry the defect's number in that list.
 
-use crate::common::cli::{assert_error, listing, p, scratch, tcrtl, text};
+use crate::common::cli::{assert_error, listing, npy_header, p, scratch, tcrtl, text};
 use std::path::Path;
 
 /// Runs `tcrtl` with owned arguments.
@@ -497,18 +497,6 @@ fn assert_peak(kib: Option<u64>, what: &str) {
             "{what}: peak {k} KiB, over {REFUSAL_PEAK_MIB} MiB"
         );
     }
-}
-
-/// A `.npy` header (version 1.0, padded to 64 bytes) for `descr` and `shape` text.
-fn npy_header(descr: &str, shape: &str) -> Vec<u8> {
-    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    let pad = (64 - (10 + h.len() + 1) % 64) % 64;
-    h.push_str(&" ".repeat(pad));
-    h.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend_from_slice(&(h.len() as u16).to_le_bytes());
-    b.extend_from_slice(h.as_bytes());
-    b
 }
 
 /// Defect 2: oversized and endless inputs are refused with one line naming the limit, at

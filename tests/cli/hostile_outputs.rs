@@ -4,7 +4,7 @@
 //! the command a hostile user ran and asserts the exit code, the one stderr line and the
 //! files afterwards; names carry the defect's number.
 
-use crate::common::cli::{assert_error, listing, p, scratch, tcrtl};
+use crate::common::cli::{assert_error, listing, npy_header, p, scratch, tcrtl};
 use std::path::Path;
 
 /// Writes `text` to `dir/name` and returns it, for comparing afterwards.
@@ -229,18 +229,6 @@ fn r04_two_runs_writing_one_path_never_mix() {
         }
     }
     let _ = std::fs::remove_dir_all(&d);
-}
-
-/// A version 1.0 `.npy` header of `descr` and shape text `shape`, no payload.
-fn npy_header(descr: &str, shape: &str) -> Vec<u8> {
-    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    let pad = (64 - (10 + h.len() + 1) % 64) % 64;
-    h.push_str(&" ".repeat(pad));
-    h.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend_from_slice(&(h.len() as u16).to_le_bytes());
-    b.extend_from_slice(h.as_bytes());
-    b
 }
 
 /// Defect 10, the rest: `--out /dev/stdout` on a pipe works; `--waves` under a file and

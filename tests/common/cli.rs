@@ -51,3 +51,16 @@ pub fn listing(dir: &std::path::Path) -> Vec<String> {
     v.sort();
     v
 }
+
+/// A version 1.0 `.npy` header (padded to 64 bytes) for `descr` and the shape text `shape`,
+/// with no payload.
+pub fn npy_header(descr: &str, shape: &str) -> Vec<u8> {
+    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    let pad = (64 - (10 + h.len() + 1) % 64) % 64;
+    h.push_str(&" ".repeat(pad));
+    h.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    b.extend_from_slice(h.as_bytes());
+    b
+}
