@@ -395,19 +395,13 @@ pub fn grade(golden: &Path, student: &Path, steps: bool) -> Result<Grade, String
     };
     let g = read_words(&golden.join("d.hex"), "golden", word.bits())?;
     let s = read_student(&student.join("d.hex"), word.bits(), false)?;
-    if g.len() != rows * cols {
-        return Err(format!(
-            "golden d.hex has {} words, its manifest says {rows} x {cols}",
-            g.len()
-        ));
-    }
-    if s.len() != g.len() {
-        return Err(format!(
-            "student d.hex has {} words, the golden D has {} ({rows} x {cols})",
-            s.len(),
-            g.len()
-        ));
-    }
+    let shape = format!("{rows} x {cols}");
+    same_counts(
+        ("d.hex", "words"),
+        (g.len(), s.len()),
+        (rows * cols, &shape),
+        ("the golden D", &shape),
+    )?;
     let mismatches = differ(&g, &s, word, |i| Place::Element {
         row: i / cols,
         col: i % cols,
@@ -425,6 +419,28 @@ pub fn grade(golden: &Path, student: &Path, steps: bool) -> Result<Grade, String
         mismatches,
         steps,
     })
+}
+
+/// Checks the entry counts of a golden `file` and the student's (`unit`s each): the golden
+/// `golden` must be the `expected` count its manifest gives (`shape`), the student's
+/// `student` the golden's (`golden_as` names the golden list, `note` its shape).
+fn same_counts(
+    (file, unit): (&str, &str),
+    (golden, student): (usize, usize),
+    (expected, shape): (usize, &str),
+    (golden_as, note): (&str, &str),
+) -> Result<(), String> {
+    if golden != expected {
+        return Err(format!(
+            "golden {file} has {golden} {unit}, its manifest says {shape}"
+        ));
+    }
+    if student != golden {
+        return Err(format!(
+            "student {file} has {student} {unit}, {golden_as} has {golden} ({note})"
+        ));
+    }
+    Ok(())
 }
 
 /// The differing words of two equally long lists.
@@ -472,19 +488,12 @@ fn grade_steps(
     }
     let g = read_steps(&golden.join("steps.hex"), "golden", word.bits())?;
     let s = read_student(&spath, word.bits(), true)?;
-    if g.len() != elements * per {
-        return Err(format!(
-            "golden steps.hex has {} records, its manifest says {elements} x {per}",
-            g.len()
-        ));
-    }
-    if s.len() != g.len() {
-        return Err(format!(
-            "student steps.hex has {} records, the golden one has {} ({per} steps per element)",
-            s.len(),
-            g.len()
-        ));
-    }
+    same_counts(
+        ("steps.hex", "records"),
+        (g.len(), s.len()),
+        (elements * per, &format!("{elements} x {per}")),
+        ("the golden one", &format!("{per} steps per element")),
+    )?;
     let mismatches = differ(&g, &s, word, |i| Place::Element {
         row: i / per / cols,
         col: (i / per) % cols,
