@@ -75,6 +75,7 @@
 //! The signals of `hi` are then `top.hi.count` and `top.hi.wrap`; `clk` and `rst` are always in
 //! the `top` scope. See `docs/waves.md` and `docs/architecture.md`.
 
+mod bank;
 mod bundle;
 pub mod demo;
 mod error;
@@ -92,6 +93,7 @@ mod value;
 mod watchdog;
 mod wire;
 
+pub use bank::RegBank;
 pub use bundle::{pack_field, Bundle};
 pub use error::{Result, RtlError};
 pub use mem::Mem;
@@ -102,6 +104,6 @@ pub use signal::{Display, Labels};
 pub use sim::Simulator;
 pub use table::{SignalInfo, SignalKind, SignalValue};
 pub use trace::{TraceConfig, TraceFormat, TraceSummary, PERIOD};
-pub use value::{Value, Wide};
+pub use value::{low_mask_u64, Value, Wide};
 pub use watchdog::Watchdog;
 pub use wire::{Input, Wire};

@@ -1,6 +1,7 @@
 //! The block traits: [`Module`] (named, with registers, wires and children) and [`Design`] (a
 //! top-level module the [`crate::rtl::Simulator`] runs), and the engine's [`Visitor`].
 
+use super::bank::{encode_field, RegBank};
 use super::bundle::{encode_signal, Bundle};
 use super::mem::Mem;
 use super::reg::Reg;
@@ -97,6 +98,16 @@ pub trait Visitor: Sealed {
             self.reg(r);
         }
     }
+    /// Field `i` of a register bank (declared `i`-th, read by `get`): a register of the
+    /// module, visited where it stands in the module's signal list.
+    fn bank_reg<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        i: usize,
+        get: impl Fn(&S) -> &T,
+    );
+    /// A register bank's edge: visited once, after every field of the bank.
+    fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>);
 }
 
 /// The common rising edge: commits every register (`q <- d`), no reset, no change tracking:
@@ -125,6 +136,18 @@ impl Visitor for Clock {
     #[inline(always)]
     fn reg_file<T: Bundle>(&mut self, f: &mut RegFile<T>) {
         f.commit_written();
+    }
+    #[inline(always)]
+    fn bank_reg<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        _b: &mut RegBank<S>,
+        _i: usize,
+        _get: impl Fn(&S) -> &T,
+    ) {
+    }
+    #[inline(always)]
+    fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
+        b.commit_fast();
     }
 }
 
@@ -167,6 +190,23 @@ impl Visitor for ClockChecked {
             self.reg(r);
         }
         f.clear_written();
+    }
+    #[inline]
+    fn bank_reg<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        i: usize,
+        get: impl Fn(&S) -> &T,
+    ) {
+        if self.track {
+            let next = if self.rst { b.reset() } else { b.d() };
+            let width = b.field_meta(i).width;
+            self.changed |= !get(next).same_bits(get(b.q()), width);
+        }
+    }
+    #[inline]
+    fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
+        b.commit(self.rst);
     }
 }
 
@@ -248,6 +288,31 @@ impl<T: Value> SignalAccess for Input<T> {
     }
 }
 
+/// Field `i` of a register bank as a cold pass sees it.
+struct FieldView<'a, S: Copy + 'static, F> {
+    bank: &'a RegBank<S>,
+    i: usize,
+    get: F,
+}
+
+impl<S: Copy + 'static, T: Bundle, F: Fn(&S) -> &T> SignalAccess for FieldView<'_, S, F> {
+    fn meta(&self) -> &SignalMeta {
+        &self.bank.field_meta(self.i).meta
+    }
+    fn width(&self) -> u32 {
+        self.bank.field_meta(self.i).width
+    }
+    fn words(&self) -> usize {
+        T::WORDS
+    }
+    fn encode_now(&self, out: &mut [u64]) {
+        encode_field((self.get)(self.bank.q()), self.width(), out);
+    }
+    fn encode_next(&self, out: &mut [u64]) {
+        encode_field((self.get)(self.bank.d()), self.width(), out);
+    }
+}
+
 /// A pass over the design that runs rarely (at elaboration, on a peek, in the settle check):
 /// it sees each signal through [`SignalAccess`] and each scope by name.
 pub(in crate::rtl) trait ColdPass {
@@ -296,4 +361,14 @@ impl Visitor for Cold<'_> {
             m.observed();
         }
     }
+    fn bank_reg<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        i: usize,
+        get: impl Fn(&S) -> &T,
+    ) {
+        let mut view = FieldView { bank: b, i, get };
+        self.0.signal(SignalKind::Reg, &mut view);
+    }
+    fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
 }

@@ -38,7 +38,7 @@ pub trait Value: Copy + PartialEq + Default + std::fmt::Debug + 'static {
 
 /// The mask of the low `width` bits (all ones from 64 on), without a branch.
 #[inline(always)]
-pub(in crate::rtl) fn low_mask_u64(width: u32) -> u64 {
+pub fn low_mask_u64(width: u32) -> u64 {
     u64::MAX
         .checked_shr(64u32.saturating_sub(width))
         .unwrap_or(0)
@@ -163,6 +163,13 @@ impl<const W: usize> Wide<W> {
     /// read as zero.
     #[inline]
     pub fn field(&self, lo: usize, width: usize) -> u64 {
+        self.field_masked(lo, width, low_mask_u64(width.min(64) as u32))
+    }
+
+    /// [`Wide::field`] given also `mask`, the mask of the low `width` bits, which a reader of
+    /// fields of one width (a lane decoder) computes once.
+    #[inline(always)]
+    pub fn field_masked(&self, lo: usize, width: usize, mask: u64) -> u64 {
         let words = &self.bits.data;
         let (w, off) = (lo / 64, lo % 64);
         let Some(&first) = words.get(w) else {
@@ -173,7 +180,7 @@ impl<const W: usize> Wide<W> {
             // The field crosses into the next word (bits past the bus read 0).
             v |= words.get(w + 1).map_or(0, |next| next << (64 - off));
         }
-        v & low_mask_u64(width.min(64) as u32)
+        v & mask
     }
 
     /// Writes the low `width` (1..=64) bits of `value` starting at bit `lo` (a field may

@@ -21,7 +21,7 @@
 //! No arithmetic is done here beyond moving fields: every numeric result comes from
 //! `numerics::dot`.
 
-use super::{lane, ACtl, Datapath, Stage1Lanes, Stage2Out};
+use super::{lane_masked, ACtl, Datapath, Stage1Lanes, Stage2Out};
 pub use crate::hw::config::CoreConfig;
 use crate::numerics::dot::nvidia::block_bits_acc;
 use crate::numerics::dot::step::NO_PRODUCT;
@@ -36,7 +36,7 @@ use crate::numerics::fixed::{
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
 use crate::numerics::multiply::{Product, ProductClass};
-use crate::rtl::{Reg, RegFile, Result, Value, Visitor, Wide};
+use crate::rtl::{low_mask_u64, Reg, RegFile, Result, Value, Visitor, Wide};
 
 /// Bits of one packed product in the stage-1 register's trace encoding (`sig` 24,
 /// `exp_sum` 12, `frac_bits` 6, `class` 2, `sign` 1, `invalid` 1).
@@ -310,6 +310,8 @@ pub struct LaneMultipliers {
     fmt_b: Format,
     /// Bits of one A lane and one B lane on the operand buses.
     lane_bits: (u32, u32),
+    /// The masks of those low bits (the lane decoders' masks).
+    lane_masks: (u64, u64),
     /// The multiplier built for the pair (`None`: a format outside the table, multiplied by
     /// the format-generic unit).
     unit: Option<LaneMultiplier>,
@@ -322,6 +324,7 @@ impl LaneMultipliers {
             fmt_a,
             fmt_b,
             lane_bits: (fmt_a.width(), fmt_b.width()),
+            lane_masks: (low_mask_u64(fmt_a.width()), low_mask_u64(fmt_b.width())),
             unit: lane_multiplier(fmt_a, fmt_b),
         }
     }
@@ -334,8 +337,8 @@ impl LaneMultipliers {
         b_bus: &Wide<W>,
         lanes: usize,
     ) -> Products<W> {
-        let wb = self.lane_bits.1;
-        self.products(a_bus, lanes, |k| lane(b_bus, k, wb))
+        let (wb, mb) = (self.lane_bits.1, self.lane_masks.1);
+        self.products(a_bus, lanes, |k| lane_masked(b_bus, k, wb, mb))
     }
 
     /// The exact products of `lanes` lanes, A's from `a_bus`, B's as `b_of` selects them.
@@ -347,18 +350,18 @@ impl LaneMultipliers {
         b_of: impl Fn(usize) -> u64,
     ) -> Products<W> {
         let lanes = lanes.min(W);
-        let wa = self.lane_bits.0;
+        let (wa, ma) = (self.lane_bits.0, self.lane_masks.0);
         if let Some(mul) = self.unit {
             let mut products = [NO_PRODUCT; W];
             for (k, p) in products.iter_mut().enumerate().take(lanes) {
-                *p = mul(lane(a_bus, k, wa), b_of(k));
+                *p = mul(lane_masked(a_bus, k, wa, ma), b_of(k));
             }
             return Products::new(products, lanes);
         }
         let mut a = [0u64; W];
         let mut b = [0u64; W];
         for k in 0..lanes {
-            a[k] = lane(a_bus, k, wa);
+            a[k] = lane_masked(a_bus, k, wa, ma);
             b[k] = b_of(k);
         }
         let m = stage_multiply::<W>(self.fmt_a, self.fmt_b, &a[..lanes], &b[..lanes]);
@@ -458,6 +461,7 @@ impl<const W: usize> Datapath<W> for FpPath {
     #[inline]
     fn stage2_idle(&mut self) {}
 
+    #[inline]
     fn visit_gather<V: Visitor>(&mut self, v: &mut V) {
         v.reg_file(&mut self.gather);
         v.reg(&mut self.gather_n);

@@ -31,7 +31,7 @@ pub mod mx;
 pub mod sparse;
 
 use crate::numerics::flags::Flags;
-use crate::rtl::{Display, Module, Reg, Result, Value, Visitor, Wide, Wire};
+use crate::rtl::{Display, Module, RegBank, Result, Value, Visitor, Wide, Wire};
 
 pub use fp::FpPath;
 pub use int::IntPath;
@@ -276,21 +276,55 @@ pub trait Datapath<const W: usize>: Sized {
     fn observed(&mut self) {}
 }
 
+/// The registers every PE has, as one record (a [`RegBank`]: committed with one copy at the
+/// edge). Each field is a register of the waves, named as listed in [`Pe::new`].
+#[derive(Clone, Copy, Debug)]
+struct PeRegs<const W: usize, S1: Copy> {
+    /// A passed on to the right (`a_out`).
+    a_out: Wide<W>,
+    /// B passed on downwards (`b_out`).
+    b_out: Wide<W>,
+    /// Stage 1's products (`s1_prod`).
+    s1_prod: S1,
+    /// The two accumulators (`acc_0`, `acc_1`), indexed by set.
+    acc: [u32; 2],
+    /// A's control bundle passed on (`a_ctl`).
+    a_ctl: ACtl,
+    /// Stage 1's control bundle (`s1_ctl`).
+    s1_ctl: ACtl,
+    /// Sticky IEEE flags (`flags`).
+    flags: u8,
+    /// B carries data (`b_vld`).
+    b_vld: bool,
+    /// Stage 2 finished a tile's last step (`done`).
+    done: bool,
+    /// An accumulator hazard was seen (`hazard`).
+    hazard: bool,
+}
+
+/// The positions of the bank's fields, in declaration order.
+mod field {
+    pub const A_OUT: usize = 0;
+    pub const A_CTL: usize = 1;
+    pub const B_OUT: usize = 2;
+    pub const B_VLD: usize = 3;
+    pub const S1_PROD: usize = 4;
+    pub const S1_CTL: usize = 5;
+    pub const ACC_0: usize = 6;
+    pub const ACC_1: usize = 7;
+    pub const FLAGS: usize = 8;
+    pub const DONE: usize = 9;
+    pub const HAZARD: usize = 10;
+}
+
 /// One processing element with `W` lanes and datapath `D`.
 pub struct Pe<const W: usize, D: Datapath<W>> {
     name: String,
     a_in: Wire<Wide<W>>,
     b_in: Wire<Wide<W>>,
-    a_out: Reg<Wide<W>>,
-    a_ctl: Reg<ACtl>,
-    b_out: Reg<Wide<W>>,
-    b_vld: Reg<bool>,
-    s1_prod: Reg<D::Stage1>,
-    s1_ctl: Reg<ACtl>,
+    regs: RegBank<PeRegs<W, D::Stage1>>,
     exp_sum: Wire<ExpSums<D::Stage1>>,
     sig_product: Wire<SigProducts<D::Stage1>>,
-    acc_0: Reg<u32>,
-    acc_1: Reg<u32>,
     acc: Wire<u32>,
     max_exp: Wire<u16>,
     align_shift: Wire<u16>,
@@ -298,9 +332,6 @@ pub struct Pe<const W: usize, D: Datapath<W>> {
     lzc: Wire<u16>,
     round_inc: Wire<bool>,
     special: Wire<bool>,
-    flags: Reg<u8>,
-    done: Reg<bool>,
-    hazard: Reg<bool>,
     path: D,
     shows: Shows,
 }
@@ -331,6 +362,40 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
             )
         };
         let b_lanes = D::b_lanes() as u32;
+        let acc_bits = cfg.acc.width();
+        let regs = RegBank::new(PeRegs {
+            a_out: Wide::ZERO,
+            b_out: Wide::ZERO,
+            s1_prod: D::Stage1::default(),
+            acc: [0; 2],
+            a_ctl: ACtl::default(),
+            s1_ctl: ACtl::default(),
+            flags: 0,
+            b_vld: false,
+            done: false,
+            hazard: false,
+        })
+        // Declared in the order of `field`.
+        .field("a_out", cfg.fmt_a.width() * w, |r| &r.a_out)?
+        .with_display(disp_a)
+        .field("a_ctl", CTL_BITS, |r| &r.a_ctl)?
+        .with_display(Display::Filter("ctl"))
+        .field("b_out", cfg.fmt_b.width() * b_lanes, |r| &r.b_out)?
+        .with_display(disp_b)
+        .field("b_vld", 1, |r| &r.b_vld)?
+        .field("s1_prod", 64 * w, |r| &r.s1_prod)?
+        .field("s1_ctl", CTL_BITS, |r| &r.s1_ctl)?
+        .with_display(Display::Filter("ctl"))
+        // The accumulator registers are as wide as the accumulator format (32 or 16).
+        .field("acc_0", acc_bits, |r| &r.acc[0])?
+        .with_display(cfg.acc_display())
+        .in_overview()
+        .field("acc_1", acc_bits, |r| &r.acc[1])?
+        .with_display(cfg.acc_display())
+        .in_overview()
+        .field("flags", 4, |r| &r.flags)?
+        .field("done", 1, |r| &r.done)?
+        .field("hazard", 1, |r| &r.hazard)?;
         Ok(Self {
             name,
             a_in: Wire::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?
@@ -339,23 +404,9 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
             b_in: Wire::new("b_in", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?
                 .with_display(disp_b)
                 .in_overview(),
-            a_out: Reg::new("a_out", cfg.fmt_a.width() * w, Wide::ZERO)?.with_display(disp_a),
-            a_ctl: Reg::new("a_ctl", CTL_BITS, ACtl::default())?
-                .with_display(Display::Filter("ctl")),
-            b_out: Reg::new("b_out", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?.with_display(disp_b),
-            b_vld: Reg::new("b_vld", 1, false)?,
-            s1_prod: Reg::new("s1_prod", 64 * w, D::Stage1::default())?,
-            s1_ctl: Reg::new("s1_ctl", CTL_BITS, ACtl::default())?
-                .with_display(Display::Filter("ctl")),
+            regs,
             exp_sum: Wire::new("exp_sum", 16 * w, ExpSums::default())?,
             sig_product: Wire::new("sig_product", 32 * w, SigProducts::default())?,
-            // The accumulator registers are as wide as the accumulator format (32 or 16).
-            acc_0: Reg::new("acc_0", cfg.acc.width(), 0)?
-                .with_display(cfg.acc_display())
-                .in_overview(),
-            acc_1: Reg::new("acc_1", cfg.acc.width(), 0)?
-                .with_display(cfg.acc_display())
-                .in_overview(),
             acc: Wire::new("acc", cfg.acc.width(), 0)?.with_display(cfg.acc_display()),
             max_exp: Wire::new("max_exp", 16, 0)?,
             align_shift: Wire::new("align_shift", 16, 0)?.with_display(Display::Dec),
@@ -363,9 +414,6 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
             lzc: Wire::new("lzc", 16, 0)?.with_display(Display::Dec),
             round_inc: Wire::new("round_inc", 1, false)?,
             special: Wire::new("special", 1, false)?,
-            flags: Reg::new("flags", 4, 0)?,
-            done: Reg::new("done", 1, false)?,
-            hazard: Reg::new("hazard", 1, false)?,
             path,
             // A wire outside a simulator is observed.
             shows: Shows {
@@ -384,13 +432,15 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
     /// A leaving to the right: data and control bundle (register outputs).
     #[inline]
     pub fn a_out(&self) -> (Wide<W>, ACtl) {
-        (self.a_out.q(), self.a_ctl.q())
+        let q = self.regs.q();
+        (q.a_out, q.a_ctl)
     }
 
     /// B leaving downwards: data and valid (register outputs).
     #[inline]
     pub fn b_out(&self) -> (Wide<W>, bool) {
-        (self.b_out.q(), self.b_vld.q())
+        let q = self.regs.q();
+        (q.b_out, q.b_vld)
     }
 
     /// The side values leaving right (beside A) and down (beside B) (register outputs).
@@ -402,21 +452,17 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
     /// Accumulator `set` (register output): what the shift path passes down.
     #[inline]
     pub fn acc_q(&self, set: bool) -> u32 {
-        if set {
-            self.acc_1.q()
-        } else {
-            self.acc_0.q()
-        }
+        self.regs.q().acc[usize::from(set)]
     }
 
     /// High for one cycle after stage 2 handled the last step of a tile.
     pub fn done(&self) -> bool {
-        self.done.q()
+        self.regs.q().done
     }
 
     /// The IEEE flags raised so far (sticky).
     pub fn flags(&self) -> Flags {
-        let f = self.flags.q();
+        let f = self.regs.q().flags;
         Flags {
             invalid: f & 8 != 0,
             overflow: f & 4 != 0,
@@ -427,7 +473,7 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
 
     /// True if the shift path and stage 2 ever wrote the same accumulator in one cycle.
     pub fn hazard(&self) -> bool {
-        self.hazard.q()
+        self.regs.q().hazard
     }
 
     /// The combinational phase: stage 1 on the inputs, stage 2 on the stage-1 register, the
@@ -440,19 +486,20 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
             self.a_in.set(i.a);
             self.b_in.set(i.b);
         }
-        self.a_out.set_d(i.a);
-        self.a_ctl.set_d(i.a_ctl);
-        self.b_out.set_d(i.b);
-        self.b_vld.set_d(i.b_vld);
+        let regs = &mut self.regs;
+        regs.set(|r| &mut r.a_out, i.a);
+        regs.set(|r| &mut r.a_ctl, i.a_ctl);
+        regs.set(|r| &mut r.b_out, i.b);
+        regs.set(|r| &mut r.b_vld, i.b_vld);
 
         // Stage 1: multiply (only when both operands carry data).
         let ctl = i.a_ctl;
         let lanes = usize::from(ctl.lanes);
         let valid = ctl.valid && i.b_vld && lanes > 0;
-        self.s1_ctl.set_d(ACtl { valid, ..ctl });
+        regs.set(|r| &mut r.s1_ctl, ACtl { valid, ..ctl });
         if valid {
             let s1 = self.path.stage1(&i.a, &i.b, lanes, i.side_a);
-            self.s1_prod.set_d(s1);
+            self.regs.set(|r| &mut r.s1_prod, s1);
             if self.shows.stage1 {
                 self.exp_sum.set(ExpSums(s1));
                 self.sig_product.set(SigProducts(s1));
@@ -468,9 +515,12 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
         }
 
         // Stage 2: accumulate the registered products.
-        let c1 = self.s1_ctl.q();
-        self.done.set_d(c1.last);
-        let set = c1.set;
+        let (c1, flags_q) = {
+            let q = self.regs.q();
+            (q.s1_ctl, q.flags)
+        };
+        self.regs.set(|r| &mut r.done, c1.last);
+        let set = usize::from(c1.set);
         let out = if !c1.valid {
             self.path.stage2_idle();
             if self.shows.stage2 {
@@ -478,38 +528,32 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
             }
             None
         } else if self.shows.stage2 {
-            let s1 = self.s1_prod.q();
-            let out = self.path.stage2(&s1, c1, self.acc_q(set));
+            let q = self.regs.q();
+            let out = self.path.stage2(&q.s1_prod, c1, q.acc[set]);
             // Stage-2 wires read 0 unless the accumulation drove them this cycle.
             self.show_stage2(out.unwrap_or_default());
             out.map(|o| (o.acc, o.flags))
         } else {
-            let s1 = self.s1_prod.q();
-            self.path.stage2_acc(&s1, c1, self.acc_q(set))
+            let q = self.regs.q();
+            self.path.stage2_acc(&q.s1_prod, c1, q.acc[set])
         };
         let writes_acc = out.is_some();
+        let regs = &mut self.regs;
         if let Some((acc, flags)) = out {
-            if set {
-                self.acc_1.set_d(acc);
-            } else {
-                self.acc_0.set_d(acc);
-            }
+            regs.set(|r| &mut r.acc[set], acc);
             if flags != 0 {
-                self.flags.set_d(self.flags.q() | flags);
+                regs.set(|r| &mut r.flags, flags_q | flags);
             }
         }
 
         // Column shift path through the idle accumulator set.
         let shift = i.shift;
         if shift.en {
-            if writes_acc && shift.set == set {
-                self.hazard.set_d(true);
+            let shift_set = usize::from(shift.set);
+            if writes_acc && shift_set == set {
+                regs.set(|r| &mut r.hazard, true);
             }
-            if shift.set {
-                self.acc_1.set_d(shift.value);
-            } else {
-                self.acc_0.set_d(shift.value);
-            }
+            regs.set(|r| &mut r.acc[shift_set], shift.value);
         }
     }
 
@@ -531,20 +575,22 @@ impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
         &self.name
     }
     fn visit<V: Visitor>(&mut self, v: &mut V) {
+        use field::*;
+        let regs = &mut self.regs;
         v.wire(&mut self.a_in);
         v.wire(&mut self.b_in);
-        v.reg(&mut self.a_out);
-        v.reg(&mut self.a_ctl);
+        v.bank_reg(regs, A_OUT, |r| &r.a_out);
+        v.bank_reg(regs, A_CTL, |r| &r.a_ctl);
         self.path.visit_a_side(v);
-        v.reg(&mut self.b_out);
-        v.reg(&mut self.b_vld);
+        v.bank_reg(regs, B_OUT, |r| &r.b_out);
+        v.bank_reg(regs, B_VLD, |r| &r.b_vld);
         self.path.visit_b_side(v);
-        v.reg(&mut self.s1_prod);
-        v.reg(&mut self.s1_ctl);
+        v.bank_reg(regs, S1_PROD, |r| &r.s1_prod);
+        v.bank_reg(regs, S1_CTL, |r| &r.s1_ctl);
         v.wire(&mut self.exp_sum);
         v.wire(&mut self.sig_product);
-        v.reg(&mut self.acc_0);
-        v.reg(&mut self.acc_1);
+        v.bank_reg(regs, ACC_0, |r| &r.acc[0]);
+        v.bank_reg(regs, ACC_1, |r| &r.acc[1]);
         v.wire(&mut self.acc);
         v.wire(&mut self.max_exp);
         v.wire(&mut self.align_shift);
@@ -553,9 +599,10 @@ impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
         v.wire(&mut self.round_inc);
         v.wire(&mut self.special);
         self.path.visit_gather(v);
-        v.reg(&mut self.flags);
-        v.reg(&mut self.done);
-        v.reg(&mut self.hazard);
+        v.bank_reg(regs, FLAGS, |r| &r.flags);
+        v.bank_reg(regs, DONE, |r| &r.done);
+        v.bank_reg(regs, HAZARD, |r| &r.hazard);
+        v.bank(regs);
     }
     fn observed(&mut self) {
         self.shows = Shows {
@@ -578,6 +625,13 @@ impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
 #[inline]
 pub fn lane<const N: usize>(bus: &Wide<N>, k: usize, bits: u32) -> u64 {
     bus.field(k * bits as usize, bits as usize)
+}
+
+/// [`lane`] given also `mask`, the mask of the low `bits` bits (computed once per bus by a
+/// lane decoder), through [`Wide::field_masked`].
+#[inline(always)]
+pub fn lane_masked<const N: usize>(bus: &Wide<N>, k: usize, bits: u32, mask: u64) -> u64 {
+    bus.field_masked(k * bits as usize, bits as usize, mask)
 }
 
 /// Writes lane `k` of a bus of `bits`-wide lanes (the low `bits` bits of `v`) through

@@ -18,6 +18,7 @@ mod vcd;
 use std::io::BufWriter;
 use std::path::PathBuf;
 
+use super::bank::{encode_field, RegBank};
 use super::bundle::{encode_signal, Bundle};
 use super::error::{Result, RtlError};
 use super::file::OutputFile;
@@ -280,6 +281,12 @@ struct Sample<'a, R> {
 impl<R: Record> Sample<'_, R> {
     #[inline(always)]
     fn signal<T: Bundle>(&mut self, v: T, width: u32) {
+        self.signal_by(v, width, encode_signal::<T>);
+    }
+
+    /// [`Sample::signal`] with the value encoded by `encode`.
+    #[inline(always)]
+    fn signal_by<T: Bundle>(&mut self, v: T, width: u32, encode: fn(&T, u32, &mut [u64])) {
         let i = self.index;
         self.index += 1;
         let slot = &mut self.slots[i];
@@ -289,7 +296,7 @@ impl<R: Record> Sample<'_, R> {
         if T::WORDS == 1 {
             // One word: compared in a register, kept in the slot.
             let mut cur = [0u64; 1];
-            encode_signal(&v, width, &mut cur);
+            encode(&v, width, &mut cur);
             if self.force || slot.last != cur[0] {
                 slot.last = cur[0];
                 // A type that holds one bit is a one-bit signal.
@@ -300,7 +307,7 @@ impl<R: Record> Sample<'_, R> {
         }
         let (id, off) = (slot.id, slot.last as usize);
         let cur = &mut self.scratch[..T::WORDS];
-        encode_signal(&v, width, cur);
+        encode(&v, width, cur);
         let last = &mut self.wide[off..off + T::WORDS];
         if self.force || *last != *cur {
             last.copy_from_slice(cur);
@@ -327,6 +334,18 @@ impl<R: Record> Visitor for Sample<'_, R> {
     fn child<M: Module>(&mut self, m: &mut M) {
         m.visit(self);
     }
+    #[inline(always)]
+    fn bank_reg<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        i: usize,
+        get: impl Fn(&S) -> &T,
+    ) {
+        let width = b.field_meta(i).width;
+        self.signal_by(*get(b.q()), width, encode_field::<T>);
+    }
+    #[inline(always)]
+    fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
 }
 
 /// The open waveform writer.

@@ -1,0 +1,190 @@
+//! Register banks: the registers of one block held as one record, `q` and `d`, committed
+//! together at the clock edge.
+
+use std::borrow::Cow;
+
+use super::bundle::{clear_above, Bundle};
+use super::error::{Result, RtlError};
+use super::signal::{Boxed, Display, SignalMeta};
+
+/// The registers of one block as a single `Copy` record `S`: every register is a field of
+/// `S`, and the bank holds the record latched at the last rising edge (`q`), the record
+/// being written for the next one (`d`) and the reset record. Each field is a signal of its
+/// own in the signal table and the waves (named, sized and shown as declared with
+/// [`RegBank::field`]), exactly as a [`crate::rtl::Reg`] of that type would be; what differs
+/// is the cost of the edge: one copy of the record instead of one per register, and no
+/// per-register width or descriptor beside the values.
+///
+/// The rules of a register hold field by field: block code reads [`RegBank::q`] and writes
+/// the next value of a field with [`RegBank::set`]; only the engine's clock edge moves `d`
+/// into `q`, so `q` is stable for the whole combinational phase. A field not written in a
+/// cycle holds its value (`d` keeps what it was committed from). There is no way to read `d`:
+///
+/// ```compile_fail
+/// use tensorcore_rtl::rtl::RegBank;
+/// #[derive(Clone, Copy, Default)]
+/// struct Regs { count: u8 }
+/// let bank = RegBank::new(Regs::default());
+/// let _ = bank.d().count; // error: `d` is private to the engine
+/// ```
+///
+/// A field's value must fit its declared width (the owner writes values of that width, as
+/// the hardware's wires are); the waves show its low `width` bits.
+///
+/// ```
+/// use tensorcore_rtl::rtl::RegBank;
+/// #[derive(Clone, Copy, Default)]
+/// struct Regs { count: u8, busy: bool }
+/// let mut bank = RegBank::new(Regs::default())
+///     .field::<u8>("count", 8, |r| &r.count).unwrap()
+///     .field::<bool>("busy", 1, |r| &r.busy).unwrap();
+/// bank.set(|r| &mut r.count, 5);
+/// assert_eq!(bank.q().count, 0); // latched only at the rising edge
+/// assert_eq!(bank.fields(), 2);
+/// ```
+///
+/// The block's `visit` presents each field with [`crate::rtl::Visitor::bank_reg`] (its index,
+/// in declaration order, and the same accessor), where a register of that field would have
+/// been visited, and then the bank itself once with [`crate::rtl::Visitor::bank`].
+#[derive(Debug, Clone)]
+pub struct RegBank<S: Copy + 'static> {
+    q: S,
+    d: S,
+    reset: S,
+    fields: Vec<BankField>,
+}
+
+/// A field's width and descriptor, read only by the engine's observers.
+#[derive(Debug, Clone)]
+pub(in crate::rtl) struct BankField {
+    pub(in crate::rtl) width: u32,
+    pub(in crate::rtl) meta: Boxed,
+}
+
+impl<S: Copy + 'static> RegBank<S> {
+    /// A bank whose registers reset to the fields of `reset` (declare them with
+    /// [`RegBank::field`]).
+    pub fn new(reset: S) -> Self {
+        Self {
+            q: reset,
+            d: reset,
+            reset,
+            fields: Vec::new(),
+        }
+    }
+
+    /// Declares the next field register: `name` (local to the block), `width` bits of a
+    /// `T`, read by `get`. Fails if `width` is 0 or more than `T` holds, or if the reset
+    /// value does not fit in `width` bits.
+    pub fn field<T: Bundle>(
+        mut self,
+        name: impl Into<Cow<'static, str>>,
+        width: u32,
+        get: impl Fn(&S) -> &T,
+    ) -> Result<Self> {
+        let meta = SignalMeta::new::<T>(name, width)?;
+        if !fits(get(&self.reset), width) {
+            return Err(RtlError::ResetTooWide {
+                name: meta.name.into_owned(),
+                width,
+            });
+        }
+        self.fields.push(BankField { width, meta });
+        Ok(self)
+    }
+
+    /// Sets how waveform viewers show the field declared last (as
+    /// [`crate::rtl::Reg::with_display`]).
+    pub fn with_display(mut self, display: Display) -> Self {
+        if let Some(f) = self.fields.last_mut() {
+            f.meta.display = display;
+        }
+        self
+    }
+
+    /// Puts the field declared last in the overview save file (as
+    /// [`crate::rtl::Reg::in_overview`]).
+    pub fn in_overview(mut self) -> Self {
+        if let Some(f) = self.fields.last_mut() {
+            f.meta.overview = true;
+        }
+        self
+    }
+
+    /// The registers' outputs latched at the last rising edge.
+    #[inline(always)]
+    pub fn q(&self) -> &S {
+        &self.q
+    }
+
+    /// Sets the value one field register (`field` picks it from the next record) latches
+    /// at the next rising edge. The value must fit the field's width.
+    #[inline(always)]
+    pub fn set<T>(&mut self, field: impl FnOnce(&mut S) -> &mut T, value: T) {
+        *field(&mut self.d) = value;
+    }
+
+    /// Fields declared.
+    pub fn fields(&self) -> usize {
+        self.fields.len()
+    }
+
+    /// The next record; engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn d(&self) -> &S {
+        &self.d
+    }
+
+    /// The reset record; engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn reset(&self) -> &S {
+        &self.reset
+    }
+
+    /// Field `i`'s width and descriptor; engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn field_meta(&self, i: usize) -> &BankField {
+        &self.fields[i]
+    }
+
+    /// The common rising edge: `q <- d` for every field at once. Engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn commit_fast(&mut self) {
+        self.q = self.d;
+    }
+
+    /// The rising edge under reset (every field takes its reset value) or not. Engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn commit(&mut self, rst: bool) {
+        if rst {
+            self.d = self.reset;
+        }
+        self.q = self.d;
+    }
+}
+
+/// Encodes field value `v` as a signal of `width` bits into `out` (`T::WORDS` long): every
+/// bit at index `>= width` clear, whatever the record type promises (a bank's fields are
+/// written unmasked). Debug builds check that the value fit.
+#[inline(always)]
+pub(in crate::rtl) fn encode_field<T: Bundle>(v: &T, width: u32, out: &mut [u64]) {
+    v.encode(out);
+    if cfg!(debug_assertions) && T::CLEAN_ABOVE_WIDTH {
+        let mut clipped = out.to_vec();
+        clear_above(&mut clipped, width);
+        debug_assert!(
+            clipped == out,
+            "a register bank field holds bits above its width {width}"
+        );
+    }
+    clear_above(out, width);
+}
+
+/// Whether `v` encodes with nothing at or above `width`.
+fn fits<T: Bundle>(v: &T, width: u32) -> bool {
+    let mut a = vec![0u64; T::WORDS];
+    v.encode(&mut a);
+    let mut clipped = a.clone();
+    clear_above(&mut clipped, width);
+    a == clipped
+}
