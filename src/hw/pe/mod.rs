@@ -344,7 +344,8 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
                 .with_display(Display::Filter("ctl")),
             b_out: Reg::new("b_out", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?.with_display(disp_b),
             b_vld: Reg::new("b_vld", 1, false)?,
-            s1_prod: Reg::new("s1_prod", 64 * w, D::Stage1::default())?,
+            s1_prod: Reg::new("s1_prod", 64 * w, D::Stage1::default())?
+                .with_display(cfg.product_display()),
             s1_ctl: Reg::new("s1_ctl", CTL_BITS, ACtl::default())?
                 .with_display(Display::Filter("ctl")),
             exp_sum: Wire::new("exp_sum", 16 * w, ExpSums::default())?,
