@@ -6,7 +6,10 @@
 //! that forgets a `mkdir` fails here as it would for a student.
 //!
 //! Every command must exit 0 unless [`FAILS`] says otherwise, and every number the lab quotes
-//! from an output is in [`QUOTES`]: the text around it in the lab and where it is printed.
+//! from an output is in [`QUOTES`]: the text around it in the lab and where it is printed;
+//! the numbers it reads in the waveforms its commands write are in [`WAVE_QUOTES`] (signal,
+//! cycle, and the value as the save file shows it, filters included). The lab's save files in
+//! `docs/course/gtkw/` are checked against those waveforms too.
 //! A lab edit that changes a command or a number, or a model change that changes an output,
 //! fails here. [`EXTRAS`] are the few commands the questions ask for in prose.
 //!
@@ -287,6 +290,205 @@ const QUOTES: &[Quote] = &[
     q(7, "tcrtl dot --format mxfp4 --acc exact --a $v", "0x4b800001",
       "`--acc exact` returns `{}`", "bits: {} (fp32)"),
 ];
+
+/// How a lab reads a signal in its waveform: as the save file shows it.
+#[derive(Clone, Copy)]
+enum Shown {
+    /// Unsigned decimal.
+    Dec,
+    /// Two's-complement decimal.
+    SignedDec,
+    /// An FP32 word as a real.
+    Real,
+    /// Through `tcrtl wave-filter KIND` (the label, or its value before ` (`).
+    Filter(&'static str),
+}
+
+/// A number a lab reads in the waveform one of its commands wrote.
+struct WaveQuote {
+    lab: u8,
+    /// The waveform, as the lab's commands name it.
+    vcd: &'static str,
+    /// The signal's full dotted name.
+    signal: &'static str,
+    /// The cycle (time / 10 ns).
+    cycle: usize,
+    how: Shown,
+    /// The number as the lab writes it.
+    number: &'static str,
+    /// Where the lab says it, `{}` for the number.
+    text: &'static str,
+}
+
+#[allow(clippy::too_many_arguments)]
+const fn w(
+    lab: u8,
+    vcd: &'static str,
+    signal: &'static str,
+    cycle: usize,
+    how: Shown,
+    number: &'static str,
+    text: &'static str,
+) -> WaveQuote {
+    WaveQuote {
+        lab,
+        vcd,
+        signal,
+        cycle,
+        how,
+        number,
+        text,
+    }
+}
+
+/// Numbers the labs read in their waveforms.
+#[rustfmt::skip]
+const WAVE_QUOTES: &[WaveQuote] = &[
+    // Lab 0: the table of the MAC mesh's first cycles, and question 5's wrap.
+    w(0, "waves/mac_mesh.vcd", "tensor_core.seed", 4, Shown::Dec, "156", "| 4 | {} | 31 | 6 | 0 | 93 |"),
+    w(0, "waves/mac_mesh.vcd", "tensor_core.seed", 5, Shown::Dec, "781", "| 5 | {} | 156 | 31 | 1 |"),
+    w(0, "waves/mac_mesh.vcd", "tensor_core.mesh.pe_0_0.a", 5, Shown::Dec, "156", "| 5 | 781 | {} | 31 | 1 |"),
+    w(0, "waves/mac_mesh.vcd", "tensor_core.mesh.pe_0_1.a", 5, Shown::Dec, "31", "| 5 | 781 | 156 | {} | 1 |"),
+    w(0, "waves/mac_mesh.vcd", "tensor_core.mesh.pe_0_3.a", 5, Shown::Dec, "1", "| 5 | 781 | 156 | 31 | {} | 468 |"),
+    w(0, "waves/mac_mesh.vcd", "tensor_core.mesh.pe_0_0.b", 5, Shown::Dec, "468", "| 5 | 781 | 156 | 31 | 1 | {} |"),
+    w(0, "waves/mac_mesh.vcd", "tensor_core.mesh.pe_0_0.prod", 5, Shown::Dec, "1829883", "| 1 | 468 | {} | 76002 |"),
+    w(0, "waves/mac_mesh.vcd", "tensor_core.mesh.pe_0_0.acc", 5, Shown::Dec, "76002", "| 468 | 1829883 | {} |"),
+    w(0, "waves/mac_mesh.vcd", "tensor_core.mesh.pe_0_0.acc", 4, Shown::Dec, "2994", "| 93 | 73008 | {} |"),
+    w(0, "waves/mac_mesh.vcd", "tensor_core.mesh.pe_0_2.a", 6, Shown::Dec, "31", "`pe_0_2.a` in cycle 6 is {}:"),
+    w(0, "waves/mac_mesh.vcd", "tensor_core.mesh.pe_0_0.acc", 11, Shown::Dec, "3686888563", "`acc` reads {} in cycle 11"),
+    w(0, "waves/mac_mesh.vcd", "tensor_core.mesh.pe_0_0.prod", 11, Shown::Dec, "901506675", "`prod` {}, and cycle 12"),
+    w(0, "waves/mac_mesh.vcd", "tensor_core.mesh.pe_0_0.acc", 12, Shown::Dec, "293427942", "mod 2^32 = {}."),
+    // Lab 1: the cancellation case through one PE.
+    w(1, "waves/pe_fp16_mac.vcd", "pe_harness.pe.acc_0", 4, Shown::Real, "1.5", "cycle 4 (`acc_0 = 3fc00000`)"),
+    w(1, "waves/pe_fp16_mac.vcd", "pe_harness.pe.acc", 3, Shown::Real, "1.5", "the rounded sum of that cycle, {}, 0.5, +0"),
+    w(1, "waves/pe_fp16_mac.vcd", "pe_harness.pe.acc", 4, Shown::Real, "0.5", "the rounded sum of that cycle, 1.5, {}, +0"),
+    w(1, "waves/pe_fp16_mac.vcd", "pe_harness.pe.s1_prod", 3, Shown::Filter("prod"), "1 (+ e=0 sig=0x100000 f=20)",
+      "(cycles 3, 4, 5), shown decoded by the `prod` filter (`docs/waves.md`): `{}`"),
+    w(1, "waves/pe_fp16_mac.vcd", "pe_harness.pe.s1_prod", 5, Shown::Filter("prod"), "-0.5 (- e=-1 sig=0x100000 f=20)",
+      "`-1 (- e=0 sig=0x100000 f=20)`, `{}`: the exact value"),
+    // Lab 2: the wavefront.
+    w(2, "waves/lab2_mesh.vcd", "tensor_core.mesh.pe_0_0.acc_0", 7, Shown::Real, "1", "its `acc_0` reads {}, 11, 14, 34"),
+    w(2, "waves/lab2_mesh.vcd", "tensor_core.mesh.pe_0_0.acc_0", 8, Shown::Real, "11", "its `acc_0` reads 1, {}, 14, 34"),
+    w(2, "waves/lab2_mesh.vcd", "tensor_core.mesh.pe_0_0.acc_0", 9, Shown::Real, "14", "its `acc_0` reads 1, 11, {}, 34"),
+    w(2, "waves/lab2_mesh.vcd", "tensor_core.mesh.pe_0_0.acc_0", 10, Shown::Real, "34", "its `acc_0` reads 1, 11, 14, {}"),
+    w(2, "waves/lab2_mesh.vcd", "tensor_core.mesh.pe_2_1.a_in", 8, Shown::Filter("fp16"), "1.0",
+      "`pe_2_1` gets step 0 in cycle 8 (a = 1 of row 2"),
+    w(2, "waves/lab2_mesh.vcd", "tensor_core.mesh.pe_2_1.b_in", 8, Shown::Filter("fp16"), "2.0",
+      "in cycle 8 (a = 1 of row 2, b = 2 of column 1)"),
+    w(2, "waves/lab2_mesh.vcd", "tensor_core.mesh.pe_2_1.a_in", 7, Shown::Filter("fp16"), "0.0",
+      "`pe_2_1` gets step 0 in cycle 8"),
+    w(2, "waves/lab2_mesh.vcd", "tensor_core.mesh.pe_3_3.a_in", 11, Shown::Filter("fp16"), "5.0",
+      "`pe_3_3` starts in cycle 11"),
+    w(2, "waves/lab2_mesh.vcd", "tensor_core.mesh.pe_3_3.acc_0", 16, Shown::Real, "160", "its `acc_0` reaches {} = d[3][3]"),
+    // Lab 3: the tiles entering pe_0_0, the output tags.
+    w(3, "waves/lab3_tiles.vcd", "tensor_core.mesh.pe_0_0.a_ctl", 6, Shown::Filter("ctl"), "n=1 valid",
+      "entering at cycles 6, 12, 18, 24: `{}` (hex"),
+    w(3, "waves/lab3_tiles.vcd", "tensor_core.mesh.pe_0_0.a_ctl", 12, Shown::Filter("ctl"), "n=1 valid set1",
+      "or `{}` (`301`)"),
+    w(3, "waves/lab3_tiles.vcd", "tensor_core.mesh.pe_0_0.a_ctl", 5, Shown::Filter("ctl"), "-",
+      "entering at cycles 6, 12, 18, 24"),
+    // Lab 4: the block FMA's gathered products and accumulator.
+    w(4, "waves/lab4_blocks.vcd", "tensor_core.mesh.pe_0_0.gather_1", 9, Shown::Filter("prod"),
+      "10 (+ e=3 sig=0x140000 f=20)", "read 1, 10, 3 for the first block (`{}`: 2 x 5"),
+    w(4, "waves/lab4_blocks.vcd", "tensor_core.mesh.pe_0_0.gather_0", 9, Shown::Filter("prod"), "1",
+      "`gather_2` read {}, 10, 3 for the first block"),
+    w(4, "waves/lab4_blocks.vcd", "tensor_core.mesh.pe_0_0.gather_2", 9, Shown::Filter("prod"), "3",
+      "read 1, 10, {} for the first block"),
+    w(4, "waves/lab4_blocks.vcd", "tensor_core.mesh.pe_0_0.gather_1", 13, Shown::Filter("prod"), "30",
+      "then 5, {}, 7 for the second"),
+    w(4, "waves/lab4_blocks.vcd", "tensor_core.mesh.pe_0_0.acc_0", 10, Shown::Real, "34",
+      "{} (= 1 + 10 + 3 + 20) after the first block"),
+    w(4, "waves/lab4_blocks.vcd", "tensor_core.mesh.pe_0_0.acc_0", 15, Shown::Real, "116",
+      "{} after the second (34 + 5 + 30 + 7 + 40)"),
+    // Lab 7: the NVFP4 block sums, scale multiplier and accumulator of pe_0_0.
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.blk_sum", 7, Shown::Filter("blksum"), "-15.25",
+      "grows step by step: {} at 70 ns"),
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.blk_sum", 8, Shown::Filter("blksum"), "-48.25", "{} at 80 ns"),
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.blk_sum", 9, Shown::Filter("blksum"), "-41.75", "{} at 90 ns"),
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.blk_sum", 10, Shown::Filter("blksum"), "0",
+      "then reads {} at 100 ns"),
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.blk_sum", 11, Shown::Filter("blksum"), "-14",
+      "the second block: {}, -20.25, -29.25 (110 to 130 ns)"),
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.blk_sum", 13, Shown::Filter("blksum"), "-29.25",
+      "the second block: -14, -20.25, {} (110 to 130 ns)"),
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.scale_sig", 9, Shown::Dec, "37605464247411900",
+      "{} and -59 at 90 ns"),
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.scale_exp", 9, Shown::SignedDec, "-59",
+      "37605464247411900 and {} at 90 ns"),
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.scale_sig", 13, Shown::Dec, "18719164425378368",
+      "{} and -57 at 130 ns"),
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.scale_exp", 13, Shown::SignedDec, "-57",
+      "18719164425378368 and {} at 130 ns"),
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.acc_0", 10, Shown::Real, "-1.908126", "{} at 100 ns"),
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.acc_0", 14, Shown::Real, "-5.252801", "{} at 140 ns (d[0][0])"),
+    w(7, "waves/lab7_nvfp4.vcd", "tensor_core.mesh.pe_0_0.a_scale", 6, Shown::Filter("e4m3"), "240.0",
+      "`a_scale` and `b_scale` of `pe_0_0` turn {} (code `77`) at 60 ns"),
+];
+
+/// What the save file shows for `bits` (a bit string, most significant first) read as `how`.
+fn shown(bits: &str, how: Shown) -> String {
+    let unsigned = || u128::from_str_radix(bits, 2).ok();
+    match how {
+        Shown::Dec => unsigned().map_or(bits.to_string(), |v| v.to_string()),
+        Shown::SignedDec => unsigned().map_or(bits.to_string(), |v| {
+            let shift = 128 - bits.len() as u32;
+            (((v << shift) as i128) >> shift).to_string()
+        }),
+        Shown::Real => {
+            unsigned().map_or(bits.to_string(), |v| f32::from_bits(v as u32).to_string())
+        }
+        Shown::Filter(kind) => {
+            let pad = "0".repeat((4 - bits.len() % 4) % 4);
+            let padded = format!("{pad}{bits}");
+            let hex: String = padded
+                .as_bytes()
+                .chunks(4)
+                .map(|c| {
+                    let c = std::str::from_utf8(c).unwrap_or("x");
+                    u8::from_str_radix(c, 2)
+                        .map_or('x', |d| char::from_digit(u32::from(d), 16).unwrap_or('x'))
+                })
+                .collect();
+            let k =
+                tensorcore_rtl::hw::wave_filter::FilterKind::by_name(kind).expect("a filter kind");
+            tensorcore_rtl::hw::wave_filter::translate(k, &hex.to_uppercase())
+        }
+    }
+}
+
+/// Checks the lab's [`WAVE_QUOTES`] against the waveforms its commands wrote into `work`.
+fn check_wave_quotes(lab: u8, work: &Path, text: &str, failures: &mut Vec<String>) {
+    let mut read: Vec<(&str, crate::common::waves::Waves)> = Vec::new();
+    for q in WAVE_QUOTES.iter().filter(|q| q.lab == lab) {
+        let at = norm(&q.text.replace("{}", q.number));
+        if !text.contains(&at) {
+            failures.push(format!("lab {lab} no longer says {at:?}"));
+        }
+        if !read.iter().any(|(v, _)| *v == q.vcd) {
+            let path = work.join(q.vcd);
+            if !path.is_file() {
+                failures.push(format!("lab {lab} writes no {}", q.vcd));
+                continue;
+            }
+            read.push((q.vcd, crate::common::waves::Waves::read(&path)));
+        }
+        let Some((_, waves)) = read.iter().find(|(v, _)| *v == q.vcd) else {
+            continue;
+        };
+        if !waves.has(q.signal) {
+            failures.push(format!("{} has no {}", q.vcd, q.signal));
+            continue;
+        }
+        let label = shown(&waves.bits(q.signal, q.cycle), q.how);
+        let value = label.split(" (").next().unwrap_or("");
+        if label != q.number && !same_number(q.number, &norm(value)) {
+            failures.push(format!(
+                "{:?}: {} in cycle {} shows {label:?}, not {}",
+                q.text, q.signal, q.cycle, q.number
+            ));
+        }
+    }
+}
 
 /// Commands that exit with a nonzero status by design: (lab, command, status).
 const FAILS: &[(u8, &str, i32)] = &[
@@ -691,6 +893,7 @@ fn check_lab(lab: u8) {
     let text = norm(&md);
     let mut failures = Vec::new();
     let saves = check_save_files(lab, &work, &mut failures);
+    check_wave_quotes(lab, &work, &text, &mut failures);
     assert_eq!(
         saves,
         SAVE_FILES[usize::from(lab)],
