@@ -108,6 +108,46 @@ fn products_and_block_sums_are_decoded_through_the_process() {
     );
 }
 
+/// The save files name the product filters: `iprod` for an integer core's `s1_prod`, `prod`
+/// for a floating-point one's and for the NVIDIA block buffer `gather_<k>` (Volta, n = 4 on
+/// w = 1 PEs).
+#[test]
+fn save_files_name_the_product_filters() {
+    let dir = crate::common::cli::scratch("wave-filter", "gtkw");
+    let p = |f: &str| crate::common::cli::p(&dir, f);
+    let base = ["gemm", "--m", "4", "--n", "4", "--k", "8", "--vcd"];
+    let int = tcrtl(&[&base[..], &[p("i.vcd").as_str(), "--format", "s8"]].concat());
+    assert!(
+        int.status.success(),
+        "{}",
+        crate::common::cli::text(&int.stderr)
+    );
+    let volta = [
+        p("v.vcd"),
+        "--acc".into(),
+        "nvidia".into(),
+        "--preset".into(),
+        "volta".into(),
+    ];
+    let volta: Vec<&str> = volta.iter().map(String::as_str).collect();
+    let nv = tcrtl(&[&base[..], &volta[..]].concat());
+    assert!(
+        nv.status.success(),
+        "{}",
+        crate::common::cli::text(&nv.stderr)
+    );
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("save file");
+    let filtered = |gtkw: &str, kind: &str, signal: &str| {
+        let want = format!(" tcrtl wave-filter {kind}\n{signal}\n");
+        assert!(gtkw.contains(&want), "{want:?} not in\n{gtkw}");
+    };
+    let (i, v) = (read("i.gtkw"), read("v.gtkw"));
+    filtered(&i, "iprod", "tensor_core.mesh.pe_0_0.s1_prod[63:0]");
+    filtered(&v, "prod", "tensor_core.mesh.pe_0_0.s1_prod[63:0]");
+    filtered(&v, "prod", "tensor_core.mesh.pe_3_3.gather_2[45:0]");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn an_unknown_kind_is_a_one_line_error() {
     assert_error(
