@@ -78,8 +78,8 @@ cat > "$waves/fit.tcl" <<'TCL'
 gtkwave::/Time/Zoom/Zoom_Full
 TCL
 
-shot() { # shot NAME.vcd OUT.png
-  local vcd=$waves/$1 gtkw=$waves/${1%.vcd}.gtkw png=$2
+shot() { # shot NAME.vcd OUT.png [SAVE.gtkw: default, the one written beside NAME.vcd]
+  local vcd=$waves/$1 gtkw=${3:-$waves/${1%.vcd}.gtkw} png=$2
   xvfb-run -a -s "-screen 0 1600x900x24" bash -c "
     gtkwave '$vcd' '$gtkw' -S '$waves/fit.tcl' >/dev/null 2>&1 &
     pid=\$!
@@ -90,7 +90,7 @@ shot() { # shot NAME.vcd OUT.png
 }
 shot mac_mesh.vcd "$out/lab0_mac_mesh.png"
 shot pe_fp16_mac.vcd "$out/lab1_pe_fp16.png"
-shot lab2_mesh.vcd "$out/lab2_wavefront.png"
+shot lab2_mesh.vcd "$out/lab2_wavefront.png" "$PWD/docs/course/gtkw/lab2_wavefront.gtkw"
 shot lab3_tiles.vcd "$out/lab3_tiles.png"
 shot lab4_blocks.vcd "$out/lab4_blocks.png"
 shot sparse_2_4.vcd "$out/lab5_sparse.png"

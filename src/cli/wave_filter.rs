@@ -13,7 +13,9 @@ use tensorcore_rtl::hw::wave_filter::{translate, FilterKind, KINDS};
 #[derive(Args, Debug)]
 pub struct WaveFilterArgs {
     /// What the values are: a format name (fp16, bf16, e4m3, e5m2, fp32: lanes, lane 0 first),
-    /// ctl (the PE control word), tag (the output tag) or meta (2:4 metadata nibbles).
+    /// ctl (the PE control word), tag (the output tag), meta (2:4 metadata nibbles), prod
+    /// (exact floating-point products: s1_prod, the gather registers), iprod (exact integer
+    /// products) or blksum (the MX block sum).
     pub kind: String,
 }
 

@@ -3,7 +3,7 @@
 //! The student edition keeps the repository's layout for what a student needs, so every path
 //! in the labs stays valid: `docs/course/` with each lab cut at its `## Instructor section`
 //! (the answers and reference solutions are in that last section of every lab), the port
-//! interfaces and the screenshots; `testbenches/verilog/skeleton/` and `tb/` (the skeletons
+//! interfaces, the screenshots and the per-question GTKWave save files (`docs/course/gtkw/`); `testbenches/verilog/skeleton/` and `tb/` (the skeletons
 //! instead of the references: no `rtl/`); and the public tests under `public/`: one golden
 //! folder per Verilog task from the model (`pe_random`: `tcrtl gemm --m 5 --n 7 --k 9 --seed
 //! 3 --memh`; `mac_mesh`: 40 cycles). The rubric and the hidden tests stay with the
@@ -96,12 +96,15 @@ pub fn export_student(repo: &Path, out: &Path) -> Result<Vec<String>, String> {
             copy(&f, &to)?;
         }
     }
-    for f in files(&course.join("img"))? {
-        copy(
-            &f,
-            &out.join("docs/course/img")
-                .join(f.file_name().unwrap_or_default()),
-        )?;
+    for sub in ["img", "gtkw"] {
+        for f in files(&course.join(sub))? {
+            copy(
+                &f,
+                &out.join("docs/course")
+                    .join(sub)
+                    .join(f.file_name().unwrap_or_default()),
+            )?;
+        }
     }
     let verilog = repo.join("testbenches/verilog");
     for sub in ["skeleton", "tb"] {
@@ -153,6 +156,7 @@ pub fn export_instructor(repo: &Path, out: &Path) -> Result<Vec<String>, String>
     for (from, to) in [
         (course.clone(), out.join("docs/course")),
         (course.join("img"), out.join("docs/course/img")),
+        (course.join("gtkw"), out.join("docs/course/gtkw")),
     ] {
         for f in files(&from)? {
             copy(&f, &to.join(f.file_name().unwrap_or_default()))?;

@@ -101,6 +101,17 @@ impl CoreConfig {
         }
     }
 
+    /// How the waves show the stage-1 register `s1_prod` (and the block buffer's products):
+    /// through the `tcrtl wave-filter iprod` process (a signed integer a lane) in the integer
+    /// mode, `prod` (each lane's exact value, sign, exponent sum and significand product)
+    /// otherwise.
+    pub fn product_display(&self) -> Display {
+        match self.mode {
+            AccMode::Int(_) => Display::Filter("iprod"),
+            _ => Display::Filter("prod"),
+        }
+    }
+
     /// True if an NVIDIA block spans several steps (`w < n`), so the PE gathers products in
     /// its block buffer and fires the block FMA on the block's last step.
     pub fn gathers(&self) -> bool {

@@ -11,20 +11,35 @@
 //! | `ctl` | the PE control word (`a_ctl`, `s1_ctl`, the A skew's tags) | `n=<lanes>` and the set bits: `valid`, `set1`, `fire`, `last`; `-` for 0 |
 //! | `tag` | the output tag of the 4 x 4 array (`d_tag`, the drain de-skew's tags) | `tile <t> row <r>` and `last`; `-` when not valid |
 //! | `meta` | 2:4 metadata (`meta_in`, `meta_out`) | one `{i0,i1}` pair of kept indices per 4-bit nibble, group 0 first |
+//! | `prod` | the exact products of a floating-point or MX PE (`s1_prod`, 64 bits a lane; `gather_<k>`, one 46-bit word) | per lane its exact value, then sign, exponent sum, significand product and its fraction bits: `-12.5 (- e=3 sig=0x190 f=5)`; `-` for an empty lane |
+//! | `iprod` | the exact products of an integer PE (`s1_prod`, a 17-bit two's-complement product in each 64-bit lane) | the signed decimal product of each lane |
+//! | `blksum` | the MX block sum (`blk_sum`, 72-bit two's complement) | its fixed-point value and the integer it holds: `-15.25 (-65498251264 x 2^-32)` |
 //!
 //! The fields come from the hardware's own bundles ([`ACtl::unpack`],
-//! [`DTag::unpack`]); text GTKWave sends that is not plain hex (a value with `x` or `z` bits)
-//! is answered unchanged.
+//! [`DTag::unpack`], [`unpack_product`], [`unpack_int_product`],
+//! [`BlockState::sum_from_bits`]); text GTKWave sends that is not plain hex (a value with `x`
+//! or `z` bits) is answered unchanged. Lanes are separated by ` | `, lane 0 first.
 
 use crate::hw::controller::index_bits;
+use crate::hw::pe::fp::unpack_product;
+use crate::hw::pe::int::unpack_int_product;
 use crate::hw::pe::ACtl;
 use crate::hw::tensor_core::DTag;
 use crate::hw::ROWS;
 use crate::numerics::convert::to_fp32;
 use crate::numerics::format::Format;
+use crate::numerics::multiply::{Product, ProductClass};
+use crate::numerics::mx_block::{BlockState, BLOCK_SUM_BITS, BLOCK_SUM_LSB};
 
 /// The filter kinds besides the format names.
-pub const KINDS: [&str; 3] = ["ctl", "tag", "meta"];
+pub const KINDS: [&str; 6] = ["ctl", "tag", "meta", "prod", "iprod", "blksum"];
+
+/// Bits a lane of the stage-1 register (`s1_prod`) takes in the waveform.
+const STAGE1_LANE_BITS: usize = 64;
+
+/// The most significant decimal digits an exact value is written with; a longer one is
+/// written as its nearest double, marked `~`.
+const EXACT_DIGITS: usize = 24;
 
 /// What one filter process decodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +52,12 @@ pub enum FilterKind {
     Tag,
     /// 2:4 metadata nibbles.
     Meta,
+    /// Exact floating-point products (`s1_prod` lanes, `gather_<k>` words).
+    Product,
+    /// Exact integer products (`s1_prod` lanes of an integer PE).
+    IntProduct,
+    /// The MX block sum (`blk_sum`).
+    BlockSum,
 }
 
 impl FilterKind {
@@ -46,6 +67,9 @@ impl FilterKind {
             "ctl" => Some(FilterKind::Ctl),
             "tag" => Some(FilterKind::Tag),
             "meta" => Some(FilterKind::Meta),
+            "prod" => Some(FilterKind::Product),
+            "iprod" => Some(FilterKind::IntProduct),
+            "blksum" => Some(FilterKind::BlockSum),
             _ => Format::by_name(name)
                 .filter(|f| f.width() <= 32)
                 .map(FilterKind::Lanes),
@@ -67,11 +91,87 @@ fn nibbles(hex: &str) -> Option<Vec<u8>> {
 
 /// Bits `lo .. lo + width` (`width` at most 64) of the value the nibbles hold.
 fn field(nib: &[u8], lo: usize, width: usize) -> u64 {
-    (0..width).fold(0u64, |acc, i| {
+    field128(nib, lo, width.min(64)) as u64
+}
+
+/// Bits `lo .. lo + width` (`width` at most 128) of the value the nibbles hold.
+fn field128(nib: &[u8], lo: usize, width: usize) -> u128 {
+    (0..width.min(128)).fold(0u128, |acc, i| {
         let bit = lo + i;
         let set = nib.get(bit / 4).is_some_and(|n| (n >> (bit % 4)) & 1 == 1);
-        acc | (u64::from(set) << i)
+        acc | (u128::from(set) << i)
     })
+}
+
+/// The lanes of `lane_bits` bits each that the nibbles hold (a partly shown top lane counts).
+fn lane_count(nib: &[u8], lane_bits: usize) -> usize {
+    (nib.len() * 4).div_ceil(lane_bits).max(1)
+}
+
+/// `magnitude x 2^exp` as an exact decimal (`12.5`, `0.0009765625`, `-3`), or, when that
+/// takes more than [`EXACT_DIGITS`] significant digits (or leaves the range of a double), as
+/// the nearest double marked `~` (`~3.552713678800501e-15`).
+fn exact_decimal(negative: bool, magnitude: u128, exp: i32) -> String {
+    let sign = if negative { "-" } else { "" };
+    if magnitude == 0 {
+        return format!("{sign}0");
+    }
+    // The same value with an odd magnitude (or a non-negative exponent): fewer digits to form.
+    let zeros = magnitude.trailing_zeros().min(exp.unsigned_abs()) as i32;
+    let (magnitude, exp) = if exp < 0 {
+        (magnitude >> zeros, exp + zeros)
+    } else {
+        (magnitude, exp)
+    };
+    if exp >= 0 {
+        if let Some(v) = magnitude
+            .checked_shl(exp as u32)
+            .filter(|v| v >> exp == magnitude)
+        {
+            return format!("{sign}{v}");
+        }
+    } else if let Ok(frac_digits) = usize::try_from(-exp) {
+        // magnitude / 2^f = magnitude x 5^f / 10^f: f decimal places, exactly.
+        let scaled = (0..frac_digits).try_fold(magnitude, |v, _| v.checked_mul(5));
+        if let Some(scaled) = scaled {
+            let digits = scaled.to_string();
+            let padded = format!("{digits:0>width$}", width = frac_digits + 1);
+            let (int, frac) = padded.split_at(padded.len() - frac_digits);
+            let frac = frac.trim_end_matches('0');
+            let significant = format!("{int}{frac}").trim_start_matches('0').len();
+            if significant <= EXACT_DIGITS {
+                return if frac.is_empty() {
+                    format!("{sign}{int}")
+                } else {
+                    format!("{sign}{int}.{frac}")
+                };
+            }
+        }
+    }
+    let v = (magnitude as f64) * 2f64.powi(exp);
+    if v.is_finite() && v != 0.0 {
+        format!("~{sign}{v:e}")
+    } else {
+        format!("{sign}{magnitude:#x} x 2^{exp}")
+    }
+}
+
+/// The label of one product word ([`unpack_product`]): its exact value, then its fields.
+fn product_label(word: u64) -> String {
+    if word == 0 {
+        return "-".into();
+    }
+    let p: Product = unpack_product(word);
+    let s = if p.sign { "-" } else { "+" };
+    let fields = format!("{s} e={} sig={:#x} f={}", p.exp_sum, p.sig, p.frac_bits);
+    let value = match p.class {
+        ProductClass::Zero => format!("{s}0"),
+        ProductClass::Finite => exact_decimal(p.sign, u128::from(p.sig), p.lsb_exp()),
+        ProductClass::Infinite => format!("{s}inf"),
+        ProductClass::Nan => "NaN".into(),
+    };
+    let invalid = if p.flags.invalid { " invalid" } else { "" };
+    format!("{value} ({fields}){invalid}")
 }
 
 /// The label of the value GTKWave shows as `hex`, for `kind`.
@@ -119,5 +219,20 @@ pub fn translate(kind: FilterKind, hex: &str) -> String {
             .map(|g| format!("{{{},{}}}", nib[g] & 3, nib[g] >> 2))
             .collect::<Vec<_>>()
             .join(" "),
+        FilterKind::Product => (0..lane_count(&nib, STAGE1_LANE_BITS))
+            .map(|k| product_label(field(&nib, k * STAGE1_LANE_BITS, STAGE1_LANE_BITS)))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        FilterKind::IntProduct => (0..lane_count(&nib, STAGE1_LANE_BITS))
+            .map(|k| {
+                unpack_int_product(field(&nib, k * STAGE1_LANE_BITS, STAGE1_LANE_BITS)).to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(" | "),
+        FilterKind::BlockSum => {
+            let sum = BlockState::sum_from_bits(field128(&nib, 0, BLOCK_SUM_BITS as usize));
+            let value = exact_decimal(sum < 0, sum.unsigned_abs(), BLOCK_SUM_LSB);
+            format!("{value} ({sum} x 2^{BLOCK_SUM_LSB})")
+        }
     }
 }

@@ -7,6 +7,7 @@
 mod common;
 
 mod convert;
+mod course_labs;
 mod dot;
 mod dot_all;
 mod dot_batch_fp16;

@@ -134,10 +134,14 @@ fn save_files_show_reals_and_filtered_lanes_and_an_overview() {
     );
     has(&full, "tcrtl wave-filter tag\ntensor_core.d_tag[63:0]\n");
     has(&full, "@24\ntensor_core.mesh.pe_0_0.align_shift[15:0]\n");
+    has(
+        &full,
+        "@4022\n^>4 tcrtl wave-filter prod\ntensor_core.mesh.pe_0_0.s1_prod[63:0]\n",
+    );
     // One process slot per kind, the same slot every time the kind recurs.
     let slots: std::collections::BTreeSet<&str> =
         full.lines().filter(|l| l.starts_with("^>")).collect();
-    assert_eq!(slots.len(), 3, "{slots:?}");
+    assert_eq!(slots.len(), 4, "{slots:?}");
     for l in &slots {
         assert!(full.contains(&format!("@4022\n{l}\n")), "{l}");
     }

@@ -259,6 +259,13 @@ fn waves_show_scales_and_block_sums() {
     for n in ["tensor_core.xa_skew.d1_0", "tensor_core.xb_skew.d3_2"] {
         assert!(waves.has(n), "{n} missing");
     }
+    // The save file shows the block sum through the `blksum` filter process.
+    let gtkw = std::fs::read_to_string(dir.join("mx.gtkw")).expect("save file");
+    assert!(
+        gtkw.contains("@4022\n^>")
+            && gtkw.contains(" tcrtl wave-filter blksum\ntensor_core.mesh.pe_0_0.blk_sum[71:0]\n"),
+        "{gtkw}"
+    );
     let cycles = waves.cycles();
     let value = |name: &str, cycle: usize| waves.value(name, cycle);
     let pe = |r: usize, c: usize, s: &str| format!("tensor_core.mesh.pe_{r}_{c}.{s}");

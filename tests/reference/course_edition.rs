@@ -74,6 +74,8 @@ fn the_student_edition_has_no_answer_and_no_reference_solution() {
     }
     for f in [
         "docs/course/interfaces.md",
+        "docs/course/gtkw/lab2_q1.gtkw",
+        "docs/course/gtkw/controller_state.txt",
         "testbenches/verilog/skeleton/pe.v",
         "testbenches/verilog/skeleton/mesh4x4.v",
         "testbenches/verilog/skeleton/mac_pe.v",

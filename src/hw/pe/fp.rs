@@ -227,7 +227,12 @@ impl FpPath {
         };
         let gather = RegFile::new(
             (0..gather_lanes)
-                .map(|k| Reg::new(format!("gather_{k}"), PRODUCT_BITS, ProductWord::default()))
+                .map(|k| {
+                    Ok(
+                        Reg::new(format!("gather_{k}"), PRODUCT_BITS, ProductWord::default())?
+                            .with_display(crate::rtl::Display::Filter("prod")),
+                    )
+                })
                 .collect::<Result<Vec<_>>>()?,
         );
         Ok(Self {

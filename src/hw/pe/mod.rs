@@ -384,6 +384,7 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
         .with_display(disp_b)
         .field("b_vld", 1, |r| &r.b_vld)?
         .field("s1_prod", 64 * w, |r| &r.s1_prod)?
+        .with_display(cfg.product_display())
         .field("s1_ctl", CTL_BITS, |r| &r.s1_ctl)?
         .with_display(Display::Filter("ctl"))
         // The accumulator registers are as wide as the accumulator format (32 or 16).

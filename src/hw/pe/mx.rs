@@ -69,7 +69,8 @@ impl MxPath {
                 .with_display(Display::Filter(spec.scale_format().name)),
             b_scale: Reg::new("b_scale", 8, 0)?
                 .with_display(Display::Filter(spec.scale_format().name)),
-            blk_sum: Reg::new("blk_sum", BLOCK_SUM_BITS, 0)?.with_display(Display::SignedDec),
+            blk_sum: Reg::new("blk_sum", BLOCK_SUM_BITS, 0)?
+                .with_display(Display::Filter("blksum")),
             blk_cls: Reg::new("blk_cls", 2, 0)?,
             blk_nz: Reg::new("blk_nz", 1, false)?,
             blk_z: Reg::new("blk_z", 1, false)?,
