@@ -10,6 +10,11 @@
 #   BASE    a commit (e.g. the one before a change)
 #   FILTER  criterion benchmark filter (default: fp16_w1_, i.e. untraced and VCD, w = 1)
 #   ROUNDS  alternations (default 3)
+#
+# With BENCH_WAVES_DIR set (e.g. a folder on a RAM disk such as /dev/shm/tcrtl-bench), both
+# trees' traced benches write their waveforms there instead of into their checkouts: the
+# output file is synced to disk before it is renamed into place, and on a disk that sync,
+# paid alike by both trees, would bound both traced figures.
 set -euo pipefail
 base=$1
 filter=${2:-fp16_w1_}
@@ -20,6 +25,9 @@ work=$(mktemp -d)
 cleanup() {
   git -C "$root" worktree remove --force "$work/base" >/dev/null 2>&1 || true
   rm -rf "$work"
+  if [ -n "${BENCH_WAVES_DIR:-}" ] && [ -L "$root/benches/waves" ]; then
+    rm -f "$root/benches/waves"
+  fi
 }
 trap cleanup EXIT
 git -C "$root" worktree add -q --detach "$work/base" "$base"
@@ -27,6 +35,17 @@ cargo bench --bench tensor_core --no-run -q
 mkdir -p "$work/base/target"
 cp -a "$root/target/release" "$work/base/target/release"
 (cd "$work/base" && cargo bench --bench tensor_core --no-run -q)
+if [ -n "${BENCH_WAVES_DIR:-}" ]; then
+  # Where each tree's bench writes (`CARGO_MANIFEST_DIR/waves` of its bench target: the
+  # root before the benchmarks became their own package, `benches/` after).
+  mkdir -p "$BENCH_WAVES_DIR"
+  for d in "$work/base/waves" "$work/base/benches/waves" "$root/benches/waves"; do
+    if [ ! -e "$d" ] || [ -L "$d" ] || [ "$d" != "$root/benches/waves" ]; then
+      rm -rf "$d"
+      ln -s "$BENCH_WAVES_DIR" "$d"
+    fi
+  done
+fi
 
 run() { # $1 = directory, $2 = label
   (cd "$1" && cargo bench -q --bench tensor_core -- --noplot --warm-up-time 1 \
