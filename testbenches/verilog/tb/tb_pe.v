@@ -86,14 +86,15 @@ module tb_pe;
             $display("ERROR: cannot open %0s/d.hex (write it with tcrtl gemm --memh)", dir);
             $finish;
         end
+        // The first header line names the image, the second the problem ($fscanf on the
+        // file: Verilator's $sscanf does not scan a string that $fgets read).
         code = $fgets(line, fd);
-        code = $fgets(line, fd);
-        $fclose(fd);
-        code = $sscanf(line,
+        code = $fscanf(fd,
             "// shape M N K = %d %d %d; formats %s x %s mode %s preset %s width %d; accumulator %s",
             hm, hn, hk, hfa, hfb, hmode, hpreset, hw, hacc);
+        $fclose(fd);
         if (code != 9) begin
-            $display("ERROR: %0s/d.hex has no shape header (write it with tcrtl gemm --memh)", dir);
+            $display("ERROR: %0s/d.hex has no shape header (write it with tcrtl gemm --memh); its first line: %0s", dir, line);
             $finish;
         end
         if (hfa != "fp16" || hfb != "fp16;" || hmode != "ieee;" || hpreset != "none;" || hw != 1 || hacc != "fp32;") begin
