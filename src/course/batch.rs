@@ -188,12 +188,18 @@ pub fn submissions(dir: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Runs `cmd` with its output into `log`, killing it after `limit`; `Ok(true)` when it
-/// finished in time.
+/// finished in time. On Unix the command runs in a process group of its own, and the whole
+/// group is killed: a Verilator build leaves no `make` or compiler behind.
 fn run_limited(mut cmd: Command, log: &Path, limit: Duration) -> Result<bool, String> {
     let out = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
     let err = out
         .try_clone()
         .map_err(|e| format!("{}: {e}", log.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(out)
@@ -205,6 +211,12 @@ fn run_limited(mut cmd: Command, log: &Path, limit: Duration) -> Result<bool, St
         match child.try_wait() {
             Ok(Some(_)) => return Ok(true),
             Ok(None) if start.elapsed() >= limit => {
+                #[cfg(unix)]
+                let _ = Command::new("kill")
+                    .args(["-KILL", "--", &format!("-{}", child.id())])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
                 let _ = child.kill();
                 let _ = child.wait();
                 return Ok(false);
