@@ -47,6 +47,12 @@ const GIVEN_SPARSE_MESH: (&str, &str) = (
     "mesh4x4_sparse.v",
     include_str!("../../testbenches/verilog/rtl/mesh4x4_sparse.v"),
 );
+/// What the GEMM testbenches include, as `tb/golden_io.vh` relative to the folder they are
+/// compiled in.
+const GIVEN_INCLUDE: (&str, &str) = (
+    "tb/golden_io.vh",
+    include_str!("../../testbenches/verilog/tb/golden_io.vh"),
+);
 const GIVEN_PE: [(&str, &str); 3] = [
     ("pe.v", include_str!("../../testbenches/verilog/rtl/pe.v")),
     (
@@ -362,9 +368,15 @@ enum Exe {
     Binary(PathBuf),
 }
 
-/// Compiles the submission's sources with the given files under `sim` (in `work`).
+/// Compiles the submission's sources with the given files under `sim`, in `work` (where the
+/// testbenches' include file is put).
 fn compile(sim: Sim, task: Task, sources: &[PathBuf], work: &Path) -> Result<Exe, String> {
-    std::fs::create_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
+    std::fs::create_dir_all(work.join("tb")).map_err(|e| format!("{}: {e}", work.display()))?;
+    // Absolute paths: the compiler runs in the work folder.
+    let work = &std::fs::canonicalize(work).map_err(|e| format!("{}: {e}", work.display()))?;
+    let (inc, text) = GIVEN_INCLUDE;
+    let p = work.join(inc);
+    std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
     let mut given: Vec<(&str, &str)> = match task {
         Task::Pe => vec![GIVEN_MESH, GIVEN_MESH_TB],
         Task::Mesh => GIVEN_PE.iter().copied().chain([GIVEN_MESH_TB]).collect(),
@@ -380,14 +392,17 @@ fn compile(sim: Sim, task: Task, sources: &[PathBuf], work: &Path) -> Result<Exe
         .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().to_string()))
         .collect();
     given.retain(|(n, _)| !names.iter().any(|s| s == n));
-    let mut files: Vec<PathBuf> = sources.to_vec();
+    let mut files: Vec<PathBuf> = sources
+        .iter()
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+        .collect();
     for (name, text) in given {
         let p = work.join(format!("given_{name}"));
         std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
         files.push(p);
     }
     let log = work.join("compile.log");
-    let (cmd, exe, limit) = match sim {
+    let (mut cmd, exe, limit) = match sim {
         Sim::Icarus => {
             let vvp = work.join("sim.vvp");
             let mut cmd = Command::new("iverilog");
@@ -412,6 +427,7 @@ fn compile(sim: Sim, task: Task, sources: &[PathBuf], work: &Path) -> Result<Exe
             (cmd, Exe::Binary(obj.join("sim")), VERILATOR_BUILD_LIMIT_S)
         }
     };
+    cmd.current_dir(work);
     let done = run_limited(cmd, &log, Duration::from_secs(limit))?;
     if !done {
         return Err(format!(

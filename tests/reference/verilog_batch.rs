@@ -90,6 +90,7 @@ fn reference_results(work: &Path) -> PathBuf {
     assert_eq!(code, 0, "{err}");
     let vvp = work.join("reference.vvp");
     let o = Command::new("iverilog")
+        .current_dir(verilog(""))
         .args(["-g2012", "-o"])
         .arg(&vvp)
         .args(PE.iter().map(|f| verilog(f)))

@@ -26,9 +26,12 @@ struct Variant {
 /// Compiles `v` with the testbench `tb` into `dir/NAME.vvp` (a patched file is copied first,
 /// and the replacement must apply).
 fn build(dir: &Path, v: &Variant, tb: &str) -> PathBuf {
+    // From the Verilog folder: the testbenches include "tb/golden_io.vh" relative to it.
     let mut cmd = Command::new("iverilog");
     let out = dir.join(format!("{}.vvp", v.name));
-    cmd.args(["-g2012", "-o"]).arg(&out);
+    cmd.current_dir(verilog(""))
+        .args(["-g2012", "-o"])
+        .arg(&out);
     for f in v.files.iter().chain([&tb]) {
         match v.patch {
             Some((file, from, to)) if file == *f => {
