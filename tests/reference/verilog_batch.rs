@@ -482,6 +482,29 @@ fn batch_grades_the_sparse_pe_under_icarus_and_verilator() {
         err.contains("a pe_sparse test gives m, n, k and seed"),
         "{err}"
     );
+    // So is a K that is not a multiple of 4.
+    std::fs::write(
+        &spec,
+        r#"{"task": "pe_sparse", "tests": [{"name": "z", "points": 1, "m": 2, "n": 2, "k": 6, "seed": 1}]}"#,
+    )
+    .expect("spec");
+    let (code, _, err) = tcrtl(&[
+        "grade",
+        "batch",
+        "--submissions",
+        &s(&subs),
+        "--tests",
+        &s(&spec),
+        "--out",
+        &s(&out),
+        "--sim",
+        "icarus",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("test z: k = 6 is not a multiple of 4"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&root).expect("clean up");
 }
 
