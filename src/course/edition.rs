@@ -6,7 +6,8 @@
 //! interfaces, the screenshots and the per-question GTKWave save files (`docs/course/gtkw/`); `testbenches/verilog/skeleton/` and `tb/` (the skeletons
 //! instead of the references: no `rtl/`); and the public tests under `public/`: one golden
 //! folder per Verilog task from the model (`pe_random`: `tcrtl gemm --m 5 --n 7 --k 9 --seed
-//! 3 --memh`; `mac_mesh`: 40 cycles). The rubric and the hidden tests stay with the
+//! 3 --memh`; `pe_sparse_random`: `tcrtl gemm --sparse --m 5 --n 7 --k 12 --seed 3 --memh`;
+//! `mac_mesh`: 40 cycles). The rubric and the hidden tests stay with the
 //! instructor. The instructor edition is the same folders uncut, references and rubric
 //! included.
 
@@ -123,7 +124,8 @@ pub fn export_student(repo: &Path, out: &Path) -> Result<Vec<String>, String> {
          Verilog tasks.\n\
          - `testbenches/verilog/skeleton/`: the designs you complete; `tb/`: the testbenches.\n\
          - `public/`: golden folders to test against (`pe_random` for the PE and mesh tasks, \
-         `mac_mesh` for lab 0), graded with `tcrtl grade --golden public/... --student OUT`.\n\n\
+         `pe_sparse_random` for lab 5's sparse PE, `mac_mesh` for lab 0), graded with \
+         `tcrtl grade --golden public/... --student OUT`.\n\n\
          Your submission is graded on further tests you have not seen.\n",
     )?;
     let public = [
@@ -134,6 +136,16 @@ pub fn export_student(repo: &Path, out: &Path) -> Result<Vec<String>, String> {
                 m: 5,
                 n: 7,
                 k: 9,
+                seed: 3,
+            },
+        },
+        TestCase {
+            name: "pe_sparse_random".into(),
+            points: 0,
+            golden: Golden::Sparse {
+                m: 5,
+                n: 7,
+                k: 12,
                 seed: 3,
             },
         },

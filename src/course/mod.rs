@@ -5,8 +5,8 @@
 //!   infinities, NaNs, the largest magnitudes, ties), each a folder like `tcrtl gemm --memh`.
 //! - [`mac_golden`]: the golden trace of lab 0's MAC mesh, from the model's `MacMesh`.
 //! - [`compare`]: a student's result folder against a golden one (`tcrtl grade`).
-//! - [`spec`], [`batch`], [`report`]: grading a class against hidden tests
-//!   (`tcrtl grade batch`).
+//! - [`spec`], [`batch`], [`sim`], [`report`]: grading a class against hidden tests
+//!   (`tcrtl grade batch`) under Icarus Verilog and Verilator.
 //! - [`edition`]: the student edition (no answers, no references) and the instructor edition.
 //!
 //! The labs and the port interfaces of the tasks are in `docs/course/`.
@@ -17,4 +17,5 @@ pub mod directed;
 pub mod edition;
 pub mod mac_golden;
 pub mod report;
+pub mod sim;
 pub mod spec;

@@ -9,7 +9,8 @@
 //!              { "name": "zeros", "points": 1, "directed": "signed_zeros" } ] }
 //! ```
 //!
-//! `task` is `pe` (the student writes `pe`), `mesh` (`mesh4x4`) or `mac_mesh` (`mac_pe` and
+//! `task` is `pe` (the student writes `pe`), `mesh` (`mesh4x4`), `pe_sparse` (lab 5's
+//! `pe_sparse`; random 2:4 sparse tests only, `k` a multiple of 4) or `mac_mesh` (`mac_pe` and
 //! `mac_mesh`, tests with `cycles`). Test names are unique, of letters, digits, `_` and `-`.
 
 use crate::course::{directed, mac_golden};
@@ -19,6 +20,7 @@ use crate::hw::CoreConfig;
 use crate::io::golden::{write_golden, Origin};
 use crate::numerics::dot::AccMode;
 use crate::numerics::format::FP16;
+use crate::sparse::SparseGemm;
 use serde_json::Value;
 use std::path::Path;
 
@@ -31,6 +33,8 @@ pub enum Task {
     Mesh,
     /// Lab 0: the MAC cell and mesh (`mac_pe`, `mac_mesh`).
     MacMesh,
+    /// Lab 5: the 2:4 sparse PE (`pe_sparse`), run in the reference sparse mesh.
+    PeSparse,
 }
 
 impl Task {
@@ -40,6 +44,7 @@ impl Task {
             Task::Pe => "pe",
             Task::Mesh => "mesh",
             Task::MacMesh => "mac_mesh",
+            Task::PeSparse => "pe_sparse",
         }
     }
 }
@@ -54,6 +59,18 @@ pub enum Golden {
         /// Columns of D.
         n: usize,
         /// Depth.
+        k: usize,
+        /// The seed (hidden from the students).
+        seed: u64,
+    },
+    /// A seeded random 2:4 sparse FP16 GEMM, M x N x K (K a multiple of 4), as `tcrtl gemm
+    /// --sparse --m M --n N --k K --seed S` makes it.
+    Sparse {
+        /// Rows of D.
+        m: usize,
+        /// Columns of D.
+        n: usize,
+        /// Depth (dense K).
         k: usize,
         /// The seed (hidden from the students).
         seed: u64,
@@ -96,10 +113,11 @@ pub fn parse(text: &str) -> Result<Spec, String> {
         Some("pe") => Task::Pe,
         Some("mesh") => Task::Mesh,
         Some("mac_mesh") => Task::MacMesh,
+        Some("pe_sparse") => Task::PeSparse,
         other => {
             return Err(format!(
-                "test spec: task {other:?}: expected \"pe\", \"mesh\" or \"mac_mesh\""
-            ))
+            "test spec: task {other:?}: expected \"pe\", \"mesh\", \"pe_sparse\" or \"mac_mesh\""
+        ))
         }
     };
     let time_limit_s = match &v["time_limit_s"] {
@@ -158,6 +176,26 @@ pub fn parse(text: &str) -> Result<Spec, String> {
                     "test spec: test {name}: a mac_mesh test gives cycles only"
                 ))
             }
+            (Task::PeSparse, None, None) => {
+                let (m, n, k) = (dim("m")?, dim("n")?, dim("k")?);
+                if !k.is_multiple_of(4) {
+                    return Err(format!(
+                        "test spec: test {name}: k = {k} is not a multiple of 4 (2:4 sparsity works on groups of 4 along K)"
+                    ));
+                }
+                check_size(&name, m, n, k)?;
+                Golden::Sparse {
+                    m,
+                    n,
+                    k,
+                    seed: seed(t, &name)?,
+                }
+            }
+            (Task::PeSparse, _, _) => {
+                return Err(format!(
+                    "test spec: test {name}: a pe_sparse test gives m, n, k and seed (the directed sets are dense)"
+                ))
+            }
             (_, Some(d), None) => {
                 let d = d.as_str().unwrap_or("");
                 let set = directed::find(d).ok_or_else(|| {
@@ -171,15 +209,13 @@ pub fn parse(text: &str) -> Result<Spec, String> {
             }
             (_, None, None) => {
                 let (m, n, k) = (dim("m")?, dim("n")?, dim("k")?);
-                if m * k > MAX_ELEMENTS || k * n > MAX_ELEMENTS || m * n > MAX_ELEMENTS {
-                    return Err(format!(
-                        "test spec: test {name}: {m} x {n} x {k} is larger than the testbench holds"
-                    ));
+                check_size(&name, m, n, k)?;
+                Golden::Random {
+                    m,
+                    n,
+                    k,
+                    seed: seed(t, &name)?,
                 }
-                let seed = t["seed"]
-                    .as_u64()
-                    .ok_or_else(|| format!("test spec: test {name}: seed must be an integer"))?;
-                Golden::Random { m, n, k, seed }
             }
             _ => {
                 return Err(format!(
@@ -200,6 +236,23 @@ pub fn parse(text: &str) -> Result<Spec, String> {
     })
 }
 
+/// Refuses a random problem larger than the testbench holds.
+fn check_size(name: &str, m: usize, n: usize, k: usize) -> Result<(), String> {
+    if m * k > MAX_ELEMENTS || k * n > MAX_ELEMENTS || m * n > MAX_ELEMENTS {
+        return Err(format!(
+            "test spec: test {name}: {m} x {n} x {k} is larger than the testbench holds"
+        ));
+    }
+    Ok(())
+}
+
+/// A random test's seed.
+fn seed(t: &Value, name: &str) -> Result<u64, String> {
+    t["seed"]
+        .as_u64()
+        .ok_or_else(|| format!("test spec: test {name}: seed must be an integer"))
+}
+
 impl TestCase {
     /// Writes the test's golden folder `dir` (created if missing) from the model.
     pub fn write_golden(&self, dir: &Path) -> Result<(), String> {
@@ -214,6 +267,15 @@ impl TestCase {
                 let done = run(Problem::Dense(&g), None, None).map_err(|e| e.to_string())?;
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
                 write_golden(dir, &g, &done.run.out.d, None, &Origin::Seed(*seed), None)
+            }
+            Golden::Sparse { m, n, k, seed } => {
+                let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+                let sp = SparseGemm::random(*m, *n, *k, cfg, *seed).map_err(|e| e.to_string())?;
+                let done = run(Problem::Sparse(&sp), None, None).map_err(|e| e.to_string())?;
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                let g = sp.dense();
+                let origin = Origin::Seed(*seed);
+                write_golden(dir, &g, &done.run.out.d, None, &origin, Some(&sp))
             }
         }
     }

@@ -8,11 +8,13 @@
 //! FP32 patterns, or with `--out-format fp16` 16-bit FP16 patterns.
 //!
 //! `steps.hex` holds one record per (row, column, step) of D, in that order (row-major over D,
-//! then the steps of that element, `T = ceil(K / w)` of them), counted from the element's
-//! first step, so a design with any pipeline latency lines up. A record is one hexadecimal
-//! word, most significant field first: the w A lanes (lane 0 lowest), the w B lanes, the
-//! accumulator before the step and after it (FP32, 8 hex digits each, or FP16, 4 digits). Lanes
-//! past K are zero. The accumulators come from the `verify` layer's step functions
+//! then the steps of that element, `T = ceil(K / w)` of them, or for a sparse run
+//! `ceil((K/2) / w)`, one per `w` kept values), counted from the element's first step, so a
+//! design with any pipeline latency lines up. A record is one hexadecimal word, most
+//! significant field first: the w A lanes (lane 0 lowest), the w B lanes, the accumulator
+//! before the step and after it (FP32, 8 hex digits each, or FP16, 4 digits). Lanes past K are
+//! zero. In a sparse run the A lanes are kept values and the B lanes the B values their
+//! metadata selects (the multiplexers' outputs). The accumulators come from the `verify` layer's step functions
 //! (`ieee_dot_acc` over the step's lanes for `ieee`, `exact_dot_acc` for `fused`, rounding to
 //! the accumulator format) and the last one of every element is checked against the clocked
 //! core's D.
@@ -79,23 +81,23 @@ fn problem_line(g: &Gemm, preset: Option<Preset>, origin: &Origin, sparse: bool)
 
 /// The step vectors of `g` (see the module doc): the records as hex words, the steps per
 /// element and the record width in bits; `None` for modes without per-step accumulators
-/// (`exact`, `nvidia`), for sparse runs (their steps run over the kept values only), or more
-/// than [`MAX_STEP_RECORDS`] records.
+/// (`exact`, `nvidia`) or more than [`MAX_STEP_RECORDS`] records. For a sparse run (`sparse`,
+/// whose decompressed problem `g` is) the steps run over each row's kept values and the B
+/// values they select.
 fn step_vectors(
     g: &Gemm,
     d: &[u32],
-    sparse: bool,
+    sparse: Option<&SparseGemm>,
 ) -> Result<Option<(Vec<String>, usize, u32)>, String> {
-    if sparse {
-        return Ok(None);
-    }
     let fused = match g.cfg.mode {
         AccMode::Ieee => false,
         AccMode::Fused => true,
         _ => return Ok(None),
     };
     let w = g.cfg.width.max(1);
-    let steps = g.k.div_ceil(w);
+    // The products of an element, in order: K dense ones, or K/2 kept ones.
+    let depth = if sparse.is_some() { g.k / 2 } else { g.k };
+    let steps = depth.div_ceil(w);
     if g.m * g.n * steps > MAX_STEP_RECORDS {
         return Ok(None);
     }
@@ -113,12 +115,18 @@ fn step_vectors(
     };
     let mut records = Vec::with_capacity(g.m * g.n * steps);
     for r in 0..g.m {
-        let a_row = g.a_row(r);
+        let a_row = match sparse {
+            Some(sp) => sp.a.values_row(r),
+            None => g.a_row(r),
+        };
         for c in 0..g.n {
-            let b_col = g.b_col(c);
+            let b_col = match sparse {
+                Some(sp) => sp.gathered_b(r, c),
+                None => g.b_col(c),
+            };
             let mut acc = g.c[r * g.n + c];
             for s in 0..steps {
-                let span = s * w..((s + 1) * w).min(g.k);
+                let span = s * w..((s + 1) * w).min(depth);
                 let (a, b) = (&a_row[span.clone()], &b_col[span]);
                 let after = if fused {
                     exact_dot_acc(acc_fmt, fa, fb, a, b, acc)
@@ -251,7 +259,7 @@ pub fn write_golden(
                 .map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
-    if let Some((records, steps, bits)) = step_vectors(g, d_bits, sparse)? {
+    if let Some((records, steps, bits)) = step_vectors(g, d_bits, sparse_problem)? {
         let path = dir.join("steps.hex");
         let header = [
             format!(

@@ -490,8 +490,42 @@ fn sparse_memh_exports_the_kept_values_and_the_metadata() {
             }
         }
     }
-    // No step vectors for sparse runs; a dense run afterwards removes the sparse files.
-    assert!(!dir.join("steps.hex").exists());
+    // The step vectors run over the kept values: record (r, c, s) carries kept value s of row
+    // r, the B value its index selects (decoded here from the nibble bits), and the accumulator
+    // after the step; the last one of each element is D.
+    let (n, half) = (5usize, k / 2);
+    let (b, d) = (read("b.hex"), read("d.hex"));
+    // 96-bit records: A | B | acc before | acc after.
+    let steps: Vec<u128> = std::fs::read_to_string(dir.join("steps.hex"))
+        .expect("steps.hex")
+        .lines()
+        .filter(|l| !l.starts_with("//"))
+        .map(|l| u128::from_str_radix(l, 16).expect("hex record"))
+        .collect();
+    assert_eq!(steps.len(), m * n * half);
+    for r in 0..m {
+        for c in 0..n {
+            for s in 0..half {
+                let rec = steps[(r * n + c) * half + s];
+                let nib = meta[r * k / 4 + s / 2];
+                let idx = ((nib >> (2 * (s % 2))) & 3) as usize;
+                let b_sel = b[(4 * (s / 2) + idx) * n + c];
+                assert_eq!(
+                    rec >> 80,
+                    u128::from(values[r * half + s]),
+                    "A of ({r}, {c}) step {s}"
+                );
+                assert_eq!(
+                    (rec >> 64) & 0xffff,
+                    u128::from(b_sel),
+                    "B of ({r}, {c}) step {s}"
+                );
+            }
+            let last = steps[(r * n + c) * half + half - 1] & 0xffff_ffff;
+            assert_eq!(last, u128::from(d[r * n + c]), "d[{r}][{c}]");
+        }
+    }
+    // A dense run afterwards removes the sparse files.
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_tcrtl"))
         .args(["gemm", "--m", "3", "--n", "5", "--k", "16", "--memh"])
         .arg(&dir)

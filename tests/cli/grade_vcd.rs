@@ -186,6 +186,7 @@ fn the_verilog_references_vcd_passes_and_a_flipped_accumulator_bit_is_found() {
     golden(&dir);
     let vvp = dir.join("ref.vvp");
     let o = Command::new("iverilog")
+        .current_dir(verilog(""))
         .args(["-g2005", "-Wall", "-o"])
         .arg(&vvp)
         .args(

@@ -83,7 +83,14 @@ fn the_student_edition_has_no_answer_and_no_reference_solution() {
         "testbenches/verilog/tb/tb_pe.v",
         "testbenches/verilog/tb/tb_mesh.v",
         "testbenches/verilog/tb/tb_mac_mesh.v",
+        "testbenches/verilog/skeleton/pe_sparse.v",
+        "testbenches/verilog/skeleton/mesh4x4_sparse.v",
+        "testbenches/verilog/tb/tb_mesh_sparse.v",
+        "testbenches/verilog/tb/golden_io.vh",
         "public/pe_random/d.hex",
+        "public/pe_sparse_random/a_values.hex",
+        "public/pe_sparse_random/a_meta.hex",
+        "public/pe_sparse_random/steps.hex",
         "public/mac_mesh/cells.hex",
     ] {
         assert!(names.contains(&f), "{f} missing: {names:?}");
@@ -134,6 +141,14 @@ fn the_student_edition_has_no_answer_and_no_reference_solution() {
         }
     }
     assert!(checked > 100, "{checked}");
+    // Lab 5's answer in particular: the multiplexer and the metadata register are not there.
+    for line in [
+        "b_sel = b_in[31:16];",
+        "meta_out <= meta_in;",
+        "m_dly[1] <= meta_col",
+    ] {
+        assert!(!text.contains(line), "{line:?} reached the student edition");
+    }
     // A second export into the same folder is refused.
     let (code, _, err) = export(&["--student", &student.display().to_string()]);
     assert_eq!(code, 2);
@@ -147,6 +162,8 @@ fn the_student_edition_has_no_answer_and_no_reference_solution() {
         "testbenches/verilog/rtl/pe.v",
         "testbenches/verilog/rtl/fp32_add.v",
         "testbenches/verilog/rtl/mac_mesh.v",
+        "testbenches/verilog/rtl/pe_sparse.v",
+        "testbenches/verilog/rtl/mesh4x4_sparse.v",
         "docs/course/rubric.md",
     ] {
         assert!(names.iter().any(|n| n == f), "{f} missing: {names:?}");

@@ -5,12 +5,17 @@
 //! three directed sets), with the reason for every zero; the batch goes on after every failure
 //! and (the full class) gives byte-identical reports when run again.
 //!
-//! The default test runs a sample of one submission per kind (about 10 s); the full class of
-//! 22 is `cargo test --test reference verilog_batch:: -- --ignored` (docs/course/README.md,
-//! long runs). Needs Icarus Verilog (skipped with a printed reason when it is missing, a
-//! failure when `CI=true`).
+//! The default test runs a sample of one submission per kind under Icarus (about 10 s); the
+//! long runs, `cargo test --test reference verilog_batch:: -- --ignored` (docs/course/README.md),
+//! grade the full class of 22 under Icarus twice (byte-identical reports) and the sample
+//! under Icarus and Verilator (each kind gets the same points under both).
+//! Lab 5's sparse PE task is graded under both simulators (`--sim both`) for two
+//! submissions, the reference and a PE whose multiplexer reads the wrong lane, so Verilator's
+//! builds stay few. Needs Icarus Verilog (skipped with a printed reason when it is missing, a
+//! failure when `CI=true`); the Verilator parts need Verilator 5 (skipped with a printed
+//! reason when it is missing, a failure when `TCRTL_REQUIRE_VERILATOR=1` or `CI=true`).
 
-use crate::verilog_util::{iverilog_ready, tcrtl, verilog};
+use crate::verilog_util::{iverilog_ready, scratch, tcrtl, verilog};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -85,6 +90,7 @@ fn reference_results(work: &Path) -> PathBuf {
     assert_eq!(code, 0, "{err}");
     let vvp = work.join("reference.vvp");
     let o = Command::new("iverilog")
+        .current_dir(verilog(""))
         .args(["-g2012", "-o"])
         .arg(&vvp)
         .args(PE.iter().map(|f| verilog(f)))
@@ -175,10 +181,29 @@ fn make(subs: &Path, work: &Path, student: &str, kind: &str) {
     }
 }
 
-/// Builds a class of `copies` submissions per kind, runs the batch, and checks every
-/// student's points and first failure; with `twice`, runs it a second time and compares the
-/// reports byte for byte.
-fn run_class(name: &str, copies: usize, twice: bool) {
+/// True when the batch can use Verilator (5.002 or newer on `PATH`, what `--sim auto`
+/// looks for); otherwise prints why the Verilator part is skipped, or fails when
+/// `TCRTL_REQUIRE_VERILATOR=1` or `CI=true` (`.ci/run` installs it).
+fn verilator_ready() -> bool {
+    match tensorcore_rtl::course::sim::verilator_ready() {
+        Ok(()) => true,
+        Err(why) => {
+            let required = std::env::var("TCRTL_REQUIRE_VERILATOR").is_ok_and(|v| v == "1")
+                || std::env::var("CI").is_ok_and(|v| v == "true");
+            assert!(
+                !required,
+                "{why}, and TCRTL_REQUIRE_VERILATOR=1 or CI=true asks for it"
+            );
+            eprintln!("SKIPPED (the Verilator part): {why}; TCRTL_REQUIRE_VERILATOR=1 makes this a failure");
+            false
+        }
+    }
+}
+
+/// Builds a class of `copies` submissions per kind, runs the batch under `sim`
+/// (`icarus` or `both`), and checks every student's points and first failure; with `twice`,
+/// runs it a second time and compares the reports byte for byte.
+fn run_class(name: &str, copies: usize, twice: bool, sim: &str) {
     if !iverilog_ready() {
         return;
     }
@@ -207,13 +232,23 @@ fn run_class(name: &str, copies: usize, twice: bool) {
             spec.display().to_string(),
             "--out".into(),
             out.display().to_string(),
+            "--sim".into(),
+            sim.into(),
         ]
     };
     let a = args(&out);
     let (code, stdout, err) = tcrtl(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(code, 0, "{err}");
+    let sims = if sim == "both" {
+        "icarus and verilator"
+    } else {
+        "icarus"
+    };
     assert!(
-        stdout.contains(&format!("{} submissions, 4 tests", expected.len())),
+        stdout.contains(&format!(
+            "{} submissions, 4 tests, simulated with {sims}",
+            expected.len()
+        )),
         "{stdout}"
     );
     let json: serde_json::Value = serde_json::from_str(
@@ -221,7 +256,12 @@ fn run_class(name: &str, copies: usize, twice: bool) {
     )
     .expect("JSON");
     let csv = std::fs::read_to_string(out.join("results.csv")).expect("results.csv");
-    assert!(csv.starts_with("student,rand_a,zeros,subn,ties,total,max,first_failure\n"));
+    let header = if sim == "both" {
+        "student,rand_a,zeros,subn,ties,total,max,first_failure,total_icarus,total_verilator\n"
+    } else {
+        "student,rand_a,zeros,subn,ties,total,max,first_failure\n"
+    };
+    assert!(csv.starts_with(header), "{csv}");
     let students = json["students"].as_array().expect("students");
     assert_eq!(students.len(), expected.len());
     expected.sort_by(|a, b| a.0.cmp(&b.0));
@@ -243,6 +283,18 @@ fn run_class(name: &str, copies: usize, twice: bool) {
         let cells: Vec<&str> = row.splitn(8, ',').collect();
         assert_eq!(cells[5], total.to_string(), "{row}");
         assert_eq!(cells[6], "6", "{row}");
+        // Under both simulators, each one alone gives the same points (these designs have no
+        // simulator-dependent behaviour); result folders ran under none.
+        if sim == "both" {
+            let by_sim = &s["total_by_sim"];
+            let want = if student.starts_with("results") {
+                serde_json::Value::Null
+            } else {
+                serde_json::json!(total)
+            };
+            assert_eq!(by_sim["icarus"], want, "{student}: {s}");
+            assert_eq!(by_sim["verilator"], want, "{student}: {s}");
+        }
         // The first failure, with its reason, in the JSON, the CSV and the feedback file.
         let feedback = std::fs::read_to_string(out.join("feedback").join(format!("{student}.txt")))
             .expect("feedback");
@@ -254,11 +306,16 @@ fn run_class(name: &str, copies: usize, twice: bool) {
             assert!(s["first_failure"].is_null(), "{s}");
         } else {
             let f = &s["first_failure"];
-            let line = format!(
-                "{}: {}",
-                f["test"].as_str().unwrap_or(""),
-                f["reason"].as_str().unwrap_or("")
-            );
+            // With two simulators the reason of a Verilog submission names the one that
+            // failed first: Icarus, for every kind here (Verilator fails the same way, checked
+            // by total_by_sim above). Result folders ran under none.
+            let reason = f["reason"].as_str().unwrap_or("");
+            let reason = if sim == "both" && s["submission"] == "verilog" {
+                reason.strip_prefix("icarus: ").expect("named simulator")
+            } else {
+                reason
+            };
+            let line = format!("{}: {reason}", f["test"].as_str().unwrap_or(""));
             assert!(line.contains(kind.reason), "{student}: {line}");
             assert!(
                 feedback.contains(f["reason"].as_str().unwrap_or("?")),
@@ -287,11 +344,214 @@ fn run_class(name: &str, copies: usize, twice: bool) {
 
 #[test]
 fn batch_grades_one_submission_of_every_kind() {
-    run_class("sample", 1, false);
+    run_class("sample", 1, false, "icarus");
 }
 
 #[test]
 #[ignore = "long run (a class of 22, about 40 s): cargo test --test reference verilog_batch:: -- --ignored"]
 fn batch_grades_a_class_of_22() {
-    run_class("class", 2, true);
+    run_class("class", 2, true, "icarus");
+}
+
+#[test]
+#[ignore = "long run (one submission of every kind under Icarus and Verilator, 8 Verilator builds, 2 to 6 min): cargo test --test reference verilog_batch:: -- --ignored"]
+fn batch_grades_one_submission_of_every_kind_under_both_simulators() {
+    if verilator_ready() {
+        run_class("sample_both", 1, false, "both");
+    }
+}
+
+/// Lab 5's hidden tests: two random sparse problems. `sp_a`'s three nibbles (seed 36: 0xe, 0xc,
+/// 0x8) keep no value at index 1 within its group; `sp_b` (ragged) has many.
+const SPARSE_SPEC: &str = r#"{"task": "pe_sparse", "time_limit_s": 10, "tests": [
+  {"name": "sp_a", "points": 4, "m": 3, "n": 5, "k": 4, "seed": 36},
+  {"name": "sp_b", "points": 6, "m": 6, "n": 5, "k": 8, "seed": 77}]}"#;
+
+#[test]
+fn batch_grades_the_sparse_pe_under_icarus_and_verilator() {
+    if !iverilog_ready() || !verilator_ready() {
+        return;
+    }
+    let root = scratch("batch", "sparse");
+    // One submission, so that Verilator builds once: the reference PE (the multiplier and
+    // the adder are given) whose multiplexer reads lane 0 for index 1. It passes sp_a, which
+    // has no index 1, and fails sp_b, under both simulators.
+    let dir = root.join("subs").join("lane_bug");
+    std::fs::create_dir_all(&dir).expect("submission");
+    let text = std::fs::read_to_string(verilog("rtl/pe_sparse.v")).expect("source");
+    let (from, to) = (
+        "2'd1:    b_sel = b_in[31:16];",
+        "2'd1:    b_sel = b_in[15:0];",
+    );
+    assert!(text.contains(from));
+    std::fs::write(dir.join("pe_sparse.v"), text.replacen(from, to, 1)).expect("copy");
+    let spec = root.join("spec.json");
+    std::fs::write(&spec, SPARSE_SPEC).expect("spec");
+    let out = root.join("out");
+    let s = |p: &Path| p.display().to_string();
+    let subs = root.join("subs");
+    let (code, stdout, err) = tcrtl(&[
+        "grade",
+        "batch",
+        "--submissions",
+        &s(&subs),
+        "--tests",
+        &s(&spec),
+        "--out",
+        &s(&out),
+        "--sim",
+        "both",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("1 submissions, 2 tests, simulated with icarus and verilator"),
+        "{stdout}"
+    );
+    // sp_a's golden nibbles (written by the batch from the model) keep no index 1.
+    let meta = std::fs::read_to_string(out.join("golden/sp_a/a_meta.hex")).expect("a_meta.hex");
+    for nib in meta.lines().filter(|l| !l.starts_with("//")) {
+        let nib = u8::from_str_radix(nib, 16).expect("nibble");
+        assert!(nib & 3 != 1 && nib >> 2 != 1, "sp_a nibble {nib:x}");
+    }
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("results.json")).expect("results.json"),
+    )
+    .expect("JSON");
+    assert_eq!(json["task"], "pe_sparse");
+    assert_eq!(
+        json["simulators"],
+        serde_json::json!(["icarus", "verilator"])
+    );
+    let st = &json["students"][0];
+    assert_eq!(
+        st["points"],
+        serde_json::json!({"sp_a": 4, "sp_b": 0}),
+        "{st}"
+    );
+    assert_eq!(
+        st["total_by_sim"],
+        serde_json::json!({"icarus": 4, "verilator": 4})
+    );
+    let status = |t: usize, sim: usize| st["tests"][t]["by_sim"][sim]["status"].clone();
+    for sim in 0..2 {
+        assert_eq!(status(0, sim), "pass", "{st}");
+        assert_eq!(status(1, sim), "fail", "{st}");
+    }
+    let names: Vec<&str> = st["tests"][1]["by_sim"]
+        .as_array()
+        .expect("by_sim")
+        .iter()
+        .map(|o| o["sim"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(names, ["icarus", "verilator"]);
+    // Both simulators find the same first wrong step; the reason names the first of them.
+    let t1 = &st["tests"][1];
+    assert_eq!(t1["by_sim"][0]["reason"], t1["by_sim"][1]["reason"], "{t1}");
+    let reason = t1["reason"].as_str().expect("reason");
+    assert!(
+        reason.starts_with("icarus: d[") && reason.contains(" step "),
+        "{reason}"
+    );
+    let csv = std::fs::read_to_string(out.join("results.csv")).expect("results.csv");
+    assert!(
+        csv.starts_with(
+            "student,sp_a,sp_b,total,max,first_failure,total_icarus,total_verilator\nlane_bug,4,0,4,10,"
+        ) && csv.ends_with(",4,4\n"),
+        "{csv}"
+    );
+    // A directed set is refused for the sparse task, with the reason.
+    std::fs::write(
+        &spec,
+        r#"{"task": "pe_sparse", "tests": [{"name": "z", "points": 1, "directed": "signed_zeros"}]}"#,
+    )
+    .expect("spec");
+    let (code, _, err) = tcrtl(&[
+        "grade",
+        "batch",
+        "--submissions",
+        &s(&subs),
+        "--tests",
+        &s(&spec),
+        "--out",
+        &s(&out),
+        "--sim",
+        "icarus",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("a pe_sparse test gives m, n, k and seed"),
+        "{err}"
+    );
+    // So is a K that is not a multiple of 4.
+    std::fs::write(
+        &spec,
+        r#"{"task": "pe_sparse", "tests": [{"name": "z", "points": 1, "m": 2, "n": 2, "k": 6, "seed": 1}]}"#,
+    )
+    .expect("spec");
+    let (code, _, err) = tcrtl(&[
+        "grade",
+        "batch",
+        "--submissions",
+        &s(&subs),
+        "--tests",
+        &s(&spec),
+        "--out",
+        &s(&out),
+        "--sim",
+        "icarus",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("test z: k = 6 is not a multiple of 4"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&root).expect("clean up");
+}
+
+#[test]
+fn sim_auto_falls_back_to_icarus_and_sim_verilator_needs_verilator() {
+    // A PATH without verilator (nor anything else): `auto` runs Icarus alone, which result
+    // folders do not even need; asking for Verilator is refused with the reason.
+    let root = scratch("batch", "sim_path");
+    let empty = root.join("bin");
+    std::fs::create_dir_all(root.join("subs/s1/t")).expect("submission");
+    std::fs::create_dir_all(&empty).expect("bin");
+    let spec = root.join("spec.json");
+    std::fs::write(
+        &spec,
+        r#"{"task": "pe", "tests": [{"name": "t", "points": 1, "m": 2, "n": 2, "k": 2, "seed": 1}]}"#,
+    )
+    .expect("spec");
+    let run = |sim: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_tcrtl"))
+            .env("PATH", &empty)
+            .args(["grade", "batch", "--sim", sim, "--submissions"])
+            .arg(root.join("subs"))
+            .arg("--tests")
+            .arg(&spec)
+            .arg("--out")
+            .arg(root.join(format!("out_{sim}")))
+            .output()
+            .expect("run tcrtl");
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let (code, out, err) = run("auto");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("1 submissions, 1 tests, simulated with icarus:"),
+        "{out}"
+    );
+    for sim in ["verilator", "both"] {
+        let (code, _, err) = run(sim);
+        assert_eq!(code, Some(2));
+        assert!(
+            err.contains(&format!("--sim {sim}: verilator is not on PATH")),
+            "{err}"
+        );
+    }
+    std::fs::remove_dir_all(&root).expect("clean up");
 }

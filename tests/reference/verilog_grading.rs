@@ -26,9 +26,12 @@ struct Variant {
 /// Compiles `v` with the testbench `tb` into `dir/NAME.vvp` (a patched file is copied first,
 /// and the replacement must apply).
 fn build(dir: &Path, v: &Variant, tb: &str) -> PathBuf {
+    // From the Verilog folder: the testbenches include "tb/golden_io.vh" relative to it.
     let mut cmd = Command::new("iverilog");
     let out = dir.join(format!("{}.vvp", v.name));
-    cmd.args(["-g2012", "-o"]).arg(&out);
+    cmd.current_dir(verilog(""))
+        .args(["-g2012", "-o"])
+        .arg(&out);
     for f in v.files.iter().chain([&tb]) {
         match v.patch {
             Some((file, from, to)) if file == *f => {
@@ -524,6 +527,391 @@ fn tb_pe_grades_a_pe_alone_the_reference_passes_and_the_skeleton_fails() {
         let vvp = build(&dir, &v, "tb/tb_pe.v");
         for (g, (passed, text)) in goldens.iter().zip(run_gemm_variant(&dir, &vvp, &goldens)) {
             assert_eq!(passed, passes, "{} on {}: {text}", v.name, g.display());
+        }
+    }
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+/// The reference sparse PE and mesh (lab 5).
+const SPARSE_FILES: &[&str] = &[
+    "rtl/fp16_mul.v",
+    "rtl/fp32_add.v",
+    "rtl/pe_sparse.v",
+    "rtl/mesh4x4_sparse.v",
+];
+
+/// Reads a golden `$readmemh` image's words (the `//` header skipped).
+fn hex_words(path: &Path) -> Vec<u64> {
+    std::fs::read_to_string(path)
+        .expect("image")
+        .lines()
+        .filter(|l| !l.starts_with("//") && !l.trim().is_empty())
+        .map(|l| u64::from_str_radix(l.trim(), 16).expect("hex word"))
+        .collect()
+}
+
+/// The 2-bit index of kept value `s` of row `r`, decoded from the golden nibbles by the
+/// PTX rule (bits 1..0 the group's first kept value, bits 3..2 its second).
+fn kept_index(meta: &[u64], k: usize, r: usize, s: usize) -> u64 {
+    (meta[r * k / 4 + s / 2] >> (2 * (s % 2))) & 3
+}
+
+/// A sparse golden folder whose B holds +Inf at every position the metadata drops (the same
+/// nibbles in every row, so a dropped position is dropped for all of them) and small finite
+/// values elsewhere: 5 x 6 x 12, groups keeping (1, 3), (0, 2) and (0, 3).
+fn dropped_inf_golden(dir: &Path) -> PathBuf {
+    use tensorcore_rtl::io::npy::{write_npy, Dtype};
+    let (m, n, k) = (5usize, 6usize, 12usize);
+    let nibbles = [0b1101u64, 0b1000, 0b1100];
+    let kept: Vec<usize> = nibbles
+        .iter()
+        .enumerate()
+        .flat_map(|(g, nib)| [4 * g + (nib & 3) as usize, 4 * g + (nib >> 2) as usize])
+        .collect();
+    // 1, 1.25, 1.5, 1.75, -1 ... as FP16 patterns.
+    let finite = |i: usize| [0x3c00u64, 0x3d00, 0x3e00, 0x3f00, 0xbc00][i % 5];
+    let values: Vec<u64> = (0..m * k / 2).map(|i| finite(i + 1)).collect();
+    let meta: Vec<u64> = (0..m).flat_map(|_| nibbles).collect();
+    let b: Vec<u64> = (0..k * n)
+        .map(|i| {
+            if kept.contains(&(i / n)) {
+                finite(i)
+            } else {
+                0x7c00
+            }
+        })
+        .collect();
+    let (v, mt, bp) = (dir.join("v.npy"), dir.join("m.npy"), dir.join("b.npy"));
+    write_npy(&v, &[m, k / 2], Dtype::U16, &values).expect("values");
+    write_npy(&mt, &[m, k / 4], Dtype::U8, &meta).expect("meta");
+    write_npy(&bp, &[k, n], Dtype::U16, &b).expect("B");
+    let golden = dir.join("dropped_inf");
+    std::fs::create_dir_all(&golden).expect("golden");
+    let s = |p: &Path| p.display().to_string();
+    let (code, _, err) = tcrtl(&[
+        "gemm",
+        "--sparse",
+        "--a-values",
+        &s(&v),
+        "--a-meta",
+        &s(&mt),
+        "--b",
+        &s(&bp),
+        "--format",
+        "fp16",
+        "--memh",
+        &s(&golden),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // The sparse run never reads a dropped B: every element of D is finite.
+    for w in hex_words(&golden.join("d.hex")) {
+        assert_ne!(w & 0x7f80_0000, 0x7f80_0000, "D word {w:08x}");
+    }
+    golden
+}
+
+/// The first step record, in the golden order (row, column, step), whose line in the text
+/// report names a place.
+fn first_step_line(text: &str) -> String {
+    text.lines()
+        .skip_while(|l| !l.starts_with("steps:"))
+        .find(|l| l.trim_start().starts_with("d["))
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn sparse_pe_task_reference_passes_skeletons_fail_and_three_bugs_are_localised() {
+    if !iverilog_ready() {
+        return;
+    }
+    let dir = scratch("grading", "sparse");
+    let random = dir.join("random");
+    std::fs::create_dir_all(&random).expect("golden folder");
+    let (m, k) = (6usize, 12usize);
+    let (code, _, err) = tcrtl(&[
+        "gemm",
+        "--sparse",
+        "--m",
+        "6",
+        "--n",
+        "7",
+        "--k",
+        "12",
+        "--seed",
+        "21",
+        "--memh",
+        &random.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let inf = dropped_inf_golden(&dir);
+    let meta = hex_words(&random.join("a_meta.hex"));
+    let half = k / 2;
+    // Where each bug must show first in the random problem, from the golden nibbles alone:
+    // index 1 read from lane 0: the first kept value with index 1 (every column of its row
+    // is wrong; the report lists column 0 first).
+    let first_index_1 = (0..m)
+        .flat_map(|r| (0..half).map(move |s| (r, s)))
+        .find(|&(r, s)| kept_index(&meta, k, r, s) == 1)
+        .expect("an index 1");
+    // The metadata broadcast along the row: PE (r, 1) uses step s + 1's index at step s
+    // (0 after the last step), so row 0, column 1 fails at the first step whose index the
+    // next one's differs from.
+    let next = |s: usize| {
+        if s + 1 < half {
+            kept_index(&meta, k, 0, s + 1)
+        } else {
+            0
+        }
+    };
+    let first_early = (0..half)
+        .find(|&s| next(s) != kept_index(&meta, k, 0, s))
+        .expect("a change of index");
+    let cases: [(Variant, Option<String>, Option<&str>); 6] = [
+        (
+            Variant {
+                name: "reference",
+                files: SPARSE_FILES,
+                patch: None,
+            },
+            None,
+            None,
+        ),
+        (
+            Variant {
+                name: "skeleton_pe",
+                files: &["skeleton/pe_sparse.v", "rtl/mesh4x4_sparse.v"],
+                patch: None,
+            },
+            Some("d[0][0] step 0".into()),
+            Some("d[0][0] step 0"),
+        ),
+        (
+            Variant {
+                name: "skeleton_mesh",
+                files: &[
+                    "rtl/fp16_mul.v",
+                    "rtl/fp32_add.v",
+                    "rtl/pe_sparse.v",
+                    "skeleton/mesh4x4_sparse.v",
+                ],
+                patch: None,
+            },
+            // No skew: PE (0, 1) meets B one cycle before the A value it belongs with. The two
+            // steps of a group share their B lanes, so step 0 still comes out right; step 1
+            // meets the next group's B.
+            Some("d[0][1] step 1".into()),
+            Some("d[0][1] step 1"),
+        ),
+        (
+            Variant {
+                name: "index_1_reads_lane_0",
+                files: SPARSE_FILES,
+                patch: Some((
+                    "rtl/pe_sparse.v",
+                    "2'd1:    b_sel = b_in[31:16];",
+                    "2'd1:    b_sel = b_in[15:0];",
+                )),
+            },
+            Some(format!(
+                "d[{}][0] step {}",
+                first_index_1.0, first_index_1.1
+            )),
+            // Group 0 keeps (1, 3): its index 1 now reads lane 0, a dropped position (+Inf).
+            Some("d[0][0] step 0: golden"),
+        ),
+        (
+            Variant {
+                name: "metadata_broadcast_along_the_row",
+                files: SPARSE_FILES,
+                patch: Some((
+                    "rtl/mesh4x4_sparse.v",
+                    ".meta_in(mh[i][j])",
+                    ".meta_in(mh[i][0])",
+                )),
+            },
+            Some(format!("d[0][1] step {first_early}")),
+            None,
+        ),
+        (
+            Variant {
+                name: "index_3_reads_dropped_lane_2",
+                files: SPARSE_FILES,
+                patch: Some((
+                    "rtl/pe_sparse.v",
+                    "default: b_sel = b_in[63:48];",
+                    "default: b_sel = b_in[47:32];",
+                )),
+            },
+            // Group 0 keeps (1, 3): step 1 (index 3) reads lane 2, dropped, +Inf. In the
+            // random problem the first index 3 fails somewhere; the directed set names it.
+            None,
+            Some("d[0][0] step 1: golden"),
+        ),
+    ];
+    for (v, random_place, inf_place) in &cases {
+        let vvp = build(&dir, v, "tb/tb_mesh_sparse.v");
+        let r = run_gemm_variant(&dir, &vvp, &[random.clone(), inf.clone()]);
+        if v.name == "reference" {
+            assert!(r[0].0 && r[1].0, "reference: {r:?}");
+            continue;
+        }
+        if v.name == "index_3_reads_dropped_lane_2" {
+            assert!(!r[0].0, "{} passed the random problem", v.name);
+        }
+        for ((passed, text), want) in r.iter().zip([random_place.as_deref(), *inf_place]) {
+            let Some(place) = want else { continue };
+            assert!(!passed, "{} passed: {text}", v.name);
+            let first = first_step_line(text);
+            assert!(first.contains(place), "{}: want {place}: {text}", v.name);
+        }
+        // A dropped lane read: the +Inf there reaches the student's accumulator.
+        if v.name.contains("dropped") || v.name.starts_with("index_1") {
+            let first = first_step_line(&r[1].1);
+            assert!(
+                first.contains("student 7f800000")
+                    || first.contains("student ff800000")
+                    || first.contains("student 7fc00000"),
+                "{}: {first}",
+                v.name
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+#[test]
+fn tb_mesh_sparse_refuses_another_shape_and_dense_images() {
+    if !iverilog_ready() {
+        return;
+    }
+    let dir = scratch("grading", "sparse_shape");
+    let (sparse, dense) = (dir.join("sparse"), dir.join("dense"));
+    for (d, extra) in [(&sparse, true), (&dense, false)] {
+        std::fs::create_dir_all(d).expect("golden");
+        let mut args = vec!["gemm", "--m", "5", "--n", "3", "--k", "8", "--seed", "4"];
+        if extra {
+            args.push("--sparse");
+        }
+        let g = d.display().to_string();
+        args.extend(["--memh", &g]);
+        let (code, _, err) = tcrtl(&args);
+        assert_eq!(code, 0, "{err}");
+    }
+    let reference = Variant {
+        name: "reference",
+        files: SPARSE_FILES,
+        patch: None,
+    };
+    let vvp = build(&dir, &reference, "tb/tb_mesh_sparse.v");
+    let out = dir.join("out");
+    let g = sparse.display().to_string();
+    let stdout = simulate(&vvp, &out, &[format!("+DIR={g}"), "+K=12".into()]);
+    assert!(
+        stdout.contains("ERROR: +M +N +K ask for another shape than the golden images' 5 x 3 x 8"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("RESULT"), "{stdout}");
+    let stdout = simulate(&vvp, &out, &[format!("+DIR={}", dense.display())]);
+    assert!(
+        stdout.contains("a_values.hex: these are not sparse images"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("RESULT"), "{stdout}");
+    // The compressed A's header must agree with d.hex's shape.
+    let values = sparse.join("a_values.hex");
+    let text = std::fs::read_to_string(&values).expect("a_values.hex");
+    std::fs::write(&values, text.replacen("(5 x 4,", "(4 x 4,", 1)).expect("edit");
+    let stdout = simulate(&vvp, &out, &[format!("+DIR={g}")]);
+    assert!(stdout.contains("ERROR: a_values.hex is 4 x 4"), "{stdout}");
+    std::fs::write(&values, text).expect("restore");
+    let stdout = simulate(
+        &vvp,
+        &out,
+        &[format!("+DIR={g}"), "+M=5".into(), "+STEPS".into()],
+    );
+    assert!(stdout.contains("RESULT 15 passed, 0 failed"), "{stdout}");
+    assert_eq!(grade(&sparse, &out).0, 0);
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+#[test]
+fn a_sparse_pe_waveform_grades_against_the_sparse_step_vectors() {
+    // `tcrtl grade --vcd` on PE (1, 2) of the sparse mesh: `a` is the kept value, `b` the
+    // multiplexer's output, compared with the golden K/2 step records; an index reading the
+    // wrong lane shows as a wrong `b` at the first step with that index.
+    if !iverilog_ready() {
+        return;
+    }
+    let dir = scratch("grading", "sparse_vcd");
+    let golden = dir.join("golden");
+    std::fs::create_dir_all(&golden).expect("golden");
+    let g = golden.display().to_string();
+    let (code, _, err) = tcrtl(&[
+        "gemm", "--sparse", "--m", "4", "--n", "4", "--k", "16", "--seed", "5", "--memh", &g,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let meta = hex_words(&golden.join("a_meta.hex"));
+    let first_1 = (0..8).find(|&s| kept_index(&meta, 16, 1, s) == 1);
+    let pe = "tb_mesh_sparse.dut.row[1].col[2].u_pe";
+    for (v, mismatches) in [
+        (
+            Variant {
+                name: "reference",
+                files: SPARSE_FILES,
+                patch: None,
+            },
+            false,
+        ),
+        (
+            Variant {
+                name: "index_1_reads_lane_0",
+                files: SPARSE_FILES,
+                patch: Some((
+                    "rtl/pe_sparse.v",
+                    "2'd1:    b_sel = b_in[31:16];",
+                    "2'd1:    b_sel = b_in[15:0];",
+                )),
+            },
+            true,
+        ),
+    ] {
+        let vvp = build(&dir, &v, "tb/tb_mesh_sparse.v");
+        let out = dir.join("out");
+        let vcd = dir.join(format!("{}.vcd", v.name)).display().to_string();
+        simulate(&vvp, &out, &[format!("+DIR={g}"), format!("+VCD={vcd}")]);
+        let (code, json, err) = tcrtl(&[
+            "grade",
+            "--json",
+            "--golden",
+            &g,
+            "--vcd",
+            &vcd,
+            "--pe",
+            "1,2",
+            "--map",
+            "clk=tb_mesh_sparse.clk",
+            "--map",
+            &format!("a={pe}.a_in"),
+            "--map",
+            &format!("b={pe}.b_sel"),
+            "--map",
+            &format!("acc_after={pe}.acc"),
+        ]);
+        let v_json: serde_json::Value = serde_json::from_str(&json).expect(&err);
+        assert_eq!(v_json["steps"], 8, "{json}");
+        if mismatches {
+            assert_eq!(code, 1, "{json}");
+            let s = first_1.expect("row 1 keeps an index 1");
+            let first = &v_json["first"][0];
+            assert_eq!(
+                (first["step"].as_u64(), &first["field"]),
+                (Some(s as u64), &"b".into()),
+                "{json}"
+            );
+        } else {
+            assert_eq!((code, &v_json["mismatches"]), (0, &0.into()), "{json}");
+            assert_eq!(v_json["acc_after_latency"], 2, "{json}");
         }
     }
     std::fs::remove_dir_all(&dir).expect("clean up");

@@ -20,8 +20,11 @@ use tensorcore_rtl::io::npy::{write_npy, Dtype};
 /// Compiles the testbench with the given PE sources into `dir/NAME.vvp`.
 fn compile(dir: &Path, name: &str, pe_sources: &[&str]) -> PathBuf {
     let out = dir.join(format!("{name}.vvp"));
+    // From the Verilog folder: the testbench includes "tb/golden_io.vh" relative to it.
     let mut cmd = Command::new("iverilog");
-    cmd.args(["-g2005", "-Wall", "-o"]).arg(&out);
+    cmd.current_dir(verilog(""))
+        .args(["-g2005", "-Wall", "-o"])
+        .arg(&out);
     for s in pe_sources {
         cmd.arg(verilog(s));
     }

@@ -4,7 +4,7 @@
 use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::course::{batch, report, spec};
+use tensorcore_rtl::course::{batch, report, sim, spec};
 use tensorcore_rtl::io::AtomicFile;
 
 /// Arguments of `tcrtl grade batch`.
@@ -22,6 +22,11 @@ pub struct BatchArgs {
     /// the work folders (created if missing).
     #[arg(long)]
     out: PathBuf,
+    /// Simulators for Verilog submissions: icarus, verilator, both, or auto (both when
+    /// verilator 5.002 or newer is on PATH, icarus alone otherwise). A test earns its points
+    /// only when it passes under every simulator run.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "icarus", "verilator", "both"])]
+    sim: String,
 }
 
 /// Writes `text` to `path` (atomically).
@@ -41,6 +46,7 @@ pub fn run(args: &BatchArgs) -> Result<i32, String> {
     )
     .map_err(|e| format!("--tests {}: {e}", args.tests.display()))?;
     let spec = spec::parse(&text)?;
+    let sims = sim::simulators(&args.sim, sim::verilator_ready())?;
     let subs = batch::submissions(&args.submissions)?;
     if subs.is_empty() {
         return Err(format!(
@@ -67,7 +73,7 @@ pub fn run(args: &BatchArgs) -> Result<i32, String> {
             .unwrap_or_default();
         let work = args.out.join("work").join(&name);
         let _ = std::fs::remove_dir_all(&work);
-        let r = batch::grade_student(&spec, &args.out, sub, &work);
+        let r = batch::grade_student(&spec, &sims, &args.out, sub, &work);
         write(
             &args.out.join("feedback").join(format!("{name}.txt")),
             &report::feedback(&spec, &r),
@@ -79,15 +85,20 @@ pub fn run(args: &BatchArgs) -> Result<i32, String> {
         outln!("{name}: {} / {max}{first}", r.total());
         results.push(r);
     }
-    write(&args.out.join("results.csv"), &report::csv(&spec, &results))?;
+    write(
+        &args.out.join("results.csv"),
+        &report::csv(&spec, &sims, &results),
+    )?;
     write(
         &args.out.join("results.json"),
-        &format!("{:#}\n", report::json(&spec, &results)),
+        &format!("{:#}\n", report::json(&spec, &sims, &results)),
     )?;
+    let names: Vec<&str> = sims.iter().map(|s| s.name()).collect();
     outln!(
-        "{} submissions, {} tests: {}",
+        "{} submissions, {} tests, simulated with {}: {}",
         results.len(),
         spec.tests.len(),
+        names.join(" and "),
         args.out.join("results.csv").display()
     );
     Ok(0)

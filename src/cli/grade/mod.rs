@@ -64,8 +64,8 @@ pub struct GradeArgs {
 /// The subcommands of `tcrtl grade`.
 #[derive(clap::Subcommand, Debug)]
 enum GradeCommand {
-    /// Grades every submission of a class against hidden tests (Icarus Verilog): CSV, JSON and
-    /// a feedback file per student.
+    /// Grades every submission of a class against hidden tests (Icarus Verilog, and Verilator
+    /// where installed): CSV, JSON and a feedback file per student.
     Batch(batch::BatchArgs),
 }
 

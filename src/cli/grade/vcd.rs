@@ -127,7 +127,7 @@ fn golden_steps(golden: &Path, pe: (usize, usize)) -> Result<(Vec<Step>, bool), 
         .and_then(|f| f.iter().find(|e| e["file"] == "steps.hex"))
         .ok_or_else(|| {
             format!(
-                "golden {}: no steps.hex (step vectors are written for dense ieee and fused runs)",
+                "golden {}: no steps.hex (step vectors are written for ieee and fused runs)",
                 golden.display()
             )
         })?;

@@ -54,13 +54,17 @@ module tb_mesh;
         .load(load), .c_flat(c_flat), .acc_flat(acc_flat), .acc_vld_flat(acc_vld_flat)
     );
 
+    // The golden images, the plusargs, the comparison and the result folder (shared with
+    // the other GEMM testbenches).
+`include "tb/golden_io.vh"
+
     // Lint waiver (BLKSEQ): the clock generator and the sampling process below are testbench
     // code, not hardware: they assign with '=' on purpose, so that loop variables and the
     // step memory are updated in order within one process (no register is inferred).
     /* verilator lint_off BLKSEQ */
     always #5 clk = ~clk;
 
-    integer m, n, k, show, lat;
+    integer lat;
     integer cyc = 0;              // clock edges so far
     integer t0 = -1000;           // the edge that takes step 0 of the current tile into PE (0, 0)
     integer cur_ti = 0, cur_tj = 0;
@@ -72,7 +76,6 @@ module tb_mesh;
     /* verilator lint_on UNUSEDSIGNAL */
     integer seen [0:15];          // acc_vld cycles of each PE in the current tile
     integer first_lat = -1;       // latency of PE (0, 0)'s first step, as acc_vld showed it
-    reg steps_on = 1'b0;
     reg by_lat = 1'b0;            // +LAT given: sample by latency, not by acc_vld
 
     always @(posedge clk) cyc <= cyc + 1;
@@ -101,11 +104,6 @@ module tb_mesh;
     end
     /* verilator lint_on BLKSEQ */
 
-    // The golden images' header: shape and datapath of the problem.
-    integer fd, code, hm, hn, hk, hw;
-    reg [8*200-1:0] line;
-    reg [8*16-1:0]  hfa, hfb, hmode, hpreset, hacc;
-
     // True when every in-range PE of the current tile has shown k steps.
     function all_seen;
         input integer steps;
@@ -119,46 +117,13 @@ module tb_mesh;
         end
     endfunction
 
-    integer ti, tj, i, j, t, r, c, waited, pm, pn, pk;
-    integer passed, failed;
-    reg [1023:0] dir, out, vcd_file;
-    reg [31:0] got, want;
+    integer ti, tj, i, j, t, r, c, waited;
+    reg [1023:0] vcd_file;
+    reg ok;
 
     initial begin
-        if (!$value$plusargs("DIR=%s", dir)) begin
-            $display("usage: vvp tb_mesh.vvp +DIR=<folder> [+M=<m> +N=<n> +K=<k>]");
-            $finish;
-        end
-        fd = $fopen({dir, "/d.hex"}, "r");
-        if (fd == 0) begin
-            $display("ERROR: cannot open %0s/d.hex (write it with tcrtl gemm --memh)", dir);
-            $finish;
-        end
-        code = $fgets(line, fd);
-        code = $fgets(line, fd);
-        $fclose(fd);
-        code = $sscanf(line,
-            "// shape M N K = %d %d %d; formats %s x %s mode %s preset %s width %d; accumulator %s",
-            hm, hn, hk, hfa, hfb, hmode, hpreset, hw, hacc);
-        if (code != 9) begin
-            $display("ERROR: %0s/d.hex has no shape header (write it with tcrtl gemm --memh)", dir);
-            $finish;
-        end
-        if (hfa != "fp16" || hfb != "fp16;" || hmode != "ieee;" || hpreset != "none;" || hw != 1 || hacc != "fp32;") begin
-            $display("ERROR: the golden images are %0s x %0s mode %0s preset %0s width %0d accumulator %0s; this testbench runs fp16 x fp16, ieee, no preset, width 1, fp32",
-                     hfa, hfb, hmode, hpreset, hw, hacc);
-            $finish;
-        end
-        m = hm;
-        n = hn;
-        k = hk;
-        if (($value$plusargs("M=%d", pm) && pm != hm) || ($value$plusargs("N=%d", pn) && pn != hn)
-            || ($value$plusargs("K=%d", pk) && pk != hk)) begin
-            $display("ERROR: +M +N +K ask for another shape than the golden images' %0d x %0d x %0d (d.hex header); leave them out or match them",
-                     hm, hn, hk);
-            $finish;
-        end
-        if (!$value$plusargs("SHOW=%d", show)) show = 8;
+        read_problem("tb_mesh", "tcrtl gemm --memh", ok);
+        if (!ok) $finish;
         if ($value$plusargs("LAT=%d", lat)) begin
             by_lat = 1'b1;
             if (lat < 1) begin
@@ -173,23 +138,10 @@ module tb_mesh;
             $dumpfile(vcd_file);
             $dumpvars(0, tb_mesh);
         end
-        if ($test$plusargs("STEPS")) begin
-            if (m * n * k > MAXS)
-                $display("NOTE: %0d step records exceed %0d, no steps.hex", m * n * k, MAXS);
-            else
-                steps_on = 1'b1;
-        end
-        if (m < 1 || n < 1 || k < 1 || m * k > MAXW || k * n > MAXW || m * n > MAXW) begin
-            $display("ERROR: shape %0d x %0d x %0d out of range", m, n, k);
-            $finish;
-        end
+        steps_option(m * n * k);
         $readmemh({dir, "/a.hex"}, amem, 0, m * k - 1);
         $readmemh({dir, "/b.hex"}, bmem, 0, k * n - 1);
-        $readmemh({dir, "/c.hex"}, cmem, 0, m * n - 1);
-        $readmemh({dir, "/d.hex"}, dmem, 0, m * n - 1);
 
-        passed = 0;
-        failed = 0;
         @(negedge clk);
         @(negedge clk);
         rst = 1'b0;
@@ -239,37 +191,12 @@ module tb_mesh;
                     for (j = 0; j < 4; j = j + 1) begin
                         r = ti + i;
                         c = tj + j;
-                        if (r < m && c < n) begin
-                            got = acc_flat[32 * (4 * i + j) +: 32];
-                            want = dmem[r * n + c];
-                            dout[r * n + c] = got;
-                            if (got === want) begin
-                                passed = passed + 1;
-                            end else begin
-                                if (failed < show)
-                                    $display("MISMATCH d[%0d][%0d]: got %08h want %08h",
-                                             r, c, got, want);
-                                failed = failed + 1;
-                            end
-                        end
+                        if (r < m && c < n)
+                            check_element(r, c, acc_flat[32 * (4 * i + j) +: 32]);
                     end
             end
         end
-        if ($value$plusargs("OUT=%s", out)) begin
-            $writememh({out, "/d.hex"}, dout, 0, m * n - 1);
-            if (steps_on)
-                $writememh({out, "/steps.hex"}, smem, 0, m * n * k - 1);
-            fd = $fopen({out, "/sampling.txt"}, "w");
-            if (fd != 0) begin
-                if (by_lat)
-                    $fdisplay(fd, "sampling lat %0d", lat);
-                else
-                    $fdisplay(fd, "sampling acc_vld %0d", first_lat);
-                $fclose(fd);
-            end
-        end
-        $display("RESULT %0d passed, %0d failed", passed, failed);
-        $finish;
+        finish_run(m * n * k, by_lat, by_lat ? lat : first_lat);
     end
 endmodule
 

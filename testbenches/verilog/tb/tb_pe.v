@@ -50,15 +50,17 @@ module tb_pe;
         .b_vld_out(b_vld_out), .acc(acc), .acc_vld(acc_vld)
     );
 
+    // The golden images, the plusargs, the comparison and the result folder (shared with
+    // tb_mesh.v and tb_mesh_sparse.v).
+`include "tb/golden_io.vh"
+
     // Lint waiver (BLKSEQ): the clock generator and the sampling process are testbench code,
     // not hardware: they assign with '=' on purpose (no register is inferred).
     /* verilator lint_off BLKSEQ */
     always #5 clk = ~clk;
 
-    integer m, n, k, show;
     integer seen = 0;            // acc_vld cycles of the current element
     integer elem = -1;           // the current element, row-major
-    reg steps_on = 1'b0;
 
     always @(negedge clk) begin
         if (acc_vld && elem >= 0) begin
@@ -69,64 +71,15 @@ module tb_pe;
     end
     /* verilator lint_on BLKSEQ */
 
-    integer fd, code, hm, hn, hk, hw, pm, pn, pk;
-    reg [8*200-1:0] line;
-    reg [8*16-1:0]  hfa, hfb, hmode, hpreset, hacc;
-    integer r, c, s, waited, passed, failed;
-    reg [1023:0] dir, out;
-    reg [31:0] got, want;
+    integer r, c, s, waited;
+    reg ok;
 
     initial begin
-        if (!$value$plusargs("DIR=%s", dir)) begin
-            $display("usage: vvp tb_pe.vvp +DIR=<folder> [+OUT=<folder> +STEPS]");
-            $finish;
-        end
-        fd = $fopen({dir, "/d.hex"}, "r");
-        if (fd == 0) begin
-            $display("ERROR: cannot open %0s/d.hex (write it with tcrtl gemm --memh)", dir);
-            $finish;
-        end
-        code = $fgets(line, fd);
-        code = $fgets(line, fd);
-        $fclose(fd);
-        code = $sscanf(line,
-            "// shape M N K = %d %d %d; formats %s x %s mode %s preset %s width %d; accumulator %s",
-            hm, hn, hk, hfa, hfb, hmode, hpreset, hw, hacc);
-        if (code != 9) begin
-            $display("ERROR: %0s/d.hex has no shape header (write it with tcrtl gemm --memh)", dir);
-            $finish;
-        end
-        if (hfa != "fp16" || hfb != "fp16;" || hmode != "ieee;" || hpreset != "none;" || hw != 1 || hacc != "fp32;") begin
-            $display("ERROR: the golden images are %0s x %0s mode %0s preset %0s width %0d accumulator %0s; this testbench runs fp16 x fp16, ieee, no preset, width 1, fp32",
-                     hfa, hfb, hmode, hpreset, hw, hacc);
-            $finish;
-        end
-        m = hm;
-        n = hn;
-        k = hk;
-        if (($value$plusargs("M=%d", pm) && pm != hm) || ($value$plusargs("N=%d", pn) && pn != hn)
-            || ($value$plusargs("K=%d", pk) && pk != hk)) begin
-            $display("ERROR: +M +N +K ask for another shape than the golden images' %0d x %0d x %0d (d.hex header); leave them out or match them",
-                     hm, hn, hk);
-            $finish;
-        end
-        if (!$value$plusargs("SHOW=%d", show)) show = 8;
-        if ($test$plusargs("STEPS")) begin
-            if (m * n * k > MAXS)
-                $display("NOTE: %0d step records exceed %0d, no steps.hex", m * n * k, MAXS);
-            else
-                steps_on = 1'b1;
-        end
-        if (m < 1 || n < 1 || k < 1 || m * k > MAXW || k * n > MAXW || m * n > MAXW) begin
-            $display("ERROR: shape %0d x %0d x %0d out of range", m, n, k);
-            $finish;
-        end
+        read_problem("tb_pe", "tcrtl gemm --memh", ok);
+        if (!ok) $finish;
+        steps_option(m * n * k);
         $readmemh({dir, "/a.hex"}, amem, 0, m * k - 1);
         $readmemh({dir, "/b.hex"}, bmem, 0, k * n - 1);
-        $readmemh({dir, "/c.hex"}, cmem, 0, m * n - 1);
-        $readmemh({dir, "/d.hex"}, dmem, 0, m * n - 1);
-        passed = 0;
-        failed = 0;
         @(negedge clk);
         @(negedge clk);
         rst = 1'b0;
@@ -154,29 +107,9 @@ module tb_pe;
                 end
                 if (seen < k)
                     $display("TIMEOUT: d[%0d][%0d]: acc_vld rose %0d of %0d times", r, c, seen, k);
-                got = acc;
-                want = dmem[r * n + c];
-                dout[r * n + c] = got;
-                if (got === want) begin
-                    passed = passed + 1;
-                end else begin
-                    if (failed < show)
-                        $display("MISMATCH d[%0d][%0d]: got %08h want %08h", r, c, got, want);
-                    failed = failed + 1;
-                end
+                check_element(r, c, acc);
             end
-        if ($value$plusargs("OUT=%s", out)) begin
-            $writememh({out, "/d.hex"}, dout, 0, m * n - 1);
-            if (steps_on)
-                $writememh({out, "/steps.hex"}, smem, 0, m * n * k - 1);
-            fd = $fopen({out, "/sampling.txt"}, "w");
-            if (fd != 0) begin
-                $fdisplay(fd, "sampling acc_vld 0");
-                $fclose(fd);
-            end
-        end
-        $display("RESULT %0d passed, %0d failed", passed, failed);
-        $finish;
+        finish_run(m * n * k, 1'b0, 0);
     end
 endmodule
 
