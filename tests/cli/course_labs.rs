@@ -15,7 +15,7 @@
 //!
 //! The two error sweeps of lab 7 take about 25 s in a debug build: they (and the numbers they
 //! print) run only with `TCRTL_COURSE_LONG=1`. Needs `bash`, `python3` with numpy (labs 6, 7)
-//! and Icarus Verilog (lab 1), as the labs do.
+//! and Icarus Verilog (labs 1 and 5), as the labs do.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -494,6 +494,7 @@ fn check_wave_quotes(lab: u8, work: &Path, text: &str, failures: &mut Vec<String
 const FAILS: &[(u8, &str, i32)] = &[
     // The grader exits 1 on mismatches: the skeleton, and modes graded against the exact sum.
     (1, "tcrtl grade --golden /tmp/g --student /tmp/s", 1),
+    (5, "tcrtl grade --golden /tmp/l5g --student /tmp/l5s", 1),
     (4, "--student /tmp/l4/ieee --no-steps", 1),
     (4, "--student /tmp/l4/volta --no-steps", 1),
     (4, "--student /tmp/l4/hopper --no-steps", 1),
