@@ -460,52 +460,49 @@ fn batch_grades_the_sparse_pe_under_icarus_and_verilator() {
         ) && csv.ends_with(",4,4\n"),
         "{csv}"
     );
-    // A directed set is refused for the sparse task, with the reason.
-    std::fs::write(
-        &spec,
-        r#"{"task": "pe_sparse", "tests": [{"name": "z", "points": 1, "directed": "signed_zeros"}]}"#,
-    )
-    .expect("spec");
-    let (code, _, err) = tcrtl(&[
-        "grade",
-        "batch",
-        "--submissions",
-        &s(&subs),
-        "--tests",
-        &s(&spec),
-        "--out",
-        &s(&out),
-        "--sim",
-        "icarus",
-    ]);
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("a pe_sparse test gives m, n, k and seed"),
-        "{err}"
-    );
-    // So is a K that is not a multiple of 4.
-    std::fs::write(
-        &spec,
-        r#"{"task": "pe_sparse", "tests": [{"name": "z", "points": 1, "m": 2, "n": 2, "k": 6, "seed": 1}]}"#,
-    )
-    .expect("spec");
-    let (code, _, err) = tcrtl(&[
-        "grade",
-        "batch",
-        "--submissions",
-        &s(&subs),
-        "--tests",
-        &s(&spec),
-        "--out",
-        &s(&out),
-        "--sim",
-        "icarus",
-    ]);
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("test z: k = 6 is not a multiple of 4"),
-        "{err}"
-    );
+    std::fs::remove_dir_all(&root).expect("clean up");
+}
+
+/// A spec the sparse task cannot run is refused (exit 2) with the reason, before any
+/// submission is built: a directed set, and a K that is not a multiple of 4.
+#[test]
+fn batch_refuses_a_sparse_spec_it_cannot_run() {
+    let root = scratch("batch", "sparse_refused");
+    let dir = root.join("subs").join("reference");
+    std::fs::create_dir_all(&dir).expect("submission");
+    std::fs::copy(verilog("rtl/pe_sparse.v"), dir.join("pe_sparse.v")).expect("copy");
+    let (spec, out, subs) = (root.join("spec.json"), root.join("out"), root.join("subs"));
+    let s = |p: &Path| p.display().to_string();
+    for (tests, reason) in [
+        (
+            r#"[{"name": "z", "points": 1, "directed": "signed_zeros"}]"#,
+            "a pe_sparse test gives m, n, k and seed",
+        ),
+        (
+            r#"[{"name": "z", "points": 1, "m": 2, "n": 2, "k": 6, "seed": 1}]"#,
+            "test z: k = 6 is not a multiple of 4",
+        ),
+    ] {
+        std::fs::write(
+            &spec,
+            format!(r#"{{"task": "pe_sparse", "tests": {tests}}}"#),
+        )
+        .expect("spec");
+        let (code, _, err) = tcrtl(&[
+            "grade",
+            "batch",
+            "--submissions",
+            &s(&subs),
+            "--tests",
+            &s(&spec),
+            "--out",
+            &s(&out),
+            "--sim",
+            "icarus",
+        ]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(reason), "{err}");
+    }
     std::fs::remove_dir_all(&root).expect("clean up");
 }
 
