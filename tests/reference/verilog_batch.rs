@@ -9,9 +9,9 @@
 //! long runs, `cargo test --test reference verilog_batch:: -- --ignored` (docs/course/README.md),
 //! grade the full class of 22 under Icarus twice (byte-identical reports) and the sample
 //! under Icarus and Verilator (each kind gets the same points under both).
-//! Lab 5's sparse PE task is graded under both simulators (`--sim both`) for two
-//! submissions, the reference and a PE whose multiplexer reads the wrong lane, so Verilator's
-//! builds stay few. Needs Icarus Verilog (skipped with a printed reason when it is missing, a
+//! Lab 5's sparse PE task is graded under both simulators (`--sim both`, a long run too) for
+//! one submission, a PE whose multiplexer reads the wrong lane, so Verilator builds once; the
+//! default run checks that the sparse task refuses a spec it cannot run. Needs Icarus Verilog (skipped with a printed reason when it is missing, a
 //! failure when `CI=true`); the Verilator parts need Verilator 5 (skipped with a printed
 //! reason when it is missing, a failure when `TCRTL_REQUIRE_VERILATOR=1` or `CI=true`).
 
