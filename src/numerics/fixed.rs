@@ -70,6 +70,14 @@ fn table_index(fmt: Format) -> Option<usize> {
     ALL_FORMATS.iter().position(|f| *f == fmt)
 }
 
+/// The FP16 x FP16 multiplier, inlined where it is called: the same unit as
+/// [`lane_multiplier`]`(FP16, FP16)` (the format row a constant), for a caller that wants the
+/// most common pair without an indirect call.
+#[inline(always)]
+pub fn multiply_fp16(a: u64, b: u64) -> Product {
+    multiply(Row::<FP16_AT>::FORMAT, a, Row::<FP16_AT>::FORMAT, b)
+}
+
 /// The multiplier built for `fmt_a x fmt_b`, if both are formats of the table
 /// ([`ALL_FORMATS`]); `None` for any other row (the caller then uses [`multiply`] itself).
 pub fn lane_multiplier(fmt_a: Format, fmt_b: Format) -> Option<LaneMultiplier> {

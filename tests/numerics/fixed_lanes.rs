@@ -1,7 +1,7 @@
 //! The fixed-format lane multipliers and `ieee` chains against the format-generic units.
 
 use tensorcore_rtl::numerics::dot::ieee::{fma_acc, fma_chain_by};
-use tensorcore_rtl::numerics::fixed::{ieee_chain, lane_multiplier};
+use tensorcore_rtl::numerics::fixed::{ieee_chain, lane_multiplier, multiply_fp16};
 use tensorcore_rtl::numerics::format::{Format, ALL_FORMATS, BF16, E4M3, E5M2, FP16, FP32, FP64};
 use tensorcore_rtl::numerics::multiply::multiply;
 use tensorcore_rtl::numerics::RoundingMode;
@@ -40,6 +40,26 @@ fn fixed_multipliers_match_the_generic_one() {
         }
     }
     assert!(lane_multiplier(FP64, FP16).is_none());
+}
+
+/// The inlined FP16 x FP16 multiplier (the PE's fast path) agrees with the format-generic one:
+/// every FP16 encoding times every 257th encoding and times the zeros, subnormal and normal
+/// edges, infinities and NaNs.
+#[test]
+fn inlined_fp16_multiplier_matches_the_generic_one() {
+    let specials = [
+        0x0000u64, 0x8000, 0x0001, 0x03FF, 0x0400, 0x7BFF, 0x7C00, 0xFC00, 0x7E00, 0x7D00,
+    ];
+    for a in 0..=0xFFFFu64 {
+        let others = (0..=0xFFFFu64).step_by(0x101).chain(specials);
+        for b in others {
+            assert_eq!(
+                multiply_fp16(a, b),
+                multiply(FP16, a, FP16, b),
+                "{a:#06x} x {b:#06x}"
+            );
+        }
+    }
 }
 
 /// The fixed chains agree with the format-generic FMA chain over products of FP16 and

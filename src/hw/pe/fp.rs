@@ -31,10 +31,10 @@ use crate::numerics::dot::{
     stage_accumulate_acc, stage_multiply, AccMode, MultiplyStage, StepRecord, MAX_LANES,
 };
 use crate::numerics::fixed::{
-    ieee_chain, ieee_chain_bits, lane_multiplier, IeeeAcc, IeeeChain, LaneMultiplier,
+    ieee_chain, ieee_chain_bits, lane_multiplier, multiply_fp16, IeeeAcc, IeeeChain, LaneMultiplier,
 };
 use crate::numerics::flags::{Flags, RoundingMode};
-use crate::numerics::format::Format;
+use crate::numerics::format::{Format, FP16};
 use crate::numerics::multiply::{Product, ProductClass};
 use crate::rtl::{low_mask_u64, Reg, RegFile, Result, Value, Visitor, Wide};
 
@@ -320,6 +320,8 @@ pub struct LaneMultipliers {
     /// The multiplier built for the pair (`None`: a format outside the table, multiplied by
     /// the format-generic unit).
     unit: Option<LaneMultiplier>,
+    /// The pair is FP16 x FP16: the unit inlined ([`multiply_fp16`]), not called.
+    fp16_pair: bool,
 }
 
 impl LaneMultipliers {
@@ -331,6 +333,7 @@ impl LaneMultipliers {
             lane_bits: (fmt_a.width(), fmt_b.width()),
             lane_masks: (low_mask_u64(fmt_a.width()), low_mask_u64(fmt_b.width())),
             unit: lane_multiplier(fmt_a, fmt_b),
+            fp16_pair: fmt_a == FP16 && fmt_b == FP16,
         }
     }
 
@@ -356,12 +359,19 @@ impl LaneMultipliers {
     ) -> Products<W> {
         let lanes = lanes.min(W);
         let (wa, ma) = (self.lane_bits.0, self.lane_masks.0);
-        if let Some(mul) = self.unit {
+        // Each lane's multiplier on its A lane and the B value `b_of` gives.
+        let each_lane = |mul: &dyn Fn(u64, u64) -> Product| {
             let mut products = [NO_PRODUCT; W];
             for (k, p) in products.iter_mut().enumerate().take(lanes) {
                 *p = mul(lane_masked(a_bus, k, wa, ma), b_of(k));
             }
-            return Products::new(products, lanes);
+            Products::new(products, lanes)
+        };
+        if self.fp16_pair {
+            return each_lane(&multiply_fp16);
+        }
+        if let Some(mul) = self.unit {
+            return each_lane(&mul);
         }
         let mut a = [0u64; W];
         let mut b = [0u64; W];
