@@ -359,19 +359,11 @@ impl LaneMultipliers {
     ) -> Products<W> {
         let lanes = lanes.min(W);
         let (wa, ma) = (self.lane_bits.0, self.lane_masks.0);
-        // Each lane's multiplier on its A lane and the B value `b_of` gives.
-        let each_lane = |mul: &dyn Fn(u64, u64) -> Product| {
-            let mut products = [NO_PRODUCT; W];
-            for (k, p) in products.iter_mut().enumerate().take(lanes) {
-                *p = mul(lane_masked(a_bus, k, wa, ma), b_of(k));
-            }
-            Products::new(products, lanes)
-        };
         if self.fp16_pair {
-            return each_lane(&multiply_fp16);
+            return each_lane(a_bus, lanes, (wa, ma), &b_of, multiply_fp16);
         }
         if let Some(mul) = self.unit {
-            return each_lane(&mul);
+            return each_lane(a_bus, lanes, (wa, ma), &b_of, mul);
         }
         let mut a = [0u64; W];
         let mut b = [0u64; W];
@@ -382,6 +374,23 @@ impl LaneMultipliers {
         let m = stage_multiply::<W>(self.fmt_a, self.fmt_b, &a[..lanes], &b[..lanes]);
         Products::new(m.products, m.lanes)
     }
+}
+
+/// Each of the first `lanes` lanes' multiplier `mul` on its A lane (of `bits` bits under
+/// `mask` on `a_bus`) and the B value `b_of` gives.
+#[inline(always)]
+fn each_lane<const W: usize>(
+    a_bus: &Wide<W>,
+    lanes: usize,
+    (bits, mask): (u32, u64),
+    b_of: &impl Fn(usize) -> u64,
+    mul: impl Fn(u64, u64) -> Product,
+) -> Products<W> {
+    let mut products = [NO_PRODUCT; W];
+    for (k, p) in products.iter_mut().enumerate().take(lanes) {
+        *p = mul(lane_masked(a_bus, k, bits, mask), b_of(k));
+    }
+    Products::new(products, lanes)
 }
 
 /// The block buffer's fill count register (`gather_n`; every datapath has one, only the
