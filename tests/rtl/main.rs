@@ -10,6 +10,7 @@ mod bundle;
 mod glob;
 mod mem;
 mod output_file;
+mod reg_bank;
 mod typed_regs;
 mod value;
 mod waves;
