@@ -124,6 +124,20 @@ impl<S: Copy + 'static> RegBank<S> {
         *field(&mut self.d) = value;
     }
 
+    /// Writes the next value of one field register in place: `write` is handed the field
+    /// (`field` picks it from the next record) and must only store into it, entirely (what it
+    /// finds there is the pending value, which block code must not read). For a large field
+    /// that a unit fills lane by lane, so it is built where the register holds it rather than
+    /// in a temporary and copied.
+    #[inline(always)]
+    pub fn set_in_place<T>(
+        &mut self,
+        field: impl FnOnce(&mut S) -> &mut T,
+        write: impl FnOnce(&mut T),
+    ) {
+        write(field(&mut self.d));
+    }
+
     /// Fields declared.
     pub fn fields(&self) -> usize {
         self.fields.len()

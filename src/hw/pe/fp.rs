@@ -349,6 +349,34 @@ impl LaneMultipliers {
         self.products(a_bus, lanes, |k| lane_masked(b_bus, k, wb, mb))
     }
 
+    /// [`LaneMultipliers::bus_products`] written into `out` (lanes `lanes..` left as they
+    /// were: no reader looks at them).
+    #[inline(always)]
+    pub fn bus_products_into<const W: usize>(
+        &self,
+        a_bus: &Wide<W>,
+        b_bus: &Wide<W>,
+        lanes: usize,
+        out: &mut Products<W>,
+    ) {
+        let lanes = lanes.min(W);
+        let (wa, ma) = (self.lane_bits.0, self.lane_masks.0);
+        let (wb, mb) = (self.lane_bits.1, self.lane_masks.1);
+        let b_of = |k| lane_masked(b_bus, k, wb, mb);
+        let into = |mul: &dyn Fn(u64, u64) -> Product, out: &mut Products<W>| {
+            for (k, p) in out.products.iter_mut().enumerate().take(lanes) {
+                *p = mul(lane_masked(a_bus, k, wa, ma), b_of(k));
+            }
+            out.lanes = lanes;
+            debug_assert!(out.valid().iter().all(fits_word));
+        };
+        match (self.fp16_pair, self.unit) {
+            (true, _) => into(&multiply_fp16, out),
+            (false, Some(mul)) => into(&mul, out),
+            (false, None) => *out = self.bus_products(a_bus, b_bus, lanes),
+        }
+    }
+
     /// The exact products of `lanes` lanes, A's from `a_bus`, B's as `b_of` selects them.
     #[inline(always)]
     pub fn products<const W: usize>(
@@ -430,6 +458,18 @@ impl<const W: usize> Datapath<W> for FpPath {
     #[inline]
     fn stage1(&mut self, a: &Wide<W>, b: &Wide<W>, lanes: usize, _: ()) -> Products<W> {
         self.multipliers.bus_products(a, b, lanes)
+    }
+
+    #[inline(always)]
+    fn stage1_into(
+        &mut self,
+        a: &Wide<W>,
+        b: &Wide<W>,
+        lanes: usize,
+        _: (),
+        out: &mut Products<W>,
+    ) {
+        self.multipliers.bus_products_into(a, b, lanes, out);
     }
 
     #[inline]

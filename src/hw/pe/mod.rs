@@ -250,6 +250,23 @@ pub trait Datapath<const W: usize>: Sized {
         lanes: usize,
         side_a: Self::SideA,
     ) -> Self::Stage1;
+    /// Whether the PE has stage 1 build its products in the stage-1 register
+    /// ([`Datapath::stage1_into`]) when no wire shows them, rather than return them.
+    const BUILDS_IN_PLACE: bool = true;
+    /// [`Datapath::stage1`] written into `out`, the stage-1 register's next value (every
+    /// part of it: the register then holds exactly what `stage1` returns, but for lanes
+    /// `lanes..`, which no reader looks at). The default stores `stage1`'s result.
+    #[inline(always)]
+    fn stage1_into(
+        &mut self,
+        a: &Wide<W>,
+        b: &Wide<W>,
+        lanes: usize,
+        side_a: Self::SideA,
+        out: &mut Self::Stage1,
+    ) {
+        *out = self.stage1(a, b, lanes, side_a);
+    }
     /// Stage 1 idle this cycle: its own wires read 0.
     fn stage1_idle(&mut self);
     /// Stage 2 of a valid step: `s1` (the stage-1 register) added into `acc` (the
@@ -498,7 +515,14 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
         let lanes = usize::from(ctl.lanes);
         let valid = ctl.valid && i.b_vld && lanes > 0;
         regs.set(|r| &mut r.s1_ctl, ACtl { valid, ..ctl });
-        if valid {
+        if valid && D::BUILDS_IN_PLACE && !self.shows.stage1 {
+            // The products built where the register holds them.
+            let (path, regs) = (&mut self.path, &mut self.regs);
+            regs.set_in_place(
+                |r| &mut r.s1_prod,
+                |s1| path.stage1_into(&i.a, &i.b, lanes, i.side_a, s1),
+            );
+        } else if valid {
             let s1 = self.path.stage1(&i.a, &i.b, lanes, i.side_a);
             self.regs.set(|r| &mut r.s1_prod, s1);
             if self.shows.stage1 {
