@@ -47,12 +47,18 @@ const GIVEN_SPARSE_MESH: (&str, &str) = (
     "mesh4x4_sparse.v",
     include_str!("../../testbenches/verilog/rtl/mesh4x4_sparse.v"),
 );
-/// What the GEMM testbenches include, as `tb/golden_io.vh` relative to the folder they are
+/// What the GEMM testbenches include, as `tb/<name>.vh` relative to the folder they are
 /// compiled in.
-const GIVEN_INCLUDE: (&str, &str) = (
-    "tb/golden_io.vh",
-    include_str!("../../testbenches/verilog/tb/golden_io.vh"),
-);
+const GIVEN_INCLUDES: [(&str, &str); 2] = [
+    (
+        "tb/golden_io.vh",
+        include_str!("../../testbenches/verilog/tb/golden_io.vh"),
+    ),
+    (
+        "tb/mesh_steps.vh",
+        include_str!("../../testbenches/verilog/tb/mesh_steps.vh"),
+    ),
+];
 const GIVEN_PE: [(&str, &str); 3] = [
     ("pe.v", include_str!("../../testbenches/verilog/rtl/pe.v")),
     (
@@ -369,14 +375,15 @@ enum Exe {
 }
 
 /// Compiles the submission's sources with the given files under `sim`, in `work` (where the
-/// testbenches' include file is put).
+/// testbenches' include files are put).
 fn compile(sim: Sim, task: Task, sources: &[PathBuf], work: &Path) -> Result<Exe, String> {
     std::fs::create_dir_all(work.join("tb")).map_err(|e| format!("{}: {e}", work.display()))?;
     // Absolute paths: the compiler runs in the work folder.
     let work = &std::fs::canonicalize(work).map_err(|e| format!("{}: {e}", work.display()))?;
-    let (inc, text) = GIVEN_INCLUDE;
-    let p = work.join(inc);
-    std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+    for (inc, text) in GIVEN_INCLUDES {
+        let p = work.join(inc);
+        std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
     let mut given: Vec<(&str, &str)> = match task {
         Task::Pe => vec![GIVEN_MESH, GIVEN_MESH_TB],
         Task::Mesh => GIVEN_PE.iter().copied().chain([GIVEN_MESH_TB]).collect(),

@@ -87,6 +87,7 @@ fn the_student_edition_has_no_answer_and_no_reference_solution() {
         "testbenches/verilog/skeleton/mesh4x4_sparse.v",
         "testbenches/verilog/tb/tb_mesh_sparse.v",
         "testbenches/verilog/tb/golden_io.vh",
+        "testbenches/verilog/tb/mesh_steps.vh",
         "public/pe_random/d.hex",
         "public/pe_sparse_random/a_values.hex",
         "public/pe_sparse_random/a_meta.hex",

@@ -58,81 +58,20 @@ module tb_mesh;
     // the other GEMM testbenches).
 `include "tb/golden_io.vh"
 
-    // Lint waiver (BLKSEQ): the clock generator and the sampling process below are testbench
-    // code, not hardware: they assign with '=' on purpose, so that loop variables and the
-    // step memory are updated in order within one process (no register is inferred).
-    /* verilator lint_off BLKSEQ */
-    always #5 clk = ~clk;
+    // The clock, the step sampling, the C preload and the drain and check (shared with the
+    // other mesh testbench).
+`include "tb/mesh_steps.vh"
 
-    integer lat;
-    integer cyc = 0;              // clock edges so far
-    integer t0 = -1000;           // the edge that takes step 0 of the current tile into PE (0, 0)
-    integer cur_ti = 0, cur_tj = 0;
-    integer si, sj, ss;
-    // Lint waiver (UNUSEDSIGNAL): a step record's index; +STEPS is refused when M N K exceeds
-    // MAXS = 2^18, so only its low 18 bits address the step memory.
-    /* verilator lint_off UNUSEDSIGNAL */
-    integer sidx;
-    /* verilator lint_on UNUSEDSIGNAL */
-    integer seen [0:15];          // acc_vld cycles of each PE in the current tile
-    integer first_lat = -1;       // latency of PE (0, 0)'s first step, as acc_vld showed it
-    reg by_lat = 1'b0;            // +LAT given: sample by latency, not by acc_vld
-
-    always @(posedge clk) cyc <= cyc + 1;
-
-    // Step sampling, on the falling edge (between the clock edges, every register settled).
-    always @(negedge clk) begin
-        for (si = 0; si < 4; si = si + 1)
-            for (sj = 0; sj < 4; sj = sj + 1) begin
-                if (by_lat) begin
-                    // PE (i, j) takes step s at edge t0 + s + i + j; acc shows it lat - 1
-                    // edges later.
-                    ss = cyc - t0 - si - sj - (lat - 1);
-                end else if (acc_vld_flat[4 * si + sj]) begin
-                    ss = seen[4 * si + sj];
-                    seen[4 * si + sj] = ss + 1;
-                    if (si == 0 && sj == 0 && ss == 0 && first_lat < 0)
-                        first_lat = cyc - t0 + 1;
-                end else begin
-                    ss = -1;
-                end
-                if (steps_on && ss >= 0 && ss < k && cur_ti + si < m && cur_tj + sj < n) begin
-                    sidx = ((cur_ti + si) * n + cur_tj + sj) * k + ss;
-                    smem[sidx[17:0]] = acc_flat[32 * (4 * si + sj) +: 32];
-                end
-            end
-    end
-    /* verilator lint_on BLKSEQ */
-
-    // True when every in-range PE of the current tile has shown k steps.
-    function all_seen;
-        input integer steps;
-        integer x, y;
-        begin
-            all_seen = 1'b1;
-            for (x = 0; x < 4; x = x + 1)
-                for (y = 0; y < 4; y = y + 1)
-                    if (cur_ti + x < m && cur_tj + y < n && seen[4 * x + y] < steps)
-                        all_seen = 1'b0;
-        end
-    endfunction
-
-    integer ti, tj, i, j, t, r, c, waited;
+    integer ti, tj, i, j, t;
     reg [1023:0] vcd_file;
     reg ok;
 
     initial begin
         read_problem("tb_mesh", "tcrtl gemm --memh", ok);
         if (!ok) $finish;
-        if ($value$plusargs("LAT=%d", lat)) begin
-            by_lat = 1'b1;
-            if (lat < 1) begin
-                $display("ERROR: +LAT=%0d: the latency counts the edge that takes the operands, so it is at least 1", lat);
-                $finish;
-            end
-        end else begin
-            lat = 0;
-        end
+        tile_steps = k;
+        latency_option(ok);
+        if (!ok) $finish;
         // +VCD=<file>: dump every signal (for `tcrtl grade --vcd`).
         if ($value$plusargs("VCD=%s", vcd_file)) begin
             $dumpfile(vcd_file);
@@ -147,19 +86,7 @@ module tb_mesh;
         rst = 1'b0;
         for (ti = 0; ti < m; ti = ti + 4) begin
             for (tj = 0; tj < n; tj = tj + 4) begin
-                // Preload C into the accumulators.
-                for (i = 0; i < 4; i = i + 1)
-                    for (j = 0; j < 4; j = j + 1)
-                        c_flat[32 * (4 * i + j) +: 32] =
-                            (ti + i < m && tj + j < n) ? cmem[(ti + i) * n + tj + j] : 32'd0;
-                load = 1'b1;
-                @(negedge clk);
-                load = 1'b0;
-                cur_ti = ti;
-                cur_tj = tj;
-                for (i = 0; i < 16; i = i + 1)
-                    seen[i] = 0;
-                t0 = cyc + 1;
+                start_tile(ti, tj);
                 // K steps: column t of the A tile, row t of the B tile.
                 for (t = 0; t < k; t = t + 1) begin
                     for (i = 0; i < 4; i = i + 1)
@@ -172,28 +99,7 @@ module tb_mesh;
                 vld = 1'b0;
                 a_col = 64'd0;
                 b_row = 64'd0;
-                // Drain: skew and wavefront (3 + 3) plus the PE's stages. By latency: a fixed
-                // wait; by acc_vld: until every PE has shown its k steps (at most DRAIN_MAX).
-                if (by_lat) begin
-                    repeat (DRAIN + (lat > 2 ? lat - 2 : 0)) @(negedge clk);
-                end else begin
-                    waited = 0;
-                    while (!all_seen(k) && waited < DRAIN_MAX) begin
-                        @(negedge clk);
-                        waited = waited + 1;
-                    end
-                    if (!all_seen(k))
-                        $display("TIMEOUT: tile (%0d, %0d): not every PE raised acc_vld %0d times within %0d cycles of the last step",
-                                 ti, tj, k, DRAIN_MAX);
-                    @(negedge clk);
-                end
-                for (i = 0; i < 4; i = i + 1)
-                    for (j = 0; j < 4; j = j + 1) begin
-                        r = ti + i;
-                        c = tj + j;
-                        if (r < m && c < n)
-                            check_element(r, c, acc_flat[32 * (4 * i + j) +: 32]);
-                    end
+                finish_tile(ti, tj);
             end
         end
         finish_run(m * n * k, by_lat, by_lat ? lat : first_lat);
