@@ -15,7 +15,7 @@
 //! failure when `CI=true`); the Verilator parts need Verilator 5 (skipped with a printed
 //! reason when it is missing, a failure when `TCRTL_REQUIRE_VERILATOR=1` or `CI=true`).
 
-use crate::verilog_util::{iverilog_ready, scratch, tcrtl, verilog};
+use crate::verilog_util::{gemm_images, iverilog_ready, scratch, tcrtl, verilog};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -79,12 +79,10 @@ fn reference_results(work: &Path) -> PathBuf {
         return results;
     }
     let golden = work.join("golden");
-    std::fs::create_dir_all(golden.join("rand_a")).expect("golden");
-    let g = golden.join("rand_a").display().to_string();
-    let (code, _, err) = tcrtl(&[
-        "gemm", "--m", "6", "--n", "5", "--k", "4", "--seed", "9001", "--memh", &g,
-    ]);
-    assert_eq!(code, 0, "{err}");
+    gemm_images(
+        &golden.join("rand_a"),
+        &["--m", "6", "--n", "5", "--k", "4", "--seed", "9001"],
+    );
     let d = golden.join("directed").display().to_string();
     let (code, _, err) = tcrtl(&["course", "directed", "--out", &d]);
     assert_eq!(code, 0, "{err}");

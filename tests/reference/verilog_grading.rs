@@ -12,7 +12,7 @@
 //! `tcrtl course mac-golden`); the Verilog runs under Icarus (skipped with a printed reason
 //! when it is missing, a failure when `CI=true`).
 
-use crate::verilog_util::{iverilog_ready, scratch, tcrtl, verilog};
+use crate::verilog_util::{gemm_images, iverilog_ready, scratch, tcrtl, verilog};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -105,21 +105,10 @@ fn run_gemm_variant(dir: &Path, vvp: &Path, goldens: &[PathBuf]) -> Vec<(bool, S
 /// The golden folders of the PE and mesh tasks: one random problem and the directed sets.
 fn gemm_goldens(dir: &Path) -> Vec<PathBuf> {
     let random = dir.join("random");
-    std::fs::create_dir_all(&random).expect("golden folder");
-    let (code, _, err) = tcrtl(&[
-        "gemm",
-        "--m",
-        "6",
-        "--n",
-        "7",
-        "--k",
-        "5",
-        "--seed",
-        "21",
-        "--memh",
-        &random.display().to_string(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    gemm_images(
+        &random,
+        &["--m", "6", "--n", "7", "--k", "5", "--seed", "21"],
+    );
     let directed = dir.join("directed");
     let (code, out, err) = tcrtl(&[
         "course",
@@ -447,12 +436,11 @@ fn tb_mesh_refuses_another_shape_and_grade_names_a_one_cycle_shift() {
     }
     let dir = scratch("grading", "shape");
     let golden = dir.join("golden");
-    std::fs::create_dir_all(&golden).expect("golden");
+    gemm_images(
+        &golden,
+        &["--m", "4", "--n", "4", "--k", "4", "--seed", "2"],
+    );
     let g = golden.display().to_string();
-    let (code, _, err) = tcrtl(&[
-        "gemm", "--m", "4", "--n", "4", "--k", "4", "--seed", "2", "--memh", &g,
-    ]);
-    assert_eq!(code, 0, "{err}");
     let reference = Variant {
         name: "reference",
         files: PE_FILES,
@@ -627,23 +615,13 @@ fn sparse_pe_task_reference_passes_skeletons_fail_and_three_bugs_are_localised()
     }
     let dir = scratch("grading", "sparse");
     let random = dir.join("random");
-    std::fs::create_dir_all(&random).expect("golden folder");
     let (m, k) = (6usize, 12usize);
-    let (code, _, err) = tcrtl(&[
-        "gemm",
-        "--sparse",
-        "--m",
-        "6",
-        "--n",
-        "7",
-        "--k",
-        "12",
-        "--seed",
-        "21",
-        "--memh",
-        &random.display().to_string(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    gemm_images(
+        &random,
+        &[
+            "--sparse", "--m", "6", "--n", "7", "--k", "12", "--seed", "21",
+        ],
+    );
     let inf = dropped_inf_golden(&dir);
     let meta = hex_words(&random.join("a_meta.hex"));
     let half = k / 2;
@@ -787,17 +765,9 @@ fn tb_mesh_sparse_refuses_another_shape_and_dense_images() {
     }
     let dir = scratch("grading", "sparse_shape");
     let (sparse, dense) = (dir.join("sparse"), dir.join("dense"));
-    for (d, extra) in [(&sparse, true), (&dense, false)] {
-        std::fs::create_dir_all(d).expect("golden");
-        let mut args = vec!["gemm", "--m", "5", "--n", "3", "--k", "8", "--seed", "4"];
-        if extra {
-            args.push("--sparse");
-        }
-        let g = d.display().to_string();
-        args.extend(["--memh", &g]);
-        let (code, _, err) = tcrtl(&args);
-        assert_eq!(code, 0, "{err}");
-    }
+    let shape = ["--m", "5", "--n", "3", "--k", "8", "--seed", "4"];
+    gemm_images(&sparse, &[&shape[..], &["--sparse"]].concat());
+    gemm_images(&dense, &shape);
     let reference = Variant {
         name: "reference",
         files: SPARSE_FILES,
@@ -845,12 +815,13 @@ fn a_sparse_pe_waveform_grades_against_the_sparse_step_vectors() {
     }
     let dir = scratch("grading", "sparse_vcd");
     let golden = dir.join("golden");
-    std::fs::create_dir_all(&golden).expect("golden");
+    gemm_images(
+        &golden,
+        &[
+            "--sparse", "--m", "4", "--n", "4", "--k", "16", "--seed", "5",
+        ],
+    );
     let g = golden.display().to_string();
-    let (code, _, err) = tcrtl(&[
-        "gemm", "--sparse", "--m", "4", "--n", "4", "--k", "16", "--seed", "5", "--memh", &g,
-    ]);
-    assert_eq!(code, 0, "{err}");
     let meta = hex_words(&golden.join("a_meta.hex"));
     let first_1 = (0..8).find(|&s| kept_index(&meta, 16, 1, s) == 1);
     let pe = "tb_mesh_sparse.dut.row[1].col[2].u_pe";

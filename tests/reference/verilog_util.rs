@@ -1,6 +1,6 @@
 //! What the Verilog and course tests share: the course's Verilog folder, scratch folders, the
 //! tool checks (a missing tool skips with a printed reason, or fails under `CI=true`) and
-//! running `tcrtl`.
+//! running `tcrtl`, and the golden images of one GEMM.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,4 +52,16 @@ pub fn tcrtl(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&o.stdout).to_string(),
         String::from_utf8_lossy(&o.stderr).to_string(),
     )
+}
+
+/// The golden images of one problem: `tcrtl gemm ARGS --memh FOLDER`, into `folder` (made
+/// first). Fails the test with tcrtl's message if the run fails.
+pub fn gemm_images(folder: &Path, args: &[&str]) {
+    std::fs::create_dir_all(folder).expect("golden folder");
+    let f = folder.display().to_string();
+    let mut all = vec!["gemm"];
+    all.extend_from_slice(args);
+    all.extend(["--memh", f.as_str()]);
+    let (code, _, err) = tcrtl(&all);
+    assert_eq!(code, 0, "{err}");
 }
