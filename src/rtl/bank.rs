@@ -52,6 +52,11 @@ pub struct RegBank<S: Copy + 'static> {
     d: S,
     reset: S,
     fields: Vec<BankField>,
+    /// The bank is written rarely ([`RareBank`]): the edge copies the record only after a
+    /// cycle that wrote it.
+    rare: bool,
+    /// A field was written since the last edge (kept only for a rare bank).
+    written: bool,
 }
 
 /// A field's width and descriptor, read only by the engine's observers.
@@ -70,6 +75,8 @@ impl<S: Copy + 'static> RegBank<S> {
             d: reset,
             reset,
             fields: Vec::new(),
+            rare: false,
+            written: false,
         }
     }
 
@@ -121,6 +128,7 @@ impl<S: Copy + 'static> RegBank<S> {
     /// at the next rising edge. The value must fit the field's width.
     #[inline(always)]
     pub fn set<T>(&mut self, field: impl FnOnce(&mut S) -> &mut T, value: T) {
+        debug_assert!(!self.rare, "a rare bank is written through RareBank::set");
         *field(&mut self.d) = value;
     }
 
@@ -135,6 +143,7 @@ impl<S: Copy + 'static> RegBank<S> {
         field: impl FnOnce(&mut S) -> &mut T,
         write: impl FnOnce(&mut T),
     ) {
+        debug_assert!(!self.rare, "a rare bank is written through RareBank::set");
         write(field(&mut self.d));
     }
 
@@ -164,6 +173,13 @@ impl<S: Copy + 'static> RegBank<S> {
     /// The common rising edge: `q <- d` for every field at once. Engine-only.
     #[inline(always)]
     pub(in crate::rtl) fn commit_fast(&mut self) {
+        if self.rare {
+            // Not written since the last edge: `d` still equals `q`.
+            if !self.written {
+                return;
+            }
+            self.written = false;
+        }
         self.q = self.d;
     }
 
@@ -174,6 +190,79 @@ impl<S: Copy + 'static> RegBank<S> {
             self.d = self.reset;
         }
         self.q = self.d;
+        self.written = false;
+    }
+}
+
+/// A register bank written in few cycles of a run (a barrier's state, a descriptor table):
+/// the same registers, signals and rules as a [`RegBank`], but every write notes that the
+/// bank was written, and the clock edge copies the record only after a cycle that wrote it
+/// (in any other cycle `d` already equals `q`, so the copy would change nothing). A block
+/// with hundreds of such registers then pays one test per bank at the edge instead of one
+/// copy per register.
+///
+/// ```
+/// use tensorcore_rtl::rtl::RareBank;
+/// #[derive(Clone, Copy, Default)]
+/// struct Regs { pending: u32 }
+/// let mut bank = RareBank::new(Regs::default())
+///     .field::<u32>("pending", 20, |r| &r.pending).unwrap();
+/// bank.set(|r| &mut r.pending, 3);
+/// assert_eq!(bank.q().pending, 0); // latched only at the rising edge
+/// ```
+#[derive(Debug, Clone)]
+pub struct RareBank<S: Copy + 'static> {
+    bank: RegBank<S>,
+}
+
+impl<S: Copy + 'static> RareBank<S> {
+    /// A rare bank whose registers reset to the fields of `reset` (declare them with
+    /// [`RareBank::field`]).
+    pub fn new(reset: S) -> Self {
+        let mut bank = RegBank::new(reset);
+        bank.rare = true;
+        Self { bank }
+    }
+
+    /// Declares the next field register, as [`RegBank::field`].
+    pub fn field<T: Bundle>(
+        self,
+        name: impl Into<Cow<'static, str>>,
+        width: u32,
+        get: impl Fn(&S) -> &T,
+    ) -> Result<Self> {
+        Ok(Self {
+            bank: self.bank.field(name, width, get)?,
+        })
+    }
+
+    /// Sets how waveform viewers show the field declared last, as [`RegBank::with_display`].
+    pub fn with_display(self, display: Display) -> Self {
+        Self {
+            bank: self.bank.with_display(display),
+        }
+    }
+
+    /// The registers' outputs latched at the last rising edge.
+    #[inline(always)]
+    pub fn q(&self) -> &S {
+        &self.bank.q
+    }
+
+    /// Sets the value one field register latches at the next rising edge (as
+    /// [`RegBank::set`]) and notes that the bank was written.
+    #[inline(always)]
+    pub fn set<T>(&mut self, field: impl FnOnce(&mut S) -> &mut T, value: T) {
+        *field(&mut self.bank.d) = value;
+        self.bank.written = true;
+    }
+
+    /// The bank, for the block's `visit` (its fields with [`crate::rtl::Visitor::bank_reg`],
+    /// then [`crate::rtl::Visitor::bank`]); its own `set` refuses a rare bank in debug
+    /// builds, so writes go through [`RareBank::set`].
+    #[inline(always)]
+    pub fn bank_mut(&mut self) -> &mut RegBank<S> {
+        &mut self.bank
     }
 }
 

@@ -93,7 +93,7 @@ mod value;
 mod watchdog;
 mod wire;
 
-pub use bank::RegBank;
+pub use bank::{RareBank, RegBank};
 pub use bundle::{pack_field, Bundle};
 pub use error::{Result, RtlError};
 pub use mem::Mem;

@@ -204,3 +204,95 @@ fn a_field_that_does_not_fit_is_refused() {
     let over = RegBank::new(reset).field("flag", 2, |r: &Fields| &r.flag);
     assert!(over.is_err());
 }
+
+/// The same block with its registers as one rare bank (copied at the edge only after a
+/// cycle that wrote it).
+struct RareBanked {
+    regs: RareBank<Fields>,
+    stop: Input<bool>,
+}
+
+impl Module for RareBanked {
+    fn name(&self) -> &str {
+        "blk"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.input(&mut self.stop);
+        let b = self.regs.bank_mut();
+        v.bank_reg(b, 0, |r| &r.count);
+        v.bank_reg(b, 1, |r| &r.flag);
+        v.bank_reg(b, 2, |r| &r.bus);
+        v.bank(b);
+    }
+}
+
+impl Design for RareBanked {
+    fn comb(&mut self) {
+        if self.stop.get() {
+            return;
+        }
+        let q = *self.regs.q();
+        let (c, f, b) = next(q.count, q.flag, q.bus);
+        self.regs.set(|r| &mut r.count, c);
+        if let Some(f) = f {
+            self.regs.set(|r| &mut r.flag, f);
+        }
+        self.regs.set(|r| &mut r.bus, b);
+    }
+}
+
+fn rare_banked() -> RareBanked {
+    let reset = Fields {
+        count: 5,
+        flag: true,
+        bus: Wide::ZERO,
+    };
+    RareBanked {
+        regs: RareBank::new(reset)
+            .field("count", 12, |r: &Fields| &r.count)
+            .and_then(|b| b.field("flag", 1, |r: &Fields| &r.flag))
+            .and_then(|b| b.field("bus", 40, |r: &Fields| &r.bus))
+            .expect("bank"),
+        stop: Input::new("stop", 1, false).expect("stop"),
+    }
+}
+
+#[test]
+fn a_rare_bank_traces_and_peeks_as_its_registers_would() {
+    let dir = std::env::temp_dir().join(format!("rtl_rare_bank_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let (a, b) = (dir.join("regs.vcd"), dir.join("rare.vcd"));
+    let peeks_regs = run(regs(), &a);
+    let peeks_rare = run(rare_banked(), &b);
+    assert_eq!(peeks_regs, peeks_rare);
+    assert_eq!(
+        std::fs::read(&a).expect("regs.vcd"),
+        std::fs::read(&b).expect("rare.vcd")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_rare_bank_holds_when_unwritten_and_resets() {
+    // Cycles with no write hold every field (the edge skips the copy), a write after them
+    // lands at the next edge, and a reset after a skipped edge still resets.
+    let mut sim = Simulator::new(rare_banked()).expect("sim");
+    sim.run(4).expect("run");
+    let held = *sim.top().regs.q();
+    sim.top_mut().stop.set(true);
+    sim.run(5).expect("stopped cycles");
+    assert_eq!(sim.top().regs.q().count, held.count);
+    assert_eq!(sim.top().regs.q().flag, held.flag);
+    assert_eq!(sim.top().regs.q().bus, held.bus);
+    sim.top_mut().stop.set(false);
+    sim.run(1).expect("one written cycle");
+    assert_eq!(sim.top().regs.q().count, (held.count + 3) & 0xFFF);
+    sim.top_mut().stop.set(true);
+    sim.reset(1).expect("reset");
+    assert_eq!(sim.top().regs.q().count, 5);
+    assert!(sim.top().regs.q().flag);
+    // The watchdog sees a stopped rare bank as stalled, as it sees registers.
+    sim.set_watchdog(4);
+    let err = sim.run(30).expect_err("a stopped rare bank stalls");
+    assert!(matches!(err, RtlError::Watchdog { .. }), "{err}");
+}

@@ -1,7 +1,7 @@
 //! [`MBarrier`] (scope `mbar_<i>`): the PTX mbarrier state machine (phase, pending and expected
 //! arrivals, transaction count) with `try_wait.parity` and a latched misuse error.
 
-use crate::rtl::{Module, Reg, Result, Visitor, Wire};
+use crate::rtl::{Module, RareBank, Result, Visitor, Wire};
 
 /// The largest arrival count and transaction-count magnitude: 2^20 - 1.
 pub const MBAR_MAX: i64 = (1 << 20) - 1;
@@ -158,13 +158,26 @@ impl MbarState {
 /// and `ops` (operations applied this cycle).
 pub struct MBarrier {
     name: String,
-    init: Reg<bool>,
-    phase: Reg<bool>,
-    pending: Reg<u32>,
-    expected: Reg<u32>,
-    tx: Reg<u32>,
-    err_code: Reg<u8>,
+    regs: RareBank<MbarRegs>,
     ops: Wire<u8>,
+}
+
+/// An mbarrier's registers, one record (a [`RareBank`]: a barrier is written only in the
+/// cycles that operate on it).
+#[derive(Clone, Copy, Debug, Default)]
+struct MbarRegs {
+    /// Initialised (`init`).
+    init: bool,
+    /// The current phase's parity (`phase`).
+    phase: bool,
+    /// Arrivals still expected in this phase (`pending`, 20 bits).
+    pending: u32,
+    /// Arrivals per phase (`expected`, 20 bits).
+    expected: u32,
+    /// Transaction count, 21-bit two's complement (`tx`).
+    tx: u32,
+    /// The first misuse's code, 0 if none (`err_code`, 3 bits).
+    err_code: u8,
 }
 
 impl MBarrier {
@@ -172,46 +185,49 @@ impl MBarrier {
     pub fn new(index: usize) -> Result<Self> {
         Ok(Self {
             name: format!("mbar_{index}"),
-            init: Reg::new("init", 1, false)?,
-            phase: Reg::new("phase", 1, false)?,
-            pending: Reg::new("pending", 20, 0)?,
-            expected: Reg::new("expected", 20, 0)?,
-            tx: Reg::new("tx", 21, 0)?,
-            err_code: Reg::new("err_code", 3, 0)?,
+            // Declared in visit order.
+            regs: RareBank::new(MbarRegs::default())
+                .field("init", 1, |r| &r.init)?
+                .field("phase", 1, |r| &r.phase)?
+                .field("pending", 20, |r| &r.pending)?
+                .field("expected", 20, |r| &r.expected)?
+                .field("tx", 21, |r| &r.tx)?
+                .field("err_code", 3, |r| &r.err_code)?,
             ops: Wire::new("ops", 8, 0)?,
         })
     }
 
     /// The state in the registers.
     pub fn state(&self) -> MbarState {
-        let raw = self.tx.q();
+        let q = self.regs.q();
+        let raw = q.tx;
         let tx = if raw & (1 << 20) != 0 {
             i64::from(raw) - (1 << 21)
         } else {
             i64::from(raw)
         };
         MbarState {
-            init: self.init.q(),
-            phase: self.phase.q(),
-            pending: self.pending.q(),
-            expected: self.expected.q(),
+            init: q.init,
+            phase: q.phase,
+            pending: q.pending,
+            expected: q.expected,
             tx,
         }
     }
 
     /// The current phase's parity (register).
     pub fn phase(&self) -> bool {
-        self.phase.q()
+        self.regs.q().phase
     }
 
     /// `try_wait.parity(p)` from the registers.
     pub fn try_wait_parity(&self, p: bool) -> bool {
-        self.phase.q() != p
+        self.regs.q().phase != p
     }
 
     /// Whether an error has been latched.
     pub fn failed(&self) -> bool {
-        self.err_code.q() != 0
+        self.regs.q().err_code != 0
     }
 
     /// The combinational phase of a cycle with no operation: the registers hold, the `ops`
@@ -238,13 +254,14 @@ impl MBarrier {
             }
         }
         self.ops.set(n);
-        self.init.set_d(s.init);
-        self.phase.set_d(s.phase);
-        self.pending.set_d(s.pending);
-        self.expected.set_d(s.expected);
-        self.tx.set_d((s.tx & ((1 << 21) - 1)) as u32);
+        let r = &mut self.regs;
+        r.set(|r| &mut r.init, s.init);
+        r.set(|r| &mut r.phase, s.phase);
+        r.set(|r| &mut r.pending, s.pending);
+        r.set(|r| &mut r.expected, s.expected);
+        r.set(|r| &mut r.tx, (s.tx & ((1 << 21) - 1)) as u32);
         if let Some(e) = err {
-            self.err_code.set_d(e.code());
+            r.set(|r| &mut r.err_code, e.code());
         }
         err
     }
@@ -255,12 +272,14 @@ impl Module for MBarrier {
         &self.name
     }
     fn visit<V: Visitor>(&mut self, v: &mut V) {
-        v.reg(&mut self.init);
-        v.reg(&mut self.phase);
-        v.reg(&mut self.pending);
-        v.reg(&mut self.expected);
-        v.reg(&mut self.tx);
-        v.reg(&mut self.err_code);
+        let b = self.regs.bank_mut();
+        v.bank_reg(b, 0, |r| &r.init);
+        v.bank_reg(b, 1, |r| &r.phase);
+        v.bank_reg(b, 2, |r| &r.pending);
+        v.bank_reg(b, 3, |r| &r.expected);
+        v.bank_reg(b, 4, |r| &r.tx);
+        v.bank_reg(b, 5, |r| &r.err_code);
+        v.bank(b);
         v.wire(&mut self.ops);
     }
 }

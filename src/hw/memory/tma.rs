@@ -6,7 +6,7 @@ use super::gmem::GmemOut;
 use super::smem::{SmemLane, SmemWriteLane};
 use super::swizzle::swizzle;
 use super::tensor_map::{OobFill, TensorMap};
-use crate::rtl::{Mem, Module, Reg, Result, Visitor, Wire};
+use crate::rtl::{Mem, Module, RareBank, Reg, Result, Visitor, Wire};
 
 /// The direction of a TMA command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,42 +186,47 @@ pub struct TmaUpdate {
     pub fault: Option<TmaFault>,
 }
 
-/// Descriptor registers of one table slot (traced fields).
-struct DescRegs {
-    dtype: Reg<u8>,
-    rank: Reg<u8>,
-    gaddr: Reg<u64>,
-    box0: Reg<u16>,
-    box1: Reg<u16>,
-    swizzle: Reg<u8>,
+/// Descriptor registers of one table slot (traced fields), one record: constant during a
+/// run (set by the host before it), so a [`RareBank`] that the edge never copies.
+#[derive(Clone, Copy, Debug, Default)]
+struct DescFields {
+    /// Element type, 1 + its index in the type table; 0 for an empty slot (`dtype`).
+    dtype: u8,
+    /// Rank (`rank`).
+    rank: u8,
+    /// Global base address (`gaddr`).
+    gaddr: u64,
+    /// Box extents of dimensions 0 and 1 (`box0`, `box1`).
+    box0: u16,
+    box1: u16,
+    /// Swizzle mask (`swizzle`).
+    swizzle: u8,
 }
 
-impl DescRegs {
-    fn new(i: usize, m: Option<&TensorMap>) -> Result<Self> {
-        let (dt, rank, ga, b0, b1, sw) = match m {
-            Some(m) => (
-                crate::hw::memory::tensor_map::ElemType::ALL
-                    .iter()
-                    .position(|&t| t == m.dtype)
-                    .unwrap_or(0) as u8
-                    + 1,
-                m.rank as u8,
-                m.global_address,
-                m.box_dims[0] as u16,
-                m.box_dims[1] as u16,
-                m.swizzle.mask().unwrap_or(0) as u8,
-            ),
-            None => (0, 0, 0, 0, 0, 0),
-        };
-        Ok(Self {
-            dtype: Reg::new(format!("desc{i}_dtype"), 4, dt)?,
-            rank: Reg::new(format!("desc{i}_rank"), 3, rank)?,
-            gaddr: Reg::new(format!("desc{i}_gaddr"), 64, ga)?,
-            box0: Reg::new(format!("desc{i}_box0"), 9, b0)?,
-            box1: Reg::new(format!("desc{i}_box1"), 9, b1)?,
-            swizzle: Reg::new(format!("desc{i}_swizzle"), 3, sw)?,
-        })
-    }
+/// The registers of descriptor slot `i` holding `m` (empty if `None`).
+fn desc_regs(i: usize, m: Option<&TensorMap>) -> Result<RareBank<DescFields>> {
+    let f = match m {
+        Some(m) => DescFields {
+            dtype: crate::hw::memory::tensor_map::ElemType::ALL
+                .iter()
+                .position(|&t| t == m.dtype)
+                .unwrap_or(0) as u8
+                + 1,
+            rank: m.rank as u8,
+            gaddr: m.global_address,
+            box0: m.box_dims[0] as u16,
+            box1: m.box_dims[1] as u16,
+            swizzle: m.swizzle.mask().unwrap_or(0) as u8,
+        },
+        None => DescFields::default(),
+    };
+    RareBank::new(f)
+        .field(format!("desc{i}_dtype"), 4, |r| &r.dtype)?
+        .field(format!("desc{i}_rank"), 3, |r| &r.rank)?
+        .field(format!("desc{i}_gaddr"), 64, |r| &r.gaddr)?
+        .field(format!("desc{i}_box0"), 9, |r| &r.box0)?
+        .field(format!("desc{i}_box1"), 9, |r| &r.box1)?
+        .field(format!("desc{i}_swizzle"), 3, |r| &r.swizzle)
 }
 
 /// The TMA engine (scope `tma`).
@@ -267,7 +272,7 @@ pub struct TmaEngine {
     smem_bytes: u32,
     mbars: usize,
     descs: Vec<Option<TensorMap>>,
-    desc_regs: Vec<DescRegs>,
+    desc_regs: Vec<RareBank<DescFields>>,
     state: Reg<u8>,
     cmd_desc: Reg<u8>,
     cmd_c: [Reg<u32>; 5],
@@ -328,7 +333,7 @@ impl TmaEngine {
             mbars,
             descs: vec![None; descriptors],
             desc_regs: (0..descriptors)
-                .map(|i| DescRegs::new(i, None))
+                .map(|i| desc_regs(i, None))
                 .collect::<Result<_>>()?,
             state: Reg::new("state", 3, IDLE)?.with_labels(STATE_LABELS),
             cmd_desc: Reg::new("cmd_desc", 8, 0)?,
@@ -371,9 +376,7 @@ impl TmaEngine {
         map: TensorMap,
     ) -> std::result::Result<(), super::TensorMapError> {
         map.validate()?;
-        if let (Some(slot), Ok(regs)) =
-            (self.descs.get_mut(index), DescRegs::new(index, Some(&map)))
-        {
+        if let (Some(slot), Ok(regs)) = (self.descs.get_mut(index), desc_regs(index, Some(&map))) {
             *slot = Some(map);
             self.desc_regs[index] = regs;
         }
@@ -870,12 +873,14 @@ impl Module for TmaEngine {
         v.reg(&mut self.tx_bytes);
         v.reg(&mut self.bytes_stored);
         for d in &mut self.desc_regs {
-            v.reg(&mut d.dtype);
-            v.reg(&mut d.rank);
-            v.reg(&mut d.gaddr);
-            v.reg(&mut d.box0);
-            v.reg(&mut d.box1);
-            v.reg(&mut d.swizzle);
+            let b = d.bank_mut();
+            v.bank_reg(b, 0, |r| &r.dtype);
+            v.bank_reg(b, 1, |r| &r.rank);
+            v.bank_reg(b, 2, |r| &r.gaddr);
+            v.bank_reg(b, 3, |r| &r.box0);
+            v.bank_reg(b, 4, |r| &r.box1);
+            v.bank_reg(b, 5, |r| &r.swizzle);
+            v.bank(b);
         }
         v.mem(&mut self.pieces);
         v.mem(&mut self.store_buf);
