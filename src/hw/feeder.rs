@@ -43,6 +43,19 @@ pub trait OperandFeeder<const W: usize> {
     fn c_row(&self, tile: usize, row: usize, out: &mut [u32]);
     /// Writes the extras of step `step` of tile `tile` into `out` (every row and column of it).
     fn extras(&self, tile: usize, step: usize, out: &mut Self::Extras);
+    /// The A lanes of every row (`a`, one per mesh row) and the B lanes of every column (`b`)
+    /// of step `step` of tile `tile`: what [`OperandFeeder::a`] and [`OperandFeeder::b`]
+    /// give row by row and column by column (the default), read in one pass, so a feeder
+    /// may find the tile's origin and the step's lanes once rather than once per lane.
+    #[inline]
+    fn step_lanes(&self, tile: usize, step: usize, a: &mut [LaneGroup<W>], b: &mut [LaneGroup<W>]) {
+        for (i, g) in a.iter_mut().enumerate() {
+            *g = self.a(tile, i, step);
+        }
+        for (j, g) in b.iter_mut().enumerate() {
+            *g = self.b(tile, j, step);
+        }
+    }
 }
 
 /// Whole matrices in a buffer, served tile by tile.
@@ -88,6 +101,38 @@ impl TileBuffer {
 
     fn origin(&self, tile: usize) -> (usize, usize) {
         tile_origin(self.array, self.n, tile)
+    }
+
+    /// The lanes of step `step` (its first `k`, and how many lanes it has: 0 past K).
+    #[inline]
+    fn step_k<const W: usize>(&self, step: usize) -> (usize, usize) {
+        let k0 = step * self.width;
+        if k0 >= self.k {
+            return (k0, 0);
+        }
+        (k0, self.width.min(self.k - k0).min(W))
+    }
+
+    /// Row `i` of A, `lanes` lanes from `k0` (0 lanes past M).
+    #[inline]
+    fn a_lanes<const W: usize>(&self, i: usize, k0: usize, lanes: usize) -> LaneGroup<W> {
+        if i >= self.m || lanes == 0 {
+            return LaneGroup::default();
+        }
+        let mut words = Wide::<W>::ZERO;
+        for (l, &v) in self.a[i * self.k + k0..][..lanes].iter().enumerate() {
+            set_lane(&mut words, l, self.bits_a, v);
+        }
+        LaneGroup { bits: words, lanes }
+    }
+
+    /// Column `j` of B, `lanes` lanes from `k0` (0 lanes past N).
+    #[inline]
+    fn b_lanes<const W: usize>(&self, j: usize, k0: usize, lanes: usize) -> LaneGroup<W> {
+        if j >= self.n || lanes == 0 {
+            return LaneGroup::default();
+        }
+        column_lanes(&self.b, self.n, self.bits_b, j, k0, lanes)
     }
 }
 
@@ -177,29 +222,27 @@ impl<const W: usize> OperandFeeder<W> for TileBuffer {
 
     #[inline]
     fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W> {
-        let i = self.origin(tile).0 + row;
-        let k0 = step * self.width;
-        if i >= self.m || k0 >= self.k {
-            return LaneGroup::default();
-        }
-        let lanes = self.width.min(self.k - k0).min(W);
-        let mut words = Wide::<W>::ZERO;
-        for l in 0..lanes {
-            let v = self.a[i * self.k + k0 + l];
-            set_lane(&mut words, l, self.bits_a, v);
-        }
-        LaneGroup { bits: words, lanes }
+        let (k0, lanes) = self.step_k::<W>(step);
+        self.a_lanes(self.origin(tile).0 + row, k0, lanes)
     }
 
     #[inline]
     fn b(&self, tile: usize, col: usize, step: usize) -> LaneGroup<W> {
-        let j = self.origin(tile).1 + col;
-        let k0 = step * self.width;
-        if j >= self.n || k0 >= self.k {
-            return LaneGroup::default();
+        let (k0, lanes) = self.step_k::<W>(step);
+        self.b_lanes(self.origin(tile).1 + col, k0, lanes)
+    }
+
+    #[inline]
+    fn step_lanes(&self, tile: usize, step: usize, a: &mut [LaneGroup<W>], b: &mut [LaneGroup<W>]) {
+        // The tile's origin and the step's lanes once for every row and column.
+        let (r0, c0) = self.origin(tile);
+        let (k0, lanes) = self.step_k::<W>(step);
+        for (i, g) in a.iter_mut().enumerate() {
+            *g = self.a_lanes(r0 + i, k0, lanes);
         }
-        let lanes = self.width.min(self.k - k0).min(W);
-        column_lanes(&self.b, self.n, self.bits_b, j, k0, lanes)
+        for (j, g) in b.iter_mut().enumerate() {
+            *g = self.b_lanes(c0 + j, k0, lanes);
+        }
     }
 
     fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {

@@ -189,12 +189,7 @@ impl<const W: usize, F: OperandFeeder<W>> OperandPort<W> for IdealPort<F> {
         let Some((tile, step)) = self.next() else {
             return;
         };
-        for (i, a) in out.a.iter_mut().enumerate() {
-            *a = self.feeder.a(tile, i, step);
-        }
-        for (j, b) in out.b.iter_mut().enumerate() {
-            *b = self.feeder.b(tile, j, step);
-        }
+        self.feeder.step_lanes(tile, step, &mut out.a, &mut out.b);
         self.feeder.extras(tile, step, &mut out.extras);
     }
 

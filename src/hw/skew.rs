@@ -17,16 +17,14 @@ pub struct Skew<T: Value, U: Value> {
     name: &'static str,
     /// Every lane's stages, lane after lane (lane `j`, stage `k` after stage `k - 1`).
     stages: Vec<(Reg<T>, Reg<U>)>,
-    /// What each stage takes: the input of lane `feed[i]` for a lane's first stage,
-    /// [`FROM_PREVIOUS`] (the stage before it) for the others.
-    feed: Vec<usize>,
+    /// Each lane of nonzero depth with its first stage: `(lane, stage)`; every other stage
+    /// takes the stage before it.
+    firsts: Vec<(usize, usize)>,
     /// Where each lane's output comes from: its last stage, or [`PASS_THROUGH`] (depth 0:
     /// the input itself).
     tail: Vec<usize>,
 }
 
-/// A stage fed by the stage before it in its lane.
-const FROM_PREVIOUS: usize = usize::MAX;
 /// A lane of depth 0.
 const PASS_THROUGH: usize = usize::MAX;
 
@@ -36,15 +34,17 @@ impl<T: Value, U: Value> Skew<T, U> {
     pub fn new(name: &'static str, depth: &[usize], width: u32, tag_width: u32) -> Result<Self> {
         let total = depth.iter().sum();
         let mut stages = Vec::with_capacity(total);
-        let mut feed = Vec::with_capacity(total);
+        let mut firsts = Vec::with_capacity(depth.len());
         let mut tail = Vec::with_capacity(depth.len());
         for (j, &d) in depth.iter().enumerate() {
+            if d > 0 {
+                firsts.push((j, stages.len()));
+            }
             for k in 0..d {
                 stages.push((
                     Reg::new(format!("d{j}_{k}"), width, T::default())?,
                     Reg::new(format!("t{j}_{k}"), tag_width, U::default())?,
                 ));
-                feed.push(if k == 0 { j } else { FROM_PREVIOUS });
             }
             tail.push(if d == 0 {
                 PASS_THROUGH
@@ -55,7 +55,7 @@ impl<T: Value, U: Value> Skew<T, U> {
         Ok(Self {
             name,
             stages,
-            feed,
+            firsts,
             tail,
         })
     }
@@ -95,20 +95,24 @@ impl<T: Value, U: Value> Skew<T, U> {
     #[inline]
     pub fn shift_in(&mut self, input: &[(T, U)]) {
         // Every stage reads its predecessor's output (`q`, unchanged until the edge) and sets
-        // its own next value, so one pass in any order shifts every lane.
-        let n = self.stages.len();
-        let (stages, feed) = (&mut self.stages[..n], &self.feed[..n]);
-        for i in 0..n {
-            let v = match input.get(feed[i]) {
-                Some(&v) => v,
-                None => {
-                    let (d, t) = &stages[i - 1];
-                    (d.q(), t.q())
-                }
-            };
+        // its own next value, so the passes below may run in any order. Every value comes
+        // from the buffer's input or a stage of the same widths: nothing to mask.
+        // Each stage takes the stage before it in the list...
+        let stages = &mut self.stages[..];
+        debug_assert!(self.firsts.first().is_none_or(|&(_, i)| i == 0));
+        for i in 1..stages.len() {
+            let (d, t) = &stages[i - 1];
+            let v = (d.q(), t.q());
             let (d, t) = &mut stages[i];
-            d.set_d(v.0);
-            t.set_d(v.1);
+            d.set_d_fit(v.0);
+            t.set_d_fit(v.1);
+        }
+        // ...and each lane's first stage (the list's first among them) its input instead.
+        for &(j, i) in &self.firsts {
+            let (v, tag) = input[j];
+            let (d, t) = &mut stages[i];
+            d.set_d_fit(v);
+            t.set_d_fit(tag);
         }
     }
 }

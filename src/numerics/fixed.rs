@@ -6,7 +6,7 @@
 //! A clocked core picks its units once, when it is built ([`lane_multiplier`],
 //! [`ieee_chain`]), so no PE reads a format row in the clock loop.
 
-use super::dot::ieee::{fma_acc, fma_acc_bits, fma_chain_by};
+use super::dot::ieee::{fma_acc, fma_acc_normal, fma_chain_by};
 use super::dot::StepRecord;
 #[cfg(doc)]
 use super::flags::Flags;
@@ -91,16 +91,31 @@ fn chain_fixed<const ACC: usize>(products: &[Product], c: u32) -> StepRecord {
     })
 }
 
+/// The FMAs of [`ieee_chain_bits`]: each is `fma_acc_bits` (the normal-range unit where it
+/// answers, the full unit otherwise) for the fixed format, with the flags as their 4-bit
+/// vector, so the two paths join on a byte.
 #[inline(always)]
 fn chain_bits_fixed<const ACC: usize>(products: &[Product], c: u32) -> (u32, u8) {
     let mut bits = c;
     let mut flags = 0;
     for p in products {
-        let (b, f) = fma_acc_bits(bits, p, Row::<ACC>::FORMAT);
+        let (b, f) = match fma_acc_normal(bits, p, Row::<ACC>::FORMAT) {
+            Some((b, f)) => (b, f.to_bits()),
+            None => fma_rare_fixed::<ACC>(bits, p),
+        };
         bits = b;
-        flags |= f.to_bits();
+        flags |= f;
     }
     (bits, flags)
+}
+
+/// The full unit for the sums the normal-range unit leaves, out of line and with its format
+/// fixed (no format row passed to it).
+#[cold]
+#[inline(never)]
+fn fma_rare_fixed<const ACC: usize>(c: u32, p: &Product) -> (u32, u8) {
+    let r = fma_acc(c, p, RoundingMode::NearestEven, Row::<ACC>::FORMAT);
+    (r.bits, r.flags.to_bits())
 }
 
 /// Positions of the accumulator formats in [`ALL_FORMATS`], checked when the crate compiles.

@@ -133,6 +133,22 @@ impl<T: Bundle> Reg<T> {
         }
     }
 
+    /// [`Reg::set_d`] for a value that already fits the width: one read from a register or
+    /// an input of the same width, as a pipeline or shift-register stage takes its
+    /// predecessor's output. No mask is applied (debug builds check that none was needed).
+    #[inline(always)]
+    pub fn set_d_fit(&mut self, value: T) {
+        debug_assert!(
+            fits(value, self.width),
+            "set_d_fit: a value wider than the register's {} bits",
+            self.width
+        );
+        self.d = value;
+        if T::WRITTEN_RARELY {
+            self.written = true;
+        }
+    }
+
     /// The reset value.
     pub fn reset_value(&self) -> T {
         self.reset

@@ -195,7 +195,14 @@ pub fn fma_acc_normal(c: u32, p: &Product, acc: Format) -> Option<(u32, Flags)> 
         sticky: false,
     };
     let r = round_pack(acc, window, RoundingMode::NearestEven, Overflow::Ieee);
-    Some((r.bits as u32, r.flags))
+    // Below the top binade and above the subnormal range, `inexact` is the only flag the
+    // rounding can raise: said as a constant, so the caller's flag vector is one bit.
+    debug_assert!(!r.flags.invalid && !r.flags.overflow && !r.flags.underflow);
+    let flags = Flags {
+        inexact: r.flags.inexact,
+        ..Flags::NONE
+    };
+    Some((r.bits as u32, flags))
 }
 
 /// [`fma_acc`] rounding to nearest even, result bits and flags only: the normal-range unit
