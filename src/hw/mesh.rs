@@ -63,27 +63,33 @@ impl<const W: usize, D: Datapath<W>> PeArray<W, D> {
         shift: &[ShiftIn],
     ) {
         let cols = self.cols;
+        // Row by row: the row above (register outputs only) and the row being evaluated, so
+        // each PE finds its upper neighbour at its own column and its left one just before it.
+        let mut above: &[Pe<W, D>] = &[];
+        let mut rest = &mut self.pes[..];
         for r in 0..self.rows {
+            let (row, below) = std::mem::take(&mut rest).split_at_mut(cols);
             for c in 0..cols {
-                let (a, a_ctl, xa) = if c == 0 {
-                    (a_edge[r].0, a_edge[r].1, side_a[r])
-                } else {
-                    let left = &self.pes[r * cols + c - 1];
-                    let (a, a_ctl) = left.a_out();
-                    (a, a_ctl, left.side_out().0)
+                let (left, here) = row.split_at_mut(c);
+                let (a, a_ctl, xa) = match left.last() {
+                    None => (a_edge[r].0, a_edge[r].1, side_a[r]),
+                    Some(left) => {
+                        let (a, a_ctl) = left.a_out();
+                        (a, a_ctl, left.side_out().0)
+                    }
                 };
-                let (b, b_vld, xb, s) = if r == 0 {
-                    (b_edge[c].0, b_edge[c].1, side_b[c], shift[c])
-                } else {
-                    let up = &self.pes[(r - 1) * cols + c];
-                    let (b, v) = up.b_out();
-                    let s = ShiftIn {
-                        value: up.acc_q(shift[c].set),
-                        ..shift[c]
-                    };
-                    (b, v, up.side_out().1, s)
+                let (b, b_vld, xb, s) = match above.get(c) {
+                    None => (b_edge[c].0, b_edge[c].1, side_b[c], shift[c]),
+                    Some(up) => {
+                        let (b, v) = up.b_out();
+                        let s = ShiftIn {
+                            value: up.acc_q(shift[c].set),
+                            ..shift[c]
+                        };
+                        (b, v, up.side_out().1, s)
+                    }
                 };
-                self.pes[r * cols + c].comb(PeIn {
+                here[0].comb(PeIn {
                     a,
                     a_ctl,
                     side_a: xa,
@@ -93,6 +99,8 @@ impl<const W: usize, D: Datapath<W>> PeArray<W, D> {
                     shift: s,
                 });
             }
+            above = row;
+            rest = below;
         }
     }
 

@@ -541,13 +541,7 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             let (a_in, a) = (&mut e.a_in[..rows], &self.ops.a[..rows]);
             for i in 0..rows {
                 let g = a[i];
-                let ctl = ACtl {
-                    lanes: g.lanes as u8,
-                    last: sc.last,
-                    fire: sc.fire,
-                    set,
-                    valid: g.lanes > 0,
-                };
+                let ctl = ACtl::new(g.lanes as u8, sc.last, sc.fire, set, g.lanes > 0);
                 a_in[i] = (g.bits, ctl);
             }
             let (b_in, b) = (&mut e.b_in[..cols], &self.ops.b[..cols]);

@@ -194,12 +194,12 @@ pub fn translate(kind: FilterKind, hex: &str) -> String {
                 return "-".into();
             }
             let c = ACtl::unpack(ctl);
-            let mut parts = vec![format!("n={}", c.lanes)];
+            let mut parts = vec![format!("n={}", c.lanes())];
             for (on, name) in [
-                (c.valid, "valid"),
-                (c.set, "set1"),
-                (c.fire, "fire"),
-                (c.last, "last"),
+                (c.valid(), "valid"),
+                (c.set(), "set1"),
+                (c.fire(), "fire"),
+                (c.last(), "last"),
             ] {
                 if on {
                     parts.push(name.into());

@@ -3,25 +3,34 @@
 use tensorcore_rtl::hw::pe::{lane, set_lane, ACtl, CTL_BITS};
 use tensorcore_rtl::rtl::Wide;
 
-/// The bundle packs to the documented bit positions and unpacks every 10-bit word back.
+/// The bundle packs to the documented bit positions, reads every field back from its own bit
+/// (each field alone, and `valid` replaced), and unpacks every 10-bit word back.
 #[test]
 fn a_ctl_layout() {
-    let all = ACtl {
-        lanes: 32,
-        last: true,
-        fire: true,
-        set: true,
-        valid: true,
-    };
+    let all = ACtl::new(32, true, true, true, true);
     assert_eq!(all.pack(), 32 | 1 << 6 | 1 << 7 | 1 << 8 | 1 << 9);
-    let fire = ACtl {
-        fire: true,
-        ..ACtl::default()
-    };
+    let fire = ACtl::new(0, false, true, false, false);
     assert_eq!(fire.pack(), 0b00_1000_0000);
+    for lanes in [0u8, 1, 7, 31, 32] {
+        for bits in 0..16u8 {
+            let b = |i: u8| bits >> i & 1 == 1;
+            let c = ACtl::new(lanes, b(0), b(1), b(2), b(3));
+            assert_eq!(
+                (c.lanes(), c.last(), c.fire(), c.set(), c.valid()),
+                (lanes, b(0), b(1), b(2), b(3))
+            );
+            let off = c.with_valid(false);
+            assert_eq!(
+                (off.lanes(), off.last(), off.fire(), off.set(), off.valid()),
+                (lanes, b(0), b(1), b(2), false)
+            );
+            assert_eq!(off.with_valid(true).pack(), c.pack() | 1 << 9);
+        }
+    }
     for w in 0..1u16 << CTL_BITS {
         assert_eq!(ACtl::unpack(w).pack(), w, "{w:#05x}");
     }
+    assert_eq!(ACtl::unpack(0xFFFF).pack(), (1 << CTL_BITS) - 1);
 }
 
 /// 6-bit (FP6) and 19-bit (TF32) lanes packed into a bus and read back, including the

@@ -275,7 +275,7 @@ impl FpPath {
     /// FMA fires later); otherwise does nothing and returns false.
     #[inline]
     fn gather_step<const W: usize>(&mut self, s1: &Products<W>, c1: ACtl, lanes: usize) -> bool {
-        if !self.gathers || c1.fire {
+        if !self.gathers || c1.fire() {
             return false;
         }
         let n_gathered = usize::from(self.gather_n.q());
@@ -477,7 +477,7 @@ impl<const W: usize> Datapath<W> for FpPath {
 
     #[inline]
     fn stage2(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<Stage2Out> {
-        let lanes = usize::from(c1.lanes).min(W);
+        let lanes = usize::from(c1.lanes()).min(W);
         if let Some(chain) = self.ieee {
             // `ieee`: the FMA chain over this step's products (no block buffer in this mode).
             return Some(stage2_out(&chain(&s1.products[..lanes], acc)));
@@ -501,7 +501,7 @@ impl<const W: usize> Datapath<W> for FpPath {
 
     #[inline(always)]
     fn stage2_acc(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<(u32, u8)> {
-        let lanes = usize::from(c1.lanes).min(W);
+        let lanes = usize::from(c1.lanes()).min(W);
         if let Some(acc_fmt) = self.ieee_bits {
             return Some(ieee_chain_bits(acc_fmt, &s1.products[..lanes], acc));
         }

@@ -134,7 +134,7 @@ impl<const W: usize> Datapath<W> for IntPath {
 
     #[inline]
     fn stage2(&mut self, s1: &IntProducts<W>, c1: ACtl, acc: u32) -> Option<Stage2Out> {
-        let lanes = usize::from(c1.lanes).min(W);
+        let lanes = usize::from(c1.lanes()).min(W);
         let st = stage2_int_accumulate(&self.mode, &s1.products[..lanes], acc);
         Some(Stage2Out {
             acc: st.acc as u32,

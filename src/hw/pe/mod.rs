@@ -51,9 +51,9 @@ pub const CTL_VALID: u16 = 1 << 9;
 /// Width of the control word.
 pub const CTL_BITS: u32 = 10;
 
-/// The control bundle travelling with A (`a_ctl`, and `s1_ctl` in stage 1), as typed fields;
-/// the registers hold the bundle and [`ACtl::pack`] gives its traced 10-bit word
-/// ([`CTL_BITS`]):
+/// The control bundle travelling with A (`a_ctl`, and `s1_ctl` in stage 1): its fields read
+/// through accessors from the 10-bit word the registers hold and the waves show
+/// ([`CTL_BITS`]), so passing it on, or clearing `valid`, is one word's move:
 ///
 /// | bits | field   | constant      |
 /// |------|---------|---------------|
@@ -62,39 +62,82 @@ pub const CTL_BITS: u32 = 10;
 /// | 7    | `fire`  | [`CTL_FIRE`]  |
 /// | 8    | `set`   | [`CTL_SET`]   |
 /// | 9    | `valid` | [`CTL_VALID`] |
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ACtl {
-    /// Valid lanes of this step (0..=32).
-    pub lanes: u8,
-    /// The last step of a tile.
-    pub last: bool,
-    /// The last step of an NVIDIA block: fire the block FMA.
-    pub fire: bool,
-    /// The accumulator set of this tile.
-    pub set: bool,
-    /// This row carries data (the A row is inside the problem).
-    pub valid: bool,
-}
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct ACtl(u16);
 
 impl ACtl {
-    /// The traced control word.
-    pub const fn pack(self) -> u16 {
-        (self.lanes as u16 & CTL_LANES)
-            | if self.last { CTL_LAST } else { 0 }
-            | if self.fire { CTL_FIRE } else { 0 }
-            | if self.set { CTL_SET } else { 0 }
-            | if self.valid { CTL_VALID } else { 0 }
+    /// The bundle of these fields: `lanes` valid lanes of this step (0..=32; the word keeps
+    /// its low 6 bits), the last step of a tile, the last step of an NVIDIA block (fire the
+    /// block FMA), the accumulator set of this tile, and whether the row carries data.
+    pub const fn new(lanes: u8, last: bool, fire: bool, set: bool, valid: bool) -> ACtl {
+        ACtl(
+            (lanes as u16 & CTL_LANES)
+                | if last { CTL_LAST } else { 0 }
+                | if fire { CTL_FIRE } else { 0 }
+                | if set { CTL_SET } else { 0 }
+                | if valid { CTL_VALID } else { 0 },
+        )
     }
 
-    /// The bundle of a control word written by [`ACtl::pack`].
+    /// Valid lanes of this step (0..=32).
+    #[inline(always)]
+    pub const fn lanes(self) -> u8 {
+        (self.0 & CTL_LANES) as u8
+    }
+
+    /// The last step of a tile.
+    #[inline(always)]
+    pub const fn last(self) -> bool {
+        self.0 & CTL_LAST != 0
+    }
+
+    /// The last step of an NVIDIA block: fire the block FMA.
+    #[inline(always)]
+    pub const fn fire(self) -> bool {
+        self.0 & CTL_FIRE != 0
+    }
+
+    /// The accumulator set of this tile.
+    #[inline(always)]
+    pub const fn set(self) -> bool {
+        self.0 & CTL_SET != 0
+    }
+
+    /// This row carries data (the A row is inside the problem).
+    #[inline(always)]
+    pub const fn valid(self) -> bool {
+        self.0 & CTL_VALID != 0
+    }
+
+    /// The same bundle with `valid` replaced.
+    #[inline(always)]
+    pub const fn with_valid(self, valid: bool) -> ACtl {
+        ACtl((self.0 & !CTL_VALID) | if valid { CTL_VALID } else { 0 })
+    }
+
+    /// The traced control word.
+    #[inline(always)]
+    pub const fn pack(self) -> u16 {
+        self.0
+    }
+
+    /// The bundle of a control word written by [`ACtl::pack`] (bits above [`CTL_BITS`]
+    /// dropped).
+    #[inline(always)]
     pub const fn unpack(w: u16) -> ACtl {
-        ACtl {
-            lanes: (w & CTL_LANES) as u8,
-            last: w & CTL_LAST != 0,
-            fire: w & CTL_FIRE != 0,
-            set: w & CTL_SET != 0,
-            valid: w & CTL_VALID != 0,
-        }
+        ACtl(w & ((1 << CTL_BITS) - 1))
+    }
+}
+
+impl std::fmt::Debug for ACtl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ACtl")
+            .field("lanes", &self.lanes())
+            .field("last", &self.last())
+            .field("fire", &self.fire())
+            .field("set", &self.set())
+            .field("valid", &self.valid())
+            .finish()
     }
 }
 
@@ -104,7 +147,7 @@ impl Value for ACtl {
     const WORDS: usize = 1;
     #[inline(always)]
     fn mask(self, _width: u32) -> Self {
-        // Every field fits its bits (`lanes` is at most 32 by construction; `pack` masks it).
+        // Every field fits its bits: the constructors mask them.
         self
     }
     #[inline]
@@ -512,9 +555,9 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
 
         // Stage 1: multiply (only when both operands carry data).
         let ctl = i.a_ctl;
-        let lanes = usize::from(ctl.lanes);
-        let valid = ctl.valid && i.b_vld && lanes > 0;
-        regs.set(|r| &mut r.s1_ctl, ACtl { valid, ..ctl });
+        let lanes = usize::from(ctl.lanes());
+        let valid = ctl.valid() && i.b_vld && lanes > 0;
+        regs.set(|r| &mut r.s1_ctl, ctl.with_valid(valid));
         if valid && D::BUILDS_IN_PLACE && !self.shows.stage1 {
             // The products built where the register holds them.
             let (path, regs) = (&mut self.path, &mut self.regs);
@@ -544,9 +587,9 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
             let q = self.regs.q();
             (q.s1_ctl, q.flags)
         };
-        self.regs.set(|r| &mut r.done, c1.last);
-        let set = usize::from(c1.set);
-        let out = if !c1.valid {
+        self.regs.set(|r| &mut r.done, c1.last());
+        let set = usize::from(c1.set());
+        let out = if !c1.valid() {
             self.path.stage2_idle();
             if self.shows.stage2 {
                 self.show_stage2(Stage2Out::default());

@@ -196,8 +196,8 @@ impl<const W: usize> Datapath<W> for MxPath {
 
     #[inline]
     fn stage2(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<Stage2Out> {
-        let lanes = usize::from(c1.lanes).min(W);
-        let out = self.block_step(&s1.products[..lanes], c1.fire, acc)?;
+        let lanes = usize::from(c1.lanes()).min(W);
+        let out = self.block_step(&s1.products[..lanes], c1.fire(), acc)?;
         Some(Stage2Out {
             acc: out.out.bits as u32,
             flags: out.out.flags.to_bits(),
