@@ -558,14 +558,14 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
 
         // Column shift commands with the C row they load, skewed by column.
         let c_read = (cmd.en && cmd.c_valid).then_some((cmd.c_tile, rows - 1 - cmd.x));
-        match c_read {
-            Some((tile, row)) => self.port.c_row(tile, row, &mut e.c_row),
-            None => e.c_row.fill(0),
+        if let Some((tile, row)) = c_read {
+            self.port.c_row(tile, row, &mut e.c_row);
         }
         let word = cmd.pack(row_bits);
         let (c_in, c_row) = (&mut e.c_in[..cols], &e.c_row[..cols]);
         for j in 0..cols {
-            c_in[j] = (word, c_row[j]);
+            // The C word is 0 in a cycle that reads no C row.
+            c_in[j] = (word, if c_read.is_some() { c_row[j] } else { 0 });
         }
         self.c_skew.out(&e.c_in, &mut e.c_cols);
 

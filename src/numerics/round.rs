@@ -302,7 +302,17 @@ fn normalize_round<R: Register>(
 
     // Tininess after rounding: round at full precision with an unbounded exponent and see
     // whether the magnitude still lies below 2^emin.
-    let tiny = subnormal && tiny_after_rounding(fmt, sign, sig, lsb_exp, norm_exp, mode);
+    // (The check takes the two fields it needs, not the format row: a row passed by value
+    // to an out-of-line function is stored to the stack on every path.)
+    let tiny = subnormal
+        && tiny_after_rounding(
+            (fmt.emin(), fmt.frac_bits),
+            sign,
+            sig,
+            lsb_exp,
+            norm_exp,
+            mode,
+        );
 
     // Pack: the hidden bit of a normal carries into the exponent field, so a significand
     // that rounds up to the next binade (or a subnormal that rounds up to the smallest
@@ -334,17 +344,17 @@ fn normalize_round<R: Register>(
 #[cold]
 #[inline(never)]
 fn tiny_after_rounding<R: Register>(
-    fmt: Format,
+    (emin, frac_bits): (i32, u32),
     sign: bool,
     sig: R,
     lsb_exp: i32,
     norm_exp: i32,
     mode: RoundingMode,
 ) -> bool {
-    if norm_exp < fmt.emin() - 1 {
+    if norm_exp < emin - 1 {
         return true;
     }
-    let frac_bits = fmt.frac_bits as i32;
+    let frac_bits = frac_bits as i32;
     let full_shift = norm_exp - frac_bits - lsb_exp;
     let (k, l) = if full_shift <= 0 {
         ((sig << (-full_shift) as u32).low(), Loss::ExactlyZero)
