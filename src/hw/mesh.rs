@@ -24,6 +24,8 @@ pub struct PeArray<const W: usize, D: Datapath<W>> {
     rows: usize,
     cols: usize,
     pes: Vec<Pe<W, D>>,
+    /// Some PE's wave-only wire is observed (noted when the engine decides).
+    shows: bool,
 }
 
 impl<const W: usize, D: Datapath<W>> PeArray<W, D> {
@@ -37,7 +39,13 @@ impl<const W: usize, D: Datapath<W>> PeArray<W, D> {
                 pes.push(Pe::new(format!("pe_{r}_{c}"), cfg, path()?)?);
             }
         }
-        Ok(Self { rows, cols, pes })
+        // A wire outside a simulator is observed.
+        Ok(Self {
+            rows,
+            cols,
+            pes,
+            shows: true,
+        })
     }
 
     /// The PE at (`row`, `col`).
@@ -55,6 +63,24 @@ impl<const W: usize, D: Datapath<W>> PeArray<W, D> {
     /// command is a column-wide enable; its `value` is the C word entering the top PE).
     #[inline]
     pub fn comb(
+        &mut self,
+        a_edge: &[(Wide<W>, ACtl)],
+        side_a: &[D::SideA],
+        b_edge: &[(Wide<W>, bool)],
+        side_b: &[D::SideB],
+        shift: &[ShiftIn],
+    ) {
+        // Whether any PE's wave-only wire is observed, decided once for the whole array.
+        if self.shows {
+            self.comb_rows::<true>(a_edge, side_a, b_edge, side_b, shift);
+        } else {
+            self.comb_rows::<false>(a_edge, side_a, b_edge, side_b, shift);
+        }
+    }
+
+    /// [`PeArray::comb`] with every PE's [`Pe::comb_as`] of `SHOWS`.
+    #[inline(always)]
+    fn comb_rows<const SHOWS: bool>(
         &mut self,
         a_edge: &[(Wide<W>, ACtl)],
         side_a: &[D::SideA],
@@ -89,7 +115,7 @@ impl<const W: usize, D: Datapath<W>> PeArray<W, D> {
                         (b, v, up.side_out().1, s)
                     }
                 };
-                here[0].comb(PeIn {
+                here[0].comb_as::<SHOWS>(PeIn {
                     a,
                     a_ctl,
                     side_a: xa,
@@ -120,6 +146,10 @@ impl<const W: usize, D: Datapath<W>> Module for PeArray<W, D> {
         for pe in &mut self.pes {
             v.child(pe);
         }
+    }
+    fn observed(&mut self) {
+        // The PEs were told first (each after its own visit).
+        self.shows = self.pes.iter().any(Pe::shows_any);
     }
 }
 
@@ -267,5 +297,8 @@ impl<const W: usize> Module for DenseMesh<W> {
     }
     fn visit<V: Visitor>(&mut self, v: &mut V) {
         each_array!(self, a => a.visit(v))
+    }
+    fn observed(&mut self) {
+        each_array!(self, a => a.observed())
     }
 }

@@ -541,9 +541,30 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
     /// pass-through registers and the shift path.
     #[inline]
     pub fn comb(&mut self, i: PeInput<W, D>) {
+        self.comb_as::<true>(i);
+    }
+
+    /// Whether any of the PE's wave-only wires is observed (see [`Pe::comb_as`]).
+    pub fn shows_any(&self) -> bool {
+        let s = self.shows;
+        s.buses || s.stage1 || s.stage2
+    }
+
+    /// [`Pe::comb`] for an array that knows, once per cycle, whether any of its PEs'
+    /// wave-only wires is observed: with `SHOWS` false (no PE's is: [`Pe::shows_any`] false
+    /// for every PE, as in an untraced run) the PE tests none of its groups; with `SHOWS`
+    /// true it tests each group's flag.
+    #[inline]
+    pub fn comb_as<const SHOWS: bool>(&mut self, i: PeInput<W, D>) {
+        debug_assert!(SHOWS || !self.shows_any());
+        let shows = Shows {
+            buses: SHOWS && self.shows.buses,
+            stage1: SHOWS && self.shows.stage1,
+            stage2: SHOWS && self.shows.stage2,
+        };
         self.path.pass(i.side_a, i.side_b);
         // Operands pass on to the neighbours through registers.
-        if self.shows.buses {
+        if shows.buses {
             self.a_in.set(i.a);
             self.b_in.set(i.b);
         }
@@ -558,7 +579,7 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
         let lanes = usize::from(ctl.lanes());
         let valid = ctl.valid() && i.b_vld && lanes > 0;
         regs.set(|r| &mut r.s1_ctl, ctl.with_valid(valid));
-        if valid && D::BUILDS_IN_PLACE && !self.shows.stage1 {
+        if valid && D::BUILDS_IN_PLACE && !shows.stage1 {
             // The products built where the register holds them.
             let (path, regs) = (&mut self.path, &mut self.regs);
             regs.set_in_place(
@@ -568,7 +589,7 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
         } else if valid {
             let s1 = self.path.stage1(&i.a, &i.b, lanes, i.side_a);
             self.regs.set(|r| &mut r.s1_prod, s1);
-            if self.shows.stage1 {
+            if shows.stage1 {
                 self.exp_sum.set(ExpSums(s1));
                 self.sig_product.set(SigProducts(s1));
             }
@@ -576,7 +597,7 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
             // Operand isolation: an idle stage's combinational outputs read 0 (in hardware the
             // inputs are gated), so no wire shows a stale value from an earlier cycle.
             self.path.stage1_idle();
-            if self.shows.stage1 {
+            if shows.stage1 {
                 self.exp_sum.set(ExpSums::default());
                 self.sig_product.set(SigProducts::default());
             }
@@ -591,11 +612,11 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
         let set = usize::from(c1.set());
         let out = if !c1.valid() {
             self.path.stage2_idle();
-            if self.shows.stage2 {
+            if shows.stage2 {
                 self.show_stage2(Stage2Out::default());
             }
             None
-        } else if self.shows.stage2 {
+        } else if shows.stage2 {
             let q = self.regs.q();
             let out = self.path.stage2(&q.s1_prod, c1, q.acc[set]);
             // Stage-2 wires read 0 unless the accumulation drove them this cycle.
