@@ -59,37 +59,69 @@ struct Fields {
     bus: Wide<1>,
 }
 
-/// The same block with its registers as one bank.
-struct Banked {
-    regs: RegBank<Fields>,
+/// A bank of the block's registers as the block uses it: a [`RegBank`] or a [`RareBank`].
+trait BankOf {
+    fn q(&self) -> &Fields;
+    fn put<T>(&mut self, field: impl FnOnce(&mut Fields) -> &mut T, value: T);
+    fn bank(&mut self) -> &mut RegBank<Fields>;
+}
+
+impl BankOf for RegBank<Fields> {
+    fn q(&self) -> &Fields {
+        RegBank::q(self)
+    }
+    fn put<T>(&mut self, field: impl FnOnce(&mut Fields) -> &mut T, value: T) {
+        self.set(field, value);
+    }
+    fn bank(&mut self) -> &mut RegBank<Fields> {
+        self
+    }
+}
+
+impl BankOf for RareBank<Fields> {
+    fn q(&self) -> &Fields {
+        RareBank::q(self)
+    }
+    fn put<T>(&mut self, field: impl FnOnce(&mut Fields) -> &mut T, value: T) {
+        self.set(field, value);
+    }
+    fn bank(&mut self) -> &mut RegBank<Fields> {
+        self.bank_mut()
+    }
+}
+
+/// The same block with its registers as one bank (`B`: a plain or a rare one).
+struct Banked<B = RegBank<Fields>> {
+    regs: B,
     stop: Input<bool>,
 }
 
-impl Module for Banked {
+impl<B: BankOf> Module for Banked<B> {
     fn name(&self) -> &str {
         "blk"
     }
     fn visit<V: Visitor>(&mut self, v: &mut V) {
         v.input(&mut self.stop);
-        v.bank_reg(&mut self.regs, 0, |r| &r.count);
-        v.bank_reg(&mut self.regs, 1, |r| &r.flag);
-        v.bank_reg(&mut self.regs, 2, |r| &r.bus);
-        v.bank(&mut self.regs);
+        let b = self.regs.bank();
+        v.bank_reg(b, 0, |r| &r.count);
+        v.bank_reg(b, 1, |r| &r.flag);
+        v.bank_reg(b, 2, |r| &r.bus);
+        v.bank(b);
     }
 }
 
-impl Design for Banked {
+impl<B: BankOf> Design for Banked<B> {
     fn comb(&mut self) {
         if self.stop.get() {
             return;
         }
         let q = *self.regs.q();
         let (c, f, b) = next(q.count, q.flag, q.bus);
-        self.regs.set(|r| &mut r.count, c);
+        self.regs.put(|r| &mut r.count, c);
         if let Some(f) = f {
-            self.regs.set(|r| &mut r.flag, f);
+            self.regs.put(|r| &mut r.flag, f);
         }
-        self.regs.set(|r| &mut r.bus, b);
+        self.regs.put(|r| &mut r.bus, b);
     }
 }
 
@@ -205,49 +237,15 @@ fn a_field_that_does_not_fit_is_refused() {
     assert!(over.is_err());
 }
 
-/// The same block with its registers as one rare bank (copied at the edge only after a
-/// cycle that wrote it).
-struct RareBanked {
-    regs: RareBank<Fields>,
-    stop: Input<bool>,
-}
-
-impl Module for RareBanked {
-    fn name(&self) -> &str {
-        "blk"
-    }
-    fn visit<V: Visitor>(&mut self, v: &mut V) {
-        v.input(&mut self.stop);
-        let b = self.regs.bank_mut();
-        v.bank_reg(b, 0, |r| &r.count);
-        v.bank_reg(b, 1, |r| &r.flag);
-        v.bank_reg(b, 2, |r| &r.bus);
-        v.bank(b);
-    }
-}
-
-impl Design for RareBanked {
-    fn comb(&mut self) {
-        if self.stop.get() {
-            return;
-        }
-        let q = *self.regs.q();
-        let (c, f, b) = next(q.count, q.flag, q.bus);
-        self.regs.set(|r| &mut r.count, c);
-        if let Some(f) = f {
-            self.regs.set(|r| &mut r.flag, f);
-        }
-        self.regs.set(|r| &mut r.bus, b);
-    }
-}
-
-fn rare_banked() -> RareBanked {
+/// The block with its registers as one rare bank (copied at the edge only after a cycle
+/// that wrote it).
+fn rare_banked() -> Banked<RareBank<Fields>> {
     let reset = Fields {
         count: 5,
         flag: true,
         bus: Wide::ZERO,
     };
-    RareBanked {
+    Banked {
         regs: RareBank::new(reset)
             .field("count", 12, |r: &Fields| &r.count)
             .and_then(|b| b.field("flag", 1, |r: &Fields| &r.flag))
