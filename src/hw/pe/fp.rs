@@ -31,8 +31,8 @@ use crate::numerics::dot::{
     stage_accumulate_acc, stage_multiply, AccMode, MultiplyStage, StepRecord, MAX_LANES,
 };
 use crate::numerics::fixed::{
-    ieee_chain, ieee_chain_bits, lane_multiplier, multiply_fp16, E4m3E5m2Pair, E4m3Pair,
-    E5m2E4m3Pair, E5m2Pair, Fp16Pair, IeeeAcc, IeeeChain, InlineUnit, InlinedPair, LaneMultiplier,
+    ieee_chain, ieee_chain_bits, lane_multiplier, E4m3E5m2Pair, E4m3Pair, E5m2E4m3Pair, E5m2Pair,
+    Fp16Pair, IeeeAcc, IeeeChain, InlineUnit, InlinedPair, LaneMultiplier,
 };
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
@@ -398,12 +398,12 @@ impl LaneMultipliers {
     ) -> Products<W> {
         let lanes = lanes.min(W);
         let (wa, ma) = (self.lane_bits.0, self.lane_masks.0);
-        if let Some(pair) = self.inlined {
-            if pair == InlinedPair::Fp16 {
-                return each_lane(a_bus, lanes, (wa, ma), &b_of, multiply_fp16);
-            }
-            let mul = |a, b| pair.multiply(a, b);
-            return each_lane(a_bus, lanes, (wa, ma), &b_of, mul);
+        if self.inlined == Some(InlinedPair::Fp16) {
+            let a_lane = (
+                Fp16Pair::FMT_A.width(),
+                low_mask_u64(Fp16Pair::FMT_A.width()),
+            );
+            return each_lane(a_bus, lanes, a_lane, &b_of, Fp16Pair::multiply);
         }
         if let Some(mul) = self.unit {
             return each_lane(a_bus, lanes, (wa, ma), &b_of, mul);
