@@ -156,6 +156,16 @@ impl Flags {
             | (self.inexact as u8)
     }
 
+    /// The flags of a 4-bit vector written by [`Flags::to_bits`] (higher bits ignored).
+    pub const fn from_bits(bits: u8) -> Flags {
+        Flags {
+            invalid: bits & 8 != 0,
+            overflow: bits & 4 != 0,
+            underflow: bits & 2 != 0,
+            inexact: bits & 1 != 0,
+        }
+    }
+
     /// Names of the raised flags, e.g. `["overflow", "inexact"]`.
     pub fn names(self) -> Vec<&'static str> {
         let mut v = Vec::new();

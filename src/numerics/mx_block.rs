@@ -110,31 +110,46 @@ impl BlockState {
 
 /// Adds the exact `products` of one step into the block state (the block-sum adder).
 ///
-/// Every finite product must be a multiple of `2^BLOCK_SUM_LSB` (true of the MX element
-/// formats; [`crate::hw::tensor_core::check_config`] refuses others in MX mode).
+/// Every finite product must be a multiple of `2^BLOCK_SUM_LSB` and below `2^32` in
+/// magnitude (true of the MX element formats; [`crate::hw::tensor_core::check_config`]
+/// refuses others in MX mode), so each lane's aligner is a 64-bit left shift: the product's
+/// significand moved to the register's LSB `2^BLOCK_SUM_LSB`, below `2^64`. The aligned lanes
+/// are then added with their signs into the block sum.
+#[inline]
 pub fn block_accumulate(mut s: BlockState, products: &[Product]) -> BlockState {
     for p in products {
         s.invalid |= p.flags.invalid;
         match p.class {
             ProductClass::Nan => s.class = BlockClass::Nan,
             ProductClass::Infinite => s.class = s.class.add_inf(p.sign),
-            ProductClass::Zero => {
-                s.zero = true;
+            ProductClass::Finite | ProductClass::Zero => {
                 s.any_pos |= !p.sign;
                 s.any_neg |= p.sign;
-            }
-            ProductClass::Finite => {
-                s.any_pos |= !p.sign;
-                s.any_neg |= p.sign;
-                let shift = p.lsb_exp() - BLOCK_SUM_LSB;
-                debug_assert!((0..64).contains(&shift), "product LSB 2^{}", p.lsb_exp());
-                let v = i128::from(p.sig) << shift;
-                s.sum += if p.sign { -v } else { v };
+                s.zero |= p.class == ProductClass::Zero;
+                // A zero product's significand is 0: its lane adds nothing.
                 s.nonzero |= p.sig != 0;
+                s.sum += aligned(p);
             }
         }
     }
     s
+}
+
+/// One lane's aligner: the finite product `p` as a signed multiple of `2^BLOCK_SUM_LSB`
+/// (the magnitude shifted into place, then negated in two's complement, invert and add
+/// one, when the sign is set).
+#[inline(always)]
+fn aligned(p: &Product) -> i128 {
+    let shift = (p.lsb_exp() - BLOCK_SUM_LSB) as u32;
+    debug_assert!(
+        p.sig == 0 || (shift < 64 && p.sig.leading_zeros() >= shift),
+        "product {} x 2^{} outside the block-sum aligner",
+        p.sig,
+        p.lsb_exp()
+    );
+    let v = i128::from(p.sig << (shift & 63));
+    let neg = -i128::from(p.sign);
+    (v ^ neg) - neg
 }
 
 /// The special class of a scale or a scale product.

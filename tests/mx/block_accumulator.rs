@@ -41,6 +41,62 @@ fn sum_bits_round_trip() {
     }
 }
 
+/// An FP8 code's value, decoded here from its fields (an independent decoder: OCP E4M3 has
+/// no infinities and one NaN magnitude, E5M2 is IEEE-like); `None` for a non-finite code.
+fn fp8_value(e4m3: bool, code: u64) -> Option<f64> {
+    let (exp_bits, frac_bits, bias) = if e4m3 { (4, 3, 7) } else { (5, 2, 15) };
+    let sign = if code & 0x80 != 0 { -1.0 } else { 1.0 };
+    let e = ((code >> frac_bits) & ((1 << exp_bits) - 1)) as i32;
+    let f = (code & ((1 << frac_bits) - 1)) as f64 / f64::from(1 << frac_bits);
+    let e_max = (1 << exp_bits) - 1;
+    if (e4m3 && code & 0x7F == 0x7F) || (!e4m3 && e == e_max) {
+        return None;
+    }
+    Some(if e == 0 {
+        sign * f * 2f64.powi(1 - bias)
+    } else {
+        sign * (1.0 + f) * 2f64.powi(e - bias)
+    })
+}
+
+/// The block-sum adder's lane aligners take every finite product of every FP8 pair
+/// exactly: one product's sum is its value times `2^32` (computed from the decoded values
+/// above in `f64`, exact for these products), and 32 of the largest products (E5M2's
+/// `57344^2`) fill the 72-bit register without wrapping, for both signs.
+#[test]
+fn aligner_takes_every_fp8_product() {
+    use tensorcore_rtl::numerics::format::{E4M3, E5M2};
+    use tensorcore_rtl::numerics::multiply::multiply;
+    for (fa, ea) in [(E4M3, true), (E5M2, false)] {
+        for (fb, eb) in [(E4M3, true), (E5M2, false)] {
+            for a in 0..=0xFFu64 {
+                for b in 0..=0xFFu64 {
+                    let (Some(va), Some(vb)) = (fp8_value(ea, a), fp8_value(eb, b)) else {
+                        continue;
+                    };
+                    let s = block_accumulate(BlockState::default(), &[multiply(fa, a, fb, b)]);
+                    let want = va * vb * 2f64.powi(32);
+                    assert_eq!(want.fract(), 0.0);
+                    assert_eq!(
+                        s.sum, want as i128,
+                        "{} {a:#x} x {} {b:#x}",
+                        fa.name, fb.name
+                    );
+                    assert_eq!(BlockState::sum_from_bits(s.sum_bits()), s.sum);
+                }
+            }
+        }
+    }
+    for code in [0x7Bu64, 0xFB] {
+        let p = multiply(E5M2, code, E5M2, 0x7B);
+        let s = block_accumulate(BlockState::default(), &[p; 32]);
+        let one = 57344i128 * 57344 * (1i128 << 32);
+        let want = if code == 0x7B { 32 * one } else { -32 * one };
+        assert_eq!(s.sum, want);
+        assert_eq!(BlockState::sum_from_bits(s.sum_bits()), want);
+    }
+}
+
 /// Scales 2^(127+127-254) = 1: 3 * 2^-32 + 1.0 rounds to 1.0; 1.5 * 2^3 exact.
 #[test]
 fn fire_basic() {

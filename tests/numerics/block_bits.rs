@@ -95,3 +95,19 @@ fn bits_pass_matches_on_finite_blocks() {
         }
     }
 }
+
+/// The flags' 4-bit vector, which the bits pass ORs the products' flags through, round-trips:
+/// bit 3 invalid, bit 2 overflow, bit 1 underflow, bit 0 inexact.
+#[test]
+fn flag_bits_round_trip() {
+    use tensorcore_rtl::numerics::Flags;
+    for bits in 0u8..16 {
+        let f = Flags::from_bits(bits);
+        assert_eq!(f.to_bits(), bits);
+        assert_eq!(
+            (f.invalid, f.overflow, f.underflow, f.inexact),
+            (bits & 8 != 0, bits & 4 != 0, bits & 2 != 0, bits & 1 != 0)
+        );
+    }
+    assert_eq!(Flags::from_bits(0xF0), Flags::NONE);
+}

@@ -1,7 +1,7 @@
 //! The fixed-format lane multipliers and `ieee` chains against the format-generic units.
 
 use tensorcore_rtl::numerics::dot::ieee::{fma_acc, fma_chain_by};
-use tensorcore_rtl::numerics::fixed::{ieee_chain, lane_multiplier, multiply_fp16};
+use tensorcore_rtl::numerics::fixed::{ieee_chain, lane_multiplier, multiply_fp16, InlinedPair};
 use tensorcore_rtl::numerics::format::{Format, ALL_FORMATS, BF16, E4M3, E5M2, FP16, FP32, FP64};
 use tensorcore_rtl::numerics::multiply::multiply;
 use tensorcore_rtl::numerics::RoundingMode;
@@ -59,6 +59,47 @@ fn inlined_fp16_multiplier_matches_the_generic_one() {
                 "{a:#06x} x {b:#06x}"
             );
         }
+    }
+}
+
+/// The inlined FP8 units (the PE's lane loops for the FP8 pairs) agree with the
+/// format-generic multiplier on every pair of 8-bit encodings, and exactly the FP16 and FP8
+/// pairs have one.
+#[test]
+fn inlined_fp8_multipliers_match_the_generic_one() {
+    let pairs = [
+        (E4M3, E4M3, InlinedPair::E4m3),
+        (E5M2, E5M2, InlinedPair::E5m2),
+        (E4M3, E5M2, InlinedPair::E4m3E5m2),
+        (E5M2, E4M3, InlinedPair::E5m2E4m3),
+    ];
+    for (fa, fb, pair) in pairs {
+        assert_eq!(InlinedPair::of(fa, fb), Some(pair));
+        for a in 0..=0xFFu64 {
+            for b in 0..=0xFFu64 {
+                assert_eq!(
+                    pair.multiply(a, b),
+                    multiply(fa, a, fb, b),
+                    "{} {a:#04x} x {} {b:#04x}",
+                    fa.name,
+                    fb.name
+                );
+            }
+        }
+    }
+    assert_eq!(InlinedPair::of(FP16, FP16), Some(InlinedPair::Fp16));
+    assert_eq!(
+        InlinedPair::Fp16.multiply(0x3C01, 0xC000),
+        multiply(FP16, 0x3C01, FP16, 0xC000)
+    );
+    for (fa, fb) in [
+        (FP16, E4M3),
+        (BF16, BF16),
+        (E4M3, FP16),
+        (FP32, FP32),
+        (FP64, FP64),
+    ] {
+        assert_eq!(InlinedPair::of(fa, fb), None, "{} x {}", fa.name, fb.name);
     }
 }
 

@@ -31,10 +31,11 @@ use crate::numerics::dot::{
     stage_accumulate_acc, stage_multiply, AccMode, MultiplyStage, StepRecord, MAX_LANES,
 };
 use crate::numerics::fixed::{
-    ieee_chain, ieee_chain_bits, lane_multiplier, multiply_fp16, IeeeAcc, IeeeChain, LaneMultiplier,
+    ieee_chain, ieee_chain_bits, lane_multiplier, E4m3E5m2Pair, E4m3Pair, E5m2E4m3Pair, E5m2Pair,
+    Fp16Pair, IeeeAcc, IeeeChain, InlineUnit, InlinedPair, LaneMultiplier,
 };
 use crate::numerics::flags::{Flags, RoundingMode};
-use crate::numerics::format::{Format, FP16};
+use crate::numerics::format::Format;
 use crate::numerics::multiply::{Product, ProductClass};
 use crate::rtl::{low_mask_u64, Reg, RegFile, Result, Value, Visitor, Wide};
 
@@ -308,7 +309,8 @@ impl FpPath {
 
 /// The stage-1 multiplier array of a floating-point (or MX) PE: one exact multiplier per
 /// lane, built for the core's format pair when the core is built
-/// ([`lane_multiplier`]), with the lane widths of the A and B buses.
+/// ([`lane_multiplier`], or an [`InlinedPair`]'s unit), with the lane widths of the A and B
+/// buses.
 #[derive(Clone, Copy, Debug)]
 pub struct LaneMultipliers {
     fmt_a: Format,
@@ -320,8 +322,9 @@ pub struct LaneMultipliers {
     /// The multiplier built for the pair (`None`: a format outside the table, multiplied by
     /// the format-generic unit).
     unit: Option<LaneMultiplier>,
-    /// The pair is FP16 x FP16: the unit inlined ([`multiply_fp16`]), not called.
-    fp16_pair: bool,
+    /// The pair's unit inlined into the lane loop (FP16 x FP16 and the FP8 pairs), not
+    /// called.
+    inlined: Option<InlinedPair>,
 }
 
 impl LaneMultipliers {
@@ -333,7 +336,7 @@ impl LaneMultipliers {
             lane_bits: (fmt_a.width(), fmt_b.width()),
             lane_masks: (low_mask_u64(fmt_a.width()), low_mask_u64(fmt_b.width())),
             unit: lane_multiplier(fmt_a, fmt_b),
-            fp16_pair: fmt_a == FP16 && fmt_b == FP16,
+            inlined: InlinedPair::of(fmt_a, fmt_b),
         }
     }
 
@@ -370,10 +373,18 @@ impl LaneMultipliers {
             out.lanes = lanes;
             debug_assert!(out.valid().iter().all(fits_word));
         };
-        match (self.fp16_pair, self.unit) {
-            (true, _) => into(&multiply_fp16, out),
-            (false, Some(mul)) => into(&mul, out),
-            (false, None) => *out = self.bus_products(a_bus, b_bus, lanes),
+        match (self.inlined, self.unit) {
+            (Some(InlinedPair::Fp16), _) => fixed_lanes::<W, Fp16Pair>(a_bus, b_bus, lanes, out),
+            (Some(InlinedPair::E4m3), _) => fixed_lanes::<W, E4m3Pair>(a_bus, b_bus, lanes, out),
+            (Some(InlinedPair::E5m2), _) => fixed_lanes::<W, E5m2Pair>(a_bus, b_bus, lanes, out),
+            (Some(InlinedPair::E4m3E5m2), _) => {
+                fixed_lanes::<W, E4m3E5m2Pair>(a_bus, b_bus, lanes, out)
+            }
+            (Some(InlinedPair::E5m2E4m3), _) => {
+                fixed_lanes::<W, E5m2E4m3Pair>(a_bus, b_bus, lanes, out)
+            }
+            (None, Some(mul)) => into(&mul, out),
+            (None, None) => *out = self.bus_products(a_bus, b_bus, lanes),
         }
     }
 
@@ -387,8 +398,12 @@ impl LaneMultipliers {
     ) -> Products<W> {
         let lanes = lanes.min(W);
         let (wa, ma) = (self.lane_bits.0, self.lane_masks.0);
-        if self.fp16_pair {
-            return each_lane(a_bus, lanes, (wa, ma), &b_of, multiply_fp16);
+        if self.inlined == Some(InlinedPair::Fp16) {
+            let a_lane = (
+                Fp16Pair::FMT_A.width(),
+                low_mask_u64(Fp16Pair::FMT_A.width()),
+            );
+            return each_lane(a_bus, lanes, a_lane, &b_of, Fp16Pair::multiply);
         }
         if let Some(mul) = self.unit {
             return each_lane(a_bus, lanes, (wa, ma), &b_of, mul);
@@ -402,6 +417,26 @@ impl LaneMultipliers {
         let m = stage_multiply::<W>(self.fmt_a, self.fmt_b, &a[..lanes], &b[..lanes]);
         Products::new(m.products, m.lanes)
     }
+}
+
+/// The products of the first `lanes` lanes through the inlined unit `U` into `out`: the lane
+/// widths are `U`'s formats' (constants), so each lane decoder is a shift and a mask. All `W`
+/// multipliers run, as in hardware (lanes `lanes..` hold the products of whatever the buses
+/// carry there, which no reader looks at), so the loop has a constant trip count.
+#[inline(always)]
+fn fixed_lanes<const W: usize, U: InlineUnit>(
+    a_bus: &Wide<W>,
+    b_bus: &Wide<W>,
+    lanes: usize,
+    out: &mut Products<W>,
+) {
+    let (wa, wb) = (U::FMT_A.width(), U::FMT_B.width());
+    let (ma, mb) = (low_mask_u64(wa), low_mask_u64(wb));
+    for (k, p) in out.products.iter_mut().enumerate() {
+        *p = U::multiply(lane_masked(a_bus, k, wa, ma), lane_masked(b_bus, k, wb, mb));
+    }
+    out.lanes = lanes;
+    debug_assert!(out.valid().iter().all(fits_word));
 }
 
 /// Each of the first `lanes` lanes' multiplier `mul` on its A lane (of `bits` bits under

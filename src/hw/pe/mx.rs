@@ -31,7 +31,44 @@ use crate::numerics::mx_block::{
     block_accumulate, block_fire, int8_product, BlockClass, BlockFire, BlockState, ScaleFactor,
     BLOCK_SUM_BITS,
 };
-use crate::rtl::{Display, Reg, Result, Visitor, Wide, Wire};
+use crate::rtl::{Display, Reg, RegBank, Result, Visitor, Wide, Wire};
+
+/// The registers of the MX datapath, as one record (a [`RegBank`]: committed with one copy
+/// at the edge). Each field is a register of the waves, named as listed in [`MxPath::new`].
+#[derive(Clone, Copy, Debug, Default)]
+struct MxRegs {
+    /// The block scale beside A (`a_scale`).
+    a_scale: u8,
+    /// The block scale beside B (`b_scale`).
+    b_scale: u8,
+    /// The block sum, [`BLOCK_SUM_BITS`] bits two's complement (`blk_sum`).
+    blk_sum: u128,
+    /// The block's special class code (`blk_cls`).
+    blk_cls: u8,
+    /// A nonzero product (`blk_nz`).
+    blk_nz: bool,
+    /// A zero product (`blk_z`).
+    blk_z: bool,
+    /// A product of sign `+` (`blk_pos`).
+    blk_pos: bool,
+    /// A product of sign `-` (`blk_neg`).
+    blk_neg: bool,
+    /// A product raised invalid (`blk_inv`).
+    blk_inv: bool,
+}
+
+/// The positions of the bank's fields, in declaration order.
+mod field {
+    pub const A_SCALE: usize = 0;
+    pub const B_SCALE: usize = 1;
+    pub const BLK_SUM: usize = 2;
+    pub const BLK_CLS: usize = 3;
+    pub const BLK_NZ: usize = 4;
+    pub const BLK_Z: usize = 5;
+    pub const BLK_POS: usize = 6;
+    pub const BLK_NEG: usize = 7;
+    pub const BLK_INV: usize = 8;
+}
 
 /// The MX datapath of one PE: its registers and wires.
 pub struct MxPath {
@@ -40,15 +77,7 @@ pub struct MxPath {
     scale_fmt: Format,
     int8: bool,
     tensor: ScaleFactor,
-    a_scale: Reg<u8>,
-    b_scale: Reg<u8>,
-    blk_sum: Reg<u128>,
-    blk_cls: Reg<u8>,
-    blk_nz: Reg<bool>,
-    blk_z: Reg<bool>,
-    blk_pos: Reg<bool>,
-    blk_neg: Reg<bool>,
-    blk_inv: Reg<bool>,
+    regs: RegBank<MxRegs>,
     scale_sig: Wire<u64>,
     scale_exp: Wire<u16>,
 }
@@ -58,25 +87,29 @@ impl MxPath {
     /// `spec` (its scale format, its element kind, and the tensor-scale product the top
     /// forms once and broadcasts).
     pub fn new(cfg: &CoreConfig, spec: &MxSpec) -> Result<Self> {
+        // The scale codes decode through the wave filter of their format (E8M0 or E4M3).
+        let scale_display = Display::Filter(spec.scale_format().name);
+        let regs = RegBank::new(MxRegs::default())
+            // Declared in the order of `field`.
+            .field("a_scale", 8, |r| &r.a_scale)?
+            .with_display(scale_display)
+            .field("b_scale", 8, |r| &r.b_scale)?
+            .with_display(scale_display)
+            .field("blk_sum", BLOCK_SUM_BITS, |r| &r.blk_sum)?
+            .with_display(Display::Filter("blksum"))
+            .field("blk_cls", 2, |r| &r.blk_cls)?
+            .field("blk_nz", 1, |r| &r.blk_nz)?
+            .field("blk_z", 1, |r| &r.blk_z)?
+            .field("blk_pos", 1, |r| &r.blk_pos)?
+            .field("blk_neg", 1, |r| &r.blk_neg)?
+            .field("blk_inv", 1, |r| &r.blk_inv)?;
         Ok(Self {
             multipliers: LaneMultipliers::new(cfg.fmt_a, cfg.fmt_b),
             gather_n: gather_count()?,
             scale_fmt: spec.scale_format(),
             int8: spec.int8(),
             tensor: spec.tensor_product(),
-            // The scale codes decode through the wave filter of their format (E8M0 or E4M3).
-            a_scale: Reg::new("a_scale", 8, 0)?
-                .with_display(Display::Filter(spec.scale_format().name)),
-            b_scale: Reg::new("b_scale", 8, 0)?
-                .with_display(Display::Filter(spec.scale_format().name)),
-            blk_sum: Reg::new("blk_sum", BLOCK_SUM_BITS, 0)?
-                .with_display(Display::Filter("blksum")),
-            blk_cls: Reg::new("blk_cls", 2, 0)?,
-            blk_nz: Reg::new("blk_nz", 1, false)?,
-            blk_z: Reg::new("blk_z", 1, false)?,
-            blk_pos: Reg::new("blk_pos", 1, false)?,
-            blk_neg: Reg::new("blk_neg", 1, false)?,
-            blk_inv: Reg::new("blk_inv", 1, false)?,
+            regs,
             scale_sig: Wire::new("scale_sig", 64, 0)?.with_display(Display::Dec),
             scale_exp: Wire::new("scale_exp", 16, 0)?.with_display(Display::SignedDec),
         })
@@ -103,33 +136,38 @@ impl MxPath {
         p
     }
 
+    #[inline(always)]
     fn state(&self) -> BlockState {
+        let q = self.regs.q();
         BlockState {
-            sum: BlockState::sum_from_bits(self.blk_sum.q()),
-            class: BlockClass::from_code(self.blk_cls.q()),
-            nonzero: self.blk_nz.q(),
-            zero: self.blk_z.q(),
-            any_pos: self.blk_pos.q(),
-            any_neg: self.blk_neg.q(),
-            invalid: self.blk_inv.q(),
+            sum: BlockState::sum_from_bits(q.blk_sum),
+            class: BlockClass::from_code(q.blk_cls),
+            nonzero: q.blk_nz,
+            zero: q.blk_z,
+            any_pos: q.blk_pos,
+            any_neg: q.blk_neg,
+            invalid: q.blk_inv,
         }
     }
 
+    #[inline(always)]
     fn load(&mut self, s: &BlockState) {
-        self.blk_sum.set_d(s.sum_bits());
-        self.blk_cls.set_d(s.class.code());
-        self.blk_nz.set_d(s.nonzero);
-        self.blk_z.set_d(s.zero);
-        self.blk_pos.set_d(s.any_pos);
-        self.blk_neg.set_d(s.any_neg);
-        self.blk_inv.set_d(s.invalid);
+        let r = &mut self.regs;
+        r.set(|r| &mut r.blk_sum, s.sum_bits());
+        r.set(|r| &mut r.blk_cls, s.class.code());
+        r.set(|r| &mut r.blk_nz, s.nonzero);
+        r.set(|r| &mut r.blk_z, s.zero);
+        r.set(|r| &mut r.blk_pos, s.any_pos);
+        r.set(|r| &mut r.blk_neg, s.any_neg);
+        r.set(|r| &mut r.blk_inv, s.invalid);
     }
 
     /// The scale multiplier: this step's two block scales times the tensor-scale product.
     #[inline]
     fn scale_product(&self) -> ScaleFactor {
         let x = |code: u8| ScaleFactor::decode(self.scale_fmt, u64::from(code));
-        x(self.a_scale.q()) * x(self.b_scale.q()) * self.tensor
+        let q = self.regs.q();
+        x(q.a_scale) * x(q.b_scale) * self.tensor
     }
 
     /// Stage 2 in MX mode for a valid step: adds `products` into the block registers; when
@@ -171,13 +209,14 @@ impl<const W: usize> Datapath<W> for MxPath {
 
     #[inline]
     fn pass(&mut self, a_scale: u8, b_scale: u8) {
-        self.a_scale.set_d(a_scale);
-        self.b_scale.set_d(b_scale);
+        self.regs.set(|r| &mut r.a_scale, a_scale);
+        self.regs.set(|r| &mut r.b_scale, b_scale);
     }
 
     #[inline]
     fn side_out(&self) -> (u8, u8) {
-        (self.a_scale.q(), self.b_scale.q())
+        let q = self.regs.q();
+        (q.a_scale, q.b_scale)
     }
 
     #[inline]
@@ -189,6 +228,23 @@ impl<const W: usize> Datapath<W> for MxPath {
             return Products::new(MxPath::int8_products::<W>(a, b, lanes), lanes);
         }
         self.multipliers.bus_products(a, b, lanes)
+    }
+
+    #[inline(always)]
+    fn stage1_into(
+        &mut self,
+        a: &Wide<W>,
+        b: &Wide<W>,
+        lanes: usize,
+        _: u8,
+        out: &mut Products<W>,
+    ) {
+        let lanes = lanes.min(W);
+        if self.int8 {
+            *out = Products::new(MxPath::int8_products::<W>(a, b, lanes), lanes);
+            return;
+        }
+        self.multipliers.bus_products_into(a, b, lanes, out);
     }
 
     #[inline]
@@ -213,15 +269,19 @@ impl<const W: usize> Datapath<W> for MxPath {
     }
 
     fn visit_b_side<V: Visitor>(&mut self, v: &mut V) {
-        v.reg(&mut self.a_scale);
-        v.reg(&mut self.b_scale);
-        v.reg(&mut self.blk_sum);
-        v.reg(&mut self.blk_cls);
-        v.reg(&mut self.blk_nz);
-        v.reg(&mut self.blk_z);
-        v.reg(&mut self.blk_pos);
-        v.reg(&mut self.blk_neg);
-        v.reg(&mut self.blk_inv);
+        use field::*;
+        let regs = &mut self.regs;
+        v.bank_reg(regs, A_SCALE, |r| &r.a_scale);
+        v.bank_reg(regs, B_SCALE, |r| &r.b_scale);
+        v.bank_reg(regs, BLK_SUM, |r| &r.blk_sum);
+        v.bank_reg(regs, BLK_CLS, |r| &r.blk_cls);
+        v.bank_reg(regs, BLK_NZ, |r| &r.blk_nz);
+        v.bank_reg(regs, BLK_Z, |r| &r.blk_z);
+        v.bank_reg(regs, BLK_POS, |r| &r.blk_pos);
+        v.bank_reg(regs, BLK_NEG, |r| &r.blk_neg);
+        v.bank_reg(regs, BLK_INV, |r| &r.blk_inv);
+        // The bank's edge, after its fields.
+        v.bank(regs);
         v.wire(&mut self.scale_sig);
         v.wire(&mut self.scale_exp);
     }

@@ -258,19 +258,32 @@ pub fn block_bits_acc(
         );
         return (r.bits, r.flags);
     }
-    let product_flags = products.iter().fold(Flags::NONE, |f, p| f | p.flags);
-    let sp = stage_special_of(products, product_flags, c, acc);
-    if let Some(bits) = sp.result {
-        return (bits, sp.flags);
-    }
-    // Align: the alignment exponent over `c` and the finite products.
-    let cu = unpack(acc, c as u64);
-    let mut max_exp = if cu.sig != 0 { cu.exp } else { i32::MIN };
+    // One pass over the products: their flags (as a bit vector), whether one is a NaN or an
+    // infinity, and the largest exponent of the finite ones.
+    let (mut flag_bits, mut special, mut max_product_exp) = (0u8, false, i32::MIN);
     for p in products {
+        flag_bits |= p.flags.to_bits();
+        special |= matches!(p.class, ProductClass::Nan | ProductClass::Infinite);
         if p.class == ProductClass::Finite {
-            max_exp = max_exp.max(p.exp_sum);
+            max_product_exp = max_product_exp.max(p.exp_sum);
         }
     }
+    let product_flags = Flags::from_bits(flag_bits);
+    let cu = unpack(acc, c as u64);
+    // The specials stage decides only with a NaN or an infinity among the products and `c`
+    // (without one it raises nothing beyond the products' flags).
+    let flags = if special || !cu.class.is_finite() {
+        let sp = stage_special_of(products, product_flags, c, acc);
+        if let Some(bits) = sp.result {
+            return (bits, sp.flags);
+        }
+        sp.flags
+    } else {
+        product_flags
+    };
+    // Align: the alignment exponent over `c` and the finite products.
+    let c_exp = if cu.sig != 0 { cu.exp } else { i32::MIN };
+    let max_exp = c_exp.max(max_product_exp);
     let lsb_exp = max_exp.max(params.exp_floor) - 23 - params.neab;
     // Add: every term truncated onto the grid, summed exactly.
     let (mut sum, mut dropped) = (0i64, false);
@@ -292,7 +305,7 @@ pub fn block_bits_acc(
         dropped,
     };
     let r = stage_normalize_round_acc(params, &s, acc);
-    (r.bits as u32, r.flags | sp.flags)
+    (r.bits as u32, r.flags | flags)
 }
 
 /// The products of lanes `k` with `k mod 4` in `{first, first + 1}`, in k order.
