@@ -105,7 +105,12 @@ impl<T: Value> Mem<T> {
         }
         let off = self.pend_data.len();
         let w = self.width;
-        self.pend_data.extend(data[..n].iter().map(|v| v.mask(w)));
+        if w >= T::CAPACITY {
+            // Words as wide as their type: nothing to mask.
+            self.pend_data.extend_from_slice(&data[..n]);
+        } else {
+            self.pend_data.extend(data[..n].iter().map(|v| v.mask(w)));
+        }
         self.pend.push((addr, off, n));
     }
 
@@ -164,9 +169,23 @@ impl<T: Value> Mem<T> {
     }
 
     /// The rising edge: commits the posted bursts and the pending read; clears the port wires
-    /// for the next cycle. Engine-only.
+    /// for the next cycle. Returns whether anything changed. Engine-only.
     #[inline]
     pub(in crate::rtl) fn commit(&mut self, rst: bool) -> bool {
+        self.commit_as::<true>(rst)
+    }
+
+    /// [`Mem::commit`] outside reset without noting whether anything changed (the common
+    /// edge: a posted burst is copied without first comparing it with the words it
+    /// replaces). Engine-only.
+    #[inline]
+    pub(in crate::rtl) fn commit_fast(&mut self) {
+        self.commit_as::<false>(false);
+    }
+
+    /// The edge; with `TRACK`, also whether anything changed.
+    #[inline(always)]
+    fn commit_as<const TRACK: bool>(&mut self, rst: bool) -> bool {
         let mut changed = false;
         if let Some((addr, len)) = self.pend_read.take() {
             self.rdata_q.clear();
@@ -182,7 +201,9 @@ impl<T: Value> Mem<T> {
         for &(addr, off, n) in &self.pend {
             let src = &self.pend_data[off..off + n];
             let dst = &mut self.words[addr..addr + n];
-            if dst != src {
+            if !TRACK {
+                dst.copy_from_slice(src);
+            } else if dst != src {
                 dst.copy_from_slice(src);
                 changed = true;
             }

@@ -131,7 +131,7 @@ impl Visitor for Clock {
     #[inline(always)]
     fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
         m.visit(self);
-        m.commit(false);
+        m.commit_fast();
     }
     #[inline(always)]
     fn reg_file<T: Bundle>(&mut self, f: &mut RegFile<T>) {

@@ -30,10 +30,16 @@ pub(super) fn lanes_of<const W: usize>(data: &[u8], es: u32, bits: u32, lanes: u
 
 /// Up to eight bytes as a little-endian word.
 pub(super) fn le_word(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .rev()
-        .fold(0u64, |acc, &x| (acc << 8) | u64::from(x))
+    match *bytes {
+        // The element sizes of the operand formats, read as one load each.
+        [b0] => u64::from(b0),
+        [b0, b1] => u64::from(u16::from_le_bytes([b0, b1])),
+        [b0, b1, b2, b3] => u64::from(u32::from_le_bytes([b0, b1, b2, b3])),
+        _ => bytes
+            .iter()
+            .rev()
+            .fold(0u64, |acc, &x| (acc << 8) | u64::from(x)),
+    }
 }
 
 /// Up to sixteen bytes as a little-endian word.

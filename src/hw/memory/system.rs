@@ -394,6 +394,33 @@ impl MemorySystem {
         }
     }
 
+    /// The barriers of a cycle that addresses some: each applies the requesters' operations
+    /// on it in order, then the TMA's `complete_tx` (if it is this barrier's); a barrier no
+    /// operation addresses holds its registers. A misuse is the cycle's fault (the first).
+    fn mbar_ops(
+        &mut self,
+        ops: &[MbarOp],
+        complete_tx: Option<(usize, u32)>,
+        fault: &mut Option<MemFault>,
+    ) {
+        for (i, b) in self.mbars.iter_mut().enumerate() {
+            let addressed =
+                ops.iter().any(|o| o.bar == i) || complete_tx.is_some_and(|(bar, _)| bar == i);
+            if !addressed {
+                b.idle();
+                continue;
+            }
+            let ops = ops.iter().filter(|o| o.bar == i).map(|o| o.op).chain(
+                complete_tx
+                    .filter(|&(bar, _)| bar == i)
+                    .map(|(_, n)| MbarOpKind::CompleteTx(n)),
+            );
+            if let Some(misuse) = b.comb(ops) {
+                fault.get_or_insert(MemFault::Mbar { bar: i, misuse });
+            }
+        }
+    }
+
     /// One cycle of the whole memory system (see the type's documentation for the timing).
     pub fn comb(&mut self, inp: &MemIn<'_>) -> MemOut {
         let mut out = self.out();
@@ -482,27 +509,13 @@ impl MemorySystem {
                 fault.get_or_insert(MemFault::NoMbarrier(op.bar));
             }
         }
-        for (i, b) in self.mbars.iter_mut().enumerate() {
-            // A barrier no operation addresses this cycle holds its registers.
-            let addressed = inp.mbar_ops.iter().any(|o| o.bar == i)
-                || tu.complete_tx.is_some_and(|(bar, _)| bar == i);
-            if !addressed {
+        if inp.mbar_ops.is_empty() && tu.complete_tx.is_none() {
+            // No barrier is addressed this cycle (most cycles): every one holds.
+            for b in &mut self.mbars {
                 b.idle();
-                continue;
             }
-            let ops = inp
-                .mbar_ops
-                .iter()
-                .filter(|o| o.bar == i)
-                .map(|o| o.op)
-                .chain(
-                    tu.complete_tx
-                        .filter(|&(bar, _)| bar == i)
-                        .map(|(_, n)| MbarOpKind::CompleteTx(n)),
-                );
-            if let Some(misuse) = b.comb(ops) {
-                fault.get_or_insert(MemFault::Mbar { bar: i, misuse });
-            }
+        } else {
+            self.mbar_ops(inp.mbar_ops, tu.complete_tx, &mut fault);
         }
 
         if let (Some(f), false) = (fault, self.err_valid.q()) {
