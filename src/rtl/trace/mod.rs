@@ -19,7 +19,7 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 
 use super::bank::{encode_field, RegBank};
-use super::bundle::{encode_signal, Bundle};
+use super::bundle::{clear_above, Bundle};
 use super::error::{Result, RtlError};
 use super::file::OutputFile;
 use super::module::{Module, Sealed, Visitor};
@@ -216,15 +216,10 @@ pub(in crate::rtl) trait Sink {
     fn finish(self: Box<Self>, end_time: u64) -> std::result::Result<(), SinkError>;
 }
 
-/// Per design signal (in visit order): its declaration id, or `u32::MAX` when not traced, and
-/// its last written value: the value itself for a one-word signal, else the first of its words
-/// in the tracer's wide-value buffer. Kept side by side so that the sampling pass reads one
-/// entry per signal.
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    id: u32,
-    last: u64,
-}
+/// A one-word signal's last written value before its first sample: bits above every width
+/// below 64 set, which no encoded value (clear above its width) equals, so the first sample
+/// writes every such signal without a flag test. A 64-bit signal tests the first-sample flag.
+const UNWRITTEN: u64 = u64::MAX;
 
 /// Where the sampling pass sends a changed signal: straight to a sink's formatter, in visit
 /// order.
@@ -268,46 +263,72 @@ impl Record for FstRecord<'_> {
 }
 
 /// The per-cycle tracing pass: compares each selected signal with its last written value and
-/// records the ones that changed, in visit order.
-struct Sample<'a, R> {
+/// records the ones that changed, in visit order. `ALL`: every signal is selected (no globs),
+/// so signal `i` is declaration `i + 2` (after `clk` and `rst`) and the pass reads no id.
+struct Sample<'a, R, const ALL: bool> {
+    /// The next signal's position in visit order.
     index: usize,
-    slots: &'a mut [Slot],
+    /// Per signal: its declaration id, or `u32::MAX` when not traced (read only when not `ALL`).
+    ids: &'a [u32],
+    /// Per signal: its last written value (a one-word signal), else where its words start in
+    /// `wide`.
+    last: &'a mut [u64],
     wide: &'a mut [u64],
     scratch: &'a mut [u64],
     out: &'a mut R,
+    /// The first sample: every signal is written.
     force: bool,
 }
 
-impl<R: Record> Sample<'_, R> {
+impl<R: Record, const ALL: bool> Sample<'_, R, ALL> {
+    /// A register's, wire's or input's value: its bits are clear above the width when its
+    /// type says so, else cleared here.
     #[inline(always)]
     fn signal<T: Bundle>(&mut self, v: T, width: u32) {
-        self.signal_by(v, width, encode_signal::<T>);
+        self.signal_by(v, width, !T::CLEAN_ABOVE_WIDTH);
     }
 
-    /// [`Sample::signal`] with the value encoded by `encode`.
+    /// Signal `v` of `width` bits, its bits above the width cleared first when `clear`.
     #[inline(always)]
-    fn signal_by<T: Bundle>(&mut self, v: T, width: u32, encode: fn(&T, u32, &mut [u64])) {
+    fn signal_by<T: Bundle>(&mut self, v: T, width: u32, clear: bool) {
         let i = self.index;
-        self.index += 1;
-        let slot = &mut self.slots[i];
-        if slot.id == u32::MAX {
+        self.index = i + 1;
+        let id = if ALL {
+            i as u32 + 2
+        } else {
+            match self.ids.get(i) {
+                Some(&id) if id != u32::MAX => id,
+                _ => return,
+            }
+        };
+        let Some(last) = self.last.get_mut(i) else {
             return;
-        }
+        };
         if T::WORDS == 1 {
-            // One word: compared in a register, kept in the slot.
+            // One word: compared in a register. Before the first sample `last` holds
+            // `UNWRITTEN`, which only a 64-bit value can equal.
             let mut cur = [0u64; 1];
-            encode(&v, width, &mut cur);
-            if self.force || slot.last != cur[0] {
-                slot.last = cur[0];
+            v.encode(&mut cur);
+            let cur = if clear {
+                // A one-word signal has 1..=64 bits: keep the low `width`.
+                cur[0] & (u64::MAX >> (64u32.wrapping_sub(width) & 63))
+            } else {
+                cur[0]
+            };
+            if *last != cur || (T::CAPACITY >= 64 && self.force) {
+                *last = cur;
                 // A type that holds one bit is a one-bit signal.
                 let width = if T::CAPACITY == 1 { 1 } else { width };
-                self.out.word(slot.id, width, cur[0]);
+                self.out.word(id, width, cur);
             }
             return;
         }
-        let (id, off) = (slot.id, slot.last as usize);
+        let off = *last as usize;
         let cur = &mut self.scratch[..T::WORDS];
-        encode(&v, width, cur);
+        v.encode(cur);
+        if clear {
+            clear_above(cur, width);
+        }
         let last = &mut self.wide[off..off + T::WORDS];
         if self.force || *last != *cur {
             last.copy_from_slice(cur);
@@ -316,8 +337,8 @@ impl<R: Record> Sample<'_, R> {
     }
 }
 
-impl<R> Sealed for Sample<'_, R> {}
-impl<R: Record> Visitor for Sample<'_, R> {
+impl<R, const ALL: bool> Sealed for Sample<'_, R, ALL> {}
+impl<R: Record, const ALL: bool> Visitor for Sample<'_, R, ALL> {
     #[inline(always)]
     fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
         self.signal(r.q(), r.width());
@@ -342,7 +363,13 @@ impl<R: Record> Visitor for Sample<'_, R> {
         get: impl Fn(&S) -> &T,
     ) {
         let width = b.field_meta(i).width;
-        self.signal_by(*get(b.q()), width, encode_field::<T>);
+        let v = *get(b.q());
+        // A field holds a value of its width (a bank's contract, checked here in debug
+        // builds as every observer does); the waves show its low `width` bits regardless.
+        if cfg!(debug_assertions) {
+            encode_field(&v, width, &mut vec![0; T::WORDS]);
+        }
+        self.signal_by(v, width, true);
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
@@ -370,12 +397,50 @@ impl Writer {
     }
 }
 
+/// The selection and the change-detection state the sampling pass reads.
+struct State {
+    /// Per design signal (visit order): its declaration id, or `u32::MAX` when not traced.
+    ids: Vec<u32>,
+    /// Per design signal: its last written value, or where its words start in `wide` (see
+    /// [`Sample`]).
+    last: Vec<u64>,
+    /// Every design signal is traced (the sampling pass reads no id).
+    all: bool,
+    wide: Vec<u64>,
+    scratch: Vec<u64>,
+}
+
+impl State {
+    /// The sampling pass into `out`; the one that reads no id when every signal is traced.
+    fn pass<M: Module, R: Record>(&mut self, top: &mut M, out: &mut R, force: bool) {
+        if self.all {
+            top.visit(&mut Sample::<R, true> {
+                index: 0,
+                ids: &self.ids,
+                last: &mut self.last,
+                wide: &mut self.wide,
+                scratch: &mut self.scratch,
+                out,
+                force,
+            });
+        } else {
+            top.visit(&mut Sample::<R, false> {
+                index: 0,
+                ids: &self.ids,
+                last: &mut self.last,
+                wide: &mut self.wide,
+                scratch: &mut self.scratch,
+                out,
+                force,
+            });
+        }
+    }
+}
+
 /// An open trace: selection, change-detection state and the sink.
 pub(in crate::rtl) struct Tracer {
     sink: Option<Writer>,
-    slots: Vec<Slot>,
-    wide: Vec<u64>,
-    scratch: Vec<u64>,
+    state: State,
     window: (u64, u64),
     dumped: bool,
     last_rst: bool,
@@ -455,16 +520,15 @@ impl Tracer {
                 globs: config.globs.clone(),
             });
         }
-        let mut slots = Vec::with_capacity(table.len());
+        let mut ids = Vec::with_capacity(table.len());
+        let mut last = Vec::with_capacity(table.len());
         let mut wide = 0usize;
         let mut max_words = 1usize;
         for (s, &store) in table.iter().zip(storage) {
             if config.selects(&s.path()) {
+                ids.push(decls.len() as u32);
                 // A wide signal's value lives in the wide buffer, from `wide` on.
-                slots.push(Slot {
-                    id: decls.len() as u32,
-                    last: if store == 1 { 0 } else { wide as u64 },
-                });
+                last.push(if store == 1 { UNWRITTEN } else { wide as u64 });
                 if store > 1 {
                     wide += store;
                 }
@@ -479,12 +543,11 @@ impl Tracer {
                     overview: s.overview,
                 });
             } else {
-                slots.push(Slot {
-                    id: u32::MAX,
-                    last: 0,
-                });
+                ids.push(u32::MAX);
+                last.push(0);
             }
         }
+        let all = ids.iter().all(|&id| id != u32::MAX);
         let writer = BufWriter::with_capacity(1 << 16, file);
         let sink = match config.format {
             TraceFormat::Vcd => vcd::VcdSink::new(writer, &decls).map(|s| Writer::Vcd(Box::new(s))),
@@ -493,9 +556,13 @@ impl Tracer {
         };
         let mut tracer = Self {
             sink: None,
-            slots,
-            wide: vec![0; wide],
-            scratch: vec![0; max_words],
+            state: State {
+                ids,
+                last,
+                all,
+                wide: vec![0; wide],
+                scratch: vec![0; max_words],
+            },
             window,
             dumped: false,
             last_rst: false,
@@ -533,7 +600,7 @@ impl Tracer {
 
     /// Per design signal (visit order): whether this trace writes it.
     pub fn selected(&self) -> Vec<bool> {
-        self.slots.iter().map(|s| s.id != u32::MAX).collect()
+        self.state.ids.iter().map(|&id| id != u32::MAX).collect()
     }
 
     /// Whether `cycle` lies in the window.
@@ -564,27 +631,13 @@ impl Tracer {
         if res.is_ok() {
             match writer {
                 // The VCD lines are formatted during the pass itself.
-                Writer::Vcd(vcd) => top.visit(&mut Sample {
-                    index: 0,
-                    slots: &mut self.slots,
-                    wide: &mut self.wide,
-                    scratch: &mut self.scratch,
-                    out: &mut **vcd,
-                    force,
-                }),
+                Writer::Vcd(vcd) => self.state.pass(top, &mut **vcd, force),
                 Writer::Fst(fst) => {
                     let mut rec = FstRecord {
                         sink: fst,
                         error: None,
                     };
-                    top.visit(&mut Sample {
-                        index: 0,
-                        slots: &mut self.slots,
-                        wide: &mut self.wide,
-                        scratch: &mut self.scratch,
-                        out: &mut rec,
-                        force,
-                    });
+                    self.state.pass(top, &mut rec, force);
                     if let Some(e) = rec.error {
                         res = Err(e);
                     }

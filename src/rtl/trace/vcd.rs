@@ -102,18 +102,17 @@ impl VcdSink {
     /// whose value `word` has no bit set at or above the width.
     #[inline(always)]
     pub fn word(&mut self, id: u32, width: u32, word: u64) {
-        let tail = self.tails[id as usize];
+        // The tail as one 16-byte value: its bytes in order, its length in the top byte.
+        let tail = u128::from_le_bytes(self.tails[id as usize]);
+        let tail_len = (tail >> 120) as usize;
         let p = self.pos;
-        // Never taken: the buffer holds a whole cycle past FLUSH_AT.
-        self.room(WORD_LINE);
-        let line: &mut [u8; WORD_LINE] = (&mut self.buf[p..p + WORD_LINE])
-            .try_into()
-            .expect("a window of WORD_LINE bytes");
+        // One test: the buffer holds a whole cycle past FLUSH_AT, so `line_at` never grows it.
+        let line = self.line_at(p);
         if width == 1 {
             // The tail starts with a space; the digit replaces it.
-            line[..16].copy_from_slice(&tail);
+            line[..16].copy_from_slice(&tail.to_le_bytes());
             line[0] = b'0' + (word & 1) as u8;
-            self.pos = p + usize::from(tail[15]);
+            self.pos = p + tail_len;
             return;
         }
         // Digits from the highest set bit down; zero prints as "b0".
@@ -126,8 +125,25 @@ impl VcdSink {
             let byte = (v >> (56 - 8 * i)) as u8;
             line[1 + 8 * i..9 + 8 * i].copy_from_slice(&BITS8[usize::from(byte)]);
         }
-        line[1 + digits..17 + digits].copy_from_slice(&tail);
-        self.pos = p + 1 + digits + usize::from(tail[15]);
+        line[1 + digits..17 + digits].copy_from_slice(&tail.to_le_bytes());
+        self.pos = p + 1 + digits + tail_len;
+    }
+
+    /// The [`WORD_LINE`] bytes of the buffer from `p` on (grown first if it is too short,
+    /// which the buffer's size rules out).
+    #[inline(always)]
+    fn line_at(&mut self, p: usize) -> &mut [u8; WORD_LINE] {
+        if self.buf.get(p..).is_none_or(|rest| rest.len() < WORD_LINE) {
+            self.grow(p + WORD_LINE);
+        }
+        match self
+            .buf
+            .get_mut(p..)
+            .and_then(|rest| rest.first_chunk_mut())
+        {
+            Some(line) => line,
+            None => unreachable!("the buffer was grown to hold a line at {p}"),
+        }
     }
 
     /// Makes room for `n` more bytes past `pos`.
