@@ -19,7 +19,8 @@ const FLUSH_AT: usize = 8 << 20;
 
 pub(super) struct FstSink {
     body: FstBodyWriter<BufWriter<File>>,
-    ids: Vec<FstSignalId>,
+    /// Per slot (see [`super::Sink`]): its signal, or none.
+    ids: Vec<Option<FstSignalId>>,
     buf: Vec<u8>,
     time: u64,
 }
@@ -32,7 +33,13 @@ fn fst(e: fst_writer::FstWriteError) -> SinkError {
 }
 
 impl FstSink {
-    pub fn new(out: BufWriter<File>, decls: &[Decl], start_time: u64) -> Result<Self, SinkError> {
+    /// The header of `decls`; `slots` gives each slot's declaration (`u32::MAX`: none).
+    pub fn new(
+        out: BufWriter<File>,
+        decls: &[Decl],
+        slots: &[u32],
+        start_time: u64,
+    ) -> Result<Self, SinkError> {
         let info = FstInfo {
             start_time,
             timescale_exponent: -9,
@@ -64,6 +71,10 @@ impl FstSink {
             .map_err(fst)
         })?;
         let mut body = h.finish().map_err(fst)?;
+        let ids = slots
+            .iter()
+            .map(|&d| ids.get(d as usize).copied())
+            .collect();
         // The tracer hands over only values that changed: the writer's own comparison with
         // the last value would always find a difference.
         body.set_deduplicate(false);
@@ -91,12 +102,13 @@ impl Sink for FstSink {
         Ok(())
     }
     #[inline]
-    fn change(&mut self, id: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
+    fn change(&mut self, slot: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
+        let Some(&Some(id)) = self.ids.get(slot) else {
+            return Ok(());
+        };
         self.buf.clear();
         push_bits(words, width, &mut self.buf);
-        self.body
-            .signal_change(self.ids[id], &self.buf)
-            .map_err(fst)
+        self.body.signal_change(id, &self.buf).map_err(fst)
     }
     fn finish(mut self: Box<Self>, end_time: u64) -> Result<(), SinkError> {
         if end_time > self.time {

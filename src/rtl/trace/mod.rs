@@ -2,11 +2,13 @@
 //! plus the GTKWave save file.
 //!
 //! Tracing is a separate pass over the design ([`Sample`], a [`Visitor`]) run once per traced
-//! cycle after the combinational phase; with tracing off it is never run. Each traced signal's
-//! last written value is kept beside its declaration id (a wide value in a separate word
+//! cycle after the combinational phase; with tracing off it is never run. Every design signal's
+//! last value is kept in one flat array in visit order (a wide value in a separate word
 //! buffer); the pass compares each signal with it and hands every signal that differs to the
-//! sink at once, in visit order (the VCD sink formats its line there and then). The sink is
-//! picked once per cycle, so the pass is compiled for each sink. Sinks stream to a temporary
+//! sink at once, in visit order, by its *slot* (its position after `clk` and `rst`), and the
+//! VCD sink formats its line there and then. The sink maps each slot to its declaration, or to
+//! none for a signal the globs leave out, whose changes it drops: the pass reads no selection
+//! and no id. The sink is picked once per cycle, so the pass is compiled for each sink. Sinks stream to a temporary
 //! beside `NAME` (`crate::rtl::file::OutputFile`) that is put in place when the run finishes
 //! cleanly and the command commits its outputs, and removed when writing fails.
 
@@ -197,7 +199,10 @@ pub(in crate::rtl) enum SinkError {
     Fst(String),
 }
 
-/// A waveform writer. Ids index the declarations given at construction.
+/// A waveform writer. Its calls name a signal by *slot*: 0 is `clk`, 1 is `rst`, `2 + i` is
+/// design signal `i` in visit order. At construction each slot is given its declaration, or
+/// none for a signal the trace does not select: the writer ignores a change of such a slot, so
+/// the sampling pass needs no per-signal selection test (it compares every signal).
 pub(in crate::rtl) trait Sink {
     /// Starts time `t` (strictly increasing).
     fn time(&mut self, t: u64) -> std::result::Result<(), SinkError>;
@@ -205,10 +210,10 @@ pub(in crate::rtl) trait Sink {
     fn begin_dump(&mut self) -> std::result::Result<(), SinkError>;
     /// Closes the initial-value block.
     fn end_dump(&mut self) -> std::result::Result<(), SinkError>;
-    /// Records a value of `width` bits (little-endian words).
+    /// Records a value of `width` bits (little-endian words) of slot `slot`.
     fn change(
         &mut self,
-        id: usize,
+        slot: usize,
         width: u32,
         words: &[u64],
     ) -> std::result::Result<(), SinkError>;
@@ -222,22 +227,22 @@ pub(in crate::rtl) trait Sink {
 const UNWRITTEN: u64 = u64::MAX;
 
 /// Where the sampling pass sends a changed signal: straight to a sink's formatter, in visit
-/// order.
+/// order. `slot` as in [`Sink`]; a slot with no declaration is ignored.
 trait Record {
-    /// Declaration `id`, a one-word signal of `width` bits, now holds `word`.
-    fn word(&mut self, id: u32, width: u32, word: u64);
-    /// Declaration `id`, a signal of `width` bits, now holds `words`.
-    fn words(&mut self, id: u32, width: u32, words: &[u64]);
+    /// Slot `slot`, a one-word signal of `width` bits, now holds `word`.
+    fn word(&mut self, slot: u32, width: u32, word: u64);
+    /// Slot `slot`, a signal of `width` bits, now holds `words`.
+    fn words(&mut self, slot: u32, width: u32, words: &[u64]);
 }
 
 impl Record for vcd::VcdSink {
     #[inline(always)]
-    fn word(&mut self, id: u32, width: u32, word: u64) {
-        vcd::VcdSink::word(self, id, width, word);
+    fn word(&mut self, slot: u32, width: u32, word: u64) {
+        vcd::VcdSink::word(self, slot, width, word);
     }
     #[inline(always)]
-    fn words(&mut self, id: u32, width: u32, words: &[u64]) {
-        vcd::VcdSink::words(self, id, width, words);
+    fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
+        vcd::VcdSink::words(self, slot, width, words);
     }
 }
 
@@ -250,12 +255,12 @@ struct FstRecord<'a> {
 
 impl Record for FstRecord<'_> {
     #[inline]
-    fn word(&mut self, id: u32, width: u32, word: u64) {
-        self.words(id, width, &[word]);
+    fn word(&mut self, slot: u32, width: u32, word: u64) {
+        self.words(slot, width, &[word]);
     }
-    fn words(&mut self, id: u32, width: u32, words: &[u64]) {
+    fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
         if self.error.is_none() {
-            if let Err(e) = self.sink.change(id as usize, width, words) {
+            if let Err(e) = self.sink.change(slot as usize, width, words) {
                 self.error = Some(e);
             }
         }
@@ -263,13 +268,11 @@ impl Record for FstRecord<'_> {
 }
 
 /// The per-cycle tracing pass: compares each selected signal with its last written value and
-/// records the ones that changed, in visit order. `ALL`: every signal is selected (no globs),
-/// so signal `i` is declaration `i + 2` (after `clk` and `rst`) and the pass reads no id.
-struct Sample<'a, R, const ALL: bool> {
+/// records the ones that changed, in visit order. It compares every design signal, selected
+/// or not (an unselected one's slot is ignored by the sink), so it reads no selection.
+struct Sample<'a, R> {
     /// The next signal's position in visit order.
     index: usize,
-    /// Per signal: its declaration id, or `u32::MAX` when not traced (read only when not `ALL`).
-    ids: &'a [u32],
     /// Per signal: its last written value (a one-word signal), else where its words start in
     /// `wide`.
     last: &'a mut [u64],
@@ -280,7 +283,7 @@ struct Sample<'a, R, const ALL: bool> {
     force: bool,
 }
 
-impl<R: Record, const ALL: bool> Sample<'_, R, ALL> {
+impl<R: Record> Sample<'_, R> {
     /// A register's, wire's or input's value: its bits are clear above the width when its
     /// type says so, else cleared here.
     #[inline(always)]
@@ -293,14 +296,8 @@ impl<R: Record, const ALL: bool> Sample<'_, R, ALL> {
     fn signal_by<T: Bundle>(&mut self, v: T, width: u32, clear: bool) {
         let i = self.index;
         self.index = i + 1;
-        let id = if ALL {
-            i as u32 + 2
-        } else {
-            match self.ids.get(i) {
-                Some(&id) if id != u32::MAX => id,
-                _ => return,
-            }
-        };
+        // Signal `i`'s slot, after `clk` and `rst`.
+        let slot = i as u32 + 2;
         let Some(last) = self.last.get_mut(i) else {
             return;
         };
@@ -319,7 +316,7 @@ impl<R: Record, const ALL: bool> Sample<'_, R, ALL> {
                 *last = cur;
                 // A type that holds one bit is a one-bit signal.
                 let width = if T::CAPACITY == 1 { 1 } else { width };
-                self.out.word(id, width, cur);
+                self.out.word(slot, width, cur);
             }
             return;
         }
@@ -332,13 +329,13 @@ impl<R: Record, const ALL: bool> Sample<'_, R, ALL> {
         let last = &mut self.wide[off..off + T::WORDS];
         if self.force || *last != *cur {
             last.copy_from_slice(cur);
-            self.out.words(id, width, last);
+            self.out.words(slot, width, last);
         }
     }
 }
 
-impl<R, const ALL: bool> Sealed for Sample<'_, R, ALL> {}
-impl<R: Record, const ALL: bool> Visitor for Sample<'_, R, ALL> {
+impl<R> Sealed for Sample<'_, R> {}
+impl<R: Record> Visitor for Sample<'_, R> {
     #[inline(always)]
     fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
         self.signal(r.q(), r.width());
@@ -401,39 +398,24 @@ impl Writer {
 struct State {
     /// Per design signal (visit order): its declaration id, or `u32::MAX` when not traced.
     ids: Vec<u32>,
-    /// Per design signal: its last written value, or where its words start in `wide` (see
-    /// [`Sample`]).
+    /// Per design signal (traced or not): its last written value, or where its words start
+    /// in `wide` (see [`Sample`]).
     last: Vec<u64>,
-    /// Every design signal is traced (the sampling pass reads no id).
-    all: bool,
     wide: Vec<u64>,
     scratch: Vec<u64>,
 }
 
 impl State {
-    /// The sampling pass into `out`; the one that reads no id when every signal is traced.
+    /// The sampling pass into `out`.
     fn pass<M: Module, R: Record>(&mut self, top: &mut M, out: &mut R, force: bool) {
-        if self.all {
-            top.visit(&mut Sample::<R, true> {
-                index: 0,
-                ids: &self.ids,
-                last: &mut self.last,
-                wide: &mut self.wide,
-                scratch: &mut self.scratch,
-                out,
-                force,
-            });
-        } else {
-            top.visit(&mut Sample::<R, false> {
-                index: 0,
-                ids: &self.ids,
-                last: &mut self.last,
-                wide: &mut self.wide,
-                scratch: &mut self.scratch,
-                out,
-                force,
-            });
-        }
+        top.visit(&mut Sample {
+            index: 0,
+            last: &mut self.last,
+            wide: &mut self.wide,
+            scratch: &mut self.scratch,
+            out,
+            force,
+        });
     }
 }
 
@@ -525,14 +507,15 @@ impl Tracer {
         let mut wide = 0usize;
         let mut max_words = 1usize;
         for (s, &store) in table.iter().zip(storage) {
+            // Every signal is compared, selected or not; a wide one's value lives in the wide
+            // buffer, from `wide` on.
+            last.push(if store == 1 { UNWRITTEN } else { wide as u64 });
+            if store > 1 {
+                wide += store;
+            }
+            max_words = max_words.max(store);
             if config.selects(&s.path()) {
                 ids.push(decls.len() as u32);
-                // A wide signal's value lives in the wide buffer, from `wide` on.
-                last.push(if store == 1 { UNWRITTEN } else { wide as u64 });
-                if store > 1 {
-                    wide += store;
-                }
-                max_words = max_words.max(store);
                 decls.push(Decl {
                     scope: s.scope.clone(),
                     name: s.name.clone(),
@@ -544,14 +527,16 @@ impl Tracer {
                 });
             } else {
                 ids.push(u32::MAX);
-                last.push(0);
             }
         }
-        let all = ids.iter().all(|&id| id != u32::MAX);
+        // Each slot's declaration: `clk`, `rst`, then the design signals'.
+        let slots: Vec<u32> = [0, 1].into_iter().chain(ids.iter().copied()).collect();
         let writer = BufWriter::with_capacity(1 << 16, file);
         let sink = match config.format {
-            TraceFormat::Vcd => vcd::VcdSink::new(writer, &decls).map(|s| Writer::Vcd(Box::new(s))),
-            TraceFormat::Fst => fst::FstSink::new(writer, &decls, window.0 * PERIOD)
+            TraceFormat::Vcd => {
+                vcd::VcdSink::new(writer, &decls, &slots).map(|s| Writer::Vcd(Box::new(s)))
+            }
+            TraceFormat::Fst => fst::FstSink::new(writer, &decls, &slots, window.0 * PERIOD)
                 .map(|s| Writer::Fst(Box::new(s))),
         };
         let mut tracer = Self {
@@ -559,7 +544,6 @@ impl Tracer {
             state: State {
                 ids,
                 last,
-                all,
                 wide: vec![0; wide],
                 scratch: vec![0; max_words],
             },

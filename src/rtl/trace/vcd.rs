@@ -38,8 +38,10 @@ const CYCLE_FIXED: usize = 2 * 24 + 16;
 
 pub(super) struct VcdSink {
     w: vcd::Writer<BufWriter<File>>,
-    /// Per declaration: `" <id>\n"`, zero padded, with the tail's length in the last byte (an
-    /// id code has at most 10 characters, so a tail has at most 12).
+    /// Per slot (see [`super::Sink`]): its declaration's `" <id>\n"`, zero padded, with the
+    /// tail's length in the last byte (an id code has at most 10 characters, so a tail has at
+    /// most 12); all zero, length 0, for a slot with no declaration, whose changes are not
+    /// written.
     tails: Vec<[u8; 16]>,
     /// The body buffer: `buf[..pos]` is pending output, the rest is scratch.
     buf: Vec<u8>,
@@ -51,7 +53,8 @@ fn io(action: &'static str) -> impl Fn(std::io::Error) -> SinkError {
 }
 
 impl VcdSink {
-    pub fn new(out: BufWriter<File>, decls: &[Decl]) -> Result<Self, SinkError> {
+    /// The header of `decls`; `slots` gives each slot's declaration (`u32::MAX`: none).
+    pub fn new(out: BufWriter<File>, decls: &[Decl], slots: &[u32]) -> Result<Self, SinkError> {
         let mut w = vcd::Writer::new(out);
         let hdr = io("write VCD header");
         w.version(concat!("tensorcore-rtl ", env!("CARGO_PKG_VERSION")))
@@ -84,6 +87,10 @@ impl VcdSink {
             .map_err(&hdr)
         })?;
         w.enddefinitions().map_err(&hdr)?;
+        let tails = slots
+            .iter()
+            .map(|&d| tails.get(d as usize).copied().unwrap_or([0; 16]))
+            .collect();
         // The longest cycle: every signal changes, each line within its digits plus slack.
         let cycle: usize = decls
             .iter()
@@ -98,13 +105,20 @@ impl VcdSink {
         })
     }
 
-    /// Appends the value-change line of declaration `id`, a signal of `width` (1..=64) bits
-    /// whose value `word` has no bit set at or above the width.
+    /// Appends the value-change line of slot `slot`, a signal of `width` (1..=64) bits
+    /// whose value `word` has no bit set at or above the width (nothing for a slot with no
+    /// declaration).
     #[inline(always)]
-    pub fn word(&mut self, id: u32, width: u32, word: u64) {
+    pub fn word(&mut self, slot: u32, width: u32, word: u64) {
         // The tail as one 16-byte value: its bytes in order, its length in the top byte.
-        let tail = u128::from_le_bytes(self.tails[id as usize]);
+        let Some(&tail) = self.tails.get(slot as usize) else {
+            return;
+        };
+        let tail = u128::from_le_bytes(tail);
         let tail_len = (tail >> 120) as usize;
+        if tail_len == 0 {
+            return;
+        }
         let p = self.pos;
         // One test: the buffer holds a whole cycle past FLUSH_AT, so `line_at` never grows it.
         let line = self.line_at(p);
@@ -169,9 +183,14 @@ impl VcdSink {
 
     /// Appends one value-change line.
     #[inline(always)]
-    fn push_change(&mut self, id: usize, width: u32, words: &[u64]) {
-        let tail = self.tails[id];
+    fn push_change(&mut self, slot: usize, width: u32, words: &[u64]) {
+        let Some(&tail) = self.tails.get(slot) else {
+            return;
+        };
         let tail_len = usize::from(tail[15]);
+        if tail_len == 0 {
+            return;
+        }
         if width == 1 {
             self.room(SLACK);
             let p = self.pos;
@@ -220,14 +239,14 @@ impl VcdSink {
         self.pos += p + tail_len;
     }
 
-    /// Appends the value-change line of declaration `id` (`width` bits in little-endian
-    /// `words`, clear at and above the width), whatever its width.
+    /// Appends the value-change line of slot `slot` (`width` bits in little-endian `words`,
+    /// clear at and above the width), whatever its width.
     #[inline(always)]
-    pub fn words(&mut self, id: u32, width: u32, words: &[u64]) {
+    pub fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
         if words.len() == 1 {
-            self.word(id, width, words[0]);
+            self.word(slot, width, words[0]);
         } else {
-            self.push_change(id as usize, width, words);
+            self.push_change(slot as usize, width, words);
         }
     }
 
@@ -282,8 +301,8 @@ impl Sink for VcdSink {
         Ok(())
     }
     #[inline]
-    fn change(&mut self, id: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
-        self.words(id as u32, width, words);
+    fn change(&mut self, slot: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
+        self.words(slot as u32, width, words);
         Ok(())
     }
     fn finish(mut self: Box<Self>, end_time: u64) -> Result<(), SinkError> {
