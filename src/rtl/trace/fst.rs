@@ -12,7 +12,7 @@ use fst_writer::{
 
 use super::{walk_scopes, Decl, ScopeEvent, Sink, SinkError};
 use crate::rtl::table::SignalKind;
-use crate::rtl::value::push_bits;
+use crate::rtl::value::BITS8;
 
 /// Buffered value-change bytes before a block is written out.
 const FLUSH_AT: usize = 8 << 20;
@@ -21,6 +21,7 @@ pub(super) struct FstSink {
     body: FstBodyWriter<BufWriter<File>>,
     /// Per slot (see [`super::Sink`]): its signal, or none.
     ids: Vec<Option<FstSignalId>>,
+    /// A value's ASCII digits: sized once for the widest declaration plus a byte's slack.
     buf: Vec<u8>,
     time: u64,
 }
@@ -81,10 +82,31 @@ impl FstSink {
         Ok(Self {
             body,
             ids,
-            buf: Vec::with_capacity(1024),
+            buf: vec![0; decls.iter().map(|d| d.width as usize).max().unwrap_or(1) + 8],
             time: start_time,
         })
     }
+}
+
+/// Writes the `width` (1..) bits of `words` (little-endian) as ASCII digits, most significant
+/// first, into `buf` (at least `width + 8` long, else it is grown), eight at a time from
+/// [`BITS8`]; returns the digits.
+fn bits<'a>(words: &[u64], width: u32, buf: &'a mut Vec<u8>) -> &'a [u8] {
+    let n = (width as usize).min(64 * words.len()).max(1);
+    if buf.len() < n + 8 {
+        buf.resize(n + 8, 0);
+    }
+    let byte = |k: usize| usize::from((words[k / 8] >> (8 * (k % 8))) as u8);
+    // The top byte holds 1..=8 of the digits: shifted to its top, all eight stored, and the
+    // ones past the digits overwritten by the next byte's.
+    let top = (n - 1) / 8;
+    let r = n - 8 * top;
+    buf[..8].copy_from_slice(&BITS8[(byte(top) << (8 - r)) & 0xFF]);
+    for (j, k) in (0..top).rev().enumerate() {
+        let at = r + 8 * j;
+        buf[at..at + 8].copy_from_slice(&BITS8[byte(k)]);
+    }
+    &buf[..n]
 }
 
 impl Sink for FstSink {
@@ -106,9 +128,8 @@ impl Sink for FstSink {
         let Some(&Some(id)) = self.ids.get(slot) else {
             return Ok(());
         };
-        self.buf.clear();
-        push_bits(words, width, &mut self.buf);
-        self.body.signal_change(id, &self.buf).map_err(fst)
+        let digits = bits(words, width, &mut self.buf);
+        self.body.signal_change(id, digits).map_err(fst)
     }
     fn finish(mut self: Box<Self>, end_time: u64) -> Result<(), SinkError> {
         if end_time > self.time {
