@@ -15,12 +15,14 @@ fn tmp_dir(name: &str) -> PathBuf {
     d
 }
 
-/// A design with awkward widths: 1, 7, 64, 65 (in a u128), 127, 1000 (in a Wide<16>).
+/// A design with awkward widths: 1, 7, 64, 65 (in a u128), 127, 1000 (in a Wide<16>), and a
+/// 64-bit register that starts with every bit set (the first sample must still write it).
 struct Widths {
     n: Reg<u64>,
     b1: Reg<bool>,
     b7: Reg<u8>,
     b64: Reg<u64>,
+    ones: Reg<u64>,
     b65: Reg<u128>,
     b127: Reg<u128>,
     b1000: Reg<Wide<16>>,
@@ -34,6 +36,7 @@ impl Widths {
             b1: Reg::new("b1", 1, false)?,
             b7: Reg::new("b7", 7, 0)?,
             b64: Reg::new("b64", 64, 0)?,
+            ones: Reg::new("ones", 64, u64::MAX)?,
             b65: Reg::new("b65", 65, 0)?,
             b127: Reg::new("b127", 127, 0)?,
             b1000: Reg::new("b1000", 1000, Wide::ZERO)?,
@@ -51,6 +54,7 @@ impl Module for Widths {
         v.reg(&mut self.b1);
         v.reg(&mut self.b7);
         v.reg(&mut self.b64);
+        v.reg(&mut self.ones);
         v.reg(&mut self.b65);
         v.reg(&mut self.b127);
         v.reg(&mut self.b1000);
@@ -67,6 +71,7 @@ impl Design for Widths {
         self.b7.set_d(x as u8);
         self.b64
             .set_d(if n.is_multiple_of(4) { u64::MAX } else { x });
+        self.ones.set_d(if n < 5 { u64::MAX } else { x });
         self.b65.set_d((u128::from(x) << 1) | u128::from(n & 1));
         self.b127.set_d(u128::MAX.rotate_left(n as u32));
         let mut w = self.b1000.q();

@@ -12,14 +12,16 @@ use fst_writer::{
 
 use super::{walk_scopes, Decl, ScopeEvent, Sink, SinkError};
 use crate::rtl::table::SignalKind;
-use crate::rtl::value::push_bits;
+use crate::rtl::value::BITS8;
 
 /// Buffered value-change bytes before a block is written out.
 const FLUSH_AT: usize = 8 << 20;
 
 pub(super) struct FstSink {
     body: FstBodyWriter<BufWriter<File>>,
-    ids: Vec<FstSignalId>,
+    /// Per slot (see [`super::Sink`]): its signal, or none.
+    ids: Vec<Option<FstSignalId>>,
+    /// A value's ASCII digits: sized once for the widest declaration plus a byte's slack.
     buf: Vec<u8>,
     time: u64,
 }
@@ -32,7 +34,13 @@ fn fst(e: fst_writer::FstWriteError) -> SinkError {
 }
 
 impl FstSink {
-    pub fn new(out: BufWriter<File>, decls: &[Decl], start_time: u64) -> Result<Self, SinkError> {
+    /// The header of `decls`; `slots` gives each slot's declaration (`u32::MAX`: none).
+    pub fn new(
+        out: BufWriter<File>,
+        decls: &[Decl],
+        slots: &[u32],
+        start_time: u64,
+    ) -> Result<Self, SinkError> {
         let info = FstInfo {
             start_time,
             timescale_exponent: -9,
@@ -63,14 +71,42 @@ impl FstSink {
             }
             .map_err(fst)
         })?;
-        let body = h.finish().map_err(fst)?;
+        let mut body = h.finish().map_err(fst)?;
+        let ids = slots
+            .iter()
+            .map(|&d| ids.get(d as usize).copied())
+            .collect();
+        // The tracer hands over only values that changed: the writer's own comparison with
+        // the last value would always find a difference.
+        body.set_deduplicate(false);
         Ok(Self {
             body,
             ids,
-            buf: Vec::with_capacity(1024),
+            buf: vec![0; decls.iter().map(|d| d.width as usize).max().unwrap_or(1) + 8],
             time: start_time,
         })
     }
+}
+
+/// Writes the `width` (1..) bits of `words` (little-endian) as ASCII digits, most significant
+/// first, into `buf` (at least `width + 8` long, else it is grown), eight at a time from
+/// [`BITS8`]; returns the digits.
+fn bits<'a>(words: &[u64], width: u32, buf: &'a mut Vec<u8>) -> &'a [u8] {
+    let n = (width as usize).min(64 * words.len()).max(1);
+    if buf.len() < n + 8 {
+        buf.resize(n + 8, 0);
+    }
+    let byte = |k: usize| usize::from((words[k / 8] >> (8 * (k % 8))) as u8);
+    // The top byte holds 1..=8 of the digits: shifted to its top, all eight stored, and the
+    // ones past the digits overwritten by the next byte's.
+    let top = (n - 1) / 8;
+    let r = n - 8 * top;
+    buf[..8].copy_from_slice(&BITS8[(byte(top) << (8 - r)) & 0xFF]);
+    for (j, k) in (0..top).rev().enumerate() {
+        let at = r + 8 * j;
+        buf[at..at + 8].copy_from_slice(&BITS8[byte(k)]);
+    }
+    &buf[..n]
 }
 
 impl Sink for FstSink {
@@ -88,12 +124,12 @@ impl Sink for FstSink {
         Ok(())
     }
     #[inline]
-    fn change(&mut self, id: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
-        self.buf.clear();
-        push_bits(words, width, &mut self.buf);
-        self.body
-            .signal_change(self.ids[id], &self.buf)
-            .map_err(fst)
+    fn change(&mut self, slot: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
+        let Some(&Some(id)) = self.ids.get(slot) else {
+            return Ok(());
+        };
+        let digits = bits(words, width, &mut self.buf);
+        self.body.signal_change(id, digits).map_err(fst)
     }
     fn finish(mut self: Box<Self>, end_time: u64) -> Result<(), SinkError> {
         if end_time > self.time {

@@ -2,11 +2,13 @@
 //! plus the GTKWave save file.
 //!
 //! Tracing is a separate pass over the design ([`Sample`], a [`Visitor`]) run once per traced
-//! cycle after the combinational phase; with tracing off it is never run. Each traced signal's
-//! last written value is kept beside its declaration id (a wide value in a separate word
+//! cycle after the combinational phase; with tracing off it is never run. Every design signal's
+//! last value is kept in one flat array in visit order (a wide value in a separate word
 //! buffer); the pass compares each signal with it and hands every signal that differs to the
-//! sink at once, in visit order (the VCD sink formats its line there and then). The sink is
-//! picked once per cycle, so the pass is compiled for each sink. Sinks stream to a temporary
+//! sink at once, in visit order, by its *slot* (its position after `clk` and `rst`), and the
+//! VCD sink formats its line there and then. The sink maps each slot to its declaration, or to
+//! none for a signal the globs leave out, whose changes it drops: the pass reads no selection
+//! and no id. The sink is picked once per cycle, so the pass is compiled for each sink. Sinks stream to a temporary
 //! beside `NAME` (`crate::rtl::file::OutputFile`) that is put in place when the run finishes
 //! cleanly and the command commits its outputs, and removed when writing fails.
 
@@ -19,7 +21,7 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 
 use super::bank::{encode_field, RegBank};
-use super::bundle::{encode_signal, Bundle};
+use super::bundle::{clear_above, Bundle};
 use super::error::{Result, RtlError};
 use super::file::OutputFile;
 use super::module::{Module, Sealed, Visitor};
@@ -197,7 +199,10 @@ pub(in crate::rtl) enum SinkError {
     Fst(String),
 }
 
-/// A waveform writer. Ids index the declarations given at construction.
+/// A waveform writer. Its calls name a signal by *slot*: 0 is `clk`, 1 is `rst`, `2 + i` is
+/// design signal `i` in visit order. At construction each slot is given its declaration, or
+/// none for a signal the trace does not select: the writer ignores a change of such a slot, so
+/// the sampling pass needs no per-signal selection test (it compares every signal).
 pub(in crate::rtl) trait Sink {
     /// Starts time `t` (strictly increasing).
     fn time(&mut self, t: u64) -> std::result::Result<(), SinkError>;
@@ -205,10 +210,10 @@ pub(in crate::rtl) trait Sink {
     fn begin_dump(&mut self) -> std::result::Result<(), SinkError>;
     /// Closes the initial-value block.
     fn end_dump(&mut self) -> std::result::Result<(), SinkError>;
-    /// Records a value of `width` bits (little-endian words).
+    /// Records a value of `width` bits (little-endian words) of slot `slot`.
     fn change(
         &mut self,
-        id: usize,
+        slot: usize,
         width: u32,
         words: &[u64],
     ) -> std::result::Result<(), SinkError>;
@@ -216,33 +221,28 @@ pub(in crate::rtl) trait Sink {
     fn finish(self: Box<Self>, end_time: u64) -> std::result::Result<(), SinkError>;
 }
 
-/// Per design signal (in visit order): its declaration id, or `u32::MAX` when not traced, and
-/// its last written value: the value itself for a one-word signal, else the first of its words
-/// in the tracer's wide-value buffer. Kept side by side so that the sampling pass reads one
-/// entry per signal.
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    id: u32,
-    last: u64,
-}
+/// A one-word signal's last written value before its first sample: bits above every width
+/// below 64 set, which no encoded value (clear above its width) equals, so the first sample
+/// writes every such signal without a flag test. A 64-bit signal tests the first-sample flag.
+const UNWRITTEN: u64 = u64::MAX;
 
 /// Where the sampling pass sends a changed signal: straight to a sink's formatter, in visit
-/// order.
+/// order. `slot` as in [`Sink`]; a slot with no declaration is ignored.
 trait Record {
-    /// Declaration `id`, a one-word signal of `width` bits, now holds `word`.
-    fn word(&mut self, id: u32, width: u32, word: u64);
-    /// Declaration `id`, a signal of `width` bits, now holds `words`.
-    fn words(&mut self, id: u32, width: u32, words: &[u64]);
+    /// Slot `slot`, a one-word signal of `width` bits, now holds `word`.
+    fn word(&mut self, slot: u32, width: u32, word: u64);
+    /// Slot `slot`, a signal of `width` bits, now holds `words`.
+    fn words(&mut self, slot: u32, width: u32, words: &[u64]);
 }
 
 impl Record for vcd::VcdSink {
     #[inline(always)]
-    fn word(&mut self, id: u32, width: u32, word: u64) {
-        vcd::VcdSink::word(self, id, width, word);
+    fn word(&mut self, slot: u32, width: u32, word: u64) {
+        vcd::VcdSink::word(self, slot, width, word);
     }
     #[inline(always)]
-    fn words(&mut self, id: u32, width: u32, words: &[u64]) {
-        vcd::VcdSink::words(self, id, width, words);
+    fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
+        vcd::VcdSink::words(self, slot, width, words);
     }
 }
 
@@ -255,12 +255,12 @@ struct FstRecord<'a> {
 
 impl Record for FstRecord<'_> {
     #[inline]
-    fn word(&mut self, id: u32, width: u32, word: u64) {
-        self.words(id, width, &[word]);
+    fn word(&mut self, slot: u32, width: u32, word: u64) {
+        self.words(slot, width, &[word]);
     }
-    fn words(&mut self, id: u32, width: u32, words: &[u64]) {
+    fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
         if self.error.is_none() {
-            if let Err(e) = self.sink.change(id as usize, width, words) {
+            if let Err(e) = self.sink.change(slot as usize, width, words) {
                 self.error = Some(e);
             }
         }
@@ -268,50 +268,68 @@ impl Record for FstRecord<'_> {
 }
 
 /// The per-cycle tracing pass: compares each selected signal with its last written value and
-/// records the ones that changed, in visit order.
+/// records the ones that changed, in visit order. It compares every design signal, selected
+/// or not (an unselected one's slot is ignored by the sink), so it reads no selection.
 struct Sample<'a, R> {
+    /// The next signal's position in visit order.
     index: usize,
-    slots: &'a mut [Slot],
+    /// Per signal: its last written value (a one-word signal), else where its words start in
+    /// `wide`.
+    last: &'a mut [u64],
     wide: &'a mut [u64],
     scratch: &'a mut [u64],
     out: &'a mut R,
+    /// The first sample: every signal is written.
     force: bool,
 }
 
 impl<R: Record> Sample<'_, R> {
+    /// A register's, wire's or input's value: its bits are clear above the width when its
+    /// type says so, else cleared here.
     #[inline(always)]
     fn signal<T: Bundle>(&mut self, v: T, width: u32) {
-        self.signal_by(v, width, encode_signal::<T>);
+        self.signal_by(v, width, !T::CLEAN_ABOVE_WIDTH);
     }
 
-    /// [`Sample::signal`] with the value encoded by `encode`.
+    /// Signal `v` of `width` bits, its bits above the width cleared first when `clear`.
     #[inline(always)]
-    fn signal_by<T: Bundle>(&mut self, v: T, width: u32, encode: fn(&T, u32, &mut [u64])) {
+    fn signal_by<T: Bundle>(&mut self, v: T, width: u32, clear: bool) {
         let i = self.index;
-        self.index += 1;
-        let slot = &mut self.slots[i];
-        if slot.id == u32::MAX {
+        self.index = i + 1;
+        // Signal `i`'s slot, after `clk` and `rst`.
+        let slot = i as u32 + 2;
+        let Some(last) = self.last.get_mut(i) else {
             return;
-        }
+        };
         if T::WORDS == 1 {
-            // One word: compared in a register, kept in the slot.
+            // One word: compared in a register. Before the first sample `last` holds
+            // `UNWRITTEN`, which only a 64-bit value can equal.
             let mut cur = [0u64; 1];
-            encode(&v, width, &mut cur);
-            if self.force || slot.last != cur[0] {
-                slot.last = cur[0];
+            v.encode(&mut cur);
+            let cur = if clear {
+                // A one-word signal has 1..=64 bits: keep the low `width`.
+                cur[0] & (u64::MAX >> (64u32.wrapping_sub(width) & 63))
+            } else {
+                cur[0]
+            };
+            if *last != cur || (T::CAPACITY >= 64 && self.force) {
+                *last = cur;
                 // A type that holds one bit is a one-bit signal.
                 let width = if T::CAPACITY == 1 { 1 } else { width };
-                self.out.word(slot.id, width, cur[0]);
+                self.out.word(slot, width, cur);
             }
             return;
         }
-        let (id, off) = (slot.id, slot.last as usize);
+        let off = *last as usize;
         let cur = &mut self.scratch[..T::WORDS];
-        encode(&v, width, cur);
+        v.encode(cur);
+        if clear {
+            clear_above(cur, width);
+        }
         let last = &mut self.wide[off..off + T::WORDS];
         if self.force || *last != *cur {
             last.copy_from_slice(cur);
-            self.out.words(id, width, last);
+            self.out.words(slot, width, last);
         }
     }
 }
@@ -342,7 +360,13 @@ impl<R: Record> Visitor for Sample<'_, R> {
         get: impl Fn(&S) -> &T,
     ) {
         let width = b.field_meta(i).width;
-        self.signal_by(*get(b.q()), width, encode_field::<T>);
+        let v = *get(b.q());
+        // A field holds a value of its width (a bank's contract, checked here in debug
+        // builds as every observer does); the waves show its low `width` bits regardless.
+        if cfg!(debug_assertions) {
+            encode_field(&v, width, &mut vec![0; T::WORDS]);
+        }
+        self.signal_by(v, width, true);
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
@@ -370,12 +394,35 @@ impl Writer {
     }
 }
 
+/// The selection and the change-detection state the sampling pass reads.
+struct State {
+    /// Per design signal (visit order): its declaration id, or `u32::MAX` when not traced.
+    ids: Vec<u32>,
+    /// Per design signal (traced or not): its last written value, or where its words start
+    /// in `wide` (see [`Sample`]).
+    last: Vec<u64>,
+    wide: Vec<u64>,
+    scratch: Vec<u64>,
+}
+
+impl State {
+    /// The sampling pass into `out`.
+    fn pass<M: Module, R: Record>(&mut self, top: &mut M, out: &mut R, force: bool) {
+        top.visit(&mut Sample {
+            index: 0,
+            last: &mut self.last,
+            wide: &mut self.wide,
+            scratch: &mut self.scratch,
+            out,
+            force,
+        });
+    }
+}
+
 /// An open trace: selection, change-detection state and the sink.
 pub(in crate::rtl) struct Tracer {
     sink: Option<Writer>,
-    slots: Vec<Slot>,
-    wide: Vec<u64>,
-    scratch: Vec<u64>,
+    state: State,
     window: (u64, u64),
     dumped: bool,
     last_rst: bool,
@@ -455,20 +502,20 @@ impl Tracer {
                 globs: config.globs.clone(),
             });
         }
-        let mut slots = Vec::with_capacity(table.len());
+        let mut ids = Vec::with_capacity(table.len());
+        let mut last = Vec::with_capacity(table.len());
         let mut wide = 0usize;
         let mut max_words = 1usize;
         for (s, &store) in table.iter().zip(storage) {
+            // Every signal is compared, selected or not; a wide one's value lives in the wide
+            // buffer, from `wide` on.
+            last.push(if store == 1 { UNWRITTEN } else { wide as u64 });
+            if store > 1 {
+                wide += store;
+            }
+            max_words = max_words.max(store);
             if config.selects(&s.path()) {
-                // A wide signal's value lives in the wide buffer, from `wide` on.
-                slots.push(Slot {
-                    id: decls.len() as u32,
-                    last: if store == 1 { 0 } else { wide as u64 },
-                });
-                if store > 1 {
-                    wide += store;
-                }
-                max_words = max_words.max(store);
+                ids.push(decls.len() as u32);
                 decls.push(Decl {
                     scope: s.scope.clone(),
                     name: s.name.clone(),
@@ -479,23 +526,27 @@ impl Tracer {
                     overview: s.overview,
                 });
             } else {
-                slots.push(Slot {
-                    id: u32::MAX,
-                    last: 0,
-                });
+                ids.push(u32::MAX);
             }
         }
+        // Each slot's declaration: `clk`, `rst`, then the design signals'.
+        let slots: Vec<u32> = [0, 1].into_iter().chain(ids.iter().copied()).collect();
         let writer = BufWriter::with_capacity(1 << 16, file);
         let sink = match config.format {
-            TraceFormat::Vcd => vcd::VcdSink::new(writer, &decls).map(|s| Writer::Vcd(Box::new(s))),
-            TraceFormat::Fst => fst::FstSink::new(writer, &decls, window.0 * PERIOD)
+            TraceFormat::Vcd => {
+                vcd::VcdSink::new(writer, &decls, &slots).map(|s| Writer::Vcd(Box::new(s)))
+            }
+            TraceFormat::Fst => fst::FstSink::new(writer, &decls, &slots, window.0 * PERIOD)
                 .map(|s| Writer::Fst(Box::new(s))),
         };
         let mut tracer = Self {
             sink: None,
-            slots,
-            wide: vec![0; wide],
-            scratch: vec![0; max_words],
+            state: State {
+                ids,
+                last,
+                wide: vec![0; wide],
+                scratch: vec![0; max_words],
+            },
             window,
             dumped: false,
             last_rst: false,
@@ -533,7 +584,7 @@ impl Tracer {
 
     /// Per design signal (visit order): whether this trace writes it.
     pub fn selected(&self) -> Vec<bool> {
-        self.slots.iter().map(|s| s.id != u32::MAX).collect()
+        self.state.ids.iter().map(|&id| id != u32::MAX).collect()
     }
 
     /// Whether `cycle` lies in the window.
@@ -564,27 +615,13 @@ impl Tracer {
         if res.is_ok() {
             match writer {
                 // The VCD lines are formatted during the pass itself.
-                Writer::Vcd(vcd) => top.visit(&mut Sample {
-                    index: 0,
-                    slots: &mut self.slots,
-                    wide: &mut self.wide,
-                    scratch: &mut self.scratch,
-                    out: &mut **vcd,
-                    force,
-                }),
+                Writer::Vcd(vcd) => self.state.pass(top, &mut **vcd, force),
                 Writer::Fst(fst) => {
                     let mut rec = FstRecord {
                         sink: fst,
                         error: None,
                     };
-                    top.visit(&mut Sample {
-                        index: 0,
-                        slots: &mut self.slots,
-                        wide: &mut self.wide,
-                        scratch: &mut self.scratch,
-                        out: &mut rec,
-                        force,
-                    });
+                    self.state.pass(top, &mut rec, force);
                     if let Some(e) = rec.error {
                         res = Err(e);
                     }

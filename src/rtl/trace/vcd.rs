@@ -38,8 +38,10 @@ const CYCLE_FIXED: usize = 2 * 24 + 16;
 
 pub(super) struct VcdSink {
     w: vcd::Writer<BufWriter<File>>,
-    /// Per declaration: `" <id>\n"`, zero padded, with the tail's length in the last byte (an
-    /// id code has at most 10 characters, so a tail has at most 12).
+    /// Per slot (see [`super::Sink`]): its declaration's `" <id>\n"`, zero padded, with the
+    /// tail's length in the last byte (an id code has at most 10 characters, so a tail has at
+    /// most 12); all zero, length 0, for a slot with no declaration, whose changes are not
+    /// written.
     tails: Vec<[u8; 16]>,
     /// The body buffer: `buf[..pos]` is pending output, the rest is scratch.
     buf: Vec<u8>,
@@ -51,7 +53,8 @@ fn io(action: &'static str) -> impl Fn(std::io::Error) -> SinkError {
 }
 
 impl VcdSink {
-    pub fn new(out: BufWriter<File>, decls: &[Decl]) -> Result<Self, SinkError> {
+    /// The header of `decls`; `slots` gives each slot's declaration (`u32::MAX`: none).
+    pub fn new(out: BufWriter<File>, decls: &[Decl], slots: &[u32]) -> Result<Self, SinkError> {
         let mut w = vcd::Writer::new(out);
         let hdr = io("write VCD header");
         w.version(concat!("tensorcore-rtl ", env!("CARGO_PKG_VERSION")))
@@ -84,6 +87,10 @@ impl VcdSink {
             .map_err(&hdr)
         })?;
         w.enddefinitions().map_err(&hdr)?;
+        let tails = slots
+            .iter()
+            .map(|&d| tails.get(d as usize).copied().unwrap_or([0; 16]))
+            .collect();
         // The longest cycle: every signal changes, each line within its digits plus slack.
         let cycle: usize = decls
             .iter()
@@ -98,22 +105,28 @@ impl VcdSink {
         })
     }
 
-    /// Appends the value-change line of declaration `id`, a signal of `width` (1..=64) bits
-    /// whose value `word` has no bit set at or above the width.
+    /// Appends the value-change line of slot `slot`, a signal of `width` (1..=64) bits
+    /// whose value `word` has no bit set at or above the width (nothing for a slot with no
+    /// declaration).
     #[inline(always)]
-    pub fn word(&mut self, id: u32, width: u32, word: u64) {
-        let tail = self.tails[id as usize];
+    pub fn word(&mut self, slot: u32, width: u32, word: u64) {
+        // The tail as one 16-byte value: its bytes in order, its length in the top byte.
+        let Some(&tail) = self.tails.get(slot as usize) else {
+            return;
+        };
+        let tail = u128::from_le_bytes(tail);
+        let tail_len = (tail >> 120) as usize;
+        if tail_len == 0 {
+            return;
+        }
         let p = self.pos;
-        // Never taken: the buffer holds a whole cycle past FLUSH_AT.
-        self.room(WORD_LINE);
-        let line: &mut [u8; WORD_LINE] = (&mut self.buf[p..p + WORD_LINE])
-            .try_into()
-            .expect("a window of WORD_LINE bytes");
+        // One test: the buffer holds a whole cycle past FLUSH_AT, so `line_at` never grows it.
+        let line = self.line_at(p);
         if width == 1 {
             // The tail starts with a space; the digit replaces it.
-            line[..16].copy_from_slice(&tail);
+            line[..16].copy_from_slice(&tail.to_le_bytes());
             line[0] = b'0' + (word & 1) as u8;
-            self.pos = p + usize::from(tail[15]);
+            self.pos = p + tail_len;
             return;
         }
         // Digits from the highest set bit down; zero prints as "b0".
@@ -126,8 +139,25 @@ impl VcdSink {
             let byte = (v >> (56 - 8 * i)) as u8;
             line[1 + 8 * i..9 + 8 * i].copy_from_slice(&BITS8[usize::from(byte)]);
         }
-        line[1 + digits..17 + digits].copy_from_slice(&tail);
-        self.pos = p + 1 + digits + usize::from(tail[15]);
+        line[1 + digits..17 + digits].copy_from_slice(&tail.to_le_bytes());
+        self.pos = p + 1 + digits + tail_len;
+    }
+
+    /// The [`WORD_LINE`] bytes of the buffer from `p` on (grown first if it is too short,
+    /// which the buffer's size rules out).
+    #[inline(always)]
+    fn line_at(&mut self, p: usize) -> &mut [u8; WORD_LINE] {
+        if self.buf.get(p..).is_none_or(|rest| rest.len() < WORD_LINE) {
+            self.grow(p + WORD_LINE);
+        }
+        match self
+            .buf
+            .get_mut(p..)
+            .and_then(|rest| rest.first_chunk_mut())
+        {
+            Some(line) => line,
+            None => unreachable!("the buffer was grown to hold a line at {p}"),
+        }
     }
 
     /// Makes room for `n` more bytes past `pos`.
@@ -153,9 +183,14 @@ impl VcdSink {
 
     /// Appends one value-change line.
     #[inline(always)]
-    fn push_change(&mut self, id: usize, width: u32, words: &[u64]) {
-        let tail = self.tails[id];
+    fn push_change(&mut self, slot: usize, width: u32, words: &[u64]) {
+        let Some(&tail) = self.tails.get(slot) else {
+            return;
+        };
         let tail_len = usize::from(tail[15]);
+        if tail_len == 0 {
+            return;
+        }
         if width == 1 {
             self.room(SLACK);
             let p = self.pos;
@@ -204,14 +239,14 @@ impl VcdSink {
         self.pos += p + tail_len;
     }
 
-    /// Appends the value-change line of declaration `id` (`width` bits in little-endian
-    /// `words`, clear at and above the width), whatever its width.
+    /// Appends the value-change line of slot `slot` (`width` bits in little-endian `words`,
+    /// clear at and above the width), whatever its width.
     #[inline(always)]
-    pub fn words(&mut self, id: u32, width: u32, words: &[u64]) {
+    pub fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
         if words.len() == 1 {
-            self.word(id, width, words[0]);
+            self.word(slot, width, words[0]);
         } else {
-            self.push_change(id as usize, width, words);
+            self.push_change(slot as usize, width, words);
         }
     }
 
@@ -266,8 +301,8 @@ impl Sink for VcdSink {
         Ok(())
     }
     #[inline]
-    fn change(&mut self, id: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
-        self.words(id as u32, width, words);
+    fn change(&mut self, slot: usize, width: u32, words: &[u64]) -> Result<(), SinkError> {
+        self.words(slot as u32, width, words);
         Ok(())
     }
     fn finish(mut self: Box<Self>, end_time: u64) -> Result<(), SinkError> {
