@@ -222,6 +222,13 @@ pub fn lane_multiplier(fmt_a: Format, fmt_b: Format) -> Option<LaneMultiplier> {
 
 #[inline(never)]
 fn chain_fixed<const ACC: usize>(products: &[Product], c: u32) -> StepRecord {
+    chain_record_fixed::<ACC>(products, c)
+}
+
+/// The `ieee` chain for the fixed format with its trace record: the FMAs of [`fma_acc`] in
+/// order ([`fma_chain_by`]), inlined into the caller.
+#[inline(always)]
+fn chain_record_fixed<const ACC: usize>(products: &[Product], c: u32) -> StepRecord {
     fma_chain_by(products, c, |c, p| {
         fma_acc(c, p, RoundingMode::NearestEven, Row::<ACC>::FORMAT)
     })
@@ -302,6 +309,17 @@ impl IeeeAcc {
         } else {
             None
         }
+    }
+}
+
+/// [`ieee_chain`] for the format `acc` names, inlined into the caller (a PE whose stage-2
+/// wires are observed: the trace record is needed); the branch on `acc` is taken the same way
+/// every cycle.
+#[inline(always)]
+pub fn ieee_chain_record(acc: IeeeAcc, products: &[Product], c: u32) -> StepRecord {
+    match acc {
+        IeeeAcc::Fp32 => chain_record_fixed::<FP32_AT>(products, c),
+        IeeeAcc::Fp16 => chain_record_fixed::<FP16_AT>(products, c),
     }
 }
 

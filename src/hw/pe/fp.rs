@@ -31,8 +31,8 @@ use crate::numerics::dot::{
     stage_accumulate_acc, stage_multiply, AccMode, MultiplyStage, StepRecord, MAX_LANES,
 };
 use crate::numerics::fixed::{
-    ieee_chain, ieee_chain_bits, lane_multiplier, E4m3E5m2Pair, E4m3Pair, E5m2E4m3Pair, E5m2Pair,
-    Fp16Pair, IeeeAcc, IeeeChain, InlineUnit, InlinedPair, LaneMultiplier,
+    ieee_chain_bits, ieee_chain_record, lane_multiplier, E4m3E5m2Pair, E4m3Pair, E5m2E4m3Pair,
+    E5m2Pair, Fp16Pair, IeeeAcc, InlineUnit, InlinedPair, LaneMultiplier,
 };
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::Format;
@@ -207,11 +207,10 @@ impl Value for ProductWord {
 pub struct FpPath {
     cfg: CoreConfig,
     multipliers: LaneMultipliers,
-    /// In `ieee` mode, the FMA chain built for the accumulator format (`None` in the other
-    /// modes).
-    ieee: Option<IeeeChain>,
-    /// The same chain without its trace fields, for a PE whose stage-2 wires nobody observes.
-    ieee_bits: Option<IeeeAcc>,
+    /// In `ieee` mode, the accumulator format the FMA chain is built for (`None` in the other
+    /// modes): [`ieee_chain_record`] for a PE whose stage-2 wires are observed,
+    /// [`ieee_chain_bits`] (no trace fields) for one whose are not.
+    ieee: Option<IeeeAcc>,
     gathers: bool,
     /// The block buffer (`gather_<k>`): a register file written one step's lanes a cycle.
     gather: RegFile<ProductWord>,
@@ -240,10 +239,6 @@ impl FpPath {
             cfg: *cfg,
             multipliers: LaneMultipliers::new(cfg.fmt_a, cfg.fmt_b),
             ieee: match cfg.mode {
-                AccMode::Ieee => ieee_chain(cfg.acc),
-                _ => None,
-            },
-            ieee_bits: match cfg.mode {
                 AccMode::Ieee => IeeeAcc::of(cfg.acc),
                 _ => None,
             },
@@ -513,9 +508,13 @@ impl<const W: usize> Datapath<W> for FpPath {
     #[inline]
     fn stage2(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<Stage2Out> {
         let lanes = usize::from(c1.lanes()).min(W);
-        if let Some(chain) = self.ieee {
+        if let Some(acc_fmt) = self.ieee {
             // `ieee`: the FMA chain over this step's products (no block buffer in this mode).
-            return Some(stage2_out(&chain(&s1.products[..lanes], acc)));
+            return Some(stage2_out(&ieee_chain_record(
+                acc_fmt,
+                &s1.products[..lanes],
+                acc,
+            )));
         }
         if self.gather_step(s1, c1, lanes) {
             return None;
@@ -537,7 +536,7 @@ impl<const W: usize> Datapath<W> for FpPath {
     #[inline(always)]
     fn stage2_acc(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<(u32, u8)> {
         let lanes = usize::from(c1.lanes()).min(W);
-        if let Some(acc_fmt) = self.ieee_bits {
+        if let Some(acc_fmt) = self.ieee {
             return Some(ieee_chain_bits(acc_fmt, &s1.products[..lanes], acc));
         }
         if let AccMode::Nvidia(params) = self.cfg.mode {
