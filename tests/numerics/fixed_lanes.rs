@@ -1,7 +1,10 @@
 //! The fixed-format lane multipliers and `ieee` chains against the format-generic units.
 
 use tensorcore_rtl::numerics::dot::ieee::{fma_acc, fma_chain_by};
-use tensorcore_rtl::numerics::fixed::{ieee_chain, lane_multiplier, multiply_fp16, InlinedPair};
+use tensorcore_rtl::numerics::fixed::{
+    ieee_chain, ieee_chain_bits, ieee_chain_record, lane_multiplier, multiply_fp16, IeeeAcc,
+    InlinedPair,
+};
 use tensorcore_rtl::numerics::format::{Format, ALL_FORMATS, BF16, E4M3, E5M2, FP16, FP32, FP64};
 use tensorcore_rtl::numerics::multiply::multiply;
 use tensorcore_rtl::numerics::RoundingMode;
@@ -141,6 +144,15 @@ fn fixed_chains_match_the_generic_one() {
                             fma_acc(c, p, RoundingMode::NearestEven, acc)
                         });
                         assert_eq!(chain(&ps[..n], c), generic, "{} c={c:#x}", fmt.name);
+                        // The inlined forms a PE runs: with the trace record, and bits only.
+                        let unit = IeeeAcc::of(acc).expect("accumulator format");
+                        assert_eq!(ieee_chain_record(unit, &ps[..n], c), generic);
+                        assert_eq!(
+                            ieee_chain_bits(unit, &ps[..n], c),
+                            (generic.bits, generic.flags.to_bits()),
+                            "{} c={c:#x}",
+                            fmt.name
+                        );
                     }
                 }
                 a += 97;
