@@ -324,7 +324,7 @@ pub fn ieee_chain_record(acc: IeeeAcc, products: &[Product], c: u32) -> StepReco
 }
 
 /// [`ieee_chain`] without the trace fields, for a PE none of whose stage-2 wires is observed:
-/// `(result bits, flags raised as` [`Flags::to_bits`]`)`. Each FMA is [`fma_acc_bits`] (the
+/// `(result bits, flags raised as` [`Flags::to_bits`]`)`. Each FMA is [`fma_acc_bits`](super::dot::ieee::fma_acc_bits) (the
 /// normal-range unit where it answers, the full [`fma_acc`] otherwise: the same bits and
 /// flags). Inlined into the caller: the branch on `acc` is taken the same way every cycle.
 #[inline(always)]
