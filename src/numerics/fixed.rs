@@ -6,7 +6,7 @@
 //! A clocked core picks its units once, when it is built ([`lane_multiplier`],
 //! [`ieee_chain`]), so no PE reads a format row in the clock loop.
 
-use super::dot::ieee::{fma_acc, fma_acc_normal, fma_chain_by};
+use super::dot::ieee::{fma_acc, fma_acc_bits_by, fma_chain_by};
 use super::dot::StepRecord;
 use super::flags::{Flags, RoundingMode};
 use super::format::{Format, NonFinite, ALL_FORMATS, E4M3, E5M2, FP16, FP32};
@@ -234,18 +234,14 @@ fn chain_record_fixed<const ACC: usize>(products: &[Product], c: u32) -> StepRec
     })
 }
 
-/// The FMAs of [`ieee_chain_bits`]: each is `fma_acc_bits` (the normal-range unit where it
-/// answers, the full unit otherwise) for the fixed format, with the flags as their 4-bit
-/// vector, so the two paths join on a byte.
+/// The FMAs of [`ieee_chain_bits`]: each is [`fma_acc_bits_by`] (the normal-range unit where
+/// it answers, the full unit otherwise) for the fixed format.
 #[inline(always)]
 fn chain_bits_fixed<const ACC: usize>(products: &[Product], c: u32) -> (u32, u8) {
     let mut bits = c;
     let mut flags = 0;
     for p in products {
-        let (b, f) = match fma_acc_normal(bits, p, Row::<ACC>::FORMAT) {
-            Some((b, f)) => (b, f.to_bits()),
-            None => fma_rare_fixed::<ACC>(bits, p),
-        };
+        let (b, f) = fma_acc_bits_by(bits, p, Row::<ACC>::FORMAT, fma_rare_fixed::<ACC>);
         bits = b;
         flags |= f;
     }
@@ -324,7 +320,7 @@ pub fn ieee_chain_record(acc: IeeeAcc, products: &[Product], c: u32) -> StepReco
 }
 
 /// [`ieee_chain`] without the trace fields, for a PE none of whose stage-2 wires is observed:
-/// `(result bits, flags raised as` [`Flags::to_bits`]`)`. Each FMA is [`fma_acc_bits`](super::dot::ieee::fma_acc_bits) (the
+/// `(result bits, flags raised as` [`Flags::to_bits`]`)`. Each FMA is [`fma_acc_bits_by`] (the
 /// normal-range unit where it answers, the full [`fma_acc`] otherwise: the same bits and
 /// flags). Inlined into the caller: the branch on `acc` is taken the same way every cycle.
 #[inline(always)]

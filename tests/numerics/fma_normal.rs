@@ -57,7 +57,7 @@ fn check(acc: Format, c: u32, p: &Product, answered: &mut u64) {
     }
     assert_eq!(
         fma_acc_bits(c, p, acc),
-        (full.bits, full.flags),
+        (full.bits, full.flags.to_bits()),
         "c={c:#x} p={p:?}"
     );
 }

@@ -205,13 +205,27 @@ pub fn fma_acc_normal(c: u32, p: &Product, acc: Format) -> Option<(u32, Flags)> 
     Some((r.bits as u32, flags))
 }
 
-/// [`fma_acc`] rounding to nearest even, result bits and flags only: the normal-range unit
-/// ([`fma_acc_normal`]) where it answers, the full unit otherwise.
+/// [`fma_acc`] rounding to nearest even, result bits and flags only (as their 4-bit vector,
+/// [`Flags::to_bits`]): the normal-range unit ([`fma_acc_normal`]) where it answers, the full
+/// unit otherwise.
 #[inline(always)]
-pub fn fma_acc_bits(c: u32, p: &Product, acc: Format) -> (u32, Flags) {
+pub fn fma_acc_bits(c: u32, p: &Product, acc: Format) -> (u32, u8) {
+    fma_acc_bits_by(c, p, acc, |c, p| fma_acc_rare(c, p, acc))
+}
+
+/// [`fma_acc_bits`] with `rare` the full unit for the sums the normal-range unit leaves (a
+/// unit built for one format passes its own, so no format row is handed to it). Both paths
+/// give the flags as their 4-bit vector, so they join on a byte.
+#[inline(always)]
+pub fn fma_acc_bits_by(
+    c: u32,
+    p: &Product,
+    acc: Format,
+    rare: impl FnOnce(u32, &Product) -> (u32, u8),
+) -> (u32, u8) {
     match fma_acc_normal(c, p, acc) {
-        Some(r) => r,
-        None => fma_acc_rare(c, p, acc),
+        Some((bits, flags)) => (bits, flags.to_bits()),
+        None => rare(c, p),
     }
 }
 
@@ -219,9 +233,9 @@ pub fn fma_acc_bits(c: u32, p: &Product, acc: Format) -> (u32, Flags) {
 /// specials): out of line, so the common path inlined into every PE stays small.
 #[cold]
 #[inline(never)]
-fn fma_acc_rare(c: u32, p: &Product, acc: Format) -> (u32, Flags) {
+fn fma_acc_rare(c: u32, p: &Product, acc: Format) -> (u32, u8) {
     let r = fma_acc(c, p, RoundingMode::NearestEven, acc);
-    (r.bits, r.flags)
+    (r.bits, r.flags.to_bits())
 }
 
 /// The `ieee` step: the FMAs of all valid lanes in order, starting from `c`. The trace
