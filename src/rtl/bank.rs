@@ -284,7 +284,7 @@ pub(in crate::rtl) fn encode_field<T: Bundle>(v: &T, width: u32, out: &mut [u64]
 }
 
 /// Whether `v` encodes with nothing at or above `width`.
-fn fits<T: Bundle>(v: &T, width: u32) -> bool {
+pub(in crate::rtl) fn fits<T: Bundle>(v: &T, width: u32) -> bool {
     let mut a = vec![0u64; T::WORDS];
     v.encode(&mut a);
     let mut clipped = a.clone();

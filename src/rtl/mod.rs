@@ -77,6 +77,7 @@
 
 mod bank;
 mod bundle;
+mod delay;
 pub mod demo;
 mod error;
 pub mod file;
@@ -95,6 +96,7 @@ mod wire;
 
 pub use bank::{RareBank, RegBank};
 pub use bundle::{pack_field, Bundle};
+pub use delay::DelayLines;
 pub use error::{Result, RtlError};
 pub use mem::Mem;
 pub use module::{Design, Module, Visitor};

@@ -1,8 +1,9 @@
 //! The block traits: [`Module`] (named, with registers, wires and children) and [`Design`] (a
 //! top-level module the [`crate::rtl::Simulator`] runs), and the engine's [`Visitor`].
 
-use super::bank::{encode_field, RegBank};
+use super::bank::{encode_field, BankField, RegBank};
 use super::bundle::{encode_signal, Bundle};
+use super::delay::DelayLines;
 use super::mem::Mem;
 use super::reg::Reg;
 use super::regfile::RegFile;
@@ -108,6 +109,17 @@ pub trait Visitor: Sealed {
     );
     /// A register bank's edge: visited once, after every field of the bank.
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>);
+    /// Declared field `field` (read by `get`) of stage `stage` of delay lines: a register of
+    /// the module, visited where it stands in the module's signal list.
+    fn delay_reg<E: Copy + 'static, T: Bundle>(
+        &mut self,
+        dl: &mut DelayLines<E>,
+        stage: usize,
+        field: usize,
+        get: impl Fn(&E) -> &T,
+    );
+    /// The delay lines' edge: visited once, after every stage's registers.
+    fn delay<E: Copy + 'static>(&mut self, dl: &mut DelayLines<E>);
 }
 
 /// The common rising edge: commits every register (`q <- d`), no reset, no change tracking:
@@ -148,6 +160,19 @@ impl Visitor for Clock {
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
         b.commit_fast();
+    }
+    #[inline(always)]
+    fn delay_reg<E: Copy + 'static, T: Bundle>(
+        &mut self,
+        _dl: &mut DelayLines<E>,
+        _stage: usize,
+        _field: usize,
+        _get: impl Fn(&E) -> &T,
+    ) {
+    }
+    #[inline(always)]
+    fn delay<E: Copy + 'static>(&mut self, dl: &mut DelayLines<E>) {
+        dl.commit_fast();
     }
 }
 
@@ -207,6 +232,28 @@ impl Visitor for ClockChecked {
     #[inline]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
         b.commit(self.rst);
+    }
+    #[inline]
+    fn delay_reg<E: Copy + 'static, T: Bundle>(
+        &mut self,
+        dl: &mut DelayLines<E>,
+        stage: usize,
+        field: usize,
+        get: impl Fn(&E) -> &T,
+    ) {
+        if self.track {
+            let next = if self.rst {
+                *dl.reset_value()
+            } else {
+                dl.d_of(stage)
+            };
+            let width = dl.field_meta(field, stage).width;
+            self.changed |= !get(&next).same_bits(get(&dl.q_of(stage)), width);
+        }
+    }
+    #[inline]
+    fn delay<E: Copy + 'static>(&mut self, dl: &mut DelayLines<E>) {
+        dl.commit(self.rst);
     }
 }
 
@@ -313,6 +360,32 @@ impl<S: Copy + 'static, T: Bundle, F: Fn(&S) -> &T> SignalAccess for FieldView<'
     }
 }
 
+/// One register of a stage of delay lines as a cold pass sees it: the stage's output and
+/// next value, read when the view is made.
+struct StageView<'a, T: Bundle> {
+    meta: &'a BankField,
+    q: T,
+    d: T,
+}
+
+impl<T: Bundle> SignalAccess for StageView<'_, T> {
+    fn meta(&self) -> &SignalMeta {
+        &self.meta.meta
+    }
+    fn width(&self) -> u32 {
+        self.meta.width
+    }
+    fn words(&self) -> usize {
+        T::WORDS
+    }
+    fn encode_now(&self, out: &mut [u64]) {
+        encode_field(&self.q, self.width(), out);
+    }
+    fn encode_next(&self, out: &mut [u64]) {
+        encode_field(&self.d, self.width(), out);
+    }
+}
+
 /// A pass over the design that runs rarely (at elaboration, on a peek, in the settle check):
 /// it sees each signal through [`SignalAccess`] and each scope by name.
 pub(in crate::rtl) trait ColdPass {
@@ -371,4 +444,19 @@ impl Visitor for Cold<'_> {
         self.0.signal(SignalKind::Reg, &mut view);
     }
     fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
+    fn delay_reg<E: Copy + 'static, T: Bundle>(
+        &mut self,
+        dl: &mut DelayLines<E>,
+        stage: usize,
+        field: usize,
+        get: impl Fn(&E) -> &T,
+    ) {
+        let mut view = StageView {
+            meta: dl.field_meta(field, stage),
+            q: *get(&dl.q_of(stage)),
+            d: *get(&dl.d_of(stage)),
+        };
+        self.0.signal(SignalKind::Reg, &mut view);
+    }
+    fn delay<E: Copy + 'static>(&mut self, _dl: &mut DelayLines<E>) {}
 }

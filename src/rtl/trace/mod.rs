@@ -22,6 +22,7 @@ use std::path::PathBuf;
 
 use super::bank::{encode_field, RegBank};
 use super::bundle::{clear_above, Bundle};
+use super::delay::DelayLines;
 use super::error::{Result, RtlError};
 use super::file::OutputFile;
 use super::module::{Module, Sealed, Visitor};
@@ -370,6 +371,19 @@ impl<R: Record> Visitor for Sample<'_, R> {
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
+    #[inline(always)]
+    fn delay_reg<E: Copy + 'static, T: Bundle>(
+        &mut self,
+        dl: &mut DelayLines<E>,
+        stage: usize,
+        field: usize,
+        get: impl Fn(&E) -> &T,
+    ) {
+        // As a register's (a stage's fields fit their widths, as a register's value does).
+        self.signal(*get(&dl.q_of(stage)), dl.field_meta(field, stage).width);
+    }
+    #[inline(always)]
+    fn delay<E: Copy + 'static>(&mut self, _dl: &mut DelayLines<E>) {}
 }
 
 /// The open waveform writer.

@@ -1,0 +1,299 @@
+//! Delay lines: shift registers of given depths (a skew buffer's lanes), every stage a
+//! register of the waves, held so that the clock edge moves a lane in constant time.
+
+use std::borrow::Cow;
+
+use super::bank::{fits, BankField};
+use super::bundle::Bundle;
+use super::error::{Result, RtlError};
+use super::signal::{Display, SignalMeta};
+
+/// Spare rows of the storage above the deepest lane's stages: the window slides down one
+/// row an edge and is moved back up once every this many edges.
+const SLACK: usize = 32;
+
+/// A lane of depth 0: no stage.
+const NO_STAGE: usize = usize::MAX;
+
+/// Shift registers of record type `E`, one lane per entry of the depths they are built
+/// with: at every rising edge stage `k > 0` of a lane takes stage `k - 1`'s output and stage
+/// 0 takes the lane's input (set every cycle with [`DelayLines::set_inputs`]: it is a wire).
+/// Each stage is a register (or, for a record, several: each field declared with
+/// [`DelayLines::field`] is one) of the signal table and the waves, with the rules of a
+/// register: block code reads the stages' outputs ([`DelayLines::q`], [`DelayLines::out`]),
+/// which change only at the edge.
+///
+/// What differs from one register per stage is the cost of the edge. The storage is a grid
+/// of rows, one column per lane: stage `k` of lane `j` sits at row `top + k`, column `j`,
+/// where `top` is the window's first row; the inputs are written into row `top - 1`, which no
+/// stage occupies. The edge then moves every stage of every lane by moving `top` down one
+/// row (the input row becomes stage 0, stage `k` becomes stage `k + 1`, and the deepest
+/// lane's last stage leaves the window), whatever the depths, where a register per stage
+/// would copy every stage. When `top` reaches the first row, the window is copied back to
+/// the top of the grid ([`SLACK`] rows up).
+///
+/// ```
+/// use tensorcore_rtl::rtl::DelayLines;
+/// // Two lanes: depth 0 (a wire) and depth 2.
+/// let mut dl = DelayLines::new(0u8, &[0, 2]);
+/// dl.field(|lane, k| format!("d{lane}_{k}"), 8, |e: &u8| e).unwrap();
+/// dl.set_inputs(&[5, 7]);
+/// assert_eq!(dl.out(1), Some(0)); // latched only at the rising edge
+/// assert_eq!(dl.out(0), None); // a lane of depth 0 has no stage
+/// assert_eq!(dl.stages(), 2);
+/// ```
+///
+/// The block's `visit` presents each stage's fields with [`crate::rtl::Visitor::delay_reg`]
+/// (stage by stage, lane after lane, in declaration order within a stage) and then the lines
+/// once with [`crate::rtl::Visitor::delay`].
+#[derive(Debug, Clone)]
+pub struct DelayLines<E: Copy + 'static> {
+    /// Lanes (columns of the grid).
+    lanes: usize,
+    /// Per lane: its last stage's offset from the window's first cell (`(depth - 1) * lanes
+    /// + lane`), or [`NO_STAGE`].
+    tail: Vec<usize>,
+    /// The grid, row after row.
+    buf: Vec<E>,
+    /// The window's first row.
+    top: usize,
+    /// Rows of stages (the deepest lane's depth).
+    depth: usize,
+    /// The inputs were set since the last edge.
+    driven: bool,
+    reset: E,
+    /// Per stage (lane after lane): its lane and position.
+    stage_at: Vec<(usize, usize)>,
+    /// Per declared field, per stage: its width and descriptor.
+    fields: Vec<Vec<BankField>>,
+}
+
+impl<E: Copy + 'static> DelayLines<E> {
+    /// Lanes of the given depths, every stage and input at `reset` (declare the stages'
+    /// registers with [`DelayLines::field`]).
+    pub fn new(reset: E, depths: &[usize]) -> Self {
+        let lanes = depths.len();
+        let depth = depths.iter().copied().max().unwrap_or(0);
+        let stage_at = depths
+            .iter()
+            .enumerate()
+            .flat_map(|(lane, &d)| (0..d).map(move |k| (lane, k)))
+            .collect();
+        let tail = depths
+            .iter()
+            .enumerate()
+            .map(|(lane, &d)| {
+                if d == 0 {
+                    NO_STAGE
+                } else {
+                    (d - 1) * lanes + lane
+                }
+            })
+            .collect();
+        Self {
+            lanes,
+            tail,
+            buf: vec![reset; (depth + SLACK) * lanes],
+            top: SLACK,
+            depth,
+            driven: false,
+            reset,
+            stage_at,
+            fields: Vec::new(),
+        }
+    }
+
+    /// Declares one register in every stage: field `get` of the record, `width` bits, named
+    /// `name(lane, k)` for stage `k` of lane `lane`. Fails if `width` is 0 or more than `T`
+    /// holds, or if the reset value does not fit in `width` bits.
+    pub fn field<T: Bundle>(
+        &mut self,
+        name: impl Fn(usize, usize) -> String,
+        width: u32,
+        get: impl Fn(&E) -> &T,
+    ) -> Result<()> {
+        let mut metas = Vec::with_capacity(self.stage_at.len());
+        for &(lane, k) in &self.stage_at {
+            let meta = SignalMeta::new::<T>(Cow::Owned(name(lane, k)), width)?;
+            if !fits(get(&self.reset), width) {
+                return Err(RtlError::ResetTooWide {
+                    name: meta.name.into_owned(),
+                    width,
+                });
+            }
+            metas.push(BankField { width, meta });
+        }
+        self.fields.push(metas);
+        Ok(())
+    }
+
+    /// Sets how waveform viewers show field `field` (in declaration order) of every stage.
+    pub fn set_display(&mut self, field: usize, display: Display) {
+        for f in self.fields.get_mut(field).into_iter().flatten() {
+            f.meta.display = display;
+        }
+    }
+
+    /// Lanes.
+    pub fn lanes(&self) -> usize {
+        self.lanes
+    }
+
+    /// Stages of every lane together (the number of registers of each declared field).
+    pub fn stages(&self) -> usize {
+        self.stage_at.len()
+    }
+
+    /// Drives the lanes' inputs (one entry per lane): what each lane's stage 0 latches at
+    /// the next rising edge. Every declared field must fit its width. A lane of depth 0 has
+    /// no stage: its entry is not used. Inputs not driven in a cycle hold their last value.
+    #[inline(always)]
+    pub fn set_inputs(&mut self, inputs: &[E]) {
+        let at = (self.top - 1) * self.lanes;
+        self.buf[at..at + self.lanes].copy_from_slice(inputs);
+        self.driven = true;
+    }
+
+    /// Lane `lane`'s last stage's output (latched at the last rising edge), or `None` for a
+    /// lane of depth 0.
+    #[inline(always)]
+    pub fn out(&self, lane: usize) -> Option<E> {
+        match self.tail[lane] {
+            NO_STAGE => None,
+            t => Some(self.buf[self.top * self.lanes + t]),
+        }
+    }
+
+    /// Stage `k`'s output of lane `lane` (`k` below the lane's depth).
+    #[inline]
+    pub fn q(&self, lane: usize, k: usize) -> E {
+        self.buf[(self.top + k) * self.lanes + lane]
+    }
+
+    /// Stage `stage`'s output (stages counted lane after lane); engine-only.
+    #[inline]
+    pub(in crate::rtl) fn q_of(&self, stage: usize) -> E {
+        let (lane, k) = self.stage_at[stage];
+        self.q(lane, k)
+    }
+
+    /// Stage `stage`'s next value: its lane's input, or the stage before it; engine-only.
+    pub(in crate::rtl) fn d_of(&self, stage: usize) -> E {
+        match self.stage_at[stage] {
+            (lane, 0) if self.driven => self.buf[(self.top - 1) * self.lanes + lane],
+            (lane, 0) => self.q(lane, 0),
+            (lane, k) => self.q(lane, k - 1),
+        }
+    }
+
+    /// The reset record; engine-only.
+    pub(in crate::rtl) fn reset_value(&self) -> &E {
+        &self.reset
+    }
+
+    /// Declared field `field`'s width and descriptor in stage `stage`; engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn field_meta(&self, field: usize, stage: usize) -> &BankField {
+        &self.fields[field][stage]
+    }
+
+    /// The common rising edge: every lane shifts by one stage. Engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn commit_fast(&mut self) {
+        if !std::mem::take(&mut self.driven) {
+            self.hold_inputs();
+        }
+        self.top -= 1;
+        if self.top == 0 {
+            self.recentre();
+        }
+    }
+
+    /// The rising edge under reset (every stage and input takes the reset value) or not.
+    /// Engine-only.
+    pub(in crate::rtl) fn commit(&mut self, rst: bool) {
+        if rst {
+            self.buf.fill(self.reset);
+            self.driven = true;
+        }
+        self.commit_fast();
+    }
+
+    /// Inputs not driven this cycle hold their last value (what stage 0 latched at the last
+    /// edge): copied into the input row.
+    #[inline(never)]
+    fn hold_inputs(&mut self) {
+        let at = self.top * self.lanes;
+        self.buf.copy_within(at..at + self.lanes, at - self.lanes);
+    }
+
+    /// Moves the window back up to row [`SLACK`], so it can slide down again; out of line,
+    /// as it runs once every [`SLACK`] edges.
+    #[inline(never)]
+    fn recentre(&mut self) {
+        let n = self.depth * self.lanes;
+        self.buf.copy_within(0..n, SLACK * self.lanes);
+        self.top = SLACK;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines() -> DelayLines<(u8, bool)> {
+        let mut dl = DelayLines::new((0u8, false), &[0, 1, 3]);
+        dl.field(|j, k| format!("d{j}_{k}"), 8, |e| &e.0).unwrap();
+        dl.field(|j, k| format!("t{j}_{k}"), 1, |e| &e.1).unwrap();
+        dl
+    }
+
+    /// Lane 1's and lane 2's inputs at edge `t`.
+    fn inputs(t: u32) -> [(u8, bool); 3] {
+        [
+            (0xEE, true),
+            (t as u8, t.is_multiple_of(2)),
+            ((t * 3) as u8, t.is_multiple_of(3)),
+        ]
+    }
+
+    #[test]
+    fn every_stage_moves_one_position_per_edge_for_many_edges() {
+        let mut dl = lines();
+        // Far more edges than the slack, so the window moves back up several times. Every
+        // seventh cycle the inputs are not driven: they hold their last value.
+        let mut held = [(0u8, false); 3];
+        let mut lane2 = vec![(0u8, false); 3];
+        for t in 1..=200u32 {
+            if t % 7 != 0 {
+                held = inputs(t);
+                dl.set_inputs(&held);
+            }
+            assert_eq!(dl.d_of(0), held[1]);
+            assert_eq!(dl.d_of(1), held[2]);
+            assert_eq!(dl.d_of(2), dl.q(2, 0));
+            dl.commit_fast();
+            lane2.insert(0, held[2]);
+            lane2.truncate(3);
+            assert_eq!(dl.out(1), Some(held[1]), "edge {t}");
+            for (k, &v) in lane2.iter().enumerate() {
+                assert_eq!(dl.q(2, k), v, "edge {t}, stage {k}");
+            }
+            assert_eq!(dl.out(2), Some(lane2[2]));
+            assert_eq!(dl.q_of(3), lane2[2]);
+        }
+        assert_eq!(dl.out(0), None);
+        assert_eq!(dl.stages(), 4);
+        dl.commit(true);
+        assert!((0..4).all(|s| dl.q_of(s) == (0, false)));
+        assert!((0..4).all(|s| dl.d_of(s) == (0, false)));
+    }
+
+    #[test]
+    fn field_refuses_a_reset_value_too_wide_or_a_zero_width() {
+        let mut dl = DelayLines::new(0x1Fu8, &[2]);
+        assert!(dl.field(|j, k| format!("d{j}_{k}"), 4, |e| e).is_err());
+        assert!(dl.field(|j, k| format!("d{j}_{k}"), 0, |e| e).is_err());
+        assert!(dl.field(|j, k| format!("d{j}_{k}"), 5, |e| e).is_ok());
+    }
+}
