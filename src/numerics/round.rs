@@ -153,12 +153,11 @@ pub fn shift_right_loss(sig: u128, shift: u32) -> (u128, Loss) {
 #[inline]
 pub const fn round_increment(mode: RoundingMode, sign: bool, kept: u128, loss: Loss) -> bool {
     match mode {
-        RoundingMode::NearestEven => match loss {
-            Loss::MoreThanHalf => true,
-            Loss::ExactlyHalf => kept & 1 == 1,
-            _ => false,
-        },
-        RoundingMode::NearestAway => matches!(loss, Loss::ExactlyHalf | Loss::MoreThanHalf),
+        // Half an ulp or more was discarded (the guard bit), and more than half (the sticky
+        // bit) or exactly half with an odd kept LSB (ties to even): a few gates on the guard,
+        // sticky and LSB bits, as the hardware's round stage is.
+        RoundingMode::NearestEven => loss.guard() && (loss.sticky() || kept & 1 == 1),
+        RoundingMode::NearestAway => loss.guard(),
         RoundingMode::TowardZero | RoundingMode::ToOdd => false,
         RoundingMode::Down => sign && loss.is_inexact(),
         RoundingMode::Up => !sign && loss.is_inexact(),
@@ -216,11 +215,11 @@ pub fn round_pack(fmt: Format, x: Unrounded, mode: RoundingMode, policy: Overflo
     if hi == 0 && (lo >> 63 == 0 || !x.sticky) {
         // Low half: the 128-bit word has 64 more leading zeros.
         let (sig, lsb_exp) = jam_sticky(lo, x.exp, x.sticky);
-        normalize_round(fmt, x.sign, sig, lsb_exp, 64, 0, mode, policy)
+        normalize_round::<u64, false>(fmt, x.sign, sig, lsb_exp, 64, 0, mode, policy)
     } else if lo == 0 && !x.sticky {
         // High half: the register's LSB sits 64 bits above the word's, so the word's shift is
         // 64 more.
-        normalize_round(fmt, x.sign, hi, x.exp + 64, 0, 64, mode, policy)
+        normalize_round::<u64, false>(fmt, x.sign, hi, x.exp + 64, 0, 64, mode, policy)
     } else {
         normalize_round_wide(fmt, x, mode, policy)
     }
@@ -238,7 +237,24 @@ fn normalize_round_wide(
     policy: Overflow,
 ) -> Rounded {
     let (sig, lsb_exp) = jam_sticky(x.sig, x.exp, x.sticky);
-    normalize_round(fmt, x.sign, sig, lsb_exp, 0, 0, mode, policy)
+    normalize_round::<u128, false>(fmt, x.sign, sig, lsb_exp, 0, 0, mode, policy)
+}
+
+/// [`round_pack`] of a nonzero 64-bit significand `sig` (sign `sign`, LSB exponent
+/// `lsb_exp`, no sticky below it) that the caller has shown to round to a normal, finite
+/// number of `fmt`: its leading one's exponent lies in `[emin, emax)`, so the rounded value
+/// cannot reach the subnormal range or overflow (a carry out of the significand lands at most
+/// on `emax`). The same normalize-round-pack logic, with the subnormal, tininess and
+/// overflow paths left out; debug builds check the caller's claim.
+#[inline(always)]
+pub fn round_pack_normal(
+    fmt: Format,
+    sign: bool,
+    sig: u64,
+    lsb_exp: i32,
+    mode: RoundingMode,
+) -> Rounded {
+    normalize_round::<u64, true>(fmt, sign, sig, lsb_exp, 64, 0, mode, Overflow::Ieee)
 }
 
 /// Jams the input sticky into one extra bit below the LSB (see the contract on [`Unrounded`]):
@@ -254,10 +270,11 @@ fn jam_sticky<R: Register>(sig: R, exp: i32, sticky: bool) -> (R, i32) {
 
 /// The normalize-round-pack logic on a register `sig` whose LSB has exponent `lsb_exp`.
 /// `lzc_extra` and `shift_extra` translate the register's leading-zero count and shift into
-/// those of the 128-bit normalizer word for the trace.
+/// those of the 128-bit normalizer word for the trace. With `NORMAL` the caller guarantees a
+/// normal, finite result ([`round_pack_normal`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn normalize_round<R: Register>(
+fn normalize_round<R: Register, const NORMAL: bool>(
     fmt: Format,
     sign: bool,
     sig: R,
@@ -281,9 +298,14 @@ fn normalize_round<R: Register>(
     let msb = (R::BITS - 1 - lzc) as i32;
     let norm_exp = lsb_exp + msb;
     trace.norm_exp = norm_exp;
-    let subnormal = norm_exp < fmt.emin();
+    debug_assert!(!NORMAL || (norm_exp >= fmt.emin() && norm_exp < fmt.emax()));
+    let subnormal = !NORMAL && norm_exp < fmt.emin();
     trace.subnormal = subnormal;
-    let ulp_exp = norm_exp.max(fmt.emin()) - frac_bits;
+    let ulp_exp = if NORMAL {
+        norm_exp
+    } else {
+        norm_exp.max(fmt.emin())
+    } - frac_bits;
     let shift = ulp_exp - lsb_exp;
     trace.shift = shift + shift_extra;
 
@@ -328,7 +350,7 @@ fn normalize_round<R: Register>(
         underflow: tiny && inexact,
         ..Flags::NONE
     };
-    let bits = if magnitude > fmt.max_finite_magnitude() {
+    let bits = if !NORMAL && magnitude > fmt.max_finite_magnitude() {
         flags.overflow = true;
         flags.inexact = true;
         overflow_result(fmt, sign, mode, policy)

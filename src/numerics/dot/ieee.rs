@@ -8,7 +8,7 @@ use crate::numerics::add::{add_terms, exact_zero_sign, AddTrace, Term};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::{Class, Format, FP32};
 use crate::numerics::multiply::{Product, ProductClass};
-use crate::numerics::round::{round_pack, Overflow, RoundTrace, Unrounded};
+use crate::numerics::round::{round_pack, round_pack_normal, Overflow, RoundTrace, Unrounded};
 use crate::numerics::unpack::unpack;
 
 /// The stage fields of one fused multiply-add.
@@ -185,16 +185,11 @@ pub fn fma_acc_normal(c: u32, p: &Product, acc: Format) -> Option<(u32, Flags)> 
     if exp < acc.emin() || exp >= acc.emax() {
         return None;
     }
-    // One round to the accumulator's precision through the shared normalize-round-pack (its
-    // 64-bit path: the window fits the low half of its register). The jam bit is an ordinary
-    // bit there, below the kept LSB and the guard bit, where it only decides `sticky`.
-    let window = Unrounded {
-        sign,
-        exp: top - TOP,
-        sig: u128::from(sum),
-        sticky: false,
-    };
-    let r = round_pack(acc, window, RoundingMode::NearestEven, Overflow::Ieee);
+    // One round to the accumulator's precision through the shared normalize-round-pack, on
+    // its 64-bit register, told that the result is normal and finite (checked just above).
+    // The jam bit is an ordinary bit there, below the kept LSB and the guard bit, where it
+    // only decides `sticky`.
+    let r = round_pack_normal(acc, sign, sum, top - TOP, RoundingMode::NearestEven);
     // Below the top binade and above the subnormal range, `inexact` is the only flag the
     // rounding can raise: said as a constant, so the caller's flag vector is one bit.
     debug_assert!(!r.flags.invalid && !r.flags.overflow && !r.flags.underflow);
