@@ -335,10 +335,21 @@ impl Controller {
 
     /// The combinational phase: next state and counters. `start` is the top's start input,
     /// `out_last` the output register's "last row" bit, `port` the operand port's handshake
-    /// signals. Returns whether a step is taken this cycle.
-    pub fn comb(&mut self, start: bool, out_last: bool, port: PortStatus) -> bool {
+    /// signals; `ready` and `cmd` are this cycle's [`Controller::ready`] and
+    /// [`Controller::shift_cmd`] (for `port`'s `c_ready` and `d_ready`), which the top has
+    /// settled already for the array's edge: one signal each, read by both. Returns whether a
+    /// step is taken this cycle.
+    pub fn comb(
+        &mut self,
+        start: bool,
+        out_last: bool,
+        port: PortStatus,
+        ready: bool,
+        cmd: ShiftCmd,
+    ) -> bool {
+        debug_assert_eq!(ready, self.ready());
+        debug_assert_eq!(cmd, self.shift_cmd(port.c_ready, port.d_ready));
         let st = self.state();
-        let ready = self.ready();
         let take = ready && port.valid;
         self.ready.set(ready);
         self.take.set(take);
@@ -355,8 +366,6 @@ impl Controller {
         }
         let t = self.timer.q();
         self.timer.set_d(t.wrapping_add(1));
-        // Shift windows; drain tokens.
-        let cmd = self.shift_cmd(port.c_ready, port.d_ready);
         // Performance counters: cycles ready for a step the port did not have, and cycles a
         // due shift window waited for the port.
         if ready && !port.valid {

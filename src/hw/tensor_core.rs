@@ -608,7 +608,7 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         for &block in &self.order {
             match block {
                 Block::Controller => {
-                    self.controller.comb(self.start.get(), out_last, status);
+                    self.controller.comb(self.start.get(), out_last, status, ready, cmd);
                 }
                 Block::Port => self.port.comb(&io),
                 Block::ASkew => self.a_skew.shift_in(&e.a_in),
