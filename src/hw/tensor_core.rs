@@ -39,7 +39,7 @@ use crate::numerics::format::{
     Format, ACC_FORMATS, E2M1, E2M3, E3M2, E4M3, E5M2, FP32, INPUT_FORMATS,
 };
 use crate::numerics::int::pair_ok;
-use crate::rtl::{Design, Display, Input, Module, Reg, Visitor, Wide};
+use crate::rtl::{DelayLines, Design, Display, Input, Module, Reg, Visitor, Wide};
 
 /// One row of D leaving the output register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,9 +213,9 @@ pub struct TensorCore<const W: usize, P: OperandPort<W> = IdealPort<TileBuffer>>
     edges: EdgeBuffers<W>,
     /// Widths of a row index (the shift command's `x`, the tag's `row`): `clog2(R)`.
     row_bits: u32,
-    d_out: Vec<Reg<u32>>,
-    /// What `d_out_<j>` latched at the last edge (their outputs, as one row for [`DRow`]).
-    d_words: Vec<u32>,
+    /// The output registers `d_out_<j>`: one stage per column, so that their outputs are one
+    /// row ([`DelayLines::stage_row`]) for [`DRow`].
+    d_out: DelayLines<u32>,
     d_tag: Reg<u64>,
     order: [Block; 9],
 }
@@ -293,14 +293,13 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             ops: StepOperands::new(rows, cols),
             edges: EdgeBuffers::new(rows, cols),
             row_bits: index_bits(rows),
-            d_words: vec![0; cols],
-            d_out: (0..cols)
-                .map(|j| {
-                    Ok(Reg::new(format!("d_out_{j}"), cfg.acc.width(), 0u32)?
-                        .with_display(cfg.acc_display())
-                        .in_overview())
-                })
-                .collect::<crate::rtl::Result<Vec<_>>>()?,
+            d_out: {
+                let mut d_out = DelayLines::new(0u32, &vec![1; cols]);
+                d_out.field(|j, _| format!("d_out_{j}"), cfg.acc.width(), |v| v)?;
+                d_out.set_display(0, cfg.acc_display());
+                d_out.set_overview(0);
+                d_out
+            },
             d_tag: Reg::new("d_tag", 64, 0)?
                 .with_display(Display::Filter("tag"))
                 .in_overview(),
@@ -372,7 +371,7 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
 
     /// The row of D in the output register this cycle, if any.
     pub fn d_row(&self) -> Option<DRow<'_>> {
-        d_row_of(self.d_tag.q(), self.row_bits, &self.d_words)
+        d_row_of(self.d_tag.q(), self.row_bits, self.d_out.stage_row(0))
     }
 
     /// OR of the IEEE flags every PE raised.
@@ -493,9 +492,10 @@ impl<const W: usize, P: OperandPort<W>> Module for TensorCore<W, P> {
         v.child(&mut self.c_skew);
         v.child(&mut self.mesh);
         v.child(&mut self.d_deskew);
-        for r in &mut self.d_out {
-            v.reg(r);
+        for stage in 0..self.d_out.stages() {
+            v.delay_reg(&mut self.d_out, stage, 0, |v| v);
         }
+        v.delay(&mut self.d_out);
         v.reg(&mut self.d_tag);
     }
 }
@@ -594,11 +594,14 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             d_in[j] = (self.mesh.bottom(j, cj.set), tag);
         }
         self.d_deskew.out(&e.d_in, &mut e.d_row);
+        // The output registers: their outputs (read by the port) and their inputs (driven by
+        // the output block below).
+        let (d_out_in, d_out_q) = self.d_out.drive_beside_outputs();
         let io = PortIo {
             take,
             ready,
             c_read,
-            d_row: d_row_of(self.d_tag.q(), row_bits, &self.d_words),
+            d_row: d_row_of(self.d_tag.q(), row_bits, d_out_q),
             d_claim: (cmd.en && cmd.x == 0 && cmd.d_valid).then_some(cmd.d_tile),
             c_next: Some(self.controller.next_window()).filter(|&t| t < self.sched.tiles()),
         };
@@ -608,7 +611,8 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         for &block in &self.order {
             match block {
                 Block::Controller => {
-                    self.controller.comb(self.start.get(), out_last, status, ready, cmd);
+                    self.controller
+                        .comb(self.start.get(), out_last, status, ready, cmd);
                 }
                 Block::Port => self.port.comb(&io),
                 Block::ASkew => self.a_skew.shift_in(&e.a_in),
@@ -626,17 +630,12 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                 }
                 Block::DeSkew => self.d_deskew.shift_in(&e.d_in),
                 Block::Output => {
-                    for (r, &(v, _)) in self.d_out.iter_mut().zip(&e.d_row) {
-                        r.set_d(v);
+                    for (x, &(v, _)) in d_out_in.iter_mut().zip(&e.d_row) {
+                        *x = v;
                     }
                     self.d_tag.set_d(e.d_row[0].1);
                 }
             }
-        }
-        // What the output registers latch at this edge, for [`TensorCore::d_row`] (read by
-        // the next cycle's settle and by the runner after the edge).
-        for (w, &(v, _)) in self.d_words.iter_mut().zip(&e.d_row) {
-            *w = v;
         }
     }
 

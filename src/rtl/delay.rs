@@ -134,6 +134,13 @@ impl<E: Copy + 'static> DelayLines<E> {
         }
     }
 
+    /// Puts field `field` (in declaration order) of every stage in the overview save file.
+    pub fn set_overview(&mut self, field: usize) {
+        for f in self.fields.get_mut(field).into_iter().flatten() {
+            f.meta.overview = true;
+        }
+    }
+
     /// Lanes.
     pub fn lanes(&self) -> usize {
         self.lanes
@@ -152,6 +159,31 @@ impl<E: Copy + 'static> DelayLines<E> {
         let at = (self.top - 1) * self.lanes;
         self.buf[at..at + self.lanes].copy_from_slice(inputs);
         self.driven = true;
+    }
+
+    /// Stage `k`'s outputs of every lane, as one row (every lane at least `k + 1` deep).
+    #[inline(always)]
+    pub fn stage_row(&self, k: usize) -> &[E] {
+        debug_assert!(self
+            .tail
+            .iter()
+            .all(|&t| t != NO_STAGE && t / self.lanes >= k));
+        let at = (self.top + k) * self.lanes;
+        &self.buf[at..at + self.lanes]
+    }
+
+    /// The lanes' inputs, to drive in place (as [`DelayLines::set_inputs`] does: the caller
+    /// writes every entry, as it drives every input wire in a cycle), beside stage 0's
+    /// outputs ([`DelayLines::stage_row`]), for a block whose logic reads the registers'
+    /// outputs in the cycle it drives their inputs.
+    #[inline(always)]
+    pub fn drive_beside_outputs(&mut self) -> (&mut [E], &[E]) {
+        debug_assert!(self.tail.iter().all(|&t| t != NO_STAGE));
+        self.driven = true;
+        let lanes = self.lanes;
+        let (before, from) = self.buf.split_at_mut(self.top * lanes);
+        let at = before.len() - lanes;
+        (&mut before[at..], &from[..lanes])
     }
 
     /// Lane `lane`'s last stage's output (latched at the last rising edge), or `None` for a
