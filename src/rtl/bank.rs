@@ -52,11 +52,9 @@ pub struct RegBank<S: Copy + 'static> {
     d: S,
     reset: S,
     fields: Vec<BankField>,
-    /// The bank is written rarely ([`RareBank`]): the edge copies the record only after a
-    /// cycle that wrote it.
+    /// The bank belongs to a [`RareBank`] (whose own `set` notes each write): checked in
+    /// debug builds, where a write through [`RegBank::set`] is refused.
     rare: bool,
-    /// A field was written since the last edge (kept only for a rare bank).
-    written: bool,
 }
 
 /// A field's width and descriptor, read only by the engine's observers.
@@ -76,7 +74,6 @@ impl<S: Copy + 'static> RegBank<S> {
             reset,
             fields: Vec::new(),
             rare: false,
-            written: false,
         }
     }
 
@@ -173,13 +170,6 @@ impl<S: Copy + 'static> RegBank<S> {
     /// The common rising edge: `q <- d` for every field at once. Engine-only.
     #[inline(always)]
     pub(in crate::rtl) fn commit_fast(&mut self) {
-        if self.rare {
-            // Not written since the last edge: `d` still equals `q`.
-            if !self.written {
-                return;
-            }
-            self.written = false;
-        }
         self.q = self.d;
     }
 
@@ -190,7 +180,6 @@ impl<S: Copy + 'static> RegBank<S> {
             self.d = self.reset;
         }
         self.q = self.d;
-        self.written = false;
     }
 }
 
@@ -213,6 +202,8 @@ impl<S: Copy + 'static> RegBank<S> {
 #[derive(Debug, Clone)]
 pub struct RareBank<S: Copy + 'static> {
     bank: RegBank<S>,
+    /// A field was written since the last edge.
+    written: bool,
 }
 
 impl<S: Copy + 'static> RareBank<S> {
@@ -221,7 +212,10 @@ impl<S: Copy + 'static> RareBank<S> {
     pub fn new(reset: S) -> Self {
         let mut bank = RegBank::new(reset);
         bank.rare = true;
-        Self { bank }
+        Self {
+            bank,
+            written: false,
+        }
     }
 
     /// Declares the next field register, as [`RegBank::field`].
@@ -233,6 +227,7 @@ impl<S: Copy + 'static> RareBank<S> {
     ) -> Result<Self> {
         Ok(Self {
             bank: self.bank.field(name, width, get)?,
+            ..self
         })
     }
 
@@ -240,6 +235,7 @@ impl<S: Copy + 'static> RareBank<S> {
     pub fn with_display(self, display: Display) -> Self {
         Self {
             bank: self.bank.with_display(display),
+            ..self
         }
     }
 
@@ -254,15 +250,31 @@ impl<S: Copy + 'static> RareBank<S> {
     #[inline(always)]
     pub fn set<T>(&mut self, field: impl FnOnce(&mut S) -> &mut T, value: T) {
         *field(&mut self.bank.d) = value;
-        self.bank.written = true;
+        self.written = true;
     }
 
     /// The bank, for the block's `visit` (its fields with [`crate::rtl::Visitor::bank_reg`],
-    /// then [`crate::rtl::Visitor::bank`]); its own `set` refuses a rare bank in debug
-    /// builds, so writes go through [`RareBank::set`].
+    /// then the rare bank itself with [`crate::rtl::Visitor::rare_bank`]); its own `set`
+    /// refuses a rare bank in debug builds, so writes go through [`RareBank::set`].
     #[inline(always)]
     pub fn bank_mut(&mut self) -> &mut RegBank<S> {
         &mut self.bank
+    }
+
+    /// The common rising edge: the record is copied only after a cycle that wrote it (in any
+    /// other, `d` still equals `q`). Engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn commit_fast(&mut self) {
+        if std::mem::take(&mut self.written) {
+            self.bank.commit_fast();
+        }
+    }
+
+    /// The rising edge under reset or not, as [`RegBank`]'s. Engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn commit(&mut self, rst: bool) {
+        self.bank.commit(rst);
+        self.written = false;
     }
 }
 

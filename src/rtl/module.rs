@@ -1,7 +1,7 @@
 //! The block traits: [`Module`] (named, with registers, wires and children) and [`Design`] (a
 //! top-level module the [`crate::rtl::Simulator`] runs), and the engine's [`Visitor`].
 
-use super::bank::{encode_field, BankField, RegBank};
+use super::bank::{encode_field, BankField, RareBank, RegBank};
 use super::bundle::{encode_signal, Bundle};
 use super::delay::DelayLines;
 use super::mem::Mem;
@@ -109,6 +109,9 @@ pub trait Visitor: Sealed {
     );
     /// A register bank's edge: visited once, after every field of the bank.
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>);
+    /// A rare bank's edge (its fields are visited as a [`RegBank`]'s, through
+    /// [`RareBank::bank_mut`]): visited once, after every field.
+    fn rare_bank<S: Copy + 'static>(&mut self, b: &mut RareBank<S>);
     /// Declared field `field` (read by `get`) of stage `stage` of delay lines: a register of
     /// the module, visited where it stands in the module's signal list.
     fn delay_reg<E: Copy + 'static, T: Bundle>(
@@ -159,6 +162,10 @@ impl Visitor for Clock {
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
+        b.commit_fast();
+    }
+    #[inline(always)]
+    fn rare_bank<S: Copy + 'static>(&mut self, b: &mut RareBank<S>) {
         b.commit_fast();
     }
     #[inline(always)]
@@ -231,6 +238,10 @@ impl Visitor for ClockChecked {
     }
     #[inline]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
+        b.commit(self.rst);
+    }
+    #[inline]
+    fn rare_bank<S: Copy + 'static>(&mut self, b: &mut RareBank<S>) {
         b.commit(self.rst);
     }
     #[inline]
@@ -444,6 +455,7 @@ impl Visitor for Cold<'_> {
         self.0.signal(SignalKind::Reg, &mut view);
     }
     fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
+    fn rare_bank<S: Copy + 'static>(&mut self, _b: &mut RareBank<S>) {}
     fn delay_reg<E: Copy + 'static, T: Bundle>(
         &mut self,
         dl: &mut DelayLines<E>,

@@ -79,6 +79,9 @@ impl<T: Bundle> RegFile<T> {
     /// The rising edge outside reset: commits the slots written since the last edge.
     #[inline(always)]
     pub(in crate::rtl) fn commit_written(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
         for &k in &self.pending {
             self.slots[k].commit_fast(false);
             self.dirty[k] = false;

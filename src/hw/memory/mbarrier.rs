@@ -279,7 +279,7 @@ impl Module for MBarrier {
         v.bank_reg(b, 3, |r| &r.expected);
         v.bank_reg(b, 4, |r| &r.tx);
         v.bank_reg(b, 5, |r| &r.err_code);
-        v.bank(b);
+        v.rare_bank(&mut self.regs);
         v.wire(&mut self.ops);
     }
 }

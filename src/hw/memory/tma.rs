@@ -880,7 +880,7 @@ impl Module for TmaEngine {
             v.bank_reg(b, 3, |r| &r.box0);
             v.bank_reg(b, 4, |r| &r.box1);
             v.bank_reg(b, 5, |r| &r.swizzle);
-            v.bank(b);
+            v.rare_bank(d);
         }
         v.mem(&mut self.pieces);
         v.mem(&mut self.store_buf);

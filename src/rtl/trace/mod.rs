@@ -20,7 +20,7 @@ mod vcd;
 use std::io::BufWriter;
 use std::path::PathBuf;
 
-use super::bank::{encode_field, RegBank};
+use super::bank::{encode_field, RareBank, RegBank};
 use super::bundle::{clear_above, Bundle};
 use super::delay::DelayLines;
 use super::error::{Result, RtlError};
@@ -371,6 +371,8 @@ impl<R: Record> Visitor for Sample<'_, R> {
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
+    #[inline(always)]
+    fn rare_bank<S: Copy + 'static>(&mut self, _b: &mut RareBank<S>) {}
     #[inline(always)]
     fn delay_reg<E: Copy + 'static, T: Bundle>(
         &mut self,
