@@ -536,12 +536,17 @@ impl<const W: usize> Datapath<W> for FpPath {
     #[inline(always)]
     fn stage2_acc(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<(u32, u8)> {
         let lanes = usize::from(c1.lanes()).min(W);
+        // A valid step has at least one lane (stage 1 marks a step of none idle), so a
+        // one-lane core's chain is one FMA, with no loop around it. The FP32 accumulator (the
+        // common one) is tested first.
+        debug_assert!(c1.lanes() >= 1);
+        if self.ieee == Some(IeeeAcc::Fp32) {
+            let products = &s1.products[..lanes.max(1)];
+            return Some(ieee_chain_bits(IeeeAcc::Fp32, products, acc));
+        }
         if let Some(acc_fmt) = self.ieee {
-            // A valid step has at least one lane (stage 1 marks a step of none idle), so a
-            // one-lane core's chain is one FMA, with no loop around it.
-            debug_assert!(c1.lanes() >= 1);
-            let lanes = lanes.max(1);
-            return Some(ieee_chain_bits(acc_fmt, &s1.products[..lanes], acc));
+            let products = &s1.products[..lanes.max(1)];
+            return Some(ieee_chain_bits(acc_fmt, products, acc));
         }
         if let AccMode::Nvidia(params) = self.cfg.mode {
             let n = params.block.clamp(1, MAX_LANES);
