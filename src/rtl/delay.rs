@@ -64,8 +64,12 @@ pub struct DelayLines<E: Copy + 'static> {
     reset: E,
     /// Per stage (lane after lane): its lane and position.
     stage_at: Vec<(usize, usize)>,
+    /// Per stage: its cell's offset from the window's first cell (`k * lanes + lane`).
+    cells: Vec<usize>,
     /// Per declared field, per stage: its width and descriptor.
     fields: Vec<Vec<BankField>>,
+    /// Per declared field: its width (every stage's).
+    widths: Vec<u32>,
 }
 
 impl<E: Copy + 'static> DelayLines<E> {
@@ -74,7 +78,7 @@ impl<E: Copy + 'static> DelayLines<E> {
     pub fn new(reset: E, depths: &[usize]) -> Self {
         let lanes = depths.len();
         let depth = depths.iter().copied().max().unwrap_or(0);
-        let stage_at = depths
+        let stage_at: Vec<(usize, usize)> = depths
             .iter()
             .enumerate()
             .flat_map(|(lane, &d)| (0..d).map(move |k| (lane, k)))
@@ -98,8 +102,10 @@ impl<E: Copy + 'static> DelayLines<E> {
             depth,
             driven: false,
             reset,
+            cells: stage_at.iter().map(|&(lane, k)| k * lanes + lane).collect(),
             stage_at,
             fields: Vec::new(),
+            widths: Vec::new(),
         }
     }
 
@@ -124,6 +130,7 @@ impl<E: Copy + 'static> DelayLines<E> {
             metas.push(BankField { width, meta });
         }
         self.fields.push(metas);
+        self.widths.push(width);
         Ok(())
     }
 
@@ -205,8 +212,7 @@ impl<E: Copy + 'static> DelayLines<E> {
     /// Stage `stage`'s output (stages counted lane after lane); engine-only.
     #[inline]
     pub(in crate::rtl) fn q_of(&self, stage: usize) -> E {
-        let (lane, k) = self.stage_at[stage];
-        self.q(lane, k)
+        self.buf[self.top * self.lanes + self.cells[stage]]
     }
 
     /// Stage `stage`'s next value: its lane's input, or the stage before it; engine-only.
@@ -227,6 +233,12 @@ impl<E: Copy + 'static> DelayLines<E> {
     #[inline(always)]
     pub(in crate::rtl) fn field_meta(&self, field: usize, stage: usize) -> &BankField {
         &self.fields[field][stage]
+    }
+
+    /// Declared field `field`'s width (every stage's); engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn field_width(&self, field: usize) -> u32 {
+        self.widths[field]
     }
 
     /// The common rising edge: every lane shifts by one stage. Engine-only.

@@ -382,7 +382,7 @@ impl<R: Record> Visitor for Sample<'_, R> {
         get: impl Fn(&E) -> &T,
     ) {
         // As a register's (a stage's fields fit their widths, as a register's value does).
-        self.signal(*get(&dl.q_of(stage)), dl.field_meta(field, stage).width);
+        self.signal(*get(&dl.q_of(stage)), dl.field_width(field));
     }
     #[inline(always)]
     fn delay<E: Copy + 'static>(&mut self, _dl: &mut DelayLines<E>) {}
