@@ -93,7 +93,6 @@ pub trait SideStage<X> {
 /// outputs.
 pub struct SideSkew<T: Value> {
     skew: Skew<T, bool>,
-    input: Vec<(T, bool)>,
     out: Vec<(T, bool)>,
     edge: Vec<T>,
 }
@@ -109,7 +108,6 @@ impl<T: Value> SideSkew<T> {
         let lanes = depth.len();
         Ok(Self {
             skew: Skew::new(name, depth, width, 1)?.with_display(display, Display::Hex),
-            input: vec![(T::default(), false); lanes],
             out: vec![(T::default(), false); lanes],
             edge: vec![T::default(); lanes],
         })
@@ -118,16 +116,17 @@ impl<T: Value> SideSkew<T> {
     /// Settles the input (`values` if `taken`, else zeros) and the outputs.
     #[inline]
     pub fn settle(&mut self, taken: bool, values: &[T]) {
-        let lanes = self.input.len();
+        let lanes = self.out.len();
+        let input = &mut self.skew.inputs()[..lanes];
         if taken {
-            let (input, values) = (&mut self.input[..lanes], &values[..lanes]);
+            let values = &values[..lanes];
             for j in 0..lanes {
                 input[j] = (values[j], true);
             }
         } else {
-            self.input.fill((T::default(), false));
+            input.fill((T::default(), false));
         }
-        self.skew.out(&self.input, &mut self.out);
+        self.skew.out(&mut self.out);
         let (edge, out) = (&mut self.edge[..lanes], &self.out[..lanes]);
         for j in 0..lanes {
             edge[j] = out[j].0;
@@ -143,7 +142,7 @@ impl<T: Value> SideSkew<T> {
     /// The registers take the settled input.
     #[inline]
     pub fn shift_in(&mut self) {
-        self.skew.shift_in(&self.input);
+        self.skew.shift_in();
     }
 
     /// The skew as a child block.

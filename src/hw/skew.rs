@@ -43,24 +43,34 @@ impl<T: Value, U: Value> Skew<T, U> {
         self.lines.lanes()
     }
 
-    /// The skew's per-lane outputs into `out` (one entry per lane): the last register of each
-    /// lane, or the input itself for depth 0. Computed from register outputs and `input`
-    /// only; changes no register.
+    /// The lanes' inputs this cycle, one entry per lane, driven in place where the values
+    /// entering the buffer settle: each lane's first register's `D`, or for a lane of depth 0
+    /// its output.
     #[inline]
-    pub fn out(&self, input: &[(T, U)], out: &mut [(T, U)]) {
+    pub fn inputs(&mut self) -> &mut [(T, U)] {
+        self.lines.inputs_mut()
+    }
+
+    /// The skew's per-lane outputs into `out` (one entry per lane): the last register of each
+    /// lane, or the lane's input itself for depth 0 (as driven through [`Skew::inputs`] this
+    /// cycle). Computed from register outputs and the inputs only; changes no register.
+    #[inline]
+    pub fn out(&self, out: &mut [(T, U)]) {
         let lanes = self.lines.lanes();
-        let (input, out) = (&input[..lanes], &mut out[..lanes]);
-        for j in 0..lanes {
-            out[j] = self.lines.out(j).unwrap_or(input[j]);
+        for (j, o) in out[..lanes].iter_mut().enumerate() {
+            *o = match self.lines.out(j) {
+                Some(v) => v,
+                None => self.lines.input(j),
+            };
         }
     }
 
-    /// The combinational update: each lane's first register takes the lane's input (one
-    /// entry per lane); every other register takes the one before it, at the edge.
+    /// The combinational update: each lane's first register takes the lane's input (driven
+    /// through [`Skew::inputs`]); every other register takes the one before it. Nothing is
+    /// computed: the edge latches what the inputs were driven to.
     #[inline]
-    pub fn shift_in(&mut self, input: &[(T, U)]) {
-        // Every value comes from the buffer's input or a stage of the same widths: it fits.
-        self.lines.set_inputs(&input[..self.lines.lanes()]);
+    pub fn shift_in(&mut self) {
+        self.lines.latch_inputs();
     }
 }
 

@@ -155,37 +155,29 @@ impl DTag {
 /// The values passed between the top's blocks in one cycle, one entry per mesh row or column:
 /// buffers sized when the core is built and rewritten every cycle (wires, not registers).
 struct EdgeBuffers<const W: usize> {
-    /// A with its control bundle into `a_skew`, and out of it at the mesh's left edge.
-    a_in: Vec<(Wide<W>, ACtl)>,
+    /// A with its control bundle out of `a_skew`, at the mesh's left edge (it enters the
+    /// skew through [`Skew::inputs`], as do the values below).
     a_edge: Vec<(Wide<W>, ACtl)>,
-    /// B with its valid bit into `b_skew`, and out of it at the mesh's top edge.
-    b_in: Vec<(Wide<W>, bool)>,
+    /// B with its valid bit out of `b_skew`, at the mesh's top edge.
     b_edge: Vec<(Wide<W>, bool)>,
     /// The C row a shift window reads this cycle.
     c_row: Vec<u32>,
-    /// Shift command word and C word into `c_skew`, and out of it per column.
-    c_in: Vec<(u64, u32)>,
+    /// Shift command word and C word out of `c_skew`, per column.
     c_cols: Vec<(u64, u32)>,
     /// The column shift path's input to each column's top PE.
     shift: Vec<ShiftIn>,
-    /// The words leaving the bottom of each column with their tags, into `d_deskew`, and
-    /// the de-skewed row out of it.
-    d_in: Vec<(u32, u64)>,
+    /// The de-skewed row of the words leaving the bottom of each column, with their tags.
     d_row: Vec<(u32, u64)>,
 }
 
 impl<const W: usize> EdgeBuffers<W> {
     fn new(rows: usize, cols: usize) -> Self {
         Self {
-            a_in: vec![Default::default(); rows],
             a_edge: vec![Default::default(); rows],
-            b_in: vec![Default::default(); cols],
             b_edge: vec![Default::default(); cols],
             c_row: vec![0; cols],
-            c_in: vec![(0, 0); cols],
             c_cols: vec![(0, 0); cols],
             shift: vec![ShiftIn::default(); cols],
-            d_in: vec![(0, 0); cols],
             d_row: vec![(0, 0); cols],
         }
     }
@@ -531,30 +523,32 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         let take = ready && valid;
         let cmd = self.controller.shift_cmd(status.c_ready, status.d_ready);
 
-        // Operand feed at the array's edges: the taken step, or a bubble.
+        // Operand feed at the array's edges (the skews' inputs): the taken step, or a bubble.
         let cols = self.sched.cols;
+        let a_in = &mut self.a_skew.inputs()[..rows];
+        let b_in = &mut self.b_skew.inputs()[..cols];
         if take {
             let (tile, step) = self.controller.feed_addr();
             self.port.operands(&mut self.ops);
             let sc = self.sched.step_ctl(step);
             let set = tile & 1 == 1;
-            let (a_in, a) = (&mut e.a_in[..rows], &self.ops.a[..rows]);
+            let a = &self.ops.a[..rows];
             for i in 0..rows {
                 let g = a[i];
                 let ctl = ACtl::new(g.lanes as u8, sc.last, sc.fire, set, g.lanes > 0);
                 a_in[i] = (g.bits, ctl);
             }
-            let (b_in, b) = (&mut e.b_in[..cols], &self.ops.b[..cols]);
+            let b = &self.ops.b[..cols];
             for j in 0..cols {
                 b_in[j] = (b[j].bits, b[j].lanes > 0);
             }
         } else {
-            e.a_in.fill(Default::default());
-            e.b_in.fill(Default::default());
+            a_in.fill(Default::default());
+            b_in.fill(Default::default());
         }
         self.sides.settle(take, &self.ops.extras);
-        self.a_skew.out(&e.a_in, &mut e.a_edge);
-        self.b_skew.out(&e.b_in, &mut e.b_edge);
+        self.a_skew.out(&mut e.a_edge);
+        self.b_skew.out(&mut e.b_edge);
 
         // Column shift commands with the C row they load, skewed by column.
         let c_read = (cmd.en && cmd.c_valid).then_some((cmd.c_tile, rows - 1 - cmd.x));
@@ -562,16 +556,17 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             self.port.c_row(tile, row, &mut e.c_row);
         }
         let word = cmd.pack(row_bits);
-        let (c_in, c_row) = (&mut e.c_in[..cols], &e.c_row[..cols]);
+        let (c_in, c_row) = (&mut self.c_skew.inputs()[..cols], &e.c_row[..cols]);
         for j in 0..cols {
             // The C word is 0 in a cycle that reads no C row.
             c_in[j] = (word, if c_read.is_some() { c_row[j] } else { 0 });
         }
-        self.c_skew.out(&e.c_in, &mut e.c_cols);
+        self.c_skew.out(&mut e.c_cols);
 
         // The drained results (from the bottom PEs' accumulators) with their tags, de-skewed
         // into one row.
-        let (shift, d_in, c_cols) = (&mut e.shift[..cols], &mut e.d_in[..cols], &e.c_cols[..cols]);
+        let d_in = &mut self.d_deskew.inputs()[..cols];
+        let (shift, c_cols) = (&mut e.shift[..cols], &e.c_cols[..cols]);
         for j in 0..cols {
             let (w, c) = c_cols[j];
             let cj = ShiftCmd::unpack(w, row_bits);
@@ -593,7 +588,7 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             };
             d_in[j] = (self.mesh.bottom(j, cj.set), tag);
         }
-        self.d_deskew.out(&e.d_in, &mut e.d_row);
+        self.d_deskew.out(&mut e.d_row);
         // The output registers: their outputs (read by the port) and their inputs (driven by
         // the output block below).
         let (d_out_in, d_out_q) = self.d_out.drive_beside_outputs();
@@ -615,10 +610,10 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                         .comb(self.start.get(), out_last, status, ready, cmd);
                 }
                 Block::Port => self.port.comb(&io),
-                Block::ASkew => self.a_skew.shift_in(&e.a_in),
-                Block::BSkew => self.b_skew.shift_in(&e.b_in),
+                Block::ASkew => self.a_skew.shift_in(),
+                Block::BSkew => self.b_skew.shift_in(),
                 Block::SideSkew => self.sides.shift_in(),
-                Block::CSkew => self.c_skew.shift_in(&e.c_in),
+                Block::CSkew => self.c_skew.shift_in(),
                 Block::Mesh => {
                     self.mesh.comb(
                         &e.a_edge,
@@ -628,7 +623,7 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                         &e.shift,
                     );
                 }
-                Block::DeSkew => self.d_deskew.shift_in(&e.d_in),
+                Block::DeSkew => self.d_deskew.shift_in(),
                 Block::Output => {
                     for (x, &(v, _)) in d_out_in.iter_mut().zip(&e.d_row) {
                         *x = v;

@@ -30,7 +30,7 @@ const NO_STAGE: usize = usize::MAX;
 /// row (the input row becomes stage 0, stage `k` becomes stage `k + 1`, and the deepest
 /// lane's last stage leaves the window), whatever the depths, where a register per stage
 /// would copy every stage. When `top` reaches the first row, the window is copied back to
-/// the top of the grid ([`SLACK`] rows up).
+/// the top of the grid (32 rows up).
 ///
 /// ```
 /// use tensorcore_rtl::rtl::DelayLines;
@@ -179,6 +179,29 @@ impl<E: Copy + 'static> DelayLines<E> {
         &self.buf[at..at + self.lanes]
     }
 
+    /// The lanes' input wires, one entry per lane, to drive in place: what each lane's stage
+    /// 0 latches at the next edge once [`DelayLines::latch_inputs`] says they were driven
+    /// this cycle (else the inputs hold their last value). Every declared field must fit its
+    /// width.
+    #[inline(always)]
+    pub fn inputs_mut(&mut self) -> &mut [E] {
+        let at = (self.top - 1) * self.lanes;
+        &mut self.buf[at..at + self.lanes]
+    }
+
+    /// Lane `lane`'s input wire as driven (or set) this cycle.
+    #[inline(always)]
+    pub fn input(&self, lane: usize) -> E {
+        self.buf[(self.top - 1) * self.lanes + lane]
+    }
+
+    /// The inputs written through [`DelayLines::inputs_mut`] were driven this cycle: the
+    /// next edge latches them.
+    #[inline(always)]
+    pub fn latch_inputs(&mut self) {
+        self.driven = true;
+    }
+
     /// The lanes' inputs, to drive in place (as [`DelayLines::set_inputs`] does: the caller
     /// writes every entry, as it drives every input wire in a cycle), beside stage 0's
     /// outputs ([`DelayLines::stage_row`]), for a block whose logic reads the registers'
@@ -278,66 +301,5 @@ impl<E: Copy + 'static> DelayLines<E> {
         let n = self.depth * self.lanes;
         self.buf.copy_within(0..n, SLACK * self.lanes);
         self.top = SLACK;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn lines() -> DelayLines<(u8, bool)> {
-        let mut dl = DelayLines::new((0u8, false), &[0, 1, 3]);
-        dl.field(|j, k| format!("d{j}_{k}"), 8, |e| &e.0).unwrap();
-        dl.field(|j, k| format!("t{j}_{k}"), 1, |e| &e.1).unwrap();
-        dl
-    }
-
-    /// Lane 1's and lane 2's inputs at edge `t`.
-    fn inputs(t: u32) -> [(u8, bool); 3] {
-        [
-            (0xEE, true),
-            (t as u8, t.is_multiple_of(2)),
-            ((t * 3) as u8, t.is_multiple_of(3)),
-        ]
-    }
-
-    #[test]
-    fn every_stage_moves_one_position_per_edge_for_many_edges() {
-        let mut dl = lines();
-        // Far more edges than the slack, so the window moves back up several times. Every
-        // seventh cycle the inputs are not driven: they hold their last value.
-        let mut held = [(0u8, false); 3];
-        let mut lane2 = vec![(0u8, false); 3];
-        for t in 1..=200u32 {
-            if t % 7 != 0 {
-                held = inputs(t);
-                dl.set_inputs(&held);
-            }
-            assert_eq!(dl.d_of(0), held[1]);
-            assert_eq!(dl.d_of(1), held[2]);
-            assert_eq!(dl.d_of(2), dl.q(2, 0));
-            dl.commit_fast();
-            lane2.insert(0, held[2]);
-            lane2.truncate(3);
-            assert_eq!(dl.out(1), Some(held[1]), "edge {t}");
-            for (k, &v) in lane2.iter().enumerate() {
-                assert_eq!(dl.q(2, k), v, "edge {t}, stage {k}");
-            }
-            assert_eq!(dl.out(2), Some(lane2[2]));
-            assert_eq!(dl.q_of(3), lane2[2]);
-        }
-        assert_eq!(dl.out(0), None);
-        assert_eq!(dl.stages(), 4);
-        dl.commit(true);
-        assert!((0..4).all(|s| dl.q_of(s) == (0, false)));
-        assert!((0..4).all(|s| dl.d_of(s) == (0, false)));
-    }
-
-    #[test]
-    fn field_refuses_a_reset_value_too_wide_or_a_zero_width() {
-        let mut dl = DelayLines::new(0x1Fu8, &[2]);
-        assert!(dl.field(|j, k| format!("d{j}_{k}"), 4, |e| e).is_err());
-        assert!(dl.field(|j, k| format!("d{j}_{k}"), 0, |e| e).is_err());
-        assert!(dl.field(|j, k| format!("d{j}_{k}"), 5, |e| e).is_ok());
     }
 }

@@ -7,6 +7,7 @@
 mod common;
 
 mod bundle;
+mod delay_lines;
 mod glob;
 mod mem;
 mod output_file;

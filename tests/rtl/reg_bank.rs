@@ -64,6 +64,8 @@ trait BankOf {
     fn q(&self) -> &Fields;
     fn put<T>(&mut self, field: impl FnOnce(&mut Fields) -> &mut T, value: T);
     fn bank(&mut self) -> &mut RegBank<Fields>;
+    /// The bank's edge, as its kind presents it to the engine.
+    fn edge<V: Visitor>(&mut self, v: &mut V);
 }
 
 impl BankOf for RegBank<Fields> {
@@ -76,6 +78,9 @@ impl BankOf for RegBank<Fields> {
     fn bank(&mut self) -> &mut RegBank<Fields> {
         self
     }
+    fn edge<V: Visitor>(&mut self, v: &mut V) {
+        v.bank(self);
+    }
 }
 
 impl BankOf for RareBank<Fields> {
@@ -87,6 +92,9 @@ impl BankOf for RareBank<Fields> {
     }
     fn bank(&mut self) -> &mut RegBank<Fields> {
         self.bank_mut()
+    }
+    fn edge<V: Visitor>(&mut self, v: &mut V) {
+        v.rare_bank(self);
     }
 }
 
@@ -106,7 +114,7 @@ impl<B: BankOf> Module for Banked<B> {
         v.bank_reg(b, 0, |r| &r.count);
         v.bank_reg(b, 1, |r| &r.flag);
         v.bank_reg(b, 2, |r| &r.bus);
-        v.bank(b);
+        self.regs.edge(v);
     }
 }
 
