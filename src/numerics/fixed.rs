@@ -6,7 +6,7 @@
 //! A clocked core picks its units once, when it is built ([`lane_multiplier`],
 //! [`ieee_chain`]), so no PE reads a format row in the clock loop.
 
-use super::dot::ieee::{fma_acc, fma_acc_bits_by, fma_chain_by};
+use super::dot::ieee::{fma_acc, fma_acc_bits_by, fma_chain_over};
 use super::dot::StepRecord;
 use super::flags::{Flags, RoundingMode};
 use super::format::{Format, NonFinite, ALL_FORMATS, E4M3, E5M2, FP16, FP32};
@@ -17,7 +17,7 @@ pub type LaneMultiplier = fn(u64, u64) -> Product;
 
 /// The `ieee` chain of fused multiply-adds for a fixed accumulator format, rounding to
 /// nearest even: `(products in lane order, c bits) -> the step's record` (as
-/// [`fma_chain_by`] with [`fma_acc`]).
+/// [`fma_chain_over`]).
 pub type IeeeChain = fn(&[Product], u32) -> StepRecord;
 
 /// Row `I` of [`ALL_FORMATS`] as an associated constant: a compile-time value, not a load
@@ -226,12 +226,10 @@ fn chain_fixed<const ACC: usize>(products: &[Product], c: u32) -> StepRecord {
 }
 
 /// The `ieee` chain for the fixed format with its trace record: the FMAs of [`fma_acc`] in
-/// order ([`fma_chain_by`]), inlined into the caller.
+/// order ([`fma_chain_over`]), inlined into the caller.
 #[inline(always)]
 fn chain_record_fixed<const ACC: usize>(products: &[Product], c: u32) -> StepRecord {
-    fma_chain_by(products, c, |c, p| {
-        fma_acc(c, p, RoundingMode::NearestEven, Row::<ACC>::FORMAT)
-    })
+    fma_chain_over(products, c, RoundingMode::NearestEven, Row::<ACC>::FORMAT)
 }
 
 /// The FMAs of [`ieee_chain_bits`]: each is [`fma_acc_bits_by`] (the normal-range unit where

@@ -1,6 +1,6 @@
 //! The fixed-format lane multipliers and `ieee` chains against the format-generic units.
 
-use tensorcore_rtl::numerics::dot::ieee::{fma_acc, fma_chain_by};
+use tensorcore_rtl::numerics::dot::ieee::fma_chain_over;
 use tensorcore_rtl::numerics::fixed::{
     ieee_chain, ieee_chain_bits, ieee_chain_record, lane_multiplier, multiply_fp16, IeeeAcc,
     InlinedPair,
@@ -140,9 +140,8 @@ fn fixed_chains_match_the_generic_one() {
                 ];
                 for n in 1..=ps.len() {
                     for &c in cs {
-                        let generic = fma_chain_by(&ps[..n], c, |c, p| {
-                            fma_acc(c, p, RoundingMode::NearestEven, acc)
-                        });
+                        // The chain with the accumulator format a run-time value.
+                        let generic = fma_chain_over(&ps[..n], c, RoundingMode::NearestEven, acc);
                         assert_eq!(chain(&ps[..n], c), generic, "{} c={c:#x}", fmt.name);
                         // The inlined forms a PE runs: with the trace record, and bits only.
                         let unit = IeeeAcc::of(acc).expect("accumulator format");

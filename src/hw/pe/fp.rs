@@ -509,10 +509,12 @@ impl<const W: usize> Datapath<W> for FpPath {
     fn stage2(&mut self, s1: &Products<W>, c1: ACtl, acc: u32) -> Option<Stage2Out> {
         let lanes = usize::from(c1.lanes()).min(W);
         if let Some(acc_fmt) = self.ieee {
-            // `ieee`: the FMA chain over this step's products (no block buffer in this mode).
+            // `ieee`: the FMA chain over this step's products (no block buffer in this mode);
+            // a valid step has at least one lane.
+            debug_assert!(c1.lanes() >= 1);
             return Some(stage2_out(&ieee_chain_record(
                 acc_fmt,
-                &s1.products[..lanes],
+                &s1.products[..lanes.max(1)],
                 acc,
             )));
         }

@@ -254,23 +254,21 @@ pub fn fma_chain_acc<const W: usize>(
     rm: RoundingMode,
     acc: Format,
 ) -> StepRecord {
-    fma_chain_by(m.valid(), c, |c, p| fma_acc(c, p, rm, acc))
+    fma_chain_over(m.valid(), c, rm, acc)
 }
 
-/// The `ieee` chain over `products` with the FMA unit `fma` (a format-generic [`fma_acc`], or
-/// one built for a fixed accumulator format): the FMAs in order, starting from `c`; the
-/// record's trace fields are those of the last FMA.
+/// The `ieee` chain over `products`: the FMAs of [`fma_acc`] (rounding `rm`, accumulator
+/// format `acc`: a constant where the caller fixes it) in order, starting from `c`; the
+/// record's trace fields are those of the last FMA. The unit is called directly, not through
+/// a closure, so it inlines into the chain (a closure's call was left out of line, its whole
+/// trace record returned through memory).
 #[inline(always)]
-pub fn fma_chain_by(
-    products: &[Product],
-    c: u32,
-    fma: impl Fn(u32, &Product) -> FmaStage,
-) -> StepRecord {
+pub fn fma_chain_over(products: &[Product], c: u32, rm: RoundingMode, acc: Format) -> StepRecord {
     let mut acc_bits = c;
     let mut flags = Flags::NONE;
     let mut last = special(c, Flags::NONE);
     for p in products {
-        last = fma(acc_bits, p);
+        last = fma_acc(acc_bits, p, rm, acc);
         acc_bits = last.bits;
         flags |= last.flags;
     }
