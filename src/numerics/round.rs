@@ -156,7 +156,8 @@ pub const fn round_increment(mode: RoundingMode, sign: bool, kept: u128, loss: L
         // Half an ulp or more was discarded (the guard bit), and more than half (the sticky
         // bit) or exactly half with an odd kept LSB (ties to even): a few gates on the guard,
         // sticky and LSB bits, as the hardware's round stage is.
-        RoundingMode::NearestEven => loss.guard() && (loss.sticky() || kept & 1 == 1),
+        // (Gates, not branches: `&` and `|` evaluate both sides, so no outcome is predicted.)
+        RoundingMode::NearestEven => loss.guard() & (loss.sticky() | (kept & 1 == 1)),
         RoundingMode::NearestAway => loss.guard(),
         RoundingMode::TowardZero | RoundingMode::ToOdd => false,
         RoundingMode::Down => sign && loss.is_inexact(),

@@ -169,13 +169,17 @@ pub fn fma_acc_normal(c: u32, p: &Product, acc: Format) -> Option<(u32, Flags)> 
         } else {
             1
         };
-        if big_sign == small_sign {
-            (top, big_sign, big + aligned)
-        } else if big >= aligned {
-            (top, big_sign, big - aligned)
+        // The adder and its sign, as selects (no branch on the data's signs and magnitudes):
+        // like signs add; unlike ones subtract the smaller magnitude from the larger.
+        let same = big_sign == small_sign;
+        let small_wins = !same & (aligned > big);
+        let magnitude = if same {
+            big.wrapping_add(aligned)
         } else {
-            (top, small_sign, aligned - big)
-        }
+            big.abs_diff(aligned)
+        };
+        let sign = if small_wins { small_sign } else { big_sign };
+        (top, sign, magnitude)
     };
     if sum == 0 {
         return None;
