@@ -17,7 +17,9 @@ const NO_STAGE: usize = usize::MAX;
 
 /// Shift registers of record type `E`, one lane per entry of the depths they are built
 /// with: at every rising edge stage `k > 0` of a lane takes stage `k - 1`'s output and stage
-/// 0 takes the lane's input (set every cycle with [`DelayLines::set_inputs`]: it is a wire).
+/// 0 takes the lane's input (driven with [`DelayLines::set_inputs`], or in place through
+/// [`DelayLines::inputs_mut`] and [`DelayLines::latch_inputs`]; an input not driven in a cycle
+/// holds its last value, as a register's `d` does).
 /// Each stage is a register (or, for a record, several: each field declared with
 /// [`DelayLines::field`] is one) of the signal table and the waves, with the rules of a
 /// register: block code reads the stages' outputs ([`DelayLines::q`], [`DelayLines::out`]),
@@ -163,9 +165,8 @@ impl<E: Copy + 'static> DelayLines<E> {
     /// no stage: its entry is not used. Inputs not driven in a cycle hold their last value.
     #[inline(always)]
     pub fn set_inputs(&mut self, inputs: &[E]) {
-        let at = (self.top - 1) * self.lanes;
-        self.buf[at..at + self.lanes].copy_from_slice(inputs);
-        self.driven = true;
+        self.inputs_mut().copy_from_slice(inputs);
+        self.latch_inputs();
     }
 
     /// Stage `k`'s outputs of every lane, as one row (every lane at least `k + 1` deep).
@@ -209,7 +210,7 @@ impl<E: Copy + 'static> DelayLines<E> {
     #[inline(always)]
     pub fn drive_beside_outputs(&mut self) -> (&mut [E], &[E]) {
         debug_assert!(self.tail.iter().all(|&t| t != NO_STAGE));
-        self.driven = true;
+        self.latch_inputs();
         let lanes = self.lanes;
         let (before, from) = self.buf.split_at_mut(self.top * lanes);
         let at = before.len() - lanes;
