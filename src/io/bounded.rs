@@ -3,6 +3,7 @@
 //! refused instead of filling memory. The limits per input are listed in
 //! docs/reliability.md ("Limits").
 
+use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -14,16 +15,30 @@ pub const MAX_TEXT_BYTES: u64 = 1 << 26;
 /// files (256 MiB: a D of 2^24 FP32 words, or 2^20 step records).
 pub const MAX_GOLDEN_BYTES: u64 = 1 << 28;
 
+/// The error for an input larger than `limit` bytes; `what` names the kind of input.
+fn too_large(limit: u64, what: &str) -> io::Error {
+    io::Error::other(format!("larger than the {limit}-byte limit for {what}"))
+}
+
+/// Refuses a regular file whose size is already over `limit`, before a byte of it is read
+/// (a device or a FIFO has no size to go by and is refused as it is read).
+fn refuse_by_size(file: &File, limit: u64, what: &str) -> io::Result<()> {
+    match file.metadata() {
+        Ok(m) if m.is_file() && m.len() > limit => Err(too_large(limit, what)),
+        _ => Ok(()),
+    }
+}
+
 /// The bytes of `path`; once more than `limit` bytes have been read, an error saying that the
-/// file is larger than the limit for `what` (the kind of input, e.g. "a text matrix").
+/// file is larger than the limit for `what` (the kind of input, e.g. "a text matrix"). A
+/// regular file over the limit is refused from its size, without reading it.
 pub fn read_bounded(path: &Path, limit: u64, what: &str) -> io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
+    let file = File::open(path)?;
+    refuse_by_size(&file, limit, what)?;
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
-        return Err(io::Error::other(format!(
-            "larger than the {limit}-byte limit for {what}"
-        )));
+        return Err(too_large(limit, what));
     }
     Ok(bytes)
 }
@@ -44,7 +59,8 @@ pub fn read_golden(path: &Path) -> io::Result<String> {
 }
 
 /// The largest VCD `tcrtl grade --vcd` reads (128 MiB): a PE's waveform over a small
-/// problem is far smaller; a larger file is refused as it is read.
+/// problem is far smaller; a larger file is refused from its size, a larger stream as it is
+/// read.
 pub const MAX_GRADE_VCD_BYTES: u64 = 1 << 27;
 
 /// A reader that fails once more than `limit` bytes have come through it, for inputs read as
@@ -76,12 +92,19 @@ impl<R: Read> Read for LimitedReader<R> {
         let take = buf.len().min(room);
         let n = self.inner.read(&mut buf[..take])?;
         if n as u64 > self.left {
-            return Err(io::Error::other(format!(
-                "larger than the {}-byte limit for {}",
-                self.limit, self.what
-            )));
+            return Err(too_large(self.limit, self.what));
         }
         self.left -= n as u64;
         Ok(n)
+    }
+}
+
+impl LimitedReader<File> {
+    /// Opens `path` to be read with at most `limit` bytes; a regular file over the limit is
+    /// refused here, from its size, instead of after `limit` bytes have been parsed.
+    pub fn open(path: &Path, limit: u64, what: &'static str) -> io::Result<Self> {
+        let file = File::open(path)?;
+        refuse_by_size(&file, limit, what)?;
+        Ok(Self::new(file, limit, what))
     }
 }

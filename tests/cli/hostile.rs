@@ -539,7 +539,8 @@ fn big_a_against_small_b(
 /// Defect 2: oversized and endless inputs are refused with one line naming the limit, at
 /// once and with bounded memory: a 1 GiB `u8` `.npy` of shape (32768, 32768) (refused from
 /// its header, before the payload is read), a measurement file and a golden `d.hex` that are
-/// `/dev/zero`, `wave-filter` reading `/dev/zero`, and a VCD with a 200 MiB `$comment`.
+/// `/dev/zero`, `wave-filter` reading `/dev/zero`, and a VCD with a 200 MiB `$comment`
+/// (refused from its size, under 5 s: parsing the 128 MiB it may hold took 10 s).
 #[test]
 fn r02_oversized_inputs_are_refused_with_bounded_memory() {
     let d = scratch("hostile", "bounded");
@@ -632,6 +633,7 @@ fn r02_oversized_inputs_are_refused_with_bounded_memory() {
         .expect("open")
         .set_len(200 << 20)
         .expect("sparse");
+    let start = std::time::Instant::now();
     let (o, kib) = run_measured(
         &[
             "grade",
@@ -654,8 +656,30 @@ fn r02_oversized_inputs_are_refused_with_bounded_memory() {
         &o,
         "larger than the 134217728-byte limit for a VCD to grade",
     );
+    assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
     assert_peak(kib, "VCD with a long $comment");
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A stream has no size to refuse it by: the limited reader lets exactly `limit` bytes
+/// through and refuses the byte after, naming the limit and the input.
+#[test]
+fn r02_a_stream_is_refused_as_it_is_read() {
+    use std::io::Read;
+    use tensorcore_rtl::io::bounded::LimitedReader;
+    let limit = 100_000;
+    let mut bytes = Vec::new();
+    LimitedReader::new(std::io::repeat(7).take(limit), limit, "a test stream")
+        .read_to_end(&mut bytes)
+        .expect("exactly the limit passes");
+    assert_eq!(bytes.len() as u64, limit);
+    let e = LimitedReader::new(std::io::repeat(7), limit, "a test stream")
+        .read_to_end(&mut Vec::new())
+        .expect_err("an endless stream is refused");
+    assert_eq!(
+        e.to_string(),
+        "larger than the 100000-byte limit for a test stream"
+    );
 }
 
 /// Defect 9: the parsers accept only well-formed input. A text matrix with an empty element

@@ -192,12 +192,9 @@ type Samples = HashMap<&'static str, Vec<Option<u64>>>;
 
 /// Reads the VCD and samples the mapped signals at every rising clock edge.
 fn sample(path: &Path, map: &HashMap<&'static str, String>) -> Result<Samples, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("--vcd {}: {e}", path.display()))?;
-    let mut parser = vcd::Parser::new(std::io::BufReader::new(LimitedReader::new(
-        file,
-        MAX_GRADE_VCD_BYTES,
-        "a VCD to grade",
-    )));
+    let file = LimitedReader::open(path, MAX_GRADE_VCD_BYTES, "a VCD to grade")
+        .map_err(|e| format!("--vcd {}: {e}", path.display()))?;
+    let mut parser = vcd::Parser::new(std::io::BufReader::new(file));
     let header = parser
         .parse_header()
         .map_err(|e| format!("--vcd {}: {e}", path.display()))?;
