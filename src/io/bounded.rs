@@ -20,12 +20,13 @@ fn too_large(limit: u64, what: &str) -> io::Error {
     io::Error::other(format!("larger than the {limit}-byte limit for {what}"))
 }
 
-/// Refuses a regular file whose size is already over `limit`, before a byte of it is read
-/// (a device or a FIFO has no size to go by and is refused as it is read).
-fn refuse_by_size(file: &File, limit: u64, what: &str) -> io::Result<()> {
+/// Opens `path`, refusing a regular file whose size is already over `limit` before a byte
+/// of it is read (a device or a FIFO has no size to go by and is refused as it is read).
+fn open_within(path: &Path, limit: u64, what: &str) -> io::Result<File> {
+    let file = File::open(path)?;
     match file.metadata() {
         Ok(m) if m.is_file() && m.len() > limit => Err(too_large(limit, what)),
-        _ => Ok(()),
+        _ => Ok(file),
     }
 }
 
@@ -33,10 +34,12 @@ fn refuse_by_size(file: &File, limit: u64, what: &str) -> io::Result<()> {
 /// file is larger than the limit for `what` (the kind of input, e.g. "a text matrix"). A
 /// regular file over the limit is refused from its size, without reading it.
 pub fn read_bounded(path: &Path, limit: u64, what: &str) -> io::Result<Vec<u8>> {
-    let file = File::open(path)?;
-    refuse_by_size(&file, limit, what)?;
     let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    // `take` (not a LimitedReader) lets `read_to_end` stop growing the buffer at the limit:
+    // a stream over it costs `limit + 1` bytes, not the next power of two.
+    open_within(path, limit, what)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(too_large(limit, what));
     }
@@ -103,8 +106,6 @@ impl LimitedReader<File> {
     /// Opens `path` to be read with at most `limit` bytes; a regular file over the limit is
     /// refused here, from its size, instead of after `limit` bytes have been parsed.
     pub fn open(path: &Path, limit: u64, what: &'static str) -> io::Result<Self> {
-        let file = File::open(path)?;
-        refuse_by_size(&file, limit, what)?;
-        Ok(Self::new(file, limit, what))
+        Ok(Self::new(open_within(path, limit, what)?, limit, what))
     }
 }

@@ -143,9 +143,9 @@ fn r05_side_files_are_planned_and_clash_checked() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// The `gemm` arguments of defect 4's runs: seed `seed`, D to `out` (a 256 x 256 problem: a
-/// 256 KiB D, written while the other run of the pair is still computing), a VCD to `vcd` if
-/// given (a 64 x 64 problem then, so the waveform stays a few MB).
+/// The `gemm` arguments of defect 4's runs: seed `seed`, D to `out` (a 256 x 256 problem, a
+/// 256 KiB D; the two runs of a pair start together and take the same time, so they race for
+/// the path), a VCD to `vcd` if given (a 64 x 64 problem then, so the waveform stays a few MB).
 fn same_path_args(seed: &str, out: &str, vcd: Option<&str>) -> Vec<String> {
     let size = if vcd.is_some() { "64" } else { "256" };
     let mut a: Vec<String> = [
