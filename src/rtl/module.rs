@@ -346,40 +346,17 @@ impl<T: Value> SignalAccess for Input<T> {
     }
 }
 
-/// Field `i` of a register bank as a cold pass sees it.
-struct FieldView<'a, S: Copy + 'static, F> {
-    bank: &'a RegBank<S>,
-    i: usize,
-    get: F,
-}
-
-impl<S: Copy + 'static, T: Bundle, F: Fn(&S) -> &T> SignalAccess for FieldView<'_, S, F> {
-    fn meta(&self) -> &SignalMeta {
-        &self.bank.field_meta(self.i).meta
-    }
-    fn width(&self) -> u32 {
-        self.bank.field_meta(self.i).width
-    }
-    fn words(&self) -> usize {
-        T::WORDS
-    }
-    fn encode_now(&self, out: &mut [u64]) {
-        encode_field((self.get)(self.bank.q()), self.width(), out);
-    }
-    fn encode_next(&self, out: &mut [u64]) {
-        encode_field((self.get)(self.bank.d()), self.width(), out);
-    }
-}
-
-/// One register of a stage of delay lines as a cold pass sees it: the stage's output and
-/// next value, read when the view is made.
-struct StageView<'a, T: Bundle> {
+/// A field register as a cold pass sees it (field `i` of a register bank, or one register of a
+/// stage of delay lines): its output and next value, read when the view is made. Generic over
+/// the field's type only, so every field of one type shares one view (a view that kept the
+/// field's accessor closure was one more type, and one more copy of the encoders, per field).
+struct FieldView<'a, T: Bundle> {
     meta: &'a BankField,
     q: T,
     d: T,
 }
 
-impl<T: Bundle> SignalAccess for StageView<'_, T> {
+impl<T: Bundle> SignalAccess for FieldView<'_, T> {
     fn meta(&self) -> &SignalMeta {
         &self.meta.meta
     }
@@ -451,7 +428,11 @@ impl Visitor for Cold<'_> {
         i: usize,
         get: impl Fn(&S) -> &T,
     ) {
-        let mut view = FieldView { bank: b, i, get };
+        let mut view = FieldView {
+            meta: b.field_meta(i),
+            q: *get(b.q()),
+            d: *get(b.d()),
+        };
         self.0.signal(SignalKind::Reg, &mut view);
     }
     fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
@@ -463,7 +444,7 @@ impl Visitor for Cold<'_> {
         field: usize,
         get: impl Fn(&E) -> &T,
     ) {
-        let mut view = StageView {
+        let mut view = FieldView {
             meta: dl.field_meta(field, stage),
             q: *get(&dl.q_of(stage)),
             d: *get(&dl.d_of(stage)),

@@ -227,23 +227,33 @@ pub(in crate::rtl) trait Sink {
 /// writes every such signal without a flag test. A 64-bit signal tests the first-sample flag.
 const UNWRITTEN: u64 = u64::MAX;
 
-/// Where the sampling pass sends a changed signal: straight to a sink's formatter, in visit
-/// order. `slot` as in [`Sink`]; a slot with no declaration is ignored.
-trait Record {
-    /// Slot `slot`, a one-word signal of `width` bits, now holds `word`.
-    fn word(&mut self, slot: u32, width: u32, word: u64);
-    /// Slot `slot`, a signal of `width` bits, now holds `words`.
-    fn words(&mut self, slot: u32, width: u32, words: &[u64]);
+/// Where the sampling pass sends a changed signal, in visit order: the VCD formatter, inline
+/// (the traced runs' hot path), or the FST writer, out of line. One type for both formats, so
+/// every block has one sampling pass rather than one per format (a second copy was a twelfth
+/// of the library's compile time). `slot` as in [`Sink`]; a slot with no declaration is
+/// ignored.
+enum Record<'a> {
+    Vcd(&'a mut vcd::VcdSink),
+    Fst(FstRecord<'a>),
 }
 
-impl Record for vcd::VcdSink {
+impl Record<'_> {
+    /// Slot `slot`, a one-word signal of `width` bits, now holds `word`.
     #[inline(always)]
     fn word(&mut self, slot: u32, width: u32, word: u64) {
-        vcd::VcdSink::word(self, slot, width, word);
+        match self {
+            Record::Vcd(s) => s.word(slot, width, word),
+            Record::Fst(f) => f.words(slot, width, &[word]),
+        }
     }
+
+    /// Slot `slot`, a signal of `width` bits, now holds `words`.
     #[inline(always)]
     fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
-        vcd::VcdSink::words(self, slot, width, words);
+        match self {
+            Record::Vcd(s) => s.words(slot, width, words),
+            Record::Fst(f) => f.words(slot, width, words),
+        }
     }
 }
 
@@ -254,11 +264,8 @@ struct FstRecord<'a> {
     error: Option<SinkError>,
 }
 
-impl Record for FstRecord<'_> {
-    #[inline]
-    fn word(&mut self, slot: u32, width: u32, word: u64) {
-        self.words(slot, width, &[word]);
-    }
+impl FstRecord<'_> {
+    #[inline(never)]
     fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
         if self.error.is_none() {
             if let Err(e) = self.sink.change(slot as usize, width, words) {
@@ -271,7 +278,7 @@ impl Record for FstRecord<'_> {
 /// The per-cycle tracing pass: compares each selected signal with its last written value and
 /// records the ones that changed, in visit order. It compares every design signal, selected
 /// or not (an unselected one's slot is ignored by the sink), so it reads no selection.
-struct Sample<'a, R> {
+struct Sample<'a, 'r> {
     /// The next signal's position in visit order.
     index: usize,
     /// Per signal: its last written value (a one-word signal), else where its words start in
@@ -279,12 +286,12 @@ struct Sample<'a, R> {
     last: &'a mut [u64],
     wide: &'a mut [u64],
     scratch: &'a mut [u64],
-    out: &'a mut R,
+    out: &'a mut Record<'r>,
     /// The first sample: every signal is written.
     force: bool,
 }
 
-impl<R: Record> Sample<'_, R> {
+impl Sample<'_, '_> {
     /// A register's, wire's or input's value: its bits are clear above the width when its
     /// type says so, else cleared here.
     #[inline(always)]
@@ -335,8 +342,8 @@ impl<R: Record> Sample<'_, R> {
     }
 }
 
-impl<R> Sealed for Sample<'_, R> {}
-impl<R: Record> Visitor for Sample<'_, R> {
+impl Sealed for Sample<'_, '_> {}
+impl Visitor for Sample<'_, '_> {
     #[inline(always)]
     fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
         self.signal(r.q(), r.width());
@@ -423,7 +430,7 @@ struct State {
 
 impl State {
     /// The sampling pass into `out`.
-    fn pass<M: Module, R: Record>(&mut self, top: &mut M, out: &mut R, force: bool) {
+    fn pass<M: Module>(&mut self, top: &mut M, out: &mut Record<'_>, force: bool) {
         top.visit(&mut Sample {
             index: 0,
             last: &mut self.last,
@@ -629,19 +636,17 @@ impl Tracer {
             Ok(())
         })();
         if res.is_ok() {
-            match writer {
-                // The VCD lines are formatted during the pass itself.
-                Writer::Vcd(vcd) => self.state.pass(top, &mut **vcd, force),
-                Writer::Fst(fst) => {
-                    let mut rec = FstRecord {
-                        sink: fst,
-                        error: None,
-                    };
-                    self.state.pass(top, &mut rec, force);
-                    if let Some(e) = rec.error {
-                        res = Err(e);
-                    }
-                }
+            // The VCD lines are formatted during the pass itself.
+            let mut rec = match writer {
+                Writer::Vcd(vcd) => Record::Vcd(vcd),
+                Writer::Fst(fst) => Record::Fst(FstRecord {
+                    sink: fst,
+                    error: None,
+                }),
+            };
+            self.state.pass(top, &mut rec, force);
+            if let Record::Fst(FstRecord { error: Some(e), .. }) = rec {
+                res = Err(e);
             }
         }
         if res.is_ok() {

@@ -181,8 +181,10 @@ impl VcdSink {
         self.pos += bytes.len();
     }
 
-    /// Appends one value-change line.
-    #[inline(always)]
+    /// Appends one value-change line of a multi-word signal. Out of line: few signals are
+    /// wider than a word, and a copy of this loop at each of them in every block's sampling
+    /// pass was a large part of the library's compile time, for no measurable speed.
+    #[inline(never)]
     fn push_change(&mut self, slot: usize, width: u32, words: &[u64]) {
         let Some(&tail) = self.tails.get(slot) else {
             return;
