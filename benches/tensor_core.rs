@@ -43,6 +43,12 @@ fn bench(c: &mut Criterion) {
             grp.bench_function(format!("fp16_w{w}_fst_all_cycles"), |b| {
                 b.iter(|| black_box(run_clocked(black_box(&g), Some(&trace)).map(|r| r.cycles)))
             });
+            // Switching activity alone (every signal's toggles, written as SAIF): its cost
+            // against the untraced run is the figure `docs/energy.md` reports.
+            let trace = TraceConfig::activity(out_dir().join(format!("bench_tc_w{w}.saif")));
+            grp.bench_function(format!("fp16_w{w}_saif_all_cycles"), |b| {
+                b.iter(|| black_box(run_clocked(black_box(&g), Some(&trace)).map(|r| r.cycles)))
+            });
         }
     }
     let g = problem(1, 512);

@@ -13,7 +13,7 @@ use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::Format;
 use tensorcore_rtl::numerics::int::{pair_ok, IntFormat};
-use tensorcore_rtl::rtl::TraceConfig;
+use tensorcore_rtl::rtl::{TraceConfig, TraceFormat};
 
 /// Operand formats and accumulation mode, shared by `tcrtl dot` and `tcrtl gemm`.
 #[derive(Args, Debug)]
@@ -159,17 +159,25 @@ pub struct TraceArgs {
     /// not limited, so this needs --vcd).
     #[arg(long, value_name = "MB")]
     pub vcd_limit: Option<u64>,
+    /// Count the switching activity of the traced signals (each bit's toggles and time at 1)
+    /// and write it as SAIF 2.0, for power tools: with --vcd or --fst the same signals and
+    /// cycles as the waveform; alone, no waveform is written.
+    #[arg(long, value_name = "FILE")]
+    pub saif: Option<PathBuf>,
 }
 
 impl TraceArgs {
     /// Adds the waveform and its GTKWave side files to the run's outputs (checked up front).
     pub fn plan(&self, plan: &mut OutputPlan) -> Result<(), String> {
-        let (flag, path) = match (&self.vcd, &self.fst) {
-            (Some(p), _) => ("--vcd", p),
-            (None, Some(p)) => ("--fst", p),
-            (None, None) => return Ok(()),
-        };
-        plan.add_trace(flag, path).map(drop)
+        match (&self.vcd, &self.fst) {
+            (Some(p), _) => plan.add_trace("--vcd", p).map(drop)?,
+            (None, Some(p)) => plan.add_trace("--fst", p).map(drop)?,
+            (None, None) => {}
+        }
+        match &self.saif {
+            Some(p) => plan.add("--saif", p).map(drop),
+            None => Ok(()),
+        }
     }
 
     /// `--vcd-limit` in bytes.
@@ -181,12 +189,15 @@ impl TraceArgs {
 
     /// The trace configuration, if a waveform was asked for.
     pub fn config(&self) -> Result<Option<TraceConfig>, String> {
-        let mut cfg = match (&self.vcd, &self.fst) {
-            (Some(p), _) => TraceConfig::vcd(p),
-            (None, Some(p)) => TraceConfig::fst(p),
-            (None, None) => {
+        let mut cfg = match (&self.vcd, &self.fst, &self.saif) {
+            (Some(p), _, _) => TraceConfig::vcd(p),
+            (None, Some(p), _) => TraceConfig::fst(p),
+            (None, None, Some(p)) => TraceConfig::activity(p),
+            (None, None, None) => {
                 if !self.trace_glob.is_empty() || self.trace_window.is_some() {
-                    return Err("--trace-glob and --trace-window need --vcd or --fst".into());
+                    return Err(
+                        "--trace-glob and --trace-window need --vcd, --fst or --saif".into(),
+                    );
                 }
                 if self.vcd_limit.is_some() {
                     return Err("--vcd-limit needs --vcd (it limits the VCD's size)".into());
@@ -195,7 +206,7 @@ impl TraceArgs {
             }
         };
         if self.vcd.is_none() && self.vcd_limit.is_some() {
-            return Err("--vcd-limit applies to --vcd; an FST is not limited".into());
+            return Err("--vcd-limit applies to --vcd; an FST or a SAIF is not limited".into());
         }
         for g in &self.trace_glob {
             cfg = cfg.glob(g.clone());
@@ -204,8 +215,25 @@ impl TraceArgs {
             let (from, to) = parse_window(w)?;
             cfg = cfg.window(from, to);
         }
+        if let Some(p) = &self.saif {
+            cfg = cfg.saif(p);
+        }
         Ok(Some(cfg))
     }
+}
+
+/// Says which trace outputs a finished run wrote: the waveform and the SAIF.
+pub fn report_trace(trace: Option<&TraceConfig>) -> Result<(), String> {
+    let Some(t) = trace else {
+        return Ok(());
+    };
+    if t.format != TraceFormat::Saif {
+        outln!("waves written to {}", t.path.display());
+    }
+    if let Some(p) = t.saif_path() {
+        outln!("switching activity (SAIF) written to {}", p.display());
+    }
+    Ok(())
 }
 
 /// The most 4x4 output tiles the tensor core's tile counter holds (`2^24 - 3`).

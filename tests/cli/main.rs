@@ -33,6 +33,7 @@ mod npy_format;
 mod npy_numpy_compat;
 mod operand_grammar;
 mod output_plan;
+mod saif;
 mod sparse;
 mod structure;
 mod tma;

@@ -578,3 +578,50 @@ fn a_failed_trace_writes_no_filter_file() {
     assert_eq!(names, ["f.vcd"], "only the blocking directory remains");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Switching activity alone (no waveform): the FSM's 9-bit counter holds `j` at traced cycle
+/// `j`, so each bit's toggles and time at 1 follow from the binary counting sequence; the
+/// scope sums and the clock follow from the definitions.
+#[test]
+fn activity_counts_the_counter_bit_by_bit() {
+    let dir = tmp_dir("activity");
+    let cfg = TraceConfig::activity(dir.join("fsm.saif"));
+    let mut sim = Simulator::with_trace(Fsm::new(false), &cfg).unwrap();
+    sim.run(40).unwrap();
+    let summary = sim.finish().unwrap().1.unwrap();
+    assert_eq!(summary.path, dir.join("fsm.saif"));
+    assert!(summary.gtkw.is_none());
+    assert!(!dir.join("fsm.vcd").exists());
+    let act = summary.activity.expect("activity counted");
+    let cycles = summary.cycles;
+    assert_eq!(act.duration_ns, cycles * PERIOD);
+    let clk = &act.signals[0];
+    assert_eq!(clk.path, "fsm.clk");
+    assert_eq!(clk.toggles, [2 * cycles - 1]);
+    assert_eq!(clk.high_ns, [cycles * PERIOD / 2]);
+    let count = act
+        .signals
+        .iter()
+        .find(|s| s.path == "fsm.count")
+        .expect("count");
+    assert_eq!(count.width, 9);
+    for bit in 0..9 {
+        let toggles = (1..cycles)
+            .filter(|v| ((v ^ (v - 1)) >> bit) & 1 == 1)
+            .count() as u64;
+        let high = (0..cycles).filter(|v| (v >> bit) & 1 == 1).count() as u64 * PERIOD;
+        assert_eq!(count.toggles[bit], toggles, "bit {bit} toggles");
+        assert_eq!(count.high_ns[bit], high, "bit {bit} time at 1");
+    }
+    assert_eq!(
+        act.by_scope(),
+        vec![("fsm".to_string(), act.total_toggles())]
+    );
+    let saif = std::fs::read_to_string(dir.join("fsm.saif")).unwrap();
+    assert!(
+        saif.contains(&format!("(DURATION {})", cycles * PERIOD)),
+        "{saif}"
+    );
+    assert!(saif.contains("(count\\[0\\] (T0 "), "{saif}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -210,9 +210,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         if let Some(out) = &args.out {
             outln!("D written to {}", out.display());
         }
-        if let Some(t) = &trace {
-            outln!("waves written to {}", t.path.display());
-        }
+        values::report_trace(trace.as_ref())?;
     }
     Ok(match check {
         Some((_, bad)) if !bad.is_empty() => 1,

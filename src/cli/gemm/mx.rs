@@ -262,9 +262,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         if let Some(out) = &args.out {
             outln!("D written to {}", out.display());
         }
-        if let Some(t) = &trace {
-            outln!("waves written to {}", t.path.display());
-        }
+        crate::cli::values::report_trace(trace.as_ref())?;
     }
     Ok(match bad {
         Some(b) if !b.is_empty() => 1,

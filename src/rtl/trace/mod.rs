@@ -15,7 +15,10 @@
 mod fst;
 pub(crate) mod glob;
 mod gtkw;
+mod saif;
 mod vcd;
+
+pub use saif::{ActivityReport, SignalActivity};
 
 use std::io::BufWriter;
 use std::path::PathBuf;
@@ -42,6 +45,9 @@ pub enum TraceFormat {
     Vcd,
     /// Fast Signal Trace (compressed binary; for large runs).
     Fst,
+    /// No waveform: the trace only counts switching activity, and `path` is its SAIF file
+    /// ([`TraceConfig::activity`]).
+    Saif,
 }
 
 /// What to trace and where (what a CLI `--vcd`/`--fst`/`--trace-glob`/`--trace-window` maps to).
@@ -61,6 +67,9 @@ pub struct TraceConfig {
     pub expected_cycles: Option<u64>,
     /// Refuse (before writing) a VCD whose estimated size exceeds this many bytes.
     pub max_bytes: Option<u64>,
+    /// Also count the switching activity of the traced signals and write it to this SAIF file
+    /// ([`TraceConfig::saif`]).
+    pub saif: Option<PathBuf>,
 }
 
 impl TraceConfig {
@@ -74,6 +83,7 @@ impl TraceConfig {
             gtkw: true,
             expected_cycles: None,
             max_bytes: None,
+            saif: None,
         }
     }
 
@@ -82,6 +92,35 @@ impl TraceConfig {
         Self {
             format: TraceFormat::Fst,
             ..Self::vcd(path)
+        }
+    }
+
+    /// No waveform, only the switching activity of the selected signals (every bit's toggle
+    /// count and time at 1), written to the SAIF file `path` when the run finishes.
+    pub fn activity(path: impl Into<PathBuf>) -> Self {
+        Self {
+            format: TraceFormat::Saif,
+            gtkw: false,
+            ..Self::vcd(path)
+        }
+    }
+
+    /// Also writes the switching activity of the traced signals (the same signals and cycles
+    /// as the waveform) to the SAIF file `path`: the toggle counts equal those of the
+    /// waveform's value changes.
+    pub fn saif(mut self, path: impl Into<PathBuf>) -> Self {
+        match self.format {
+            TraceFormat::Saif => self.path = path.into(),
+            _ => self.saif = Some(path.into()),
+        }
+        self
+    }
+
+    /// The SAIF file this trace writes, if any.
+    pub fn saif_path(&self) -> Option<&std::path::Path> {
+        match self.format {
+            TraceFormat::Saif => Some(&self.path),
+            _ => self.saif.as_deref(),
         }
     }
 
@@ -135,7 +174,7 @@ impl TraceConfig {
 /// What a finished trace wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceSummary {
-    /// The waveform file.
+    /// The waveform file (the SAIF file when the trace wrote no waveform).
     pub path: PathBuf,
     /// The GTKWave save file, if written.
     pub gtkw: Option<PathBuf>,
@@ -145,6 +184,8 @@ pub struct TraceSummary {
     pub cycles: u64,
     /// Signals traced (including `clk` and `rst`).
     pub signals: usize,
+    /// The switching activity, when the trace counted it (a SAIF was asked for).
+    pub activity: Option<ActivityReport>,
 }
 
 /// One declared trace variable, in declaration order (`clk`, `rst`, then the selected signals).
@@ -235,6 +276,30 @@ const UNWRITTEN: u64 = u64::MAX;
 enum Record<'a> {
     Vcd(&'a mut vcd::VcdSink),
     Fst(FstRecord<'a>),
+    /// Switching activity, with the waveform's record beside it (if there is a waveform).
+    Tee(Tee<'a>),
+}
+
+/// The switching-activity counter and the waveform writer (if any) of a run that counts
+/// activity: each change goes to both.
+struct Tee<'a> {
+    activity: &'a mut saif::Activity,
+    vcd: Option<&'a mut vcd::VcdSink>,
+    fst: Option<FstRecord<'a>>,
+}
+
+impl Tee<'_> {
+    #[inline(never)]
+    fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
+        // Counting cannot fail.
+        let _ = self.activity.change(slot as usize, width, words);
+        if let Some(v) = self.vcd.as_deref_mut() {
+            v.words(slot, width, words);
+        }
+        if let Some(f) = self.fst.as_mut() {
+            f.words(slot, width, words);
+        }
+    }
 }
 
 impl Record<'_> {
@@ -244,6 +309,7 @@ impl Record<'_> {
         match self {
             Record::Vcd(s) => s.word(slot, width, word),
             Record::Fst(f) => f.words(slot, width, &[word]),
+            Record::Tee(t) => t.words(slot, width, &[word]),
         }
     }
 
@@ -253,6 +319,7 @@ impl Record<'_> {
         match self {
             Record::Vcd(s) => s.words(slot, width, words),
             Record::Fst(f) => f.words(slot, width, words),
+            Record::Tee(t) => t.words(slot, width, words),
         }
     }
 }
@@ -396,23 +463,61 @@ impl Visitor for Sample<'_, '_> {
 }
 
 /// The open waveform writer.
-enum Writer {
+enum Wave {
     Vcd(Box<vcd::VcdSink>),
     Fst(Box<fst::FstSink>),
 }
 
+/// The open sinks: the waveform writer and the activity counter, either or both.
+struct Writer {
+    wave: Option<Wave>,
+    activity: Option<Box<saif::Activity>>,
+}
+
 impl Writer {
-    fn sink(&mut self) -> &mut dyn Sink {
-        match self {
-            Writer::Vcd(s) => &mut **s,
-            Writer::Fst(s) => &mut **s,
+    /// Runs `f` on every open sink (the waveform's first).
+    fn each(
+        &mut self,
+        mut f: impl FnMut(&mut dyn Sink) -> std::result::Result<(), SinkError>,
+    ) -> std::result::Result<(), SinkError> {
+        match self.wave.as_mut() {
+            Some(Wave::Vcd(s)) => f(&mut **s)?,
+            Some(Wave::Fst(s)) => f(&mut **s)?,
+            None => {}
         }
+        if let Some(a) = self.activity.as_mut() {
+            f(&mut **a)?;
+        }
+        Ok(())
     }
 
-    fn finish(self, end_time: u64) -> std::result::Result<(), SinkError> {
-        match self {
-            Writer::Vcd(s) => s.finish(end_time),
-            Writer::Fst(s) => s.finish(end_time),
+    /// Where the sampling pass sends its changes.
+    fn record(&mut self) -> Record<'_> {
+        match (self.wave.as_mut(), self.activity.as_mut()) {
+            (Some(Wave::Vcd(v)), None) => Record::Vcd(v),
+            (Some(Wave::Fst(f)), None) => Record::Fst(FstRecord {
+                sink: f,
+                error: None,
+            }),
+            (wave, Some(a)) => {
+                let (mut vcd, mut fst) = (None, None);
+                match wave {
+                    Some(Wave::Vcd(v)) => vcd = Some(&mut **v),
+                    Some(Wave::Fst(f)) => {
+                        fst = Some(FstRecord {
+                            sink: f,
+                            error: None,
+                        })
+                    }
+                    None => {}
+                }
+                Record::Tee(Tee {
+                    activity: a,
+                    vcd,
+                    fst,
+                })
+            }
+            (None, None) => unreachable!("a trace has a waveform or counts activity"),
         }
     }
 }
@@ -442,9 +547,11 @@ impl State {
     }
 }
 
-/// An open trace: selection, change-detection state and the sink.
+/// An open trace: selection, change-detection state and the sinks.
 pub(in crate::rtl) struct Tracer {
     sink: Option<Writer>,
+    /// The SAIF file and its output, when the trace counts activity.
+    saif: Option<(PathBuf, OutputFile)>,
     state: State,
     window: (u64, u64),
     dumped: bool,
@@ -489,15 +596,33 @@ impl Tracer {
         };
         // Regular files are written to a temporary and renamed at the run's commit; special files
         // (a pipe, /dev/null, /dev/full) are written in place; symlinks are followed.
-        let mut out = OutputFile::create(&path).map_err(|e| io_err("create", e))?;
-        if config.format == TraceFormat::Fst && out.is_special() {
-            // The FST writer seeks back to patch its header: a device or pipe cannot hold it.
-            return Err(RtlError::Fst {
-                path: path.clone(),
-                message: "an FST needs a regular file (it is written with seeks); use --vcd for a pipe or device".into(),
-            });
+        let mut wave_out = None;
+        if config.format != TraceFormat::Saif {
+            let mut out = OutputFile::create(&path).map_err(|e| io_err("create", e))?;
+            if config.format == TraceFormat::Fst && out.is_special() {
+                // The FST writer seeks back to patch its header: a device or pipe cannot hold it.
+                return Err(RtlError::Fst {
+                    path: path.clone(),
+                    message: "an FST needs a regular file (it is written with seeks); use --vcd for a pipe or device".into(),
+                });
+            }
+            let file = out.take_file().map_err(|e| io_err("create", e))?;
+            wave_out = Some((out, file));
         }
-        let file = out.take_file().map_err(|e| io_err("create", e))?;
+        // The SAIF is written whole when the run finishes; its file is opened now, so that a
+        // path that cannot be written fails before the run.
+        let saif = match config.saif_path() {
+            Some(p) => {
+                let p = p.to_path_buf();
+                let out = OutputFile::create(&p).map_err(|e| RtlError::TraceIo {
+                    path: p.clone(),
+                    action: "create",
+                    source: e,
+                })?;
+                Some((p, out))
+            }
+            None => None,
+        };
 
         let top = vec![top_name.to_string()];
         let mut decls = vec![
@@ -554,16 +679,26 @@ impl Tracer {
         }
         // Each slot's declaration: `clk`, `rst`, then the design signals'.
         let slots: Vec<u32> = [0, 1].into_iter().chain(ids.iter().copied()).collect();
-        let writer = BufWriter::with_capacity(1 << 16, file);
-        let sink = match config.format {
-            TraceFormat::Vcd => {
-                vcd::VcdSink::new(writer, &decls, &slots).map(|s| Writer::Vcd(Box::new(s)))
+        let (out, wave) = match wave_out {
+            Some((out, file)) => {
+                let writer = BufWriter::with_capacity(1 << 16, file);
+                let wave = match config.format {
+                    TraceFormat::Fst => {
+                        fst::FstSink::new(writer, &decls, &slots, window.0 * PERIOD)
+                            .map(|s| Wave::Fst(Box::new(s)))
+                    }
+                    _ => vcd::VcdSink::new(writer, &decls, &slots).map(|s| Wave::Vcd(Box::new(s))),
+                };
+                (Some(out), Some(wave))
             }
-            TraceFormat::Fst => fst::FstSink::new(writer, &decls, &slots, window.0 * PERIOD)
-                .map(|s| Writer::Fst(Box::new(s))),
+            None => (None, None),
         };
+        let activity = saif
+            .is_some()
+            .then(|| Box::new(saif::Activity::new(&decls, &slots)));
         let mut tracer = Self {
             sink: None,
+            saif,
             state: State {
                 ids,
                 last,
@@ -576,22 +711,25 @@ impl Tracer {
             end_time: window.0 * PERIOD,
             cycles: 0,
             path,
-            out: Some(out),
+            out,
             decls,
             config: config.clone(),
         };
-        match sink {
-            Ok(s) => tracer.sink = Some(s),
-            Err(e) => return Err(tracer.fail(e)),
-        }
+        let wave = match wave {
+            Some(Ok(w)) => Some(w),
+            Some(Err(e)) => return Err(tracer.fail(e)),
+            None => None,
+        };
+        tracer.sink = Some(Writer { wave, activity });
         Ok(tracer)
     }
 
     /// Removes the incomplete file and turns a sink error into an [`RtlError`].
     fn fail(&mut self, e: SinkError) -> RtlError {
         self.sink = None;
-        // Dropping the uncommitted output removes its partial file.
+        // Dropping the uncommitted outputs removes their partial files.
         self.out = None;
+        self.saif = None;
         match e {
             SinkError::Io(action, source) => RtlError::TraceIo {
                 path: self.path.clone(),
@@ -623,41 +761,39 @@ impl Tracer {
         };
         let t = cycle * PERIOD;
         let force = !self.dumped;
-        let mut res = (|| {
-            let sink = writer.sink();
+        let last_rst = self.last_rst;
+        let mut res = writer.each(|sink| {
             sink.time(t)?;
             if force {
                 sink.begin_dump()?;
             }
             sink.change(0, 1, &[1])?;
-            if force || rst != self.last_rst {
+            if force || rst != last_rst {
                 sink.change(1, 1, &[u64::from(rst)])?;
             }
             Ok(())
-        })();
+        });
         if res.is_ok() {
             // The VCD lines are formatted during the pass itself.
-            let mut rec = match writer {
-                Writer::Vcd(vcd) => Record::Vcd(vcd),
-                Writer::Fst(fst) => Record::Fst(FstRecord {
-                    sink: fst,
-                    error: None,
-                }),
-            };
+            let mut rec = writer.record();
             self.state.pass(top, &mut rec, force);
-            if let Record::Fst(FstRecord { error: Some(e), .. }) = rec {
-                res = Err(e);
+            match rec {
+                Record::Fst(FstRecord { error: Some(e), .. })
+                | Record::Tee(Tee {
+                    fst: Some(FstRecord { error: Some(e), .. }),
+                    ..
+                }) => res = Err(e),
+                _ => {}
             }
         }
         if res.is_ok() {
-            res = (|| {
-                let sink = writer.sink();
+            res = writer.each(|sink| {
                 if force {
                     sink.end_dump()?;
                 }
                 sink.time(t + PERIOD / 2)?;
                 sink.change(0, 1, &[0])
-            })();
+            });
         }
         match res {
             Ok(()) => {
@@ -680,14 +816,38 @@ impl Tracer {
         };
         if self.cycles == 0 {
             self.out = None;
+            self.saif = None;
             return Err(RtlError::WindowAfterRun {
                 from: self.window.0,
                 cycles: cycles_run,
             });
         }
-        if let Err(e) = sink.finish(self.end_time) {
+        let Writer { wave, activity } = sink;
+        let wave_done = match wave {
+            Some(Wave::Vcd(s)) => s.finish(self.end_time),
+            Some(Wave::Fst(s)) => s.finish(self.end_time),
+            None => Ok(()),
+        };
+        if let Err(e) = wave_done {
             return Err(self.fail(e));
         }
+        let activity = match (activity, self.saif.take()) {
+            (Some(a), Some((path, mut out))) => {
+                let report = a.report(&self.decls, self.end_time, path.clone());
+                let io_err = |action, source| RtlError::TraceIo {
+                    path: path.clone(),
+                    action,
+                    source,
+                };
+                let mut file = out.take_file().map_err(|e| io_err("create", e))?;
+                saif::write_saif(&mut file, &report, &self.decls)
+                    .map_err(|e| io_err("write SAIF", e))?;
+                drop(file);
+                out.commit().map_err(|e| io_err("rename into place", e))?;
+                Some(report)
+            }
+            _ => None,
+        };
         if let Some(out) = self.out.take() {
             out.commit().map_err(|e| RtlError::TraceIo {
                 path: self.path.clone(),
@@ -740,6 +900,7 @@ impl Tracer {
             bytes,
             cycles: self.cycles,
             signals: self.decls.len(),
+            activity,
         })
     }
 }
