@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use tensorcore_rtl::io::{output, OutputPlan};
-use tensorcore_rtl::tb::{find, registry, run_one, Testbench};
+use tensorcore_rtl::tb::{find, registry, run_one_with, saif_path, Testbench};
 
 /// Arguments of `tcrtl tb`.
 #[derive(Args, Debug)]
@@ -30,6 +30,10 @@ pub struct RunArgs {
     /// Directory for the waveforms (NAME.vcd and NAME.gtkw).
     #[arg(long, default_value = "waves")]
     waves: PathBuf,
+    /// Also write each testbench's switching activity (every traced bit's toggles and time at
+    /// 1, SAIF 2.0) beside its waveform, as NAME.saif.
+    #[arg(long)]
+    saif: bool,
 }
 
 /// Runs `tcrtl tb ...`.
@@ -75,12 +79,15 @@ fn run_benches(args: &RunArgs) -> Result<i32, String> {
         let vcd = args.waves.join(format!("{}.vcd", t.name));
         if !plan.contains(&vcd) {
             plan.add_trace("--waves", &vcd)?;
+            if args.saif {
+                plan.add("--saif", &saif_path(&args.waves, t.name))?;
+            }
         }
     }
     let mut failed = 0;
     let (mut checks, mut cycles) = (0, 0);
     for t in &selected {
-        let r = run_one(t, &args.waves);
+        let r = run_one_with(t, &args.waves, args.saif);
         outln!("{}", r.line());
         for f in &r.failures {
             outln!("    mismatch: {f}");

@@ -64,6 +64,8 @@ pub struct Bench {
     failures: Vec<String>,
     waves: Option<PathBuf>,
     globs: Vec<String>,
+    /// Whether the traced run also writes its switching activity, `WAVES/NAME.saif`.
+    saif: bool,
 }
 
 impl Bench {
@@ -78,17 +80,22 @@ impl Bench {
             failures: Vec::new(),
             waves: None,
             globs: Vec::new(),
+            saif: false,
         }
     }
 
     /// The trace configuration for this testbench's waveform, `WAVES/NAME.vcd` (with the
-    /// GTKWave save file beside it). Pass it to one run.
+    /// GTKWave save file beside it, and `WAVES/NAME.saif` when the run counts switching
+    /// activity). Pass it to one run.
     pub fn trace(&mut self) -> TraceConfig {
         let path = self.waves_dir.join(format!("{}.vcd", self.name));
         self.waves = Some(path.clone());
         let mut cfg = TraceConfig::vcd(path);
         for g in &self.globs {
             cfg = cfg.glob(g.clone());
+        }
+        if self.saif {
+            cfg = cfg.saif(saif_path(&self.waves_dir, &self.name));
         }
         cfg
     }
@@ -201,8 +208,20 @@ impl Report {
 
 /// Runs one testbench with its waves going to `waves_dir` (created if missing).
 pub fn run_one(tb: &Testbench, waves_dir: &Path) -> Report {
+    run_one_with(tb, waves_dir, false)
+}
+
+/// Where a testbench's switching activity goes when asked for: `WAVES/NAME.saif`.
+pub fn saif_path(waves_dir: &Path, name: &str) -> PathBuf {
+    waves_dir.join(format!("{name}.saif"))
+}
+
+/// [`run_one`], and with `saif` the traced run also writes its switching activity to
+/// [`saif_path`] (the waveform's signals and cycles; see `docs/energy.md`).
+pub fn run_one_with(tb: &Testbench, waves_dir: &Path, saif: bool) -> Report {
     let t = Instant::now();
     let mut bench = Bench::new(tb.name, waves_dir);
+    bench.saif = saif;
     let error = match std::fs::create_dir_all(waves_dir) {
         Err(e) => Some(format!("cannot create {}: {e}", waves_dir.display())),
         Ok(()) => (tb.run)(&mut bench).err(),

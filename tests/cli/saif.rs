@@ -157,20 +157,10 @@ fn saif_activity(path: &Path) -> (u64, Bits) {
     (duration, out)
 }
 
-/// Runs `tcrtl gemm ARGS --vcd --saif` and compares the SAIF with the VCD, bit by bit.
-fn check_run(name: &str, args: &[&str]) -> u64 {
-    let dir = scratch("saif", name);
-    let vcd = dir.join("run.vcd");
-    let saif = dir.join("run.saif");
-    let mut all: Vec<&str> = vec!["gemm"];
-    all.extend_from_slice(args);
-    let (v, s) = (vcd.display().to_string(), saif.display().to_string());
-    all.extend_from_slice(&["--vcd", &v, "--saif", &s]);
-    let o = tcrtl(&all);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(text(&o.stdout).contains("switching activity (SAIF) written to"));
-    let (vd, from_vcd) = vcd_activity(&vcd);
-    let (sd, from_saif) = saif_activity(&saif);
+/// Compares a SAIF with the VCD of the same run, bit by bit; returns the total toggles.
+fn assert_saif_matches_vcd(vcd: &Path, saif: &Path) -> u64 {
+    let (vd, from_vcd) = vcd_activity(vcd);
+    let (sd, from_saif) = saif_activity(saif);
     assert_eq!(vd, sd, "durations");
     let only_vcd: Vec<_> = from_vcd
         .keys()
@@ -192,12 +182,45 @@ fn check_run(name: &str, args: &[&str]) -> u64 {
         assert_eq!(from_saif[bit], *counts, "{bit}: (TC, T1) SAIF against VCD");
     }
     // The clock: 2 toggles a cycle less the first edge, high half the time.
+    let clk = from_saif
+        .iter()
+        .find(|(k, _)| k.ends_with(".clk") && k.matches('.').count() == 1)
+        .expect("clk");
     let cycles = vd / 10;
-    assert_eq!(from_saif["tensor_core.clk"], (2 * cycles - 1, vd / 2));
-    let toggles: u64 = from_saif.values().map(|c| c.0).sum();
+    assert_eq!(*clk.1, (2 * cycles - 1, vd / 2));
+    from_saif.values().map(|c| c.0).sum()
+}
+
+/// Runs `tcrtl gemm ARGS --vcd --saif` and compares the SAIF with the VCD, bit by bit.
+fn check_run(name: &str, args: &[&str]) -> u64 {
+    let dir = scratch("saif", name);
+    let vcd = dir.join("run.vcd");
+    let saif = dir.join("run.saif");
+    let mut all: Vec<&str> = vec!["gemm"];
+    all.extend_from_slice(args);
+    let (v, s) = (vcd.display().to_string(), saif.display().to_string());
+    all.extend_from_slice(&["--vcd", &v, "--saif", &s]);
+    let o = tcrtl(&all);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("switching activity (SAIF) written to"));
+    let toggles = assert_saif_matches_vcd(&vcd, &saif);
     assert!(toggles > 1000, "{name}: only {toggles} toggles");
     std::fs::remove_dir_all(&dir).ok();
     toggles
+}
+
+/// `tcrtl tb run NAME --saif` writes `WAVES/NAME.saif` beside `NAME.vcd`, matching it.
+#[test]
+fn testbench_saif_matches_its_vcd() {
+    let dir = scratch("saif", "tb");
+    let w = dir.display().to_string();
+    let o = tcrtl(&["tb", "run", "mac_mesh", "--waves", &w, "--saif"]);
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    let toggles = assert_saif_matches_vcd(&dir.join("mac_mesh.vcd"), &dir.join("mac_mesh.saif"));
+    assert!(toggles > 100, "only {toggles} toggles");
+    let o = tcrtl(&["tb", "run", "mac_mesh", "--waves", &w]);
+    assert!(o.status.success());
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

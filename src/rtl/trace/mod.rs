@@ -269,30 +269,31 @@ pub(in crate::rtl) trait Sink {
 const UNWRITTEN: u64 = u64::MAX;
 
 /// Where the sampling pass sends a changed signal, in visit order: the VCD formatter, inline
-/// (the traced runs' hot path), or the FST writer, out of line. One type for both formats, so
-/// every block has one sampling pass rather than one per format (a second copy was a twelfth
-/// of the library's compile time). `slot` as in [`Sink`]; a slot with no declaration is
-/// ignored.
+/// (the traced runs' hot path), or everything else (the FST writer, the switching-activity
+/// counter, or the counter beside a waveform) through one out-of-line call. One type for every
+/// sink, so every block has one sampling pass rather than one per format (a second copy was a
+/// twelfth of the library's compile time), and two arms, so the VCD path keeps the shape it had
+/// with one sink. `slot` as in [`Sink`]; a slot with no declaration is ignored.
 enum Record<'a> {
     Vcd(&'a mut vcd::VcdSink),
-    Fst(FstRecord<'a>),
-    /// Switching activity, with the waveform's record beside it (if there is a waveform).
-    Tee(Tee<'a>),
+    Other(Other<'a>),
 }
 
-/// The switching-activity counter and the waveform writer (if any) of a run that counts
-/// activity: each change goes to both.
-struct Tee<'a> {
-    activity: &'a mut saif::Activity,
+/// The sinks a change goes to when the VCD formatter alone is not the whole story: the FST
+/// writer, the switching-activity counter, a waveform beside the counter.
+struct Other<'a> {
+    activity: Option<&'a mut saif::Activity>,
     vcd: Option<&'a mut vcd::VcdSink>,
     fst: Option<FstRecord<'a>>,
 }
 
-impl Tee<'_> {
+impl Other<'_> {
     #[inline(never)]
     fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
-        // Counting cannot fail.
-        let _ = self.activity.change(slot as usize, width, words);
+        if let Some(a) = self.activity.as_deref_mut() {
+            // Counting cannot fail.
+            let _ = a.change(slot as usize, width, words);
+        }
         if let Some(v) = self.vcd.as_deref_mut() {
             v.words(slot, width, words);
         }
@@ -308,8 +309,7 @@ impl Record<'_> {
     fn word(&mut self, slot: u32, width: u32, word: u64) {
         match self {
             Record::Vcd(s) => s.word(slot, width, word),
-            Record::Fst(f) => f.words(slot, width, &[word]),
-            Record::Tee(t) => t.words(slot, width, &[word]),
+            Record::Other(o) => o.words(slot, width, &[word]),
         }
     }
 
@@ -318,8 +318,7 @@ impl Record<'_> {
     fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
         match self {
             Record::Vcd(s) => s.words(slot, width, words),
-            Record::Fst(f) => f.words(slot, width, words),
-            Record::Tee(t) => t.words(slot, width, words),
+            Record::Other(o) => o.words(slot, width, words),
         }
     }
 }
@@ -332,7 +331,6 @@ struct FstRecord<'a> {
 }
 
 impl FstRecord<'_> {
-    #[inline(never)]
     fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
         if self.error.is_none() {
             if let Err(e) = self.sink.change(slot as usize, width, words) {
@@ -493,13 +491,10 @@ impl Writer {
 
     /// Where the sampling pass sends its changes.
     fn record(&mut self) -> Record<'_> {
-        match (self.wave.as_mut(), self.activity.as_mut()) {
+        let activity = self.activity.as_deref_mut();
+        match (self.wave.as_mut(), activity) {
             (Some(Wave::Vcd(v)), None) => Record::Vcd(v),
-            (Some(Wave::Fst(f)), None) => Record::Fst(FstRecord {
-                sink: f,
-                error: None,
-            }),
-            (wave, Some(a)) => {
+            (wave, activity) => {
                 let (mut vcd, mut fst) = (None, None);
                 match wave {
                     Some(Wave::Vcd(v)) => vcd = Some(&mut **v),
@@ -511,13 +506,8 @@ impl Writer {
                     }
                     None => {}
                 }
-                Record::Tee(Tee {
-                    activity: a,
-                    vcd,
-                    fst,
-                })
+                Record::Other(Other { activity, vcd, fst })
             }
-            (None, None) => unreachable!("a trace has a waveform or counts activity"),
         }
     }
 }
@@ -777,13 +767,12 @@ impl Tracer {
             // The VCD lines are formatted during the pass itself.
             let mut rec = writer.record();
             self.state.pass(top, &mut rec, force);
-            match rec {
-                Record::Fst(FstRecord { error: Some(e), .. })
-                | Record::Tee(Tee {
-                    fst: Some(FstRecord { error: Some(e), .. }),
-                    ..
-                }) => res = Err(e),
-                _ => {}
+            if let Record::Other(Other {
+                fst: Some(FstRecord { error: Some(e), .. }),
+                ..
+            }) = rec
+            {
+                res = Err(e);
             }
         }
         if res.is_ok() {
