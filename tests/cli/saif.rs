@@ -305,52 +305,22 @@ fn saif_is_the_same_alone_and_beside_either_waveform() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `tcrtl gemm` on a 4 x 4 x 4 problem with `extra` options.
+fn gemm4(extra: &[&str]) -> std::process::Output {
+    let mut a = vec!["gemm", "--m", "4", "--n", "4", "--k", "4"];
+    a.extend_from_slice(extra);
+    tcrtl(&a)
+}
+
 #[test]
 fn bad_saif_paths_are_refused_before_the_run() {
     let dir = scratch("saif", "bad");
     let v = dir.join("x.vcd").display().to_string();
-    let o = tcrtl(&[
-        "gemm", "--m", "4", "--n", "4", "--k", "4", "--vcd", &v, "--saif", &v,
-    ]);
-    assert_error(&o, "are the same file");
-    let o = tcrtl(&[
-        "gemm",
-        "--m",
-        "4",
-        "--n",
-        "4",
-        "--k",
-        "4",
-        "--saif",
-        "/nonexistent/a.saif",
-    ]);
-    assert_error(&o, "does not exist");
-    let o = tcrtl(&[
-        "gemm",
-        "--m",
-        "4",
-        "--n",
-        "4",
-        "--k",
-        "4",
-        "--saif",
-        "/dev/full",
-    ]);
-    assert_error(&o, "write SAIF failed");
+    assert_error(&gemm4(&["--vcd", &v, "--saif", &v]), "are the same file");
+    assert_error(&gemm4(&["--saif", "/nonexistent/a.saif"]), "does not exist");
+    assert_error(&gemm4(&["--saif", "/dev/full"]), "write SAIF failed");
     let s = dir.join("y.saif").display().to_string();
-    let o = tcrtl(&[
-        "gemm",
-        "--m",
-        "4",
-        "--n",
-        "4",
-        "--k",
-        "4",
-        "--saif",
-        &s,
-        "--vcd-limit",
-        "1",
-    ]);
+    let o = gemm4(&["--saif", &s, "--vcd-limit", "1"]);
     assert_error(&o, "--vcd-limit applies to --vcd");
     assert!(
         std::fs::read_dir(&dir).expect("dir").next().is_none(),
