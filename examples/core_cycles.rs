@@ -7,7 +7,8 @@
 //! `ieee4` (FP16 w = 4), `nvidia` (E4M3 Hopper w = 1), `nvidia4` (E4M3 Hopper w = 4),
 //! `sparse` (FP16 2:4 w = 2), `mx` (MXFP8 E4M3 w = 4), `int` (INT8 w = 4), `mem` (FP16 w = 1
 //! through the memory path), `ieee_vcd` / `ieee_fst` (the `ieee` problem with every signal
-//! traced to a VCD / FST file in a temporary directory, removed afterwards). Prints the
+//! traced to a VCD / FST file in a temporary directory, removed afterwards), `ieee_saif` (the
+//! same with only the switching activity counted, written as a SAIF file). Prints the
 //! simulated cycles.
 
 use tensorcore_rtl::gemm::{run_clocked, run_clocked_mx, run_memory, CoreConfig, Gemm, MxGemm};
@@ -90,11 +91,11 @@ fn main() {
                 MxGemm::from_quantised(&qa, &qb, vec![0; 64], 4).unwrap_or_else(|e| panic!("{e}"));
             run_clocked_mx(&g, None).map(|r| r.cycles)
         }
-        "ieee_vcd" | "ieee_fst" => {
-            let c = if kind == "ieee_vcd" {
-                traced(k, "core.vcd", TraceConfig::vcd)
-            } else {
-                traced(k, "core.fst", TraceConfig::fst)
+        "ieee_vcd" | "ieee_fst" | "ieee_saif" => {
+            let c = match kind {
+                "ieee_vcd" => traced(k, "core.vcd", TraceConfig::vcd),
+                "ieee_fst" => traced(k, "core.fst", TraceConfig::fst),
+                _ => traced(k, "core.saif", TraceConfig::activity),
             };
             match c {
                 Some(c) => Ok(c),

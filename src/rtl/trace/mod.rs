@@ -269,38 +269,13 @@ pub(in crate::rtl) trait Sink {
 const UNWRITTEN: u64 = u64::MAX;
 
 /// Where the sampling pass sends a changed signal, in visit order: the VCD formatter, inline
-/// (the traced runs' hot path), or everything else (the FST writer, the switching-activity
-/// counter, or the counter beside a waveform) through one out-of-line call. One type for every
-/// sink, so every block has one sampling pass rather than one per format (a second copy was a
-/// twelfth of the library's compile time), and two arms, so the VCD path keeps the shape it had
-/// with one sink. `slot` as in [`Sink`]; a slot with no declaration is ignored.
+/// (the traced runs' hot path), or the FST writer through one out-of-line call. One type for
+/// both, so every block has one waveform sampling pass rather than one per format (a second
+/// copy was a twelfth of the library's compile time). `slot` as in [`Sink`]; a slot with no
+/// declaration is ignored.
 enum Record<'a> {
     Vcd(&'a mut vcd::VcdSink),
-    Other(Other<'a>),
-}
-
-/// The sinks a change goes to when the VCD formatter alone is not the whole story: the FST
-/// writer, the switching-activity counter, a waveform beside the counter.
-struct Other<'a> {
-    activity: Option<&'a mut saif::Activity>,
-    vcd: Option<&'a mut vcd::VcdSink>,
-    fst: Option<FstRecord<'a>>,
-}
-
-impl Other<'_> {
-    #[inline(never)]
-    fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
-        if let Some(a) = self.activity.as_deref_mut() {
-            // Counting cannot fail.
-            let _ = a.change(slot as usize, width, words);
-        }
-        if let Some(v) = self.vcd.as_deref_mut() {
-            v.words(slot, width, words);
-        }
-        if let Some(f) = self.fst.as_mut() {
-            f.words(slot, width, words);
-        }
-    }
+    Fst(FstRecord<'a>),
 }
 
 impl Record<'_> {
@@ -309,7 +284,7 @@ impl Record<'_> {
     fn word(&mut self, slot: u32, width: u32, word: u64) {
         match self {
             Record::Vcd(s) => s.word(slot, width, word),
-            Record::Other(o) => o.words(slot, width, &[word]),
+            Record::Fst(f) => f.words(slot, width, &[word]),
         }
     }
 
@@ -318,7 +293,7 @@ impl Record<'_> {
     fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
         match self {
             Record::Vcd(s) => s.words(slot, width, words),
-            Record::Other(o) => o.words(slot, width, words),
+            Record::Fst(f) => f.words(slot, width, words),
         }
     }
 }
@@ -331,6 +306,7 @@ struct FstRecord<'a> {
 }
 
 impl FstRecord<'_> {
+    #[inline(never)]
     fn words(&mut self, slot: u32, width: u32, words: &[u64]) {
         if self.error.is_none() {
             if let Err(e) = self.sink.change(slot as usize, width, words) {
@@ -460,16 +436,98 @@ impl Visitor for Sample<'_, '_> {
     fn delay<E: Copy + 'static>(&mut self, _dl: &mut DelayLines<E>) {}
 }
 
+/// The sampling pass: every design signal's encoded value, stored at its place in the
+/// snapshot (visit order, [`Bundle::WORDS`] words each). It stores and compares nothing
+/// else, reads no width and no selection, and so is the same for every sink: each block has
+/// one sampling pass whatever is traced.
+struct Snap<'a> {
+    /// Where the next signal's words start.
+    pos: usize,
+    cur: &'a mut [u64],
+}
+
+impl Snap<'_> {
+    /// A register's, wire's or input's value: encoded as it stands (bits above the width are
+    /// cleared afterwards, for every signal at once).
+    #[inline(always)]
+    fn signal<T: Bundle>(&mut self, v: T) {
+        let p = self.pos;
+        self.pos = p + T::WORDS;
+        if T::WORDS == 1 {
+            if let Some(w) = self.cur.get_mut(p) {
+                let mut word = [0u64; 1];
+                v.encode(&mut word);
+                *w = word[0];
+            }
+        } else if let Some(words) = self.cur.get_mut(p..p + T::WORDS) {
+            v.encode(words);
+        }
+    }
+}
+
+impl Sealed for Snap<'_> {}
+impl Visitor for Snap<'_> {
+    #[inline(always)]
+    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
+        self.signal(r.q());
+    }
+    #[inline(always)]
+    fn wire<T: Bundle>(&mut self, w: &mut Wire<T>) {
+        self.signal(w.get());
+    }
+    #[inline(always)]
+    fn input<T: Value>(&mut self, i: &mut Input<T>) {
+        self.signal(i.get());
+    }
+    #[inline(always)]
+    fn child<M: Module>(&mut self, m: &mut M) {
+        m.visit(self);
+    }
+    #[inline(always)]
+    fn bank_reg<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        i: usize,
+        get: impl Fn(&S) -> &T,
+    ) {
+        let v = *get(b.q());
+        // A field holds a value of its width (a bank's contract, checked here in debug
+        // builds as every observer does); the waves show its low `width` bits regardless.
+        if cfg!(debug_assertions) {
+            encode_field(&v, b.field_meta(i).width, &mut vec![0; T::WORDS]);
+        }
+        self.signal(v);
+    }
+    #[inline(always)]
+    fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
+    #[inline(always)]
+    fn rare_bank<S: Copy + 'static>(&mut self, _b: &mut RareBank<S>) {}
+    #[inline(always)]
+    fn delay_reg<E: Copy + 'static, T: Bundle>(
+        &mut self,
+        dl: &mut DelayLines<E>,
+        stage: usize,
+        _field: usize,
+        get: impl Fn(&E) -> &T,
+    ) {
+        self.signal(*get(&dl.q_of(stage)));
+    }
+    #[inline(always)]
+    fn delay<E: Copy + 'static>(&mut self, _dl: &mut DelayLines<E>) {}
+}
+
 /// The open waveform writer.
 enum Wave {
     Vcd(Box<vcd::VcdSink>),
     Fst(Box<fst::FstSink>),
 }
 
-/// The open sinks: the waveform writer and the activity counter, either or both.
+/// The open sinks: the waveform writer and the activity counter (with the snapshot it
+/// counts from), either or both.
 struct Writer {
     wave: Option<Wave>,
     activity: Option<Box<saif::Activity>>,
+    snapshot: Option<Snapshot>,
 }
 
 impl Writer {
@@ -489,25 +547,75 @@ impl Writer {
         Ok(())
     }
 
-    /// Where the sampling pass sends its changes.
-    fn record(&mut self) -> Record<'_> {
-        let activity = self.activity.as_deref_mut();
-        match (self.wave.as_mut(), activity) {
-            (Some(Wave::Vcd(v)), None) => Record::Vcd(v),
-            (wave, activity) => {
-                let (mut vcd, mut fst) = (None, None);
-                match wave {
-                    Some(Wave::Vcd(v)) => vcd = Some(&mut **v),
-                    Some(Wave::Fst(f)) => {
-                        fst = Some(FstRecord {
-                            sink: f,
-                            error: None,
-                        })
-                    }
-                    None => {}
-                }
-                Record::Other(Other { activity, vcd, fst })
+    /// Where the waveform's sampling pass sends its changes (none without a waveform).
+    fn record(&mut self) -> Option<Record<'_>> {
+        match self.wave.as_mut()? {
+            Wave::Vcd(v) => Some(Record::Vcd(v)),
+            Wave::Fst(f) => Some(Record::Fst(FstRecord {
+                sink: f,
+                error: None,
+            })),
+        }
+    }
+}
+
+/// Where one design signal's value lies in the snapshot.
+#[derive(Clone, Copy)]
+pub(in crate::rtl) struct Place {
+    /// Its first word.
+    pub off: u32,
+    /// Its words ([`Bundle::WORDS`]).
+    pub words: u32,
+}
+
+/// The switching-activity counter's view of the design: every signal's value this cycle and
+/// the last (see [`Snap`]).
+struct Snapshot {
+    /// Per design signal: where it lies in the snapshot.
+    places: Vec<Place>,
+    /// Per snapshot word: the bits of it its signal's width keeps.
+    mask: Vec<u64>,
+    cur: Vec<u64>,
+    prev: Vec<u64>,
+}
+
+impl Snapshot {
+    /// The snapshot of the signals of `table` (`storage`: each one's words).
+    fn new(table: &[SignalInfo], storage: &[usize]) -> Self {
+        let mut places = Vec::with_capacity(table.len());
+        let mut mask = Vec::with_capacity(table.len());
+        for (s, &store) in table.iter().zip(storage) {
+            places.push(Place {
+                off: mask.len() as u32,
+                words: store as u32,
+            });
+            for w in 0..store as u32 {
+                let bits = s.width.saturating_sub(64 * w).min(64);
+                mask.push(if bits == 0 {
+                    0
+                } else {
+                    u64::MAX >> (64 - bits)
+                });
             }
+        }
+        Self {
+            places,
+            cur: vec![0; mask.len()],
+            prev: vec![0; mask.len()],
+            mask,
+        }
+    }
+
+    /// Takes this cycle's snapshot of every design signal, bits above each width cleared
+    /// (the last cycle's moves to `prev`).
+    fn take<M: Module>(&mut self, top: &mut M) {
+        std::mem::swap(&mut self.cur, &mut self.prev);
+        top.visit(&mut Snap {
+            pos: 0,
+            cur: &mut self.cur,
+        });
+        for (c, m) in self.cur.iter_mut().zip(&self.mask) {
+            *c &= *m;
         }
     }
 }
@@ -683,9 +791,10 @@ impl Tracer {
             }
             None => (None, None),
         };
-        let activity = saif
-            .is_some()
-            .then(|| Box::new(saif::Activity::new(&decls, &slots)));
+        let snapshot = saif.is_some().then(|| Snapshot::new(table, storage));
+        let activity = snapshot
+            .as_ref()
+            .map(|snap| Box::new(saif::Activity::new(&decls, &slots, &snap.places)));
         let mut tracer = Self {
             sink: None,
             saif,
@@ -710,7 +819,11 @@ impl Tracer {
             Some(Err(e)) => return Err(tracer.fail(e)),
             None => None,
         };
-        tracer.sink = Some(Writer { wave, activity });
+        tracer.sink = Some(Writer {
+            wave,
+            activity,
+            snapshot,
+        });
         Ok(tracer)
     }
 
@@ -764,15 +877,17 @@ impl Tracer {
             Ok(())
         });
         if res.is_ok() {
+            // The counter's snapshot (its own pass: the waveform's formats as it compares).
+            if let (Some(a), Some(snap)) = (writer.activity.as_mut(), writer.snapshot.as_mut()) {
+                snap.take(top);
+                a.cycle(cycle, &snap.cur, &snap.prev, force);
+            }
             // The VCD lines are formatted during the pass itself.
-            let mut rec = writer.record();
-            self.state.pass(top, &mut rec, force);
-            if let Record::Other(Other {
-                fst: Some(FstRecord { error: Some(e), .. }),
-                ..
-            }) = rec
-            {
-                res = Err(e);
+            if let Some(mut rec) = writer.record() {
+                self.state.pass(top, &mut rec, force);
+                if let Record::Fst(FstRecord { error: Some(e), .. }) = rec {
+                    res = Err(e);
+                }
             }
         }
         if res.is_ok() {
@@ -811,7 +926,11 @@ impl Tracer {
                 cycles: cycles_run,
             });
         }
-        let Writer { wave, activity } = sink;
+        let Writer {
+            wave,
+            activity,
+            snapshot,
+        } = sink;
         let wave_done = match wave {
             Some(Wave::Vcd(s)) => s.finish(self.end_time),
             Some(Wave::Fst(s)) => s.finish(self.end_time),
@@ -821,8 +940,9 @@ impl Tracer {
             return Err(self.fail(e));
         }
         let activity = match (activity, self.saif.take()) {
-            (Some(a), Some((path, mut out))) => {
-                let report = a.report(&self.decls, self.end_time, path.clone());
+            (Some(mut a), Some((path, mut out))) => {
+                let last = snapshot.as_ref().map_or(&[][..], |s| &s.cur[..]);
+                let report = a.report(&self.decls, self.end_time, last, path.clone());
                 let io_err = |action, source| RtlError::TraceIo {
                     path: path.clone(),
                     action,

@@ -2,15 +2,24 @@
 //! it spent at 1, written as SAIF 2.0 (the Switching Activity Interchange Format that power
 //! tools read).
 //!
-//! [`Activity`] is a sink like the waveform writers: the sampling pass hands it the same change
-//! stream (each traced signal's value whenever it differs from the last one written), so its
-//! counts are those of the VCD the same run writes, by construction, and a test recomputes
-//! them from the VCD with its own reader. Per change it XORs the old and new values: each set
-//! bit is a toggle (`TC`). The time at 1 (`T1`) is kept as a running sum over the same toggles:
-//! a bit that rises at time `t` subtracts `t`, one that falls adds `t`, and at the end a bit
-//! still at 1 adds the end time (a bit at 1 initially subtracts the start), so the sum is the
-//! total of its intervals at 1 (wrapping arithmetic, exact since the total fits). The work is
-//! per toggled bit, none for a signal that holds its value.
+//! [`Activity`] counts from the tracer's snapshot, the value of every design signal each traced
+//! cycle, and so sees the change stream the VCD and FST writers get: its counts are those of
+//! the VCD the same run writes, by construction, and a test recomputes them from the VCD with
+//! its own reader. It works a 64-bit word at a time, as a counter in hardware would:
+//!
+//! - A word whose value holds costs one comparison.
+//! - A word that changed adds its toggled bits (`old ^ new`) into a *bit-sliced* counter:
+//!   sixteen words per snapshot word, plane `p` holding bit `p` of each of its 64 bits'
+//!   counts, added with the ripple of a row of half adders (`sum = plane ^ carry`,
+//!   `carry = plane & carry`) that stops when no carry is left, so most additions touch
+//!   one or two planes (`TC`).
+//! - The time at 1 (`T1`) is counted the same way, lazily: when a word changes, its old
+//!   value has held since its last change, `d` cycles, and is added `d` times (one ripple per
+//!   set bit of `d`, one for the usual `d = 1`).
+//! - Every 65,535 cycles (before a 16-bit count could wrap) and at the end, the planes are
+//!   emptied into per-bit totals.
+//!
+//! `clk` and `rst` are counted bit by bit from the tracer's calls, as a sink's changes.
 //!
 //! Conventions (as a VCD-to-SAIF converter applies them to our waves): the duration runs from
 //! the first traced cycle's start to the end of the last one; each signal's first value is its
@@ -21,10 +30,18 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write;
 
-use super::{Decl, Sink, SinkError};
+use super::{Decl, Place, Sink, SinkError};
 
-/// Toggle counts and time at 1 of every bit of the traced signals, counted from the changes the
-/// sampling pass reports.
+/// Planes of the low bit-sliced counters: counts up to 15, merged every [`MERGE_EVERY`] cycles.
+const LOW: usize = 4;
+const MERGE_EVERY: u32 = (1 << LOW) - 1;
+/// Planes of the high bit-sliced counters: counts up to 2^16 - 1 between two drains, and
+/// cycles between drains (no bit toggles, or is at 1, more often than once a cycle).
+const PLANES: usize = 16;
+const DRAIN_EVERY: u64 = (1 << PLANES) - 1 - MERGE_EVERY as u64;
+
+/// Toggle counts and time at 1 of every bit of the traced signals: `clk` and `rst` from the
+/// changes the tracer reports, the design signals from its snapshot.
 pub(in crate::rtl) struct Activity {
     /// Per slot: its declaration, or `u32::MAX` for a signal the trace does not select.
     slot_decl: Vec<u32>,
@@ -43,6 +60,180 @@ pub(in crate::rtl) struct Activity {
     /// The current time, and the first one seen.
     now: u64,
     start: Option<u64>,
+    /// The design signals' counters.
+    snap: SnapCounts,
+}
+
+/// The counters of the design signals, a snapshot word at a time (see the module's text).
+struct SnapCounts {
+    /// Per declaration: the design signal it is (its place in the snapshot), if any.
+    places: Vec<Option<Place>>,
+    /// Per snapshot word: the cycle its value was last changed (or counted up to).
+    since: Vec<u64>,
+    /// Per snapshot word: the low toggle counter's planes, then the low at-1 counter's.
+    low: Vec<[u64; 2 * LOW]>,
+    /// Per snapshot word: the high toggle and at-1 counters.
+    toggle_planes: Vec<[u64; PLANES]>,
+    high_planes: Vec<[u64; PLANES]>,
+    /// Per snapshot word, per bit: the drained totals (toggles; cycles at 1).
+    toggles: Vec<[u64; 64]>,
+    high_cycles: Vec<[u64; 64]>,
+    /// The first cycle counted; cycles since the last merge; the last drain.
+    first: Option<u64>,
+    unmerged: u32,
+    drained: u64,
+}
+
+/// Adds `carry` (one bit per position) into the bit-sliced counter from plane `from` up,
+/// stopping when no carry is left.
+#[inline(always)]
+fn ripple(planes: &mut [u64; PLANES], from: usize, mut carry: u64) {
+    for plane in &mut planes[from..] {
+        let held = *plane;
+        *plane = held ^ carry;
+        carry &= held;
+        if carry == 0 {
+            return;
+        }
+    }
+    debug_assert!(false, "a bit-sliced counter overflowed before its drain");
+}
+
+/// Adds `value` (one bit per position) `times` times into the bit-sliced counter.
+fn ripple_times(planes: &mut [u64; PLANES], value: u64, mut times: u64) {
+    let mut plane = 0;
+    while times != 0 {
+        if times & 1 == 1 {
+            ripple(planes, plane, value);
+        }
+        times >>= 1;
+        plane += 1;
+    }
+}
+
+/// Adds `carry` into a low counter: four half adders, no branch (it never overflows between
+/// merges).
+#[inline(always)]
+fn add_low(planes: &mut [u64], mut carry: u64) {
+    for plane in planes {
+        let held = *plane;
+        *plane = held ^ carry;
+        carry &= held;
+    }
+}
+
+/// Adds the low counter `low` (a 4-bit number per position) into the high counter `high` and
+/// clears it: four full adders (`sum = a ^ b ^ carry`, `carry = majority`), then the carry's
+/// ripple.
+#[inline(always)]
+fn add_number(high: &mut [u64; PLANES], low: &mut [u64]) {
+    let mut carry = 0;
+    for (h, l) in high.iter_mut().zip(low.iter_mut()) {
+        let (a, b) = (*h, std::mem::take(l));
+        *h = a ^ b ^ carry;
+        carry = (a & b) | (carry & (a ^ b));
+    }
+    if carry != 0 {
+        ripple(high, LOW, carry);
+    }
+}
+
+/// Empties a bit-sliced counter into per-bit totals.
+fn drain(planes: &mut [u64; PLANES], totals: &mut [u64; 64]) {
+    for (p, plane) in planes.iter_mut().enumerate() {
+        let mut ones = std::mem::take(plane);
+        while ones != 0 {
+            totals[ones.trailing_zeros() as usize] += 1 << p;
+            ones &= ones - 1;
+        }
+    }
+}
+
+impl SnapCounts {
+    fn new(words: usize, places: Vec<Option<Place>>) -> Self {
+        Self {
+            places,
+            since: vec![0; words],
+            low: vec![[0; 2 * LOW]; words],
+            toggle_planes: vec![[0; PLANES]; words],
+            high_planes: vec![[0; PLANES]; words],
+            toggles: vec![[0; 64]; words],
+            high_cycles: vec![[0; 64]; words],
+            first: None,
+            unmerged: 0,
+            drained: 0,
+        }
+    }
+
+    /// Counts cycle `cycle`, whose values are `cur`, the last cycle's being `prev`.
+    #[inline(never)]
+    fn cycle(&mut self, cycle: u64, cur: &[u64], prev: &[u64]) {
+        if self.first.is_none() {
+            // The initial values: a state, not a toggle.
+            self.first = Some(cycle);
+            self.drained = cycle;
+            self.since.fill(cycle);
+            return;
+        }
+        let words = cur
+            .iter()
+            .zip(prev)
+            .zip(&mut self.since)
+            .zip(self.low.iter_mut().zip(&mut self.high_planes));
+        for (((&new, &old), since), (low, high)) in words {
+            let toggled = new ^ old;
+            if toggled == 0 {
+                continue;
+            }
+            let (low_toggles, low_high) = low.split_at_mut(LOW);
+            add_low(low_toggles, toggled);
+            // `old` held from `since` until now: one cycle when it changes every cycle.
+            let held = cycle - *since;
+            if held == 1 {
+                add_low(low_high, old);
+            } else if old != 0 {
+                ripple_times(high, old, held);
+            }
+            *since = cycle;
+        }
+        self.unmerged += 1;
+        if self.unmerged == MERGE_EVERY {
+            self.merge();
+            if cycle - self.drained >= DRAIN_EVERY {
+                self.drain(cycle + 1, cur);
+            }
+        }
+    }
+
+    /// Adds every low counter into its high one and clears it.
+    #[inline(never)]
+    fn merge(&mut self) {
+        let words = self
+            .low
+            .iter_mut()
+            .zip(self.toggle_planes.iter_mut().zip(&mut self.high_planes));
+        for (low, (toggle, high)) in words {
+            let (low_toggles, low_high) = low.split_at_mut(LOW);
+            add_number(toggle, low_toggles);
+            add_number(high, low_high);
+        }
+        self.unmerged = 0;
+    }
+
+    /// Settles every word's time at 1 up to `until` (its value `cur` since its last change)
+    /// and empties the counters into the totals.
+    fn drain(&mut self, until: u64, cur: &[u64]) {
+        self.merge();
+        for (w, &value) in cur.iter().enumerate() {
+            if value != 0 {
+                ripple_times(&mut self.high_planes[w], value, until - self.since[w]);
+            }
+            self.since[w] = until;
+            drain(&mut self.toggle_planes[w], &mut self.toggles[w]);
+            drain(&mut self.high_planes[w], &mut self.high_cycles[w]);
+        }
+        self.drained = until;
+    }
 }
 
 /// The counts of one traced signal.
@@ -117,8 +308,9 @@ impl ActivityReport {
 
 impl Activity {
     /// Counters for the declarations `decls`; `slots` gives each slot's declaration
-    /// (`u32::MAX`: none), as for the waveform writers.
-    pub fn new(decls: &[Decl], slots: &[u32]) -> Self {
+    /// (`u32::MAX`: none), as for the waveform writers, and `places` each design signal's
+    /// place in the snapshot.
+    pub fn new(decls: &[Decl], slots: &[u32], places: &[Place]) -> Self {
         let (mut bits, mut words) = (0u32, 0u32);
         let (mut bit_base, mut word_base, mut width) = (Vec::new(), Vec::new(), Vec::new());
         for d in decls {
@@ -128,6 +320,15 @@ impl Activity {
             bits += d.width;
             words += d.width.div_ceil(64);
         }
+        let mut decl_place = vec![None; decls.len()];
+        for (i, place) in places.iter().enumerate() {
+            if let Some(&d) = slots.get(i + 2) {
+                if let Some(p) = decl_place.get_mut(d as usize) {
+                    *p = Some(*place);
+                }
+            }
+        }
+        let snap_words = places.iter().map(|p| (p.off + p.words) as usize).max();
         Self {
             slot_decl: slots.to_vec(),
             bit_base,
@@ -139,40 +340,54 @@ impl Activity {
             high: vec![0; bits as usize],
             now: 0,
             start: None,
+            snap: SnapCounts::new(snap_words.unwrap_or(0), decl_place),
         }
     }
 
-    /// The counts at `end_time` (the end of the last traced cycle), per declaration.
+    /// Counts the design signals of cycle `cycle` from the tracer's snapshot: `cur` this
+    /// cycle's values, `prev` the last cycle's (ignored on the first sample, `first`).
+    pub fn cycle(&mut self, cycle: u64, cur: &[u64], prev: &[u64], first: bool) {
+        debug_assert_eq!(first, self.snap.first.is_none());
+        self.snap.cycle(cycle, cur, prev);
+    }
+
+    /// The counts at `end_time` (the end of the last traced cycle), per declaration; `last`
+    /// is the snapshot of the last traced cycle.
     pub fn report(
-        &self,
+        &mut self,
         decls: &[Decl],
         end_time: u64,
+        last: &[u64],
         saif: std::path::PathBuf,
     ) -> ActivityReport {
         let start = self.start.unwrap_or(end_time);
+        if self.snap.first.is_some() {
+            self.snap.drain(end_time / super::PERIOD, last);
+        }
         let signals = decls
             .iter()
             .enumerate()
             .map(|(d, decl)| {
-                let (b, w) = (self.bit_base[d] as usize, self.width[d] as usize);
-                let mut high = self.high[b..b + w].to_vec();
-                if self.seen[d] {
-                    // A bit at 1 now closes its last interval at the end time.
-                    for (i, h) in high.iter_mut().enumerate() {
-                        let word = self.last[self.word_base[d] as usize + i / 64];
-                        if word >> (i % 64) & 1 == 1 {
-                            *h = h.wrapping_add(end_time);
-                        }
+                let (toggles, high_ns) = match self.snap.places.get(d).copied().flatten() {
+                    Some(place) => {
+                        let bits = (0..decl.width as usize).map(|i| {
+                            let w = place.off as usize + i / 64;
+                            (w, i % 64)
+                        });
+                        let toggles = bits.clone().map(|(w, b)| self.snap.toggles[w][b]);
+                        let high = bits.map(|(w, b)| self.snap.high_cycles[w][b] * super::PERIOD);
+                        (toggles.collect(), high.collect())
                     }
-                }
+                    None => self.edge_counts(d, end_time),
+                };
                 let mut path = decl.scope.join(".");
                 path.push('.');
                 path.push_str(&decl.name);
                 SignalActivity {
                     path,
                     width: decl.width,
-                    toggles: self.toggles[b..b + w].to_vec(),
-                    high_ns: high,
+                    toggles,
+                    high_ns,
                 }
             })
             .collect();
@@ -181,6 +396,23 @@ impl Activity {
             duration_ns: end_time - start,
             signals,
         }
+    }
+
+    /// The toggles and time at 1 of declaration `d` counted from the tracer's calls (`clk`,
+    /// `rst`), at `end_time`.
+    fn edge_counts(&self, d: usize, end_time: u64) -> (Vec<u64>, Vec<u64>) {
+        let (b, w) = (self.bit_base[d] as usize, self.width[d] as usize);
+        let mut high = self.high[b..b + w].to_vec();
+        if self.seen[d] {
+            // A bit at 1 now closes its last interval at the end time.
+            for (i, h) in high.iter_mut().enumerate() {
+                let word = self.last[self.word_base[d] as usize + i / 64];
+                if word >> (i % 64) & 1 == 1 {
+                    *h = h.wrapping_add(end_time);
+                }
+            }
+        }
+        (self.toggles[b..b + w].to_vec(), high)
     }
 }
 
