@@ -6,10 +6,13 @@
 //! - [`sparse`]: 2:4 structured sparsity (compression, metadata, the sparse functional model).
 //! - [`verify`]: independent references and error statistics (never calls `numerics` arithmetic).
 //! - [`tb`]: the self-checking testbench harness and the registry of `testbenches/*.rs`.
+//! - [`energy`]: energy per event (a sourced table) and a run's estimate from its switching
+//!   activity.
 //! - [`course`]: the course's instructor tools (golden sets for the Verilog tasks, batch
 //!   grading, the student edition).
 
 pub mod course;
+pub mod energy;
 pub mod gemm;
 pub mod hw;
 pub mod io;

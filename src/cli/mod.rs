@@ -14,6 +14,7 @@ macro_rules! outln {
 mod convert;
 mod course;
 mod dot;
+mod energy;
 mod gemm;
 mod grade;
 mod memory;

@@ -11,7 +11,7 @@ use crate::hw::{
     CoreConfig, HwError, IdealPort, OperandFeeder, OperandPort, Schedule, TensorCore, TileBuffer,
 };
 use crate::numerics::flags::Flags;
-use crate::rtl::{Simulator, TraceConfig};
+use crate::rtl::{ActivityReport, Simulator, TraceConfig};
 
 /// The outcome of a clocked run.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,6 +28,9 @@ pub struct ClockedRun {
     pub mac_slots_offered: u64,
     /// Wall-clock seconds the simulation loop took.
     pub sim_seconds: f64,
+    /// The switching activity, when the run's trace counted it
+    /// ([`crate::rtl::TraceConfig::counts_activity`]).
+    pub activity: Option<ActivityReport>,
 }
 
 impl ClockedRun {
@@ -174,7 +177,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
     // One more clock with the controller in Done, so the waveform ends on the final state
     // (not counted in `cycles`: the result was complete at the previous edge).
     sim.step()?;
-    let (top, _summary) = sim.finish()?;
+    let (top, summary) = sim.finish()?;
     let sim_seconds = t0.elapsed().as_secs_f64();
     let offered = cycles * (cfg.rows() * cfg.cols() * cfg.width) as u64;
     Ok((
@@ -186,6 +189,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
                 mac_slots_used: macs,
                 mac_slots_offered: offered,
                 sim_seconds,
+                activity: summary.and_then(|s| s.activity),
             },
             first_tile_cycles: first_tile.unwrap_or(0),
             compute_cycles,

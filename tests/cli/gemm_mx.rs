@@ -269,3 +269,52 @@ fn gemm_mx_bad_input() {
     let _ = std::fs::remove_dir_all(&n);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--energy` on block-scaled GEMMs: the multipliers are charged the 45 nm table's FP
+/// multiply for the element format (an exponent adder of the exponent's width at Horowitz's
+/// 0.03 pJ per 8 bits, and a significand array interpolated log-log in `p_a * p_b` through
+/// FP16 and FP32 less their exponent adders), per toggle of half the elements' bits; MXFP4's
+/// arithmetic costs less per MAC than MXFP8's.
+#[test]
+fn gemm_mx_energy() {
+    let mut per_mac = Vec::new();
+    for (fmt, sig, e, bits) in [
+        (BlockFormat::MxFp8E4M3, 4u32, 4u32, 8u32),
+        (BlockFormat::MxFp4, 2, 2, 4),
+    ] {
+        let d = scratch("gemm_mx_energy", fmt.name());
+        write_problem(&d, fmt, (8, 8, 64), 11);
+        let o = tcrtl(&[
+            "gemm",
+            "--format",
+            fmt.name(),
+            "--a",
+            &p(&d, "a.npy"),
+            "--b",
+            &p(&d, "b.npy"),
+            "--a-scales",
+            &p(&d, "sa.npy"),
+            "--b-scales",
+            &p(&d, "sb.npy"),
+            "--energy",
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let exp_add = |bits: u32| 0.03 * f64::from(bits) / 8.0;
+        let k = ((3.7 - exp_add(8)) / (1.1 - exp_add(5))).ln() / (576.0f64 / 121.0).ln();
+        let mul = (1.1 - exp_add(5)) * (f64::from(sig * sig) / 121.0).powf(k) + exp_add(e);
+        let each = j["energy"]["by_block"]["multipliers"]["pj_each"]
+            .as_f64()
+            .expect("pj_each");
+        assert!(
+            (each - mul / f64::from(bits)).abs() < 1e-12,
+            "{fmt}: {each}"
+        );
+        let b = &j["energy"]["by_block"];
+        let arith = b["multipliers"]["pj"].as_f64().unwrap() + b["adders"]["pj"].as_f64().unwrap();
+        per_mac.push(arith / j["energy"]["macs"].as_f64().unwrap());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+    assert!(per_mac[1] < per_mac[0], "{per_mac:?}");
+}

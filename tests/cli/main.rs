@@ -15,6 +15,7 @@ mod dot_fp16;
 mod dot_int;
 mod dot_mx;
 mod dot_rounding;
+mod energy;
 mod fuzz_front_door;
 mod gemm;
 mod gemm_fp16;

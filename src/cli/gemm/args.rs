@@ -1,5 +1,6 @@
 //! The options of `tcrtl gemm` (one struct, read by every mode's runner).
 
+use crate::cli::energy::EnergyArgs;
 use crate::cli::memory::{MemArgs, MemoryPath};
 use crate::cli::pattern::Pattern;
 use crate::cli::sparse::CompressedA;
@@ -71,6 +72,8 @@ pub struct GemmArgs {
     pub memh: Option<PathBuf>,
     #[command(flatten)]
     pub trace: values::TraceArgs,
+    #[command(flatten)]
+    pub energy: EnergyArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,

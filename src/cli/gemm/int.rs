@@ -4,10 +4,12 @@
 //! also run through the TMA memory path (`--memory tma`: bytes in global and shared memory,
 //! int32 C and D words).
 
+use crate::cli::energy::{json as energy_json, lines as energy_lines, memory_events, EnergyArgs};
 use crate::cli::memory::{memory_json, memory_line, MemoryPath};
 use crate::cli::operand_files::load_int_matrix;
 use crate::cli::values;
 use std::path::{Path, PathBuf};
+use tensorcore_rtl::energy::{AccKind, MulKind};
 use tensorcore_rtl::gemm::{self, CoreConfig, Gemm, Problem};
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::npy::{read_npy, shape_text, write_npy, Dtype};
@@ -33,6 +35,8 @@ pub struct IntGemmJob<'a> {
     pub check: bool,
     /// Waveform options.
     pub trace: &'a values::TraceArgs,
+    /// Energy options.
+    pub energy: &'a EnergyArgs,
     /// Print JSON.
     pub json: bool,
 }
@@ -88,15 +92,35 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
         }
         (None, None) => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
     };
+    let energy = job.energy.plan()?;
     let problem = Problem::Dense(&g);
     let trace = job
         .trace
         .config()?
         .map(|t| t.budget(problem.schedule_cycles(), job.trace.vcd_limit_bytes()));
+    let run_trace = match &energy {
+        Some(e) => Some(e.trace(trace.clone())),
+        None => trace.clone(),
+    };
     let done =
-        gemm::run(problem, job.memory.as_ref(), trace.as_ref()).map_err(|e| e.to_string())?;
+        gemm::run(problem, job.memory.as_ref(), run_trace.as_ref()).map_err(|e| e.to_string())?;
     let mem_run = done.memory;
     let run = &done.run;
+    let energy = match &energy {
+        Some(e) => {
+            let bytes = |f: IntFormat| f64::from(f.bits.div_ceil(8));
+            let memory = mem_run
+                .as_ref()
+                .map(|r| memory_events(r, g.k, (bytes(im.a), bytes(im.b)), 1.0));
+            let mul = MulKind::Int {
+                a: im.a.bits,
+                b: im.b.bits,
+            };
+            let bits = (im.a.bits, im.b.bits);
+            Some(e.estimate(run, mul, bits, AccKind::Int32, memory)?)
+        }
+        None => None,
+    };
     if let Some(out) = job.out {
         let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
         write_npy(out, &[g.m, g.n], Dtype::I32, &words).map_err(|e| e.to_string())?;
@@ -128,6 +152,10 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
                 mem_run.as_ref(),
             ),
         });
+        let mut obj = obj;
+        if let Some(e) = &energy {
+            obj["energy"] = energy_json(e);
+        }
         outln!("{obj}");
     } else {
         outln!(
@@ -154,6 +182,11 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
             outln!("check against {r}: {} mismatches", bad.len());
             for &i in bad.iter().take(5) {
                 outln!("  D[{}][{}] = {}", i / g.n, i % g.n, run.out.d[i] as i32);
+            }
+        }
+        if let Some(e) = &energy {
+            for line in energy_lines(e) {
+                outln!("{line}");
             }
         }
         if let Some(out) = job.out {

@@ -16,6 +16,7 @@ use super::pattern::{pattern_problem, Pattern};
 use super::values;
 pub use args::GemmArgs;
 use load::{load_c, load_operand, plan_outputs};
+use tensorcore_rtl::energy::{AccKind, MulKind};
 use tensorcore_rtl::gemm::{self, run_functional, CoreConfig, Gemm, Problem};
 use tensorcore_rtl::io::golden;
 use tensorcore_rtl::io::npy::{write_npy, Dtype};
@@ -63,6 +64,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     let cfg = CoreConfig::new(fmt_a, fmt_b, mode, args.width).with_acc(acc);
     plan_outputs(args)?;
     let mem_cfg = super::memory::port_config(args.memory, &args.mem, args.stages, args.no_swizzle)?;
+    let energy = args.energy.plan()?;
     let trace = args.trace.config()?;
     let random = args.m.is_some();
     let sparse = if args.sparse {
@@ -101,7 +103,13 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         None => Problem::Dense(&g),
     };
     let trace = trace.map(|t| t.budget(problem.schedule_cycles(), args.trace.vcd_limit_bytes()));
-    let done = gemm::run(problem, mem_cfg.as_ref(), trace.as_ref()).map_err(|e| e.to_string())?;
+    // With --energy the run counts every signal's toggles (into no file of its own).
+    let run_trace = match &energy {
+        Some(e) => Some(e.trace(trace.clone())),
+        None => trace.clone(),
+    };
+    let done =
+        gemm::run(problem, mem_cfg.as_ref(), run_trace.as_ref()).map_err(|e| e.to_string())?;
     let measured = done
         .measured
         .ok_or("the core reported no measured phases")?;
@@ -135,6 +143,26 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         None
     };
     let macs = sparse.as_ref().map_or(g.macs(), SparseGemm::macs);
+    let energy = match &energy {
+        Some(e) => {
+            // Elements sit in whole power-of-two bytes in memory (TF32 in 4).
+            let container = |bits: u32| f64::from(bits.div_ceil(8).next_power_of_two());
+            let bytes = (container(fmt_a.width()), container(fmt_b.width()));
+            // A compressed 2:4 A holds half the values.
+            let a_fraction = if sparse.is_some() { 0.5 } else { 1.0 };
+            let memory = mem_run
+                .as_ref()
+                .map(|r| super::energy::memory_events(r, g.k, bytes, a_fraction));
+            let mul = MulKind::Float {
+                p_a: fmt_a.frac_bits + 1,
+                p_b: fmt_b.frac_bits + 1,
+                e: fmt_a.exp_bits.max(fmt_b.exp_bits),
+            };
+            let bits = (fmt_a.width(), fmt_b.width());
+            Some(e.estimate(&run, mul, bits, AccKind::Float(acc.width()), memory)?)
+        }
+        None => None,
+    };
     let macs_per_second = if run.sim_seconds > 0.0 {
         macs as f64 / run.sim_seconds
     } else {
@@ -165,6 +193,9 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             None => obj,
         };
         obj["memory"] = memory_json(args.memory, mem_run.as_ref());
+        if let Some(e) = &energy {
+            obj["energy"] = super::energy::json(e);
+        }
         outln!("{obj}");
     } else {
         outln!(
@@ -205,6 +236,11 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
                     i % g.n,
                     run.out.d[i]
                 );
+            }
+        }
+        if let Some(e) = &energy {
+            for line in super::energy::lines(e) {
+                outln!("{line}");
             }
         }
         if let Some(out) = &args.out {
@@ -265,6 +301,7 @@ fn run_int(args: &GemmArgs, a: IntFormat, b: IntFormat) -> Result<i32, String> {
         out: args.out.as_deref(),
         check: args.check,
         trace: &args.trace,
+        energy: &args.energy,
         json: args.json,
     })
 }

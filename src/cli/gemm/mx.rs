@@ -12,6 +12,7 @@ use super::args::GemmArgs;
 use super::load::{load_c, matrix_shape, plan_outputs};
 use crate::cli::memory::MemoryPath;
 use std::path::{Path, PathBuf};
+use tensorcore_rtl::energy::{AccKind, MulKind};
 use tensorcore_rtl::gemm::{self, CoreConfig, MxGemm, Problem};
 use tensorcore_rtl::hw::MxSpec;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
@@ -158,6 +159,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         ));
     }
     plan_outputs(args)?;
+    let energy = args.energy.plan()?;
     let trace = args.trace.config()?;
     let (pa, pb) = (need(&args.a, "--a")?, need(&args.b, "--b")?);
     let (psa, psb) = (
@@ -213,9 +215,31 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
     };
     let problem = Problem::Mx(&g);
     let trace = trace.map(|t| t.budget(problem.schedule_cycles(), args.trace.vcd_limit_bytes()));
-    let run = gemm::run(problem, None, trace.as_ref())
+    let run_trace = match &energy {
+        Some(e) => Some(e.trace(trace.clone())),
+        None => trace.clone(),
+    };
+    let run = gemm::run(problem, None, run_trace.as_ref())
         .map_err(|e| e.to_string())?
         .run;
+    let energy = match &energy {
+        Some(e) => {
+            // The lanes multiply the elements (MXINT8: 8-bit integers); the block scales
+            // only add exponents.
+            let mul = if int8 {
+                MulKind::Int { a: 8, b: 8 }
+            } else {
+                MulKind::Float {
+                    p_a: ea.frac_bits + 1,
+                    p_b: eb.frac_bits + 1,
+                    e: ea.exp_bits.max(eb.exp_bits),
+                }
+            };
+            let bits = (ea.width(), eb.width());
+            Some(e.estimate(&run, mul, bits, AccKind::Float(32), None)?)
+        }
+        None => None,
+    };
     if let Some(out) = &args.out {
         let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
         write_npy(out, &[m, n], Dtype::F32, &words).map_err(|e| e.to_string())?;
@@ -242,6 +266,10 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
                 "reference": CHECK_REFERENCES, "mismatches": b.len(),
             })),
         });
+        let mut obj = obj;
+        if let Some(e) = &energy {
+            obj["energy"] = crate::cli::energy::json(e);
+        }
         outln!("{obj}");
     } else {
         outln!(
@@ -257,6 +285,11 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             outln!("check against {CHECK_REFERENCES}: {} mismatches", b.len());
             for &i in b.iter().take(5) {
                 outln!("  D[{}][{}] = 0x{:08x}", i / n, i % n, run.out.d[i]);
+            }
+        }
+        if let Some(e) = &energy {
+            for line in crate::cli::energy::lines(e) {
+                outln!("{line}");
             }
         }
         if let Some(out) = &args.out {

@@ -70,6 +70,9 @@ pub struct TraceConfig {
     /// Also count the switching activity of the traced signals and write it to this SAIF file
     /// ([`TraceConfig::saif`]).
     pub saif: Option<PathBuf>,
+    /// Count the switching activity (and report it in [`TraceSummary::activity`]) even when
+    /// no SAIF file is written ([`TraceConfig::counting`], [`TraceConfig::count`]).
+    pub count: bool,
 }
 
 impl TraceConfig {
@@ -84,6 +87,7 @@ impl TraceConfig {
             expected_cycles: None,
             max_bytes: None,
             saif: None,
+            count: false,
         }
     }
 
@@ -105,6 +109,28 @@ impl TraceConfig {
         }
     }
 
+    /// No waveform and no file: the switching activity of the selected signals is counted and
+    /// reported in [`TraceSummary::activity`] only (what an energy estimate reads).
+    pub fn counting() -> Self {
+        Self {
+            count: true,
+            ..Self::activity(PathBuf::new())
+        }
+    }
+
+    /// Also counts the switching activity of the traced signals, reported in
+    /// [`TraceSummary::activity`], whether or not a SAIF file is written.
+    pub fn count(mut self) -> Self {
+        self.count = true;
+        self
+    }
+
+    /// Whether this trace counts switching activity (a SAIF is written, or counting was asked
+    /// for).
+    pub fn counts_activity(&self) -> bool {
+        self.count || self.saif_path().is_some()
+    }
+
     /// Also writes the switching activity of the traced signals (the same signals and cycles
     /// as the waveform) to the SAIF file `path`: the toggle counts equal those of the
     /// waveform's value changes.
@@ -119,6 +145,8 @@ impl TraceConfig {
     /// The SAIF file this trace writes, if any.
     pub fn saif_path(&self) -> Option<&std::path::Path> {
         match self.format {
+            // A counting-only trace has no path.
+            TraceFormat::Saif if self.path.as_os_str().is_empty() => None,
             TraceFormat::Saif => Some(&self.path),
             _ => self.saif.as_deref(),
         }
@@ -791,7 +819,9 @@ impl Tracer {
             }
             None => (None, None),
         };
-        let snapshot = saif.is_some().then(|| Snapshot::new(table, storage));
+        let snapshot = config
+            .counts_activity()
+            .then(|| Snapshot::new(table, storage));
         let activity = snapshot
             .as_ref()
             .map(|snap| Box::new(saif::Activity::new(&decls, &slots, &snap.places)));
@@ -939,23 +969,26 @@ impl Tracer {
         if let Err(e) = wave_done {
             return Err(self.fail(e));
         }
-        let activity = match (activity, self.saif.take()) {
-            (Some(mut a), Some((path, mut out))) => {
+        let activity = match activity {
+            Some(mut a) => {
                 let last = snapshot.as_ref().map_or(&[][..], |s| &s.cur[..]);
-                let report = a.report(&self.decls, self.end_time, last, path.clone());
-                let io_err = |action, source| RtlError::TraceIo {
-                    path: path.clone(),
-                    action,
-                    source,
-                };
-                let mut file = out.take_file().map_err(|e| io_err("create", e))?;
-                saif::write_saif(&mut file, &report, &self.decls)
-                    .map_err(|e| io_err("write SAIF", e))?;
-                drop(file);
-                out.commit().map_err(|e| io_err("rename into place", e))?;
+                let saif = self.saif.as_ref().map(|(p, _)| p.clone());
+                let report = a.report(&self.decls, self.end_time, last, saif);
+                if let Some((path, mut out)) = self.saif.take() {
+                    let io_err = |action, source| RtlError::TraceIo {
+                        path: path.clone(),
+                        action,
+                        source,
+                    };
+                    let mut file = out.take_file().map_err(|e| io_err("create", e))?;
+                    saif::write_saif(&mut file, &report, &self.decls)
+                        .map_err(|e| io_err("write SAIF", e))?;
+                    drop(file);
+                    out.commit().map_err(|e| io_err("rename into place", e))?;
+                }
                 Some(report)
             }
-            _ => None,
+            None => None,
         };
         if let Some(out) = self.out.take() {
             out.commit().map_err(|e| RtlError::TraceIo {

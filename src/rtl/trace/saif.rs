@@ -31,6 +31,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use super::{Decl, Place, Sink, SinkError};
+use crate::rtl::table::SignalKind;
 
 /// Planes of the low bit-sliced counters: counts up to 15, merged every [`MERGE_EVERY`] cycles.
 const LOW: usize = 4;
@@ -243,6 +244,8 @@ pub struct SignalActivity {
     pub path: String,
     /// Width in bits.
     pub width: u32,
+    /// Whether it is a register (else a wire or an input).
+    pub register: bool,
     /// Per bit, bit 0 first: how many times it toggled (SAIF `TC`).
     pub toggles: Vec<u64>,
     /// Per bit, bit 0 first: the time it spent at 1, in nanoseconds (SAIF `T1`).
@@ -259,8 +262,8 @@ impl SignalActivity {
 /// The switching activity of a traced run (see [`crate::rtl::TraceConfig::saif`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActivityReport {
-    /// The SAIF file written.
-    pub saif: std::path::PathBuf,
+    /// The SAIF file written (`None` when the activity was only counted).
+    pub saif: Option<std::path::PathBuf>,
     /// The traced time in nanoseconds (SAIF `DURATION`).
     pub duration_ns: u64,
     /// Every traced signal (`clk` and `rst` first), in the order of the waves.
@@ -358,7 +361,7 @@ impl Activity {
         decls: &[Decl],
         end_time: u64,
         last: &[u64],
-        saif: std::path::PathBuf,
+        saif: Option<std::path::PathBuf>,
     ) -> ActivityReport {
         let start = self.start.unwrap_or(end_time);
         if self.snap.first.is_some() {
@@ -386,6 +389,7 @@ impl Activity {
                 SignalActivity {
                     path,
                     width: decl.width,
+                    register: decl.kind == SignalKind::Reg,
                     toggles,
                     high_ns,
                 }

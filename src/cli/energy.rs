@@ -1,0 +1,158 @@
+//! `--energy [--tech NAME] [--clock-ghz F]`: the run's energy from its switching activity and
+//! memory counts (`tensorcore_rtl::energy`), as text lines and the JSON `energy` object.
+
+use tensorcore_rtl::energy::{
+    self, AccKind, EnergyInputs, EnergyReport, MemoryEvents, MulKind, Tech,
+};
+use tensorcore_rtl::gemm::{ClockedRun, MemRun};
+use tensorcore_rtl::rtl::TraceConfig;
+
+/// The energy options of a command that runs the clocked core.
+#[derive(clap::Args, Debug, Clone)]
+pub struct EnergyArgs {
+    /// Estimate the run's energy from its switching activity (every signal's toggles are
+    /// counted, which slows the run): total, pJ per MAC, the split by block and the average
+    /// power at --clock-ghz (docs/energy.md).
+    #[arg(long)]
+    pub energy: bool,
+    /// The technology's energy table: 45nm (Horowitz, ISSCC 2014; the default) or 7nm (45 nm
+    /// logic scaled by C*V^2, HBM2 global memory).
+    #[arg(long, value_name = "NAME", requires = "energy")]
+    pub tech: Option<String>,
+    /// The clock the average power is given at, in GHz (default 1).
+    #[arg(
+        long,
+        value_name = "GHZ",
+        requires = "energy",
+        allow_negative_numbers = true
+    )]
+    pub clock_ghz: Option<f64>,
+}
+
+/// A checked energy request: the table and the clock.
+#[derive(Debug, Clone)]
+pub struct EnergyPlan {
+    tech: Tech,
+    clock_ghz: f64,
+}
+
+impl EnergyArgs {
+    /// The request, checked before the run (`None` without `--energy`).
+    pub fn plan(&self) -> Result<Option<EnergyPlan>, String> {
+        if !self.energy {
+            return Ok(None);
+        }
+        let tech = Tech::by_name(self.tech.as_deref().unwrap_or("45nm"))?;
+        let clock_ghz = self.clock_ghz.unwrap_or(1.0);
+        if !(clock_ghz.is_finite() && clock_ghz > 0.0) {
+            return Err(format!(
+                "--clock-ghz must be a positive number of GHz, not {clock_ghz}"
+            ));
+        }
+        Ok(Some(EnergyPlan { tech, clock_ghz }))
+    }
+}
+
+impl EnergyPlan {
+    /// The trace the run needs: `trace` with activity counted, or a counting-only one.
+    pub fn trace(&self, trace: Option<TraceConfig>) -> TraceConfig {
+        match trace {
+            Some(t) => t.count(),
+            None => TraceConfig::counting(),
+        }
+    }
+
+    /// The estimate of `run`, whose multipliers are `mul` on elements of `operand_bits`,
+    /// accumulating in `acc`, through the memory path `memory` if any.
+    pub fn estimate(
+        &self,
+        run: &ClockedRun,
+        mul: MulKind,
+        operand_bits: (u32, u32),
+        acc: AccKind,
+        memory: Option<MemoryEvents>,
+    ) -> Result<EnergyReport, String> {
+        let activity = run
+            .activity
+            .as_ref()
+            .ok_or("the run counted no switching activity")?;
+        let inputs = EnergyInputs {
+            macs: run.mac_slots_used,
+            cycles: run.cycles,
+            mul,
+            operand_bits,
+            acc,
+            activity,
+            memory,
+        };
+        Ok(energy::estimate(&inputs, &self.tech, self.clock_ghz))
+    }
+}
+
+/// The memory path's events of `r`: global bytes loaded and stored, shared-memory bytes (the
+/// TMA's landing writes and store reads, and the core's operand reads: every 4 x 4 output
+/// tile reads its A and B panels, `4 * K` elements each, `a_fraction` of A's when A is
+/// compressed), and the TMA's requests.
+pub fn memory_events(
+    r: &MemRun,
+    k: usize,
+    element_bytes: (f64, f64),
+    a_fraction: f64,
+) -> MemoryEvents {
+    let c = &r.counters;
+    let tiles = r.run.run.tiles as f64;
+    let panel = 4.0 * k as f64;
+    let operand_reads = tiles * panel * (a_fraction * element_bytes.0 + element_bytes.1);
+    MemoryEvents {
+        gmem_bytes: c.bytes_loaded + c.bytes_stored,
+        smem_bytes: c.tx_bytes + c.bytes_stored + operand_reads.round() as u64,
+        smem_capacity: u64::from(r.params.smem_bytes),
+        tma_requests: c.requests,
+    }
+}
+
+/// The JSON `energy` object.
+pub fn json(e: &EnergyReport) -> serde_json::Value {
+    let by_block: serde_json::Map<String, serde_json::Value> = e
+        .by_block
+        .iter()
+        .map(|b| {
+            (
+                b.block.to_string(),
+                serde_json::json!({
+                    "pj": b.pj, "count": b.count, "unit": b.unit, "pj_each": b.pj_each,
+                }),
+            )
+        })
+        .collect();
+    serde_json::json!({
+        "tech": e.tech,
+        "clock_ghz": e.clock_ghz,
+        "total_pj": e.total_pj,
+        "pj_per_mac": e.pj_per_mac,
+        "power_w": e.power_w,
+        "macs": e.macs,
+        "cycles": e.cycles,
+        "by_block": by_block,
+    })
+}
+
+/// The text report: a summary line and one line per block with energy.
+pub fn lines(e: &EnergyReport) -> Vec<String> {
+    let mut out = vec![format!(
+        "energy ({}, {} GHz): {:.1} pJ, {:.3} pJ/MAC, {:.3} W average",
+        e.tech, e.clock_ghz, e.total_pj, e.pj_per_mac, e.power_w
+    )];
+    for b in e.by_block.iter().filter(|b| b.count > 0) {
+        let share = if e.total_pj > 0.0 {
+            100.0 * b.pj / e.total_pj
+        } else {
+            0.0
+        };
+        out.push(format!(
+            "  {:<16} {:>12.1} pJ {:>5.1}%  ({} {} x {:.4} pJ)",
+            b.block, b.pj, share, b.count, b.unit, b.pj_each
+        ));
+    }
+    out
+}

@@ -1,0 +1,265 @@
+//! A run's energy: the counted events (multiplier and adder input toggles, register bit
+//! toggles, memory bytes and requests) times the table's energies ([`estimate`]).
+//!
+//! The rules (restated with their reasons in `docs/energy.md`):
+//! - **Arithmetic scales with its input activity.** Dynamic energy is `C * V^2` per node
+//!   transition, so a unit whose inputs do not change does (to first order) no work. The table's
+//!   figures are for random operands, whose bits toggle half the time; a unit is charged its
+//!   figure per *expected* random input toggle count: multipliers by the toggles of the PEs'
+//!   operand inputs (`a_in`, `b_in`), at `mul / ((bits_a + bits_b) / 2)` per toggle; the
+//!   accumulating adder (align, add, normalise, round) by the toggles of its inputs, the
+//!   stage-1 product register (`s1_prod`) and the accumulators (`acc_0`, `acc_1`), at
+//!   `add / ((product_bits + acc_bits) / 2)` per toggle. An operand held for K steps, or zero,
+//!   costs almost nothing; random data costs the table's figure per MAC.
+//! - **Registers** are charged per bit toggle, by block (the scope they sit in).
+//! - **Wires** other than the arithmetic inputs are not charged: their energy is part of the
+//!   unit that drives them, already counted.
+//! - **Memory** (with the TMA memory path): shared memory per byte read or written (64-bit
+//!   SRAM reads at its capacity), global memory per byte moved, the TMA per request.
+
+use serde::Serialize;
+
+use super::table::Tech;
+use crate::rtl::ActivityReport;
+
+/// What the multipliers multiply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MulKind {
+    /// Floating-point significands of `p_a` and `p_b` bits (hidden bit included), exponents
+    /// of at most `e` bits.
+    Float {
+        /// Significand bits of A.
+        p_a: u32,
+        /// Significand bits of B.
+        p_b: u32,
+        /// The wider exponent's bits.
+        e: u32,
+    },
+    /// Integers of `a` and `b` bits.
+    Int {
+        /// Bits of A.
+        a: u32,
+        /// Bits of B.
+        b: u32,
+    },
+}
+
+/// The accumulator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccKind {
+    /// A floating-point accumulator of 16 or 32 bits.
+    Float(u32),
+    /// A 32-bit integer accumulator.
+    Int32,
+}
+
+/// The memory path's events (with `--memory tma`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MemoryEvents {
+    /// Bytes read from and written to global memory.
+    pub gmem_bytes: u64,
+    /// Bytes read from and written to shared memory.
+    pub smem_bytes: u64,
+    /// Shared memory's capacity in bytes (the SRAM size its reads are charged at).
+    pub smem_capacity: u64,
+    /// TMA requests to global memory.
+    pub tma_requests: u64,
+}
+
+/// Everything an estimate reads from a run.
+#[derive(Debug, Clone, Copy)]
+pub struct EnergyInputs<'a> {
+    /// Useful multiply-accumulates (`M * N * K`).
+    pub macs: u64,
+    /// Cycles the run took.
+    pub cycles: u64,
+    /// The multiplier and its operands' storage widths in bits (A, B).
+    pub mul: MulKind,
+    /// Storage bits of an A and of a B element.
+    pub operand_bits: (u32, u32),
+    /// The accumulator.
+    pub acc: AccKind,
+    /// Every signal's toggles (the run traced with activity counted).
+    pub activity: &'a ActivityReport,
+    /// The memory path's events, if the run went through it.
+    pub memory: Option<MemoryEvents>,
+}
+
+/// One block's share.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BlockEnergy {
+    /// The block (`multipliers`, `adders`, `pe_registers`, ...).
+    pub block: &'static str,
+    /// Its energy in picojoules.
+    pub pj: f64,
+    /// The count it was charged for.
+    pub count: u64,
+    /// What `count` counts (`operand bit toggles`, `register bit toggles`, `bytes`, ...).
+    pub unit: &'static str,
+    /// Picojoules per counted event.
+    pub pj_each: f64,
+}
+
+/// A run's energy.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnergyReport {
+    /// The technology's name.
+    pub tech: &'static str,
+    /// The clock the power is given at, in GHz.
+    pub clock_ghz: f64,
+    /// Total energy in picojoules.
+    pub total_pj: f64,
+    /// Total energy per useful MAC.
+    pub pj_per_mac: f64,
+    /// Average power at the clock, in watts.
+    pub power_w: f64,
+    /// The MACs and cycles the figures are per.
+    pub macs: u64,
+    /// See [`EnergyReport::macs`].
+    pub cycles: u64,
+    /// The blocks, in a fixed order (arithmetic, registers, memory); a block with no events
+    /// is listed with zero.
+    pub by_block: Vec<BlockEnergy>,
+}
+
+impl EnergyReport {
+    /// The energy of the block named `block` (0 if absent).
+    pub fn block(&self, block: &str) -> f64 {
+        self.by_block
+            .iter()
+            .find(|b| b.block == block)
+            .map_or(0.0, |b| b.pj)
+    }
+
+    /// The arithmetic energy (multipliers and adders).
+    pub fn arithmetic_pj(&self) -> f64 {
+        self.block("multipliers") + self.block("adders")
+    }
+}
+
+/// Whether a signal's path lies in a block.
+type InBlock = fn(&str) -> bool;
+
+/// The register blocks, by the scope a register sits in: the first whose test matches.
+const REGISTER_BLOCKS: [(&str, InBlock); 4] = [
+    ("pe_registers", |p| p.contains(".mesh.")),
+    ("skew", |p| {
+        ["a_skew", "b_skew", "c_skew", "d_deskew"]
+            .iter()
+            .any(|s| p.contains(&format!(".{s}.")))
+    }),
+    ("memory_control", |p| p.contains(".mem.")),
+    ("controller", |_| true),
+];
+
+/// The last component of a signal's path.
+fn leaf(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
+}
+
+/// Whether `path` is a signal of a PE.
+fn in_pe(path: &str) -> bool {
+    path.contains(".mesh.pe_")
+}
+
+/// The estimate of a run at `clock_ghz` (> 0) with the energies of `tech`.
+pub fn estimate(inputs: &EnergyInputs<'_>, tech: &Tech, clock_ghz: f64) -> EnergyReport {
+    let act = inputs.activity;
+    let toggles_of = |pred: &dyn Fn(&str) -> bool| -> (u64, u64) {
+        act.signals
+            .iter()
+            .filter(|s| pred(&s.path))
+            .fold((0, 0), |(t, w), s| {
+                (t + s.total_toggles(), w + u64::from(s.width))
+            })
+    };
+    // Multipliers: the operand inputs' toggles.
+    let (mul_toggles, _) = toggles_of(&|p| in_pe(p) && matches!(leaf(p), "a_in" | "b_in"));
+    let mul_pj = match inputs.mul {
+        MulKind::Float { p_a, p_b, e } => tech.fp_mul(p_a, p_b, e),
+        MulKind::Int { a, b } => tech.int_mul(a, b),
+    };
+    let (bits_a, bits_b) = inputs.operand_bits;
+    let mul_each = mul_pj / (f64::from(bits_a + bits_b) / 2.0);
+    // Adders: the product register's and the accumulators' toggles; the reference is half
+    // of a product word and an accumulator per step.
+    let (add_toggles, _) =
+        toggles_of(&|p| in_pe(p) && matches!(leaf(p), "s1_prod" | "acc_0" | "acc_1"));
+    let (add_pj, acc_bits) = match inputs.acc {
+        AccKind::Float(16) => (tech.fp16_add, 16),
+        AccKind::Float(_) => (tech.fp32_add, 32),
+        AccKind::Int32 => (tech.int32_add, 32),
+    };
+    let product_bits = product_width(act);
+    let add_each = add_pj / (f64::from(product_bits + acc_bits) / 2.0);
+    let mut by_block = vec![
+        block("multipliers", mul_toggles, "operand bit toggles", mul_each),
+        block("adders", add_toggles, "adder input bit toggles", add_each),
+    ];
+    // Registers, by block.
+    let mut reg_toggles = [0u64; REGISTER_BLOCKS.len()];
+    for s in act.signals.iter().filter(|s| s.register) {
+        if let Some(i) = REGISTER_BLOCKS.iter().position(|(_, f)| f(&s.path)) {
+            reg_toggles[i] += s.total_toggles();
+        }
+    }
+    for ((name, _), n) in REGISTER_BLOCKS.iter().zip(reg_toggles) {
+        by_block.push(block(name, n, "register bit toggles", tech.reg_bit_toggle));
+    }
+    // Memory.
+    let mem = inputs.memory.unwrap_or(MemoryEvents {
+        gmem_bytes: 0,
+        smem_bytes: 0,
+        smem_capacity: 0,
+        tma_requests: 0,
+    });
+    let smem_byte = tech.sram_read64_at(mem.smem_capacity as f64) / 8.0;
+    by_block.push(block("shared_memory", mem.smem_bytes, "bytes", smem_byte));
+    by_block.push(block(
+        "global_memory",
+        mem.gmem_bytes,
+        "bytes",
+        tech.dram_byte,
+    ));
+    by_block.push(block("tma", mem.tma_requests, "requests", tech.tma_request));
+    let total_pj: f64 = by_block.iter().map(|b| b.pj).sum();
+    let seconds = inputs.cycles as f64 / (clock_ghz * 1e9);
+    EnergyReport {
+        tech: tech.name,
+        clock_ghz,
+        total_pj,
+        pj_per_mac: if inputs.macs > 0 {
+            total_pj / inputs.macs as f64
+        } else {
+            0.0
+        },
+        power_w: if seconds > 0.0 {
+            total_pj * 1e-12 / seconds
+        } else {
+            0.0
+        },
+        macs: inputs.macs,
+        cycles: inputs.cycles,
+        by_block,
+    }
+}
+
+/// One block's entry.
+fn block(block: &'static str, count: u64, unit: &'static str, pj_each: f64) -> BlockEnergy {
+    BlockEnergy {
+        block,
+        pj: count as f64 * pj_each,
+        count,
+        unit,
+        pj_each,
+    }
+}
+
+/// The width of one PE's stage-1 product register (per PE: every PE's is the same), or 32
+/// when the trace holds none.
+fn product_width(act: &ActivityReport) -> u32 {
+    act.signals
+        .iter()
+        .find(|s| in_pe(&s.path) && leaf(&s.path) == "s1_prod")
+        .map_or(32, |s| s.width)
+}
