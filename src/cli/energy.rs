@@ -1,10 +1,8 @@
 //! `--energy [--tech NAME] [--clock-ghz F]`: the run's energy from its switching activity and
 //! memory counts (`tensorcore_rtl::energy`), as text lines and the JSON `energy` object.
 
-use tensorcore_rtl::energy::{
-    self, AccKind, EnergyInputs, EnergyReport, MemoryEvents, MulKind, Tech,
-};
-use tensorcore_rtl::gemm::{ClockedRun, MemRun};
+use tensorcore_rtl::energy::{EnergyReport, Tech};
+use tensorcore_rtl::gemm::{self, GemmRun, Problem};
 use tensorcore_rtl::rtl::TraceConfig;
 
 /// The energy options of a command that runs the clocked core.
@@ -62,52 +60,10 @@ impl EnergyPlan {
         }
     }
 
-    /// The estimate of `run`, whose multipliers are `mul` on elements of `operand_bits`,
-    /// accumulating in `acc`, through the memory path `memory` if any.
-    pub fn estimate(
-        &self,
-        run: &ClockedRun,
-        mul: MulKind,
-        operand_bits: (u32, u32),
-        acc: AccKind,
-        memory: Option<MemoryEvents>,
-    ) -> Result<EnergyReport, String> {
-        let activity = run
-            .activity
-            .as_ref()
-            .ok_or("the run counted no switching activity")?;
-        let inputs = EnergyInputs {
-            macs: run.mac_slots_used,
-            cycles: run.cycles,
-            mul,
-            operand_bits,
-            acc,
-            activity,
-            memory,
-        };
-        Ok(energy::estimate(&inputs, &self.tech, self.clock_ghz))
-    }
-}
-
-/// The memory path's events of `r`: global bytes loaded and stored, shared-memory bytes (the
-/// TMA's landing writes and store reads, and the core's operand reads: every 4 x 4 output
-/// tile reads its A and B panels, `4 * K` elements each, `a_fraction` of A's when A is
-/// compressed), and the TMA's requests.
-pub fn memory_events(
-    r: &MemRun,
-    k: usize,
-    element_bytes: (f64, f64),
-    a_fraction: f64,
-) -> MemoryEvents {
-    let c = &r.counters;
-    let tiles = r.run.run.tiles as f64;
-    let panel = 4.0 * k as f64;
-    let operand_reads = tiles * panel * (a_fraction * element_bytes.0 + element_bytes.1);
-    MemoryEvents {
-        gmem_bytes: c.bytes_loaded + c.bytes_stored,
-        smem_bytes: c.tx_bytes + c.bytes_stored + operand_reads.round() as u64,
-        smem_capacity: u64::from(r.params.smem_bytes),
-        tma_requests: c.requests,
+    /// The estimate of `done`, a run of `problem` with the trace [`EnergyPlan::trace`] gave.
+    pub fn estimate(&self, problem: &Problem<'_>, done: &GemmRun) -> Result<EnergyReport, String> {
+        gemm::energy::estimate(problem, done, &self.tech, self.clock_ghz)
+            .ok_or_else(|| "the run counted no switching activity".to_string())
     }
 }
 

@@ -54,6 +54,9 @@ pub enum RunError {
     /// Block-scaled problems run on the ideal operand store only.
     #[error("block-scaled (MX) GEMMs run on the ideal memory path only")]
     MxMemory,
+    /// An energy estimate was asked of a run whose trace counted no switching activity.
+    #[error("the run counted no switching activity")]
+    NoActivity,
 }
 
 /// What a run measured.

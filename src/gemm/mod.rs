@@ -3,6 +3,7 @@
 
 pub mod clocked;
 pub mod dispatch;
+pub mod energy;
 pub mod functional;
 pub mod memory;
 pub mod mx;

@@ -4,12 +4,11 @@
 //! also run through the TMA memory path (`--memory tma`: bytes in global and shared memory,
 //! int32 C and D words).
 
-use crate::cli::energy::{json as energy_json, lines as energy_lines, memory_events, EnergyArgs};
+use crate::cli::energy::{json as energy_json, lines as energy_lines, EnergyArgs};
 use crate::cli::memory::{memory_json, memory_line, MemoryPath};
 use crate::cli::operand_files::load_int_matrix;
 use crate::cli::values;
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::energy::{AccKind, MulKind};
 use tensorcore_rtl::gemm::{self, CoreConfig, Gemm, Problem};
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::npy::{read_npy, shape_text, write_npy, Dtype};
@@ -104,23 +103,12 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
     };
     let done =
         gemm::run(problem, job.memory.as_ref(), run_trace.as_ref()).map_err(|e| e.to_string())?;
-    let mem_run = done.memory;
-    let run = &done.run;
     let energy = match &energy {
-        Some(e) => {
-            let bytes = |f: IntFormat| f64::from(f.bits.div_ceil(8));
-            let memory = mem_run
-                .as_ref()
-                .map(|r| memory_events(r, g.k, (bytes(im.a), bytes(im.b)), 1.0));
-            let mul = MulKind::Int {
-                a: im.a.bits,
-                b: im.b.bits,
-            };
-            let bits = (im.a.bits, im.b.bits);
-            Some(e.estimate(run, mul, bits, AccKind::Int32, memory)?)
-        }
+        Some(e) => Some(e.estimate(&problem, &done)?),
         None => None,
     };
+    let mem_run = done.memory;
+    let run = &done.run;
     if let Some(out) = job.out {
         let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
         write_npy(out, &[g.m, g.n], Dtype::I32, &words).map_err(|e| e.to_string())?;

@@ -16,7 +16,6 @@ use super::pattern::{pattern_problem, Pattern};
 use super::values;
 pub use args::GemmArgs;
 use load::{load_c, load_operand, plan_outputs};
-use tensorcore_rtl::energy::{AccKind, MulKind};
 use tensorcore_rtl::gemm::{self, run_functional, CoreConfig, Gemm, Problem};
 use tensorcore_rtl::io::golden;
 use tensorcore_rtl::io::npy::{write_npy, Dtype};
@@ -110,6 +109,10 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     };
     let done =
         gemm::run(problem, mem_cfg.as_ref(), run_trace.as_ref()).map_err(|e| e.to_string())?;
+    let energy = match &energy {
+        Some(e) => Some(e.estimate(&problem, &done)?),
+        None => None,
+    };
     let measured = done
         .measured
         .ok_or("the core reported no measured phases")?;
@@ -143,26 +146,6 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         None
     };
     let macs = sparse.as_ref().map_or(g.macs(), SparseGemm::macs);
-    let energy = match &energy {
-        Some(e) => {
-            // Elements sit in whole power-of-two bytes in memory (TF32 in 4).
-            let container = |bits: u32| f64::from(bits.div_ceil(8).next_power_of_two());
-            let bytes = (container(fmt_a.width()), container(fmt_b.width()));
-            // A compressed 2:4 A holds half the values.
-            let a_fraction = if sparse.is_some() { 0.5 } else { 1.0 };
-            let memory = mem_run
-                .as_ref()
-                .map(|r| super::energy::memory_events(r, g.k, bytes, a_fraction));
-            let mul = MulKind::Float {
-                p_a: fmt_a.frac_bits + 1,
-                p_b: fmt_b.frac_bits + 1,
-                e: fmt_a.exp_bits.max(fmt_b.exp_bits),
-            };
-            let bits = (fmt_a.width(), fmt_b.width());
-            Some(e.estimate(&run, mul, bits, AccKind::Float(acc.width()), memory)?)
-        }
-        None => None,
-    };
     let macs_per_second = if run.sim_seconds > 0.0 {
         macs as f64 / run.sim_seconds
     } else {

@@ -12,7 +12,6 @@ use super::args::GemmArgs;
 use super::load::{load_c, matrix_shape, plan_outputs};
 use crate::cli::memory::MemoryPath;
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::energy::{AccKind, MulKind};
 use tensorcore_rtl::gemm::{self, CoreConfig, MxGemm, Problem};
 use tensorcore_rtl::hw::MxSpec;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
@@ -219,27 +218,12 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         Some(e) => Some(e.trace(trace.clone())),
         None => trace.clone(),
     };
-    let run = gemm::run(problem, None, run_trace.as_ref())
-        .map_err(|e| e.to_string())?
-        .run;
+    let done = gemm::run(problem, None, run_trace.as_ref()).map_err(|e| e.to_string())?;
     let energy = match &energy {
-        Some(e) => {
-            // The lanes multiply the elements (MXINT8: 8-bit integers); the block scales
-            // only add exponents.
-            let mul = if int8 {
-                MulKind::Int { a: 8, b: 8 }
-            } else {
-                MulKind::Float {
-                    p_a: ea.frac_bits + 1,
-                    p_b: eb.frac_bits + 1,
-                    e: ea.exp_bits.max(eb.exp_bits),
-                }
-            };
-            let bits = (ea.width(), eb.width());
-            Some(e.estimate(&run, mul, bits, AccKind::Float(32), None)?)
-        }
+        Some(e) => Some(e.estimate(&problem, &done)?),
         None => None,
     };
+    let run = done.run;
     if let Some(out) = &args.out {
         let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
         write_npy(out, &[m, n], Dtype::F32, &words).map_err(|e| e.to_string())?;
