@@ -15,6 +15,7 @@ mod convert;
 mod course;
 mod dot;
 mod energy;
+mod energy_study;
 mod gemm;
 mod grade;
 mod memory;
@@ -60,6 +61,9 @@ enum Command {
     Memsweep(memsweep::MemSweepArgs),
     /// The TMA-like loader: one load of a tensor box into shared memory.
     Tma(tma::TmaArgs),
+    /// The energy study: pJ per MAC by operand format, the memory wall, reuse, operand data
+    /// and 2:4 sparsity (tables, CSV, JSON and SVG plots).
+    Energy(energy_study::EnergyStudyArgs),
     /// Converts values into a format's bit patterns (every rounding mode, saturating or
     /// not), or quantises them into scaled blocks (MX, NVFP4).
     Convert(convert::ConvertArgs),
@@ -95,6 +99,7 @@ pub fn run() -> Result<i32, String> {
         Command::Sparse(args) => sparse::run(&args),
         Command::Memsweep(args) => memsweep::run(&args),
         Command::Tma(args) => tma::run(&args),
+        Command::Energy(args) => energy_study::run(&args),
         Command::Grade(args) => grade::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Course(args) => course::run(&args),

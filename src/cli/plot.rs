@@ -106,3 +106,88 @@ where
     root.present().map_err(|e| err(&e))?;
     Ok(())
 }
+
+/// One stacked component of a bar chart: its legend label, colour and one value per bar.
+pub struct Stack {
+    /// The legend label.
+    pub label: String,
+    /// Fill colour.
+    pub color: RGBAColor,
+    /// Its value in each bar, in bar order.
+    pub values: Vec<f64>,
+}
+
+/// Draws a stacked bar chart into `svg`: one bar per label, each the sum of the stacks'
+/// values (drawn bottom up in stack order), with a legend.
+pub fn bar_plot(
+    svg: &mut String,
+    size: (u32, u32),
+    caption: &str,
+    y_desc: &str,
+    labels: &[String],
+    stacks: &[Stack],
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("plot {caption:?}: {e}");
+    let totals: Vec<f64> = (0..labels.len())
+        .map(|i| {
+            stacks
+                .iter()
+                .map(|s| s.values.get(i).copied().unwrap_or(0.0))
+                .sum()
+        })
+        .collect();
+    let top = totals.iter().copied().fold(0.0, f64::max).max(1e-9) * 1.1;
+    let root = SVGBackend::with_string(svg, size).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(caption, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d((0..labels.len()).into_segmented(), 0.0..top)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .x_labels(labels.len())
+        .x_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .y_desc(y_desc)
+        .draw()
+        .map_err(|e| err(&e))?;
+    let mut base = vec![0.0; labels.len()];
+    for s in stacks {
+        let color = s.color;
+        let bars: Vec<Rectangle<(SegmentValue<usize>, f64)>> = (0..labels.len())
+            .map(|i| {
+                let v = s.values.get(i).copied().unwrap_or(0.0);
+                let mut r = Rectangle::new(
+                    [
+                        (SegmentValue::Exact(i), base[i]),
+                        (SegmentValue::Exact(i + 1), base[i] + v),
+                    ],
+                    color.filled(),
+                );
+                r.set_margin(0, 0, 8, 8);
+                base[i] += v;
+                r
+            })
+            .collect();
+        chart
+            .draw_series(bars)
+            .map_err(|e| err(&e))?
+            .label(s.label.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}

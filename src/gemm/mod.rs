@@ -4,6 +4,7 @@
 pub mod clocked;
 pub mod dispatch;
 pub mod energy;
+pub mod energy_study;
 pub mod functional;
 pub mod memory;
 pub mod mx;

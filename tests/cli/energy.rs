@@ -357,3 +357,62 @@ fn integer_and_scaled_tables() {
     assert_eq!(j7["energy"]["tech"], "7nm");
     assert_eq!(j7["energy"]["clock_ghz"], 2.0);
 }
+
+/// `tcrtl energy`: the study at its smallest size writes its four files, prints a row for every
+/// case, and its rows agree with `gemm --energy` on the same problem (the FP16 format case is
+/// `gemm --m 32 --n 32 --k 32 --format fp16 --seed 1`).
+#[test]
+fn the_energy_study_runs_and_agrees_with_gemm() {
+    let d = scratch("energy", "study");
+    let out = d.join("study");
+    let o = tcrtl(&[
+        "energy",
+        "--size",
+        "32",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    for name in [
+        "energy.csv",
+        "energy.json",
+        "energy_formats.svg",
+        "energy_memory.svg",
+    ] {
+        let bytes = std::fs::read(out.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!bytes.is_empty(), "{name}");
+    }
+    for row in [
+        "| fp16 |",
+        "| e4m3 |",
+        "| mxfp4 |",
+        "| nvfp4 |",
+        "| s4 |",
+        "2:4 pruned A, sparse",
+    ] {
+        assert!(stdout.contains(row), "{row} in {stdout}");
+    }
+    let study: Value =
+        serde_json::from_slice(&std::fs::read(out.join("energy.json")).unwrap()).unwrap();
+    let fp16 = study["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["study"] == "formats" && c["case"] == "fp16")
+        .expect("fp16 case");
+    let j = energy_json(&[
+        "gemm", "--m", "32", "--n", "32", "--k", "32", "--format", "fp16",
+    ]);
+    assert_eq!(fp16["energy"], j["energy"]);
+    // Bad input: one line, exit 2.
+    assert_error(
+        &tcrtl(&["energy", "--size", "48", "--out", &p(&d, "x")]),
+        "--size",
+    );
+    assert_error(
+        &tcrtl(&["energy", "--tech", "1nm", "--out", &p(&d, "x")]),
+        "unknown --tech",
+    );
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -1,0 +1,350 @@
+//! `tcrtl energy`: the energy study of `docs/energy.md`. Runs every case of
+//! `tensorcore_rtl::gemm::energy_study` with its switching activity counted, prints the
+//! tables (pJ per MAC by operand format and how it splits; the memory wall across bandwidth
+//! and latency; shared-memory reuse on and off; operand data and 2:4 sparsity), and writes
+//! `energy.csv`, `energy.json`, `energy_formats.svg` and `energy_memory.svg` into `--out`.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use plotters::prelude::*;
+use tensorcore_rtl::energy::{EnergyReport, Tech};
+use tensorcore_rtl::gemm::energy_study::{cases, StudyCase};
+use tensorcore_rtl::io::output::{self, write_file};
+use tensorcore_rtl::io::OutputPlan;
+
+use super::plot::{bar_plot, line_plot, Plot, Series, Stack};
+
+/// Arguments of `tcrtl energy`.
+#[derive(clap::Args, Debug)]
+pub struct EnergyStudyArgs {
+    /// The format study's GEMMs are SIZE x SIZE x SIZE (the memory and data studies' half
+    /// that); a multiple of 32 (an MX block).
+    #[arg(long, default_value_t = 256)]
+    size: usize,
+    /// Seed of the problems.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The technology's energy table (45nm or 7nm).
+    #[arg(long, default_value = "45nm")]
+    tech: String,
+    /// The clock the power is given at, in GHz.
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    clock_ghz: f64,
+    /// Worker threads (default: the machine's cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Output directory (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// The files the study writes into `--out`.
+const OUTPUTS: [&str; 4] = [
+    "energy.csv",
+    "energy.json",
+    "energy_formats.svg",
+    "energy_memory.svg",
+];
+
+/// One case's result.
+struct Row<'a> {
+    case: &'a StudyCase,
+    report: EnergyReport,
+    /// Through the memory path: whether A's panel was kept across a row of tiles.
+    panel: Option<bool>,
+    /// The problem's M * N * K (the dense-equivalent work).
+    work: u64,
+}
+
+impl Row<'_> {
+    fn arithmetic(&self) -> f64 {
+        self.report.arithmetic_pj()
+    }
+    fn registers(&self) -> f64 {
+        ["pe_registers", "skew", "controller", "memory_control"]
+            .iter()
+            .map(|b| self.report.block(b))
+            .sum()
+    }
+    fn movement(&self) -> f64 {
+        ["shared_memory", "global_memory", "tma"]
+            .iter()
+            .map(|b| self.report.block(b))
+            .sum()
+    }
+    /// `pj` per MAC of the dense-equivalent work.
+    fn per_mac(&self, pj: f64) -> f64 {
+        pj / self.work.max(1) as f64
+    }
+}
+
+/// Runs `tcrtl energy`.
+pub fn run(args: &EnergyStudyArgs) -> Result<i32, String> {
+    if args.size == 0 || !args.size.is_multiple_of(32) {
+        return Err(format!(
+            "--size {}: a positive multiple of 32 (MX scales one block of 32 along K)",
+            args.size
+        ));
+    }
+    let tech = Tech::by_name(&args.tech)?;
+    if !(args.clock_ghz.is_finite() && args.clock_ghz > 0.0) {
+        return Err(format!(
+            "--clock-ghz must be a positive number of GHz, not {}",
+            args.clock_ghz
+        ));
+    }
+    if args.out.exists() && !args.out.is_dir() {
+        return Err(format!("--out {}: not a directory", args.out.display()));
+    }
+    output::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
+    let mut plan = OutputPlan::new();
+    for name in OUTPUTS {
+        plan.add("--out", &args.out.join(name))?;
+    }
+    let all = cases(args.size, args.seed)?;
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, all.len().max(1));
+    let next = AtomicUsize::new(0);
+    type Outcome = Result<(EnergyReport, Option<bool>), String>;
+    let results: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; all.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(c) = all.get(i) else { break };
+                let r = tensorcore_rtl::gemm::energy::run(
+                    c.problem.problem(),
+                    c.memory.as_ref(),
+                    None,
+                    &tech,
+                    args.clock_ghz,
+                )
+                .map(|(done, e)| (e, done.memory.map(|m| m.layout.panel)))
+                .map_err(|e| format!("{} {}: {e}", c.study, c.label));
+                if let Ok(mut v) = results.lock() {
+                    v[i] = Some(r);
+                }
+            });
+        }
+    });
+    let results = results.into_inner().map_err(|_| "a study worker failed")?;
+    let mut rows = Vec::new();
+    for (c, r) in all.iter().zip(results) {
+        let (report, panel) = r.ok_or("a study case was not run")??;
+        let work = match c.problem.problem() {
+            tensorcore_rtl::gemm::Problem::Dense(g) => g.macs(),
+            tensorcore_rtl::gemm::Problem::Sparse(s) => (s.m * s.n * s.k) as u64,
+            tensorcore_rtl::gemm::Problem::Mx(g) => (g.m * g.n * g.k) as u64,
+        };
+        rows.push(Row {
+            case: c,
+            report,
+            panel,
+            work,
+        });
+    }
+    write_outputs(&args.out, args, &tech, &rows)?;
+    for line in tables(args, &tech, &rows) {
+        outln!("{line}");
+    }
+    outln!(
+        "written: {}",
+        args.out
+            .join("energy{.csv,.json,_formats.svg,_memory.svg}")
+            .display()
+    );
+    Ok(0)
+}
+
+/// The study's tables, as Markdown.
+fn tables(args: &EnergyStudyArgs, tech: &Tech, rows: &[Row<'_>]) -> Vec<String> {
+    let mut out = Vec::new();
+    let (s, h) = (args.size, (args.size / 2).max(8));
+    let of = |study: &'static str| rows.iter().filter(move |r| r.case.study == study);
+    out.push(format!(
+        "Energy study, {} table, {} GHz, seed {}.",
+        tech.name, args.clock_ghz, args.seed
+    ));
+    out.push(String::new());
+    out.push(format!(
+        "pJ per MAC of a {s} x {s} x {s} GEMM by operand format (random operands, w = 1):"
+    ));
+    out.push(String::new());
+    out.push("| format | ideal port: total | arithmetic | registers | through TMA: total | data movement share |".into());
+    out.push("|---|---|---|---|---|---|".into());
+    for r in of("formats") {
+        let tma = of("formats_tma").find(|t| t.case.label == r.case.label);
+        let (t_total, share) = match tma {
+            Some(t) => (
+                format!("{:.3}", t.per_mac(t.report.total_pj)),
+                format!("{:.1} %", 100.0 * t.movement() / t.report.total_pj),
+            ),
+            None => ("(ideal port only)".into(), "".into()),
+        };
+        out.push(format!(
+            "| {} | {:.3} | {:.3} | {:.3} | {t_total} | {share} |",
+            r.case.label,
+            r.per_mac(r.report.total_pj),
+            r.per_mac(r.arithmetic()),
+            r.per_mac(r.registers()),
+        ));
+    }
+    out.push(String::new());
+    out.push(format!(
+        "The memory wall: a {h} x {h} x {h} FP16 GEMM through TMA across bandwidth and latency:"
+    ));
+    out.push(String::new());
+    out.push("| latency (cycles) | bandwidth (B/cycle) | cycles | pJ/MAC | data movement share | power (W) |".into());
+    out.push("|---|---|---|---|---|---|".into());
+    for r in of("memory") {
+        let (bw, lat) = r.case.grid.unwrap_or((0, 0));
+        out.push(format!(
+            "| {lat} | {bw} | {} | {:.3} | {:.1} % | {:.4} |",
+            r.report.cycles,
+            r.per_mac(r.report.total_pj),
+            100.0 * r.movement() / r.report.total_pj,
+            r.report.power_w
+        ));
+    }
+    out.push(String::new());
+    out.push("Shared-memory reuse (the same GEMM, default memory timing):".into());
+    out.push(String::new());
+    out.push("| case | A panel kept | global memory bytes | pJ/MAC | global memory share |".into());
+    out.push("|---|---|---|---|---|".into());
+    for r in of("reuse") {
+        let gmem = r
+            .report
+            .by_block
+            .iter()
+            .find(|b| b.block == "global_memory")
+            .map_or(0, |b| b.count);
+        out.push(format!(
+            "| {} | {} | {gmem} | {:.3} | {:.1} % |",
+            r.case.label,
+            if r.panel == Some(true) { "yes" } else { "no" },
+            r.per_mac(r.report.total_pj),
+            100.0 * r.report.block("global_memory") / r.report.total_pj
+        ));
+    }
+    out.push(String::new());
+    out.push(format!(
+        "Operand data: a {h} x {h} x {h} FP16 GEMM on the ideal port, pJ per MAC of the dense work ({h}^3):"
+    ));
+    out.push(String::new());
+    out.push("| operands | products computed | arithmetic | registers | total |".into());
+    out.push("|---|---|---|---|---|".into());
+    for r in of("data") {
+        out.push(format!(
+            "| {} | {} | {:.3} | {:.3} | {:.3} |",
+            r.case.label,
+            r.report.macs,
+            r.per_mac(r.arithmetic()),
+            r.per_mac(r.registers()),
+            r.per_mac(r.report.total_pj)
+        ));
+    }
+    out
+}
+
+fn write_outputs(
+    dir: &Path,
+    args: &EnergyStudyArgs,
+    tech: &Tech,
+    rows: &[Row<'_>],
+) -> Result<(), String> {
+    let mut csv = String::from(
+        "study,case,macs,work,cycles,total_pj,pj_per_mac_of_work,arithmetic_pj,registers_pj,movement_pj,power_w\n",
+    );
+    for r in rows {
+        csv.push_str(&format!(
+            "{},\"{}\",{},{},{},{},{},{},{},{},{}\n",
+            r.case.study,
+            r.case.label,
+            r.report.macs,
+            r.work,
+            r.report.cycles,
+            r.report.total_pj,
+            r.per_mac(r.report.total_pj),
+            r.arithmetic(),
+            r.registers(),
+            r.movement(),
+            r.report.power_w
+        ));
+    }
+    write_file(&dir.join("energy.csv"), csv.as_bytes())?;
+    let json = serde_json::json!({
+        "size": args.size, "seed": args.seed, "tech": tech.name, "clock_ghz": args.clock_ghz,
+        "cases": rows.iter().map(|r| serde_json::json!({
+            "study": r.case.study, "case": r.case.label, "work": r.work,
+            "energy": super::energy::json(&r.report),
+        })).collect::<Vec<_>>(),
+    });
+    write_file(&dir.join("energy.json"), format!("{json:#}\n").as_bytes())?;
+    // pJ per MAC by format, arithmetic and registers stacked (the ideal port).
+    let formats: Vec<&Row<'_>> = rows.iter().filter(|r| r.case.study == "formats").collect();
+    let labels: Vec<String> = formats.iter().map(|r| r.case.label.clone()).collect();
+    let stacks = [
+        Stack {
+            label: "arithmetic (multipliers, adders)".into(),
+            color: RGBColor(220, 90, 60).to_rgba(),
+            values: formats.iter().map(|r| r.per_mac(r.arithmetic())).collect(),
+        },
+        Stack {
+            label: "registers".into(),
+            color: RGBColor(70, 120, 200).to_rgba(),
+            values: formats.iter().map(|r| r.per_mac(r.registers())).collect(),
+        },
+    ];
+    let caption = format!(
+        "{0} x {0} x {0} GEMM: pJ per MAC by operand format ({1}, ideal operand port)",
+        args.size, tech.name
+    );
+    let mut svg = String::new();
+    bar_plot(
+        &mut svg,
+        (900, 520),
+        &caption,
+        "pJ per MAC",
+        &labels,
+        &stacks,
+    )?;
+    write_file(&dir.join("energy_formats.svg"), svg.as_bytes())?;
+    // Data-movement share against bandwidth, one line per latency.
+    let mut series: Vec<Series> = Vec::new();
+    for (i, r) in rows.iter().filter(|r| r.case.study == "memory").enumerate() {
+        let Some((bw, lat)) = r.case.grid else {
+            continue;
+        };
+        let label = format!("latency {lat} cycles");
+        let point = (f64::from(bw), 100.0 * r.movement() / r.report.total_pj);
+        match series.iter_mut().find(|s| s.label == label) {
+            Some(s) => s.points.push(point),
+            None => series.push(Series {
+                label,
+                points: vec![point],
+                color: Palette99::pick(i / 3).to_rgba(),
+                width: 2,
+                markers: true,
+            }),
+        }
+    }
+    let h = (args.size / 2).max(8);
+    let caption =
+        format!("{h} x {h} x {h} FP16 GEMM through TMA: data-movement share of the energy");
+    let plot = Plot {
+        size: (900, 520),
+        caption: &caption,
+        x: (2.0..128.0, true),
+        y: (0.0..100.0, false),
+        x_desc: "global-memory bandwidth (bytes/cycle, log scale)",
+        y_desc: "shared + global memory + TMA, % of the energy",
+        legend: SeriesLabelPosition::LowerRight,
+    };
+    let mut svg = String::new();
+    line_plot(&mut svg, &plot, &series)?;
+    write_file(&dir.join("energy_memory.svg"), svg.as_bytes())
+}
