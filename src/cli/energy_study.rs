@@ -2,7 +2,9 @@
 //! `tensorcore_rtl::gemm::energy_study` with its switching activity counted, prints the
 //! tables (pJ per MAC by operand format and how it splits; the memory wall across bandwidth
 //! and latency; shared-memory reuse on and off; operand data and 2:4 sparsity), and writes
-//! `energy.csv`, `energy.json`, `energy_formats.svg` and `energy_memory.svg` into `--out`.
+//! `energy.csv`, `energy.json` and three plots into `--out`: `energy_formats.svg` (pJ per MAC
+//! by format), `energy_memory.svg` (where the energy goes on the ideal port and through TMA,
+//! with and without reuse) and `energy_power.svg` (average power against bandwidth).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,11 +43,12 @@ pub struct EnergyStudyArgs {
 }
 
 /// The files the study writes into `--out`.
-const OUTPUTS: [&str; 4] = [
+const OUTPUTS: [&str; 5] = [
     "energy.csv",
     "energy.json",
     "energy_formats.svg",
     "energy_memory.svg",
+    "energy_power.svg",
 ];
 
 /// One case's result.
@@ -313,14 +316,77 @@ fn write_outputs(
         &stacks,
     )?;
     write_file(&dir.join("energy_formats.svg"), svg.as_bytes())?;
-    // Data-movement share against bandwidth, one line per latency.
+    // Where the energy goes: the FP16 GEMM on the ideal port, through TMA with A's panel
+    // kept, and without.
+    let mut cases: Vec<(String, &Row<'_>)> = Vec::new();
+    if let Some(r) = rows
+        .iter()
+        .find(|r| r.case.study == "data" && r.case.label == "random")
+    {
+        cases.push(("ideal port".into(), r));
+    }
+    for r in rows.iter().filter(|r| r.case.study == "reuse") {
+        let kept = if r.panel == Some(true) {
+            "A kept"
+        } else {
+            "A reloaded"
+        };
+        cases.push((format!("TMA, {} ({kept})", r.case.label), r));
+    }
+    let blocks: [(&str, &[&str], RGBColor); 4] = [
+        (
+            "arithmetic",
+            &["multipliers", "adders"],
+            RGBColor(220, 90, 60),
+        ),
+        (
+            "registers",
+            &["pe_registers", "skew", "controller", "memory_control"],
+            RGBColor(70, 120, 200),
+        ),
+        (
+            "shared memory and TMA",
+            &["shared_memory", "tma"],
+            RGBColor(90, 170, 90),
+        ),
+        ("global memory", &["global_memory"], RGBColor(120, 120, 120)),
+    ];
+    let stacks: Vec<Stack> = blocks
+        .iter()
+        .map(|(label, names, color)| Stack {
+            label: (*label).into(),
+            color: color.to_rgba(),
+            values: cases
+                .iter()
+                .map(|(_, r)| r.per_mac(names.iter().map(|b| r.report.block(b)).sum()))
+                .collect(),
+        })
+        .collect();
+    let labels: Vec<String> = cases.iter().map(|(l, _)| l.clone()).collect();
+    let h = (args.size / 2).max(8);
+    let caption = format!(
+        "{h} x {h} x {h} FP16 GEMM: pJ per MAC, the memory wall ({})",
+        tech.name
+    );
+    let mut svg = String::new();
+    bar_plot(
+        &mut svg,
+        (900, 520),
+        &caption,
+        "pJ per MAC",
+        &labels,
+        &stacks,
+    )?;
+    write_file(&dir.join("energy_memory.svg"), svg.as_bytes())?;
+    // Average power against bandwidth, one line per latency: the same energy, delivered
+    // faster.
     let mut series: Vec<Series> = Vec::new();
     for (i, r) in rows.iter().filter(|r| r.case.study == "memory").enumerate() {
         let Some((bw, lat)) = r.case.grid else {
             continue;
         };
         let label = format!("latency {lat} cycles");
-        let point = (f64::from(bw), 100.0 * r.movement() / r.report.total_pj);
+        let point = (f64::from(bw), r.report.power_w);
         match series.iter_mut().find(|s| s.label == label) {
             Some(s) => s.points.push(point),
             None => series.push(Series {
@@ -332,19 +398,27 @@ fn write_outputs(
             }),
         }
     }
-    let h = (args.size / 2).max(8);
-    let caption =
-        format!("{h} x {h} x {h} FP16 GEMM through TMA: data-movement share of the energy");
+    let top = rows
+        .iter()
+        .filter(|r| r.case.study == "memory")
+        .map(|r| r.report.power_w)
+        .fold(0.0, f64::max)
+        .max(1e-6)
+        * 1.15;
+    let caption = format!(
+        "{h} x {h} x {h} FP16 GEMM through TMA: average power at {} GHz ({})",
+        args.clock_ghz, tech.name
+    );
     let plot = Plot {
         size: (900, 520),
         caption: &caption,
         x: (2.0..128.0, true),
-        y: (0.0..100.0, false),
+        y: (0.0..top, false),
         x_desc: "global-memory bandwidth (bytes/cycle, log scale)",
-        y_desc: "shared + global memory + TMA, % of the energy",
+        y_desc: "average power (W)",
         legend: SeriesLabelPosition::LowerRight,
     };
     let mut svg = String::new();
     line_plot(&mut svg, &plot, &series)?;
-    write_file(&dir.join("energy_memory.svg"), svg.as_bytes())
+    write_file(&dir.join("energy_power.svg"), svg.as_bytes())
 }

@@ -144,7 +144,8 @@ pub fn bar_plot(
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(64)
-        .build_cartesian_2d((0..labels.len()).into_segmented(), 0.0..top)
+        // `a..b` segmented has a segment per value `a..=b`: one per label.
+        .build_cartesian_2d((0..labels.len().max(1) - 1).into_segmented(), 0.0..top)
         .map_err(|e| err(&e))?;
     chart
         .configure_mesh()

@@ -1,4 +1,4 @@
-//! Every lab of the course (`docs/course/lab0.md` .. `lab7.md`), run as written: the shell
+//! Every lab of the course (`docs/course/lab0.md` .. `lab8.md`), run as written: the shell
 //! commands of each ```` ```sh ```` block, in order, in one `bash` per lab, with `tcrtl` the
 //! built binary and `gtkwave` a no-op. They run in a scratch copy of a fresh clone (the
 //! repository's `data/`, `testbenches/` and `scripts/` linked in, an empty `waves/`) and every
@@ -289,6 +289,22 @@ const QUOTES: &[Quote] = &[
       "`--acc fused` returns `{}`", "bits: {} (fp32)"),
     q(7, "tcrtl dot --format mxfp4 --acc exact --a $v", "0x4b800001",
       "`--acc exact` returns `{}`", "bits: {} (fp32)"),
+    // Lab 8: energy.
+    q(8, "--pattern ones --energy --vcd waves/lab8_ones.vcd", "256",
+      "The report prints {} operand bit toggles", "({} operand bit toggles"),
+    q(8, "--pattern ones --energy --vcd waves/lab8_ones.vcd", "17.6",
+      "and {} pJ of multiplier energy", "multipliers {} pJ"),
+    q(8, "tcrtl gemm --m 32 --n 32 --k 32 --format fp16 --energy", "1.792",
+      "reports {} pJ per MAC for random operands", "{} pJ/MAC"),
+    q(8, "tcrtl gemm --m 32 --n 32 --k 32 --format fp16 --energy --memory tma", "214.969",
+      "through the memory path reports {} pJ per MAC", "{} pJ/MAC"),
+    q(8, "tcrtl gemm --m 32 --n 32 --k 32 --format fp16 --energy --memory tma", "26624",
+      "moves {} bytes to and", "({} bytes x 243.7500"),
+    q(8, "tcrtl gemm --m 32 --n 32 --k 32 --format fp16 --energy --memory tma", "7511",
+      "cycles instead of {} but", "w = 1): {} cycles"),
+    q(8, "--format e4m3 --energy", "0.694",
+      "E4M3 operands (command 3) report {} pJ per MAC", "{} pJ/MAC"),
+    q(8, "--mem-bandwidth 1", "27332", "Command 4 takes {} cycles", "w = 1): {} cycles"),
 ];
 
 /// How a lab reads a signal in its waveform: as the save file shows it.
@@ -523,7 +539,7 @@ const EXTRAS: &[(u8, &str)] = &[
 
 /// How many save files `docs/course/gtkw/lab<N>_*.gtkw` each lab has (one per question that
 /// asks to look at signals, and lab 2's screenshot).
-const SAVE_FILES: [usize; 8] = [2, 1, 2, 1, 0, 0, 0, 1];
+const SAVE_FILES: [usize; 9] = [2, 1, 2, 1, 0, 0, 0, 1, 0];
 
 /// Commands not run: (lab, command, why).
 const SKIPS: &[(u8, &str, &str)] = &[(
@@ -1009,6 +1025,11 @@ fn lab6_runs_as_written() {
 #[test]
 fn lab7_runs_as_written() {
     check_lab(7);
+}
+
+#[test]
+fn lab8_runs_as_written() {
+    check_lab(8);
 }
 
 /// The splitter on the shapes the labs use: continuations, a multi-line quote holding `#` and

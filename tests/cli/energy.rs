@@ -358,7 +358,7 @@ fn integer_and_scaled_tables() {
     assert_eq!(j7["energy"]["clock_ghz"], 2.0);
 }
 
-/// `tcrtl energy`: the study at its smallest size writes its four files, prints a row for every
+/// `tcrtl energy`: the study at its smallest size writes its five files, prints a row for every
 /// case, and its rows agree with `gemm --energy` on the same problem (the FP16 format case is
 /// `gemm --m 32 --n 32 --k 32 --format fp16 --seed 1`).
 #[test]
