@@ -157,7 +157,7 @@ pub fn run(args: &EnergyStudyArgs) -> Result<i32, String> {
     outln!(
         "written: {}",
         args.out
-            .join("energy{.csv,.json,_formats.svg,_memory.svg}")
+            .join("energy{.csv,.json,_formats.svg,_memory.svg,_power.svg}")
             .display()
     );
     Ok(0)
