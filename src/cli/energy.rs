@@ -52,12 +52,10 @@ impl EnergyArgs {
 }
 
 impl EnergyPlan {
-    /// The trace the run needs: `trace` with activity counted, or a counting-only one.
-    pub fn trace(&self, trace: Option<TraceConfig>) -> TraceConfig {
-        match trace {
-            Some(t) => t.count(),
-            None => TraceConfig::counting(),
-        }
+    /// The trace the run needs: `trace` with activity counted, or a counting-only one
+    /// (refused for a trace narrowed by globs or a window).
+    pub fn trace(&self, trace: Option<TraceConfig>) -> Result<TraceConfig, String> {
+        gemm::energy::counting_trace(trace.as_ref()).map_err(|e| e.to_string())
     }
 
     /// The estimate of `done`, a run of `problem` with the trace [`EnergyPlan::trace`] gave.

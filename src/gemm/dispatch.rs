@@ -57,6 +57,10 @@ pub enum RunError {
     /// An energy estimate was asked of a run whose trace counted no switching activity.
     #[error("the run counted no switching activity")]
     NoActivity,
+    /// An energy estimate needs every signal's toggles over the whole run: a trace narrowed
+    /// by globs or a window cannot give them.
+    #[error("the energy estimate counts every signal over the whole run: it cannot be combined with a trace narrowed by globs or a window (--trace-glob, --trace-window)")]
+    NarrowedTrace,
 }
 
 /// What a run measured.

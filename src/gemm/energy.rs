@@ -92,8 +92,20 @@ pub fn estimate(
     Some(energy::estimate(&inputs, tech, clock_ghz))
 }
 
+/// The trace a run with an energy estimate needs: `trace` (a waveform, a SAIF) with every
+/// signal's activity counted too, or a counting-only trace. A trace narrowed by globs or a
+/// window is refused: the estimate needs every signal over the whole run.
+pub fn counting_trace(trace: Option<&TraceConfig>) -> Result<TraceConfig, RunError> {
+    match trace {
+        Some(t) if !t.globs.is_empty() || t.window.is_some() => Err(RunError::NarrowedTrace),
+        Some(t) => Ok(t.clone().count()),
+        None => Ok(TraceConfig::counting()),
+    }
+}
+
 /// Runs `problem` as [`dispatch::run`] does, with every signal's toggles counted (beside the
-/// waveform `trace` asks for, if any), and estimates its energy with `tech` at `clock_ghz`.
+/// waveform `trace` asks for, if any: see [`counting_trace`]), and estimates its energy with
+/// `tech` at `clock_ghz`.
 pub fn run(
     problem: Problem<'_>,
     memory: Option<&MemPortConfig>,
@@ -101,10 +113,7 @@ pub fn run(
     tech: &Tech,
     clock_ghz: f64,
 ) -> Result<(GemmRun, EnergyReport), RunError> {
-    let counting = match trace {
-        Some(t) => t.clone().count(),
-        None => TraceConfig::counting(),
-    };
+    let counting = counting_trace(trace)?;
     let done = dispatch::run(problem, memory, Some(&counting))?;
     let report = estimate(&problem, &done, tech, clock_ghz).ok_or(RunError::NoActivity)?;
     Ok((done, report))

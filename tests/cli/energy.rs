@@ -303,7 +303,8 @@ fn energy_adds_up_over_tiles() {
     std::fs::remove_dir_all(&d).ok();
 }
 
-/// Bad energy options: one line, exit 2, nothing written.
+/// Bad energy options: one line, exit 2, nothing written (a narrowed trace included: the
+/// estimate needs every signal).
 #[test]
 fn bad_energy_options_are_refused() {
     let d = scratch("energy", "bad");
@@ -318,7 +319,13 @@ fn bad_energy_options_are_refused() {
     assert_error(&run(&["--energy", "--clock-ghz", "-1"]), "--clock-ghz");
     assert_error(&run(&["--energy", "--clock-ghz", "0"]), "--clock-ghz");
     assert_error(&run(&["--tech", "7nm"]), "--energy");
-    assert!(!d.join("d.npy").exists());
+    // The estimate needs every signal over the whole run.
+    let vcd = p(&d, "w.vcd");
+    let glob = ["--energy", "--vcd", &vcd, "--trace-glob", "mesh.*"];
+    assert_error(&run(&glob), "--trace-glob");
+    let window = ["--energy", "--vcd", &vcd, "--trace-window", "0:5"];
+    assert_error(&run(&window), "--trace-window");
+    assert!(!d.join("d.npy").exists() && !d.join("w.vcd").exists());
     // Without --energy nothing is counted and no `energy` key appears.
     let o = tcrtl(&["gemm", "--m", "4", "--n", "4", "--k", "4", "--json"]);
     let j: Value = serde_json::from_slice(&o.stdout).unwrap();
