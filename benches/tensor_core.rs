@@ -49,6 +49,11 @@ fn bench(c: &mut Criterion) {
             grp.bench_function(format!("fp16_w{w}_saif_all_cycles"), |b| {
                 b.iter(|| black_box(run_clocked(black_box(&g), Some(&trace)).map(|r| r.cycles)))
             });
+            // Toggle totals only, no file: what `--energy` counts.
+            let trace = TraceConfig::counting();
+            grp.bench_function(format!("fp16_w{w}_energy_counting_cycles"), |b| {
+                b.iter(|| black_box(run_clocked(black_box(&g), Some(&trace)).map(|r| r.cycles)))
+            });
         }
     }
     let g = problem(1, 512);

@@ -8,7 +8,8 @@
 //! `sparse` (FP16 2:4 w = 2), `mx` (MXFP8 E4M3 w = 4), `int` (INT8 w = 4), `mem` (FP16 w = 1
 //! through the memory path), `ieee_vcd` / `ieee_fst` (the `ieee` problem with every signal
 //! traced to a VCD / FST file in a temporary directory, removed afterwards), `ieee_saif` (the
-//! same with only the switching activity counted, written as a SAIF file). Prints the
+//! same with only the switching activity counted, written as a SAIF file), `ieee_energy` (every
+//! signal's toggle totals counted, no file: what `--energy` runs). Prints the
 //! simulated cycles.
 
 use tensorcore_rtl::gemm::{run_clocked, run_clocked_mx, run_memory, CoreConfig, Gemm, MxGemm};
@@ -90,6 +91,11 @@ fn main() {
             let g =
                 MxGemm::from_quantised(&qa, &qb, vec![0; 64], 4).unwrap_or_else(|e| panic!("{e}"));
             run_clocked_mx(&g, None).map(|r| r.cycles)
+        }
+        "ieee_energy" => {
+            // Every signal's toggle totals counted, no file (what `--energy` runs).
+            let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+            run_clocked(&dense(cfg, k), Some(&TraceConfig::counting())).map(|r| r.cycles)
         }
         "ieee_vcd" | "ieee_fst" | "ieee_saif" => {
             let c = match kind {

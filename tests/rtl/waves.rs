@@ -661,3 +661,33 @@ fn activity_survives_long_runs_and_windows() {
     check_fsm_activity(&act, from..to);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Counting without a SAIF (`TraceConfig::counting`, what the energy estimate uses) keeps
+/// only each signal's toggle total: the same totals as the per-bit counts of a SAIF run, no
+/// per-bit vectors, and no file.
+#[test]
+fn counting_alone_keeps_the_same_totals() {
+    let dir = tmp_dir("counting");
+    let run = |cfg: &TraceConfig| {
+        let mut sim = Simulator::with_trace(Fsm::new(false), cfg).unwrap();
+        sim.run(300).unwrap();
+        let summary = sim.finish().unwrap().1.unwrap();
+        summary.activity.expect("activity counted")
+    };
+    let per_bit = run(&TraceConfig::activity(dir.join("fsm.saif")));
+    let totals = run(&TraceConfig::counting());
+    assert!(per_bit.per_bit && !totals.per_bit);
+    assert!(totals.saif.is_none());
+    assert_eq!(per_bit.signals.len(), totals.signals.len());
+    for (a, b) in per_bit.signals.iter().zip(&totals.signals) {
+        assert_eq!(a.path, b.path);
+        assert_eq!(a.total_toggles(), a.toggles.iter().sum::<u64>());
+        assert_eq!(a.total_toggles(), b.total_toggles(), "{}", a.path);
+    }
+    // clk and rst are counted bit by bit either way; the design signals only as totals.
+    assert!(totals.signals.iter().skip(2).all(|s| s.toggles.is_empty()));
+    assert!(totals.total_toggles() > 0);
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(files.len(), 1, "only the SAIF of the first run");
+    std::fs::remove_dir_all(&dir).ok();
+}

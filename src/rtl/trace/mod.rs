@@ -822,9 +822,11 @@ impl Tracer {
         let snapshot = config
             .counts_activity()
             .then(|| Snapshot::new(table, storage));
-        let activity = snapshot
-            .as_ref()
-            .map(|snap| Box::new(saif::Activity::new(&decls, &slots, &snap.places)));
+        let activity = snapshot.as_ref().map(|snap| {
+            // Every bit for a SAIF; the toggle totals alone suffice otherwise.
+            let per_bit = config.saif_path().is_some();
+            Box::new(saif::Activity::new(&decls, &slots, &snap.places, per_bit))
+        });
         let mut tracer = Self {
             sink: None,
             saif,

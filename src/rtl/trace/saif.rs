@@ -79,6 +79,10 @@ struct SnapCounts {
     /// Per snapshot word, per bit: the drained totals (toggles; cycles at 1).
     toggles: Vec<[u64; 64]>,
     high_cycles: Vec<[u64; 64]>,
+    /// Whether every bit is counted; else only `word_toggles`.
+    per_bit: bool,
+    /// Per snapshot word: its toggles, all bits together (counted when not `per_bit`).
+    word_toggles: Vec<u64>,
     /// The first cycle counted; cycles since the last merge; the last drain.
     first: Option<u64>,
     unmerged: u32,
@@ -151,15 +155,19 @@ fn drain(planes: &mut [u64; PLANES], totals: &mut [u64; 64]) {
 }
 
 impl SnapCounts {
-    fn new(words: usize, places: Vec<Option<Place>>) -> Self {
+    fn new(words: usize, places: Vec<Option<Place>>, per_bit: bool) -> Self {
+        // The per-bit counters only when they are used.
+        let bit_words = if per_bit { words } else { 0 };
         Self {
             places,
-            since: vec![0; words],
-            low: vec![[0; 2 * LOW]; words],
-            toggle_planes: vec![[0; PLANES]; words],
-            high_planes: vec![[0; PLANES]; words],
-            toggles: vec![[0; 64]; words],
-            high_cycles: vec![[0; 64]; words],
+            since: vec![0; bit_words],
+            low: vec![[0; 2 * LOW]; bit_words],
+            toggle_planes: vec![[0; PLANES]; bit_words],
+            high_planes: vec![[0; PLANES]; bit_words],
+            toggles: vec![[0; 64]; bit_words],
+            high_cycles: vec![[0; 64]; bit_words],
+            per_bit,
+            word_toggles: vec![0; words],
             first: None,
             unmerged: 0,
             drained: 0,
@@ -174,6 +182,13 @@ impl SnapCounts {
             self.first = Some(cycle);
             self.drained = cycle;
             self.since.fill(cycle);
+            return;
+        }
+        if !self.per_bit {
+            // The totals alone: one population count per word, no branch.
+            for (n, (&new, &old)) in self.word_toggles.iter_mut().zip(cur.iter().zip(prev)) {
+                *n += u64::from((new ^ old).count_ones());
+            }
             return;
         }
         let words = cur
@@ -222,8 +237,11 @@ impl SnapCounts {
     }
 
     /// Settles every word's time at 1 up to `until` (its value `cur` since its last change)
-    /// and empties the counters into the totals.
+    /// and empties the counters into the totals (with `per_bit`; nothing to do without).
     fn drain(&mut self, until: u64, cur: &[u64]) {
+        if !self.per_bit {
+            return;
+        }
         self.merge();
         for (w, &value) in cur.iter().enumerate() {
             if value != 0 {
@@ -246,16 +264,20 @@ pub struct SignalActivity {
     pub width: u32,
     /// Whether it is a register (else a wire or an input).
     pub register: bool,
-    /// Per bit, bit 0 first: how many times it toggled (SAIF `TC`).
+    /// Toggles of every bit together.
+    pub total: u64,
+    /// Per bit, bit 0 first: how many times it toggled (SAIF `TC`); empty when only the
+    /// totals were counted ([`ActivityReport::per_bit`]).
     pub toggles: Vec<u64>,
-    /// Per bit, bit 0 first: the time it spent at 1, in nanoseconds (SAIF `T1`).
+    /// Per bit, bit 0 first: the time it spent at 1, in nanoseconds (SAIF `T1`); empty when
+    /// only the totals were counted.
     pub high_ns: Vec<u64>,
 }
 
 impl SignalActivity {
     /// Toggles of every bit together.
     pub fn total_toggles(&self) -> u64 {
-        self.toggles.iter().sum()
+        self.total
     }
 }
 
@@ -266,6 +288,9 @@ pub struct ActivityReport {
     pub saif: Option<std::path::PathBuf>,
     /// The traced time in nanoseconds (SAIF `DURATION`).
     pub duration_ns: u64,
+    /// Whether every bit's toggles and time at 1 were counted (a SAIF was asked for); else
+    /// only each signal's toggle total ([`SignalActivity::total`]), which is cheaper.
+    pub per_bit: bool,
     /// Every traced signal (`clk` and `rst` first), in the order of the waves.
     pub signals: Vec<SignalActivity>,
 }
@@ -312,8 +337,9 @@ impl ActivityReport {
 impl Activity {
     /// Counters for the declarations `decls`; `slots` gives each slot's declaration
     /// (`u32::MAX`: none), as for the waveform writers, and `places` each design signal's
-    /// place in the snapshot.
-    pub fn new(decls: &[Decl], slots: &[u32], places: &[Place]) -> Self {
+    /// place in the snapshot. `per_bit`: count every bit's toggles and time at 1 (for a SAIF),
+    /// else only each signal's toggle total.
+    pub fn new(decls: &[Decl], slots: &[u32], places: &[Place], per_bit: bool) -> Self {
         let (mut bits, mut words) = (0u32, 0u32);
         let (mut bit_base, mut word_base, mut width) = (Vec::new(), Vec::new(), Vec::new());
         for d in decls {
@@ -343,7 +369,7 @@ impl Activity {
             high: vec![0; bits as usize],
             now: 0,
             start: None,
-            snap: SnapCounts::new(snap_words.unwrap_or(0), decl_place),
+            snap: SnapCounts::new(snap_words.unwrap_or(0), decl_place, per_bit),
         }
     }
 
@@ -371,17 +397,30 @@ impl Activity {
             .iter()
             .enumerate()
             .map(|(d, decl)| {
-                let (toggles, high_ns) = match self.snap.places.get(d).copied().flatten() {
+                let per_bit = self.snap.per_bit;
+                let (total, toggles, high_ns) = match self.snap.places.get(d).copied().flatten() {
+                    Some(place) if !per_bit => {
+                        let words = place.off as usize..(place.off + place.words) as usize;
+                        (
+                            self.snap.word_toggles[words].iter().sum(),
+                            Vec::new(),
+                            Vec::new(),
+                        )
+                    }
                     Some(place) => {
                         let bits = (0..decl.width as usize).map(|i| {
                             let w = place.off as usize + i / 64;
                             (w, i % 64)
                         });
-                        let toggles = bits.clone().map(|(w, b)| self.snap.toggles[w][b]);
+                        let toggles: Vec<u64> =
+                            bits.clone().map(|(w, b)| self.snap.toggles[w][b]).collect();
                         let high = bits.map(|(w, b)| self.snap.high_cycles[w][b] * super::PERIOD);
-                        (toggles.collect(), high.collect())
+                        (toggles.iter().sum(), toggles, high.collect())
                     }
-                    None => self.edge_counts(d, end_time),
+                    None => {
+                        let (toggles, high) = self.edge_counts(d, end_time);
+                        (toggles.iter().sum(), toggles, high)
+                    }
                 };
                 let mut path = decl.scope.join(".");
                 path.push('.');
@@ -390,6 +429,7 @@ impl Activity {
                     path,
                     width: decl.width,
                     register: decl.kind == SignalKind::Reg,
+                    total,
                     toggles,
                     high_ns,
                 }
@@ -398,6 +438,7 @@ impl Activity {
         ActivityReport {
             saif,
             duration_ns: end_time - start,
+            per_bit: self.snap.per_bit,
             signals,
         }
     }
