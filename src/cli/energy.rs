@@ -3,6 +3,7 @@
 
 use tensorcore_rtl::energy::{EnergyReport, Tech};
 use tensorcore_rtl::gemm::{self, GemmRun, Problem};
+use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::rtl::TraceConfig;
 
 /// The energy options of a command that runs the clocked core.
@@ -52,10 +53,17 @@ impl EnergyArgs {
 }
 
 impl EnergyPlan {
-    /// The trace the run needs: `trace` with activity counted, or a counting-only one
-    /// (refused for a trace narrowed by globs or a window).
-    pub fn trace(&self, trace: Option<TraceConfig>) -> Result<TraceConfig, String> {
-        gemm::energy::counting_trace(trace.as_ref()).map_err(|e| e.to_string())
+    /// The trace a run of `problem` through `memory` needs: `trace` with activity counted
+    /// (and a VCD's power signals), or a counting-only one (refused for a trace narrowed by
+    /// globs or a window).
+    pub fn trace(
+        &self,
+        trace: Option<TraceConfig>,
+        problem: &Problem<'_>,
+        memory: Option<&MemPortConfig>,
+    ) -> Result<TraceConfig, String> {
+        gemm::energy::counting_trace(trace.as_ref(), problem, memory, &self.tech, self.clock_ghz)
+            .map_err(|e| e.to_string())
     }
 
     /// The estimate of `done`, a run of `problem` with the trace [`EnergyPlan::trace`] gave.

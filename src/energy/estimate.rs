@@ -140,16 +140,40 @@ impl EnergyReport {
 /// Whether a signal's path lies in a block.
 type InBlock = fn(&str) -> bool;
 
-/// The register blocks, by the scope a register sits in: the first whose test matches.
-const REGISTER_BLOCKS: [(&str, InBlock); 4] = [
-    ("pe_registers", |p| p.contains(".mesh.")),
-    ("skew", |p| {
+/// The blocks, in the report's order.
+pub const BLOCKS: [&str; 9] = [
+    "multipliers",
+    "adders",
+    "pe_registers",
+    "skew",
+    "memory_control",
+    "controller",
+    "shared_memory",
+    "global_memory",
+    "tma",
+];
+
+/// Indices into [`BLOCKS`].
+pub(crate) mod block_index {
+    pub const MULTIPLIERS: usize = 0;
+    pub const ADDERS: usize = 1;
+    pub const FIRST_REGISTERS: usize = 2;
+    pub const SHARED_MEMORY: usize = 6;
+    pub const GLOBAL_MEMORY: usize = 7;
+    pub const TMA: usize = 8;
+}
+
+/// The register blocks (from [`block_index::FIRST_REGISTERS`] on), by the scope a register
+/// sits in: the first whose test matches.
+const REGISTER_BLOCKS: [InBlock; 4] = [
+    |p| p.contains(".mesh."),
+    |p| {
         ["a_skew", "b_skew", "c_skew", "d_deskew"]
             .iter()
             .any(|s| p.contains(&format!(".{s}.")))
-    }),
-    ("memory_control", |p| p.contains(".mem.")),
-    ("controller", |_| true),
+    },
+    |p| p.contains(".mem."),
+    |_| true,
 ];
 
 /// The last component of a signal's path.
@@ -162,51 +186,67 @@ fn in_pe(path: &str) -> bool {
     path.contains(".mesh.pe_")
 }
 
-/// The estimate of a run at `clock_ghz` (> 0) with the energies of `tech`.
-pub fn estimate(inputs: &EnergyInputs<'_>, tech: &Tech, clock_ghz: f64) -> EnergyReport {
-    let act = inputs.activity;
-    let toggles_of = |pred: &dyn Fn(&str) -> bool| -> (u64, u64) {
-        act.signals
-            .iter()
-            .filter(|s| pred(&s.path))
-            .fold((0, 0), |(t, w), s| {
-                (t + s.total_toggles(), w + u64::from(s.width))
-            })
+/// The blocks a toggle of signal `path` (a register or not) is charged to: an arithmetic
+/// unit's input (multipliers: the PEs' `a_in`, `b_in`; adders: `s1_prod`, `acc_0`, `acc_1`),
+/// a register's block, both, or none (every other wire).
+pub(crate) fn toggle_blocks(path: &str, register: bool) -> impl Iterator<Item = usize> {
+    let arithmetic = match (in_pe(path), leaf(path)) {
+        (true, "a_in" | "b_in") => Some(block_index::MULTIPLIERS),
+        (true, "s1_prod" | "acc_0" | "acc_1") => Some(block_index::ADDERS),
+        _ => None,
     };
-    // Multipliers: the operand inputs' toggles.
-    let (mul_toggles, _) = toggles_of(&|p| in_pe(p) && matches!(leaf(p), "a_in" | "b_in"));
-    let mul_pj = match inputs.mul {
+    let register = register
+        .then(|| REGISTER_BLOCKS.iter().position(|f| f(path)))
+        .flatten()
+        .map(|i| block_index::FIRST_REGISTERS + i);
+    arithmetic.into_iter().chain(register)
+}
+
+/// Picojoules per toggle of each toggle-charged block (see the module's rules): the
+/// multipliers' per operand bit, the adders' per input bit (`product_bits`: the stage-1
+/// product register's width), a register bit's. The memory blocks' entries are 0.
+pub(crate) fn toggle_energies(
+    tech: &Tech,
+    mul: MulKind,
+    operand_bits: (u32, u32),
+    acc: AccKind,
+    product_bits: u32,
+) -> [f64; BLOCKS.len()] {
+    let mul_pj = match mul {
         MulKind::Float { p_a, p_b, e } => tech.fp_mul(p_a, p_b, e),
         MulKind::Int { a, b } => tech.int_mul(a, b),
     };
-    let (bits_a, bits_b) = inputs.operand_bits;
-    let mul_each = mul_pj / (f64::from(bits_a + bits_b) / 2.0);
-    // Adders: the product register's and the accumulators' toggles; the reference is half
-    // of a product word and an accumulator per step.
-    let (add_toggles, _) =
-        toggles_of(&|p| in_pe(p) && matches!(leaf(p), "s1_prod" | "acc_0" | "acc_1"));
-    let (add_pj, acc_bits) = match inputs.acc {
+    let (add_pj, acc_bits) = match acc {
         AccKind::Float(16) => (tech.fp16_add, 16),
         AccKind::Float(_) => (tech.fp32_add, 32),
         AccKind::Int32 => (tech.int32_add, 32),
     };
-    let product_bits = product_width(act);
-    let add_each = add_pj / (f64::from(product_bits + acc_bits) / 2.0);
-    let mut by_block = vec![
-        block("multipliers", mul_toggles, "operand bit toggles", mul_each),
-        block("adders", add_toggles, "adder input bit toggles", add_each),
-    ];
-    // Registers, by block.
-    let mut reg_toggles = [0u64; REGISTER_BLOCKS.len()];
-    for s in act.signals.iter().filter(|s| s.register) {
-        if let Some(i) = REGISTER_BLOCKS.iter().position(|(_, f)| f(&s.path)) {
-            reg_toggles[i] += s.total_toggles();
+    let mut each = [0.0; BLOCKS.len()];
+    // Random operands toggle half their bits per operation: the table's figure per half.
+    each[block_index::MULTIPLIERS] = mul_pj / (f64::from(operand_bits.0 + operand_bits.1) / 2.0);
+    each[block_index::ADDERS] = add_pj / (f64::from(product_bits + acc_bits) / 2.0);
+    for e in &mut each[block_index::FIRST_REGISTERS..block_index::SHARED_MEMORY] {
+        *e = tech.reg_bit_toggle;
+    }
+    each
+}
+
+/// The estimate of a run at `clock_ghz` (> 0) with the energies of `tech`.
+pub fn estimate(inputs: &EnergyInputs<'_>, tech: &Tech, clock_ghz: f64) -> EnergyReport {
+    let act = inputs.activity;
+    let each = toggle_energies(
+        tech,
+        inputs.mul,
+        inputs.operand_bits,
+        inputs.acc,
+        product_width(act),
+    );
+    let mut counts = [0u64; BLOCKS.len()];
+    for s in &act.signals {
+        for b in toggle_blocks(&s.path, s.register) {
+            counts[b] += s.total_toggles();
         }
     }
-    for ((name, _), n) in REGISTER_BLOCKS.iter().zip(reg_toggles) {
-        by_block.push(block(name, n, "register bit toggles", tech.reg_bit_toggle));
-    }
-    // Memory.
     let mem = inputs.memory.unwrap_or(MemoryEvents {
         gmem_bytes: 0,
         smem_bytes: 0,
@@ -214,14 +254,18 @@ pub fn estimate(inputs: &EnergyInputs<'_>, tech: &Tech, clock_ghz: f64) -> Energ
         tma_requests: 0,
     });
     let smem_byte = tech.sram_read64_at(mem.smem_capacity as f64) / 8.0;
-    by_block.push(block("shared_memory", mem.smem_bytes, "bytes", smem_byte));
-    by_block.push(block(
-        "global_memory",
-        mem.gmem_bytes,
-        "bytes",
-        tech.dram_byte,
-    ));
-    by_block.push(block("tma", mem.tma_requests, "requests", tech.tma_request));
+    let by_block = BLOCKS
+        .iter()
+        .enumerate()
+        .map(|(i, &name)| match i {
+            block_index::MULTIPLIERS => block(name, counts[i], "operand bit toggles", each[i]),
+            block_index::ADDERS => block(name, counts[i], "adder input bit toggles", each[i]),
+            block_index::SHARED_MEMORY => block(name, mem.smem_bytes, "bytes", smem_byte),
+            block_index::GLOBAL_MEMORY => block(name, mem.gmem_bytes, "bytes", tech.dram_byte),
+            block_index::TMA => block(name, mem.tma_requests, "requests", tech.tma_request),
+            _ => block(name, counts[i], "register bit toggles", each[i]),
+        })
+        .collect::<Vec<_>>();
     let total_pj: f64 = by_block.iter().map(|b| b.pj).sum();
     let seconds = inputs.cycles as f64 / (clock_ghz * 1e9);
     EnergyReport {

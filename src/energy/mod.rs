@@ -7,9 +7,11 @@
 //! never looks at the operands' values itself.
 
 pub mod estimate;
+pub mod power;
 pub mod table;
 
 pub use estimate::{
     estimate, AccKind, BlockEnergy, EnergyInputs, EnergyReport, MemoryEvents, MulKind,
 };
+pub use power::PowerWeights;
 pub use table::{Tech, HOROWITZ_45NM, SCALED_7NM, TECHS};

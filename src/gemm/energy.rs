@@ -6,10 +6,14 @@
 
 use super::dispatch::{self, GemmRun, Problem, RunError};
 use super::memory::MemRun;
-use crate::energy::{self, AccKind, EnergyInputs, EnergyReport, MemoryEvents, MulKind, Tech};
+use std::sync::Arc;
+
+use crate::energy::{
+    self, AccKind, EnergyInputs, EnergyReport, MemoryEvents, MulKind, PowerWeights, Tech,
+};
 use crate::hw::MemPortConfig;
 use crate::numerics::dot::AccMode;
-use crate::rtl::TraceConfig;
+use crate::rtl::{TraceConfig, TraceFormat};
 
 /// What `problem`'s multipliers multiply, the storage bits of an A and a B element, and its
 /// accumulator.
@@ -92,12 +96,32 @@ pub fn estimate(
     Some(energy::estimate(&inputs, tech, clock_ghz))
 }
 
-/// The trace a run with an energy estimate needs: `trace` (a waveform, a SAIF) with every
-/// signal's activity counted too, or a counting-only trace. A trace narrowed by globs or a
-/// window is refused: the estimate needs every signal over the whole run.
-pub fn counting_trace(trace: Option<&TraceConfig>) -> Result<TraceConfig, RunError> {
+/// The trace a run of `problem` with an energy estimate needs: `trace` (a waveform, a SAIF)
+/// with every signal's activity counted too, or a counting-only trace. A VCD also gets the
+/// power signals (`power.<block>` in watts at `clock_ghz`, [`crate::energy::power`]). A trace
+/// narrowed by globs or a window is refused: the estimate needs every signal over the whole
+/// run.
+pub fn counting_trace(
+    trace: Option<&TraceConfig>,
+    problem: &Problem<'_>,
+    memory: Option<&MemPortConfig>,
+    tech: &Tech,
+    clock_ghz: f64,
+) -> Result<TraceConfig, RunError> {
     match trace {
         Some(t) if !t.globs.is_empty() || t.window.is_some() => Err(RunError::NarrowedTrace),
+        Some(t) if t.format == TraceFormat::Vcd => {
+            let (mul, operand_bits, acc) = datapath(problem);
+            let weights = PowerWeights {
+                tech: tech.clone(),
+                mul,
+                operand_bits,
+                acc,
+                smem_capacity: memory.map_or(0, |m| u64::from(m.params.smem_bytes)),
+                clock_ghz,
+            };
+            Ok(t.clone().count().power(Arc::new(weights)))
+        }
         Some(t) => Ok(t.clone().count()),
         None => Ok(TraceConfig::counting()),
     }
@@ -113,7 +137,7 @@ pub fn run(
     tech: &Tech,
     clock_ghz: f64,
 ) -> Result<(GemmRun, EnergyReport), RunError> {
-    let counting = counting_trace(trace)?;
+    let counting = counting_trace(trace, &problem, memory, tech, clock_ghz)?;
     let done = dispatch::run(problem, memory, Some(&counting))?;
     let report = estimate(&problem, &done, tech, clock_ghz).ok_or(RunError::NoActivity)?;
     Ok((done, report))

@@ -105,7 +105,10 @@ pub use regfile::RegFile;
 pub use signal::{Display, Labels};
 pub use sim::Simulator;
 pub use table::{SignalInfo, SignalKind, SignalValue};
-pub use trace::{ActivityReport, SignalActivity, TraceConfig, TraceFormat, TraceSummary, PERIOD};
+pub use trace::{
+    ActivityReport, Charge, PowerModel, PowerTrace, SignalActivity, TraceConfig, TraceFormat,
+    TraceSummary, PERIOD,
+};
 pub use value::{low_mask_u64, Value, Wide};
 pub use watchdog::Watchdog;
 pub use wire::{Input, Wire};

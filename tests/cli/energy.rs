@@ -423,3 +423,118 @@ fn the_energy_study_runs_and_agrees_with_gemm() {
     );
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// Reads the real-valued variables of a VCD (`scope.name` to id) and sums each one's value
+/// over the cycles (a value holds until it changes; a cycle starts at each multiple of 10 ns).
+fn vcd_real_sums(path: &Path) -> BTreeMap<String, f64> {
+    let body = std::fs::read_to_string(path).expect("read vcd");
+    let (head, rest) = body.split_once("$enddefinitions").expect("header");
+    let mut scope: Vec<&str> = Vec::new();
+    let mut ids: BTreeMap<String, String> = BTreeMap::new();
+    let mut tokens = head.split_whitespace();
+    while let Some(tok) = tokens.next() {
+        match tok {
+            "$scope" => {
+                tokens.next();
+                scope.push(tokens.next().expect("scope"));
+            }
+            "$upscope" => {
+                scope.pop();
+            }
+            "$var" => {
+                let kind = tokens.next().expect("type");
+                tokens.next();
+                let id = tokens.next().expect("id").to_string();
+                let name = format!("{}.{}", scope.join("."), tokens.next().expect("name"));
+                if kind == "real" {
+                    ids.insert(id, name);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut value: BTreeMap<&str, f64> = ids.keys().map(|i| (i.as_str(), 0.0)).collect();
+    let mut sums: BTreeMap<String, f64> = ids.values().map(|n| (n.clone(), 0.0)).collect();
+    let mut started = false;
+    let close = |value: &BTreeMap<&str, f64>, sums: &mut BTreeMap<String, f64>| {
+        for (id, v) in value {
+            *sums.get_mut(&ids[*id]).expect("declared") += v;
+        }
+    };
+    for line in rest.lines() {
+        if let Some(t) = line.strip_prefix('#') {
+            if t.parse::<u64>().expect("time") % 10 == 0 {
+                if started {
+                    close(&value, &mut sums);
+                }
+                started = true;
+            }
+        } else if let Some(r) = line.strip_prefix('r') {
+            let (v, id) = r.split_once(' ').expect("real change");
+            if let Some(slot) = value.get_mut(id) {
+                *slot = v.parse().expect("real");
+            }
+        }
+    }
+    sums
+}
+
+/// `--energy` beside `--vcd` writes each cycle's power per block as real signals
+/// `tensor_core.power.*` (watts): summed over the cycles and times the cycle time, every
+/// toggle-charged block and global memory and the TMA equal the report's energy; shared
+/// memory in the waves has only the TMA's landing writes (the core's operand reads have no
+/// counter), so it is at most the report's. Without `--energy` the VCD has no real signals.
+#[test]
+fn power_in_the_waves_adds_up_to_the_report() {
+    let d = scratch("energy", "power");
+    let vcd = p(&d, "power.vcd");
+    let j = energy_json(&[
+        "gemm",
+        "--m",
+        "8",
+        "--n",
+        "8",
+        "--k",
+        "16",
+        "--memory",
+        "tma",
+        "--clock-ghz",
+        "2",
+        "--vcd",
+        &vcd,
+    ]);
+    let sums = vcd_real_sums(Path::new(&vcd));
+    // A cycle is 0.5 ns at 2 GHz: watts x 0.5 ns = 500 pJ per watt-cycle.
+    let pj = |block: &str| sums[&format!("tensor_core.power.{block}")] * 500.0;
+    for b in [
+        "multipliers",
+        "adders",
+        "pe_registers",
+        "skew",
+        "memory_control",
+        "controller",
+        "global_memory",
+        "tma",
+    ] {
+        let (want, _) = block(&j, b);
+        assert!(
+            (pj(b) - want).abs() <= 1e-6 * want.max(1.0),
+            "{b}: {} against {want}",
+            pj(b)
+        );
+    }
+    let smem = block(&j, "shared_memory").0;
+    assert!(pj("shared_memory") > 0.0 && pj("shared_memory") <= smem);
+    let parts: f64 = sums
+        .keys()
+        .filter(|k| !k.ends_with(".total"))
+        .map(|k| sums[k] * 500.0)
+        .sum();
+    assert!((pj("total") - parts).abs() <= 1e-6 * parts);
+    // Without --energy: no real variable.
+    let plain = p(&d, "plain.vcd");
+    let o = tcrtl(&["gemm", "--m", "8", "--n", "8", "--k", "16", "--vcd", &plain]);
+    assert!(o.status.success());
+    assert!(vcd_real_sums(Path::new(&plain)).is_empty());
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -98,7 +98,7 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
         .config()?
         .map(|t| t.budget(problem.schedule_cycles(), job.trace.vcd_limit_bytes()));
     let run_trace = match &energy {
-        Some(e) => Some(e.trace(trace.clone())?),
+        Some(e) => Some(e.trace(trace.clone(), &problem, job.memory.as_ref())?),
         None => trace.clone(),
     };
     let done =

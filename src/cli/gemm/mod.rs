@@ -104,7 +104,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     let trace = trace.map(|t| t.budget(problem.schedule_cycles(), args.trace.vcd_limit_bytes()));
     // With --energy the run counts every signal's toggles (into no file of its own).
     let run_trace = match &energy {
-        Some(e) => Some(e.trace(trace.clone())?),
+        Some(e) => Some(e.trace(trace.clone(), &problem, mem_cfg.as_ref())?),
         None => trace.clone(),
     };
     let done =

@@ -215,7 +215,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
     let problem = Problem::Mx(&g);
     let trace = trace.map(|t| t.budget(problem.schedule_cycles(), args.trace.vcd_limit_bytes()));
     let run_trace = match &energy {
-        Some(e) => Some(e.trace(trace.clone())?),
+        Some(e) => Some(e.trace(trace.clone(), &problem, None)?),
         None => trace.clone(),
     };
     let done = gemm::run(problem, None, run_trace.as_ref()).map_err(|e| e.to_string())?;

@@ -26,6 +26,10 @@ const FTRANSLATED: u64 = 0x2000;
 const COLLAPSED: u64 = 0x1000;
 /// "Process-translated" (`TR_PTRANSLATED`): the `^>N COMMAND` line names the filter process.
 const PTRANSLATED: u64 = 0x4000;
+/// Drawn as an analog step plot (`TR_ANALOG_STEP`), for the real-valued power signals.
+const ANALOG_STEP: u64 = 0x8000;
+/// A blank row that stretches the analog plot above it (`TR_ANALOG_BLANK_STRETCH`).
+const ANALOG_BLANK_STRETCH: u64 = 0x20000;
 /// Real: a 32-bit vector is shown as an IEEE single, a 64-bit one as a double.
 const REAL: u64 = 0x40000;
 const CLOSED: u64 = 0x40_0000;
@@ -57,6 +61,9 @@ fn trace_flags(
     files: &mut u32,
     procs: &mut Vec<&'static str>,
 ) -> (u64, Option<String>) {
+    if d.real {
+        return (ANALOG_STEP | REAL | RJUSTIFY, None);
+    }
     if !d.labels.is_empty() {
         *files += 1;
         let file = filter_path(gtkw, d);
@@ -117,12 +124,13 @@ pub(super) fn filter_text(d: &Decl) -> String {
     out
 }
 
-/// The name GTKWave shows for a VCD/FST variable: vectors get `[msb:0]` appended.
+/// The name GTKWave shows for a VCD/FST variable: vectors get `[msb:0]` appended (a real
+/// variable is not a vector).
 fn gtkwave_name(d: &Decl) -> String {
     let mut s = d.scope.join(".");
     s.push('.');
     s.push_str(&d.name);
-    if d.width > 1 {
+    if d.width > 1 && !d.real {
         s.push_str(&format!("[{}:0]", d.width - 1));
     }
     s
@@ -207,6 +215,14 @@ pub(super) fn write(
                 writeln!(out, "{line}")?;
             }
             writeln!(out, "{}", gtkwave_name(d))?;
+            if d.real {
+                // Three rows high.
+                writeln!(
+                    out,
+                    "@{:x}\n-\n-",
+                    ANALOG_BLANK_STRETCH | ANALOG_STEP | REAL
+                )?;
+            }
         }
         let collapsed = if closed != 0 { COLLAPSED } else { 0 };
         writeln!(out, "@{:x}", GROUP_END | BLANK | closed | collapsed)?;

@@ -15,9 +15,11 @@
 mod fst;
 pub(crate) mod glob;
 mod gtkw;
+mod power;
 mod saif;
 mod vcd;
 
+pub use power::{Charge, PowerModel, PowerTrace};
 pub use saif::{ActivityReport, SignalActivity};
 
 use std::io::BufWriter;
@@ -73,6 +75,9 @@ pub struct TraceConfig {
     /// Count the switching activity (and report it in [`TraceSummary::activity`]) even when
     /// no SAIF file is written ([`TraceConfig::counting`], [`TraceConfig::count`]).
     pub count: bool,
+    /// Write each cycle's power per block into the VCD as real-valued signals
+    /// ([`TraceConfig::power`]).
+    pub power: Option<PowerTrace>,
 }
 
 impl TraceConfig {
@@ -88,6 +93,7 @@ impl TraceConfig {
             max_bytes: None,
             saif: None,
             count: false,
+            power: None,
         }
     }
 
@@ -122,6 +128,14 @@ impl TraceConfig {
     /// [`TraceSummary::activity`], whether or not a SAIF file is written.
     pub fn count(mut self) -> Self {
         self.count = true;
+        self
+    }
+
+    /// Also writes, into a VCD, each traced cycle's power per block of `model` as a real-valued
+    /// signal `power.<block>` in watts, and their sum `power.total` (every design signal
+    /// takes part, selected or not; an FST or a SAIF alone has no power signals).
+    pub fn power(mut self, model: std::sync::Arc<dyn PowerModel>) -> Self {
+        self.power = Some(PowerTrace(model));
         self
     }
 
@@ -217,6 +231,7 @@ pub struct TraceSummary {
 }
 
 /// One declared trace variable, in declaration order (`clk`, `rst`, then the selected signals).
+#[derive(Clone)]
 pub(in crate::rtl) struct Decl {
     pub scope: Vec<String>,
     pub name: String,
@@ -225,6 +240,8 @@ pub(in crate::rtl) struct Decl {
     pub labels: Labels,
     pub display: Display,
     pub overview: bool,
+    /// A real-valued signal (the power trace), not a bit vector.
+    pub real: bool,
 }
 
 /// A step in declaring the scope tree.
@@ -556,6 +573,7 @@ struct Writer {
     wave: Option<Wave>,
     activity: Option<Box<saif::Activity>>,
     snapshot: Option<Snapshot>,
+    power: Option<Power>,
 }
 
 impl Writer {
@@ -687,7 +705,15 @@ pub(in crate::rtl) struct Tracer {
     path: PathBuf,
     out: Option<OutputFile>,
     decls: Vec<Decl>,
+    /// The waveform's declarations: `decls` and the power signals, if any.
+    wave_decls: Vec<Decl>,
     config: TraceConfig,
+}
+
+/// The power trace of an open VCD: the sums and the first power signal's slot.
+struct Power {
+    sums: power::PowerSums,
+    first_slot: u32,
 }
 
 impl Tracer {
@@ -760,6 +786,7 @@ impl Tracer {
                 labels: &[],
                 display: Display::Hex,
                 overview: true,
+                real: false,
             },
             Decl {
                 scope: top,
@@ -769,6 +796,7 @@ impl Tracer {
                 labels: &[],
                 display: Display::Hex,
                 overview: true,
+                real: false,
             },
         ];
         if !config.globs.is_empty() && !table.iter().any(|s| config.selects(&s.path())) {
@@ -798,6 +826,7 @@ impl Tracer {
                     labels: s.labels,
                     display: s.display,
                     overview: s.overview,
+                    real: false,
                 });
             } else {
                 ids.push(u32::MAX);
@@ -805,6 +834,34 @@ impl Tracer {
         }
         // Each slot's declaration: `clk`, `rst`, then the design signals'.
         let slots: Vec<u32> = [0, 1].into_iter().chain(ids.iter().copied()).collect();
+        // The power signals: a VCD's only, one per block of the model and their total, after
+        // every design signal (their slots follow the design signals').
+        let power_model = match (&config.power, config.format) {
+            (Some(p), TraceFormat::Vcd) => Some(p.0.clone()),
+            _ => None,
+        };
+        let mut power_decls = Vec::new();
+        if let Some(model) = &power_model {
+            for name in model.blocks().into_iter().chain(["total".to_string()]) {
+                power_decls.push(Decl {
+                    scope: vec![top_name.to_string(), "power".to_string()],
+                    name,
+                    width: 64,
+                    kind: SignalKind::Wire,
+                    labels: &[],
+                    display: Display::Hex,
+                    overview: false,
+                    real: true,
+                });
+            }
+        }
+        let power_slot = slots.len() as u32;
+        let mut wave_decls = decls.clone();
+        let mut wave_slots = slots.clone();
+        for d in &power_decls {
+            wave_slots.push(wave_decls.len() as u32);
+            wave_decls.push(d.clone());
+        }
         let (out, wave) = match wave_out {
             Some((out, file)) => {
                 let writer = BufWriter::with_capacity(1 << 16, file);
@@ -813,20 +870,35 @@ impl Tracer {
                         fst::FstSink::new(writer, &decls, &slots, window.0 * PERIOD)
                             .map(|s| Wave::Fst(Box::new(s)))
                     }
-                    _ => vcd::VcdSink::new(writer, &decls, &slots).map(|s| Wave::Vcd(Box::new(s))),
+                    _ => vcd::VcdSink::new(writer, &wave_decls, &wave_slots)
+                        .map(|s| Wave::Vcd(Box::new(s))),
                 };
                 (Some(out), Some(wave))
             }
             None => (None, None),
         };
-        let snapshot = config
-            .counts_activity()
+        let snapshot = (config.counts_activity() || power_model.is_some())
             .then(|| Snapshot::new(table, storage));
-        let activity = snapshot.as_ref().map(|snap| {
-            // Every bit for a SAIF; the toggle totals alone suffice otherwise.
-            let per_bit = config.saif_path().is_some();
-            Box::new(saif::Activity::new(&decls, &slots, &snap.places, per_bit))
-        });
+        let activity = match &snapshot {
+            Some(snap) if config.counts_activity() => {
+                // Every bit for a SAIF; the toggle totals alone suffice otherwise.
+                let per_bit = config.saif_path().is_some();
+                Some(Box::new(saif::Activity::new(
+                    &decls,
+                    &slots,
+                    &snap.places,
+                    per_bit,
+                )))
+            }
+            _ => None,
+        };
+        let power = match (&power_model, &snapshot) {
+            (Some(model), Some(snap)) => Some(Power {
+                sums: power::PowerSums::new(model.as_ref(), table, &snap.places),
+                first_slot: power_slot,
+            }),
+            _ => None,
+        };
         let mut tracer = Self {
             sink: None,
             saif,
@@ -844,6 +916,7 @@ impl Tracer {
             path,
             out,
             decls,
+            wave_decls,
             config: config.clone(),
         };
         let wave = match wave {
@@ -855,6 +928,7 @@ impl Tracer {
             wave,
             activity,
             snapshot,
+            power,
         });
         Ok(tracer)
     }
@@ -909,16 +983,36 @@ impl Tracer {
             Ok(())
         });
         if res.is_ok() {
-            // The counter's snapshot (its own pass: the waveform's formats as it compares).
-            if let (Some(a), Some(snap)) = (writer.activity.as_mut(), writer.snapshot.as_mut()) {
+            // The counter's and the power trace's snapshot (its own pass: the waveform's
+            // formats as it compares).
+            let mut watts = None;
+            if let Some(snap) = writer.snapshot.as_mut() {
                 snap.take(top);
-                a.cycle(cycle, &snap.cur, &snap.prev, force);
+                if let Some(a) = writer.activity.as_mut() {
+                    a.cycle(cycle, &snap.cur, &snap.prev, force);
+                }
+                if let Some(p) = writer.power.as_mut() {
+                    watts = Some(p.sums.cycle(&snap.cur, &snap.prev, force));
+                }
             }
             // The VCD lines are formatted during the pass itself.
             if let Some(mut rec) = writer.record() {
                 self.state.pass(top, &mut rec, force);
                 if let Record::Fst(FstRecord { error: Some(e), .. }) = rec {
                     res = Err(e);
+                }
+            }
+            // The power signals after the design's, each written when it changes.
+            if let (Some(watts), Some(p), Some(Wave::Vcd(v))) =
+                (watts, writer.power.as_mut(), writer.wave.as_mut())
+            {
+                let total: f64 = watts.iter().sum();
+                let values = watts.into_iter().chain([total]);
+                for (i, (w, last)) in values.zip(p.sums.last.iter_mut()).enumerate() {
+                    if force || w.to_bits() != last.to_bits() {
+                        *last = w;
+                        v.real(p.first_slot + i as u32, w);
+                    }
                 }
             }
         }
@@ -962,6 +1056,7 @@ impl Tracer {
             wave,
             activity,
             snapshot,
+            power: _,
         } = sink;
         let wave_done = match wave {
             Some(Wave::Vcd(s)) => s.finish(self.end_time),
@@ -1005,7 +1100,7 @@ impl Tracer {
         let gtkw = if self.config.gtkw && written.is_ok_and(|m| m.is_file()) {
             let g = self.path.with_extension("gtkw");
             // Filter files first: a `.gtkw` that names them is only written once they exist.
-            for d in self.decls.iter().filter(|d| !d.labels.is_empty()) {
+            for d in self.wave_decls.iter().filter(|d| !d.labels.is_empty()) {
                 let f = gtkw::filter_path(&g, d);
                 gtkw::write_file(&f, gtkw::filter_text(d).as_bytes()).map_err(|e| {
                     RtlError::TraceIo {
@@ -1016,23 +1111,28 @@ impl Tracer {
                 })?;
             }
             let start = self.window.0 * PERIOD;
-            gtkw::write(&g, gtkw::View::Full, &self.path, &self.decls, start).map_err(|e| {
-                RtlError::TraceIo {
+            gtkw::write(&g, gtkw::View::Full, &self.path, &self.wave_decls, start).map_err(
+                |e| RtlError::TraceIo {
                     path: g.clone(),
                     action: "write GTKWave save file",
                     source: e,
-                }
-            })?;
+                },
+            )?;
             // The overview, when any traced signal besides clk and rst is marked for it.
-            if self.decls.iter().skip(2).any(|d| d.overview) {
+            if self.wave_decls.iter().skip(2).any(|d| d.overview) {
                 let o = gtkw::overview_path(&g);
-                gtkw::write(&o, gtkw::View::Overview, &self.path, &self.decls, start).map_err(
-                    |e| RtlError::TraceIo {
-                        path: o.clone(),
-                        action: "write GTKWave overview save file",
-                        source: e,
-                    },
-                )?;
+                gtkw::write(
+                    &o,
+                    gtkw::View::Overview,
+                    &self.path,
+                    &self.wave_decls,
+                    start,
+                )
+                .map_err(|e| RtlError::TraceIo {
+                    path: o.clone(),
+                    action: "write GTKWave overview save file",
+                    source: e,
+                })?;
             }
             Some(g)
         } else {

@@ -68,6 +68,7 @@ impl VcdSink {
                 ScopeEvent::Leave => w.upscope(),
                 ScopeEvent::Var(i, d) => {
                     let ty = match d.kind {
+                        _ if d.real => VarType::Real,
                         SignalKind::Reg => VarType::Reg,
                         SignalKind::Wire | SignalKind::Input => VarType::Wire,
                     };
@@ -250,6 +251,21 @@ impl VcdSink {
         } else {
             self.push_change(slot as usize, width, words);
         }
+    }
+
+    /// Appends the value-change line of slot `slot`, a real-valued signal, now `value`
+    /// (`r<value> <id>`; nothing for a slot with no declaration).
+    pub fn real(&mut self, slot: u32, value: f64) {
+        let Some(&tail) = self.tails.get(slot as usize) else {
+            return;
+        };
+        let tail_len = usize::from(tail[15]);
+        if tail_len == 0 {
+            return;
+        }
+        let text = format!("r{value}");
+        self.push_bytes(text.as_bytes());
+        self.push_bytes(&tail[..tail_len]);
     }
 
     /// Hands the buffered body to the file once it has grown past [`FLUSH_AT`].
