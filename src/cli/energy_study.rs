@@ -306,16 +306,7 @@ fn write_outputs(
         "{0} x {0} x {0} GEMM: pJ per MAC by operand format ({1}, ideal operand port)",
         args.size, tech.name
     );
-    let mut svg = String::new();
-    bar_plot(
-        &mut svg,
-        (900, 520),
-        &caption,
-        "pJ per MAC",
-        &labels,
-        &stacks,
-    )?;
-    write_file(&dir.join("energy_formats.svg"), svg.as_bytes())?;
+    write_bars(&dir.join("energy_formats.svg"), &caption, &labels, &stacks)?;
     // Where the energy goes: the FP16 GEMM on the ideal port, through TMA with A's panel
     // kept, and without.
     let mut cases: Vec<(String, &Row<'_>)> = Vec::new();
@@ -368,16 +359,7 @@ fn write_outputs(
         "{h} x {h} x {h} FP16 GEMM: pJ per MAC, the memory wall ({})",
         tech.name
     );
-    let mut svg = String::new();
-    bar_plot(
-        &mut svg,
-        (900, 520),
-        &caption,
-        "pJ per MAC",
-        &labels,
-        &stacks,
-    )?;
-    write_file(&dir.join("energy_memory.svg"), svg.as_bytes())?;
+    write_bars(&dir.join("energy_memory.svg"), &caption, &labels, &stacks)?;
     // Average power against bandwidth, one line per latency: the same energy, delivered
     // faster.
     let mut series: Vec<Series> = Vec::new();
@@ -421,4 +403,16 @@ fn write_outputs(
     let mut svg = String::new();
     line_plot(&mut svg, &plot, &series)?;
     write_file(&dir.join("energy_power.svg"), svg.as_bytes())
+}
+
+/// Writes a stacked bar chart of pJ per MAC to `path`.
+fn write_bars(
+    path: &Path,
+    caption: &str,
+    labels: &[String],
+    stacks: &[Stack],
+) -> Result<(), String> {
+    let mut svg = String::new();
+    bar_plot(&mut svg, (900, 520), caption, "pJ per MAC", labels, stacks)?;
+    write_file(path, svg.as_bytes())
 }

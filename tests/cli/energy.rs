@@ -25,6 +25,14 @@ fn energy_json(args: &[&str]) -> Value {
     serde_json::from_slice(&o.stdout).expect("json")
 }
 
+/// `tcrtl gemm --m M --n N --k K EXTRA... --energy --json`, its JSON.
+fn gemm(m: usize, n: usize, k: usize, extra: &[&str]) -> Value {
+    let dims = [m.to_string(), n.to_string(), k.to_string()];
+    let mut args = vec!["gemm", "--m", &dims[0], "--n", &dims[1], "--k", &dims[2]];
+    args.extend(extra);
+    energy_json(&args)
+}
+
 /// Block `name` of the JSON `energy` object: (pJ, count).
 fn block(j: &Value, name: &str) -> (f64, u64) {
     let b = &j["energy"]["by_block"][name];
@@ -100,7 +108,7 @@ fn vcd_toggles(path: &Path) -> BTreeMap<String, (bool, u64)> {
 fn counts_match_the_vcd_and_energies_the_table() {
     let d = scratch("energy", "vcd");
     let vcd = p(&d, "run.vcd");
-    let j = energy_json(&["gemm", "--m", "8", "--n", "8", "--k", "24", "--vcd", &vcd]);
+    let j = gemm(8, 8, 24, &["--vcd", &vcd]);
     let vars = vcd_toggles(Path::new(&vcd));
     let sum = |f: &dyn Fn(&str, bool) -> bool| -> u64 {
         vars.iter()
@@ -167,19 +175,7 @@ fn counts_match_the_vcd_and_energies_the_table() {
 fn a_gemm_of_ones_costs_what_the_hand_count_says() {
     let d = scratch("energy", "ones");
     let vcd = p(&d, "ones.vcd");
-    let j = energy_json(&[
-        "gemm",
-        "--m",
-        "4",
-        "--n",
-        "4",
-        "--k",
-        "4",
-        "--pattern",
-        "ones",
-        "--vcd",
-        &vcd,
-    ]);
+    let j = gemm(4, 4, 4, &["--pattern", "ones", "--vcd", &vcd]);
     let (mul_pj, mul_count) = block(&j, "multipliers");
     assert_eq!(mul_count, 256);
     assert!(close(mul_pj, 17.6), "{mul_pj}");
@@ -232,19 +228,7 @@ fn held_zero_and_narrow_operands_cost_less() {
 #[test]
 fn less_reuse_moves_more_global_memory() {
     let run = |smem: &str| {
-        let j = energy_json(&[
-            "gemm",
-            "--m",
-            "8",
-            "--n",
-            "16",
-            "--k",
-            "256",
-            "--memory",
-            "tma",
-            "--smem-bytes",
-            smem,
-        ]);
+        let j = gemm(8, 16, 256, &["--memory", "tma", "--smem-bytes", smem]);
         let total = j["energy"]["total_pj"].as_f64().unwrap();
         let reuse = j["memory"]["a_panel_reuse"].as_bool().unwrap();
         (
@@ -337,26 +321,15 @@ fn bad_energy_options_are_refused() {
 /// 7 nm table is the 45 nm logic scaled by (7 / 45) x (0.75 / 0.9)^2.
 #[test]
 fn integer_and_scaled_tables() {
-    let j = energy_json(&[
-        "gemm", "--m", "8", "--n", "8", "--k", "32", "--format", "s8",
-    ]);
+    let j = gemm(8, 8, 32, &["--format", "s8"]);
     let (pj, n) = block(&j, "multipliers");
     assert!(close(pj, n as f64 * 0.2 / 8.0));
-    let j7 = energy_json(&[
-        "gemm",
-        "--m",
-        "8",
-        "--n",
-        "8",
-        "--k",
-        "32",
-        "--format",
-        "s8",
-        "--tech",
-        "7nm",
-        "--clock-ghz",
-        "2",
-    ]);
+    let j7 = gemm(
+        8,
+        8,
+        32,
+        &["--format", "s8", "--tech", "7nm", "--clock-ghz", "2"],
+    );
     let scale = (7.0 / 45.0) * (0.75f64 / 0.9).powi(2);
     let (pj7, n7) = block(&j7, "multipliers");
     assert_eq!(n7, n);
@@ -408,9 +381,7 @@ fn the_energy_study_runs_and_agrees_with_gemm() {
         .iter()
         .find(|c| c["study"] == "formats" && c["case"] == "fp16")
         .expect("fp16 case");
-    let j = energy_json(&[
-        "gemm", "--m", "32", "--n", "32", "--k", "32", "--format", "fp16",
-    ]);
+    let j = gemm(32, 32, 32, &["--format", "fp16"]);
     assert_eq!(fp16["energy"], j["energy"]);
     // Bad input: one line, exit 2.
     assert_error(
@@ -488,21 +459,12 @@ fn vcd_real_sums(path: &Path) -> BTreeMap<String, f64> {
 fn power_in_the_waves_adds_up_to_the_report() {
     let d = scratch("energy", "power");
     let vcd = p(&d, "power.vcd");
-    let j = energy_json(&[
-        "gemm",
-        "--m",
-        "8",
-        "--n",
-        "8",
-        "--k",
-        "16",
-        "--memory",
-        "tma",
-        "--clock-ghz",
-        "2",
-        "--vcd",
-        &vcd,
-    ]);
+    let j = gemm(
+        8,
+        8,
+        16,
+        &["--memory", "tma", "--clock-ghz", "2", "--vcd", &vcd],
+    );
     let sums = vcd_real_sums(Path::new(&vcd));
     // A cycle is 0.5 ns at 2 GHz: watts x 0.5 ns = 500 pJ per watt-cycle.
     let pj = |block: &str| sums[&format!("tensor_core.power.{block}")] * 500.0;
