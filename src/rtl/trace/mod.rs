@@ -493,8 +493,9 @@ struct Snap<'a> {
 
 impl Snap<'_> {
     /// A register's, wire's or input's value: encoded as it stands (bits above the width are
-    /// cleared afterwards, for every signal at once).
-    #[inline(always)]
+    /// cleared afterwards, for every signal at once). Out of line: one copy per value type
+    /// rather than one per signal in every block's pass (compile time).
+    #[inline(never)]
     fn signal<T: Bundle>(&mut self, v: T) {
         let p = self.pos;
         self.pos = p + T::WORDS;
