@@ -37,6 +37,10 @@ pub struct EnergyStudyArgs {
     /// Worker threads (default: the machine's cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Run only these studies (comma-separated; default all): formats (the ideal port),
+    /// formats_tma, memory (the bandwidth and latency grid), reuse, data.
+    #[arg(long, value_delimiter = ',', value_parser = ["formats", "formats_tma", "memory", "reuse", "data"])]
+    studies: Vec<String>,
     /// Output directory (created if missing).
     #[arg(long)]
     out: PathBuf,
@@ -106,7 +110,10 @@ pub fn run(args: &EnergyStudyArgs) -> Result<i32, String> {
     for name in OUTPUTS {
         plan.add("--out", &args.out.join(name))?;
     }
-    let all = cases(args.size, args.seed)?;
+    let all: Vec<StudyCase> = cases(args.size, args.seed)?
+        .into_iter()
+        .filter(|c| args.studies.is_empty() || args.studies.iter().any(|s| s == c.study))
+        .collect();
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

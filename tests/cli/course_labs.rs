@@ -304,7 +304,7 @@ const QUOTES: &[Quote] = &[
       "cycles instead of {} but", "w = 1): {} cycles"),
     q(8, "--format e4m3 --energy", "0.694",
       "E4M3 operands (command 3) report {} pJ per MAC", "{} pJ/MAC"),
-    q(8, "--mem-bandwidth 1", "27332", "Command 4 takes {} cycles", "w = 1): {} cycles"),
+    q(8, "--mem-bandwidth 2", "14092", "Command 4 takes {} cycles", "w = 1): {} cycles"),
 ];
 
 /// How a lab reads a signal in its waveform: as the save file shows it.
