@@ -998,14 +998,13 @@ impl Tracer {
         if res.is_ok() {
             // The counter's and the power trace's snapshot (its own pass: the waveform's
             // formats as it compares).
-            let mut watts = None;
             if let Some(snap) = writer.snapshot.as_mut() {
                 snap.take(top);
                 if let Some(a) = writer.activity.as_mut() {
                     a.cycle(cycle, &snap.cur, &snap.prev, force);
                 }
                 if let Some(p) = writer.power.as_mut() {
-                    watts = Some(p.sums.cycle(&snap.cur, &snap.prev, force));
+                    p.sums.cycle(&snap.cur, &snap.prev, force);
                 }
             }
             // The VCD lines are formatted during the pass itself.
@@ -1016,17 +1015,9 @@ impl Tracer {
                 }
             }
             // The power signals after the design's, each written when it changes.
-            if let (Some(watts), Some(p), Some(Wave::Vcd(v))) =
-                (watts, writer.power.as_mut(), writer.wave.as_mut())
-            {
-                let total: f64 = watts.iter().sum();
-                let values = watts.into_iter().chain([total]);
-                for (i, (w, last)) in values.zip(p.sums.last.iter_mut()).enumerate() {
-                    if force || w.to_bits() != last.to_bits() {
-                        *last = w;
-                        v.real(p.first_slot + i as u32, w);
-                    }
-                }
+            if let (Some(p), Some(Wave::Vcd(v))) = (writer.power.as_mut(), writer.wave.as_mut()) {
+                let first = p.first_slot;
+                p.sums.changes(force, |i, w| v.real(first + i as u32, w));
             }
         }
         if res.is_ok() {

@@ -58,9 +58,11 @@ pub(in crate::rtl) struct PowerSums {
     toggles: Vec<(usize, usize, f64)>,
     /// Counters: (first snapshot word, block, picojoules per unit).
     counters: Vec<(usize, usize, f64)>,
-    /// This cycle's energy per block, and the watts last written (per block, then the total).
+    /// This cycle's energy per block; its watts and the watts last written (per block, then
+    /// the total).
     energy: Vec<f64>,
-    pub last: Vec<f64>,
+    watts: Vec<f64>,
+    last: Vec<f64>,
     /// Picojoules per cycle to watts.
     watts_per_pj: f64,
 }
@@ -90,14 +92,16 @@ impl PowerSums {
             toggles,
             counters,
             energy: vec![0.0; blocks],
+            watts: vec![0.0; blocks + 1],
             last: vec![f64::NAN; blocks + 1],
             watts_per_pj: model.clock_ghz() * 1e-3,
         }
     }
 
-    /// This cycle's power per block in watts, from its snapshot `cur` and the last cycle's
-    /// `prev` (all zero on the first sample, `first`: the initial state costs nothing).
-    pub fn cycle(&mut self, cur: &[u64], prev: &[u64], first: bool) -> Vec<f64> {
+    /// This cycle's power per block in watts and their total, from its snapshot `cur` and the
+    /// last cycle's `prev` (all zero on the first sample, `first`: the initial state costs
+    /// nothing).
+    pub fn cycle(&mut self, cur: &[u64], prev: &[u64], first: bool) {
         self.energy.iter_mut().for_each(|e| *e = 0.0);
         if !first {
             for &(w, block, pj) in &self.toggles {
@@ -111,6 +115,21 @@ impl PowerSums {
                 }
             }
         }
-        self.energy.iter().map(|e| e * self.watts_per_pj).collect()
+        let blocks = self.energy.len();
+        for (w, e) in self.watts.iter_mut().zip(&self.energy) {
+            *w = e * self.watts_per_pj;
+        }
+        self.watts[blocks] = self.watts[..blocks].iter().sum();
+    }
+
+    /// Hands `emit` each signal (its index: the blocks, then the total) whose watts differ
+    /// from those last written, or every one when `force` (the first sample).
+    pub fn changes(&mut self, force: bool, mut emit: impl FnMut(usize, f64)) {
+        for (i, (&w, last)) in self.watts.iter().zip(self.last.iter_mut()).enumerate() {
+            if force || w.to_bits() != last.to_bits() {
+                *last = w;
+                emit(i, w);
+            }
+        }
     }
 }
