@@ -21,6 +21,13 @@ filter=${2:-fp16_w1_}
 rounds=${3:-3}
 root=$(git rev-parse --show-toplevel)
 cd "$root"
+# A real `benches/waves` left by an earlier `cargo bench` would keep this tree's waveforms on
+# disk (and every run's sync with them) while the base's go to the RAM disk: the traced ratio
+# would then measure the disk. It is this checkout's ignored output: refuse, not delete it.
+if [ -n "${BENCH_WAVES_DIR:-}" ] && [ -d "$root/benches/waves" ] && [ ! -L "$root/benches/waves" ]; then
+  echo "bench_compare: $root/benches/waves is a directory; remove it (it holds only bench outputs) or unset BENCH_WAVES_DIR" >&2
+  exit 2
+fi
 work=$(mktemp -d)
 cleanup() {
   git -C "$root" worktree remove --force "$work/base" >/dev/null 2>&1 || true
