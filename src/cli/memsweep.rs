@@ -8,6 +8,7 @@
 //! and `peak` = `R x C x w` MACs a cycle, computed by the library's
 //! `tensorcore_rtl::gemm::roofline`.
 
+use super::array::ArrayArgs;
 use super::memory::MemArgs;
 use super::plot::{line_plot, Plot, Series};
 use clap::Args;
@@ -17,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use tensorcore_rtl::gemm::{roofline, run_memory, CoreConfig, Gemm};
 use tensorcore_rtl::hw::memory::MemParams;
-use tensorcore_rtl::hw::MemPortConfig;
+use tensorcore_rtl::hw::{MemLayout, MemPortConfig};
 use tensorcore_rtl::io::output::{self, write_file};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::dot::AccMode;
@@ -58,6 +59,8 @@ pub struct MemSweepArgs {
     out: PathBuf,
     #[command(flatten)]
     mem: MemArgs,
+    #[command(flatten)]
+    array: ArrayArgs,
 }
 
 /// The files a sweep writes into `--out`.
@@ -105,7 +108,9 @@ fn sweep(args: &MemSweepArgs) -> Result<i32, String> {
     for name in OUTPUTS {
         plan.add("--out", &args.out.join(name))?;
     }
-    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+    let cfg = args
+        .array
+        .apply(CoreConfig::new(FP16, FP16, AccMode::Ieee, 1))?;
     let g = Gemm::random(args.m, args.n, args.k, cfg, args.seed).map_err(|e| e.to_string())?;
     let base = args.mem.params()?;
     let mut stage_settings = Vec::new();
@@ -134,6 +139,16 @@ fn sweep(args: &MemSweepArgs) -> Result<i32, String> {
                 jobs.push((name.clone(), *st, params));
             }
         }
+    }
+    // A configuration the memory layout cannot hold (an array too large for its swizzle
+    // atom, say) is refused once, before the sweep, with the layout's reason.
+    if let Some((_, stages, params)) = jobs.first() {
+        let pc = MemPortConfig {
+            params: *params,
+            stages: *stages,
+            swizzle: true,
+        };
+        MemLayout::new(&cfg, g.m, g.n, g.k, &pc).map_err(|e| e.to_string())?;
     }
     let threads = args
         .threads
@@ -222,6 +237,7 @@ fn write_outputs(dir: &Path, args: &MemSweepArgs, points: &[Point]) -> Result<()
     let json = serde_json::json!({
         "m": args.m, "n": args.n, "k": args.k, "seed": args.seed,
         "format": "fp16", "acc": "ieee", "width": 1,
+        "rows": args.array.rows, "cols": args.array.cols,
         "requests_in_flight": args.inflight,
         "points": points,
     });

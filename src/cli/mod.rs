@@ -11,6 +11,7 @@ macro_rules! outln {
     };
 }
 
+mod array;
 mod convert;
 mod course;
 mod dot;

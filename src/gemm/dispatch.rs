@@ -35,11 +35,11 @@ impl Problem<'_> {
     pub fn schedule_cycles(&self) -> u64 {
         match self {
             Problem::Dense(g) => {
-                Schedule::new(g.m, g.n, g.k, g.cfg.width, g.cfg.block()).total_cycles()
+                Schedule::for_core(&g.cfg, g.m, g.n, g.k, g.cfg.block()).total_cycles()
             }
             Problem::Sparse(s) => sparse_schedule(s).total_cycles(),
             Problem::Mx(g) => {
-                Schedule::new(g.m, g.n, g.k, g.cfg.width, g.spec.block()).total_cycles()
+                Schedule::for_core(&g.cfg, g.m, g.n, g.k, g.spec.block()).total_cycles()
             }
         }
     }

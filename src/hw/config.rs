@@ -10,6 +10,10 @@ use crate::numerics::mx::{BlockFormat, Element};
 use crate::numerics::mx_block::ScaleFactor;
 use crate::rtl::Display;
 
+/// The largest array side [`CoreConfig::with_array`] builds: 32 PEs (a 32 x 32 array holds
+/// 1,024 PEs; the row and column indices of the traced words then take 5 bits).
+pub const MAX_ARRAY: usize = 32;
+
 /// How a tensor core is built: operand formats, accumulation mode, products per PE step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CoreConfig {
@@ -24,10 +28,10 @@ pub struct CoreConfig {
     /// The accumulator (output) format: FP32, or FP16 (C and D are FP16 patterns; the
     /// accumulator registers are 16 bits wide).
     pub acc: Format,
-    /// Rows of the PE mesh (4 today; set only here, so no struct literal of the
+    /// Rows of the PE mesh (4 by default; set only here, so no struct literal of the
     /// configuration exists outside this module).
     rows: usize,
-    /// Columns of the PE mesh (4 today).
+    /// Columns of the PE mesh (4 by default).
     cols: usize,
 }
 
@@ -60,6 +64,19 @@ impl CoreConfig {
     /// The same core with accumulation `mode`.
     pub const fn with_mode(self, mode: AccMode) -> Self {
         Self { mode, ..self }
+    }
+
+    /// The same core on an array of `rows x cols` PEs, each from 1 to [`MAX_ARRAY`] (the
+    /// default is 4 x 4). A size outside that range is refused with the reason.
+    pub fn with_array(self, rows: usize, cols: usize) -> Result<Self, HwError> {
+        for (what, n) in [("rows", rows), ("cols", cols)] {
+            if !(1..=MAX_ARRAY).contains(&n) {
+                return Err(HwError::Unsupported(format!(
+                    "{n} {what} (an array has 1 to {MAX_ARRAY} rows and 1 to {MAX_ARRAY} columns)"
+                )));
+            }
+        }
+        Ok(Self { rows, cols, ..self })
     }
 
     /// Rows of the PE mesh.

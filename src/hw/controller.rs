@@ -243,9 +243,12 @@ impl Controller {
         (self.feed_tile.q() as usize, self.feed_step.q() as usize)
     }
 
-    /// The controller can take a step this cycle (see the module documentation).
+    /// The controller can take a step this cycle (see the module documentation), `cmd` being
+    /// this cycle's [`Controller::shift_cmd`]: a tile's first step waits for the cycle its
+    /// window issues its last shift (its C is then in place for the step's first
+    /// accumulation, a cycle or more later).
     #[inline]
-    pub fn ready(&self) -> bool {
+    pub fn ready(&self, cmd: ShiftCmd) -> bool {
         if !matches!(self.state(), CtlState::Compute | CtlState::Wait) {
             return false;
         }
@@ -255,8 +258,8 @@ impl Controller {
         }
         let spaced = tile == 0 || self.since_start.q() as usize >= self.sched.period;
         // Tile `t` accumulates into the set that window `t` loads with its C.
-        let (win, pos) = (self.win.q() as usize, usize::from(self.win_pos.q()));
-        let loaded = win > tile || (win == tile && pos == self.sched.rows - 1);
+        let win = self.win.q() as usize;
+        let loaded = win > tile || (win == tile && cmd.en && cmd.x + 1 == self.sched.rows);
         spaced && loaded
     }
 
@@ -347,7 +350,7 @@ impl Controller {
         ready: bool,
         cmd: ShiftCmd,
     ) -> bool {
-        debug_assert_eq!(ready, self.ready());
+        debug_assert_eq!(ready, self.ready(cmd));
         debug_assert_eq!(cmd, self.shift_cmd(port.c_ready, port.d_ready));
         let st = self.state();
         let take = ready && port.valid;
@@ -357,7 +360,14 @@ impl Controller {
         self.token.set(self.token_out());
         if st == CtlState::Idle {
             if start {
-                self.state.set_d(CtlState::Preload as u8);
+                // Compute begins in the cycle window 0 issues its last shift: with one row
+                // that is its first, and the preload takes no cycle of its own.
+                let next = if self.sched.rows == 1 {
+                    CtlState::Compute
+                } else {
+                    CtlState::Preload
+                };
+                self.state.set_d(next as u8);
             }
             return false;
         }

@@ -69,8 +69,8 @@ pub mod sparse_feeder;
 pub mod tensor_core;
 pub mod wave_filter;
 
-pub use config::CoreConfig;
 pub use config::MxSpec;
+pub use config::{CoreConfig, MAX_ARRAY};
 pub use extras::{BlockScales, EdgeExtras, SparseSelects};
 pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
 pub use mem_port::{MemLayout, MemPortConfig, MemoryPort};

@@ -32,6 +32,7 @@ use super::pe::{ACtl, ShiftIn};
 use super::port::{IdealPort, OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
 use super::skew::Skew;
+use super::wave_filter::tag_filter;
 use super::HwError;
 use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
@@ -280,8 +281,10 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             c_skew: Skew::new("c_skew", &depth_col, 64, cfg.acc.width())?
                 .with_display(Display::Hex, cfg.acc_display()),
             mesh: P::Extras::mesh(&cfg, &spec)?,
-            d_deskew: Skew::new("d_deskew", &depth_out, cfg.acc.width(), 64)?
-                .with_display(cfg.acc_display(), Display::Filter("tag")),
+            d_deskew: Skew::new("d_deskew", &depth_out, cfg.acc.width(), 64)?.with_display(
+                cfg.acc_display(),
+                Display::Filter(tag_filter(index_bits(rows))),
+            ),
             ops: StepOperands::new(rows, cols),
             edges: EdgeBuffers::new(rows, cols),
             row_bits: index_bits(rows),
@@ -293,7 +296,7 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
                 d_out
             },
             d_tag: Reg::new("d_tag", 64, 0)?
-                .with_display(Display::Filter("tag"))
+                .with_display(Display::Filter(tag_filter(index_bits(rows))))
                 .in_overview(),
             order: BLOCKS,
         })
@@ -519,9 +522,9 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             finished: self.port.finished(),
         };
         let out_last = DTag::unpack(self.d_tag.q(), row_bits).last;
-        let ready = self.controller.ready();
-        let take = ready && valid;
         let cmd = self.controller.shift_cmd(status.c_ready, status.d_ready);
+        let ready = self.controller.ready(cmd);
+        let take = ready && valid;
 
         // Operand feed at the array's edges (the skews' inputs): the taken step, or a bubble.
         let cols = self.sched.cols;
@@ -644,7 +647,10 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             self.controller.state(),
             self.controller.timer(),
             self.controller.feed_addr(),
-            self.controller.ready(),
+            self.controller.ready(self.controller.shift_cmd(
+                self.port.c_ready(self.controller.next_window()),
+                self.port.d_ready()
+            )),
             self.port.valid()
         )
     }

@@ -20,19 +20,30 @@
 //! [`BlockState::sum_from_bits`]); text GTKWave sends that is not plain hex (a value with `x`
 //! or `z` bits) is answered unchanged. Lanes are separated by ` | `, lane 0 first.
 
-use crate::hw::controller::index_bits;
 use crate::hw::pe::fp::unpack_product;
 use crate::hw::pe::int::unpack_int_product;
 use crate::hw::pe::ACtl;
 use crate::hw::tensor_core::DTag;
-use crate::hw::ROWS;
 use crate::numerics::convert::to_fp32;
 use crate::numerics::format::Format;
 use crate::numerics::multiply::{Product, ProductClass};
 use crate::numerics::mx_block::{BlockState, BLOCK_SUM_BITS, BLOCK_SUM_LSB};
 
 /// The filter kinds besides the format names.
-pub const KINDS: [&str; 6] = ["ctl", "tag", "meta", "prod", "iprod", "blksum"];
+pub const KINDS: [&str; 10] = [
+    "ctl", "tag", "tag_r1", "tag_r3", "tag_r4", "tag_r5", "meta", "prod", "iprod", "blksum",
+];
+
+/// The output-tag filters by the width of the tag's row field: `tag` for the default 4 x 4
+/// array's 2 bits, `tag_r<bits>` for the other arrays' (1 bit for 1 or 2 rows, up to 5 for
+/// 17 to 32).
+const TAG_FILTERS: [&str; 5] = ["tag_r1", "tag", "tag_r3", "tag_r4", "tag_r5"];
+
+/// The filter that decodes an output tag whose row field is `row_bits` wide
+/// ([`crate::hw::controller::index_bits`] of the array's rows, 1 to 5).
+pub fn tag_filter(row_bits: u32) -> &'static str {
+    TAG_FILTERS[(row_bits.clamp(1, 5) - 1) as usize]
+}
 
 /// Bits a lane of the stage-1 register (`s1_prod`) takes in the waveform.
 const STAGE1_LANE_BITS: usize = 64;
@@ -48,8 +59,8 @@ pub enum FilterKind {
     Lanes(Format),
     /// The PE control word.
     Ctl,
-    /// The output tag.
-    Tag,
+    /// The output tag, whose row field has this many bits.
+    Tag(u32),
     /// 2:4 metadata nibbles.
     Meta,
     /// Exact floating-point products (`s1_prod` lanes, `gather_<k>` words).
@@ -65,7 +76,10 @@ impl FilterKind {
     pub fn by_name(name: &str) -> Option<FilterKind> {
         match name {
             "ctl" => Some(FilterKind::Ctl),
-            "tag" => Some(FilterKind::Tag),
+            _ if TAG_FILTERS.contains(&name) => TAG_FILTERS
+                .iter()
+                .position(|&t| t == name)
+                .map(|i| FilterKind::Tag(i as u32 + 1)),
             "meta" => Some(FilterKind::Meta),
             "prod" => Some(FilterKind::Product),
             "iprod" => Some(FilterKind::IntProduct),
@@ -207,8 +221,8 @@ pub fn translate(kind: FilterKind, hex: &str) -> String {
             }
             parts.join(" ")
         }
-        FilterKind::Tag => {
-            let tag = DTag::unpack(field(&nib, 0, 64), index_bits(ROWS));
+        FilterKind::Tag(row_bits) => {
+            let tag = DTag::unpack(field(&nib, 0, 64), row_bits);
             if !tag.valid {
                 return "-".into();
             }

@@ -47,13 +47,13 @@ fn run_w<const W: usize>(g: &SparseGemm, trace: Option<&TraceConfig>) -> Result<
 /// The schedule the sparse run follows: the dense schedule of `K / 2` kept positions
 /// (`steps = ceil((K / 2) / w)`, NVIDIA blocks of `n` kept products).
 pub fn sparse_schedule(g: &SparseGemm) -> Schedule {
-    Schedule::new(g.m, g.n, g.k / 2, g.cfg.width, block(g))
+    Schedule::for_core(&g.cfg, g.m, g.n, g.k / 2, block(g))
 }
 
 /// The schedule of the same problem run dense (the decompressed A, `steps = ceil(K / w)`):
 /// the comparison for the sparse speed-up.
 pub fn dense_schedule(g: &SparseGemm) -> Schedule {
-    Schedule::new(g.m, g.n, g.k, g.cfg.width, block(g))
+    Schedule::for_core(&g.cfg, g.m, g.n, g.k, block(g))
 }
 
 /// Cycles the controller spends in `Compute` under `s`: tiles are fed back to back, one step

@@ -42,7 +42,7 @@ fn tma(latency: u32, bw: u32) -> MemPortConfig {
 
 /// Each element of D by `numerics::dot::dot_acc` into FP16, straight from A's row and B's
 /// column (no GEMM runner involved).
-fn dot_acc_gemm(g: &Gemm) -> Vec<u32> {
+pub(crate) fn dot_acc_gemm(g: &Gemm) -> Vec<u32> {
     let mut d = Vec::with_capacity(g.m * g.n);
     for i in 0..g.m {
         for j in 0..g.n {

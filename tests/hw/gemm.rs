@@ -11,7 +11,7 @@ use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
 use tensorcore_rtl::verify::exact::{as_f64, decode, fused_dot, ieee_dot};
 use tensorcore_rtl::verify::nvidia_ref::{nvidia_ref_dot, ref_params};
 
-const PAIRS: [(Format, Format); 6] = [
+pub(crate) const PAIRS: [(Format, Format); 6] = [
     (E4M3, E4M3),
     (E5M2, E5M2),
     (E4M3, E5M2),
@@ -21,7 +21,7 @@ const PAIRS: [(Format, Format); 6] = [
 ];
 
 /// Every mode a pair can run: ieee, fused and each NVIDIA preset that supports it.
-fn modes(fa: Format, fb: Format) -> Vec<AccMode> {
+pub(crate) fn modes(fa: Format, fb: Format) -> Vec<AccMode> {
     let mut v = vec![AccMode::Ieee, AccMode::Fused];
     for p in Preset::ALL {
         if let Ok(params) = p.params(fa, fb) {
@@ -52,7 +52,7 @@ fn same(x: u32, y: u32) -> bool {
 }
 
 /// Clocked == functional (bits and flags), and == the independent references where defined.
-fn check(g: &Gemm) {
+pub(crate) fn check(g: &Gemm) {
     let f = run_functional(g).expect("functional");
     let c = run_clocked(g, None).expect("clocked");
     assert_eq!(
@@ -178,7 +178,7 @@ fn large_gemm_approaches_the_ideal_cycle_count() {
 
 // ---------- random problems with specials ----------
 
-fn special_pattern(f: Format, pick: u8, sign: bool) -> u64 {
+pub(crate) fn special_pattern(f: Format, pick: u8, sign: bool) -> u64 {
     let mag = match pick % 5 {
         0 => f.canonical_nan() & !f.sign_bit(),
         1 => f.infinity(false).unwrap_or(f.max_finite_magnitude()),

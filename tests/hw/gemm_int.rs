@@ -23,7 +23,7 @@ fn host(fmt: IntFormat, w: u64) -> i64 {
 }
 
 /// D[i][j] by i64 arithmetic: chunks of `w` products along K, narrowed after each chunk.
-fn reference(g: &Gemm, im: &IntMode) -> Vec<u32> {
+pub(crate) fn reference(g: &Gemm, im: &IntMode) -> Vec<u32> {
     let mut d = Vec::with_capacity(g.m * g.n);
     for i in 0..g.m {
         for j in 0..g.n {
@@ -46,7 +46,7 @@ fn reference(g: &Gemm, im: &IntMode) -> Vec<u32> {
 
 /// A random problem whose operands lean to the extremes and whose C sits near the int32
 /// limits, so that steps overflow.
-fn problem(rng: &mut Rng, im: IntMode, w: usize, m: usize, n: usize, k: usize) -> Gemm {
+pub(crate) fn problem(rng: &mut Rng, im: IntMode, w: usize, m: usize, n: usize, k: usize) -> Gemm {
     let lanes = |rng: &mut Rng, f: IntFormat, len: usize| -> Vec<u64> {
         (0..len)
             .map(|_| match rng.below(3) {

@@ -73,6 +73,32 @@ fn no_default_geometry_constant_sizes_the_array() {
     );
 }
 
+/// Nothing outside the schedule's own module builds a schedule on the default array
+/// (`Schedule::new`): every runner takes the array from its configuration
+/// (`Schedule::for_core`), so a sparse or MX run on an 8 x 8 core counts 8 x 8 cycles.
+#[test]
+fn every_schedule_in_the_library_takes_the_configured_array() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    let mut stack = vec![root.join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src readable") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && !path.ends_with("src/hw/schedule.rs")
+            {
+                let text = std::fs::read_to_string(&path).expect("readable");
+                if code(&text).contains("Schedule::new(") {
+                    found.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "Schedule::new in:\n{}", found.join("\n"));
+}
+
 /// The check above sees a constant in code and not in a comment (so a hit cannot hide).
 #[test]
 fn the_scan_finds_code_and_skips_comments() {

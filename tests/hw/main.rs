@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod array_sizes;
 mod d_tag;
 mod eval_order;
 mod fp16_paths;

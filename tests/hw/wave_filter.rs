@@ -24,8 +24,16 @@ fn control_words_are_named() {
     assert_eq!(translate(FilterKind::Ctl, "000"), "-");
     // Tag: valid, row 2 (bits 2:1), last (bit 3), tile 5 (bits 31:8).
     let tag = format!("{:016X}", 1 | (2 << 1) | (1 << 3) | (5 << 8));
-    assert_eq!(translate(FilterKind::Tag, &tag), "tile 5 row 2 last");
-    assert_eq!(translate(FilterKind::Tag, "0"), "-");
+    assert_eq!(FilterKind::by_name("tag"), Some(FilterKind::Tag(2)));
+    assert_eq!(translate(FilterKind::Tag(2), &tag), "tile 5 row 2 last");
+    assert_eq!(translate(FilterKind::Tag(2), "0"), "-");
+    // An 8-row array's tag: row in bits 3:1, last in bit 4 (`tag_r3`); the same word read
+    // with the 4 x 4 layout would be another row.
+    let tag8 = format!("{:016X}", 1 | (6 << 1) | (1 << 4) | (5 << 8));
+    assert_eq!(FilterKind::by_name("tag_r3"), Some(FilterKind::Tag(3)));
+    assert_eq!(translate(FilterKind::Tag(3), &tag8), "tile 5 row 6 last");
+    assert_ne!(translate(FilterKind::Tag(2), &tag8), "tile 5 row 6 last");
+    assert_eq!(FilterKind::by_name("tag_r6"), None);
     // Nibble 0b1101 keeps indices 1 and 3; 0b0100 keeps 0 and 1.
     assert_eq!(translate(FilterKind::Meta, "4D"), "{1,3} {0,1}");
 }

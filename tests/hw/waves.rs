@@ -9,12 +9,33 @@ use tensorcore_rtl::rtl::TraceConfig;
 
 #[test]
 fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
-    let dir = std::env::temp_dir().join(format!("tcrtl_hw_waves_{}", std::process::id()));
+    links_move_one_pe_a_cycle(4, 4, (4, 4, 6));
+}
+
+/// The same on arrays of other sizes: every link of an 8 x 8 and a 3 x 5 array (several
+/// tiles, partial ones included) moves its operand one PE a cycle.
+#[test]
+fn every_link_of_an_8_by_8_and_a_3_by_5_array_moves_one_pe_a_cycle() {
+    links_move_one_pe_a_cycle(8, 8, (11, 9, 5));
+    links_move_one_pe_a_cycle(3, 5, (7, 6, 4));
+}
+
+/// Runs an `m x n x k` FP16 GEMM traced on a `rows x cols` array, reads the VCD back and
+/// checks that each PE's signals are there, named `pe_<row>_<col>`, and that A reaches PE
+/// `(r, c)` exactly one cycle after PE `(r, c - 1)` and B one cycle after PE `(r - 1, c)`:
+/// no operand skips a PE or arrives early.
+fn links_move_one_pe_a_cycle(rows: usize, cols: usize, (m, n, k): (usize, usize, usize)) {
+    let dir = std::env::temp_dir().join(format!(
+        "tcrtl_hw_waves_{rows}x{cols}_{}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("tmp dir");
     let path = dir.join("tc.vcd");
-    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
-    let g = Gemm::random(4, 4, 6, cfg, 11).expect("problem");
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
+        .with_array(rows, cols)
+        .expect("a valid array");
+    let g = Gemm::random(m, n, k, cfg, 11).expect("problem");
     let r = run_clocked(&g, Some(&TraceConfig::vcd(&path))).expect("clocked, traced");
     assert_eq!(r.out, run_functional(&g).expect("functional"));
 
@@ -26,8 +47,8 @@ fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
     ] {
         assert!(waves.has(name), "{name} missing");
     }
-    for r in 0..4 {
-        for c in 0..4 {
+    for r in 0..rows {
+        for c in 0..cols {
             for sig in [
                 "a_in",
                 "b_in",
@@ -44,32 +65,35 @@ fn a_moves_right_and_b_moves_down_one_pe_per_cycle() {
             }
         }
     }
+    // No PE beyond the array.
+    assert!(!waves.has(&format!("tensor_core.mesh.pe_{rows}_0.a_in")));
+    assert!(!waves.has(&format!("tensor_core.mesh.pe_0_{cols}.a_in")));
     let cycles = waves.cycles();
     let value = |name: &str, cycle: usize| waves.bits(name, cycle);
     let mut moved_a = 0;
     let mut moved_b = 0;
     for t in 1..cycles {
-        for r in 0..4 {
-            for c in 1..4 {
+        for r in 0..rows {
+            for c in 1..cols {
                 let here = value(&format!("tensor_core.mesh.pe_{r}_{c}.a_in"), t);
                 let left = value(&format!("tensor_core.mesh.pe_{r}_{}.a_in", c - 1), t - 1);
-                assert_eq!(here, left, "A at pe_{r}_{c}, cycle {t}");
+                assert_eq!(here, left, "{rows}x{cols}: A at pe_{r}_{c}, cycle {t}");
                 moved_a += usize::from(here.contains('1'));
             }
         }
-        for r in 1..4 {
-            for c in 0..4 {
+        for r in 1..rows {
+            for c in 0..cols {
                 let here = value(&format!("tensor_core.mesh.pe_{r}_{c}.b_in"), t);
                 let up = value(&format!("tensor_core.mesh.pe_{}_{c}.b_in", r - 1), t - 1);
-                assert_eq!(here, up, "B at pe_{r}_{c}, cycle {t}");
+                assert_eq!(here, up, "{rows}x{cols}: B at pe_{r}_{c}, cycle {t}");
                 moved_b += usize::from(here.contains('1'));
             }
         }
     }
-    // Nonzero operands really travelled (6 steps through 3 hops in 4 rows/columns).
+    // Nonzero operands really travelled: every step of the first tile crosses every hop.
     assert!(
-        moved_a >= 4 * 3 * 5 && moved_b >= 4 * 3 * 5,
-        "{moved_a} {moved_b}"
+        moved_a >= rows * (cols - 1) * (k - 1) && moved_b >= (rows - 1) * cols * (k - 1),
+        "{rows}x{cols}: {moved_a} {moved_b}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -457,3 +457,25 @@ fn random_sweep() {
         }
     }
 }
+
+/// Arrays of other sizes (`CoreConfig::with_array`): every MX element format on a 1 x 1, a
+/// 1 x 7, a 6 x 2, a 3 x 5 and an 8 x 8 array, partial tiles and several K-blocks, with
+/// specials on some: the mesh equals fused `mx_dot` and `verify::mx_ref` bit for bit.
+#[test]
+fn mesh_equals_fused_mx_dot_on_arrays_of_other_sizes() {
+    let sizes = [(1, 1), (1, 7), (6, 2), (3, 5), (8, 8)];
+    for (s, fmt) in FORMATS.into_iter().enumerate() {
+        for (z, &(rows, cols)) in sizes.iter().enumerate() {
+            let width = [1usize, 4, 8, 32][(s + z) % 4];
+            let p = problem(
+                fmt,
+                (rows + 2, cols + 3, 64),
+                900 + (s * 10 + z) as u64,
+                z % 2 == 1,
+            );
+            let mut g = gemm(&p, width);
+            g.cfg = g.cfg.with_array(rows, cols).expect("a valid array");
+            check_mesh(&g, MxDotMode::Fused, &format!("{fmt} on {rows} x {cols}"));
+        }
+    }
+}

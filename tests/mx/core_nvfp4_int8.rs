@@ -333,3 +333,27 @@ fn random_sweep() {
         check(&p, [1usize, 2, 4, 8, 16, 32][t as usize % 6]);
     }
 }
+
+/// NVFP4 and MXINT8 on arrays of other sizes (`CoreConfig::with_array`): the mesh equals
+/// fused `mx_dot` bit for bit on a 1 x 1, a 2 x 7, a 5 x 3 and an 8 x 8 array.
+#[test]
+fn nvfp4_and_mxint8_on_arrays_of_other_sizes() {
+    for (z, (rows, cols)) in [(1, 1), (2, 7), (5, 3), (8, 8)].into_iter().enumerate() {
+        let shape = (rows + 2, cols + 1, 64);
+        for (p, width) in [
+            (
+                nvfp4_problem(shape, 40 + z as u64, z % 2 == 0),
+                [1usize, 4, 16][z % 3],
+            ),
+            (
+                mxint8_problem(shape, 50 + z as u64, z % 2 == 1),
+                [1usize, 8, 32][z % 3],
+            ),
+        ] {
+            let mut g = p.gemm(width);
+            g.cfg = g.cfg.with_array(rows, cols).expect("a valid array");
+            let label = format!("{} on {rows} x {cols}", p.fmt);
+            check_mesh(&g, MxDotMode::Fused, &label);
+        }
+    }
+}

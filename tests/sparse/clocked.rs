@@ -84,6 +84,34 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases() / 2))]
+
+    /// Arrays of other sizes (`CoreConfig::with_array`, 1 to 8 rows and columns): clocked
+    /// sparse D and flags equal the sparse functional model, the cycles the sparse schedule's
+    /// formula, and ieee runs the independent reference.
+    #[test]
+    fn clocked_sparse_on_arrays_of_other_sizes(
+        rows in 1usize..=8, cols in 1usize..=8,
+        pair in 0usize..6, mi in 0usize..6, wi in 0usize..6,
+        m in 1usize..14, n in 1usize..14, groups in 1usize..6, seed in any::<u64>(),
+    ) {
+        let (fa, fb) = PAIRS[pair];
+        let Some(mode) = mode(mi, fa, fb) else { return Ok(()) };
+        let cfg = config(fa, fb, mode, WIDTHS[wi]).with_array(rows, cols).unwrap();
+        let g = SparseGemm::random(m, n, 4 * groups, cfg, seed).unwrap();
+        let want = run_functional_sparse(&g).unwrap();
+        let got = run_clocked_sparse_measured(&g, None).unwrap();
+        let label = format!("{rows}x{cols} {fa} {:?} w={}", mode.name(), cfg.width);
+        prop_assert_eq!(&got.run.out.d, &want.d, "{}", label);
+        prop_assert_eq!(got.run.out.flags, want.flags);
+        prop_assert_eq!(got.run.cycles, sparse_schedule(&g).total_cycles(), "{}", label);
+        if mode == AccMode::Ieee {
+            prop_assert_eq!(&got.run.out.d, &sparse_reference(&g.reference_operands(), SparseRef::Ieee), "{}", label);
+        }
+    }
+}
+
 /// A sparse tile's compute phase takes half the dense steps: schedule formula against the
 /// measured cycles of both runs (sparse on the compressed A, dense on the decompressed one).
 #[test]

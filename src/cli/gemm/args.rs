@@ -1,5 +1,6 @@
 //! The options of `tcrtl gemm` (one struct, read by every mode's runner).
 
+use crate::cli::array::ArrayArgs;
 use crate::cli::energy::EnergyArgs;
 use crate::cli::memory::{MemArgs, MemoryPath};
 use crate::cli::pattern::Pattern;
@@ -53,6 +54,8 @@ pub struct GemmArgs {
     /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
     #[arg(long, default_value_t = 1)]
     pub width: usize,
+    #[command(flatten)]
+    pub array: ArrayArgs,
     /// Write D (M x N float32; with --out-format fp16, uint16 FP16 bit patterns; int32 for
     /// integer formats) here, atomically.
     #[arg(long)]

@@ -4,6 +4,7 @@
 //! also run through the TMA memory path (`--memory tma`: bytes in global and shared memory,
 //! int32 C and D words).
 
+use crate::cli::array::ArrayArgs;
 use crate::cli::energy::{json as energy_json, lines as energy_lines, EnergyArgs};
 use crate::cli::memory::{memory_json, memory_line, MemoryPath};
 use crate::cli::operand_files::load_int_matrix;
@@ -22,6 +23,8 @@ pub struct IntGemmJob<'a> {
     pub mode: IntMode,
     /// Products per PE step.
     pub width: usize,
+    /// The PE array's size.
+    pub array: ArrayArgs,
     /// The memory port (`--memory tma`), or `None` for the ideal path.
     pub memory: Option<MemPortConfig>,
     /// A, B and C files (C optional), or none for a random problem.
@@ -63,12 +66,12 @@ fn load_c(path: &Path, m: usize, n: usize) -> Result<Vec<u32>, String> {
 /// Runs an integer `gemm`.
 pub fn run(job: &IntGemmJob) -> Result<i32, String> {
     let im = job.mode;
-    let cfg = CoreConfig::new(
+    let cfg = job.array.apply(CoreConfig::new(
         im.a.container(),
         im.b.container(),
         AccMode::Int(im),
         job.width,
-    );
+    ))?;
     let g = match (job.files, job.random) {
         (Some((pa, pb, pc)), _) => {
             let (m, ka, a) = load_int_matrix(pa, "A", im.a)?;
@@ -126,6 +129,7 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
             "m": g.m, "n": g.n, "k": g.k,
             "format": names(im.a), "format_b": names(im.b),
             "acc": "int32", "overflow": im.overflow.name(), "width": cfg.width,
+            "rows": cfg.rows(), "cols": cfg.cols(),
             "seed": job.random.map(|r| r.3),
             "cycles": run.cycles, "tiles": run.tiles, "macs": g.macs(),
             "utilization": run.utilization(),
@@ -147,7 +151,7 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
         outln!("{obj}");
     } else {
         outln!(
-            "gemm {} x {} x {} ({} x {}, int32 {}, w = {}): {} cycles, {} tile{}, utilization {:.1}%",
+            "gemm {} x {} x {} ({} x {}, int32 {}, w = {}{}): {} cycles, {} tile{}, utilization {:.1}%",
             g.m,
             g.n,
             g.k,
@@ -158,6 +162,7 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
                 IntOverflow::SatFinite => "satfinite",
             },
             cfg.width,
+            ArrayArgs::label(&cfg),
             run.cycles,
             run.tiles,
             if run.tiles == 1 { "" } else { "s" },

@@ -11,6 +11,7 @@ mod int;
 mod load;
 mod mx;
 
+use super::array::ArrayArgs;
 use super::memory::memory_json;
 use super::pattern::{pattern_problem, Pattern};
 use super::values;
@@ -60,7 +61,9 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         mode,
         preset,
     } = args.arith.resolve_datapath(acc)?;
-    let cfg = CoreConfig::new(fmt_a, fmt_b, mode, args.width).with_acc(acc);
+    let cfg = args
+        .array
+        .apply(CoreConfig::new(fmt_a, fmt_b, mode, args.width).with_acc(acc))?;
     plan_outputs(args)?;
     let mem_cfg = super::memory::port_config(args.memory, &args.mem, args.stages, args.no_swizzle)?;
     let energy = args.energy.plan()?;
@@ -156,6 +159,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             "m": g.m, "n": g.n, "k": g.k,
             "format": fmt_a.name, "format_b": fmt_b.name,
             "acc": cfg.mode.name(), "preset": preset.map(|p| p.name()), "width": cfg.width,
+            "rows": cfg.rows(), "cols": cfg.cols(),
             "out_format": acc.name,
             "seed": random.then_some(args.seed),
             "cycles": run.cycles, "tiles": run.tiles, "macs": macs,
@@ -182,7 +186,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         outln!("{obj}");
     } else {
         outln!(
-            "gemm {} x {} x {} ({fmt_a} x {fmt_b}{}, {}{}, w = {}): {} cycles, {} tile{}, utilization {:.1}%",
+            "gemm {} x {} x {} ({fmt_a} x {fmt_b}{}, {}{}, w = {}{}): {} cycles, {} tile{}, utilization {:.1}%",
             g.m,
             g.n,
             g.k,
@@ -191,6 +195,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             cfg.mode.name(),
             preset.map(|p| format!(" {p}")).unwrap_or_default(),
             cfg.width,
+            ArrayArgs::label(&cfg),
             run.cycles,
             run.tiles,
             if run.tiles == 1 { "" } else { "s" },
@@ -278,6 +283,7 @@ fn run_int(args: &GemmArgs, a: IntFormat, b: IntFormat) -> Result<i32, String> {
             },
         },
         width: args.width,
+        array: args.array,
         memory,
         files,
         random,

@@ -10,6 +10,7 @@
 
 use super::args::GemmArgs;
 use super::load::{load_c, matrix_shape, plan_outputs};
+use crate::cli::array::ArrayArgs;
 use crate::cli::memory::MemoryPath;
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::{self, CoreConfig, MxGemm, Problem};
@@ -150,7 +151,9 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         .map_err(|e| format!("--format {fa} --format-b {fb}: {e}"))?;
     let (ea, eb) = (MxSpec::lane_format(fa), MxSpec::lane_format(fb));
     let bs = spec.block();
-    let cfg = CoreConfig::new(ea, eb, AccMode::Fused, args.width);
+    let cfg = args
+        .array
+        .apply(CoreConfig::new(ea, eb, AccMode::Fused, args.width))?;
     if args.width > bs {
         return Err(format!(
             "--width {}: {fa} blocks hold {bs} elements, and a PE step must not straddle two",
@@ -238,6 +241,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             "m": m, "n": n, "k": k,
             "format": fa.name(), "format_b": fb.name(),
             "acc": "fused", "block": bs, "width": cfg.width,
+            "rows": cfg.rows(), "cols": cfg.cols(),
             "a_tensor_scale": spec.a_tensor.map(f32::from_bits),
             "b_tensor_scale": spec.b_tensor.map(f32::from_bits),
             "cycles": run.cycles, "tiles": run.tiles, "macs": g.m * g.n * g.k,
@@ -257,8 +261,9 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         outln!("{obj}");
     } else {
         outln!(
-            "gemm {m} x {n} x {k} ({fa} x {fb}, fused MX, blocks of {bs}, w = {}): {} cycles, {} tile{}, utilization {:.1}%; flags: {}",
+            "gemm {m} x {n} x {k} ({fa} x {fb}, fused MX, blocks of {bs}, w = {}{}): {} cycles, {} tile{}, utilization {:.1}%; flags: {}",
             cfg.width,
+            ArrayArgs::label(&cfg),
             run.cycles,
             run.tiles,
             if run.tiles == 1 { "" } else { "s" },
