@@ -199,3 +199,66 @@ proptest! {
         check_timing(&g);
     }
 }
+
+/// The memory path keeps its 4 x 4 layout (`docs/hardware.md`): the arrays it can feed (A's
+/// R and B's C rows in one 8-row swizzle atom, a tile row of C dividing a 16-byte box row) run
+/// through it and equal the ideal port and the functional model, dense and 2:4 sparse; the
+/// others are refused before the run, with that reason.
+#[test]
+fn the_memory_path_feeds_the_arrays_its_layout_holds_and_refuses_the_others() {
+    use tensorcore_rtl::gemm::run_memory;
+    use tensorcore_rtl::hw::memory::MemParams;
+    use tensorcore_rtl::hw::MemPortConfig;
+    use tensorcore_rtl::numerics::format::E4M3;
+    use tensorcore_rtl::sparse::{run_functional_sparse, run_memory_sparse, SparseGemm};
+    let pc = MemPortConfig {
+        params: MemParams {
+            latency: 20,
+            ..MemParams::default()
+        },
+        stages: 0,
+        swizzle: true,
+    };
+    for (s, (rows, cols)) in [(1, 1), (1, 4), (2, 1), (2, 2), (4, 2), (3, 4), (6, 2)]
+        .into_iter()
+        .enumerate()
+    {
+        let (fa, w) = [(FP16, 1), (E4M3, 4), (FP16, 8)][s % 3];
+        let cfg = CoreConfig::new(fa, fa, AccMode::Ieee, w)
+            .with_array(rows, cols)
+            .expect("a valid array");
+        let (m, n) = shape(rows, cols, s);
+        let g = Gemm::random(m, n, 40, cfg, 300 + s as u64).expect("problem");
+        let mem = run_memory(&g, &pc, None).expect("memory-path run");
+        let ideal = run_clocked(&g, None).expect("ideal run");
+        assert_eq!(mem.run.run.out, ideal.out, "{rows}x{cols}: tma vs ideal");
+        assert_eq!(
+            mem.run.run.out,
+            run_functional(&g).expect("functional"),
+            "{rows}x{cols}"
+        );
+        assert!(mem.run.run.cycles >= ideal.cycles, "{rows}x{cols}");
+        let sg = SparseGemm::random(m, n, 32, cfg, 400 + s as u64).expect("sparse problem");
+        let smem = run_memory_sparse(&sg, &pc, None).expect("sparse memory-path run");
+        assert_eq!(
+            smem.run.run.out,
+            run_functional_sparse(&sg).expect("sparse functional"),
+            "{rows}x{cols} sparse"
+        );
+    }
+    for (rows, cols) in [(8, 8), (5, 3), (2, 6), (7, 2)] {
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
+            .with_array(rows, cols)
+            .expect("a valid array");
+        let g = Gemm::random(9, 9, 16, cfg, 1).expect("problem");
+        match run_memory(&g, &pc, None) {
+            Err(HwError::Unsupported(why)) => assert!(
+                why.contains(&format!("{rows} x {cols} array through memory"))
+                    && why.contains("swizzle atom"),
+                "{rows}x{cols}: {why}"
+            ),
+            Err(e) => panic!("{rows}x{cols}: another error {e}"),
+            Ok(_) => panic!("{rows}x{cols}: ran through memory"),
+        }
+    }
+}

@@ -251,11 +251,12 @@ impl MemLayout {
         // tile's row, and a box of `R` such rows fills one slot.
         if rows + cols > ATOM_ROWS as usize
             || rows as u32 * BOX_ROW_BYTES > SLOT_BYTES
-            || cols as u32 * esc > BOX_ROW_BYTES
+            || !BOX_ROW_BYTES.is_multiple_of(cols as u32 * esc)
         {
             return Err(HwError::Unsupported(format!(
-                "a {rows} x {cols} array through memory (A and B rows share one {ATOM_ROWS}-row \
-                 swizzle atom; a tile row of C fits {BOX_ROW_BYTES} bytes)"
+                "the {rows} x {cols} array through memory (A's {rows} and B's {cols} rows share one \
+                 {ATOM_ROWS}-row swizzle atom, and a tile row of C, {cols} x {esc} bytes, must \
+                 divide a {BOX_ROW_BYTES}-byte box row)"
             )));
         }
         let (esa, esb) = (container_bytes(cfg.fmt_a), container_bytes(cfg.fmt_b));
