@@ -36,9 +36,17 @@ fn main() {
     }
     out.push_str("/// Every testbench, sorted by name.\npub static REGISTRY: &[Testbench] = &[\n");
     for n in &names {
+        // A testbench that builds its cores through `Bench::array` says so with this line,
+        // and `tcrtl tb run --rows R --cols C` may then size its array.
+        let text = std::fs::read_to_string(dir.join(format!("{n}.rs"))).unwrap_or_default();
+        let takes_array = if text.contains("pub const TAKES_ARRAY: bool") {
+            format!("{n}::TAKES_ARRAY")
+        } else {
+            "false".to_string()
+        };
         writeln!(
             out,
-            "    Testbench {{ name: {n:?}, about: {n}::ABOUT, run: {n}::run }},"
+            "    Testbench {{ name: {n:?}, about: {n}::ABOUT, run: {n}::run, takes_array: {takes_array} }},"
         )
         .unwrap();
     }

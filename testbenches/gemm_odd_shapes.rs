@@ -22,6 +22,9 @@ const SHAPES: [(usize, usize, usize); 7] = [
     (6, 2, 31),
 ];
 
+/// `tcrtl tb run NAME --rows R --cols C` runs it on an R x C array (`Bench::array`).
+pub const TAKES_ARRAY: bool = true;
+
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
     let hopper = Preset::Hopper
@@ -47,7 +50,8 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     for (ci, (name, cfg, preset)) in configs.iter().enumerate() {
         for (si, &(m, n, k)) in SHAPES.iter().enumerate() {
             let seed = 1000 * ci as u64 + si as u64;
-            let g = Gemm::random(m, n, k, *cfg, seed).map_err(|e| e.to_string())?;
+            let cfg = tb.array(*cfg)?;
+            let g = Gemm::random(m, n, k, cfg, seed).map_err(|e| e.to_string())?;
             let label = format!("{name} {m}x{n}x{k}");
             run_and_check(tb, &label, &g, *preset, ci == 0 && si == 0)?;
         }

@@ -11,6 +11,9 @@ use crate::tb::Bench;
 /// One line for `tcrtl tb list`.
 pub const ABOUT: &str = "4x4 mesh, E4M3 (and E4M3 x E5M2), ieee/fused/nvidia vs verify references";
 
+/// `tcrtl tb run NAME --rows R --cols C` runs it on an R x C array (`Bench::array`).
+pub const TAKES_ARRAY: bool = true;
+
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
     let mut first = true;
@@ -30,7 +33,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         }
         for (name, mode, width, preset) in &modes {
             for k in [8usize, 64] {
-                let cfg = CoreConfig::new(E4M3, fmt_b, *mode, *width);
+                let cfg = tb.array(CoreConfig::new(E4M3, fmt_b, *mode, *width))?;
                 let g = Gemm::random(4, 4, k, cfg, 0xE4 + k as u64).map_err(|e| e.to_string())?;
                 let label = format!("e4m3 x {fmt_b} {name} K {k}");
                 run_and_check(tb, &label, &g, *preset, first)?;

@@ -12,6 +12,9 @@ use crate::tb::Bench;
 /// One line for `tcrtl tb list`.
 pub const ABOUT: &str = "4x4 mesh, FP16, ieee/fused/nvidia vs verify references";
 
+/// `tcrtl tb run NAME --rows R --cols C` runs it on an R x C array (`Bench::array`).
+pub const TAKES_ARRAY: bool = true;
+
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
     let mut modes: Vec<(String, AccMode, usize, Option<Preset>)> = vec![
@@ -31,7 +34,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     let mut first = true;
     for (name, mode, width, preset) in &modes {
         for k in [1usize, 4, 16, 33] {
-            let cfg = CoreConfig::new(FP16, FP16, *mode, *width);
+            let cfg = tb.array(CoreConfig::new(FP16, FP16, *mode, *width))?;
             let g = Gemm::random(4, 4, k, cfg, 16 + k as u64).map_err(|e| e.to_string())?;
             run_and_check(tb, &format!("{name} K {k}"), &g, *preset, first && k == 16)?;
         }

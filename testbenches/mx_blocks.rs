@@ -50,6 +50,9 @@ fn problem(
     MxGemm::from_quantised(&qa, &qb, c, width).map_err(|e| e.to_string())
 }
 
+/// `tcrtl tb run NAME --rows R --cols C` runs it on an R x C array (`Bench::array`).
+pub const TAKES_ARRAY: bool = true;
+
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
     let cases = [
@@ -62,12 +65,14 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         (BlockFormat::NvFp4, 4),
     ];
     for (s, (fmt, width)) in cases.into_iter().enumerate() {
-        let g = problem(fmt, (8, 8, 64), width, 40 + s as u64)?;
+        let mut g = problem(fmt, (8, 8, 64), width, 40 + s as u64)?;
+        g.cfg = tb.array(g.cfg)?;
         let trace = (fmt == BlockFormat::NvFp4).then(|| tb.trace());
         let run = run_clocked_mx(&g, trace.as_ref()).map_err(|e| format!("{fmt}: {e}"))?;
         tb.add_cycles(run.cycles);
         tb.check_waveform(fmt.name(), trace.as_ref());
-        tb.check_eq(format!("{fmt}: tiles"), run.tiles, 4);
+        let tiles = 8usize.div_ceil(g.cfg.rows()) * 8usize.div_ceil(g.cfg.cols());
+        tb.check_eq(format!("{fmt}: tiles"), run.tiles, tiles);
         let want = mx_ref::gemm(&g);
         for (i, (&got, &w)) in run.out.d.iter().zip(&want).enumerate() {
             tb.check_bits(format!("{fmt} w={width} D[{}][{}]", i / 8, i % 8), got, w);
@@ -78,7 +83,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     // blocks, so D = 8 everywhere.
     let lane = MxSpec::lane_format(BlockFormat::NvFp4);
     let g = MxGemm {
-        cfg: CoreConfig::new(lane, lane, AccMode::Fused, 8),
+        cfg: tb.array(CoreConfig::new(lane, lane, AccMode::Fused, 8))?,
         spec: MxSpec::new(BlockFormat::NvFp4, BlockFormat::NvFp4)
             .with_tensor_scales(Some(2.0f32.to_bits()), Some(0.25f32.to_bits())),
         m: 4,

@@ -52,7 +52,7 @@ fn probe(
     let col = encode_all(FP16, &bv)?;
     let a_mat: Vec<u64> = (0..4).flat_map(|_| row.iter().copied()).collect();
     let b_mat: Vec<u64> = col.iter().flat_map(|&x| [x; 4]).collect();
-    let cfg = CoreConfig::new(FP16, FP16, AccMode::Nvidia(params), 1);
+    let cfg = tb.array(CoreConfig::new(FP16, FP16, AccMode::Nvidia(params), 1))?;
     let g = Gemm::new(4, 4, k, cfg, a_mat, b_mat, vec![fp32(c)?; 16]).map_err(|e| e.to_string())?;
     let label = format!("{preset} {label}");
     run_and_check(tb, &label, &g, Some(preset), trace)?;
@@ -73,6 +73,9 @@ fn probe(
     }
     Ok(run.out.d[0])
 }
+
+/// `tcrtl tb run NAME --rows R --cols C` runs it on an R x C array (`Bench::array`).
+pub const TAKES_ARRAY: bool = true;
 
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {

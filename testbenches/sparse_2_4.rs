@@ -22,13 +22,16 @@ fn cfg(fa: Format, fb: Format, mode: AccMode, width: usize) -> CoreConfig {
     CoreConfig::new(fa, fb, mode, width)
 }
 
+/// `tcrtl tb run NAME --rows R --cols C` runs it on an R x C array (`Bench::array`).
+pub const TAKES_ARRAY: bool = true;
+
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
     tb.trace_only("meta_skew");
     tb.trace_only("controller.state");
     tb.trace_only("mesh.pe_0_*");
     tb.trace_only("mesh.pe_1_0.*");
-    let g = SparseGemm::random(4, 4, 16, cfg(FP16, FP16, AccMode::Ieee, 2), 24)
+    let g = SparseGemm::random(4, 4, 16, tb.array(cfg(FP16, FP16, AccMode::Ieee, 2))?, 24)
         .map_err(|e| e.to_string())?;
     run_and_check_sparse(tb, "traced fp16 w=2", &g, true)?;
 
@@ -47,7 +50,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
             (AccMode::Fused, 32),
         ] {
             let seed = 100 + p as u64 * 8 + width as u64;
-            let g = SparseGemm::random(5, 7, 24, cfg(fa, fb, mode, width), seed)
+            let g = SparseGemm::random(5, 7, 24, tb.array(cfg(fa, fb, mode, width))?, seed)
                 .map_err(|e| e.to_string())?;
             let label = format!("{fa} x {fb} {} w={width} 5x7x24", mode.name());
             run_and_check_sparse(tb, &label, &g, false)?;
@@ -55,11 +58,11 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     }
     // A dense A with overfull groups, pruned to 2:4 (the two largest magnitudes kept).
     let dense =
-        Gemm::random(6, 5, 32, cfg(FP16, FP16, AccMode::Ieee, 2), 77).map_err(|e| e.to_string())?;
+        Gemm::random(6, 5, 32, tb.array(cfg(FP16, FP16, AccMode::Ieee, 2))?, 77).map_err(|e| e.to_string())?;
     let g = SparseGemm::from_dense(&dense, Prune::KeepLargest).map_err(|e| e.to_string())?;
     run_and_check_sparse(tb, "pruned dense fp16 w=2 6x5x32", &g, false)?;
     // Long K, several tiles.
-    let g = SparseGemm::random(8, 8, 256, cfg(BF16, BF16, AccMode::Fused, 8), 5)
+    let g = SparseGemm::random(8, 8, 256, tb.array(cfg(BF16, BF16, AccMode::Fused, 8))?, 5)
         .map_err(|e| e.to_string())?;
     run_and_check_sparse(tb, "bf16 fused w=8 8x8x256", &g, false)?;
     Ok(())

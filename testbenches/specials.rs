@@ -48,6 +48,9 @@ fn operands(fmt: Format) -> Result<(Vec<u64>, Vec<u64>), String> {
     Ok((encode_all(fmt, &flat(a))?, encode_all(fmt, &flat(b))?))
 }
 
+/// `tcrtl tb run NAME --rows R --cols C` runs it on an R x C array (`Bench::array`).
+pub const TAKES_ARRAY: bool = true;
+
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
     let c_vals = [
@@ -86,7 +89,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
     }
     for (i, &(fmt, mode, width, preset)) in cases.iter().enumerate() {
         let (a, b) = operands(fmt)?;
-        let cfg = CoreConfig::new(fmt, fmt, mode, width);
+        let cfg = tb.array(CoreConfig::new(fmt, fmt, mode, width))?;
         let g = Gemm::new(4, 4, 4, cfg, a, b, c.clone()).map_err(|e| e.to_string())?;
         let label = format!(
             "{fmt} {}{}",

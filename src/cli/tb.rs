@@ -2,8 +2,11 @@
 
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
+use tensorcore_rtl::hw::CoreConfig;
 use tensorcore_rtl::io::{output, OutputPlan};
-use tensorcore_rtl::tb::{find, registry, run_one_with, saif_path, Testbench};
+use tensorcore_rtl::numerics::dot::AccMode;
+use tensorcore_rtl::numerics::format::FP16;
+use tensorcore_rtl::tb::{find, registry, run_one_opts, saif_path, RunOptions, Testbench};
 
 /// Arguments of `tcrtl tb`.
 #[derive(Args, Debug)]
@@ -34,6 +37,13 @@ pub struct RunArgs {
     /// 1, SAIF 2.0) beside its waveform, as NAME.saif.
     #[arg(long)]
     saif: bool,
+    /// Rows R of the array (1 to 32) for the testbenches that take a size (`tcrtl tb list`
+    /// marks them); with `all`, only those run. Default: each testbench's own array.
+    #[arg(long, value_name = "R", requires = "cols")]
+    rows: Option<usize>,
+    /// Columns C of the array (1 to 32), with --rows.
+    #[arg(long, value_name = "C", requires = "rows")]
+    cols: Option<usize>,
 }
 
 /// Runs `tcrtl tb ...`.
@@ -42,7 +52,12 @@ pub fn run(args: &TbArgs) -> Result<i32, String> {
         TbCommand::List => {
             let width = registry().iter().map(|t| t.name.len()).max().unwrap_or(0);
             for t in registry() {
-                outln!("{:width$}  {}", t.name, t.about);
+                let sized = if t.takes_array {
+                    " (takes --rows/--cols)"
+                } else {
+                    ""
+                };
+                outln!("{:width$}  {}{sized}", t.name, t.about);
             }
             Ok(0)
         }
@@ -51,10 +66,22 @@ pub fn run(args: &TbArgs) -> Result<i32, String> {
 }
 
 fn run_benches(args: &RunArgs) -> Result<i32, String> {
+    let array = args.rows.zip(args.cols);
+    if let Some((rows, cols)) = array {
+        // The size itself is checked once, before anything runs.
+        CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
+            .with_array(rows, cols)
+            .map_err(|e| format!("--rows {rows} --cols {cols}: {e}"))?;
+    }
     let mut selected: Vec<&Testbench> = Vec::new();
     for name in &args.names {
         if name == "all" {
-            selected.extend(registry());
+            // With a size, `all` is every testbench that takes one.
+            selected.extend(
+                registry()
+                    .iter()
+                    .filter(|t| array.is_none() || t.takes_array),
+            );
         } else {
             let t = find(name).ok_or_else(|| {
                 let known: Vec<&str> = registry().iter().map(|t| t.name).collect();
@@ -63,6 +90,17 @@ fn run_benches(args: &RunArgs) -> Result<i32, String> {
                     known.join(", ")
                 )
             })?;
+            if array.is_some() && !t.takes_array {
+                let sized: Vec<&str> = registry()
+                    .iter()
+                    .filter(|t| t.takes_array)
+                    .map(|t| t.name)
+                    .collect();
+                return Err(format!(
+                    "{name} builds its own array and takes no --rows/--cols (those that do: {})",
+                    sized.join(", ")
+                ));
+            }
             selected.push(t);
         }
     }
@@ -87,7 +125,14 @@ fn run_benches(args: &RunArgs) -> Result<i32, String> {
     let mut failed = 0;
     let (mut checks, mut cycles) = (0, 0);
     for t in &selected {
-        let r = run_one_with(t, &args.waves, args.saif);
+        let r = run_one_opts(
+            t,
+            &args.waves,
+            &RunOptions {
+                saif: args.saif,
+                array,
+            },
+        );
         outln!("{}", r.line());
         for f in &r.failures {
             outln!("    mismatch: {f}");
