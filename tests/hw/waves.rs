@@ -90,6 +90,19 @@ fn links_move_one_pe_a_cycle(rows: usize, cols: usize, (m, n, k): (usize, usize,
             }
         }
     }
+    // The overview save file: a mesh of more than 16 PEs opens as one closed group per row
+    // (`mesh.pe_<r>_*`, each holding its row's PE groups), a smaller one as the PE groups.
+    let overview =
+        std::fs::read_to_string(dir.join("tc.overview.gtkw")).expect("the overview save file");
+    for r in 0..rows {
+        let row_group = format!("\n-mesh.pe_{r}_*\n");
+        assert_eq!(
+            overview.matches(&row_group).count(),
+            if rows * cols > 16 { 2 } else { 0 },
+            "{rows}x{cols}: {row_group:?} opens and closes once"
+        );
+        assert!(overview.contains(&format!("\n-mesh.pe_{r}_0\n")));
+    }
     // Nonzero operands really travelled: every step of the first tile crosses every hop.
     assert!(
         moved_a >= rows * (cols - 1) * (k - 1) && moved_b >= (rows - 1) * cols * (k - 1),

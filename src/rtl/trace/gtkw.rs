@@ -194,8 +194,23 @@ pub(super) fn write(
         }
     }
     let closed = if view == View::Overview { CLOSED } else { 0 };
+    let collapsed = if closed != 0 { COLLAPSED } else { 0 };
+    // The overview of a large array: more than `MAX_SIBLINGS` sibling scopes (the PEs of an
+    // 8 x 8 or larger mesh) are wrapped, run by run, in closed groups named after their
+    // common stem (`mesh.pe_3_*`: row 3's PEs), so that it opens as one line per row.
+    let rows = if view == View::Overview {
+        sibling_runs(&scopes)
+    } else {
+        vec![None; scopes.len()]
+    };
     let (mut files, mut procs) = (0, Vec::new());
-    for scope in scopes {
+    for (i, scope) in scopes.iter().enumerate() {
+        if let Some(row) = &rows[i] {
+            if i == 0 || rows[i - 1].as_ref() != Some(row) {
+                writeln!(out, "@{:x}", GROUP_BEGIN | BLANK | closed)?;
+                writeln!(out, "-{row}")?;
+            }
+        }
         let label = if scope.len() > 1 {
             scope[1..].join(".")
         } else {
@@ -207,7 +222,7 @@ pub(super) fn write(
             .iter()
             .skip(2)
             .filter(shown)
-            .filter(|d| d.scope.as_slice() == scope)
+            .filter(|d| d.scope.as_slice() == *scope)
         {
             let (flags, filter) = trace_flags(&filters_of, d, &mut files, &mut procs);
             writeln!(out, "@{flags:x}")?;
@@ -224,13 +239,43 @@ pub(super) fn write(
                 )?;
             }
         }
-        let collapsed = if closed != 0 { COLLAPSED } else { 0 };
         writeln!(out, "@{:x}", GROUP_END | BLANK | closed | collapsed)?;
         writeln!(out, "-{label}")?;
+        if let Some(row) = &rows[i] {
+            if rows.get(i + 1).and_then(|r| r.as_ref()) != Some(row) {
+                writeln!(out, "@{:x}", GROUP_END | BLANK | closed | collapsed)?;
+                writeln!(out, "-{row}")?;
+            }
+        }
     }
     writeln!(out, "[pattern_trace] 1")?;
     writeln!(out, "[pattern_trace] 0")?;
     write_file(gtkw, &out)
+}
+
+/// Sibling scopes beyond this many are grouped by their stem in the overview (a 4 x 4 mesh's
+/// 16 PEs are not).
+const MAX_SIBLINGS: usize = 16;
+
+/// Per scope (in order): the outer group it sits in, if its parent holds more than
+/// [`MAX_SIBLINGS`] scopes: the parent's path below the top and the scope's name up to its
+/// last `_`, with `*` (`mesh.pe_3_*`). A name without `_` stays ungrouped.
+fn sibling_runs(scopes: &[&[String]]) -> Vec<Option<String>> {
+    let parent = |s: &[String]| s[..s.len().saturating_sub(1)].to_vec();
+    scopes
+        .iter()
+        .map(|s| {
+            let p = parent(s);
+            let siblings = scopes.iter().filter(|t| parent(t) == p).count();
+            let name = s.last()?;
+            let stem = &name[..name.rfind('_')? + 1];
+            (siblings > MAX_SIBLINGS && s.len() > 1).then(|| {
+                let mut path: Vec<&str> = p.iter().skip(1).map(String::as_str).collect();
+                path.push(stem);
+                format!("{}*", path.join("."))
+            })
+        })
+        .collect()
 }
 
 /// Writes `path` through the shared output files ([`crate::rtl::file::AtomicFile`]: a temporary
