@@ -7,7 +7,7 @@
 //! traced: the waves show the scales moving with the operands, the block sums, the scale
 //! multiplier (`scale_sig`, `scale_exp`) and the tensor-scale registers.
 
-use crate::gemm::{run_clocked_mx, CoreConfig, MxGemm};
+use crate::gemm::{CoreConfig, MxGemm, Problem};
 use crate::hw::MxSpec;
 use crate::numerics::dot::AccMode;
 use crate::numerics::format::FP32;
@@ -68,7 +68,10 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         let mut g = problem(fmt, (8, 8, 64), width, 40 + s as u64)?;
         g.cfg = tb.array(g.cfg)?;
         let trace = (fmt == BlockFormat::NvFp4).then(|| tb.trace());
-        let run = run_clocked_mx(&g, trace.as_ref()).map_err(|e| format!("{fmt}: {e}"))?;
+        let run = tb
+            .run_gemm(Problem::Mx(&g), None, trace.as_ref())
+            .map_err(|e| format!("{fmt}: {e}"))?
+            .run;
         tb.add_cycles(run.cycles);
         tb.check_waveform(fmt.name(), trace.as_ref());
         let tiles = 8usize.div_ceil(g.cfg.rows()) * 8usize.div_ceil(g.cfg.cols());
@@ -95,7 +98,10 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         a_scales: vec![0x38; 8],
         b_scales: vec![0x38; 8],
     };
-    let run = run_clocked_mx(&g, None).map_err(|e| format!("nvfp4 by hand: {e}"))?;
+    let run = tb
+        .run_gemm(Problem::Mx(&g), None, None)
+        .map_err(|e| format!("nvfp4 by hand: {e}"))?
+        .run;
     tb.add_cycles(run.cycles);
     for (i, &got) in run.out.d.iter().enumerate() {
         tb.check_bits(format!("nvfp4 by hand D[{}][{}]", i / 4, i % 4), got, 8.0f32.to_bits());

@@ -5,7 +5,7 @@
 //! values docs/numerics.md states, typed in here, not computed by any code; the independent
 //! `nvidia_ref_dot` is checked as well by `run_and_check`.
 
-use crate::gemm::run_clocked;
+use crate::gemm::Problem;
 use crate::gemm::{Gemm, CoreConfig};
 use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::format::FP16;
@@ -56,7 +56,9 @@ fn probe(
     let g = Gemm::new(4, 4, k, cfg, a_mat, b_mat, vec![fp32(c)?; 16]).map_err(|e| e.to_string())?;
     let label = format!("{preset} {label}");
     run_and_check(tb, &label, &g, Some(preset), trace)?;
-    let run = run_clocked(&g, None).map_err(|e| e.to_string())?;
+    let run = tb
+        .run_gemm(Problem::Dense(&g), None, None)?
+        .run;
     for (i, &d) in run.out.d.iter().enumerate() {
         let what = format!("{label} (stated) D[{}][{}]", i / 4, i % 4);
         match want {

@@ -5,7 +5,7 @@
 //! the canonical NaN `0x7FC00000`, Inf x 0 and +Inf + -Inf give NaN, an all-negative-zero sum
 //! with C = -0 is -0 under `ieee`/`fused` (round to nearest), a lone +Inf product gives +Inf.
 
-use crate::gemm::run_clocked;
+use crate::gemm::Problem;
 use crate::gemm::{Gemm, CoreConfig};
 use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16};
@@ -98,7 +98,9 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         );
         run_and_check(tb, &label, &g, preset, i == 0)?;
         // Stated facts, independent of any reference code.
-        let run = run_clocked(&g, None).map_err(|e| e.to_string())?;
+        let run = tb
+        .run_gemm(Problem::Dense(&g), None, None)?
+        .run;
         let d = |i: usize, j: usize| run.out.d[i * 4 + j];
         for j in 0..4 {
             tb.check_bits(format!("{label}: NaN row D[0][{j}]"), d(0, j), NAN);

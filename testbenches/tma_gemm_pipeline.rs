@@ -7,7 +7,7 @@
 //! memory, is checked against the independent reference and against the ideal path; the
 //! overlap of loads and compute, the bytes moved and the stall bound are checked too.
 
-use crate::gemm::{run_clocked, run_memory, CoreConfig, Gemm};
+use crate::gemm::{CoreConfig, Gemm, Problem};
 use crate::hw::memory::MemParams;
 use crate::hw::MemPortConfig;
 use crate::numerics::dot::{AccMode, Preset};
@@ -66,7 +66,11 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
             }
             tb.trace()
         });
-        let r = run_memory(&g, &pc, trace.as_ref()).map_err(|e| format!("{label}: {e}"))?;
+        let r = tb
+            .run_gemm(Problem::Dense(&g), Some(&pc), trace.as_ref())
+            .map_err(|e| format!("{label}: {e}"))?
+            .memory
+            .ok_or_else(|| format!("{label}: a memory-path run without its counters"))?;
         let run = &r.run.run;
         tb.add_cycles(run.cycles);
         tb.check_waveform(label, trace.as_ref());
@@ -80,7 +84,10 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
                 w,
             );
         }
-        let ideal = run_clocked(&g, None).map_err(|e| format!("{label}: {e}"))?;
+        let ideal = tb
+            .run_gemm(Problem::Dense(&g), None, None)
+            .map_err(|e| format!("{label}: {e}"))?
+            .run;
         tb.check_eq(format!("{label}: flags as the ideal path"), run.out.flags, ideal.out.flags);
         tb.check(
             format!("{label}: {} cycles >= ideal {}", run.cycles, ideal.cycles),

@@ -9,12 +9,12 @@
 //! fact of the layout: the sparse run loads the dense run's bytes less half of A's, plus the
 //! metadata.
 
-use crate::gemm::{run_memory, CoreConfig};
+use crate::gemm::{CoreConfig, Problem};
 use crate::hw::memory::MemParams;
 use crate::hw::MemPortConfig;
 use crate::numerics::dot::AccMode;
 use crate::numerics::format::{BF16, E4M3, FP16, FP32};
-use crate::sparse::{run_clocked_sparse, run_memory_sparse, SparseGemm};
+use crate::sparse::SparseGemm;
 use crate::tb::Bench;
 use crate::verify::sparse::{sparse_reference, SparseRef};
 
@@ -61,7 +61,11 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
             }
             tb.trace()
         });
-        let r = run_memory_sparse(&g, &pc, trace.as_ref()).map_err(|e| format!("{label}: {e}"))?;
+        let r = tb
+            .run_gemm(Problem::Sparse(&g), Some(&pc), trace.as_ref())
+            .map_err(|e| format!("{label}: {e}"))?
+            .memory
+            .ok_or_else(|| format!("{label}: a memory-path run without its counters"))?;
         let run = &r.run.run;
         tb.add_cycles(run.cycles);
         tb.check_waveform(label, trace.as_ref());
@@ -77,7 +81,10 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
                 w,
             );
         }
-        let ideal = run_clocked_sparse(&g, None).map_err(|e| format!("{label}: {e}"))?;
+        let ideal = tb
+            .run_gemm(Problem::Sparse(&g), None, None)
+            .map_err(|e| format!("{label}: {e}"))?
+            .run;
         tb.check_eq(format!("{label}: D as the ideal sparse run"), &run.out.d, &ideal.out.d);
         tb.check_eq(format!("{label}: flags as the ideal sparse run"), run.out.flags, ideal.out.flags);
         tb.check(
@@ -87,7 +94,12 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         // Bytes: the dense run of the same problem (the decompressed A) loads A's M x K
         // elements; the sparse run loads half of them plus M x ceil(K/8) metadata bytes, with the
         // same A reuse (panel or stream), and the same B, C and D.
-        let dense = run_memory(&g.dense(), &pc, None).map_err(|e| format!("{label}: {e}"))?;
+        let dense_g = g.dense();
+        let dense = tb
+            .run_gemm(Problem::Dense(&dense_g), Some(&pc), None)
+            .map_err(|e| format!("{label}: {e}"))?
+            .memory
+            .ok_or_else(|| format!("{label}: a memory-path run without its counters"))?;
         let es = u64::from(cfg.fmt_a.width() / 8);
         let a_loads = if r.layout.panel { 1 } else { n.div_ceil(4) } as u64;
         let a = (m * k) as u64 * es * a_loads;

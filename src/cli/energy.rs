@@ -5,6 +5,7 @@ use tensorcore_rtl::energy::{EnergyReport, Tech};
 use tensorcore_rtl::gemm::{self, GemmRun, Problem};
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::rtl::TraceConfig;
+use tensorcore_rtl::tb::EnergyRequest;
 
 /// The energy options of a command that runs the clocked core.
 #[derive(clap::Args, Debug, Clone)]
@@ -53,6 +54,14 @@ impl EnergyArgs {
 }
 
 impl EnergyPlan {
+    /// The request a testbench run takes (`tcrtl tb run --energy`).
+    pub fn request(&self) -> EnergyRequest {
+        EnergyRequest {
+            tech: self.tech.clone(),
+            clock_ghz: self.clock_ghz,
+        }
+    }
+
     /// The trace a run of `problem` through `memory` needs: `trace` with activity counted
     /// (and a VCD's power signals), or a counting-only one (refused for a trace narrowed by
     /// globs or a window).

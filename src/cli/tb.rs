@@ -1,5 +1,6 @@
 //! `tcrtl tb`: list and run the self-checking testbenches of `testbenches/`.
 
+use crate::cli::energy::{lines as energy_lines, EnergyArgs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use tensorcore_rtl::hw::CoreConfig;
@@ -44,6 +45,8 @@ pub struct RunArgs {
     /// Columns C of the array (1 to 32), with --rows.
     #[arg(long, value_name = "C", requires = "rows")]
     cols: Option<usize>,
+    #[command(flatten)]
+    energy: EnergyArgs,
 }
 
 /// Runs `tcrtl tb ...`.
@@ -67,6 +70,7 @@ pub fn run(args: &TbArgs) -> Result<i32, String> {
 
 fn run_benches(args: &RunArgs) -> Result<i32, String> {
     let array = args.rows.zip(args.cols);
+    let energy = args.energy.plan()?.map(|p| p.request());
     if let Some((rows, cols)) = array {
         // The size itself is checked once, before anything runs.
         CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
@@ -131,6 +135,7 @@ fn run_benches(args: &RunArgs) -> Result<i32, String> {
             &RunOptions {
                 saif: args.saif,
                 array,
+                energy: energy.clone(),
             },
         );
         outln!("{}", r.line());
@@ -139,6 +144,25 @@ fn run_benches(args: &RunArgs) -> Result<i32, String> {
         }
         if let Some(e) = &r.error {
             outln!("    error: {e}");
+        }
+        if energy.is_some() {
+            match &r.energy {
+                Some(e) => {
+                    outln!(
+                        "    {} GEMM run{}, {} MACs, {} cycles:",
+                        r.energy_runs,
+                        if r.energy_runs == 1 { "" } else { "s" },
+                        e.macs,
+                        e.cycles
+                    );
+                    for line in energy_lines(e) {
+                        outln!("    {line}");
+                    }
+                }
+                None => {
+                    outln!("    energy: no GEMM run (this testbench drives no tensor-core GEMM)")
+                }
+            }
         }
         if r.checks == 0 && r.error.is_none() {
             outln!("    no checks were made");

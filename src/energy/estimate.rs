@@ -135,6 +135,55 @@ impl EnergyReport {
     pub fn arithmetic_pj(&self) -> f64 {
         self.block("multipliers") + self.block("adders")
     }
+
+    /// The energy of several runs made one after another on one technology and clock (a
+    /// testbench's GEMMs): every block's count and energy summed, its energy per event their
+    /// ratio (runs of different formats charge different amounts), the MACs and cycles summed,
+    /// and the power over the runs' total time. `None` for no runs, or runs whose table or
+    /// clock differ.
+    pub fn combine(reports: &[EnergyReport]) -> Option<EnergyReport> {
+        let first = reports.first()?;
+        if reports
+            .iter()
+            .any(|r| r.tech != first.tech || r.clock_ghz != first.clock_ghz)
+        {
+            return None;
+        }
+        let mut by_block = first.by_block.clone();
+        for r in &reports[1..] {
+            for (sum, b) in by_block.iter_mut().zip(&r.by_block) {
+                sum.pj += b.pj;
+                sum.count += b.count;
+            }
+        }
+        for b in &mut by_block {
+            if b.count > 0 {
+                b.pj_each = b.pj / b.count as f64;
+            }
+        }
+        let total_pj: f64 = by_block.iter().map(|b| b.pj).sum();
+        let macs: u64 = reports.iter().map(|r| r.macs).sum();
+        let cycles: u64 = reports.iter().map(|r| r.cycles).sum();
+        let seconds = cycles as f64 / (first.clock_ghz * 1e9);
+        Some(EnergyReport {
+            tech: first.tech,
+            clock_ghz: first.clock_ghz,
+            total_pj,
+            pj_per_mac: if macs > 0 {
+                total_pj / macs as f64
+            } else {
+                0.0
+            },
+            power_w: if seconds > 0.0 {
+                total_pj * 1e-12 / seconds
+            } else {
+                0.0
+            },
+            macs,
+            cycles,
+            by_block,
+        })
+    }
 }
 
 /// Whether a signal's path lies in a block.

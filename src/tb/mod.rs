@@ -15,7 +15,9 @@ pub mod sparse;
 /// Helpers of the TMA testbenches.
 pub mod tma;
 
-use crate::hw::CoreConfig;
+use crate::energy::{EnergyReport, Tech};
+use crate::gemm::{self, dispatch, GemmRun, Problem};
+use crate::hw::{CoreConfig, MemPortConfig};
 use crate::rtl::TraceConfig;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -73,6 +75,20 @@ pub struct Bench {
     saif: bool,
     /// The array size the run asks for (`rows`, `cols`), if any: see [`Bench::array`].
     array: Option<(usize, usize)>,
+    /// The energy request, if any, and the estimates of the GEMMs run so far (see
+    /// [`Bench::run_gemm`]).
+    energy: Option<EnergyRequest>,
+    energy_reports: Vec<EnergyReport>,
+}
+
+/// What `tcrtl tb run --energy [--tech NAME] [--clock-ghz F]` asks of a testbench: the energy
+/// of every GEMM it runs through [`Bench::run_gemm`], with this table at this clock.
+#[derive(Clone, Debug)]
+pub struct EnergyRequest {
+    /// The technology's energy table.
+    pub tech: Tech,
+    /// The clock the power is given at, in GHz (positive).
+    pub clock_ghz: f64,
 }
 
 impl Bench {
@@ -89,7 +105,43 @@ impl Bench {
             globs: Vec::new(),
             saif: false,
             array: None,
+            energy: None,
+            energy_reports: Vec::new(),
         }
+    }
+
+    /// Runs `problem` on the clocked core (the ideal port, or `memory`), writing the waveform
+    /// `trace` asks for: the one way a testbench runs a GEMM. With an energy request
+    /// (`tcrtl tb run --energy`) the run's switching activity is counted and its energy
+    /// estimated and kept for the report; a VCD then also carries the power signals. A trace
+    /// narrowed to some signals or cycles cannot count the whole run, so the problem then runs
+    /// once more, untraced and counted (the model is deterministic: the same D and cycles,
+    /// which is checked).
+    pub fn run_gemm(
+        &mut self,
+        problem: Problem<'_>,
+        memory: Option<&MemPortConfig>,
+        trace: Option<&TraceConfig>,
+    ) -> Result<GemmRun, String> {
+        let Some(req) = self.energy.clone() else {
+            return dispatch::run(problem, memory, trace).map_err(|e| e.to_string());
+        };
+        let narrowed = trace.is_some_and(|t| !t.globs.is_empty() || t.window.is_some());
+        let (done, report) = if narrowed {
+            let done = dispatch::run(problem, memory, trace).map_err(|e| e.to_string())?;
+            let (counted, report) =
+                gemm::energy::run(problem, memory, None, &req.tech, req.clock_ghz)
+                    .map_err(|e| e.to_string())?;
+            if counted.run.out != done.run.out || counted.run.cycles != done.run.cycles {
+                return Err("the counted re-run of a traced GEMM differs from it".into());
+            }
+            (done, report)
+        } else {
+            gemm::energy::run(problem, memory, trace, &req.tech, req.clock_ghz)
+                .map_err(|e| e.to_string())?
+        };
+        self.energy_reports.push(report);
+        Ok(done)
     }
 
     /// `cfg` on the array this run asks for (`tcrtl tb run --rows R --cols C`), or unchanged
@@ -203,6 +255,11 @@ pub struct Report {
     pub waves: Option<PathBuf>,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// With an energy request: the energy of the GEMMs it ran ([`Bench::run_gemm`]; `None`
+    /// if it ran none) and how many it ran.
+    pub energy: Option<EnergyReport>,
+    /// See [`Report::energy`].
+    pub energy_runs: usize,
 }
 
 impl Report {
@@ -248,13 +305,15 @@ pub fn run_one_with(tb: &Testbench, waves_dir: &Path, saif: bool) -> Report {
 }
 
 /// How [`run_one_opts`] runs a testbench.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// The traced run also writes its switching activity to [`saif_path`].
     pub saif: bool,
     /// The array size (`rows`, `cols`) for a testbench that takes one
     /// ([`Testbench::takes_array`]); `None`: the testbench's own.
     pub array: Option<(usize, usize)>,
+    /// Estimate the energy of the testbench's GEMMs ([`Bench::run_gemm`]).
+    pub energy: Option<EnergyRequest>,
 }
 
 /// [`run_one`] with `opts`. An array size for a testbench that does not take one is its
@@ -264,6 +323,7 @@ pub fn run_one_opts(tb: &Testbench, waves_dir: &Path, opts: &RunOptions) -> Repo
     let mut bench = Bench::new(tb.name, waves_dir);
     bench.saif = opts.saif;
     bench.array = opts.array;
+    bench.energy = opts.energy.clone();
     let error = match std::fs::create_dir_all(waves_dir) {
         Err(e) => Some(format!("cannot create {}: {e}", waves_dir.display())),
         Ok(()) if opts.array.is_some() && !tb.takes_array => Some(format!(
@@ -285,6 +345,8 @@ pub fn run_one_opts(tb: &Testbench, waves_dir: &Path, opts: &RunOptions) -> Repo
         error,
         waves,
         seconds: t.elapsed().as_secs_f64(),
+        energy: EnergyReport::combine(&bench.energy_reports),
+        energy_runs: bench.energy_reports.len(),
     }
 }
 
@@ -292,9 +354,9 @@ pub fn run_one_opts(tb: &Testbench, waves_dir: &Path, opts: &RunOptions) -> Repo
 /// clocked core and checking every element against the independent reference.
 pub mod util {
     use super::Bench;
-    use crate::gemm::clocked::run_clocked_measured;
     use crate::gemm::ClockedRun;
     use crate::gemm::Gemm;
+    use crate::gemm::Problem;
     use crate::hw::PIPELINE_LATENCY;
     use crate::numerics::dot::Preset;
     use crate::numerics::format::Format;
@@ -333,8 +395,12 @@ pub mod util {
         trace: bool,
     ) -> Result<ClockedRun, String> {
         let cfg = trace.then(|| tb.trace());
-        let measured =
-            run_clocked_measured(g, cfg.as_ref()).map_err(|e| format!("{label}: {e}"))?;
+        let done = tb
+            .run_gemm(Problem::Dense(g), None, cfg.as_ref())
+            .map_err(|e| format!("{label}: {e}"))?;
+        let measured = done
+            .measured
+            .ok_or_else(|| format!("{label}: a dense run without its measured phases"))?;
         let run = measured.run;
         tb.add_cycles(run.cycles);
         tb.check_waveform(label, cfg.as_ref());

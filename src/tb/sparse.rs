@@ -6,10 +6,10 @@
 
 use super::Bench;
 use crate::gemm::clocked::CoreRun;
-use crate::gemm::CoreConfig;
+use crate::gemm::{CoreConfig, Problem};
 use crate::hw::PIPELINE_LATENCY;
 use crate::numerics::dot::AccMode;
-use crate::sparse::{run_clocked_sparse_measured, Compressed, SparseGemm};
+use crate::sparse::{Compressed, SparseGemm};
 use crate::verify::sparse::{sparse_reference, SparseRef};
 
 /// The reference chaining of a sparse problem's mode (`None` for `nvidia`).
@@ -34,7 +34,11 @@ pub fn run_and_check_sparse(
 ) -> Result<CoreRun, String> {
     let how = reference_of(g).ok_or_else(|| format!("{label}: no sparse reference"))?;
     let cfg = trace.then(|| tb.trace());
-    let run = run_clocked_sparse_measured(g, cfg.as_ref()).map_err(|e| format!("{label}: {e}"))?;
+    let run = tb
+        .run_gemm(Problem::Sparse(g), None, cfg.as_ref())
+        .map_err(|e| format!("{label}: {e}"))?
+        .measured
+        .ok_or_else(|| format!("{label}: a sparse run without its measured phases"))?;
     tb.add_cycles(run.run.cycles);
     tb.check_waveform(label, cfg.as_ref());
     let t = (g.k / 2).div_ceil(g.cfg.width) as u64;

@@ -126,3 +126,118 @@ fn sized_testbenches_run_on_other_arrays_and_the_others_refuse_a_size() {
     assert!(!out.contains("mac_mesh"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two FP16 GEMMs through `Bench::run_gemm`, the second traced to a waveform narrowed to one
+/// PE (so its energy comes from an untraced, counted re-run).
+fn two_gemms(tb: &mut Bench) -> Result<(), String> {
+    use tensorcore_rtl::gemm::{CoreConfig, Gemm, Problem};
+    use tensorcore_rtl::numerics::dot::AccMode;
+    use tensorcore_rtl::numerics::format::FP16;
+    for (seed, traced) in [(1u64, false), (2, true)] {
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 2);
+        let g = Gemm::random(6, 5, 12, cfg, seed).map_err(|e| e.to_string())?;
+        let trace = traced.then(|| {
+            tb.trace_only("mesh.pe_0_0.*");
+            tb.trace()
+        });
+        let run = tb.run_gemm(Problem::Dense(&g), None, trace.as_ref())?;
+        tb.check("ran", run.run.cycles > 0);
+    }
+    Ok(())
+}
+
+/// `tb run --energy`: a testbench's report holds the energy of every GEMM it ran, equal to the
+/// sum of those GEMMs' own estimates (`gemm::energy::run`, one at a time) block by block; the
+/// MACs are the problems' M N K; a narrowed waveform does not narrow the count; without the
+/// request there is no energy; a testbench that runs no GEMM reports none.
+#[test]
+fn energy_of_a_testbench_is_the_sum_of_its_gemms() {
+    use tensorcore_rtl::energy::HOROWITZ_45NM;
+    use tensorcore_rtl::gemm::{self, CoreConfig, Gemm, Problem};
+    use tensorcore_rtl::numerics::dot::AccMode;
+    use tensorcore_rtl::numerics::format::FP16;
+    use tensorcore_rtl::tb::EnergyRequest;
+    let dir = scratch("tb_energy", "lib");
+    let t = Testbench {
+        name: "two_gemms",
+        about: "",
+        run: two_gemms,
+        takes_array: false,
+    };
+    let opts = RunOptions {
+        energy: Some(EnergyRequest {
+            tech: HOROWITZ_45NM,
+            clock_ghz: 2.0,
+        }),
+        ..RunOptions::default()
+    };
+    let r = run_one_opts(&t, &dir, &opts);
+    assert!(r.passed, "{}", r.line());
+    assert_eq!(r.energy_runs, 2);
+    let e = r.energy.expect("an energy report");
+    assert_eq!(e.macs, 2 * 6 * 5 * 12);
+    // Each problem on its own, every signal counted, no waveform.
+    let mut total = 0.0;
+    let mut cycles = 0;
+    let mut blocks = vec![0u64; e.by_block.len()];
+    for seed in [1u64, 2] {
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 2);
+        let g = Gemm::random(6, 5, 12, cfg, seed).expect("problem");
+        let (done, one) =
+            gemm::energy::run(Problem::Dense(&g), None, None, &HOROWITZ_45NM, 2.0).expect("run");
+        total += one.total_pj;
+        cycles += done.run.cycles;
+        for (sum, b) in blocks.iter_mut().zip(&one.by_block) {
+            *sum += b.count;
+        }
+    }
+    assert!(
+        (e.total_pj - total).abs() <= 1e-9 * total,
+        "{} vs {total}",
+        e.total_pj
+    );
+    assert_eq!(e.cycles, cycles);
+    assert_eq!(
+        e.by_block.iter().map(|b| b.count).collect::<Vec<_>>(),
+        blocks
+    );
+    let seconds = cycles as f64 / 2e9;
+    assert!((e.power_w - total * 1e-12 / seconds).abs() <= 1e-9 * e.power_w);
+    // No request, no energy; no GEMM, none either.
+    let r = run_one_opts(&t, &dir, &RunOptions::default());
+    assert!(r.passed && r.energy.is_none() && r.energy_runs == 0);
+    let r = run_one_opts(find("tma_box_2d").expect("registered"), &dir, &opts);
+    assert!(r.passed && r.energy.is_none(), "{}", r.line());
+
+    // The command line: the lines under each testbench, and bad options as one line, exit 2.
+    let waves = dir.join("cli");
+    let waves = waves.to_str().expect("utf-8 path");
+    let o = tcrtl(&[
+        "tb",
+        "run",
+        "mesh_fp16",
+        "tma_box_2d",
+        "--energy",
+        "--waves",
+        waves,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("24 GEMM runs, 5184 MACs"), "{out}");
+    assert!(
+        out.contains("pJ/MAC") && out.contains("multipliers"),
+        "{out}"
+    );
+    assert!(out.contains("energy: no GEMM run"), "{out}");
+    for bad in [
+        &["--energy", "--tech", "3nm"][..],
+        &["--energy", "--clock-ghz", "-1"],
+    ] {
+        let mut args = vec!["tb", "run", "mesh_fp16", "--waves", waves];
+        args.extend_from_slice(bad);
+        let o = tcrtl(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        assert_eq!(text(&o.stderr).lines().count(), 1, "{bad:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
