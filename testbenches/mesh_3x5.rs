@@ -5,10 +5,9 @@
 //! count and first-tile latency `T + R + C - 2 + L` (T + 7). The waveform traces the FP16
 //! `ieee` 7 x 11 x 40 run (nine tiles): A crossing five PEs a row, B three a column.
 
-use crate::gemm::{CoreConfig, Gemm};
 use crate::numerics::dot::{AccMode, Preset};
-use crate::numerics::format::{Format, BF16, FP16};
-use crate::tb::util::run_and_check;
+use crate::numerics::format::{BF16, FP16};
+use crate::tb::util::{run_cases_on_array, Case};
 use crate::tb::Bench;
 
 /// One line for `tcrtl tb list`.
@@ -20,21 +19,10 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         .params(FP16, FP16)
         .map(AccMode::Nvidia)
         .map_err(|e| e.to_string())?;
-    let cases: Vec<(&str, Format, AccMode, usize, Option<Preset>)> = vec![
+    let cases: [Case; 3] = [
         ("fp16 ieee", FP16, AccMode::Ieee, 1, None),
         ("bf16 fused w2", BF16, AccMode::Fused, 2, None),
         ("fp16 nvidia ampere w4", FP16, ampere, 4, Some(Preset::Ampere)),
     ];
-    for (c, (name, fmt, mode, width, preset)) in cases.into_iter().enumerate() {
-        for (s, (m, n, k)) in [(3, 5, 9), (7, 11, 40), (9, 20, 17)].into_iter().enumerate() {
-            let cfg = CoreConfig::new(fmt, fmt, mode, width)
-                .with_array(3, 5)
-                .map_err(|e| e.to_string())?;
-            let g = Gemm::random(m, n, k, cfg, 35 + (3 * c + s) as u64)
-                .map_err(|e| e.to_string())?;
-            let traced = c == 0 && s == 1;
-            run_and_check(tb, &format!("{name} {m}x{n}x{k}"), &g, preset, traced)?;
-        }
-    }
-    Ok(())
+    run_cases_on_array(tb, (3, 5), &cases, &[(3, 5, 9), (7, 11, 40), (9, 20, 17)], 35)
 }

@@ -5,10 +5,9 @@
 //! first-tile latency `T + R + C - 2 + L` with R = C = 8. The waveform traces the FP16 `ieee`
 //! 16 x 24 x 33 run (six tiles): A and B crossing eight PEs, the drain eight shifts deep.
 
-use crate::gemm::{CoreConfig, Gemm};
 use crate::numerics::dot::{AccMode, Preset};
 use crate::numerics::format::{Format, E4M3, FP16};
-use crate::tb::util::run_and_check;
+use crate::tb::util::{run_cases_on_array, Case};
 use crate::tb::Bench;
 
 /// One line for `tcrtl tb list`.
@@ -22,21 +21,10 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
             .map(AccMode::Nvidia)
             .map_err(|e| e.to_string())
     };
-    let cases: Vec<(&str, Format, AccMode, usize, Option<Preset>)> = vec![
+    let cases: [Case; 3] = [
         ("fp16 ieee", FP16, AccMode::Ieee, 1, None),
         ("fp16 fused w4", FP16, AccMode::Fused, 4, None),
         ("e4m3 nvidia hopper w8", E4M3, hopper(E4M3)?, 8, Some(Preset::Hopper)),
     ];
-    for (c, (name, fmt, mode, width, preset)) in cases.into_iter().enumerate() {
-        for (s, (m, n, k)) in [(8, 8, 16), (16, 24, 33), (13, 11, 70)].into_iter().enumerate() {
-            let cfg = CoreConfig::new(fmt, fmt, mode, width)
-                .with_array(8, 8)
-                .map_err(|e| e.to_string())?;
-            let g = Gemm::random(m, n, k, cfg, 80 + (3 * c + s) as u64)
-                .map_err(|e| e.to_string())?;
-            let traced = c == 0 && s == 1;
-            run_and_check(tb, &format!("{name} {m}x{n}x{k}"), &g, preset, traced)?;
-        }
-    }
-    Ok(())
+    run_cases_on_array(tb, (8, 8), &cases, &[(8, 8, 16), (16, 24, 33), (13, 11, 70)], 80)
 }

@@ -161,13 +161,31 @@ impl EnergyReport {
                 b.pj_each = b.pj / b.count as f64;
             }
         }
-        let total_pj: f64 = by_block.iter().map(|b| b.pj).sum();
         let macs: u64 = reports.iter().map(|r| r.macs).sum();
         let cycles: u64 = reports.iter().map(|r| r.cycles).sum();
-        let seconds = cycles as f64 / (first.clock_ghz * 1e9);
-        Some(EnergyReport {
-            tech: first.tech,
-            clock_ghz: first.clock_ghz,
+        Some(Self::of_blocks(
+            first.tech,
+            first.clock_ghz,
+            macs,
+            cycles,
+            by_block,
+        ))
+    }
+
+    /// The report of `by_block` for `macs` MACs in `cycles` cycles at `clock_ghz`: the total,
+    /// per MAC (0 without MACs) and the average power (0 without cycles).
+    fn of_blocks(
+        tech: &'static str,
+        clock_ghz: f64,
+        macs: u64,
+        cycles: u64,
+        by_block: Vec<BlockEnergy>,
+    ) -> EnergyReport {
+        let total_pj: f64 = by_block.iter().map(|b| b.pj).sum();
+        let seconds = cycles as f64 / (clock_ghz * 1e9);
+        EnergyReport {
+            tech,
+            clock_ghz,
             total_pj,
             pj_per_mac: if macs > 0 {
                 total_pj / macs as f64
@@ -182,7 +200,7 @@ impl EnergyReport {
             macs,
             cycles,
             by_block,
-        })
+        }
     }
 }
 
@@ -315,26 +333,7 @@ pub fn estimate(inputs: &EnergyInputs<'_>, tech: &Tech, clock_ghz: f64) -> Energ
             _ => block(name, counts[i], "register bit toggles", each[i]),
         })
         .collect::<Vec<_>>();
-    let total_pj: f64 = by_block.iter().map(|b| b.pj).sum();
-    let seconds = inputs.cycles as f64 / (clock_ghz * 1e9);
-    EnergyReport {
-        tech: tech.name,
-        clock_ghz,
-        total_pj,
-        pj_per_mac: if inputs.macs > 0 {
-            total_pj / inputs.macs as f64
-        } else {
-            0.0
-        },
-        power_w: if seconds > 0.0 {
-            total_pj * 1e-12 / seconds
-        } else {
-            0.0
-        },
-        macs: inputs.macs,
-        cycles: inputs.cycles,
-        by_block,
-    }
+    EnergyReport::of_blocks(tech.name, clock_ghz, inputs.macs, inputs.cycles, by_block)
 }
 
 /// One block's entry.

@@ -358,7 +358,7 @@ pub mod util {
     use crate::gemm::Gemm;
     use crate::gemm::Problem;
     use crate::hw::PIPELINE_LATENCY;
-    use crate::numerics::dot::Preset;
+    use crate::numerics::dot::{AccMode, Preset};
     use crate::numerics::format::Format;
     use crate::verify::gemm_ref::Reference;
     use crate::verify::measurements::encode_exact;
@@ -376,6 +376,34 @@ pub mod util {
         encode_exact(crate::numerics::format::FP32, v)
             .map(|b| b as u32)
             .ok_or_else(|| format!("{v:e} is not an FP32 value"))
+    }
+
+    /// One case of [`run_cases_on_array`]: a label, the operand format (A and B), the mode,
+    /// the width and the NVIDIA preset (if any).
+    pub type Case = (&'static str, Format, AccMode, usize, Option<Preset>);
+
+    /// Every case on every `m x n x k` shape on an `rows x cols` array, each GEMM random
+    /// (seeded from `seed`, case by case and shape by shape) and checked by [`run_and_check`];
+    /// the first case's second shape is the traced run.
+    pub fn run_cases_on_array(
+        tb: &mut Bench,
+        (rows, cols): (usize, usize),
+        cases: &[Case],
+        shapes: &[(usize, usize, usize)],
+        seed: u64,
+    ) -> Result<(), String> {
+        for (c, &(name, fmt, mode, width, preset)) in cases.iter().enumerate() {
+            for (s, &(m, n, k)) in shapes.iter().enumerate() {
+                let cfg = crate::hw::CoreConfig::new(fmt, fmt, mode, width)
+                    .with_array(rows, cols)
+                    .map_err(|e| e.to_string())?;
+                let case_seed = seed + (shapes.len() * c + s) as u64;
+                let g = Gemm::random(m, n, k, cfg, case_seed).map_err(|e| e.to_string())?;
+                let traced = c == 0 && s == 1;
+                run_and_check(tb, &format!("{name} {m}x{n}x{k}"), &g, preset, traced)?;
+            }
+        }
+        Ok(())
     }
 
     /// Runs `g` on the clocked core (tracing to the bench's waveform if `trace`), adds its
