@@ -691,3 +691,56 @@ fn counting_alone_keeps_the_same_totals() {
     assert_eq!(files.len(), 1, "only the SAIF of the first run");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A 64-bit register that inverts every cycle (every bit toggles each cycle, the most a word
+/// can) and a 12-bit counter in a 16-bit container.
+struct Flipper {
+    all: Reg<u64>,
+    narrow: Reg<u16>,
+}
+
+impl Module for Flipper {
+    fn name(&self) -> &str {
+        "flip"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.reg(&mut self.all);
+        v.reg(&mut self.narrow);
+    }
+}
+
+impl Design for Flipper {
+    fn comb(&mut self) {
+        self.all.set_d(!self.all.q());
+        self.narrow.set_d(self.narrow.q().wrapping_add(1) & 0xFFF);
+    }
+}
+
+/// The toggle totals (`TraceConfig::counting`, masked and counted in one pass) of a register
+/// whose 64 bits all toggle every cycle, over runs of several lengths: 64 per cycle after the
+/// first, worked out by hand; and a 12-bit counter's bits toggle as counting from 0 says.
+#[test]
+fn counting_totals_hold_at_the_most_toggles_a_word_can_have() {
+    for cycles in [2u64, 31, 32, 62, 63, 200] {
+        let flip = Flipper {
+            all: Reg::new("all", 64, 0u64).unwrap(),
+            narrow: Reg::new("narrow", 12, 0u16).unwrap(),
+        };
+        let mut sim = Simulator::with_trace(flip, &TraceConfig::counting()).unwrap();
+        sim.run(cycles).unwrap();
+        let summary = sim.finish().unwrap().1.unwrap();
+        let act = summary.activity.expect("activity counted");
+        let n = summary.cycles;
+        let find = |name: &str| {
+            act.signals
+                .iter()
+                .find(|s| s.path == format!("flip.{name}"))
+                .unwrap_or_else(|| panic!("{name} counted"))
+                .total_toggles()
+        };
+        assert_eq!(find("all"), 64 * (n - 1), "{n} cycles");
+        // Counting 0, 1, 2, ... (mod 2^12): bit b toggles at every multiple of 2^b.
+        let want: u64 = (0..12).map(|b| (n - 1) >> b).sum();
+        assert_eq!(find("narrow"), want, "{n} cycles");
+    }
+}

@@ -665,14 +665,19 @@ impl Snapshot {
         }
     }
 
-    /// Takes this cycle's snapshot of every design signal, bits above each width cleared
-    /// (the last cycle's moves to `prev`).
+    /// Takes this cycle's snapshot of every design signal as sampled (the last cycle's moves
+    /// to `prev`); the bits above each width are cleared next, by the activity counter as it
+    /// counts ([`saif::Activity::cycle`]) or by [`Snapshot::clear_above_widths`].
     fn take<M: Module>(&mut self, top: &mut M) {
         std::mem::swap(&mut self.cur, &mut self.prev);
         top.visit(&mut Snap {
             pos: 0,
             cur: &mut self.cur,
         });
+    }
+
+    /// Clears the bits above each signal's width in this cycle's snapshot.
+    fn clear_above_widths(&mut self) {
         for (c, m) in self.cur.iter_mut().zip(&self.mask) {
             *c &= *m;
         }
@@ -1000,8 +1005,9 @@ impl Tracer {
             // formats as it compares).
             if let Some(snap) = writer.snapshot.as_mut() {
                 snap.take(top);
-                if let Some(a) = writer.activity.as_mut() {
-                    a.cycle(cycle, &snap.cur, &snap.prev, force);
+                match writer.activity.as_mut() {
+                    Some(a) => a.cycle(cycle, &mut snap.cur, &snap.prev, &snap.mask, force),
+                    None => snap.clear_above_widths(),
                 }
                 if let Some(p) = writer.power.as_mut() {
                     p.sums.cycle(&snap.cur, &snap.prev, force);

@@ -184,13 +184,7 @@ impl SnapCounts {
             self.since.fill(cycle);
             return;
         }
-        if !self.per_bit {
-            // The totals alone: one population count per word, no branch.
-            for (n, (&new, &old)) in self.word_toggles.iter_mut().zip(cur.iter().zip(prev)) {
-                *n += u64::from((new ^ old).count_ones());
-            }
-            return;
-        }
+        debug_assert!(self.per_bit, "the totals are counted by `count_totals`");
         let words = cur
             .iter()
             .zip(prev)
@@ -218,6 +212,29 @@ impl SnapCounts {
             if cycle - self.drained >= DRAIN_EVERY {
                 self.drain(cycle + 1, cur);
             }
+        }
+    }
+
+    /// The totals mode's cycle `cycle`: clears the bits above each signal's width in `cur`
+    /// (`mask`) as it adds each word's toggled bits against `prev` to its total, in one pass
+    /// with no branch.
+    fn count_totals(&mut self, cycle: u64, cur: &mut [u64], prev: &[u64], mask: &[u64]) {
+        if self.first.is_none() {
+            // The initial values: a state, not a toggle.
+            self.first = Some(cycle);
+            for (c, &m) in cur.iter_mut().zip(mask) {
+                *c &= m;
+            }
+            return;
+        }
+        // Slices of one length, indexed together (no bounds test in the loop).
+        let n = cur.len().min(prev.len()).min(mask.len());
+        let (cur, prev, mask) = (&mut cur[..n], &prev[..n], &mask[..n]);
+        let totals = &mut self.word_toggles[..n];
+        for i in 0..n {
+            let new = cur[i] & mask[i];
+            cur[i] = new;
+            totals[i] += u64::from((new ^ prev[i]).count_ones());
         }
     }
 
@@ -374,10 +391,19 @@ impl Activity {
     }
 
     /// Counts the design signals of cycle `cycle` from the tracer's snapshot: `cur` this
-    /// cycle's values, `prev` the last cycle's (ignored on the first sample, `first`).
-    pub fn cycle(&mut self, cycle: u64, cur: &[u64], prev: &[u64], first: bool) {
+    /// cycle's values as sampled, `prev` the last cycle's (ignored on the first sample,
+    /// `first`), `mask` the bits each word's signal keeps. Clears the bits above the widths
+    /// in `cur` (in the same pass as the count when only totals are counted).
+    pub fn cycle(&mut self, cycle: u64, cur: &mut [u64], prev: &[u64], mask: &[u64], first: bool) {
         debug_assert_eq!(first, self.snap.first.is_none());
-        self.snap.cycle(cycle, cur, prev);
+        if self.snap.per_bit {
+            for (c, &m) in cur.iter_mut().zip(mask) {
+                *c &= m;
+            }
+            self.snap.cycle(cycle, cur, prev);
+        } else {
+            self.snap.count_totals(cycle, cur, prev, mask);
+        }
     }
 
     /// The counts at `end_time` (the end of the last traced cycle), per declaration; `last`
