@@ -92,7 +92,7 @@ pub trait OperandPort<const W: usize>: Module {
     /// Row `row` of C of tile `tile` into `out`, one accumulator word per mesh column (0
     /// outside the problem).
     fn c_row(&self, tile: usize, row: usize, out: &mut [u32]);
-    /// The port has room for the four rows of one more drained tile.
+    /// The port has room for the `R` rows of one more drained tile.
     fn d_ready(&self) -> bool {
         true
     }
