@@ -13,9 +13,14 @@ use std::sync::Mutex;
 use plotters::prelude::*;
 use tensorcore_rtl::energy::{EnergyReport, Tech};
 use tensorcore_rtl::gemm::energy_study::{cases, StudyCase};
+use tensorcore_rtl::gemm::Problem;
+use tensorcore_rtl::hw::MemLayout;
 use tensorcore_rtl::io::output::{self, write_file};
 use tensorcore_rtl::io::OutputPlan;
+use tensorcore_rtl::numerics::dot::AccMode;
+use tensorcore_rtl::numerics::format::FP16;
 
+use super::array::ArrayArgs;
 use super::plot::{bar_plot, line_plot, Plot, Series, Stack};
 
 /// Arguments of `tcrtl energy`.
@@ -44,6 +49,8 @@ pub struct EnergyStudyArgs {
     /// Output directory (created if missing).
     #[arg(long)]
     out: PathBuf,
+    #[command(flatten)]
+    array: ArrayArgs,
 }
 
 /// The files the study writes into `--out`.
@@ -110,10 +117,29 @@ pub fn run(args: &EnergyStudyArgs) -> Result<i32, String> {
     for name in OUTPUTS {
         plan.add("--out", &args.out.join(name))?;
     }
-    let all: Vec<StudyCase> = cases(args.size, args.seed)?
+    // The array is checked once (1 to 32 a side), before any case is built.
+    let array = (args.array.rows, args.array.cols);
+    args.array.apply(tensorcore_rtl::hw::CoreConfig::new(
+        FP16,
+        FP16,
+        AccMode::Ieee,
+        1,
+    ))?;
+    let all: Vec<StudyCase> = cases(args.size, args.seed, array)?
         .into_iter()
         .filter(|c| args.studies.is_empty() || args.studies.iter().any(|s| s == c.study))
         .collect();
+    // A case through memory on an array its layout cannot feed is refused before any runs.
+    for c in &all {
+        if let (Some(pc), Problem::Dense(g)) = (&c.memory, c.problem.problem()) {
+            MemLayout::new(&g.cfg, g.m, g.n, g.k, pc).map_err(|e| {
+                format!(
+                    "--studies {}: {e} (on this array, run --studies formats,data)",
+                    c.study
+                )
+            })?;
+        }
+    }
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -287,7 +313,7 @@ fn write_outputs(
     }
     write_file(&dir.join("energy.csv"), csv.as_bytes())?;
     let json = serde_json::json!({
-        "size": args.size, "seed": args.seed, "tech": tech.name, "clock_ghz": args.clock_ghz,
+        "size": args.size, "seed": args.seed, "rows": args.array.rows, "cols": args.array.cols, "tech": tech.name, "clock_ghz": args.clock_ghz,
         "cases": rows.iter().map(|r| serde_json::json!({
             "study": r.case.study, "case": r.case.label, "work": r.work,
             "energy": super::energy::json(&r.report),

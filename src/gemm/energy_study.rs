@@ -56,36 +56,53 @@ pub struct StudyCase {
 /// Why a case could not be built.
 pub type StudyError = String;
 
+/// The PE array the study's cores are built on (`rows`, `cols`).
+pub type Array = (usize, usize);
+
+/// `cfg` on `array`.
+fn on(array: Array, cfg: CoreConfig) -> Result<CoreConfig, StudyError> {
+    cfg.with_array(array.0, array.1).map_err(|e| e.to_string())
+}
+
 /// A dense random problem of `fmt` operands in `ieee` mode, w = 1.
-fn dense(fmt: Format, size: usize, seed: u64) -> Result<Gemm, StudyError> {
-    let cfg = CoreConfig::new(fmt, fmt, AccMode::Ieee, 1);
+fn dense(fmt: Format, size: usize, seed: u64, array: Array) -> Result<Gemm, StudyError> {
+    let cfg = on(array, CoreConfig::new(fmt, fmt, AccMode::Ieee, 1))?;
     Gemm::random(size, size, size, cfg, seed).map_err(|e| e.to_string())
 }
 
 /// A dense random integer problem.
-fn integer(fmt: IntFormat, size: usize, seed: u64) -> Result<Gemm, StudyError> {
+fn integer(fmt: IntFormat, size: usize, seed: u64, array: Array) -> Result<Gemm, StudyError> {
     let mode = IntMode {
         a: fmt,
         b: fmt,
         overflow: IntOverflow::Wrap,
     };
     let cfg = CoreConfig::new(fmt.container(), fmt.container(), AccMode::Int(mode), 1);
-    Gemm::random(size, size, size, cfg, seed).map_err(|e| e.to_string())
+    Gemm::random(size, size, size, on(array, cfg)?, seed).map_err(|e| e.to_string())
 }
 
 /// A block-scaled problem quantised from random FP32 values.
-fn block_scaled(fmt: BlockFormat, size: usize, seed: u64) -> Result<MxGemm, StudyError> {
+fn block_scaled(
+    fmt: BlockFormat,
+    size: usize,
+    seed: u64,
+    array: Array,
+) -> Result<MxGemm, StudyError> {
     let mut rng = SplitMix64::new(seed);
     let mut values =
         |count: usize| -> Vec<u64> { (0..count).map(|_| random_operand(FP32, &mut rng)).collect() };
     let qa = quantise(fmt, FP32, &values(size * size), size).map_err(|e| e.to_string())?;
     let qb = quantise(fmt, FP32, &values(size * size), size).map_err(|e| e.to_string())?;
-    MxGemm::from_quantised(&qa, &qb, vec![0; size * size], 1).map_err(|e| e.to_string())
+    let mut g =
+        MxGemm::from_quantised(&qa, &qb, vec![0; size * size], 1).map_err(|e| e.to_string())?;
+    g.cfg = on(array, g.cfg)?;
+    Ok(g)
 }
 
 /// Every case for a format study of `size`^3 GEMMs and memory and data studies of
-/// `(size / 2)`^3 ones (at least 8), seeded with `seed`.
-pub fn cases(size: usize, seed: u64) -> Result<Vec<StudyCase>, StudyError> {
+/// `(size / 2)`^3 ones (at least 8), seeded with `seed`, on cores of `array` PEs (4 x 4 by
+/// default; the memory path feeds only the arrays its layout holds, `docs/hardware.md`).
+pub fn cases(size: usize, seed: u64, array: Array) -> Result<Vec<StudyCase>, StudyError> {
     let half = (size / 2).max(8);
     let mut out = Vec::new();
     let case = |study, label: &str, problem, memory: Option<MemPortConfig>| StudyCase {
@@ -106,7 +123,7 @@ pub fn cases(size: usize, seed: u64) -> Result<Vec<StudyCase>, StudyError> {
         out.push(case(
             "formats",
             name,
-            StudyProblem::Dense(dense(f, size, seed)?),
+            StudyProblem::Dense(dense(f, size, seed, array)?),
             None,
         ));
     }
@@ -115,27 +132,27 @@ pub fn cases(size: usize, seed: u64) -> Result<Vec<StudyCase>, StudyError> {
         BlockFormat::MxFp4,
         BlockFormat::NvFp4,
     ] {
-        let g = block_scaled(f, size, seed)?;
+        let g = block_scaled(f, size, seed, array)?;
         out.push(case("formats", f.name(), StudyProblem::Mx(g), None));
     }
     for f in [S8, S4] {
         out.push(case(
             "formats",
             f.name,
-            StudyProblem::Dense(integer(f, size, seed)?),
+            StudyProblem::Dense(integer(f, size, seed, array)?),
             None,
         ));
     }
     // The memory path moves whole bytes: the 8-bit and wider formats.
     let tma = Some(MemPortConfig::default());
     for (name, f) in floats {
-        let g = StudyProblem::Dense(dense(f, size, seed)?);
+        let g = StudyProblem::Dense(dense(f, size, seed, array)?);
         out.push(case("formats_tma", name, g, tma));
     }
-    let g = StudyProblem::Dense(integer(S8, size, seed)?);
+    let g = StudyProblem::Dense(integer(S8, size, seed, array)?);
     out.push(case("formats_tma", S8.name, g, tma));
     // The memory wall: FP16 across the grid, then without shared-memory reuse.
-    let fp16 = dense(FP16, half, seed)?;
+    let fp16 = dense(FP16, half, seed, array)?;
     for latency in [0u32, 500, 2000] {
         for bandwidth in [4u32, 16, 64] {
             let params = MemParams {

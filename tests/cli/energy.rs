@@ -396,6 +396,68 @@ fn the_energy_study_runs_and_agrees_with_gemm() {
         &tcrtl(&["energy", "--tech", "1nm", "--out", &p(&d, "x")]),
         "unknown --tech",
     );
+    // On another array (--rows/--cols): the same case equals `gemm --energy` on that array,
+    // the JSON names the array, and the memory studies are refused on an array the memory
+    // path cannot feed, before anything is written.
+    let out8 = d.join("study8");
+    let o = tcrtl(&[
+        "energy",
+        "--size",
+        "32",
+        "--studies",
+        "formats",
+        "--rows",
+        "8",
+        "--cols",
+        "8",
+        "--out",
+        &out8.display().to_string(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let study: Value =
+        serde_json::from_slice(&std::fs::read(out8.join("energy.json")).unwrap()).unwrap();
+    assert_eq!(
+        (study["rows"].as_u64(), study["cols"].as_u64()),
+        (Some(8), Some(8))
+    );
+    let fp16_8 = study["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["study"] == "formats" && c["case"] == "fp16")
+        .expect("fp16 case");
+    let j8 = gemm(
+        32,
+        32,
+        32,
+        &["--format", "fp16", "--rows", "8", "--cols", "8"],
+    );
+    assert_eq!(fp16_8["energy"], j8["energy"]);
+    assert_ne!(
+        fp16_8["energy"], fp16["energy"],
+        "another array, other toggles"
+    );
+    assert_error(
+        &tcrtl(&[
+            "energy",
+            "--size",
+            "32",
+            "--studies",
+            "memory",
+            "--rows",
+            "8",
+            "--cols",
+            "8",
+            "--out",
+            &p(&d, "y"),
+        ]),
+        "through memory",
+    );
+    assert!(!d.join("y").exists(), "nothing written for a refused study");
+    assert_error(
+        &tcrtl(&["energy", "--rows", "0", "--cols", "4", "--out", &p(&d, "z")]),
+        "--rows 0",
+    );
     std::fs::remove_dir_all(&d).ok();
 }
 
