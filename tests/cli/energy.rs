@@ -342,6 +342,21 @@ fn integer_and_scaled_tables() {
 /// path's cases take longest in a debug build) writes its five files, prints a row for every
 /// case, and its rows agree with `gemm --energy` on the same problem (the FP16 format case is
 /// `gemm --m 32 --n 32 --k 32 --format fp16 --seed 1`).
+/// The study's `energy.json` in `dir`, and its `formats` study's fp16 case.
+fn fp16_case(dir: &Path) -> (Value, Value) {
+    let study: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("energy.json")).expect("energy.json"))
+            .expect("JSON");
+    let case = study["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .find(|c| c["study"] == "formats" && c["case"] == "fp16")
+        .expect("fp16 case")
+        .clone();
+    (study, case)
+}
+
 #[test]
 fn the_energy_study_runs_and_agrees_with_gemm() {
     let d = scratch("energy", "study");
@@ -377,14 +392,7 @@ fn the_energy_study_runs_and_agrees_with_gemm() {
     ] {
         assert!(stdout.contains(row), "{row} in {stdout}");
     }
-    let study: Value =
-        serde_json::from_slice(&std::fs::read(out.join("energy.json")).unwrap()).unwrap();
-    let fp16 = study["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["study"] == "formats" && c["case"] == "fp16")
-        .expect("fp16 case");
+    let (_, fp16) = fp16_case(&out);
     let j = gemm(32, 32, 32, &["--format", "fp16"]);
     assert_eq!(fp16["energy"], j["energy"]);
     // Bad input: one line, exit 2.
@@ -414,18 +422,11 @@ fn the_energy_study_runs_and_agrees_with_gemm() {
         &out8.display().to_string(),
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    let study: Value =
-        serde_json::from_slice(&std::fs::read(out8.join("energy.json")).unwrap()).unwrap();
+    let (study, fp16_8) = fp16_case(&out8);
     assert_eq!(
         (study["rows"].as_u64(), study["cols"].as_u64()),
         (Some(8), Some(8))
     );
-    let fp16_8 = study["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["study"] == "formats" && c["case"] == "fp16")
-        .expect("fp16 case");
     let j8 = gemm(
         32,
         32,

@@ -261,12 +261,19 @@ const MAX_SIBLINGS: usize = 16;
 /// [`MAX_SIBLINGS`] scopes: the parent's path below the top and the scope's name up to its
 /// last `_`, with `*` (`mesh.pe_3_*`). A name without `_` stays ungrouped.
 fn sibling_runs(scopes: &[&[String]]) -> Vec<Option<String>> {
-    let parent = |s: &[String]| s[..s.len().saturating_sub(1)].to_vec();
+    fn parent(s: &[String]) -> &[String] {
+        &s[..s.len().saturating_sub(1)]
+    }
+    // Each parent's scope count, once (a 32 x 32 mesh has over a thousand scopes).
+    let mut children: std::collections::HashMap<&[String], usize> = Default::default();
+    for s in scopes {
+        *children.entry(parent(s)).or_default() += 1;
+    }
     scopes
         .iter()
         .map(|s| {
             let p = parent(s);
-            let siblings = scopes.iter().filter(|t| parent(t) == p).count();
+            let siblings = children[p];
             let name = s.last()?;
             let stem = &name[..name.rfind('_')? + 1];
             (siblings > MAX_SIBLINGS && s.len() > 1).then(|| {
