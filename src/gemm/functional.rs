@@ -1,9 +1,12 @@
 //! The fast functional model: every output element is the numerics layer's whole-K dot
 //! product (`C` first, `k` ascending, `w` products a step, NVIDIA blocks of `n`) into the
-//! configured accumulator format, with no clock. The clocked tensor core must give exactly these bits.
+//! configured accumulator format, with no clock; for the weight-stationary dataflow, the
+//! `ws` order of [`crate::numerics::dot::ws`] (folds of `R * w`, added to `C` one by one). The clocked tensor core must give exactly these bits.
 
 use super::problem::{Gemm, GemmError, GemmOutput};
+use crate::hw::Dataflow;
 use crate::numerics::dot::dot_acc;
+use crate::numerics::dot::ws::ws_dot_acc;
 use crate::numerics::flags::Flags;
 use crate::numerics::flags::RoundingMode;
 
@@ -17,17 +20,32 @@ pub fn run_functional(g: &Gemm) -> Result<GemmOutput, GemmError> {
             *slot = g.b[p * g.n + j];
         }
         for i in 0..g.m {
-            let r = dot_acc(
-                &g.cfg.mode,
-                RoundingMode::NearestEven,
-                g.cfg.acc,
-                g.cfg.fmt_a,
-                g.cfg.fmt_b,
-                g.a_row(i),
-                &col,
-                g.c[i * g.n + j],
-                g.cfg.width,
-            )?;
+            let cfg = &g.cfg;
+            let (row, c) = (g.a_row(i), g.c[i * g.n + j]);
+            let r = match cfg.dataflow() {
+                Dataflow::Os => dot_acc(
+                    &cfg.mode,
+                    RoundingMode::NearestEven,
+                    cfg.acc,
+                    cfg.fmt_a,
+                    cfg.fmt_b,
+                    row,
+                    &col,
+                    c,
+                    cfg.width,
+                )?,
+                Dataflow::Ws => ws_dot_acc(
+                    &cfg.mode,
+                    cfg.acc,
+                    cfg.fmt_a,
+                    cfg.fmt_b,
+                    row,
+                    &col,
+                    c,
+                    cfg.width,
+                    cfg.rows(),
+                )?,
+            };
             d[i * g.n + j] = r.bits;
             flags |= r.flags;
         }

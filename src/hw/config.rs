@@ -14,6 +14,43 @@ use crate::rtl::Display;
 /// 1,024 PEs; the row and column indices of the traced words then take 5 bits).
 pub const MAX_ARRAY: usize = 32;
 
+/// Which values stay in the PEs while the others move (`docs/hardware.md`, "Dataflows").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Dataflow {
+    /// Output-stationary (the default): each PE holds an element of D in its accumulator; A
+    /// moves right, B moves down, C is preloaded and D drained through the column shift path.
+    #[default]
+    Os,
+    /// Weight-stationary: each PE holds `w` elements of B (double-buffered weight registers
+    /// preloaded down the columns); A moves right, partial sums move down, and an accumulator
+    /// block below the array adds the K-folds and C.
+    Ws,
+}
+
+impl Dataflow {
+    /// Both dataflows.
+    pub const ALL: [Dataflow; 2] = [Dataflow::Os, Dataflow::Ws];
+
+    /// `os` or `ws`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Dataflow::Os => "os",
+            Dataflow::Ws => "ws",
+        }
+    }
+
+    /// The dataflow named `name` (`os`, `ws`), if any.
+    pub fn by_name(name: &str) -> Option<Dataflow> {
+        Dataflow::ALL.into_iter().find(|d| d.name() == name)
+    }
+}
+
+impl std::fmt::Display for Dataflow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// How a tensor core is built: operand formats, accumulation mode, products per PE step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CoreConfig {
@@ -33,6 +70,8 @@ pub struct CoreConfig {
     rows: usize,
     /// Columns of the PE mesh (4 by default).
     cols: usize,
+    /// The dataflow (output-stationary by default).
+    dataflow: Dataflow,
 }
 
 impl CoreConfig {
@@ -48,6 +87,7 @@ impl CoreConfig {
             acc: FP32,
             rows: ROWS,
             cols: COLS,
+            dataflow: Dataflow::Os,
         }
     }
 
@@ -77,6 +117,16 @@ impl CoreConfig {
             }
         }
         Ok(Self { rows, cols, ..self })
+    }
+
+    /// The same core with dataflow `dataflow`.
+    pub const fn with_dataflow(self, dataflow: Dataflow) -> Self {
+        Self { dataflow, ..self }
+    }
+
+    /// The dataflow.
+    pub const fn dataflow(&self) -> Dataflow {
+        self.dataflow
     }
 
     /// Rows of the PE mesh.

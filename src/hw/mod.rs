@@ -70,7 +70,7 @@ pub mod tensor_core;
 pub mod wave_filter;
 
 pub use config::MxSpec;
-pub use config::{CoreConfig, MAX_ARRAY};
+pub use config::{CoreConfig, Dataflow, MAX_ARRAY};
 pub use extras::{BlockScales, EdgeExtras, SparseSelects};
 pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
 pub use mem_port::{MemLayout, MemPortConfig, MemoryPort};

@@ -28,6 +28,7 @@ pub mod mode;
 pub mod nvidia;
 pub mod step;
 pub mod wide;
+pub mod ws;
 
 pub use batch::{dot_batch, dot_batch_acc, BatchResult, FlagCounts};
 pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
