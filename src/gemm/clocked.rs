@@ -7,8 +7,10 @@ use std::time::Instant;
 use super::problem::{Gemm, GemmOutput};
 use crate::hw::controller::CtlState;
 use crate::hw::mesh::Mesh;
+use crate::hw::ws::WsCore;
 use crate::hw::{
-    CoreConfig, HwError, IdealPort, OperandFeeder, OperandPort, Schedule, TensorCore, TileBuffer,
+    CoreConfig, DRow, Dataflow, HwError, IdealPort, OperandFeeder, OperandPort, Schedule,
+    TensorCore, TileBuffer,
 };
 use crate::numerics::flags::Flags;
 use crate::rtl::{ActivityReport, Simulator, TraceConfig};
@@ -93,7 +95,83 @@ pub fn run_clocked_measured(g: &Gemm, trace: Option<&TraceConfig>) -> Result<Cor
 fn run_w<const W: usize>(g: &Gemm, trace: Option<&TraceConfig>) -> Result<CoreRun, HwError> {
     let cfg = g.cfg;
     let buf = TileBuffer::new(cfg, g.m, g.n, g.k, g.a.clone(), g.b.clone(), g.c.clone())?;
-    run_feeder::<W, _>(cfg, buf, g.macs(), trace)
+    match cfg.dataflow() {
+        Dataflow::Os => run_feeder::<W, _>(cfg, buf, g.macs(), trace),
+        Dataflow::Ws => run_ws_feeder::<W, _>(cfg, buf, g.macs(), trace),
+    }
+}
+
+/// Places row `row` of D (its output tile's origin `origin`) into the row-major `m x n`
+/// matrix `d`, dropping the words outside it.
+fn place_row(d: &mut [u32], (m, n): (usize, usize), (r0, c0): (usize, usize), row: &DRow<'_>) {
+    let i = r0 + row.row;
+    if i < m {
+        for (j, v) in row.values.iter().enumerate() {
+            if c0 + j < n {
+                d[i * n + c0 + j] = *v;
+            }
+        }
+    }
+}
+
+/// Runs the weight-stationary core built for `cfg` (dataflow `ws`, `cfg.width` = `W`) over
+/// any dense operand store until `Done`, collecting D; `macs` as for [`run_feeder`].
+pub fn run_ws_feeder<const W: usize, F: OperandFeeder<W, Extras = ()>>(
+    cfg: CoreConfig,
+    feeder: F,
+    macs: u64,
+    trace: Option<&TraceConfig>,
+) -> Result<CoreRun, HwError> {
+    let core = WsCore::<W, F>::new(cfg, feeder)?;
+    let (m, n, _) = core.feeder().dims();
+    let sched = *core.schedule();
+    let limit = sched.total_cycles() + 16;
+    let mut sim = match trace {
+        Some(t) => Simulator::with_trace(core, t)?,
+        None => Simulator::new(core)?,
+    };
+    sim.set_watchdog(1000);
+    let t0 = Instant::now();
+    sim.reset(1)?;
+    sim.top_mut().start();
+    sim.step()?; // Idle -> Run
+    let mut d = vec![0u32; m * n];
+    let mut cycles = 0u64;
+    while !sim.top().is_done() {
+        if cycles > limit {
+            return Err(HwError::Timeout(limit));
+        }
+        sim.step()?;
+        cycles += 1;
+        if let Some(row) = sim.top().d_row() {
+            place_row(&mut d, (m, n), sched.tile_origin(row.tile), &row);
+        }
+    }
+    if let Some(pe) = sim.top().hazard() {
+        return Err(HwError::Hazard { pe });
+    }
+    let flags = sim.top().flags();
+    let compute_cycles = sim.top().controller().feed_cycles();
+    sim.step()?;
+    let (_, summary) = sim.finish()?;
+    let sim_seconds = t0.elapsed().as_secs_f64();
+    let offered = cycles * (cfg.rows() * cfg.cols() * cfg.width) as u64;
+    Ok(CoreRun {
+        run: ClockedRun {
+            out: GemmOutput { d, flags },
+            cycles,
+            tiles: sched.d_tiles(),
+            mac_slots_used: macs,
+            mac_slots_offered: offered,
+            sim_seconds,
+            activity: summary.and_then(|s| s.activity),
+        },
+        first_tile_cycles: 0,
+        compute_cycles,
+        stall_cycles: 0,
+        overlap_cycles: 0,
+        window_wait_cycles: 0,
+    })
 }
 
 /// Runs the tensor core built for `cfg` (`cfg.width` must equal `W`) on any operand feeder
@@ -156,15 +234,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
             first_tile = Some(top.timer() - sched.feed_start());
         }
         if let Some(row) = top.d_row() {
-            let (r0, c0) = sched.tile_origin(row.tile);
-            let i = r0 + row.row;
-            if i < m {
-                for (j, v) in row.values.iter().enumerate() {
-                    if c0 + j < n {
-                        d[i * n + c0 + j] = *v;
-                    }
-                }
-            }
+            place_row(&mut d, (m, n), sched.tile_origin(row.tile), &row);
         }
     }
     if let Some(pe) = sim.top().hazard() {

@@ -68,6 +68,7 @@ pub mod skew;
 pub mod sparse_feeder;
 pub mod tensor_core;
 pub mod wave_filter;
+pub mod ws;
 
 pub use config::MxSpec;
 pub use config::{CoreConfig, Dataflow, MAX_ARRAY};

@@ -498,7 +498,7 @@ impl<const W: usize, P: OperandPort<W>> Module for TensorCore<W, P> {
 /// The row of D in the output register: its tag word `tag` (row field `row_bits` wide) and
 /// the output registers' words `words`.
 #[inline]
-fn d_row_of(tag: u64, row_bits: u32, words: &[u32]) -> Option<DRow<'_>> {
+pub(crate) fn d_row_of(tag: u64, row_bits: u32, words: &[u32]) -> Option<DRow<'_>> {
     let tag = DTag::unpack(tag, row_bits);
     tag.valid.then_some(DRow {
         tile: tag.tile,

@@ -25,3 +25,4 @@ mod timing;
 mod wave_digests;
 mod wave_filter;
 mod waves;
+mod ws;

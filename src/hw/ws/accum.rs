@@ -1,0 +1,169 @@
+//! The accumulator block below a weight-stationary array (scope `accum`): one memory a
+//! column (`col_<j>`, [`super::schedule::ACC_ROWS`] words of the accumulator format, with a
+//! register-file read) and one adder a column, the mode's [`fold_add`].
+//!
+//! Each cycle column `j` may receive one partial sum from the bottom PE with its tag
+//! ([`WsTag`]: which row, which fold). The first fold of an output block adds C (which
+//! arrives beside the tag), later folds add the word the memory holds for the row; the sum
+//! goes back to the memory, or, on the last fold, leaves as the column's word of D. So D
+//! is `(((C + F_0) + F_1) + ...)`, one rounding an addition (`docs/numerics.md`).
+
+use crate::hw::tensor_core::DTag;
+use crate::numerics::dot::ws::fold_add;
+use crate::numerics::dot::AccMode;
+use crate::numerics::flags::Flags;
+use crate::numerics::format::Format;
+use crate::rtl::{Mem, Module, Reg, Result, Visitor};
+
+/// The tag that travels beside a row's partial sums to the accumulator block, as typed
+/// fields; [`WsTag::pack`] gives the traced 64-bit word:
+///
+/// | bits  | field   | meaning                                           |
+/// |-------|---------|---------------------------------------------------|
+/// | 0     | `valid` | a row's partial sum arrives                       |
+/// | 1     | `first` | the first fold of its output block (add C)        |
+/// | 2     | `last`  | the last fold (D leaves)                          |
+/// | 3     | `end`   | the run's last row                                |
+/// | 19:4  | `addr`  | the row's accumulator word (its row in the chunk) |
+/// | 25:20 | `row`   | D's row in its output tile                        |
+/// | 55:32 | `tile`  | D's output tile (`R x C` tiles, row-major)        |
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WsTag {
+    /// A row's partial sum arrives.
+    pub valid: bool,
+    /// The first fold of its output block.
+    pub first: bool,
+    /// The last fold of its output block.
+    pub last: bool,
+    /// The run's last row.
+    pub end: bool,
+    /// The accumulator word of the row.
+    pub addr: usize,
+    /// D's row in its output tile.
+    pub row: usize,
+    /// D's output tile.
+    pub tile: usize,
+}
+
+impl WsTag {
+    /// The traced tag word (see the type's documentation).
+    pub const fn pack(self) -> u64 {
+        (self.valid as u64)
+            | (self.first as u64) << 1
+            | (self.last as u64) << 2
+            | (self.end as u64) << 3
+            | (self.addr as u64 & 0xFFFF) << 4
+            | (self.row as u64 & 0x3F) << 20
+            | (self.tile as u64 & 0xFF_FFFF) << 32
+    }
+
+    /// The tag of a word written by [`WsTag::pack`].
+    pub const fn unpack(w: u64) -> WsTag {
+        WsTag {
+            valid: w & 1 != 0,
+            first: w >> 1 & 1 != 0,
+            last: w >> 2 & 1 != 0,
+            end: w >> 3 & 1 != 0,
+            addr: (w >> 4 & 0xFFFF) as usize,
+            row: (w >> 20 & 0x3F) as usize,
+            tile: (w >> 32 & 0xFF_FFFF) as usize,
+        }
+    }
+}
+
+/// The accumulator block.
+pub struct Accumulator {
+    mode: AccMode,
+    acc: Format,
+    cols: Vec<Mem<u32>>,
+    flags: Reg<u8>,
+    /// A partial sum and its tag disagreed on whether a row arrived (a timing bug; sticky).
+    misaligned: Reg<bool>,
+}
+
+/// What enters column `j` of the accumulator block in one cycle.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AccIn {
+    /// The tag word ([`WsTag::pack`]).
+    pub tag: u64,
+    /// The C word beside it (read on the first fold).
+    pub c: u32,
+    /// The bottom PE's partial sum and whether it carries a row.
+    pub psum: (u32, bool),
+}
+
+impl Accumulator {
+    /// The block of an array of `cols` columns, `depth` words a column, adding in `mode`
+    /// into the accumulator format `acc`.
+    pub fn new(mode: AccMode, acc: Format, cols: usize, depth: usize) -> Result<Self> {
+        Ok(Self {
+            mode,
+            acc,
+            cols: (0..cols)
+                .map(|j| Mem::new(format!("col_{j}"), depth, acc.width()))
+                .collect::<Result<Vec<_>>>()?,
+            flags: Reg::new("flags", 4, 0)?,
+            misaligned: Reg::new("misaligned", 1, false)?,
+        })
+    }
+
+    /// The IEEE flags the adders raised (sticky).
+    pub fn flags(&self) -> Flags {
+        Flags::from_bits(self.flags.q())
+    }
+
+    /// True if a partial sum and its tag ever arrived apart.
+    pub fn misaligned(&self) -> bool {
+        self.misaligned.q()
+    }
+
+    /// The combinational phase: column `j` takes `inputs[j]` and drives `out[j]`, its word of
+    /// D and the D tag ([`DTag`], row field `row_bits` wide) when a last fold completes a
+    /// row, `(0, 0)` otherwise.
+    pub fn comb(&mut self, inputs: &[AccIn], row_bits: u32, out: &mut [(u32, u64)]) {
+        let mut flags = Flags::from_bits(self.flags.q());
+        let mut misaligned = false;
+        for ((mem, i), o) in self.cols.iter_mut().zip(inputs).zip(out.iter_mut()) {
+            let tag = WsTag::unpack(i.tag);
+            misaligned |= tag.valid != i.psum.1;
+            *o = (0, 0);
+            if !tag.valid {
+                continue;
+            }
+            let x = if tag.first { i.c } else { mem.peek(tag.addr) };
+            let (sum, f) = fold_add(&self.mode, self.acc, x, i.psum.0);
+            flags |= f;
+            if tag.last {
+                let d = DTag {
+                    valid: true,
+                    row: tag.row,
+                    last: tag.end,
+                    tile: tag.tile,
+                };
+                *o = (sum, d.pack(row_bits));
+            } else {
+                mem.write(tag.addr, &[sum]);
+            }
+        }
+        let bits = flags.to_bits();
+        if bits != self.flags.q() {
+            self.flags.set_d(bits);
+        }
+        if misaligned {
+            self.misaligned.set_d(true);
+        }
+    }
+}
+
+impl Module for Accumulator {
+    fn name(&self) -> &str {
+        "accum"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        for m in &mut self.cols {
+            v.mem(m);
+        }
+        v.reg(&mut self.flags);
+        v.reg(&mut self.misaligned);
+    }
+}

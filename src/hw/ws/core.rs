@@ -1,0 +1,353 @@
+//! The weight-stationary top (scope `tensor_core`): controller + A-row skew + weight-load
+//! skew + `R x C` weight-stationary mesh + tag delay and skew + accumulator block + result
+//! de-skew + output register, fed from an operand store (an ideal shared memory: one read
+//! port per edge lane, as [`crate::hw::IdealPort`]).
+//!
+//! Per cycle the controller may load one row of weights (`C` lane groups of B, one per
+//! column, skewed by column as B is in the output-stationary core) and feed one row of A (`R`
+//! lane groups, one per array row, skewed by row). The row's tag enters `tag_delay`, `R + L`
+//! stages, so it leaves beside column 0's partial sum at the bottom of the array; there the
+//! first fold reads the row of C, and tag and C word are skewed by column (`acc_skew`) to
+//! meet each column's partial sum. The accumulator block's D words are de-skewed by
+//! `C - 1 - j` into one row in the output register (`d_out_<j>`, `d_tag`), exactly as the
+//! output-stationary core delivers D.
+
+use super::accum::{AccIn, Accumulator, WsTag};
+use super::controller::{WsController, WsState};
+use super::mesh::WsMesh;
+use super::pe::WIn;
+use super::schedule::WsSchedule;
+use crate::hw::config::{CoreConfig, Dataflow};
+use crate::hw::controller::index_bits;
+use crate::hw::feeder::OperandFeeder;
+use crate::hw::pe::{ACtl, CTL_BITS};
+use crate::hw::tensor_core::{check_config, d_row_of, DRow, DTag};
+use crate::hw::wave_filter::tag_filter;
+use crate::hw::{HwError, PIPELINE_LATENCY};
+use crate::numerics::dot::ws::psum_identity;
+use crate::numerics::flags::Flags;
+use crate::rtl::{DelayLines, Design, Display, Input, Module, Reg, Visitor, Wide};
+
+use super::super::skew::Skew;
+
+/// The weight-load control word beside each column's weight lanes in `w_skew`: bit 0 `en`,
+/// bit 1 `set`, bit 2 `valid`.
+fn wl_word(en: bool, set: bool, valid: bool) -> u8 {
+    u8::from(en) | u8::from(set) << 1 | u8::from(valid) << 2
+}
+
+/// The buffers passed between the top's blocks in one cycle (wires, sized when built).
+struct WsEdges<const W: usize> {
+    a_edge: Vec<(Wide<W>, ACtl)>,
+    w_cols: Vec<(Wide<W>, u8)>,
+    w_edge: Vec<WIn<W>>,
+    tag0: Vec<(u64, bool)>,
+    c_row: Vec<u32>,
+    acc_cols: Vec<(u64, u32)>,
+    acc_in: Vec<AccIn>,
+    d_in: Vec<(u32, u64)>,
+    d_row: Vec<(u32, u64)>,
+}
+
+/// The weight-stationary tensor core with `W`-lane PEs over the operand store `F`.
+pub struct WsCore<const W: usize, F> {
+    cfg: CoreConfig,
+    sched: WsSchedule,
+    feeder: F,
+    identity: u32,
+    start: Input<bool>,
+    controller: WsController,
+    a_skew: Skew<Wide<W>, ACtl>,
+    w_skew: Skew<Wide<W>, u8>,
+    tag_delay: Skew<u64, bool>,
+    acc_skew: Skew<u64, u32>,
+    mesh: WsMesh<W>,
+    accum: Accumulator,
+    d_deskew: Skew<u32, u64>,
+    d_out: DelayLines<u32>,
+    d_tag: Reg<u64>,
+    row_bits: u32,
+    e: WsEdges<W>,
+}
+
+/// Checks that `cfg` can be built as a weight-stationary core with `W` lanes.
+pub fn check_ws_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
+    check_config::<W>(cfg)?;
+    if cfg.dataflow() != Dataflow::Ws {
+        return Err(HwError::Unsupported(
+            "a weight-stationary core built for another dataflow".into(),
+        ));
+    }
+    if cfg.gathers() {
+        return Err(HwError::Unsupported(format!(
+            "nvidia blocks of {} at width {} in ws (a block would span several PEs down a \
+             column, and the block FMA needs all its products at once: use a width of at \
+             least {})",
+            cfg.block(),
+            cfg.width,
+            cfg.block()
+        )));
+    }
+    Ok(())
+}
+
+impl<const W: usize, F: OperandFeeder<W, Extras = ()>> WsCore<W, F> {
+    /// A weight-stationary core for `cfg` (its dataflow `ws`, its width `W`) over `feeder`.
+    pub fn new(cfg: CoreConfig, feeder: F) -> Result<Self, HwError> {
+        check_ws_config::<W>(&cfg)?;
+        let (m, n, k) = feeder.dims();
+        if m == 0 || n == 0 || k == 0 {
+            return Err(HwError::Unsupported("a zero dimension".into()));
+        }
+        let sched = WsSchedule::for_core(&cfg, m, n, k);
+        if sched.d_tiles() + 2 >= 1 << 24 || sched.passes() >= 1 << 31 {
+            return Err(HwError::Unsupported(format!(
+                "{} output tiles (at most 2^24 - 3)",
+                sched.d_tiles()
+            )));
+        }
+        let (rows, cols) = (cfg.rows(), cfg.cols());
+        let w = W as u32;
+        let row_bits = index_bits(rows);
+        let depth_in: Vec<usize> = (0..rows).collect();
+        let depth_col: Vec<usize> = (0..cols).collect();
+        let depth_out: Vec<usize> = (0..cols).rev().collect();
+        let lanes = |f: crate::numerics::format::Format| cfg.operand_display(f);
+        let (a_disp, b_disp) = match cfg.mode {
+            crate::numerics::dot::AccMode::Int(_) => (Display::Hex, Display::Hex),
+            _ => (lanes(cfg.fmt_a), lanes(cfg.fmt_b)),
+        };
+        Ok(Self {
+            cfg,
+            sched,
+            feeder,
+            identity: psum_identity(&cfg.mode, cfg.acc),
+            start: Input::new("start", 1, false)?,
+            controller: WsController::new(sched)?,
+            a_skew: Skew::new("a_skew", &depth_in, cfg.fmt_a.width() * w, CTL_BITS)?
+                .with_display(a_disp, Display::Filter("ctl")),
+            w_skew: Skew::new("w_skew", &depth_col, cfg.fmt_b.width() * w, 3)?
+                .with_display(b_disp, Display::Hex),
+            tag_delay: Skew::new("tag_delay", &[rows + PIPELINE_LATENCY as usize], 64, 1)?,
+            acc_skew: Skew::new("acc_skew", &depth_col, 64, cfg.acc.width())?
+                .with_display(Display::Hex, cfg.acc_display()),
+            mesh: WsMesh::build(&cfg)?,
+            accum: Accumulator::new(cfg.mode, cfg.acc, cols, sched.chunk_rows)?,
+            d_deskew: Skew::new("d_deskew", &depth_out, cfg.acc.width(), 64)?
+                .with_display(cfg.acc_display(), Display::Filter(tag_filter(row_bits))),
+            d_out: {
+                let mut d_out = DelayLines::new(0u32, &vec![1; cols]);
+                d_out.field(|j, _| format!("d_out_{j}"), cfg.acc.width(), |v| v)?;
+                d_out.set_display(0, cfg.acc_display());
+                d_out.set_overview(0);
+                d_out
+            },
+            d_tag: Reg::new("d_tag", 64, 0)?
+                .with_display(Display::Filter(tag_filter(row_bits)))
+                .in_overview(),
+            row_bits,
+            e: WsEdges {
+                a_edge: vec![Default::default(); rows],
+                w_cols: vec![Default::default(); cols],
+                w_edge: vec![WIn::default(); cols],
+                tag0: vec![(0, false)],
+                c_row: vec![0; cols],
+                acc_cols: vec![(0, 0); cols],
+                acc_in: vec![AccIn::default(); cols],
+                d_in: vec![(0, 0); cols],
+                d_row: vec![(0, 0); cols],
+            },
+        })
+    }
+
+    /// Asserts `start`.
+    pub fn start(&mut self) {
+        self.start.set(true);
+    }
+
+    /// True once the last row of D has left.
+    pub fn is_done(&self) -> bool {
+        self.controller.state() == WsState::Done
+    }
+
+    /// The schedule.
+    pub fn schedule(&self) -> &WsSchedule {
+        &self.sched
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &CoreConfig {
+        &self.cfg
+    }
+
+    /// The operand store.
+    pub fn feeder(&self) -> &F {
+        &self.feeder
+    }
+
+    /// The controller (read-only: for monitors).
+    pub fn controller(&self) -> &WsController {
+        &self.controller
+    }
+
+    /// The mesh (read-only: for monitors).
+    pub fn mesh(&self) -> &WsMesh<W> {
+        &self.mesh
+    }
+
+    /// The row of D in the output register this cycle, if any.
+    pub fn d_row(&self) -> Option<DRow<'_>> {
+        d_row_of(self.d_tag.q(), self.row_bits, self.d_out.stage_row(0))
+    }
+
+    /// OR of the IEEE flags the PEs and the accumulator block raised.
+    pub fn flags(&self) -> Flags {
+        self.mesh.flags() | self.accum.flags()
+    }
+
+    /// A timing fault, if any: a partial sum reached the accumulator block without its tag
+    /// or the other way round.
+    pub fn hazard(&self) -> Option<String> {
+        self.accum
+            .misaligned()
+            .then(|| "accum (a partial sum apart from its tag)".into())
+    }
+}
+
+impl<const W: usize, F> Module for WsCore<W, F> {
+    fn name(&self) -> &str {
+        "tensor_core"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.input(&mut self.start);
+        v.child(&mut self.controller);
+        v.child(&mut self.a_skew);
+        v.child(&mut self.w_skew);
+        v.child(&mut self.tag_delay);
+        v.child(&mut self.acc_skew);
+        v.child(&mut self.mesh);
+        v.child(&mut self.accum);
+        v.child(&mut self.d_deskew);
+        for stage in 0..self.d_out.stages() {
+            v.delay_reg(&mut self.d_out, stage, 0, |v| v);
+        }
+        v.delay(&mut self.d_out);
+        v.reg(&mut self.d_tag);
+    }
+}
+
+impl<const W: usize, F: OperandFeeder<W, Extras = ()>> Design for WsCore<W, F> {
+    fn comb(&mut self) {
+        let (rows, cols) = (self.sched.rows, self.sched.cols);
+        let sched = self.sched;
+        let e = &mut self.e;
+        let load = self.controller.load();
+        let feed = self.controller.feed();
+
+        // The weight load: array row `R - 1 - k` of the pass's weight tile, one lane group a
+        // column (step `fold * R + row` of K in the feeder's numbering).
+        let w_in = &mut self.w_skew.inputs()[..cols];
+        match load {
+            Some((p, k)) => {
+                let pass = sched.pass(p);
+                let step = pass.fold * rows + (rows - 1 - k);
+                for (j, slot) in w_in.iter_mut().enumerate() {
+                    let g = self.feeder.b(pass.col_tile, j, step);
+                    *slot = (g.bits, wl_word(true, p & 1 == 1, g.lanes > 0));
+                }
+            }
+            None => w_in.fill(Default::default()),
+        }
+        self.w_skew.out(&mut e.w_cols);
+        for (wl, &(value, word)) in e.w_edge.iter_mut().zip(&e.w_cols) {
+            *wl = WIn {
+                en: word & 1 != 0,
+                set: word & 2 != 0,
+                value,
+                valid: word & 4 != 0,
+            };
+        }
+
+        // The A feed: row `i` of the array takes the `w` elements of K of its fold's step.
+        let a_in = &mut self.a_skew.inputs()[..rows];
+        let tag_in = &mut self.tag_delay.inputs()[0];
+        match feed {
+            Some((p, s)) => {
+                let pass = sched.pass(p);
+                let m = pass.chunk * sched.chunk_rows + s;
+                let (tile, row) = sched.d_tile(m, pass.col_tile);
+                for (i, slot) in a_in.iter_mut().enumerate() {
+                    let g = self.feeder.a(tile, row, pass.fold * rows + i);
+                    let ctl = ACtl::new(g.lanes as u8, true, true, p & 1 == 1, true);
+                    *slot = (g.bits, ctl);
+                }
+                let tag = WsTag {
+                    valid: true,
+                    first: pass.first,
+                    last: pass.last,
+                    end: p + 1 == sched.passes() && s + 1 == pass.rows,
+                    addr: s,
+                    row,
+                    tile,
+                };
+                *tag_in = (tag.pack(), false);
+            }
+            None => {
+                a_in.fill(Default::default());
+                *tag_in = (0, false);
+            }
+        }
+        self.a_skew.out(&mut e.a_edge);
+
+        // At the bottom of column 0: the row's tag, and C on its first fold.
+        self.tag_delay.out(&mut e.tag0);
+        let tag0 = WsTag::unpack(e.tag0[0].0);
+        let reads_c = tag0.valid && tag0.first;
+        if reads_c {
+            self.feeder.c_row(tag0.tile, tag0.row, &mut e.c_row);
+        }
+        let acc_in = &mut self.acc_skew.inputs()[..cols];
+        for (j, slot) in acc_in.iter_mut().enumerate() {
+            *slot = (e.tag0[0].0, if reads_c { e.c_row[j] } else { 0 });
+        }
+        self.acc_skew.out(&mut e.acc_cols);
+        for (j, (i, &(tag, c))) in e.acc_in.iter_mut().zip(&e.acc_cols).enumerate() {
+            *i = AccIn {
+                tag,
+                c,
+                psum: self.mesh.bottom(j),
+            };
+        }
+        self.accum.comb(&e.acc_in, self.row_bits, &mut e.d_in);
+        self.d_deskew.inputs()[..cols].copy_from_slice(&e.d_in);
+        self.d_deskew.out(&mut e.d_row);
+        let out_last = DTag::unpack(self.d_tag.q(), self.row_bits).last;
+
+        self.controller.comb(self.start.get(), out_last);
+        self.mesh.comb(&e.a_edge, &e.w_edge, self.identity);
+        self.a_skew.shift_in();
+        self.w_skew.shift_in();
+        self.tag_delay.shift_in();
+        self.acc_skew.shift_in();
+        self.d_deskew.shift_in();
+        let (d_out_in, _) = self.d_out.drive_beside_outputs();
+        for (x, &(v, _)) in d_out_in.iter_mut().zip(&e.d_row) {
+            *x = v;
+        }
+        self.d_tag.set_d(e.d_row[0].1);
+    }
+
+    fn progress(&self) -> Option<u64> {
+        Some(self.controller.timer())
+    }
+
+    fn state(&self) -> String {
+        format!(
+            "controller.state={:?} timer={} load={:?} feed={:?}",
+            self.controller.state(),
+            self.controller.timer(),
+            self.controller.load(),
+            self.controller.feed()
+        )
+    }
+}

@@ -1,0 +1,153 @@
+//! The weight-stationary mesh (scope `mesh`, PEs `pe_<row>_<col>`): each PE's A input is its
+//! left neighbour's `a_out`, its partial sum from above its upper neighbour's `psum`, and its
+//! weight load its upper neighbour's weight register of the loading set. So A moves right,
+//! partial sums and loading weights move down, one PE a cycle; the column's load enable and
+//! set (as the output-stationary shift command) reach every PE of the column together.
+
+use super::pe::{WIn, WsPe};
+use crate::hw::config::CoreConfig;
+use crate::hw::pe::{fp, ACtl, Datapath, FpPath, IntPath};
+use crate::hw::HwError;
+use crate::numerics::dot::AccMode;
+use crate::numerics::flags::Flags;
+use crate::rtl::{Module, Result, Visitor, Wide};
+
+/// The weight-stationary PE array of one datapath `D`: `rows x cols` PEs, row-major.
+pub struct WsArray<const W: usize, D: Datapath<W>> {
+    rows: usize,
+    cols: usize,
+    pes: Vec<WsPe<W, D>>,
+}
+
+impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
+    /// An array of `cfg.rows() x cfg.cols()` PEs, each with the datapath `path` makes.
+    pub fn new(cfg: &CoreConfig, mut path: impl FnMut() -> Result<D>) -> Result<Self> {
+        let (rows, cols) = (cfg.rows(), cfg.cols());
+        let mut pes = Vec::with_capacity(rows * cols);
+        for r in 0..rows {
+            for c in 0..cols {
+                pes.push(WsPe::new(format!("pe_{r}_{c}"), cfg, path()?)?);
+            }
+        }
+        Ok(Self { rows, cols, pes })
+    }
+
+    /// The PE at (`row`, `col`).
+    pub fn pe(&self, row: usize, col: usize) -> &WsPe<W, D> {
+        &self.pes[row * self.cols + col]
+    }
+
+    /// The combinational phase: `a_edge[r]` enters row `r` at the left; `w_edge[c]` is column
+    /// `c`'s weight load (its value enters the top PE); `top` is the partial sum entering
+    /// the top of every column (the identity), carrying a row whenever the top PE's A does.
+    pub fn comb(&mut self, a_edge: &[(Wide<W>, ACtl)], w_edge: &[WIn<W>], top: u32) {
+        let cols = self.cols;
+        let mut above: &[WsPe<W, D>] = &[];
+        let mut rest = &mut self.pes[..];
+        for &a_left in &a_edge[..self.rows] {
+            let (row, below) = std::mem::take(&mut rest).split_at_mut(cols);
+            for (c, &wl_top) in w_edge[..cols].iter().enumerate() {
+                let (left, here) = row.split_at_mut(c);
+                let (a, ctl) = match left.last() {
+                    None => a_left,
+                    Some(left) => left.a_out(),
+                };
+                let (psum_in, wl) = match above.get(c) {
+                    // The top PE: the identity, carrying the row its A carries.
+                    None => ((top, ctl.valid()), wl_top),
+                    Some(up) => {
+                        let (value, valid) = up.weight(wl_top.set);
+                        (
+                            up.psum(),
+                            WIn {
+                                value,
+                                valid,
+                                ..wl_top
+                            },
+                        )
+                    }
+                };
+                here[0].comb(a, ctl, psum_in, wl);
+            }
+            above = row;
+            rest = below;
+        }
+    }
+
+    /// The partial sum leaving the bottom of column `c` (register outputs).
+    #[inline]
+    pub fn bottom(&self, c: usize) -> (u32, bool) {
+        self.pes[(self.rows - 1) * self.cols + c].psum()
+    }
+
+    /// OR of the IEEE flags every PE raised.
+    pub fn flags(&self) -> Flags {
+        self.pes.iter().fold(Flags::NONE, |f, p| f | p.flags())
+    }
+}
+
+impl<const W: usize, D: Datapath<W>> Module for WsArray<W, D> {
+    fn name(&self) -> &str {
+        "mesh"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        for pe in &mut self.pes {
+            v.child(pe);
+        }
+    }
+}
+
+/// The weight-stationary mesh of a dense core: floating point or integer, chosen from the
+/// mode when the core is built.
+pub enum WsMesh<const W: usize> {
+    /// `ieee`, `fused` or `nvidia` floating point.
+    Fp(WsArray<W, FpPath>),
+    /// Integer MMA.
+    Int(WsArray<W, IntPath>),
+}
+
+macro_rules! each_ws_array {
+    ($mesh:expr, $a:ident => $body:expr) => {
+        match $mesh {
+            WsMesh::Fp($a) => $body,
+            WsMesh::Int($a) => $body,
+        }
+    };
+}
+
+impl<const W: usize> WsMesh<W> {
+    /// The mesh of a dense core built for `cfg`: the datapath of `cfg.mode`.
+    pub fn build(cfg: &CoreConfig) -> std::result::Result<Self, HwError> {
+        Ok(match cfg.mode {
+            AccMode::Int(im) => WsMesh::Int(WsArray::new(cfg, || IntPath::new(im))?),
+            m if fp::is_fp(&m) => WsMesh::Fp(WsArray::new(cfg, || FpPath::new(cfg))?),
+            m => return Err(HwError::Unsupported(format!("a core in {} mode", m.name()))),
+        })
+    }
+
+    /// See [`WsArray::comb`].
+    #[inline]
+    pub fn comb(&mut self, a_edge: &[(Wide<W>, ACtl)], w_edge: &[WIn<W>], top: u32) {
+        each_ws_array!(self, a => a.comb(a_edge, w_edge, top))
+    }
+
+    /// See [`WsArray::bottom`].
+    #[inline]
+    pub fn bottom(&self, c: usize) -> (u32, bool) {
+        each_ws_array!(self, a => a.bottom(c))
+    }
+
+    /// OR of the IEEE flags every PE raised.
+    pub fn flags(&self) -> Flags {
+        each_ws_array!(self, a => a.flags())
+    }
+}
+
+impl<const W: usize> Module for WsMesh<W> {
+    fn name(&self) -> &str {
+        "mesh"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        each_ws_array!(self, a => a.visit(v))
+    }
+}

@@ -1,0 +1,319 @@
+//! The weight-stationary processing element: A in from the left and passed on through a
+//! register, as in the output-stationary PE; two weight registers (`w_0`, `w_1`, `w`
+//! lanes of B each, double-buffered) loaded down the column; a partial sum in from the PE
+//! above, the datapath's two stages adding this PE's products to it, and the result
+//! (`psum`) passed down.
+//!
+//! Pipeline (`L` = [`crate::hw::PIPELINE_LATENCY`] = 1), for a row of A reaching the PE in
+//! cycle `t`:
+//! - cycle `t` (stage 1): the datapath multiplies A's `w` lanes by the weight set the row's
+//!   control word names (`set`) and latches the products in `s1_prod`; A moves on to
+//!   `a_out`;
+//! - cycle `t + 1` (stage 2): the partial sum from above (the upper PE's `psum`, which that
+//!   PE computed in cycle `t`, or at the top the identity) plus the registered products,
+//!   through the datapath's own step, into `psum`. A row with no lanes for this PE (K ended
+//!   above it) or no weight (a column past N) passes the partial sum on unchanged.
+//!
+//! The weight load (`WIn`): while `en` is high, weight set `set` of every PE of the column
+//! takes the one above it (`w_<set>`, `wv_<set>`), the top PE the column's input: `R` cycles
+//! load a column, bottom row first. The other set is untouched, so a pass computes on one set
+//! while the next pass's weights load into the other.
+
+use crate::hw::pe::{ACtl, Datapath, ExpSums, SigProducts, Stage2Out, CTL_BITS};
+use crate::hw::CoreConfig;
+use crate::numerics::flags::Flags;
+use crate::rtl::{Display, Module, RegBank, Result, Visitor, Wide, Wire};
+
+/// The weight-load input of a PE in one cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WIn<const W: usize> {
+    /// Load this cycle: weight set `set` takes `value` and `valid`.
+    pub en: bool,
+    /// Which weight set loads.
+    pub set: bool,
+    /// The weight lanes from above (the upper PE's `w_<set>`, or the column's input).
+    pub value: Wide<W>,
+    /// The weight is inside the problem (a column past N or lanes past K load invalid).
+    pub valid: bool,
+}
+
+/// The registers of a weight-stationary PE, committed as one bank.
+#[derive(Clone, Copy, Debug)]
+struct WsRegs<const W: usize, S1: Copy> {
+    a_out: Wide<W>,
+    a_ctl: ACtl,
+    w: [Wide<W>; 2],
+    wv: [bool; 2],
+    s1_prod: S1,
+    s1_ctl: ACtl,
+    s1_row: bool,
+    psum: u32,
+    psum_vld: bool,
+    flags: u8,
+}
+
+/// The positions of the bank's fields, in declaration order.
+mod field {
+    pub const A_OUT: usize = 0;
+    pub const A_CTL: usize = 1;
+    pub const W_0: usize = 2;
+    pub const WV_0: usize = 3;
+    pub const W_1: usize = 4;
+    pub const WV_1: usize = 5;
+    pub const S1_PROD: usize = 6;
+    pub const S1_CTL: usize = 7;
+    pub const S1_ROW: usize = 8;
+    pub const PSUM: usize = 9;
+    pub const PSUM_VLD: usize = 10;
+    pub const FLAGS: usize = 11;
+}
+
+/// One weight-stationary PE with `W` lanes and datapath `D`.
+pub struct WsPe<const W: usize, D: Datapath<W>> {
+    name: String,
+    a_in: Wire<Wide<W>>,
+    psum_in: Wire<u32>,
+    regs: RegBank<WsRegs<W, D::Stage1>>,
+    exp_sum: Wire<ExpSums<D::Stage1>>,
+    sig_product: Wire<SigProducts<D::Stage1>>,
+    max_exp: Wire<u16>,
+    align_shift: Wire<u16>,
+    sticky: Wire<bool>,
+    lzc: Wire<u16>,
+    round_inc: Wire<bool>,
+    special: Wire<bool>,
+    path: D,
+    /// Some wave-only wire of this PE is observed.
+    shows: bool,
+}
+
+impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
+    /// A PE named `name` around `path`, built for `cfg`.
+    pub fn new(name: String, cfg: &CoreConfig, path: D) -> Result<Self> {
+        let w = W as u32;
+        let (disp_a, disp_b) = if path.hex_lanes() {
+            (Display::Hex, Display::Hex)
+        } else {
+            (
+                cfg.operand_display(cfg.fmt_a),
+                cfg.operand_display(cfg.fmt_b),
+            )
+        };
+        let (bits_a, bits_b) = (cfg.fmt_a.width() * w, cfg.fmt_b.width() * w);
+        let acc_bits = cfg.acc.width();
+        let regs = RegBank::new(WsRegs {
+            a_out: Wide::ZERO,
+            a_ctl: ACtl::default(),
+            w: [Wide::ZERO; 2],
+            wv: [false; 2],
+            s1_prod: D::Stage1::default(),
+            s1_ctl: ACtl::default(),
+            s1_row: false,
+            psum: 0,
+            psum_vld: false,
+            flags: 0,
+        })
+        // Declared in the order of `field`.
+        .field("a_out", bits_a, |r| &r.a_out)?
+        .with_display(disp_a)
+        .field("a_ctl", CTL_BITS, |r| &r.a_ctl)?
+        .with_display(Display::Filter("ctl"))
+        .field("w_0", bits_b, |r| &r.w[0])?
+        .with_display(disp_b)
+        .in_overview()
+        .field("wv_0", 1, |r| &r.wv[0])?
+        .field("w_1", bits_b, |r| &r.w[1])?
+        .with_display(disp_b)
+        .in_overview()
+        .field("wv_1", 1, |r| &r.wv[1])?
+        .field("s1_prod", 64 * w, |r| &r.s1_prod)?
+        .with_display(cfg.product_display())
+        .field("s1_ctl", CTL_BITS, |r| &r.s1_ctl)?
+        .with_display(Display::Filter("ctl"))
+        .field("s1_row", 1, |r| &r.s1_row)?
+        .field("psum", acc_bits, |r| &r.psum)?
+        .with_display(cfg.acc_display())
+        .in_overview()
+        .field("psum_vld", 1, |r| &r.psum_vld)?
+        .field("flags", 4, |r| &r.flags)?;
+        Ok(Self {
+            name,
+            a_in: Wire::new("a_in", bits_a, Wide::ZERO)?
+                .with_display(disp_a)
+                .in_overview(),
+            psum_in: Wire::new("psum_in", acc_bits, 0)?.with_display(cfg.acc_display()),
+            regs,
+            exp_sum: Wire::new("exp_sum", 16 * w, ExpSums::default())?,
+            sig_product: Wire::new("sig_product", 32 * w, SigProducts::default())?,
+            max_exp: Wire::new("max_exp", 16, 0)?,
+            align_shift: Wire::new("align_shift", 16, 0)?.with_display(Display::Dec),
+            sticky: Wire::new("sticky", 1, false)?,
+            lzc: Wire::new("lzc", 16, 0)?.with_display(Display::Dec),
+            round_inc: Wire::new("round_inc", 1, false)?,
+            special: Wire::new("special", 1, false)?,
+            path,
+            shows: true,
+        })
+    }
+
+    /// A leaving to the right: data and control bundle (register outputs).
+    #[inline]
+    pub fn a_out(&self) -> (Wide<W>, ACtl) {
+        let q = self.regs.q();
+        (q.a_out, q.a_ctl)
+    }
+
+    /// Weight set `set` and its valid bit (register outputs): what the load passes down.
+    #[inline]
+    pub fn weight(&self, set: bool) -> (Wide<W>, bool) {
+        let q = self.regs.q();
+        let s = usize::from(set);
+        (q.w[s], q.wv[s])
+    }
+
+    /// The partial sum leaving downwards and whether it carries a row (register outputs).
+    #[inline]
+    pub fn psum(&self) -> (u32, bool) {
+        let q = self.regs.q();
+        (q.psum, q.psum_vld)
+    }
+
+    /// The IEEE flags raised so far (sticky).
+    pub fn flags(&self) -> Flags {
+        Flags::from_bits(self.regs.q().flags)
+    }
+
+    /// The combinational phase: `a` and its control word from the left, the partial sum
+    /// `psum_in` from above (with `psum_vld`, whether it carries a row), the weight load `wl`.
+    #[inline]
+    pub fn comb(&mut self, a: Wide<W>, ctl: ACtl, psum_in: (u32, bool), wl: WIn<W>) {
+        let shows = self.shows;
+        if shows {
+            self.a_in.set(a);
+            self.psum_in.set(psum_in.0);
+        }
+        let regs = &mut self.regs;
+        regs.set(|r| &mut r.a_out, a);
+        regs.set(|r| &mut r.a_ctl, ctl);
+        if wl.en {
+            let s = usize::from(wl.set);
+            regs.set(|r| &mut r.w[s], wl.value);
+            regs.set(|r| &mut r.wv[s], wl.valid);
+        }
+
+        // Stage 1: multiply A by the row's weight set (a row with lanes and a weight).
+        let (w_bus, w_valid) = self.weight(ctl.set());
+        let lanes = usize::from(ctl.lanes());
+        let compute = ctl.valid() && w_valid && lanes > 0;
+        let regs = &mut self.regs;
+        regs.set(|r| &mut r.s1_ctl, ctl.with_valid(compute));
+        regs.set(|r| &mut r.s1_row, ctl.valid());
+        if compute {
+            let s1 = self.path.stage1(&a, &w_bus, lanes, Default::default());
+            self.regs.set(|r| &mut r.s1_prod, s1);
+            if shows {
+                self.exp_sum.set(ExpSums(s1));
+                self.sig_product.set(SigProducts(s1));
+            }
+        } else {
+            self.path.stage1_idle();
+            if shows {
+                self.exp_sum.set(ExpSums::default());
+                self.sig_product.set(SigProducts::default());
+            }
+        }
+
+        // Stage 2: the partial sum from above plus the registered products.
+        let (c1, row, flags_q) = {
+            let q = self.regs.q();
+            (q.s1_ctl, q.s1_row, q.flags)
+        };
+        let out = if !c1.valid() {
+            self.path.stage2_idle();
+            if shows {
+                self.show_stage2(Stage2Out::default());
+            }
+            None
+        } else if shows {
+            let q = self.regs.q();
+            let o = self.path.stage2(&q.s1_prod, c1, psum_in.0);
+            self.show_stage2(o.unwrap_or_default());
+            o.map(|o| (o.acc, o.flags))
+        } else {
+            let q = self.regs.q();
+            self.path.stage2_acc(&q.s1_prod, c1, psum_in.0)
+        };
+        let regs = &mut self.regs;
+        let psum = match out {
+            Some((acc, flags)) => {
+                if flags != 0 {
+                    regs.set(|r| &mut r.flags, flags_q | flags);
+                }
+                acc
+            }
+            // A row this PE adds nothing to passes on; no row leaves 0 (operand isolation).
+            None if row => psum_in.0,
+            None => 0,
+        };
+        regs.set(|r| &mut r.psum, psum);
+        regs.set(|r| &mut r.psum_vld, row);
+    }
+
+    /// Drives the stage-2 wires from what stage 2 did this cycle.
+    #[inline]
+    fn show_stage2(&mut self, o: Stage2Out) {
+        self.max_exp.set(o.max_exp);
+        self.align_shift.set(o.align_shift);
+        self.sticky.set(o.sticky);
+        self.lzc.set(o.lzc);
+        self.round_inc.set(o.round_inc);
+        self.special.set(o.special);
+    }
+}
+
+impl<const W: usize, D: Datapath<W>> Module for WsPe<W, D> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        use field::*;
+        let regs = &mut self.regs;
+        v.wire(&mut self.a_in);
+        v.bank_reg(regs, A_OUT, |r| &r.a_out);
+        v.bank_reg(regs, A_CTL, |r| &r.a_ctl);
+        v.bank_reg(regs, W_0, |r| &r.w[0]);
+        v.bank_reg(regs, WV_0, |r| &r.wv[0]);
+        v.bank_reg(regs, W_1, |r| &r.w[1]);
+        v.bank_reg(regs, WV_1, |r| &r.wv[1]);
+        v.bank_reg(regs, S1_PROD, |r| &r.s1_prod);
+        v.bank_reg(regs, S1_CTL, |r| &r.s1_ctl);
+        v.bank_reg(regs, S1_ROW, |r| &r.s1_row);
+        v.wire(&mut self.exp_sum);
+        v.wire(&mut self.sig_product);
+        v.wire(&mut self.psum_in);
+        v.wire(&mut self.max_exp);
+        v.wire(&mut self.align_shift);
+        v.wire(&mut self.sticky);
+        v.wire(&mut self.lzc);
+        v.wire(&mut self.round_inc);
+        v.wire(&mut self.special);
+        self.path.visit_gather(v);
+        v.bank_reg(regs, PSUM, |r| &r.psum);
+        v.bank_reg(regs, PSUM_VLD, |r| &r.psum_vld);
+        v.bank_reg(regs, FLAGS, |r| &r.flags);
+        v.bank(regs);
+    }
+    fn observed(&mut self) {
+        self.shows = self.a_in.is_observed()
+            || self.psum_in.is_observed()
+            || self.exp_sum.is_observed()
+            || self.sig_product.is_observed()
+            || self.max_exp.is_observed()
+            || self.align_shift.is_observed()
+            || self.sticky.is_observed()
+            || self.lzc.is_observed()
+            || self.round_inc.is_observed()
+            || self.special.is_observed();
+        self.path.observed();
+    }
+}
