@@ -1,9 +1,10 @@
-//! `--rows` and `--cols`: the size of the PE array, for every command that builds a core.
+//! `--rows`, `--cols` and `--dataflow`: the size of the PE array and what stays in its PEs,
+//! for every command that builds a core.
 
 use clap::Args;
-use tensorcore_rtl::hw::CoreConfig;
+use tensorcore_rtl::hw::{CoreConfig, Dataflow};
 
-/// The PE array's size (`R x C`, 4 x 4 by default).
+/// The PE array's size (`R x C`, 4 x 4 by default) and dataflow (`os` by default).
 #[derive(Args, Debug, Clone, Copy)]
 pub struct ArrayArgs {
     /// Rows R of the PE array, 1 to 32 (the default core is 4 x 4).
@@ -12,23 +13,38 @@ pub struct ArrayArgs {
     /// Columns C of the PE array, 1 to 32.
     #[arg(long, default_value_t = 4, value_name = "C")]
     pub cols: usize,
+    /// The dataflow: os (output-stationary, the default) or ws (weight-stationary: dense
+    /// GEMMs on the ideal memory path).
+    #[arg(long, default_value = "os", value_name = "os|ws", value_parser = parse_dataflow)]
+    pub dataflow: Dataflow,
+}
+
+/// The dataflow a `--dataflow` value names, or why not.
+fn parse_dataflow(s: &str) -> Result<Dataflow, String> {
+    Dataflow::by_name(&s.to_ascii_lowercase())
+        .ok_or_else(|| "unknown dataflow (os: output-stationary, ws: weight-stationary)".into())
 }
 
 impl ArrayArgs {
     /// `cfg` on this array; a size the library refuses is a one-line error naming the options.
     pub fn apply(&self, cfg: CoreConfig) -> Result<CoreConfig, String> {
         cfg.with_array(self.rows, self.cols)
+            .map(|c| c.with_dataflow(self.dataflow))
             .map_err(|e| format!("--rows {} --cols {}: {e}", self.rows, self.cols))
     }
 
-    /// What the text reports add after the width: nothing for the default 4 x 4 array (so
-    /// its lines read as they always did), else `, R x C array`.
+    /// What the text reports add after the width: nothing for the default 4 x 4
+    /// output-stationary array (so its lines read as they always did), else `, R x C array`
+    /// and `, ws` for the weight-stationary dataflow.
     pub fn label(cfg: &CoreConfig) -> String {
         let default = CoreConfig::new(cfg.fmt_a, cfg.fmt_b, cfg.mode, cfg.width);
-        if (cfg.rows(), cfg.cols()) == (default.rows(), default.cols()) {
-            String::new()
-        } else {
-            format!(", {} x {} array", cfg.rows(), cfg.cols())
+        let mut s = String::new();
+        if (cfg.rows(), cfg.cols()) != (default.rows(), default.cols()) {
+            s += &format!(", {} x {} array", cfg.rows(), cfg.cols());
         }
+        if cfg.dataflow() != default.dataflow() {
+            s += &format!(", {}", cfg.dataflow());
+        }
+        s
     }
 }

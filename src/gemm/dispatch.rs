@@ -12,7 +12,8 @@ use super::memory::{run_memory, MemRun};
 use super::mx::{run_clocked_mx, MxGemm};
 use super::problem::Gemm;
 use crate::hw::schedule::Schedule;
-use crate::hw::{HwError, MemPortConfig};
+use crate::hw::ws::WsSchedule;
+use crate::hw::{Dataflow, HwError, MemPortConfig};
 use crate::rtl::TraceConfig;
 use crate::sparse::clocked::sparse_schedule;
 use crate::sparse::{run_clocked_sparse_measured, run_memory_sparse, SparseGemm};
@@ -34,6 +35,9 @@ impl Problem<'_> {
     /// at least these): the figure a waveform's size is estimated from before the run.
     pub fn schedule_cycles(&self) -> u64 {
         match self {
+            Problem::Dense(g) if g.cfg.dataflow() == Dataflow::Ws => {
+                WsSchedule::for_core(&g.cfg, g.m, g.n, g.k).total_cycles()
+            }
             Problem::Dense(g) => {
                 Schedule::for_core(&g.cfg, g.m, g.n, g.k, g.cfg.block()).total_cycles()
             }

@@ -23,7 +23,7 @@
 //! last step of every K-block (32 elements, 16 for NVFP4); a dense port gets the
 //! floating-point or integer mesh of the mode and no side skew.
 
-use super::config::{CoreConfig, MxSpec};
+use super::config::{CoreConfig, Dataflow, MxSpec};
 use super::controller::{index_bits, Controller, CtlState, PortStatus, ShiftCmd};
 use super::extras::{EdgeExtras, SideStage};
 use super::feeder::{OperandFeeder, TileBuffer};
@@ -242,6 +242,14 @@ fn schedule_of(cfg: &CoreConfig, dims: &(usize, usize, usize)) -> Result<Schedul
 impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
     /// A tensor core for `cfg` (whose `width` must equal `W`) with any operand port.
     pub fn with_port(cfg: CoreConfig, port: P) -> Result<Self, HwError> {
+        if cfg.dataflow() != Dataflow::Os {
+            return Err(HwError::Unsupported(format!(
+                "this run in {} (the weight-stationary core runs dense floating-point and \
+                 integer GEMMs on the ideal memory path; 2:4 sparse, block-scaled (MX) and \
+                 TMA-fed runs are output-stationary only)",
+                cfg.dataflow()
+            )));
+        }
         let spec = port.spec();
         let block = P::Extras::check(&cfg, &spec, port.dims().2)?;
         let mut sched = schedule_of(&cfg, &port.dims())?;

@@ -1,5 +1,6 @@
 //! The tensor core's waveform, read back with `wellen`: scope names, A moving right one PE
-//! per cycle, B moving down one PE per cycle, the controller's state register.
+//! per cycle, B moving down one PE per cycle (weights and partial sums in `ws`), the
+//! controller's state register.
 
 use crate::common::waves::Waves;
 use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
@@ -202,4 +203,104 @@ fn save_files_show_reals_and_filtered_lanes_and_an_overview() {
         has(&full, l);
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The weight-stationary core's waveform on a `rows x cols` array: A reaches PE `(r, c)` one
+/// cycle after PE `(r, c - 1)`; the partial sum entering PE `(r, c)` is PE `(r - 1, c)`'s
+/// `psum` register (computed the cycle before), and the top PE's is the identity (-0) when a
+/// row arrives; a weight register changes only to take the one above it as it was a cycle
+/// earlier (the load shifts down one PE a cycle); every PE adds to some partial sum.
+fn ws_links_move_one_pe_a_cycle(rows: usize, cols: usize, (m, n, k): (usize, usize, usize)) {
+    use tensorcore_rtl::hw::Dataflow;
+    let dir = std::env::temp_dir().join(format!(
+        "tcrtl_hw_ws_waves_{rows}x{cols}_{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let path = dir.join("ws.vcd");
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
+        .with_array(rows, cols)
+        .expect("a valid array")
+        .with_dataflow(Dataflow::Ws);
+    let g = Gemm::random(m, n, k, cfg, 12).expect("problem");
+    let r = run_clocked(&g, Some(&TraceConfig::vcd(&path))).expect("clocked, traced");
+    assert_eq!(r.out, run_functional(&g).expect("functional"));
+
+    let waves = Waves::read(&path);
+    let pe = |r: usize, c: usize, sig: &str| format!("tensor_core.mesh.pe_{r}_{c}.{sig}");
+    for name in [
+        "tensor_core.controller.state",
+        "tensor_core.controller.load",
+        "tensor_core.accum.flags",
+    ] {
+        assert!(waves.has(name), "{name} missing");
+    }
+    let cycles = waves.cycles();
+    let (mut moved_a, mut moved_w, mut added) = (0, 0, 0);
+    let neg_zero = format!("1{}", "0".repeat(31));
+    for t in 1..cycles {
+        for r in 0..rows {
+            for c in 0..cols {
+                if c > 0 {
+                    let here = waves.bits(&pe(r, c, "a_in"), t);
+                    assert_eq!(
+                        here,
+                        waves.bits(&pe(r, c - 1, "a_in"), t - 1),
+                        "A at pe_{r}_{c}, {t}"
+                    );
+                    moved_a += usize::from(here.contains('1'));
+                }
+                let psum_in = waves.bits(&pe(r, c, "psum_in"), t);
+                if r > 0 {
+                    let up = waves.bits(&pe(r - 1, c, "psum"), t);
+                    assert_eq!(psum_in, up, "partial sum into pe_{r}_{c}, {t}");
+                }
+                let psum = waves.bits(&pe(r, c, "psum"), t);
+                if waves.bits(&pe(r, c, "psum_vld"), t) == "1"
+                    && psum != waves.bits(&pe(r, c, "psum_in"), t - 1)
+                {
+                    added += 1;
+                }
+                for set in ["w_0", "w_1"] {
+                    let now = waves.bits(&pe(r, c, set), t);
+                    if r > 0 && now != waves.bits(&pe(r, c, set), t - 1) {
+                        assert_eq!(
+                            now,
+                            waves.bits(&pe(r - 1, c, set), t - 1),
+                            "{set} of pe_{r}_{c}, {t}"
+                        );
+                        moved_w += 1;
+                    }
+                }
+            }
+        }
+        // The top PEs add to the identity.
+        for c in 0..cols {
+            if waves.bits(&pe(0, c, "s1_row"), t) == "1" {
+                assert_eq!(
+                    waves.bits(&pe(0, c, "psum_in"), t),
+                    neg_zero,
+                    "top of column {c}, {t}"
+                );
+            }
+        }
+    }
+    assert!(
+        moved_a >= rows * (cols - 1) * m,
+        "{rows}x{cols}: A moved {moved_a}"
+    );
+    assert!(
+        moved_w >= (rows - 1) * cols,
+        "{rows}x{cols}: weights moved {moved_w}"
+    );
+    assert!(added >= rows * cols * m, "{rows}x{cols}: {added} additions");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ws_operands_weights_and_partial_sums_move_one_pe_a_cycle() {
+    ws_links_move_one_pe_a_cycle(4, 4, (6, 4, 9));
+    ws_links_move_one_pe_a_cycle(8, 8, (11, 9, 17));
+    ws_links_move_one_pe_a_cycle(3, 5, (7, 6, 8));
 }
