@@ -1,4 +1,6 @@
-//! Error sweeps: how far a mode's dot product lands from the exact result as K grows.
+//! Error sweeps: how far a mode's dot product lands from the exact result as K grows, in the
+//! output-stationary order (one chain over K) or the weight-stationary one (folds of
+//! `rows * width` added to C one by one).
 //!
 //! Sample `s` at length `K` draws its operands from its own SplitMix64 stream (seeded from the
 //! sweep seed, `K` and `s`), so a sample's operands do not depend on the thread count or on the
@@ -9,6 +11,8 @@
 //! combines into exactly the same summary.
 
 use crate::gemm::rng::SplitMix64;
+use crate::hw::{Dataflow, MAX_ARRAY};
+use crate::numerics::dot::ws::ws_dot_acc;
 use crate::numerics::dot::{dot_acc, AccMode, DotError};
 use crate::numerics::format::Format;
 use crate::numerics::RoundingMode;
@@ -191,6 +195,59 @@ pub struct SweepConfig {
     pub seed: u64,
     /// This run's shard `(i, n)`: samples `s` with `s % n == i`.
     pub shard: (u64, u64),
+    /// The accumulation order measured: output-stationary (one chain over K, the default) or
+    /// weight-stationary (folds of `rows * width` added to C one by one; docs/numerics.md,
+    /// "Weight-stationary order").
+    pub dataflow: Dataflow,
+    /// Rows of the array, for [`Dataflow::Ws`] (the fold is `rows * width` elements of K);
+    /// unused by [`Dataflow::Os`].
+    pub rows: usize,
+}
+
+/// Checks what the weight-stationary order needs of a sweep: `rows` in
+/// `1..=`[`MAX_ARRAY`], round to nearest even (the accumulator block's additions round so),
+/// and for `nvidia` whole blocks per PE (`width` a multiple of the block size `n`, as the
+/// clocked `ws` core requires). Output-stationary sweeps pass unchecked.
+pub fn check_dataflow(cfg: &SweepConfig) -> Result<(), String> {
+    if cfg.dataflow != Dataflow::Ws {
+        return Ok(());
+    }
+    if !(1..=MAX_ARRAY).contains(&cfg.rows) {
+        return Err(format!(
+            "--rows {} is outside 1..={MAX_ARRAY} (the rows of the array)",
+            cfg.rows
+        ));
+    }
+    if cfg.rm != RoundingMode::NearestEven {
+        return Err(format!(
+            "--dataflow ws rounds to nearest even only (its fold additions are IEEE RNE): \
+             --rounding {} does not apply",
+            cfg.rm.name()
+        ));
+    }
+    if let AccMode::Nvidia(p) = cfg.mode {
+        if cfg.width < p.block || !cfg.width.is_multiple_of(p.block.max(1)) {
+            return Err(format!(
+                "--dataflow ws with nvidia needs whole blocks per PE: --width {} is not a \
+                 multiple of the preset's block of {}",
+                cfg.width, p.block
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One sample's result under the sweep's mode and dataflow (C = 0).
+fn sweep_dot(cfg: &SweepConfig, a: &[u64], b: &[u64]) -> Result<u32, DotError> {
+    let r = match cfg.dataflow {
+        Dataflow::Os => dot_acc(
+            &cfg.mode, cfg.rm, cfg.out, cfg.fmt_a, cfg.fmt_b, a, b, 0, cfg.width,
+        )?,
+        Dataflow::Ws => ws_dot_acc(
+            &cfg.mode, cfg.out, cfg.fmt_a, cfg.fmt_b, a, b, 0, cfg.width, cfg.rows,
+        )?,
+    };
+    Ok(r.bits)
 }
 
 /// A value of `fmt` nearest to `v` (round to nearest even; overflow saturates), as bits:
@@ -457,8 +514,11 @@ pub fn merge_stats(parts: &[KStats]) -> Result<KStats, String> {
     Ok(finish(k, &acc))
 }
 
-/// Runs this shard's samples of every K (in parallel) and returns one [`KStats`] per K.
-pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KStats>, DotError> {
+/// Runs this shard's samples of every K (in parallel) and returns one [`KStats`] per K. A
+/// configuration the mode or the dataflow refuses ([`check_dataflow`]) is an error before
+/// any sample runs.
+pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KStats>, String> {
+    check_dataflow(cfg)?;
     let (i, n) = cfg.shard;
     // This shard's samples `i, i + n, ...`, enumerated rather than collected.
     let count = shard_samples(cfg.samples, cfg.shard);
@@ -475,17 +535,14 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KSt
             &[],
             0,
             cfg.width,
-        )?;
+        )
+        .map_err(|e| e.to_string())?;
         let acc = (0..count)
             .into_par_iter()
             .map(|j| {
                 let s = i + j * n;
                 let (a, b) = operands(cfg, k, s);
-                let d = dot_acc(
-                    &cfg.mode, cfg.rm, cfg.out, cfg.fmt_a, cfg.fmt_b, &a, &b, 0, cfg.width,
-                )
-                .map(|r| r.bits)
-                .unwrap_or(cfg.out.canonical_nan() as u32);
+                let d = sweep_dot(cfg, &a, &b).unwrap_or(cfg.out.canonical_nan() as u32);
                 let x = exact_sum(cfg.fmt_a, cfg.fmt_b, &a, &b, 0);
                 progress(1);
                 Acc::default().add(error(d, cfg.out, &x))

@@ -11,9 +11,14 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plotters::prelude::{Color, RGBColor, SeriesLabelPosition, BLACK, BLUE, MAGENTA, RED};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use tensorcore_rtl::hw::Dataflow;
 use tensorcore_rtl::io::output::{create_dir_all, write_file};
 use tensorcore_rtl::numerics::dot::{AccMode, MAX_LANES};
 use tensorcore_rtl::sweep::{self, Dist, KStats, SweepConfig};
+
+/// The rows of a weight-stationary sweep's array when `--rows` is not given (the default
+/// core's 4 x 4 array).
+const DEFAULT_WS_ROWS: usize = 4;
 
 /// Arguments of `tcrtl verify sweep`.
 #[derive(Args, Debug)]
@@ -41,6 +46,14 @@ pub struct SweepArgs {
     /// Seed of the operand streams.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Accumulation order: os (default: one chain over K) or ws (weight-stationary: folds of
+    /// rows x width elements of K, each from -0, added to C one by one).
+    #[arg(long, default_value = "os")]
+    dataflow: String,
+    /// Rows of the array for --dataflow ws (1..=32, default 4): a fold is rows x width
+    /// elements of K.
+    #[arg(long)]
+    rows: Option<usize>,
     /// Run only shard I of N (samples s with s mod N = I), e.g. 2/8.
     #[arg(long, default_value = "0/1")]
     shard: String,
@@ -73,6 +86,13 @@ struct Summary {
     preset: Option<String>,
     rounding: String,
     width: usize,
+    /// `ws` for a weight-stationary sweep (absent in output-stationary summaries, which keeps
+    /// them as they were before the dataflow existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dataflow: Option<String>,
+    /// The array's rows of a weight-stationary sweep (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rows: Option<usize>,
     dist: Dist,
     seed: u64,
     samples: u64,
@@ -120,6 +140,12 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
     if args.width == 0 || args.width > MAX_LANES {
         return Err(format!("--width {} is outside 1..=32", args.width));
     }
+    let dataflow = Dataflow::by_name(&args.dataflow)
+        .ok_or_else(|| format!("unknown --dataflow {:?} (expected os or ws)", args.dataflow))?;
+    let rows = match (dataflow, args.rows) {
+        (Dataflow::Os, Some(_)) => return Err("--rows only applies to --dataflow ws".into()),
+        (_, rows) => rows.unwrap_or(DEFAULT_WS_ROWS),
+    };
     let cfg = SweepConfig {
         fmt_a: arith.fmt_a,
         fmt_b: arith.fmt_b,
@@ -132,7 +158,10 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         dist,
         seed: args.seed,
         shard,
+        dataflow,
+        rows,
     };
+    sweep::check_dataflow(&cfg)?;
     let total = sweep::shard_samples(args.samples, shard).saturating_mul(args.k.len() as u64);
     // A progress bar on a terminal (indicatif draws nothing when stderr is not one); the
     // files do not depend on it.
@@ -142,7 +171,7 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
     }
     let progress = |n: u64| bar.inc(n);
     let start = std::time::Instant::now();
-    let per_k = sweep::run(&cfg, &progress).map_err(|e| e.to_string())?;
+    let per_k = sweep::run(&cfg, &progress)?;
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let summary = Summary {
@@ -152,11 +181,14 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         out_format: out.name.into(),
         preset: arith.preset.map(|p| p.name().into()),
         rounding: rounding_label(&cfg.mode, rm).into(),
-        width: if matches!(cfg.mode, AccMode::Nvidia(_)) {
+        // nvidia's own order ignores the width; the weight-stationary fold does not.
+        width: if matches!(cfg.mode, AccMode::Nvidia(_)) && dataflow == Dataflow::Os {
             0
         } else {
             args.width
         },
+        dataflow: (dataflow == Dataflow::Ws).then(|| dataflow.name().into()),
+        rows: (dataflow == Dataflow::Ws).then_some(rows),
         dist,
         seed: args.seed,
         samples: args.samples,
@@ -305,6 +337,10 @@ fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
         String::new()
     } else {
         format!(" -> {}", s.out_format)
+    };
+    let who = match (&s.dataflow, s.rows) {
+        (Some(d), Some(r)) => format!("{who}, {d} {r} rows x w {}", s.width),
+        _ => who,
     };
     let caption = format!(
         "{who}, {} x {}{out}, {} inputs: error distribution vs K ({} samples per K)",

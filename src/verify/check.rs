@@ -1,6 +1,7 @@
 //! One check of a clocked GEMM's D against the independent references of this layer
 //! (`tcrtl gemm --check`, the testbenches, any binding): [`check`] picks the reference for the
-//! problem's mode and returns the reference's name and the mismatching elements of D.
+//! problem's mode (and, for a dense problem, its dataflow's order) and returns the
+//! reference's name and the mismatching elements of D.
 //!
 //! It never calls the arithmetic it checks: every reference here decodes the operands by its
 //! own means and sums exactly (`gemm_ref`, `sparse`, `nvidia_ref`, `mx_ref`). Where no
@@ -11,6 +12,7 @@ use super::gemm_ref::{mismatches, Reference};
 use super::mx_ref;
 use super::sparse::{sparse_reference, SparseRef};
 use crate::gemm::dispatch::Problem;
+use crate::hw::Dataflow;
 use crate::numerics::dot::{AccMode, Preset};
 use crate::sparse::SparseGemm;
 
@@ -34,10 +36,17 @@ pub fn check(
 ) -> Result<Option<Check>, String> {
     match problem {
         Problem::Dense(g) => match (Reference::for_problem(g, preset), g.cfg.mode) {
-            (Ok(r), _) => Ok(Some(Check {
-                reference: r.name(),
-                mismatches: mismatches(d, &r.gemm(g)),
-            })),
+            (Ok(r), _) => {
+                // A weight-stationary core rounds in its own order (`ws_ref`).
+                let want = match g.cfg.dataflow() {
+                    Dataflow::Os => r.gemm(g),
+                    Dataflow::Ws => r.ws_gemm(g, g.cfg.rows())?,
+                };
+                Ok(Some(Check {
+                    reference: r.name(),
+                    mismatches: mismatches(d, &want),
+                }))
+            }
             (Err(e), AccMode::Int(_)) => Err(e),
             (Err(_), _) => Ok(None),
         },

@@ -13,5 +13,6 @@ pub mod nvidia_ref;
 pub mod sparse;
 pub mod tma_ref;
 pub mod ulps;
+pub mod ws_ref;
 
 pub use check::{check, Check};

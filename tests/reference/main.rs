@@ -25,3 +25,4 @@ mod verilog_grading;
 mod verilog_lint;
 mod verilog_reference;
 mod verilog_util;
+mod ws_order;

@@ -1,7 +1,8 @@
 //! `tcrtl verify sweep` and `tcrtl verify merge`, run as the built binary: shards merged equal
 //! the single run (summary.json apart from `shard` and `seconds`, errors.svg byte for byte);
 //! the same with 1 and 2 threads; `exact` in round-to-nearest never errs by more than half an
-//! ulp (and toward zero by less than one); bad arguments are one-line errors.
+//! ulp (and toward zero by less than one); `--dataflow ws` and its checks; bad arguments are
+//! one-line errors.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -205,4 +206,116 @@ fn bad_arguments_are_one_line_errors() {
         assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
     }
+}
+
+/// `--dataflow ws --rows R`: the summary says so (and an os summary keeps its old fields);
+/// with K within one fold (R * w) every statistic equals the os sweep's (same operands, and the
+/// orders differ only by C = 0 added last), while over several folds the error sums differ;
+/// ws shards merge into the single run; bad values are one-line errors (exit 2).
+#[test]
+fn ws_dataflow_sweeps() {
+    let base = tmp("ws");
+    let mode = ["--format", "fp16", "--acc", "ieee", "--width", "1"];
+    let ws = |rows: &'static str| {
+        let mut v = mode.to_vec();
+        v.extend(["--dataflow", "ws", "--rows", rows]);
+        v
+    };
+    sweep(&mode, &base.join("os"), None);
+    // K = 4 and 40 on 32 rows with w = 2 (ieee chains the two products of a PE): one fold
+    // each.
+    sweep(
+        &[
+            "--format",
+            "fp16",
+            "--acc",
+            "ieee",
+            "--width",
+            "2",
+            "--dataflow",
+            "ws",
+            "--rows",
+            "32",
+        ],
+        &base.join("ws32"),
+        None,
+    );
+    // On 2 rows: 2 and 20 folds.
+    sweep(&ws("2"), &base.join("ws2"), None);
+    let os = summary(&base.join("os"));
+    let ws32 = summary(&base.join("ws32"));
+    let ws2 = summary(&base.join("ws2"));
+    assert!(
+        os.get("dataflow").is_none() && os.get("rows").is_none(),
+        "{os}"
+    );
+    assert_eq!(ws2["dataflow"], "ws");
+    assert_eq!(ws2["rows"], 2);
+    assert_eq!(os["per_k"], ws32["per_k"]);
+    assert_ne!(os["per_k"][1]["sum_ulp_q"], ws2["per_k"][1]["sum_ulp_q"]);
+    // Shards of a ws sweep merge into its single run.
+    let mut dirs = Vec::new();
+    for i in 0..2 {
+        let d = base.join(format!("s{i}"));
+        let shard = format!("{i}/2");
+        let mut args = ws("2");
+        args.extend(["--shard", &shard]);
+        sweep(&args, &d, None);
+        dirs.push(d.display().to_string());
+    }
+    let mut args: Vec<String> = vec!["verify".into(), "merge".into()];
+    args.extend(dirs);
+    args.extend(["--out".into(), base.join("merged").display().to_string()]);
+    let o = tcrtl(&args, None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        without_run_fields(summary(&base.join("merged"))),
+        without_run_fields(ws2)
+    );
+    let out = base.join("bad").display().to_string();
+    for (extra, needle) in [
+        (vec!["--dataflow", "is"], "unknown --dataflow"),
+        (vec!["--rows", "4"], "--rows only applies to --dataflow ws"),
+        (
+            vec!["--dataflow", "ws", "--rows", "0"],
+            "--rows 0 is outside 1..=32",
+        ),
+        (
+            vec!["--dataflow", "ws", "--rows", "33"],
+            "--rows 33 is outside 1..=32",
+        ),
+        (
+            vec!["--dataflow", "ws", "--rounding", "rtz"],
+            "rounds to nearest even only",
+        ),
+        (
+            vec![
+                "--dataflow",
+                "ws",
+                "--acc",
+                "nvidia",
+                "--preset",
+                "hopper",
+                "--width",
+                "8",
+            ],
+            "whole blocks",
+        ),
+    ] {
+        let mut args: Vec<String> = ["verify", "sweep", "--k", "4", "--out", &out]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let o = tcrtl(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            !base.join("bad").exists(),
+            "a refused sweep leaves no folder"
+        );
+    }
+    std::fs::remove_dir_all(&base).ok();
 }
