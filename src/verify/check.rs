@@ -38,12 +38,12 @@ pub fn check(
         Problem::Dense(g) => match (Reference::for_problem(g, preset), g.cfg.mode) {
             (Ok(r), _) => {
                 // A weight-stationary core rounds in its own order (`ws_ref`).
-                let want = match g.cfg.dataflow() {
-                    Dataflow::Os => r.gemm(g),
-                    Dataflow::Ws => r.ws_gemm(g, g.cfg.rows())?,
+                let (want, reference) = match g.cfg.dataflow() {
+                    Dataflow::Os => (r.gemm(g), r.name()),
+                    Dataflow::Ws => (r.ws_gemm(g, g.cfg.rows())?, r.ws_name()),
                 };
                 Ok(Some(Check {
-                    reference: r.name(),
+                    reference,
                     mismatches: mismatches(d, &want),
                 }))
             }

@@ -38,6 +38,18 @@ impl Reference {
         }
     }
 
+    /// The reference's name in the weight-stationary order ([`Reference::ws_gemm`]):
+    /// `ws_ref` over the per-fold reference (`ws_ref(ieee_dot)`, ...).
+    pub fn ws_name(&self) -> &'static str {
+        match self {
+            Reference::Ieee => "ws_ref(ieee_dot)",
+            Reference::Fused(_) => "ws_ref(fused_dot)",
+            Reference::Exact => "ws_ref(exact_dot)",
+            Reference::Nvidia(_) => "ws_ref(nvidia_ref_dot)",
+            Reference::Int(..) => "ws_ref(int_ref_dot)",
+        }
+    }
+
     /// The reference for a problem's mode and width. `nvidia` needs the preset's name
     /// (`volta`, ...), because the reference takes its parameters from its own table, not
     /// from the datapath's.

@@ -156,6 +156,33 @@ const GEMM_RUNS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "fp16_ieee_w1_ws",
+        &["--m", "9", "--n", "6", "--k", "11", "--dataflow", "ws"],
+    ),
+    (
+        "e4m3_fused_w4_ws_3x5",
+        &[
+            "--m",
+            "7",
+            "--n",
+            "11",
+            "--k",
+            "30",
+            "--format",
+            "e4m3",
+            "--acc",
+            "fused",
+            "--width",
+            "4",
+            "--rows",
+            "3",
+            "--cols",
+            "5",
+            "--dataflow",
+            "ws",
+        ],
+    ),
+    (
         "tma_sparse_fp16_w2",
         &[
             "--m", "8", "--n", "8", "--k", "64", "--memory", "tma", "--sparse", "--width", "2",

@@ -114,6 +114,15 @@ pub enum DotError {
     /// The step width is outside 1..=32.
     #[error("width {0} is outside 1..=32")]
     BadWidth(usize),
+    /// In the weight-stationary order an NVIDIA block must fit one PE step (`w >= n`): a
+    /// block spanning several PEs down a column has no block FMA that sees all its products.
+    #[error("nvidia blocks of {block} at width {width} in ws (the width must hold a whole block)")]
+    BlockSpansPes {
+        /// The block size `n`.
+        block: usize,
+        /// The step width `w`.
+        width: usize,
+    },
     /// A format that is not an input format (A and B must be E4M3, E5M2, FP16, BF16 or TF32).
     #[error("{0} is not a multiplier input format")]
     NotAnInput(&'static str),

@@ -63,8 +63,8 @@ pub const fn fold_len(rows: usize, width: usize) -> usize {
 /// `width` products per PE (see the module): each fold's partial sum from the identity
 /// through [`dot_acc`]'s steps, then the folds added to `c` one by one with [`fold_add`].
 /// `steps` counts the PE steps and the accumulator additions. For `nvidia` the width must
-/// hold whole blocks (`width >= n`), as the clocked `ws` core requires: then the blocks of a
-/// fold chain exactly as its PEs do.
+/// hold whole blocks (`width >= n`, else [`DotError::BlockSpansPes`]), as the clocked `ws`
+/// core requires: then the blocks of a fold chain exactly as its PEs do.
 #[allow(clippy::too_many_arguments)]
 pub fn ws_dot_acc(
     mode: &AccMode,
@@ -85,6 +85,14 @@ pub fn ws_dot_acc(
     }
     if width == 0 || width > super::MAX_LANES {
         return Err(DotError::BadWidth(width));
+    }
+    if let AccMode::Nvidia(p) = mode {
+        if width < p.block {
+            return Err(DotError::BlockSpansPes {
+                block: p.block,
+                width,
+            });
+        }
     }
     let fold = fold_len(rows.max(1), width);
     let identity = psum_identity(mode, acc);
