@@ -13,7 +13,7 @@
 use crate::gemm::{Gemm, Problem};
 use crate::hw::{CoreConfig, Dataflow, PIPELINE_LATENCY};
 use crate::numerics::dot::{AccMode, Preset};
-use crate::numerics::format::{Format, E4M3, FP16};
+use crate::numerics::format::{Format, E4M3, FP16, FP32};
 use crate::numerics::int::{IntMode, IntOverflow, S8};
 use crate::tb::Bench;
 use crate::verify::gemm_ref::Reference;
@@ -24,6 +24,10 @@ pub const ABOUT: &str =
 
 /// The testbench builds its cores through [`Bench::array`] (`tcrtl tb run --rows R --cols C`).
 pub const TAKES_ARRAY: bool = true;
+
+/// One case: its name, the operand format, the mode, the width, the accumulator format and
+/// the GPU preset of an `nvidia` mode.
+type WsCase = (&'static str, Format, AccMode, usize, Format, Option<Preset>);
 
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
@@ -36,12 +40,12 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         b: S8,
         overflow: IntOverflow::SatFinite,
     };
-    let cases: [(&str, Format, AccMode, usize, Format, Option<Preset>); 5] = [
-        ("fp16 ieee", FP16, AccMode::Ieee, 1, crate::numerics::format::FP32, None),
-        ("e4m3 fused w4", E4M3, AccMode::Fused, 4, crate::numerics::format::FP32, None),
-        ("fp16 nvidia hopper w16", FP16, hopper, 16, crate::numerics::format::FP32, Some(Preset::Hopper)),
+    let cases: [WsCase; 5] = [
+        ("fp16 ieee", FP16, AccMode::Ieee, 1, FP32, None),
+        ("e4m3 fused w4", E4M3, AccMode::Fused, 4, FP32, None),
+        ("fp16 nvidia hopper w16", FP16, hopper, 16, FP32, Some(Preset::Hopper)),
         ("fp16 fused w4 -> fp16", FP16, AccMode::Fused, 4, FP16, None),
-        ("s8 satfinite w4", S8.container(), AccMode::Int(s8), 4, crate::numerics::format::FP32, None),
+        ("s8 satfinite w4", S8.container(), AccMode::Int(s8), 4, FP32, None),
     ];
     for (c, &(name, fmt, mode, width, acc, preset)) in cases.iter().enumerate() {
         let base = CoreConfig::new(fmt, fmt, mode, width);
