@@ -125,6 +125,14 @@ pub fn run(args: &EnergyStudyArgs) -> Result<i32, String> {
         AccMode::Ieee,
         1,
     ))?;
+    if args.array.dataflow != tensorcore_rtl::hw::Dataflow::Os {
+        return Err(format!(
+            "--dataflow {}: the energy study runs output-stationary cores (the energy table \
+             has no entries yet for the weight-stationary core's weight registers, partial \
+             sums and accumulator block)",
+            args.array.dataflow
+        ));
+    }
     let all: Vec<StudyCase> = cases(args.size, args.seed, array)?
         .into_iter()
         .filter(|c| args.studies.is_empty() || args.studies.iter().any(|s| s == c.study))

@@ -1,7 +1,7 @@
 //! `tcrtl gemm` through the built binary: random and .npy inputs, JSON, output file, and
 //! one-line errors (non-zero exit, no panic) for bad shapes, dtypes, files and paths.
 
-use crate::common::cli::{assert_error, tcrtl};
+use crate::common::cli::{assert_error, listing, p, scratch, tcrtl, text};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 
@@ -535,4 +535,122 @@ fn sparse_memh_exports_the_kept_values_and_the_metadata() {
     assert!(!dir.join("a_values.hex").exists() && !dir.join("a_meta.hex").exists());
     assert!(dir.join("steps.hex").exists());
     std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+/// `--dataflow ws` runs the weight-stationary core: the text line and the JSON say so, the
+/// check compares with the ws reference and finds D right; bad input and the combinations
+/// `ws` does not build (2:4 sparse, the TMA path, energy) are one line and exit 2, with
+/// nothing written.
+#[test]
+fn dataflow_ws_runs_checks_and_refuses_what_it_does_not_build() {
+    let d = scratch("gemm", "dataflow");
+    let o = tcrtl(&[
+        "gemm",
+        "--m",
+        "9",
+        "--n",
+        "6",
+        "--k",
+        "23",
+        "--rows",
+        "3",
+        "--cols",
+        "5",
+        "--dataflow",
+        "ws",
+        "--check",
+    ]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(out.contains(", 3 x 5 array, ws):"), "{out}");
+    assert!(
+        out.contains("check against ws_ref(ieee_dot): 0 mismatches"),
+        "{out}"
+    );
+    let j = tcrtl(&[
+        "gemm",
+        "--m",
+        "9",
+        "--n",
+        "6",
+        "--k",
+        "23",
+        "--dataflow",
+        "ws",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&j.stdout).expect("json");
+    assert_eq!(v["dataflow"], "ws");
+    // docs/timing.md: one row chunk of S = 9 rows (>= 2R - 1 = 7), 6 folds x 2 column
+    // tiles = 12 passes back to back: 2R + passes * S + L + C = 8 + 108 + 1 + 4.
+    assert_eq!(v["cycles"], 121);
+    let os = tcrtl(&["gemm", "--m", "9", "--n", "6", "--k", "23", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&os.stdout).expect("json");
+    assert_eq!(v["dataflow"], "os");
+
+    assert_error(
+        &tcrtl(&[
+            "gemm",
+            "--m",
+            "4",
+            "--n",
+            "4",
+            "--k",
+            "4",
+            "--dataflow",
+            "xs",
+        ]),
+        "unknown dataflow",
+    );
+    let wv = p(&d, "ws.vcd");
+    for extra in [&["--sparse"][..], &["--memory", "tma"], &["--energy"]] {
+        let mut args = vec![
+            "gemm",
+            "--m",
+            "8",
+            "--n",
+            "8",
+            "--k",
+            "32",
+            "--dataflow",
+            "ws",
+            "--vcd",
+            &wv,
+        ];
+        args.extend_from_slice(extra);
+        let o = tcrtl(&args);
+        assert_error(&o, " ws");
+        assert!(
+            !std::path::Path::new(&wv).exists(),
+            "{extra:?} left a waveform"
+        );
+    }
+    assert_error(
+        &tcrtl(&[
+            "gemm",
+            "--m",
+            "4",
+            "--n",
+            "4",
+            "--k",
+            "32",
+            "--dataflow",
+            "ws",
+            "--acc",
+            "nvidia",
+            "--preset",
+            "hopper",
+        ]),
+        "use a width of at least",
+    );
+    assert_error(
+        &tcrtl(&["energy", "--dataflow", "ws", "--out", &p(&d, "e")]),
+        "--dataflow ws",
+    );
+    assert_error(
+        &tcrtl(&["memsweep", "--dataflow", "ws", "--out", &p(&d, "m")]),
+        " ws",
+    );
+    assert!(listing(&d).is_empty(), "{:?}", listing(&d));
+    let _ = std::fs::remove_dir_all(&d);
 }

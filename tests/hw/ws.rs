@@ -168,3 +168,25 @@ proptest! {
         check_ws(&Gemm::random(m, n, k, cfg, seed).expect("problem"));
     }
 }
+
+#[test]
+fn short_streams_alternate_a_direct_pass_and_a_wait_for_the_weight_set() {
+    // S < 2R - 1: pass p + 1 follows pass p directly, pass p + 2 waits for pass p's set,
+    // `R - 1` cycles after pass p's last row: two passes take S + 2R - 1 cycles.
+    for (rows, m) in [(4usize, 4usize), (4, 5), (8, 3), (3, 1)] {
+        let cfg = ws(CoreConfig::new(FP16, FP16, AccMode::Fused, 1), rows, 2);
+        let s = WsSchedule::for_core(&cfg, m, 2, rows * 9);
+        let starts = s.starts();
+        for p in 2..s.passes() {
+            assert_eq!(
+                starts[p].1 - starts[p - 2].1,
+                s.pair_cycles(m) as u64,
+                "R {rows}, S {m}: passes {} and {}",
+                p - 2,
+                p - 1
+            );
+            assert_eq!(s.pair_cycles(m), m + 2 * rows - 1);
+        }
+        check_ws(&Gemm::random(m, 2, rows * 9, cfg, 8).expect("problem"));
+    }
+}

@@ -129,7 +129,7 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
             "m": g.m, "n": g.n, "k": g.k,
             "format": names(im.a), "format_b": names(im.b),
             "acc": "int32", "overflow": im.overflow.name(), "width": cfg.width,
-            "rows": cfg.rows(), "cols": cfg.cols(),
+            "rows": cfg.rows(), "cols": cfg.cols(), "dataflow": cfg.dataflow().name(),
             "seed": job.random.map(|r| r.3),
             "cycles": run.cycles, "tiles": run.tiles, "macs": g.macs(),
             "utilization": run.utilization(),

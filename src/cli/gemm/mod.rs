@@ -159,7 +159,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             "m": g.m, "n": g.n, "k": g.k,
             "format": fmt_a.name, "format_b": fmt_b.name,
             "acc": cfg.mode.name(), "preset": preset.map(|p| p.name()), "width": cfg.width,
-            "rows": cfg.rows(), "cols": cfg.cols(),
+            "rows": cfg.rows(), "cols": cfg.cols(), "dataflow": cfg.dataflow().name(),
             "out_format": acc.name,
             "seed": random.then_some(args.seed),
             "cycles": run.cycles, "tiles": run.tiles, "macs": macs,

@@ -241,7 +241,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             "m": m, "n": n, "k": k,
             "format": fa.name(), "format_b": fb.name(),
             "acc": "fused", "block": bs, "width": cfg.width,
-            "rows": cfg.rows(), "cols": cfg.cols(),
+            "rows": cfg.rows(), "cols": cfg.cols(), "dataflow": cfg.dataflow().name(),
             "a_tensor_scale": spec.a_tensor.map(f32::from_bits),
             "b_tensor_scale": spec.b_tensor.map(f32::from_bits),
             "cycles": run.cycles, "tiles": run.tiles, "macs": g.m * g.n * g.k,

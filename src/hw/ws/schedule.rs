@@ -15,8 +15,8 @@
 //!   row of pass `p - 2`, which used it, has passed the bottom row's multipliers;
 //! - `F_0 = R`, `F_p = max(P_p + R, F_{p-1} + S_{p-1})`: weights in place, rows in order.
 //!
-//! With every pass of `S` rows, the period is `max(S, ceil((S + 2R - 1) / 2))`: `S` (no
-//! bubble) once `S >= 2R - 1`.
+//! With every pass of `S` rows, two consecutive passes take `max(2S, S + 2R - 1)` cycles:
+//! `2S` (no bubble) once `S >= 2R - 1`.
 
 use crate::hw::config::CoreConfig;
 use crate::hw::schedule::tile_origin;
@@ -149,9 +149,9 @@ impl WsSchedule {
         out
     }
 
-    /// The period of back-to-back passes of `s` rows: `max(S, ceil((S + 2R - 1) / 2))`.
-    pub fn period(&self, s: usize) -> usize {
-        s.max((s + 2 * self.rows - 1).div_ceil(2))
+    /// The cycles two consecutive passes of `s` rows take: `max(2S, S + 2R - 1)`.
+    pub fn pair_cycles(&self, s: usize) -> usize {
+        (2 * s).max(s + 2 * self.rows - 1)
     }
 
     /// The whole run, from leaving `Idle` to entering `Done`: the last pass's last row is
