@@ -54,11 +54,11 @@ impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
                 };
                 let (psum_in, wl) = match above.get(c) {
                     // The top PE: the identity, carrying the row its A carries.
-                    None => ((top, ctl.valid()), wl_top),
+                    None => (top, wl_top),
                     Some(up) => {
                         let (value, valid) = up.weight(wl_top.set);
                         (
-                            up.psum(),
+                            up.psum().0,
                             WIn {
                                 value,
                                 valid,

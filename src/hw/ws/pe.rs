@@ -184,13 +184,15 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
     }
 
     /// The combinational phase: `a` and its control word from the left, the partial sum
-    /// `psum_in` from above (with `psum_vld`, whether it carries a row), the weight load `wl`.
+    /// `psum_in` from above (the upper PE's `psum`, or the identity at the top), the weight
+    /// load `wl`. Whether stage 2 has a row is the PE's own `s1_row` register: the upper PE's
+    /// `psum_vld` says the same of the same row.
     #[inline]
-    pub fn comb(&mut self, a: Wide<W>, ctl: ACtl, psum_in: (u32, bool), wl: WIn<W>) {
+    pub fn comb(&mut self, a: Wide<W>, ctl: ACtl, psum_in: u32, wl: WIn<W>) {
         let shows = self.shows;
         if shows {
             self.a_in.set(a);
-            self.psum_in.set(psum_in.0);
+            self.psum_in.set(psum_in);
         }
         let regs = &mut self.regs;
         regs.set(|r| &mut r.a_out, a);
@@ -236,12 +238,12 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
             None
         } else if shows {
             let q = self.regs.q();
-            let o = self.path.stage2(&q.s1_prod, c1, psum_in.0);
+            let o = self.path.stage2(&q.s1_prod, c1, psum_in);
             self.show_stage2(o.unwrap_or_default());
             o.map(|o| (o.acc, o.flags))
         } else {
             let q = self.regs.q();
-            self.path.stage2_acc(&q.s1_prod, c1, psum_in.0)
+            self.path.stage2_acc(&q.s1_prod, c1, psum_in)
         };
         let regs = &mut self.regs;
         let psum = match out {
@@ -252,7 +254,7 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
                 acc
             }
             // A row this PE adds nothing to passes on; no row leaves 0 (operand isolation).
-            None if row => psum_in.0,
+            None if row => psum_in,
             None => 0,
         };
         regs.set(|r| &mut r.psum, psum);
