@@ -122,7 +122,18 @@ pub fn run_ws_feeder<const W: usize, F: OperandFeeder<W, Extras = ()>>(
     macs: u64,
     trace: Option<&TraceConfig>,
 ) -> Result<CoreRun, HwError> {
-    let core = WsCore::<W, F>::new(cfg, feeder)?;
+    run_ws_core(WsCore::<W, F>::new(cfg, feeder)?, macs, trace)
+}
+
+/// Runs a built weight-stationary core until `Done`, collecting D (the loop behind
+/// [`run_ws_feeder`]; a testbench may build the core itself, e.g. to set its evaluation
+/// order).
+pub fn run_ws_core<const W: usize, F: OperandFeeder<W, Extras = ()>>(
+    core: WsCore<W, F>,
+    macs: u64,
+    trace: Option<&TraceConfig>,
+) -> Result<CoreRun, HwError> {
+    let cfg = *core.config();
     let (m, n, _) = core.feeder().dims();
     let sched = *core.schedule();
     let limit = sched.total_cycles() + 16;

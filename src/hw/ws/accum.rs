@@ -117,16 +117,31 @@ impl Accumulator {
         self.misaligned.q()
     }
 
-    /// The combinational phase: column `j` takes `inputs[j]` and drives `out[j]`, its word of
-    /// D and the D tag ([`DTag`], row field `row_bits` wide) when a last fold completes a
-    /// row, `(0, 0)` otherwise.
-    pub fn comb(&mut self, inputs: &[AccIn], row_bits: u32, out: &mut [(u32, u64)]) {
+    /// The settle half of the combinational phase, from register outputs and settled inputs
+    /// only: column `j` takes `inputs[j]` and drives `out[j]`, its word of D and the D tag
+    /// ([`DTag`], row field `row_bits` wide) when a last fold completes a row, `(0, 0)`
+    /// otherwise; what the block's registers and memories take at the edge goes to `next`
+    /// ([`Accumulator::update`] posts it).
+    pub fn settle(
+        &self,
+        inputs: &[AccIn],
+        row_bits: u32,
+        out: &mut [(u32, u64)],
+        next: &mut AccNext,
+    ) {
         let mut flags = Flags::from_bits(self.flags.q());
-        let mut misaligned = false;
-        for ((mem, i), o) in self.cols.iter_mut().zip(inputs).zip(out.iter_mut()) {
+        next.misaligned = false;
+        for (((mem, i), o), w) in self
+            .cols
+            .iter()
+            .zip(inputs)
+            .zip(out.iter_mut())
+            .zip(next.writes.iter_mut())
+        {
             let tag = WsTag::unpack(i.tag);
-            misaligned |= tag.valid != i.psum.1;
+            next.misaligned |= tag.valid != i.psum.1;
             *o = (0, 0);
+            *w = None;
             if !tag.valid {
                 continue;
             }
@@ -142,15 +157,44 @@ impl Accumulator {
                 };
                 *o = (sum, d.pack(row_bits));
             } else {
-                mem.write(tag.addr, &[sum]);
+                *w = Some((tag.addr, sum));
             }
         }
-        let bits = flags.to_bits();
-        if bits != self.flags.q() {
-            self.flags.set_d(bits);
+        next.flags = flags.to_bits();
+    }
+
+    /// The update half: posts the memory writes and the registers' next values that
+    /// [`Accumulator::settle`] found.
+    pub fn update(&mut self, next: &AccNext) {
+        for (mem, w) in self.cols.iter_mut().zip(&next.writes) {
+            if let Some((addr, sum)) = *w {
+                mem.write(addr, &[sum]);
+            }
         }
-        if misaligned {
+        if next.flags != self.flags.q() {
+            self.flags.set_d(next.flags);
+        }
+        if next.misaligned {
             self.misaligned.set_d(true);
+        }
+    }
+}
+
+/// What the accumulator block takes at the next edge, settled before it updates: one
+/// memory write a column (address, word) or none, the sticky flags, a misaligned arrival.
+#[derive(Clone, Debug, Default)]
+pub struct AccNext {
+    writes: Vec<Option<(usize, u32)>>,
+    flags: u8,
+    misaligned: bool,
+}
+
+impl AccNext {
+    /// The buffer of a block of `cols` columns.
+    pub fn new(cols: usize) -> Self {
+        Self {
+            writes: vec![None; cols],
+            ..Self::default()
         }
     }
 }

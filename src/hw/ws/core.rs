@@ -12,7 +12,7 @@
 //! `C - 1 - j` into one row in the output register (`d_out_<j>`, `d_tag`), exactly as the
 //! output-stationary core delivers D.
 
-use super::accum::{AccIn, Accumulator, WsTag};
+use super::accum::{AccIn, AccNext, Accumulator, WsTag};
 use super::controller::{WsController, WsState};
 use super::mesh::WsMesh;
 use super::pe::WIn;
@@ -47,7 +47,45 @@ struct WsEdges<const W: usize> {
     acc_in: Vec<AccIn>,
     d_in: Vec<(u32, u64)>,
     d_row: Vec<(u32, u64)>,
+    acc_next: AccNext,
 }
+
+/// The blocks of the weight-stationary top whose combinational updates
+/// [`WsCore::set_eval_order`] orders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WsBlock {
+    /// The controller FSM.
+    Controller,
+    /// The A-row skew.
+    ASkew,
+    /// The weight-load skew.
+    WSkew,
+    /// The row tag's delay.
+    TagDelay,
+    /// The skew of tags and C words to the accumulator columns.
+    AccSkew,
+    /// The PE mesh.
+    Mesh,
+    /// The accumulator block.
+    Accum,
+    /// The result de-skew.
+    DeSkew,
+    /// The output register.
+    Output,
+}
+
+/// Every block of the weight-stationary top, in the default evaluation order.
+pub const WS_BLOCKS: [WsBlock; 9] = [
+    WsBlock::Controller,
+    WsBlock::ASkew,
+    WsBlock::WSkew,
+    WsBlock::TagDelay,
+    WsBlock::AccSkew,
+    WsBlock::Mesh,
+    WsBlock::Accum,
+    WsBlock::DeSkew,
+    WsBlock::Output,
+];
 
 /// The weight-stationary tensor core with `W`-lane PEs over the operand store `F`.
 pub struct WsCore<const W: usize, F> {
@@ -68,6 +106,7 @@ pub struct WsCore<const W: usize, F> {
     d_tag: Reg<u64>,
     row_bits: u32,
     e: WsEdges<W>,
+    order: [WsBlock; 9],
 }
 
 /// Checks that `cfg` can be built as a weight-stationary core with `W` lanes.
@@ -156,8 +195,21 @@ impl<const W: usize, F: OperandFeeder<W, Extras = ()>> WsCore<W, F> {
                 acc_in: vec![AccIn::default(); cols],
                 d_in: vec![(0, 0); cols],
                 d_row: vec![(0, 0); cols],
+                acc_next: AccNext::new(cols),
             },
+            order: WS_BLOCKS,
         })
+    }
+
+    /// Sets the order in which the blocks' combinational updates run each cycle (every
+    /// permutation gives the same registers, wires and waveform: `tests/hw/eval_order.rs`).
+    /// Returns `false`, changing nothing, if `order` is not a permutation of [`WS_BLOCKS`].
+    pub fn set_eval_order(&mut self, order: [WsBlock; 9]) -> bool {
+        let ok = WS_BLOCKS.iter().all(|b| order.contains(b));
+        if ok {
+            self.order = order;
+        }
+        ok
     }
 
     /// Asserts `start`.
@@ -318,23 +370,33 @@ impl<const W: usize, F: OperandFeeder<W, Extras = ()>> Design for WsCore<W, F> {
                 psum: self.mesh.bottom(j),
             };
         }
-        self.accum.comb(&e.acc_in, self.row_bits, &mut e.d_in);
+        self.accum
+            .settle(&e.acc_in, self.row_bits, &mut e.d_in, &mut e.acc_next);
         self.d_deskew.inputs()[..cols].copy_from_slice(&e.d_in);
         self.d_deskew.out(&mut e.d_row);
         let out_last = DTag::unpack(self.d_tag.q(), self.row_bits).last;
 
-        self.controller.comb(self.start.get(), out_last);
-        self.mesh.comb(&e.a_edge, &e.w_edge, self.identity);
-        self.a_skew.shift_in();
-        self.w_skew.shift_in();
-        self.tag_delay.shift_in();
-        self.acc_skew.shift_in();
-        self.d_deskew.shift_in();
-        let (d_out_in, _) = self.d_out.drive_beside_outputs();
-        for (x, &(v, _)) in d_out_in.iter_mut().zip(&e.d_row) {
-            *x = v;
+        // Update: every block computes its registers' next values and its wires from the
+        // settled values above, in any order (`set_eval_order`; tested by shuffling).
+        for &block in &self.order {
+            match block {
+                WsBlock::Controller => self.controller.comb(self.start.get(), out_last),
+                WsBlock::ASkew => self.a_skew.shift_in(),
+                WsBlock::WSkew => self.w_skew.shift_in(),
+                WsBlock::TagDelay => self.tag_delay.shift_in(),
+                WsBlock::AccSkew => self.acc_skew.shift_in(),
+                WsBlock::Mesh => self.mesh.comb(&e.a_edge, &e.w_edge, self.identity),
+                WsBlock::Accum => self.accum.update(&e.acc_next),
+                WsBlock::DeSkew => self.d_deskew.shift_in(),
+                WsBlock::Output => {
+                    let (d_out_in, _) = self.d_out.drive_beside_outputs();
+                    for (x, &(v, _)) in d_out_in.iter_mut().zip(&e.d_row) {
+                        *x = v;
+                    }
+                    self.d_tag.set_d(e.d_row[0].1);
+                }
+            }
         }
-        self.d_tag.set_d(e.d_row[0].1);
     }
 
     fn progress(&self) -> Option<u64> {

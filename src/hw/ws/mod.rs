@@ -19,5 +19,5 @@ pub mod mesh;
 pub mod pe;
 pub mod schedule;
 
-pub use self::core::{check_ws_config, WsCore};
+pub use self::core::{check_ws_config, WsBlock, WsCore, WS_BLOCKS};
 pub use schedule::{WsSchedule, ACC_ROWS};
