@@ -236,6 +236,17 @@ pub fn report_trace(trace: Option<&TraceConfig>) -> Result<(), String> {
     Ok(())
 }
 
+/// The `traffic` object of a `--json` summary: bytes of A, B and C the array read from the
+/// ideal operand store and bytes of D it wrote, measured during the run.
+pub fn traffic_json(t: &tensorcore_rtl::hw::Traffic) -> serde_json::Value {
+    serde_json::json!({
+        "a_read_bytes": t.a_read_bytes(),
+        "b_read_bytes": t.b_read_bytes(),
+        "c_read_bytes": t.c_read_bytes(),
+        "d_write_bytes": t.d_write_bytes(),
+    })
+}
+
 /// The most 4x4 output tiles the tensor core's tile counter holds (`2^24 - 3`).
 pub const MAX_TILES: usize = (1 << 24) - 3;
 

@@ -10,7 +10,7 @@ use crate::hw::mesh::Mesh;
 use crate::hw::ws::WsCore;
 use crate::hw::{
     CoreConfig, DRow, Dataflow, HwError, IdealPort, OperandFeeder, OperandPort, Schedule,
-    TensorCore, TileBuffer,
+    TensorCore, TileBuffer, Traffic,
 };
 use crate::numerics::flags::Flags;
 use crate::rtl::{ActivityReport, Simulator, TraceConfig};
@@ -33,6 +33,10 @@ pub struct ClockedRun {
     /// The switching activity, when the run's trace counted it
     /// ([`crate::rtl::TraceConfig::counts_activity`]).
     pub activity: Option<ActivityReport>,
+    /// What the array read from the operand store and wrote as D, measured during the run
+    /// (a dense run on the ideal store; `None` where the store does not count, e.g. the TMA
+    /// memory port, sparse and MX runs).
+    pub traffic: Option<Traffic>,
 }
 
 impl ClockedRun {
@@ -102,16 +106,33 @@ fn run_w<const W: usize>(g: &Gemm, trace: Option<&TraceConfig>) -> Result<CoreRu
 }
 
 /// Places row `row` of D (its output tile's origin `origin`) into the row-major `m x n`
-/// matrix `d`, dropping the words outside it.
-fn place_row(d: &mut [u32], (m, n): (usize, usize), (r0, c0): (usize, usize), row: &DRow<'_>) {
+/// matrix `d`, dropping the words outside it; returns the words placed.
+fn place_row(
+    d: &mut [u32],
+    (m, n): (usize, usize),
+    (r0, c0): (usize, usize),
+    row: &DRow<'_>,
+) -> u64 {
     let i = r0 + row.row;
+    let mut words = 0;
     if i < m {
         for (j, v) in row.values.iter().enumerate() {
             if c0 + j < n {
                 d[i * n + c0 + j] = *v;
+                words += 1;
             }
         }
     }
+    words
+}
+
+/// The store's count of A, B and C with the runner's count of D words (`d_words` words of
+/// the accumulator format).
+fn with_d(store: Option<Traffic>, cfg: &CoreConfig, d_words: u64) -> Option<Traffic> {
+    store.map(|t| Traffic {
+        d_write_bits: d_words * u64::from(cfg.acc.width()),
+        ..t
+    })
 }
 
 /// Runs the weight-stationary core built for `cfg` (dataflow `ws`, `cfg.width` = `W`) over
@@ -147,6 +168,7 @@ pub fn run_ws_core<const W: usize, F: OperandFeeder<W, Extras = ()>>(
     sim.top_mut().start();
     sim.step()?; // Idle -> Run
     let mut d = vec![0u32; m * n];
+    let mut d_words = 0u64;
     let mut cycles = 0u64;
     while !sim.top().is_done() {
         if cycles > limit {
@@ -155,7 +177,7 @@ pub fn run_ws_core<const W: usize, F: OperandFeeder<W, Extras = ()>>(
         sim.step()?;
         cycles += 1;
         if let Some(row) = sim.top().d_row() {
-            place_row(&mut d, (m, n), sched.tile_origin(row.tile), &row);
+            d_words += place_row(&mut d, (m, n), sched.tile_origin(row.tile), &row);
         }
     }
     if let Some(pe) = sim.top().hazard() {
@@ -164,9 +186,10 @@ pub fn run_ws_core<const W: usize, F: OperandFeeder<W, Extras = ()>>(
     let flags = sim.top().flags();
     let compute_cycles = sim.top().controller().feed_cycles();
     sim.step()?;
-    let (_, summary) = sim.finish()?;
+    let (top, summary) = sim.finish()?;
     let sim_seconds = t0.elapsed().as_secs_f64();
     let offered = cycles * (cfg.rows() * cfg.cols() * cfg.width) as u64;
+    let traffic = with_d(top.feeder().traffic(), &cfg, d_words);
     Ok(CoreRun {
         run: ClockedRun {
             out: GemmOutput { d, flags },
@@ -176,6 +199,7 @@ pub fn run_ws_core<const W: usize, F: OperandFeeder<W, Extras = ()>>(
             mac_slots_offered: offered,
             sim_seconds,
             activity: summary.and_then(|s| s.activity),
+            traffic,
         },
         first_tile_cycles: 0,
         compute_cycles,
@@ -224,6 +248,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
     sim.top_mut().start();
     sim.step()?; // Idle -> Preload
     let mut d = vec![0u32; m * n];
+    let mut d_words = 0u64;
     let mut first_tile = None;
     let mut cycles = 0u64;
     let mut compute_cycles = 0u64;
@@ -245,7 +270,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
             first_tile = Some(top.timer() - sched.feed_start());
         }
         if let Some(row) = top.d_row() {
-            place_row(&mut d, (m, n), sched.tile_origin(row.tile), &row);
+            d_words += place_row(&mut d, (m, n), sched.tile_origin(row.tile), &row);
         }
     }
     if let Some(pe) = sim.top().hazard() {
@@ -261,6 +286,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
     let (top, summary) = sim.finish()?;
     let sim_seconds = t0.elapsed().as_secs_f64();
     let offered = cycles * (cfg.rows() * cfg.cols() * cfg.width) as u64;
+    let traffic = with_d(top.port().traffic(), &cfg, d_words);
     Ok((
         CoreRun {
             run: ClockedRun {
@@ -271,6 +297,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
                 mac_slots_offered: offered,
                 sim_seconds,
                 activity: summary.and_then(|s| s.activity),
+                traffic,
             },
             first_tile_cycles: first_tile.unwrap_or(0),
             compute_cycles,

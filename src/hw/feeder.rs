@@ -9,6 +9,8 @@
 //! step (the PE's B-side select is [`crate::hw::pe::sparse::b_operand_select`]); a
 //! block-scaled feeder the block scales beside A and B.
 
+use std::cell::Cell;
+
 use super::config::CoreConfig;
 use super::extras::EdgeExtras;
 use super::pe::set_lane;
@@ -43,6 +45,11 @@ pub trait OperandFeeder<const W: usize> {
     fn c_row(&self, tile: usize, row: usize, out: &mut [u32]);
     /// Writes the extras of step `step` of tile `tile` into `out` (every row and column of it).
     fn extras(&self, tile: usize, step: usize, out: &mut Self::Extras);
+    /// What the store has served so far, if it counts it ([`Traffic`]; `None`, the default,
+    /// for a store that does not). A monitor, not hardware: no register or wire of the core.
+    fn traffic(&self) -> Option<Traffic> {
+        None
+    }
     /// The A lanes of every row (`a`, one per mesh row) and the B lanes of every column (`b`)
     /// of step `step` of tile `tile`: what [`OperandFeeder::a`] and [`OperandFeeder::b`]
     /// give row by row and column by column (the default), read in one pass, so a feeder
@@ -58,7 +65,63 @@ pub trait OperandFeeder<const W: usize> {
     }
 }
 
-/// Whole matrices in a buffer, served tile by tile.
+/// Operand-store traffic, in bits: what the array read of A, B and C and what left as D.
+///
+/// A and B count every lane group served (its valid lanes times the format's bits), C every
+/// accumulator word inside the problem (the accumulator format's bits); D is counted by the
+/// runner as the words of D inside the problem it collects. The byte figures round up to
+/// whole bytes (a 4-bit format may read half a byte).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// Bits of A read.
+    pub a_read_bits: u64,
+    /// Bits of B read.
+    pub b_read_bits: u64,
+    /// Bits of C read.
+    pub c_read_bits: u64,
+    /// Bits of D written.
+    pub d_write_bits: u64,
+}
+
+impl Traffic {
+    /// Bytes of A read (rounded up).
+    pub fn a_read_bytes(&self) -> u64 {
+        self.a_read_bits.div_ceil(8)
+    }
+
+    /// Bytes of B read (rounded up).
+    pub fn b_read_bytes(&self) -> u64 {
+        self.b_read_bits.div_ceil(8)
+    }
+
+    /// Bytes of C read (rounded up).
+    pub fn c_read_bytes(&self) -> u64 {
+        self.c_read_bits.div_ceil(8)
+    }
+
+    /// Bytes of D written (rounded up).
+    pub fn d_write_bytes(&self) -> u64 {
+        self.d_write_bits.div_ceil(8)
+    }
+
+    /// The one-line summary `tcrtl gemm` prints: `operand store: A .. B .. C .. bytes read,
+    /// D .. written`.
+    pub fn line(&self) -> String {
+        format!(
+            "operand store: A {} B {} C {} bytes read, D {} written",
+            self.a_read_bytes(),
+            self.b_read_bytes(),
+            self.c_read_bytes(),
+            self.d_write_bytes()
+        )
+    }
+}
+
+/// Whole matrices in a buffer, served tile by tile. It counts what it serves ([`Traffic`]:
+/// A and B lanes, C words inside the problem) in counters beside the matrices, not in the
+/// design tree; every read counts, so a combinational phase evaluated twice in one cycle
+/// (`Simulator::settle`, the repeatability check) counts twice. The runners evaluate it once
+/// a cycle.
 #[derive(Clone, Debug)]
 pub struct TileBuffer {
     array: (usize, usize),
@@ -68,9 +131,13 @@ pub struct TileBuffer {
     width: usize,
     bits_a: u32,
     bits_b: u32,
+    bits_c: u32,
     a: Vec<u64>,
     b: Vec<u64>,
     c: Vec<u32>,
+    a_bits_read: Cell<u64>,
+    b_bits_read: Cell<u64>,
+    c_bits_read: Cell<u64>,
 }
 
 impl TileBuffer {
@@ -93,9 +160,13 @@ impl TileBuffer {
             width: cfg.width,
             bits_a: cfg.fmt_a.width(),
             bits_b: cfg.fmt_b.width(),
+            bits_c: cfg.acc.width(),
             a,
             b,
             c,
+            a_bits_read: Cell::new(0),
+            b_bits_read: Cell::new(0),
+            c_bits_read: Cell::new(0),
         })
     }
 
@@ -119,6 +190,7 @@ impl TileBuffer {
         if i >= self.m || lanes == 0 {
             return LaneGroup::default();
         }
+        add(&self.a_bits_read, lanes as u64 * u64::from(self.bits_a));
         let mut words = Wide::<W>::ZERO;
         for (l, &v) in self.a[i * self.k + k0..][..lanes].iter().enumerate() {
             set_lane(&mut words, l, self.bits_a, v);
@@ -132,8 +204,15 @@ impl TileBuffer {
         if j >= self.n || lanes == 0 {
             return LaneGroup::default();
         }
+        add(&self.b_bits_read, lanes as u64 * u64::from(self.bits_b));
         column_lanes(&self.b, self.n, self.bits_b, j, k0, lanes)
     }
+}
+
+/// Adds `bits` to a traffic counter.
+#[inline]
+fn add(counter: &Cell<u64>, bits: u64) {
+    counter.set(counter.get() + bits);
 }
 
 /// Checks a problem handed to an operand store: no zero dimension, and every matrix
@@ -188,24 +267,28 @@ pub(crate) fn column_lanes<const W: usize>(
 }
 
 /// Row `row` of output tile `tile` (of a `rows x cols` array) of the row-major `m x n`
-/// matrix `c` into `out`, one word per column (zeros outside the matrix).
+/// matrix `c` into `out`, one word per column (zeros outside the matrix); returns the words
+/// read from inside the matrix.
 pub(crate) fn c_tile_row(
     c: &[u32],
     array: (usize, usize),
     (m, n): (usize, usize),
     (tile, row): (usize, usize),
     out: &mut [u32],
-) {
+) -> usize {
     let (r0, c0) = tile_origin(array, n, tile);
     let i = r0 + row;
     let inside = i < m && tile < m.div_ceil(array.0) * n.div_ceil(array.1);
+    let mut words = 0;
     for (j, o) in out.iter_mut().enumerate() {
         *o = if inside && c0 + j < n {
+            words += 1;
             c[i * n + c0 + j]
         } else {
             0
         };
     }
+    words
 }
 
 impl<const W: usize> OperandFeeder<W> for TileBuffer {
@@ -246,6 +329,16 @@ impl<const W: usize> OperandFeeder<W> for TileBuffer {
     }
 
     fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
-        c_tile_row(&self.c, self.array, (self.m, self.n), (tile, row), out);
+        let words = c_tile_row(&self.c, self.array, (self.m, self.n), (tile, row), out);
+        add(&self.c_bits_read, words as u64 * u64::from(self.bits_c));
+    }
+
+    fn traffic(&self) -> Option<Traffic> {
+        Some(Traffic {
+            a_read_bits: self.a_bits_read.get(),
+            b_read_bits: self.b_bits_read.get(),
+            c_read_bits: self.c_bits_read.get(),
+            d_write_bits: 0,
+        })
     }
 }

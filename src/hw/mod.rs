@@ -73,7 +73,7 @@ pub mod ws;
 pub use config::MxSpec;
 pub use config::{CoreConfig, Dataflow, MAX_ARRAY};
 pub use extras::{BlockScales, EdgeExtras, SparseSelects};
-pub use feeder::{LaneGroup, OperandFeeder, TileBuffer};
+pub use feeder::{LaneGroup, OperandFeeder, TileBuffer, Traffic};
 pub use mem_port::{MemLayout, MemPortConfig, MemoryPort};
 pub use mx_feeder::{MxTileBuffer, MX_BLOCK};
 pub use port::{IdealPort, OperandPort, PortIo, StepOperands};

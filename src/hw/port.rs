@@ -25,7 +25,7 @@
 //! accepted, so a run on it takes exactly the cycles of `docs/timing.md`.
 
 use super::extras::EdgeExtras;
-use super::feeder::{LaneGroup, OperandFeeder};
+use super::feeder::{LaneGroup, OperandFeeder, Traffic};
 use super::tensor_core::DRow;
 use crate::rtl::{Module, Reg, Result, Visitor, Wire};
 
@@ -109,6 +109,12 @@ pub trait OperandPort<const W: usize>: Module {
     }
     /// An error the port latched (a memory-system misuse), reported by the runner.
     fn error(&self) -> Option<String> {
+        None
+    }
+    /// What the operand store behind the port has served of A, B and C, if it counts it
+    /// ([`Traffic`]; D is counted by the runner). `None`, the default, for a port that does
+    /// not.
+    fn traffic(&self) -> Option<Traffic> {
         None
     }
 }
@@ -195,6 +201,10 @@ impl<const W: usize, F: OperandFeeder<W>> OperandPort<W> for IdealPort<F> {
 
     fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
         self.feeder.c_row(tile, row, out);
+    }
+
+    fn traffic(&self) -> Option<Traffic> {
+        self.feeder.traffic()
     }
 
     #[inline]

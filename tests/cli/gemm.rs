@@ -654,3 +654,59 @@ fn dataflow_ws_runs_checks_and_refuses_what_it_does_not_build() {
     assert!(listing(&d).is_empty(), "{:?}", listing(&d));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The operand-store traffic of a dense run on the ideal path: the text line right after the
+/// MACs line and the JSON object, equal to the closed forms (FP16 operands 2 bytes, FP32 C and
+/// D 4 bytes; s4 operands half a byte); none through the TMA memory port.
+#[test]
+fn traffic_line_and_json_on_the_ideal_path() {
+    // 10 x 6 x 12 on 4 x 4: ceil(N / C) = 2, ceil(M / R) = 3, one row chunk.
+    let (m, n, k) = (10u64, 6u64, 12u64);
+    for (df, b_repeats) in [("os", 3u64), ("ws", 1)] {
+        let dims = ["--m", "10", "--n", "6", "--k", "12", "--dataflow", df];
+        let out = tcrtl(&[&["gemm"][..], &dims].concat());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains(" MACs in "))
+            .expect("MACs line");
+        let want = format!(
+            "operand store: A {} B {} C {} bytes read, D {} written",
+            m * k * 2 * 2,
+            k * n * b_repeats * 2,
+            m * n * 4,
+            m * n * 4
+        );
+        assert_eq!(lines[at + 1], want, "{df}: {text}");
+        let out = tcrtl(&[&["gemm"][..], &dims, &["--json"]].concat());
+        let v: serde_json::Value =
+            serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).expect("JSON");
+        let t = &v["traffic"];
+        assert_eq!(t["a_read_bytes"], m * k * 2 * 2, "{df}: {v}");
+        assert_eq!(t["b_read_bytes"], k * n * b_repeats * 2, "{df}: {v}");
+        assert_eq!(t["c_read_bytes"], m * n * 4, "{df}: {v}");
+        assert_eq!(t["d_write_bytes"], m * n * 4, "{df}: {v}");
+    }
+    // Integers: s4 operands, 3 x 3 x 5 on 4 x 4: A and B 15 elements, 7.5 bytes, rounded up.
+    let out = tcrtl(&["gemm", "--format", "s4", "--m", "3", "--n", "3", "--k", "5"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(
+        text.lines().nth(1),
+        Some("operand store: A 8 B 8 C 36 bytes read, D 36 written"),
+        "{text}"
+    );
+    // Through the TMA memory port: no traffic key, no line.
+    let out = tcrtl(&[
+        "gemm", "--m", "8", "--n", "8", "--k", "8", "--memory", "tma", "--json",
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).expect("JSON");
+    assert!(v.get("traffic").is_none(), "{v}");
+    let out = tcrtl(&[
+        "gemm", "--m", "8", "--n", "8", "--k", "8", "--memory", "tma",
+    ]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("operand store:"));
+}

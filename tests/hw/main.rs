@@ -22,6 +22,7 @@ mod shift_cmd;
 mod tb_runner;
 mod testbenches;
 mod timing;
+mod traffic;
 mod wave_digests;
 mod wave_filter;
 mod waves;

@@ -145,6 +145,9 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
             ),
         });
         let mut obj = obj;
+        if let Some(t) = &run.traffic {
+            obj["traffic"] = values::traffic_json(t);
+        }
         if let Some(e) = &energy {
             obj["energy"] = energy_json(e);
         }
@@ -168,6 +171,9 @@ pub fn run(job: &IntGemmJob) -> Result<i32, String> {
             if run.tiles == 1 { "" } else { "s" },
             100.0 * run.utilization()
         );
+        if let Some(t) = &run.traffic {
+            outln!("{}", t.line());
+        }
         if let Some(r) = &mem_run {
             outln!("{}", memory_line(r));
         }

@@ -180,6 +180,9 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             None => obj,
         };
         obj["memory"] = memory_json(args.memory, mem_run.as_ref());
+        if let Some(t) = &run.traffic {
+            obj["traffic"] = values::traffic_json(t);
+        }
         if let Some(e) = &energy {
             obj["energy"] = super::energy::json(e);
         }
@@ -208,6 +211,9 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             macs_per_second,
             run.out.flags
         );
+        if let Some(t) = &run.traffic {
+            outln!("{}", t.line());
+        }
         if let Some(s) = &sparse {
             outln!("{}", super::sparse::sparse_line(s, &measured));
         }
