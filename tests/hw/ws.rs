@@ -187,6 +187,17 @@ fn short_streams_alternate_a_direct_pass_and_a_wait_for_the_weight_set() {
             );
             assert_eq!(s.pair_cycles(m), m + 2 * rows - 1);
         }
+        // docs/timing.md: the feeds start alternately max(S, R) and S + 2R - 1 - max(S, R)
+        // cycles apart.
+        let first = m.max(rows) as u64;
+        for p in 1..s.passes() {
+            let want = if p % 2 == 1 {
+                first
+            } else {
+                (m + 2 * rows - 1) as u64 - first
+            };
+            assert_eq!(starts[p].1 - starts[p - 1].1, want, "R {rows}, S {m}: pass {p}");
+        }
         check_ws(&Gemm::random(m, 2, rows * 9, cfg, 8).expect("problem"));
     }
 }
