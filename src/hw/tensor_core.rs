@@ -184,6 +184,56 @@ impl<const W: usize> EdgeBuffers<W> {
     }
 }
 
+/// The output register of a tensor core: one word a column (`d_out_<j>`, a one-stage delay
+/// line a column, so its outputs are one row for [`DRow`]) and the tag beside the row
+/// (`d_tag`, a [`DTag`]). Both dataflows' tops end in it.
+pub(crate) struct OutputRegister {
+    /// The words.
+    pub(crate) d_out: DelayLines<u32>,
+    /// The tag.
+    pub(crate) d_tag: Reg<u64>,
+}
+
+impl OutputRegister {
+    /// The output register of a core built for `cfg`, its tag's row field `row_bits` wide.
+    pub(crate) fn new(cfg: &CoreConfig, row_bits: u32) -> Result<Self, HwError> {
+        let mut d_out = DelayLines::new(0u32, &vec![1; cfg.cols()]);
+        d_out.field(|j, _| format!("d_out_{j}"), cfg.acc.width(), |v| v)?;
+        d_out.set_display(0, cfg.acc_display());
+        d_out.set_overview(0);
+        Ok(Self {
+            d_out,
+            d_tag: Reg::new("d_tag", 64, 0)?
+                .with_display(Display::Filter(tag_filter(row_bits)))
+                .in_overview(),
+        })
+    }
+
+    /// The row of D the register holds this cycle, if any.
+    pub(crate) fn d_row(&self, row_bits: u32) -> Option<DRow<'_>> {
+        d_row_of(self.d_tag.q(), row_bits, self.d_out.stage_row(0))
+    }
+
+    /// The output block's update: the de-skewed row `d_row` (a word and a tag word a column;
+    /// column 0's tag is the row's) into the words' inputs `d_in` and the tag.
+    #[inline]
+    pub(crate) fn load(d_in: &mut [u32], d_tag: &mut Reg<u64>, d_row: &[(u32, u64)]) {
+        for (x, &(v, _)) in d_in.iter_mut().zip(d_row) {
+            *x = v;
+        }
+        d_tag.set_d(d_row[0].1);
+    }
+
+    /// Visits the words, then the tag.
+    pub(crate) fn visit<V: Visitor>(&mut self, v: &mut V) {
+        for stage in 0..self.d_out.stages() {
+            v.delay_reg(&mut self.d_out, stage, 0, |v| v);
+        }
+        v.delay(&mut self.d_out);
+        v.reg(&mut self.d_tag);
+    }
+}
+
 /// The skew stage of port `P`'s extras.
 type Stage<const W: usize, P> = <<P as OperandPort<W>>::Extras as EdgeExtras<W>>::Stage;
 
@@ -208,8 +258,7 @@ pub struct TensorCore<const W: usize, P: OperandPort<W> = IdealPort<TileBuffer>>
     row_bits: u32,
     /// The output registers `d_out_<j>`: one stage per column, so that their outputs are one
     /// row ([`DelayLines::stage_row`]) for [`DRow`].
-    d_out: DelayLines<u32>,
-    d_tag: Reg<u64>,
+    out: OutputRegister,
     order: [Block; 9],
 }
 
@@ -296,16 +345,7 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
             ops: StepOperands::new(rows, cols),
             edges: EdgeBuffers::new(rows, cols),
             row_bits: index_bits(rows),
-            d_out: {
-                let mut d_out = DelayLines::new(0u32, &vec![1; cols]);
-                d_out.field(|j, _| format!("d_out_{j}"), cfg.acc.width(), |v| v)?;
-                d_out.set_display(0, cfg.acc_display());
-                d_out.set_overview(0);
-                d_out
-            },
-            d_tag: Reg::new("d_tag", 64, 0)?
-                .with_display(Display::Filter(tag_filter(index_bits(rows))))
-                .in_overview(),
+            out: OutputRegister::new(&cfg, index_bits(rows))?,
             order: BLOCKS,
         })
     }
@@ -374,7 +414,7 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
 
     /// The row of D in the output register this cycle, if any.
     pub fn d_row(&self) -> Option<DRow<'_>> {
-        d_row_of(self.d_tag.q(), self.row_bits, self.d_out.stage_row(0))
+        self.out.d_row(self.row_bits)
     }
 
     /// OR of the IEEE flags every PE raised.
@@ -495,11 +535,7 @@ impl<const W: usize, P: OperandPort<W>> Module for TensorCore<W, P> {
         v.child(&mut self.c_skew);
         v.child(&mut self.mesh);
         v.child(&mut self.d_deskew);
-        for stage in 0..self.d_out.stages() {
-            v.delay_reg(&mut self.d_out, stage, 0, |v| v);
-        }
-        v.delay(&mut self.d_out);
-        v.reg(&mut self.d_tag);
+        self.out.visit(v);
     }
 }
 
@@ -529,7 +565,7 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             d_ready: self.port.d_ready(),
             finished: self.port.finished(),
         };
-        let out_last = DTag::unpack(self.d_tag.q(), row_bits).last;
+        let out_last = DTag::unpack(self.out.d_tag.q(), row_bits).last;
         let cmd = self.controller.shift_cmd(status.c_ready, status.d_ready);
         let ready = self.controller.ready(cmd);
         let take = ready && valid;
@@ -602,12 +638,12 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
         self.d_deskew.out(&mut e.d_row);
         // The output registers: their outputs (read by the port) and their inputs (driven by
         // the output block below).
-        let (d_out_in, d_out_q) = self.d_out.drive_beside_outputs();
+        let (d_out_in, d_out_q) = self.out.d_out.drive_beside_outputs();
         let io = PortIo {
             take,
             ready,
             c_read,
-            d_row: d_row_of(self.d_tag.q(), row_bits, d_out_q),
+            d_row: d_row_of(self.out.d_tag.q(), row_bits, d_out_q),
             d_claim: (cmd.en && cmd.x == 0 && cmd.d_valid).then_some(cmd.d_tile),
             c_next: Some(self.controller.next_window()).filter(|&t| t < self.sched.tiles()),
         };
@@ -636,10 +672,7 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
                 }
                 Block::DeSkew => self.d_deskew.shift_in(),
                 Block::Output => {
-                    for (x, &(v, _)) in d_out_in.iter_mut().zip(&e.d_row) {
-                        *x = v;
-                    }
-                    self.d_tag.set_d(e.d_row[0].1);
+                    OutputRegister::load(d_out_in, &mut self.out.d_tag, &e.d_row);
                 }
             }
         }

@@ -196,7 +196,11 @@ fn short_streams_alternate_a_direct_pass_and_a_wait_for_the_weight_set() {
             } else {
                 (m + 2 * rows - 1) as u64 - first
             };
-            assert_eq!(starts[p].1 - starts[p - 1].1, want, "R {rows}, S {m}: pass {p}");
+            assert_eq!(
+                starts[p].1 - starts[p - 1].1,
+                want,
+                "R {rows}, S {m}: pass {p}"
+            );
         }
         check_ws(&Gemm::random(m, 2, rows * 9, cfg, 8).expect("problem"));
     }

@@ -215,6 +215,63 @@ pub struct Stage2Out {
     pub special: bool,
 }
 
+/// Stage 2's traced wires every PE shows, in their wave order: the alignment's reference
+/// exponent and shift, the sticky (or dropped) bits, the leading-zero count, the rounding
+/// increment and the specials' decision ([`Stage2Out`]'s fields).
+pub struct Stage2Wires {
+    max_exp: Wire<u16>,
+    align_shift: Wire<u16>,
+    sticky: Wire<bool>,
+    lzc: Wire<u16>,
+    round_inc: Wire<bool>,
+    special: Wire<bool>,
+}
+
+impl Stage2Wires {
+    /// The wires, reading 0.
+    pub fn new() -> Result<Self> {
+        Ok(Self {
+            max_exp: Wire::new("max_exp", 16, 0)?,
+            align_shift: Wire::new("align_shift", 16, 0)?.with_display(Display::Dec),
+            sticky: Wire::new("sticky", 1, false)?,
+            lzc: Wire::new("lzc", 16, 0)?.with_display(Display::Dec),
+            round_inc: Wire::new("round_inc", 1, false)?,
+            special: Wire::new("special", 1, false)?,
+        })
+    }
+
+    /// Drives the wires from what stage 2 did this cycle.
+    #[inline]
+    pub fn show(&mut self, o: &Stage2Out) {
+        self.max_exp.set(o.max_exp);
+        self.align_shift.set(o.align_shift);
+        self.sticky.set(o.sticky);
+        self.lzc.set(o.lzc);
+        self.round_inc.set(o.round_inc);
+        self.special.set(o.special);
+    }
+
+    /// Visits the wires in their wave order.
+    pub fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.wire(&mut self.max_exp);
+        v.wire(&mut self.align_shift);
+        v.wire(&mut self.sticky);
+        v.wire(&mut self.lzc);
+        v.wire(&mut self.round_inc);
+        v.wire(&mut self.special);
+    }
+
+    /// Whether any of the wires is observed.
+    pub fn is_observed(&self) -> bool {
+        self.max_exp.is_observed()
+            || self.align_shift.is_observed()
+            || self.sticky.is_observed()
+            || self.lzc.is_observed()
+            || self.round_inc.is_observed()
+            || self.special.is_observed()
+    }
+}
+
 /// The lanes of a stage-1 register as its traced wires show them: each lane's exponent sum
 /// (`exp_sum`, 16 bits a lane) and significand product (`sig_product`, 32 bits a lane).
 pub trait Stage1Lanes: Copy + PartialEq + Default + std::fmt::Debug + 'static {
@@ -386,12 +443,7 @@ pub struct Pe<const W: usize, D: Datapath<W>> {
     exp_sum: Wire<ExpSums<D::Stage1>>,
     sig_product: Wire<SigProducts<D::Stage1>>,
     acc: Wire<u32>,
-    max_exp: Wire<u16>,
-    align_shift: Wire<u16>,
-    sticky: Wire<bool>,
-    lzc: Wire<u16>,
-    round_inc: Wire<bool>,
-    special: Wire<bool>,
+    stage2: Stage2Wires,
     path: D,
     shows: Shows,
 }
@@ -469,12 +521,7 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
             exp_sum: Wire::new("exp_sum", 16 * w, ExpSums::default())?,
             sig_product: Wire::new("sig_product", 32 * w, SigProducts::default())?,
             acc: Wire::new("acc", cfg.acc.width(), 0)?.with_display(cfg.acc_display()),
-            max_exp: Wire::new("max_exp", 16, 0)?,
-            align_shift: Wire::new("align_shift", 16, 0)?.with_display(Display::Dec),
-            sticky: Wire::new("sticky", 1, false)?,
-            lzc: Wire::new("lzc", 16, 0)?.with_display(Display::Dec),
-            round_inc: Wire::new("round_inc", 1, false)?,
-            special: Wire::new("special", 1, false)?,
+            stage2: Stage2Wires::new()?,
             path,
             // A wire outside a simulator is observed.
             shows: Shows {
@@ -650,12 +697,7 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
     #[inline]
     fn show_stage2(&mut self, o: Stage2Out) {
         self.acc.set(o.acc);
-        self.max_exp.set(o.max_exp);
-        self.align_shift.set(o.align_shift);
-        self.sticky.set(o.sticky);
-        self.lzc.set(o.lzc);
-        self.round_inc.set(o.round_inc);
-        self.special.set(o.special);
+        self.stage2.show(&o);
     }
 }
 
@@ -681,12 +723,7 @@ impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
         v.bank_reg(regs, ACC_0, |r| &r.acc[0]);
         v.bank_reg(regs, ACC_1, |r| &r.acc[1]);
         v.wire(&mut self.acc);
-        v.wire(&mut self.max_exp);
-        v.wire(&mut self.align_shift);
-        v.wire(&mut self.sticky);
-        v.wire(&mut self.lzc);
-        v.wire(&mut self.round_inc);
-        v.wire(&mut self.special);
+        self.stage2.visit(v);
         self.path.visit_gather(v);
         v.bank_reg(regs, FLAGS, |r| &r.flags);
         v.bank_reg(regs, DONE, |r| &r.done);
@@ -697,13 +734,7 @@ impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
         self.shows = Shows {
             buses: self.a_in.is_observed() || self.b_in.is_observed(),
             stage1: self.exp_sum.is_observed() || self.sig_product.is_observed(),
-            stage2: self.acc.is_observed()
-                || self.max_exp.is_observed()
-                || self.align_shift.is_observed()
-                || self.sticky.is_observed()
-                || self.lzc.is_observed()
-                || self.round_inc.is_observed()
-                || self.special.is_observed(),
+            stage2: self.acc.is_observed() || self.stage2.is_observed(),
         };
         self.path.observed();
     }

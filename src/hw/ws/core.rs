@@ -21,12 +21,12 @@ use crate::hw::config::{CoreConfig, Dataflow};
 use crate::hw::controller::index_bits;
 use crate::hw::feeder::OperandFeeder;
 use crate::hw::pe::{ACtl, CTL_BITS};
-use crate::hw::tensor_core::{check_config, d_row_of, DRow, DTag};
+use crate::hw::tensor_core::{check_config, DRow, DTag, OutputRegister};
 use crate::hw::wave_filter::tag_filter;
 use crate::hw::{HwError, PIPELINE_LATENCY};
 use crate::numerics::dot::ws::psum_identity;
 use crate::numerics::flags::Flags;
-use crate::rtl::{DelayLines, Design, Display, Input, Module, Reg, Visitor, Wide};
+use crate::rtl::{Design, Display, Input, Module, Visitor, Wide};
 
 use super::super::skew::Skew;
 
@@ -102,8 +102,7 @@ pub struct WsCore<const W: usize, F> {
     mesh: WsMesh<W>,
     accum: Accumulator,
     d_deskew: Skew<u32, u64>,
-    d_out: DelayLines<u32>,
-    d_tag: Reg<u64>,
+    out: OutputRegister,
     row_bits: u32,
     e: WsEdges<W>,
     order: [WsBlock; 9],
@@ -174,16 +173,7 @@ impl<const W: usize, F: OperandFeeder<W, Extras = ()>> WsCore<W, F> {
             accum: Accumulator::new(cfg.mode, cfg.acc, cols, sched.chunk_rows)?,
             d_deskew: Skew::new("d_deskew", &depth_out, cfg.acc.width(), 64)?
                 .with_display(cfg.acc_display(), Display::Filter(tag_filter(row_bits))),
-            d_out: {
-                let mut d_out = DelayLines::new(0u32, &vec![1; cols]);
-                d_out.field(|j, _| format!("d_out_{j}"), cfg.acc.width(), |v| v)?;
-                d_out.set_display(0, cfg.acc_display());
-                d_out.set_overview(0);
-                d_out
-            },
-            d_tag: Reg::new("d_tag", 64, 0)?
-                .with_display(Display::Filter(tag_filter(row_bits)))
-                .in_overview(),
+            out: OutputRegister::new(&cfg, row_bits)?,
             row_bits,
             e: WsEdges {
                 a_edge: vec![Default::default(); rows],
@@ -249,7 +239,7 @@ impl<const W: usize, F: OperandFeeder<W, Extras = ()>> WsCore<W, F> {
 
     /// The row of D in the output register this cycle, if any.
     pub fn d_row(&self) -> Option<DRow<'_>> {
-        d_row_of(self.d_tag.q(), self.row_bits, self.d_out.stage_row(0))
+        self.out.d_row(self.row_bits)
     }
 
     /// OR of the IEEE flags the PEs and the accumulator block raised.
@@ -280,11 +270,7 @@ impl<const W: usize, F> Module for WsCore<W, F> {
         v.child(&mut self.mesh);
         v.child(&mut self.accum);
         v.child(&mut self.d_deskew);
-        for stage in 0..self.d_out.stages() {
-            v.delay_reg(&mut self.d_out, stage, 0, |v| v);
-        }
-        v.delay(&mut self.d_out);
-        v.reg(&mut self.d_tag);
+        self.out.visit(v);
     }
 }
 
@@ -374,7 +360,7 @@ impl<const W: usize, F: OperandFeeder<W, Extras = ()>> Design for WsCore<W, F> {
             .settle(&e.acc_in, self.row_bits, &mut e.d_in, &mut e.acc_next);
         self.d_deskew.inputs()[..cols].copy_from_slice(&e.d_in);
         self.d_deskew.out(&mut e.d_row);
-        let out_last = DTag::unpack(self.d_tag.q(), self.row_bits).last;
+        let out_last = DTag::unpack(self.out.d_tag.q(), self.row_bits).last;
 
         // Update: every block computes its registers' next values and its wires from the
         // settled values above, in any order (`set_eval_order`; tested by shuffling).
@@ -389,11 +375,8 @@ impl<const W: usize, F: OperandFeeder<W, Extras = ()>> Design for WsCore<W, F> {
                 WsBlock::Accum => self.accum.update(&e.acc_next),
                 WsBlock::DeSkew => self.d_deskew.shift_in(),
                 WsBlock::Output => {
-                    let (d_out_in, _) = self.d_out.drive_beside_outputs();
-                    for (x, &(v, _)) in d_out_in.iter_mut().zip(&e.d_row) {
-                        *x = v;
-                    }
-                    self.d_tag.set_d(e.d_row[0].1);
+                    let (d_out_in, _) = self.out.d_out.drive_beside_outputs();
+                    OutputRegister::load(d_out_in, &mut self.out.d_tag, &e.d_row);
                 }
             }
         }

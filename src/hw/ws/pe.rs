@@ -19,7 +19,7 @@
 //! load a column, bottom row first. The other set is untouched, so a pass computes on one set
 //! while the next pass's weights load into the other.
 
-use crate::hw::pe::{ACtl, Datapath, ExpSums, SigProducts, Stage2Out, CTL_BITS};
+use crate::hw::pe::{ACtl, Datapath, ExpSums, SigProducts, Stage2Out, Stage2Wires, CTL_BITS};
 use crate::hw::CoreConfig;
 use crate::numerics::flags::Flags;
 use crate::rtl::{Display, Module, RegBank, Result, Visitor, Wide, Wire};
@@ -76,12 +76,7 @@ pub struct WsPe<const W: usize, D: Datapath<W>> {
     regs: RegBank<WsRegs<W, D::Stage1>>,
     exp_sum: Wire<ExpSums<D::Stage1>>,
     sig_product: Wire<SigProducts<D::Stage1>>,
-    max_exp: Wire<u16>,
-    align_shift: Wire<u16>,
-    sticky: Wire<bool>,
-    lzc: Wire<u16>,
-    round_inc: Wire<bool>,
-    special: Wire<bool>,
+    stage2: Stage2Wires,
     path: D,
     /// Some wave-only wire of this PE is observed.
     shows: bool,
@@ -145,12 +140,7 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
             regs,
             exp_sum: Wire::new("exp_sum", 16 * w, ExpSums::default())?,
             sig_product: Wire::new("sig_product", 32 * w, SigProducts::default())?,
-            max_exp: Wire::new("max_exp", 16, 0)?,
-            align_shift: Wire::new("align_shift", 16, 0)?.with_display(Display::Dec),
-            sticky: Wire::new("sticky", 1, false)?,
-            lzc: Wire::new("lzc", 16, 0)?.with_display(Display::Dec),
-            round_inc: Wire::new("round_inc", 1, false)?,
-            special: Wire::new("special", 1, false)?,
+            stage2: Stage2Wires::new()?,
             path,
             shows: true,
         })
@@ -233,13 +223,13 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         let out = if !c1.valid() {
             self.path.stage2_idle();
             if shows {
-                self.show_stage2(Stage2Out::default());
+                self.stage2.show(&Stage2Out::default());
             }
             None
         } else if shows {
             let q = self.regs.q();
             let o = self.path.stage2(&q.s1_prod, c1, psum_in);
-            self.show_stage2(o.unwrap_or_default());
+            self.stage2.show(&o.unwrap_or_default());
             o.map(|o| (o.acc, o.flags))
         } else {
             let q = self.regs.q();
@@ -259,17 +249,6 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         };
         regs.set(|r| &mut r.psum, psum);
         regs.set(|r| &mut r.psum_vld, row);
-    }
-
-    /// Drives the stage-2 wires from what stage 2 did this cycle.
-    #[inline]
-    fn show_stage2(&mut self, o: Stage2Out) {
-        self.max_exp.set(o.max_exp);
-        self.align_shift.set(o.align_shift);
-        self.sticky.set(o.sticky);
-        self.lzc.set(o.lzc);
-        self.round_inc.set(o.round_inc);
-        self.special.set(o.special);
     }
 }
 
@@ -293,12 +272,7 @@ impl<const W: usize, D: Datapath<W>> Module for WsPe<W, D> {
         v.wire(&mut self.exp_sum);
         v.wire(&mut self.sig_product);
         v.wire(&mut self.psum_in);
-        v.wire(&mut self.max_exp);
-        v.wire(&mut self.align_shift);
-        v.wire(&mut self.sticky);
-        v.wire(&mut self.lzc);
-        v.wire(&mut self.round_inc);
-        v.wire(&mut self.special);
+        self.stage2.visit(v);
         self.path.visit_gather(v);
         v.bank_reg(regs, PSUM, |r| &r.psum);
         v.bank_reg(regs, PSUM_VLD, |r| &r.psum_vld);
@@ -310,12 +284,7 @@ impl<const W: usize, D: Datapath<W>> Module for WsPe<W, D> {
             || self.psum_in.is_observed()
             || self.exp_sum.is_observed()
             || self.sig_product.is_observed()
-            || self.max_exp.is_observed()
-            || self.align_shift.is_observed()
-            || self.sticky.is_observed()
-            || self.lzc.is_observed()
-            || self.round_inc.is_observed()
-            || self.special.is_observed();
+            || self.stage2.is_observed();
         self.path.observed();
     }
 }
