@@ -20,19 +20,28 @@ use tensorcore_rtl::sparse::{Prune, SparseGemm};
 
 /// Rotations, the reverse and seeded shuffles of [`BLOCKS`].
 fn orders() -> Vec<[Block; 9]> {
+    permutations_of(BLOCKS, 7, 6)
+}
+
+/// Every rotation of `base`, its reverse and `shuffles` seeded shuffles of it.
+fn permutations_of<T: Copy, const N: usize>(
+    base: [T; N],
+    seed: u64,
+    shuffles: usize,
+) -> Vec<[T; N]> {
     let mut out = Vec::new();
-    for r in 0..BLOCKS.len() {
-        let mut o = BLOCKS;
+    for r in 0..N {
+        let mut o = base;
         o.rotate_left(r);
         out.push(o);
     }
-    let mut rev = BLOCKS;
+    let mut rev = base;
     rev.reverse();
     out.push(rev);
-    let mut rng = SplitMix64::new(7);
-    for _ in 0..6 {
-        let mut o = BLOCKS;
-        for i in (1..o.len()).rev() {
+    let mut rng = SplitMix64::new(seed);
+    for _ in 0..shuffles {
+        let mut o = base;
+        for i in (1..N).rev() {
             let j = (rng.next_u64() % (i as u64 + 1)) as usize;
             o.swap(i, j);
         }
@@ -191,23 +200,7 @@ fn weight_stationary_any_order() {
     let mut twice = WS_BLOCKS;
     twice[2] = WsBlock::Mesh;
     assert!(!build().set_eval_order(twice));
-    let mut orders = Vec::new();
-    for r in 0..WS_BLOCKS.len() {
-        let mut o = WS_BLOCKS;
-        o.rotate_left(r);
-        orders.push(o);
-    }
-    let mut rev = WS_BLOCKS;
-    rev.reverse();
-    orders.push(rev);
-    let mut rng = SplitMix64::new(11);
-    for _ in 0..4 {
-        let mut o = WS_BLOCKS;
-        for i in (1..o.len()).rev() {
-            o.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
-        }
-        orders.push(o);
-    }
+    let orders = permutations_of(WS_BLOCKS, 11, 4);
     let dir = std::env::temp_dir().join(format!("tcrtl_eval_order_ws_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("tmp dir");
