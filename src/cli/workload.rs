@@ -213,8 +213,8 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
             shown,
             topo.format.name(),
             if count == 1 { "" } else { "s" },
-            cfg.fmt_a,
-            cfg.fmt_b,
+            format_names(&cfg).0,
+            format_names(&cfg).1,
             cfg.mode.name(),
             preset.map(|p| format!(" {p}")).unwrap_or_default(),
             cfg.width,
@@ -250,6 +250,15 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
         );
     }
     Ok(if bad == 0 { 0 } else { 1 })
+}
+
+/// The operand formats' names: the integer formats' own (`s8`, ...) rather than their lane
+/// containers'.
+fn format_names(cfg: &CoreConfig) -> (&'static str, &'static str) {
+    match cfg.mode {
+        AccMode::Int(im) => (im.a.name, im.b.name),
+        _ => (cfg.fmt_a.name, cfg.fmt_b.name),
+    }
 }
 
 /// A progress line on standard error (a failing standard error is ignored).
@@ -335,8 +344,9 @@ fn summary_json(
         "topology": path_text(&args.topology),
         "topology_format": topo.format.name(),
         "core": {
-            "format": cfg.fmt_a.name, "format_b": cfg.fmt_b.name, "acc": cfg.mode.name(),
-            "preset": preset.map(|p| p.name()), "width": cfg.width, "out_format": cfg.acc.name,
+            "format": format_names(cfg).0, "format_b": format_names(cfg).1,
+            "acc": cfg.mode.name(), "preset": preset.map(|p| p.name()), "width": cfg.width,
+            "out_format": cfg.acc.name,
             "rows": cfg.rows(), "cols": cfg.cols(), "dataflow": cfg.dataflow().name(),
             "memory": "ideal",
         },

@@ -166,4 +166,23 @@ mod tests {
             vec![i]
         );
     }
+
+    #[test]
+    fn a_sampled_ws_check_uses_the_ws_order() {
+        // K = 40 on 4 rows: 10 folds, each rounded on its own and added in K order.
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
+            .with_array(4, 4)
+            .unwrap()
+            .with_dataflow(Dataflow::Ws);
+        let g = Gemm::random(6, 5, 40, cfg, 11).unwrap();
+        let done = crate::gemm::run(Problem::Dense(&g), None, None).unwrap();
+        let d = done.run.out.d;
+        let s = check_layer(&g, None, &d, 0, 12, 4).unwrap();
+        assert_eq!(s.reference, "ws_ref(ieee_dot)");
+        assert_eq!((s.checked, s.total), (12, 30));
+        assert!(s.mismatches.is_empty());
+        let whole = check_layer(&g, None, &d, u64::MAX, 0, 0).unwrap();
+        assert_eq!(whole.reference, "ws_ref(ieee_dot)");
+        assert!(whole.complete() && whole.mismatches.is_empty());
+    }
 }

@@ -292,6 +292,26 @@ fn bad_topologies_are_refused_in_one_line() {
 }
 
 #[test]
+fn an_unwritable_out_is_refused_before_any_layer_runs() {
+    let d = scratch("workload", "outfile");
+    let file = d.join("plain");
+    std::fs::write(&file, "x").unwrap();
+    for out in [file.clone(), file.join("sub")] {
+        let o = tcrtl(&[
+            "workload",
+            "run",
+            &shipped("tiny_cnn.csv"),
+            "--out",
+            &out.display().to_string(),
+        ]);
+        assert_error(&o, "--out");
+        // No layer ran: no progress line.
+        assert!(!text(&o.stderr).contains("layer 1/"), "{}", text(&o.stderr));
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}
+
+#[test]
 fn trailing_commas_and_blank_lines_are_tolerated() {
     let d = scratch("workload", "tolerant");
     let topo = d.join("t.csv");
@@ -316,5 +336,43 @@ fn trailing_commas_and_blank_lines_are_tolerated() {
         4,
         4,
         true,
+    );
+}
+
+#[test]
+fn integer_layers_sampled_in_the_ws_order() {
+    let d = scratch("workload", "int");
+    let topo = d.join("t.csv");
+    std::fs::write(&topo, "Layer, M, N, K\nfc, 12, 8, 40\n").unwrap();
+    let out = run_ok(&[
+        "workload",
+        "run",
+        &topo.display().to_string(),
+        "--out",
+        &p(&d, "o"),
+        "--format",
+        "s8",
+        "--dataflow",
+        "ws",
+        "--max-check",
+        "0",
+        "--samples",
+        "20",
+    ]);
+    // 12 * 8 = 96 elements, 20 of them compared.
+    assert!(
+        out.contains("sampled 20 of 96 against ws_ref(int_ref_dot): 0 mismatches"),
+        "{out}"
+    );
+    let j: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("o/summary.json")).unwrap()).unwrap();
+    assert_eq!(j["layers"][0]["sampled"], true);
+    assert_eq!(j["layers"][0]["elements"], 96);
+    assert_eq!(j["core"]["format"], "s8");
+    assert_eq!(j["core"]["format_b"], "s8");
+    assert!(out.starts_with("workload "), "{out}");
+    assert!(
+        out.lines().next().unwrap().contains(" on s8 x s8, "),
+        "{out}"
     );
 }
