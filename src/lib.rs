@@ -10,6 +10,8 @@
 //!   activity.
 //! - [`course`]: the course's instructor tools (golden sets for the Verilog tasks, batch
 //!   grading, the student edition).
+//! - [`workload`]: layers of real networks (SCALE-Sim's topology files) lowered to GEMMs,
+//!   run and checked layer by layer.
 
 pub mod course;
 pub mod energy;
@@ -22,3 +24,4 @@ pub mod sparse;
 pub mod sweep;
 pub mod tb;
 pub mod verify;
+pub mod workload;

@@ -33,6 +33,7 @@ mod tma;
 mod values;
 mod verify;
 mod wave_filter;
+mod workload;
 
 use clap::{Parser, Subcommand};
 
@@ -76,6 +77,9 @@ enum Command {
     /// GTKWave translate filter process: hex values in on stdin, decoded labels out (named in
     /// the save files the tracer writes).
     WaveFilter(wave_filter::WaveFilterArgs),
+    /// Layers of real networks: every layer of a SCALE-Sim topology CSV on the clocked core,
+    /// checked, with a per-layer report (layers.csv, summary.json).
+    Workload(workload::WorkloadArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -105,6 +109,7 @@ pub fn run() -> Result<i32, String> {
         Command::Convert(args) => convert::run(&args),
         Command::Course(args) => course::run(&args),
         Command::WaveFilter(args) => wave_filter::run(&args),
+        Command::Workload(args) => workload::run(&args),
     }
 }
 

@@ -39,3 +39,4 @@ mod sparse;
 mod structure;
 mod tma;
 mod wave_filter;
+mod workload;

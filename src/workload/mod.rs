@@ -1,0 +1,188 @@
+//! Layers of real networks on the clocked core: SCALE-Sim's topology files ([`topology`]),
+//! each layer's seed, and the check of a layer's D against the independent references of
+//! `verify`, whole or on a seeded sample of its elements (`docs/workloads.md`).
+//!
+//! This module sits above `gemm` and `verify`: it imports them, and neither imports it.
+
+pub mod topology;
+
+pub use topology::{parse, ConvLayer, Layer, LayerKind, Topology, TopologyError, TopologyFormat};
+
+use crate::gemm::dispatch::Problem;
+use crate::gemm::rng::SplitMix64;
+use crate::gemm::Gemm;
+use crate::hw::Dataflow;
+use crate::numerics::dot::Preset;
+use crate::verify::gemm_ref::Reference;
+use std::collections::BTreeSet;
+
+/// The seed of layer `index` (0-based) of a run seeded with `seed`: one SplitMix64 output
+/// of `seed` mixed with the index, so layers differ and a run is reproducible.
+pub fn layer_seed(seed: u64, index: usize) -> u64 {
+    SplitMix64::new(seed ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)).next_u64()
+}
+
+/// `count` distinct row-major indices below `total` (all of them when `count >= total`),
+/// chosen by `seed`, in increasing order.
+pub fn sample_indices(total: usize, count: usize, seed: u64) -> Vec<usize> {
+    if count >= total {
+        return (0..total).collect();
+    }
+    let mut rng = SplitMix64::new(seed);
+    let mut picked = BTreeSet::new();
+    while picked.len() < count {
+        picked.insert(rng.below(total as u64) as usize);
+    }
+    picked.into_iter().collect()
+}
+
+/// How a layer's D was checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayerCheck {
+    /// The reference D was compared with.
+    pub reference: &'static str,
+    /// Elements of D compared.
+    pub checked: usize,
+    /// Elements of D (`M * N`).
+    pub total: usize,
+    /// Row-major indices of the compared elements that differ.
+    pub mismatches: Vec<usize>,
+}
+
+impl LayerCheck {
+    /// Whether every element was compared.
+    pub fn complete(&self) -> bool {
+        self.checked == self.total
+    }
+}
+
+/// Checks `d`, the clocked core's D of dense problem `g`: the whole of it by
+/// [`crate::verify::check`] when `M * N * K <= max_check_macs`, otherwise `samples` elements
+/// chosen by `seed`, each by the per-element reference of the core's dataflow
+/// ([`Reference::dot`], or [`Reference::ws_dot`] for weight-stationary). `preset` is an
+/// `nvidia` run's preset. An error when no independent reference covers the problem.
+pub fn check_layer(
+    g: &Gemm,
+    preset: Option<Preset>,
+    d: &[u32],
+    max_check_macs: u64,
+    samples: usize,
+    seed: u64,
+) -> Result<LayerCheck, String> {
+    let total = g.m * g.n;
+    if g.macs() <= max_check_macs {
+        let c =
+            crate::verify::check(Problem::Dense(g), preset, d)?.ok_or_else(|| no_reference(g))?;
+        return Ok(LayerCheck {
+            reference: c.reference,
+            checked: total,
+            total,
+            mismatches: c.mismatches,
+        });
+    }
+    let r = Reference::for_problem(g, preset).map_err(|_| no_reference(g))?;
+    let ws = g.cfg.dataflow() == Dataflow::Ws;
+    let mut mismatches = Vec::new();
+    let picked = sample_indices(total, samples, seed);
+    for &i in &picked {
+        let (row, col) = (i / g.n, i % g.n);
+        let (a, b, c) = (g.a_row(row), g.b_col(col), g.c[i]);
+        let want = if ws {
+            r.ws_dot(g, g.cfg.rows(), a, &b, c)?
+        } else {
+            r.dot(g, a, &b, c)
+        };
+        if d.get(i) != Some(&want) {
+            mismatches.push(i);
+        }
+    }
+    Ok(LayerCheck {
+        reference: if ws { r.ws_name() } else { r.name() },
+        checked: picked.len(),
+        total,
+        mismatches,
+    })
+}
+
+fn no_reference(g: &Gemm) -> String {
+    format!(
+        "no independent reference covers {} x {} {} into {}",
+        g.cfg.fmt_a.name,
+        g.cfg.fmt_b.name,
+        g.cfg.mode.name(),
+        g.cfg.acc.name
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::CoreConfig;
+    use crate::numerics::dot::AccMode;
+    use crate::numerics::format::FP16;
+
+    #[test]
+    fn layer_seeds_differ_and_repeat() {
+        let s: Vec<u64> = (0..8).map(|i| layer_seed(1, i)).collect();
+        let distinct: BTreeSet<u64> = s.iter().copied().collect();
+        assert_eq!(distinct.len(), 8);
+        assert_eq!(layer_seed(1, 3), s[3]);
+        assert_ne!(layer_seed(2, 3), s[3]);
+    }
+
+    #[test]
+    fn samples_are_distinct_sorted_and_in_range() {
+        let v = sample_indices(1000, 256, 7);
+        assert_eq!(v.len(), 256);
+        assert!(v.windows(2).all(|w| w[0] < w[1]));
+        assert!(v.iter().all(|&i| i < 1000));
+        assert_eq!(sample_indices(10, 256, 7), (0..10).collect::<Vec<_>>());
+        assert_ne!(sample_indices(1000, 8, 7), sample_indices(1000, 8, 8));
+    }
+
+    #[test]
+    fn a_sampled_check_finds_a_flipped_element_it_draws() {
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+        let g = Gemm::random(8, 8, 8, cfg, 3).unwrap();
+        let done = crate::gemm::run(Problem::Dense(&g), None, None).unwrap();
+        let mut d = done.run.out.d.clone();
+        let whole = check_layer(&g, None, &d, u64::MAX, 0, 0).unwrap();
+        assert!(whole.complete() && whole.mismatches.is_empty());
+        // Sampled (max_check 0): 5 of 64, none wrong.
+        let s = check_layer(&g, None, &d, 0, 5, 9).unwrap();
+        assert_eq!((s.checked, s.total), (5, 64));
+        assert!(s.mismatches.is_empty());
+        // Flip one drawn element: the sample finds it; the full check finds it too.
+        let i = sample_indices(64, 5, 9)[2];
+        d[i] ^= 1;
+        assert_eq!(
+            check_layer(&g, None, &d, 0, 5, 9).unwrap().mismatches,
+            vec![i]
+        );
+        assert_eq!(
+            check_layer(&g, None, &d, u64::MAX, 0, 0)
+                .unwrap()
+                .mismatches,
+            vec![i]
+        );
+    }
+
+    #[test]
+    fn a_sampled_ws_check_uses_the_ws_order() {
+        // K = 40 on 4 rows: 10 folds, each rounded on its own and added in K order.
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
+            .with_array(4, 4)
+            .unwrap()
+            .with_dataflow(Dataflow::Ws);
+        let g = Gemm::random(6, 5, 40, cfg, 11).unwrap();
+        let done = crate::gemm::run(Problem::Dense(&g), None, None).unwrap();
+        let d = done.run.out.d;
+        let s = check_layer(&g, None, &d, 0, 12, 4).unwrap();
+        assert_eq!(s.reference, "ws_ref(ieee_dot)");
+        assert_eq!((s.checked, s.total), (12, 30));
+        assert!(s.mismatches.is_empty());
+        let whole = check_layer(&g, None, &d, u64::MAX, 0, 0).unwrap();
+        assert_eq!(whole.reference, "ws_ref(ieee_dot)");
+        assert!(whole.complete() && whole.mismatches.is_empty());
+    }
+}

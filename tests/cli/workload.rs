@@ -1,0 +1,378 @@
+//! `tcrtl workload run`: SCALE-Sim's two topology formats from the command line (header
+//! detection, trailing commas, blank lines, one-line refusals), the shipped topologies run
+//! end to end with each layer's M, N, K worked by hand here and its cycles from the
+//! output-stationary formula of docs/timing.md computed here, both dataflows checked with
+//! zero mismatches, the sampled check, and the report files.
+
+use crate::common::cli::{assert_error, p, scratch, tcrtl, text};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const CONV_HEADER: &str =
+    "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,";
+
+fn shipped(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs/workloads")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// docs/timing.md's output-stationary total for an `r x c` array, w = 1, L = 1:
+/// `(R - L) + (tiles - 1) P + (T + R + C - 2 + L) + R + 1`, `T = K`,
+/// `P = max(T, ceil((T + 2R - 1) / 2))`, `tiles = ceil(M/R) ceil(N/C)`.
+fn os_cycles(r: u64, c: u64, m: u64, n: u64, k: u64) -> u64 {
+    let l = 1;
+    let t = k;
+    let p = t.max((t + 2 * r - 1).div_ceil(2));
+    let tiles = m.div_ceil(r) * n.div_ceil(c);
+    (r - l) + (tiles - 1) * p + (t + r + c - 2 + l) + r + 1
+}
+
+/// layers.csv as (header, rows of fields).
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let s = std::fs::read_to_string(path).expect("layers.csv");
+    let mut lines = s.lines();
+    let header = lines
+        .next()
+        .expect("header")
+        .split(',')
+        .map(String::from)
+        .collect();
+    let rows = lines
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let o = tcrtl(args);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+/// The tiny CNN's layers lowered by hand: ofmap = (ifmap - filter) / stride + 1.
+/// Conv1 16x16, 3x3, 3 ch, 8 filters, stride 1: 14 x 14 -> M 196, N 8, K 27.
+/// Conv2 14x14, 3x3, 8 ch, 16 filters, stride 2: (14 - 3) / 2 + 1 = 6 -> M 36, N 16, K 72.
+/// Conv3 6x6, 3x3, 16 ch, 16 filters, stride 1: 4 x 4 -> M 16, N 16, K 144.
+/// FC 4x4, 4x4, 16 ch, 10 filters, stride 1: 1 x 1 -> M 1, N 10, K 256.
+const TINY_CNN: [(&str, u64, u64, u64); 4] = [
+    ("Conv1", 196, 8, 27),
+    ("Conv2", 36, 16, 72),
+    ("Conv3", 16, 16, 144),
+    ("FC", 1, 10, 256),
+];
+
+/// The transformer block's GEMMs as listed in its file.
+const TRANSFORMER: [(&str, u64, u64, u64); 6] = [
+    ("QKV_proj", 16, 96, 32),
+    ("Attn_scores", 16, 16, 32),
+    ("Attn_context", 16, 32, 16),
+    ("Out_proj", 16, 32, 32),
+    ("MLP_up", 16, 128, 32),
+    ("MLP_down", 16, 32, 128),
+];
+
+/// Checks layers.csv of a run against `want` (names, M, N, K in order), the os cycle formula
+/// on an `r x c` array (when `os`), zero mismatches and every element checked.
+fn check_layers(dir: &Path, want: &[(&str, u64, u64, u64)], r: u64, c: u64, os: bool) {
+    let (header, rows) = read_csv(&dir.join("layers.csv"));
+    assert_eq!(
+        header,
+        [
+            "layer",
+            "m",
+            "n",
+            "k",
+            "cycles",
+            "tiles",
+            "utilization",
+            "macs",
+            "checked",
+            "mismatches",
+            "sim_seconds"
+        ]
+    );
+    assert_eq!(rows.len(), want.len());
+    for (row, &(name, m, n, k)) in rows.iter().zip(want) {
+        let num = |i: usize| row[i].parse::<u64>().expect("number");
+        assert_eq!(row[0], name);
+        assert_eq!((num(1), num(2), num(3)), (m, n, k), "{name}");
+        if os {
+            assert_eq!(num(4), os_cycles(r, c, m, n, k), "{name} cycles");
+            assert_eq!(num(5), m.div_ceil(r) * n.div_ceil(c), "{name} tiles");
+        }
+        assert_eq!(num(7), m * n * k, "{name} macs");
+        assert_eq!(num(8), m * n, "{name} checked");
+        assert_eq!(num(9), 0, "{name} mismatches");
+    }
+}
+
+#[test]
+fn tiny_cnn_runs_with_the_os_cycle_formula_and_no_mismatches() {
+    let d = scratch("workload", "cnn");
+    let out = run_ok(&[
+        "workload",
+        "run",
+        &shipped("tiny_cnn.csv"),
+        "--out",
+        &p(&d, "os"),
+    ]);
+    check_layers(&d.join("os"), &TINY_CNN, 4, 4, true);
+    // One stdout line per layer, in order, then the total.
+    let lines: Vec<&str> = out.lines().collect();
+    for (i, (name, ..)) in TINY_CNN.iter().enumerate() {
+        assert!(lines[i + 1].starts_with(&format!("{name}: ")), "{out}");
+    }
+    let total: u64 = TINY_CNN
+        .iter()
+        .map(|&(_, m, n, k)| os_cycles(4, 4, m, n, k))
+        .sum();
+    assert!(
+        out.contains(&format!("total: 4 layers, {total} cycles")),
+        "{out}"
+    );
+    // summary.json: the core, each layer, totals with utilization = macs / (cycles R C w).
+    let j: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("os/summary.json")).unwrap()).unwrap();
+    assert_eq!(j["core"]["rows"], 4);
+    assert_eq!(j["core"]["dataflow"], "os");
+    assert_eq!(j["topology_format"], "conv");
+    assert_eq!(j["layers"][1]["conv"]["ofmap_h"], 6);
+    let macs: u64 = TINY_CNN.iter().map(|&(_, m, n, k)| m * n * k).sum();
+    assert_eq!(j["totals"]["cycles"], total);
+    assert_eq!(j["totals"]["macs"], macs);
+    assert_eq!(j["totals"]["mismatches"], 0);
+    let u = j["totals"]["utilization"].as_f64().unwrap();
+    assert!((u - macs as f64 / (total * 16) as f64).abs() < 1e-12, "{u}");
+
+    // Weight-stationary: the same layers, zero mismatches against the ws reference.
+    let out = run_ok(&[
+        "workload",
+        "run",
+        &shipped("tiny_cnn.csv"),
+        "--out",
+        &p(&d, "ws"),
+        "--dataflow",
+        "ws",
+    ]);
+    check_layers(&d.join("ws"), &TINY_CNN, 4, 4, false);
+    assert!(out.contains("ws_ref("), "{out}");
+}
+
+#[test]
+fn transformer_block_on_a_non_square_array_both_dataflows() {
+    let d = scratch("workload", "tf");
+    for df in ["os", "ws"] {
+        let o = tcrtl(&[
+            "workload",
+            "run",
+            &shipped("transformer_block.csv"),
+            "--out",
+            &p(&d, df),
+            "--rows",
+            "8",
+            "--cols",
+            "4",
+            "--dataflow",
+            df,
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        // Progress on stderr, one line per layer.
+        assert_eq!(text(&o.stderr).lines().count(), TRANSFORMER.len());
+        let j: Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(j["topology_format"], "gemm");
+        assert_eq!(j["totals"]["mismatches"], 0);
+        check_layers(&d.join(df), &TRANSFORMER, 8, 4, df == "os");
+    }
+}
+
+#[test]
+fn large_layers_are_checked_on_a_sample() {
+    let d = scratch("workload", "sample");
+    let topo = d.join("t.csv");
+    std::fs::write(&topo, "Layer, M, N, K\nbig, 24, 20, 8\nsmall, 2, 3, 4\n").unwrap();
+    let out = run_ok(&[
+        "workload",
+        "run",
+        &topo.display().to_string(),
+        "--out",
+        &p(&d, "o"),
+        "--max-check",
+        "100",
+        "--samples",
+        "16",
+    ]);
+    // big: 24 * 20 * 8 = 3840 MACs > 100: 16 of 480 elements; small: 24 MACs, all 6.
+    assert!(
+        out.contains("sampled 16 of 480 against ieee_dot: 0 mismatches"),
+        "{out}"
+    );
+    assert!(out.contains("checked 6 of 6 against ieee_dot"), "{out}");
+    let (_, rows) = read_csv(&d.join("o/layers.csv"));
+    assert_eq!(rows[0][8], "16");
+    assert_eq!(rows[1][8], "6");
+}
+
+/// Writes `body` to a fresh topology file and runs it into a fresh --out that must stay
+/// absent.
+fn refused(name: &str, body: &str, extra: &[&str], needle: &str) {
+    let d = scratch("workload", name);
+    let topo: PathBuf = d.join("t.csv");
+    std::fs::write(&topo, body).unwrap();
+    let out = d.join("out");
+    let mut args = vec![
+        "workload".to_string(),
+        "run".into(),
+        topo.display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = tcrtl(&args);
+    assert_error(&o, needle);
+    assert!(!out.exists(), "{name}: --out was created");
+}
+
+#[test]
+fn bad_topologies_are_refused_in_one_line() {
+    let conv = format!("{CONV_HEADER}\n");
+    refused("empty", "\n\n", &[], "empty topology");
+    refused(
+        "header",
+        "Name, Rows, Cols, Depth\nx, 1, 2, 3\n",
+        &[],
+        "line 1: unknown header",
+    );
+    refused(
+        "cols",
+        &format!("{conv}c1, 8, 8, 3, 3, 1, 4,\n"),
+        &[],
+        "line 2: 7 columns",
+    );
+    refused(
+        "gemmcols",
+        "Layer, M, N, K,\n\nx, 1, 2, 3, 4,\n",
+        &[],
+        "line 3: 5 columns",
+    );
+    refused(
+        "zero",
+        &format!("{conv}c1, 8, 8, 3, 3, 0, 4, 1,\n"),
+        &[],
+        "layer c1: Channels is 0",
+    );
+    refused(
+        "text",
+        "Layer, M, N, K\nx, 4, four, 4\n",
+        &[],
+        "layer x: N \"four\" is not a whole number",
+    );
+    refused(
+        "filter",
+        &format!("{conv}c1, 8, 8, 9, 3, 1, 4, 1,\n"),
+        &[],
+        "the 9 x 3 filter is larger than the 8 x 8 IFMAP",
+    );
+    refused(
+        "memory",
+        "Layer, M, N, K\nx, 4, 4, 4\n",
+        &["--memory", "tma"],
+        "ideal memory path only",
+    );
+    refused(
+        "exact",
+        "Layer, M, N, K\nx, 4, 4, 4\n",
+        &["--acc", "exact"],
+        "not a datapath",
+    );
+}
+
+#[test]
+fn an_unwritable_out_is_refused_before_any_layer_runs() {
+    let d = scratch("workload", "outfile");
+    let file = d.join("plain");
+    std::fs::write(&file, "x").unwrap();
+    for out in [file.clone(), file.join("sub")] {
+        let o = tcrtl(&[
+            "workload",
+            "run",
+            &shipped("tiny_cnn.csv"),
+            "--out",
+            &out.display().to_string(),
+        ]);
+        assert_error(&o, "--out");
+        // No layer ran: no progress line.
+        assert!(!text(&o.stderr).contains("layer 1/"), "{}", text(&o.stderr));
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}
+
+#[test]
+fn trailing_commas_and_blank_lines_are_tolerated() {
+    let d = scratch("workload", "tolerant");
+    let topo = d.join("t.csv");
+    // A conv row with and one without the trailing comma, blank lines between.
+    std::fs::write(
+        &topo,
+        format!("{CONV_HEADER}\n\nc1, 6, 5, 3, 2, 2, 3, 1,\n\n  \nc2,9,9,3,3,1,2,3\n\n"),
+    )
+    .unwrap();
+    run_ok(&[
+        "workload",
+        "run",
+        &topo.display().to_string(),
+        "--out",
+        &p(&d, "o"),
+    ]);
+    // c1: (6 - 3) + 1 = 4 by (5 - 2) + 1 = 4 -> M 16, N 3, K 3 * 2 * 2 = 12.
+    // c2: (9 - 3) / 3 + 1 = 3 by 3 -> M 9, N 2, K 9.
+    check_layers(
+        &d.join("o"),
+        &[("c1", 16, 3, 12), ("c2", 9, 2, 9)],
+        4,
+        4,
+        true,
+    );
+}
+
+#[test]
+fn integer_layers_sampled_in_the_ws_order() {
+    let d = scratch("workload", "int");
+    let topo = d.join("t.csv");
+    std::fs::write(&topo, "Layer, M, N, K\nfc, 12, 8, 40\n").unwrap();
+    let out = run_ok(&[
+        "workload",
+        "run",
+        &topo.display().to_string(),
+        "--out",
+        &p(&d, "o"),
+        "--format",
+        "s8",
+        "--dataflow",
+        "ws",
+        "--max-check",
+        "0",
+        "--samples",
+        "20",
+    ]);
+    // 12 * 8 = 96 elements, 20 of them compared.
+    assert!(
+        out.contains("sampled 20 of 96 against ws_ref(int_ref_dot): 0 mismatches"),
+        "{out}"
+    );
+    let j: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("o/summary.json")).unwrap()).unwrap();
+    assert_eq!(j["layers"][0]["sampled"], true);
+    assert_eq!(j["layers"][0]["elements"], 96);
+    assert_eq!(j["core"]["format"], "s8");
+    assert_eq!(j["core"]["format_b"], "s8");
+    assert!(out.starts_with("workload "), "{out}");
+    assert!(
+        out.lines().next().unwrap().contains(" on s8 x s8, "),
+        "{out}"
+    );
+}
