@@ -57,7 +57,7 @@ impl LayerCheck {
 }
 
 /// Checks `d`, the clocked core's D of dense problem `g`: the whole of it by
-/// [`crate::verify::check`] when `M * N * K <= max_check_macs`, otherwise `samples` elements
+/// [`crate::verify::check::check`] when `M * N * K <= max_check_macs`, otherwise `samples` elements
 /// chosen by `seed`, each by the per-element reference of the core's dataflow
 /// ([`Reference::dot`], or [`Reference::ws_dot`] for weight-stationary). `preset` is an
 /// `nvidia` run's preset. An error when no independent reference covers the problem.
