@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use tensorcore_rtl::gemm::{self, CoreConfig, Gemm, Problem};
+use tensorcore_rtl::hw::Traffic;
 use tensorcore_rtl::io::bounded::{read_text_bounded, MAX_TEXT_BYTES};
 use tensorcore_rtl::io::output::{self, write_file};
 use tensorcore_rtl::io::OutputPlan;
@@ -17,7 +18,9 @@ use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::int::{IntMode, IntOverflow};
 use tensorcore_rtl::verify::gemm_ref::Reference;
-use tensorcore_rtl::workload::{self, check_layer, layer_seed, LayerCheck, LayerKind, Topology};
+use tensorcore_rtl::workload::{
+    self, analytic, check_layer, layer_seed, Analytic, LayerCheck, LayerKind, Topology,
+};
 
 use super::array::ArrayArgs;
 use super::values;
@@ -74,6 +77,11 @@ pub struct RunArgs {
     /// Print the summary as one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Simulate nothing: every layer's cycles and operand-store traffic from the documented
+    /// formulas (docs/timing.md, docs/cli.md), the whole network in well under a second.
+    /// Without it the report shows the formulas' figures beside the measured ones.
+    #[arg(long)]
+    analytic: bool,
 }
 
 /// The files `workload run` writes into `--out`.
@@ -100,6 +108,17 @@ struct LayerResult {
     macs: u64,
     check: LayerCheck,
     sim_seconds: f64,
+    /// What the formulas say of the layer.
+    analytic: Analytic,
+    /// The traffic the run counted (the formulas' with --analytic).
+    traffic: Traffic,
+}
+
+impl LayerResult {
+    /// The measured cycles and traffic equal the formulas'.
+    fn agrees(&self) -> bool {
+        self.cycles == self.analytic.cycles && self.traffic == self.analytic.traffic
+    }
 }
 
 /// The core a run builds (from --format, --acc, --preset, --width and the array), and the
@@ -160,6 +179,27 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
     for (i, l) in topo.layers.iter().enumerate() {
         let (m, n, k) = l.gemm();
         let seed = layer_seed(args.seed, i);
+        let formula = analytic(&cfg, m, n, k);
+        let macs = (m * n * k) as u64;
+        if args.analytic {
+            results.push(LayerResult {
+                name: l.name.clone(),
+                kind: l.kind,
+                m,
+                n,
+                k,
+                seed,
+                cycles: formula.cycles,
+                tiles: formula.tiles,
+                utilization: utilization(macs, formula.cycles, &cfg),
+                macs,
+                check: LayerCheck::none(),
+                sim_seconds: 0.0,
+                analytic: formula,
+                traffic: formula.traffic,
+            });
+            continue;
+        }
         let g = Gemm::random(m, n, k, cfg, seed).map_err(|e| format!("layer {}: {e}", l.name))?;
         let done = gemm::run(Problem::Dense(&g), None, None)
             .map_err(|e| format!("layer {}: {e}", l.name))?;
@@ -180,6 +220,9 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
             run.cycles,
             run.sim_seconds
         ));
+        let traffic = run
+            .traffic
+            .ok_or_else(|| format!("layer {}: the run counted no traffic", l.name))?;
         results.push(LayerResult {
             name: l.name.clone(),
             kind: l.kind,
@@ -193,6 +236,8 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
             macs: g.macs(),
             check,
             sim_seconds: run.sim_seconds,
+            analytic: formula,
+            traffic,
         });
     }
     let summary = summary_json(args, &topo, &cfg, preset, &results);
@@ -223,8 +268,24 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
             cfg.dataflow()
         );
         for r in &results {
+            let tail = if args.analytic {
+                "from the formulas (not simulated)".to_string()
+            } else if r.agrees() {
+                format!(
+                    "{}: {} mismatches; the formulas agree",
+                    checked_text(&r.check),
+                    r.check.mismatches.len()
+                )
+            } else {
+                format!(
+                    "{}: {} mismatches; the formulas say {} cycles",
+                    checked_text(&r.check),
+                    r.check.mismatches.len(),
+                    r.analytic.cycles
+                )
+            };
             outln!(
-                "{}: {} x {} x {}, {} cycles, {} tile{}, utilization {:.1}%, {}: {} mismatches",
+                "{}: {} x {} x {}, {} cycles, {} tile{}, utilization {:.1}%, B {} bytes read, {tail}",
                 r.name,
                 r.m,
                 r.n,
@@ -233,8 +294,7 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
                 r.tiles,
                 if r.tiles == 1 { "" } else { "s" },
                 100.0 * r.utilization,
-                checked_text(&r.check),
-                r.check.mismatches.len()
+                r.traffic.b_read_bytes()
             );
         }
         let (cycles, macs, secs) = totals(&results);
@@ -309,11 +369,14 @@ fn csv_field(s: &str) -> String {
 
 /// `layers.csv`: one row per layer in the topology's order.
 fn layers_csv(results: &[LayerResult]) -> String {
-    let mut csv =
-        String::from("layer,m,n,k,cycles,tiles,utilization,macs,checked,mismatches,sim_seconds\n");
+    let mut csv = String::from(
+        "layer,m,n,k,cycles,tiles,utilization,macs,checked,mismatches,sim_seconds,\
+         analytic_cycles,a_read_bytes,b_read_bytes,c_read_bytes,d_write_bytes\n",
+    );
     for r in results {
+        let t = &r.traffic;
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             csv_field(&r.name),
             r.m,
             r.n,
@@ -324,7 +387,12 @@ fn layers_csv(results: &[LayerResult]) -> String {
             r.macs,
             r.check.checked,
             r.check.mismatches.len(),
-            r.sim_seconds
+            r.sim_seconds,
+            r.analytic.cycles,
+            t.a_read_bytes(),
+            t.b_read_bytes(),
+            t.c_read_bytes(),
+            t.d_write_bytes()
         ));
     }
     csv
@@ -351,6 +419,7 @@ fn summary_json(
             "memory": "ideal",
         },
         "seed": args.seed,
+        "simulated": !args.analytic,
         "max_check": args.max_check,
         "samples": args.samples,
         "layers": results.iter().map(|r| {
@@ -372,6 +441,11 @@ fn summary_json(
                 "macs": r.macs, "reference": r.check.reference, "checked": r.check.checked,
                 "elements": r.check.total, "sampled": !r.check.complete(),
                 "mismatches": r.check.mismatches.len(), "sim_seconds": r.sim_seconds,
+                "traffic": traffic_json(&r.traffic),
+                "analytic": {
+                    "cycles": r.analytic.cycles, "traffic": traffic_json(&r.analytic.traffic),
+                    "agrees": r.agrees(),
+                },
             })
         }).collect::<Vec<_>>(),
         "totals": {
@@ -379,6 +453,14 @@ fn summary_json(
             "utilization": utilization(macs, cycles, cfg), "mismatches": bad,
             "sim_seconds": secs,
         },
+    })
+}
+
+/// A traffic object in bytes.
+fn traffic_json(t: &Traffic) -> serde_json::Value {
+    serde_json::json!({
+        "a_read_bytes": t.a_read_bytes(), "b_read_bytes": t.b_read_bytes(),
+        "c_read_bytes": t.c_read_bytes(), "d_write_bytes": t.d_write_bytes(),
     })
 }
 

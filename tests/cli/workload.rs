@@ -91,7 +91,12 @@ fn check_layers(dir: &Path, want: &[(&str, u64, u64, u64)], r: u64, c: u64, os: 
             "macs",
             "checked",
             "mismatches",
-            "sim_seconds"
+            "sim_seconds",
+            "analytic_cycles",
+            "a_read_bytes",
+            "b_read_bytes",
+            "c_read_bytes",
+            "d_write_bytes"
         ]
     );
     assert_eq!(rows.len(), want.len());
@@ -106,7 +111,68 @@ fn check_layers(dir: &Path, want: &[(&str, u64, u64, u64)], r: u64, c: u64, os: 
         assert_eq!(num(7), m * n * k, "{name} macs");
         assert_eq!(num(8), m * n, "{name} checked");
         assert_eq!(num(9), 0, "{name} mismatches");
+        // The formulas' cycles equal the measured ones; the traffic is the run's count, FP16
+        // operands and FP32 C and D (docs/cli.md, "Operand-store traffic").
+        assert_eq!(num(11), num(4), "{name} analytic cycles");
+        assert_eq!(num(12), 2 * m * k * n.div_ceil(c), "{name} A bytes");
+        let b_repeats = if os { m.div_ceil(r) } else { m.div_ceil(1024) };
+        assert_eq!(num(13), 2 * k * n * b_repeats, "{name} B bytes");
+        assert_eq!(
+            (num(14), num(15)),
+            (4 * m * n, 4 * m * n),
+            "{name} C, D bytes"
+        );
     }
+}
+
+/// `--analytic` simulates nothing and reports the formulas' cycles and traffic: the same
+/// layers.csv columns as a simulated run (checked 0), equal cycles and traffic to the
+/// simulated run's in both dataflows; `summary.json` says it was not simulated.
+#[test]
+fn analytic_mode_gives_what_the_simulation_measures() {
+    let d = scratch("workload", "analytic");
+    for df in ["os", "ws"] {
+        for (what, extra) in [("sim", &[][..]), ("formula", &["--analytic"][..])] {
+            let mut args = vec![
+                "workload",
+                "run",
+                "--dataflow",
+                df,
+                "--rows",
+                "8",
+                "--cols",
+                "4",
+                "--out",
+            ];
+            let out = p(&d, &format!("{df}_{what}"));
+            let topo = shipped("transformer_block.csv");
+            args.push(&out);
+            args.push(&topo);
+            args.extend_from_slice(extra);
+            run_ok(&args);
+        }
+        let (_, sim) = read_csv(&d.join(format!("{df}_sim/layers.csv")));
+        let (_, formula) = read_csv(&d.join(format!("{df}_formula/layers.csv")));
+        assert_eq!(sim.len(), TRANSFORMER.len());
+        for (s, f) in sim.iter().zip(&formula) {
+            assert_eq!(s[..6], f[..6], "{df}: layer, shape, cycles, tiles");
+            assert_eq!(s[11..], f[11..], "{df}: the formulas' columns");
+            assert_eq!(f[8], "0", "{df}: nothing checked");
+        }
+        let j: Value = serde_json::from_str(
+            &std::fs::read_to_string(d.join(format!("{df}_formula/summary.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(j["simulated"], false);
+        let j: Value = serde_json::from_str(
+            &std::fs::read_to_string(d.join(format!("{df}_sim/summary.json"))).unwrap(),
+        )
+        .unwrap();
+        for l in j["layers"].as_array().unwrap() {
+            assert_eq!(l["analytic"]["agrees"], true, "{df}: {}", l["layer"]);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]

@@ -1,0 +1,49 @@
+//! The analytic model of a layer: its cycles from the schedules' formulas (`docs/timing.md`:
+//! the output-stationary total, or the weight-stationary pass rules) and its operand-store
+//! traffic from the closed forms (`docs/cli.md`, "Operand-store traffic"), without simulating.
+//! `tcrtl workload run --analytic` reports these alone; a simulated run reports them beside
+//! what it measured, and whether the two agree.
+
+use crate::gemm::CoreConfig;
+use crate::hw::schedule::Schedule;
+use crate::hw::ws::{WsSchedule, ACC_ROWS};
+use crate::hw::{Dataflow, Traffic};
+
+/// What the formulas say of one layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Analytic {
+    /// Cycles from leaving `Idle` to `Done`.
+    pub cycles: u64,
+    /// Output tiles (`ceil(M / R) * ceil(N / C)`).
+    pub tiles: usize,
+    /// The operand-store traffic.
+    pub traffic: Traffic,
+}
+
+/// The analytic model of an `m x n x k` GEMM on a core built for `cfg`.
+pub fn analytic(cfg: &CoreConfig, m: usize, n: usize, k: usize) -> Analytic {
+    let (rows, cols) = (cfg.rows() as u64, cfg.cols() as u64);
+    let (mu, nu, ku) = (m as u64, n as u64, k as u64);
+    let col_tiles = nu.div_ceil(cols);
+    let (cycles, b_repeats) = match cfg.dataflow() {
+        Dataflow::Os => (
+            Schedule::for_core(cfg, m, n, k, cfg.block()).total_cycles(),
+            mu.div_ceil(rows),
+        ),
+        Dataflow::Ws => (
+            WsSchedule::for_core(cfg, m, n, k).total_cycles(),
+            mu.div_ceil(ACC_ROWS as u64),
+        ),
+    };
+    let acc_bits = u64::from(cfg.acc.width());
+    Analytic {
+        cycles,
+        tiles: (mu.div_ceil(rows) * col_tiles) as usize,
+        traffic: Traffic {
+            a_read_bits: mu * ku * col_tiles * u64::from(cfg.fmt_a.width()),
+            b_read_bits: ku * nu * b_repeats * u64::from(cfg.fmt_b.width()),
+            c_read_bits: mu * nu * acc_bits,
+            d_write_bits: mu * nu * acc_bits,
+        },
+    }
+}
