@@ -580,6 +580,18 @@ fn fuzz_command_line() {
             ],
         ),
         (vec!["wave-filter"], vec!["fp16"]),
+        (
+            vec!["gemm"],
+            vec!["--m", "5", "--n", "6", "--k", "20", "--dataflow", "ws"],
+        ),
+        (
+            vec!["workload", "run"],
+            vec![
+                concat!(env!("CARGO_MANIFEST_DIR"), "/docs/workloads/tiny_cnn.csv"),
+                "--out",
+                &p("wl"),
+            ],
+        ),
         (vec!["tb", "list"], vec![]),
         (vec!["tb", "run"], vec!["specials"]),
         (vec![], vec![]),
