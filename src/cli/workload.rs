@@ -19,7 +19,8 @@ use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::int::{IntMode, IntOverflow};
 use tensorcore_rtl::verify::gemm_ref::Reference;
 use tensorcore_rtl::workload::{
-    self, analytic, check_layer, layer_seed, Analytic, LayerCheck, LayerKind, Topology,
+    self, analytic, check_layer, layer_seed, scalesim_cycles, Analytic, LayerCheck, LayerKind,
+    Topology,
 };
 
 use super::array::ArrayArgs;
@@ -82,6 +83,12 @@ pub struct RunArgs {
     /// Without it the report shows the formulas' figures beside the measured ones.
     #[arg(long)]
     analytic: bool,
+    /// Whose cycles the report's `cycles` column and totals give: `model` (this core's own:
+    /// overlapped folds, pipeline latency, preload and drain; the default) or `scalesim`
+    /// (SCALE-Sim's compute cycles for the same array and dataflow, docs/timing.md; needs
+    /// --width 1, SCALE-Sim's one MAC per PE a cycle). Both are in layers.csv either way.
+    #[arg(long, default_value = "model", value_name = "model|scalesim")]
+    timing: String,
 }
 
 /// The files `workload run` writes into `--out`.
@@ -110,6 +117,10 @@ struct LayerResult {
     sim_seconds: f64,
     /// What the formulas say of the layer.
     analytic: Analytic,
+    /// This core's cycles (simulated, or the formulas' with --analytic).
+    model_cycles: u64,
+    /// SCALE-Sim's compute cycles for the layer on the same array and dataflow.
+    scalesim: u64,
     /// The traffic the run counted (the formulas' with --analytic).
     traffic: Traffic,
 }
@@ -117,7 +128,7 @@ struct LayerResult {
 impl LayerResult {
     /// The measured cycles and traffic equal the formulas'.
     fn agrees(&self) -> bool {
-        self.cycles == self.analytic.cycles && self.traffic == self.analytic.traffic
+        self.model_cycles == self.analytic.cycles && self.traffic == self.analytic.traffic
     }
 }
 
@@ -157,6 +168,18 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
         .map_err(|e| format!("{shown}: {e}"))?;
     let topo = workload::parse(&text).map_err(|e| format!("{shown}: {e}"))?;
     let (cfg, preset) = core_config(args)?;
+    let scalesim_timing = match args.timing.as_str() {
+        "model" => false,
+        "scalesim" if cfg.width == 1 => true,
+        "scalesim" => {
+            return Err(format!(
+                "--timing scalesim with --width {}: SCALE-Sim's PE does one MAC a cycle (use \
+                 --width 1)",
+                cfg.width
+            ))
+        }
+        other => return Err(format!("--timing {other}: model or scalesim")),
+    };
     // Every layer's size, and the reference, before any layer runs.
     for l in &topo.layers {
         let (m, n, k) = l.gemm();
@@ -180,7 +203,10 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
         let (m, n, k) = l.gemm();
         let seed = layer_seed(args.seed, i);
         let formula = analytic(&cfg, m, n, k);
+        let scalesim = scalesim_cycles(cfg.dataflow(), (cfg.rows(), cfg.cols()), m, n, k);
         let macs = (m * n * k) as u64;
+        // The report's cycles: this core's, or SCALE-Sim's with --timing scalesim.
+        let shown = |model: u64| if scalesim_timing { scalesim } else { model };
         if args.analytic {
             results.push(LayerResult {
                 name: l.name.clone(),
@@ -189,13 +215,15 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
                 n,
                 k,
                 seed,
-                cycles: formula.cycles,
+                cycles: shown(formula.cycles),
                 tiles: formula.tiles,
-                utilization: utilization(macs, formula.cycles, &cfg),
+                utilization: utilization(macs, shown(formula.cycles), &cfg),
                 macs,
                 check: LayerCheck::none(),
                 sim_seconds: 0.0,
                 analytic: formula,
+                model_cycles: formula.cycles,
+                scalesim,
                 traffic: formula.traffic,
             });
             continue;
@@ -230,13 +258,15 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
             n,
             k,
             seed,
-            cycles: run.cycles,
+            cycles: shown(run.cycles),
             tiles: run.tiles,
-            utilization: run.utilization(),
-            macs: g.macs(),
+            utilization: utilization(macs, shown(run.cycles), &cfg),
+            macs,
             check,
             sim_seconds: run.sim_seconds,
             analytic: formula,
+            model_cycles: run.cycles,
+            scalesim,
             traffic,
         });
     }
@@ -371,12 +401,13 @@ fn csv_field(s: &str) -> String {
 fn layers_csv(results: &[LayerResult]) -> String {
     let mut csv = String::from(
         "layer,m,n,k,cycles,tiles,utilization,macs,checked,mismatches,sim_seconds,\
-         analytic_cycles,a_read_bytes,b_read_bytes,c_read_bytes,d_write_bytes\n",
+         analytic_cycles,a_read_bytes,b_read_bytes,c_read_bytes,d_write_bytes,model_cycles,\
+         scalesim_cycles\n",
     );
     for r in results {
         let t = &r.traffic;
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             csv_field(&r.name),
             r.m,
             r.n,
@@ -392,7 +423,9 @@ fn layers_csv(results: &[LayerResult]) -> String {
             t.a_read_bytes(),
             t.b_read_bytes(),
             t.c_read_bytes(),
-            t.d_write_bytes()
+            t.d_write_bytes(),
+            r.model_cycles,
+            r.scalesim
         ));
     }
     csv
@@ -420,6 +453,7 @@ fn summary_json(
         },
         "seed": args.seed,
         "simulated": !args.analytic,
+        "timing": args.timing,
         "max_check": args.max_check,
         "samples": args.samples,
         "layers": results.iter().map(|r| {
@@ -442,6 +476,7 @@ fn summary_json(
                 "elements": r.check.total, "sampled": !r.check.complete(),
                 "mismatches": r.check.mismatches.len(), "sim_seconds": r.sim_seconds,
                 "traffic": traffic_json(&r.traffic),
+                "model_cycles": r.model_cycles, "scalesim_cycles": r.scalesim,
                 "analytic": {
                     "cycles": r.analytic.cycles, "traffic": traffic_json(&r.analytic.traffic),
                     "agrees": r.agrees(),

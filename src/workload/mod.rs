@@ -7,7 +7,7 @@
 pub mod analytic;
 pub mod topology;
 
-pub use analytic::{analytic, Analytic};
+pub use analytic::{analytic, scalesim_cycles, Analytic};
 pub use topology::{parse, ConvLayer, Layer, LayerKind, Topology, TopologyError, TopologyFormat};
 
 use crate::gemm::dispatch::Problem;

@@ -96,7 +96,9 @@ fn check_layers(dir: &Path, want: &[(&str, u64, u64, u64)], r: u64, c: u64, os: 
             "a_read_bytes",
             "b_read_bytes",
             "c_read_bytes",
-            "d_write_bytes"
+            "d_write_bytes",
+            "model_cycles",
+            "scalesim_cycles"
         ]
     );
     assert_eq!(rows.len(), want.len());
@@ -441,4 +443,82 @@ fn integer_layers_sampled_in_the_ws_order() {
         out.lines().next().unwrap().contains(" on s8 x s8, "),
         "{out}"
     );
+}
+
+/// `--timing scalesim`: the `cycles` column is SCALE-Sim's compute cycles, written here from
+/// its fold rules (`docs/timing.md`): os `ceil(M/R) ceil(N/C)` folds of `K + R + C - 2`, ws
+/// `ceil(K/R) ceil(N/C)` folds of `2R + C + M - 2`, less one (the last cycle's index); the
+/// model's own cycles stay in `model_cycles`, and D is still checked. A width other than 1
+/// and an unknown timing are refused.
+#[test]
+fn scalesim_timing_reports_scalesims_fold_cycles() {
+    let d = scratch("workload", "scalesim");
+    let (r, c) = (4u64, 8u64);
+    for df in ["os", "ws"] {
+        let out = p(&d, df);
+        let topo = shipped("tiny_cnn.csv");
+        run_ok(&[
+            "workload",
+            "run",
+            &topo,
+            "--out",
+            &out,
+            "--timing",
+            "scalesim",
+            "--dataflow",
+            df,
+            "--rows",
+            "4",
+            "--cols",
+            "8",
+        ]);
+        let (_, rows) = read_csv(&d.join(df).join("layers.csv"));
+        for (row, &(name, m, n, k)) in rows.iter().zip(&TINY_CNN) {
+            let num = |i: usize| row[i].parse::<u64>().expect("number");
+            let want = if df == "os" {
+                m.div_ceil(r) * n.div_ceil(c) * (k + r + c - 2) - 1
+            } else {
+                k.div_ceil(r) * n.div_ceil(c) * (2 * r + c + m - 2) - 1
+            };
+            assert_eq!(num(4), want, "{df} {name}: cycles");
+            assert_eq!(num(17), want, "{df} {name}: scalesim_cycles");
+            assert_eq!(
+                num(16),
+                num(11),
+                "{df} {name}: model cycles = the model's formulas"
+            );
+            if df == "os" {
+                assert_eq!(num(16), os_cycles(r, c, m, n, k), "{name}: model cycles");
+            }
+            assert_eq!(num(9), 0, "{df} {name}: mismatches");
+        }
+    }
+    let topo = shipped("tiny_cnn.csv");
+    assert_error(
+        &tcrtl(&[
+            "workload",
+            "run",
+            &topo,
+            "--out",
+            &p(&d, "w2"),
+            "--timing",
+            "scalesim",
+            "--width",
+            "2",
+        ]),
+        "one MAC a cycle",
+    );
+    assert_error(
+        &tcrtl(&[
+            "workload",
+            "run",
+            &topo,
+            "--out",
+            &p(&d, "x"),
+            "--timing",
+            "fast",
+        ]),
+        "--timing fast",
+    );
+    let _ = std::fs::remove_dir_all(&d);
 }
