@@ -53,12 +53,13 @@ pub struct ConvLayer {
 }
 
 impl ConvLayer {
-    /// The output feature map's `(height, width)`: `(ifmap - filt) / stride + 1` each, with no
-    /// padding, as SCALE-Sim computes it.
+    /// The output feature map's `(height, width)`: `ceil((ifmap - filt + stride) / stride)`
+    /// each, with no padding, as SCALE-Sim computes it (a last window that runs past the
+    /// IFMAP still counts), i.e. `ceil((ifmap - filt) / stride) + 1`.
     pub fn ofmap(&self) -> (usize, usize) {
         (
-            (self.ifmap_h - self.filt_h) / self.stride + 1,
-            (self.ifmap_w - self.filt_w) / self.stride + 1,
+            (self.ifmap_h - self.filt_h).div_ceil(self.stride) + 1,
+            (self.ifmap_w - self.filt_w).div_ceil(self.stride) + 1,
         )
     }
 
@@ -279,7 +280,7 @@ mod tests {
     #[test]
     fn conv_lowering_worked_by_hand() {
         // ResNet's first layer: 224 x 224 (padded), 7 x 7 filters, 3 channels, 64 filters,
-        // stride 2: (224 - 7) / 2 + 1 = 217 / 2 + 1 = 108 + 1 = 109.
+        // stride 2: ceil((224 - 7 + 2) / 2) = ceil(219 / 2) = 110 (SCALE-Sim's rounding up).
         let t = parse(
             "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\n\
              Conv1, 224, 224, 7, 7, 3, 64, 2,\n",
@@ -289,9 +290,9 @@ mod tests {
         let LayerKind::Conv(c) = t.layers[0].kind else {
             panic!("not a convolution")
         };
-        assert_eq!(c.ofmap(), (109, 109));
-        // M = 109 * 109 = 11881, N = 64, K = 7 * 7 * 3 = 147.
-        assert_eq!(t.layers[0].gemm(), (11881, 64, 147));
+        assert_eq!(c.ofmap(), (110, 110));
+        // M = 110 * 110 = 12100, N = 64, K = 7 * 7 * 3 = 147.
+        assert_eq!(t.layers[0].gemm(), (12100, 64, 147));
     }
 
     #[test]

@@ -52,14 +52,14 @@ fn run_ok(args: &[&str]) -> String {
     text(&o.stdout)
 }
 
-/// The tiny CNN's layers lowered by hand: ofmap = (ifmap - filter) / stride + 1.
+/// The tiny CNN's layers lowered by hand: ofmap = ceil((ifmap - filter + stride) / stride).
 /// Conv1 16x16, 3x3, 3 ch, 8 filters, stride 1: 14 x 14 -> M 196, N 8, K 27.
-/// Conv2 14x14, 3x3, 8 ch, 16 filters, stride 2: (14 - 3) / 2 + 1 = 6 -> M 36, N 16, K 72.
+/// Conv2 14x14, 3x3, 8 ch, 16 filters, stride 2: ceil(13 / 2) = 7 -> M 49, N 16, K 72.
 /// Conv3 6x6, 3x3, 16 ch, 16 filters, stride 1: 4 x 4 -> M 16, N 16, K 144.
 /// FC 4x4, 4x4, 16 ch, 10 filters, stride 1: 1 x 1 -> M 1, N 10, K 256.
 const TINY_CNN: [(&str, u64, u64, u64); 4] = [
     ("Conv1", 196, 8, 27),
-    ("Conv2", 36, 16, 72),
+    ("Conv2", 49, 16, 72),
     ("Conv3", 16, 16, 144),
     ("FC", 1, 10, 256),
 ];
@@ -207,7 +207,7 @@ fn tiny_cnn_runs_with_the_os_cycle_formula_and_no_mismatches() {
     assert_eq!(j["core"]["rows"], 4);
     assert_eq!(j["core"]["dataflow"], "os");
     assert_eq!(j["topology_format"], "conv");
-    assert_eq!(j["layers"][1]["conv"]["ofmap_h"], 6);
+    assert_eq!(j["layers"][1]["conv"]["ofmap_h"], 7);
     let macs: u64 = TINY_CNN.iter().map(|&(_, m, n, k)| m * n * k).sum();
     assert_eq!(j["totals"]["cycles"], total);
     assert_eq!(j["totals"]["macs"], macs);
@@ -520,5 +520,41 @@ fn scalesim_timing_reports_scalesims_fold_cycles() {
         ]),
         "--timing fast",
     );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// SCALE-Sim v3's own compute cycles for `tiny_cnn.csv` on a 4 x 8 array ("Total Cycles" of
+/// its COMPUTE_REPORT.csv, run with `pip install "numpy<2" scalesim` and a config of
+/// ArrayHeight 4, ArrayWidth 8, each dataflow; 2026-12-03): `--timing scalesim` gives them
+/// exactly, layer by layer, in both dataflows.
+#[test]
+fn scalesim_timing_equals_scalesim_v3_on_tiny_cnn() {
+    let measured: [(&str, [u64; 4]); 2] = [
+        ("os", [1812, 2131, 1231, 531]),
+        ("ws", [1469, 2267, 2159, 1919]),
+    ];
+    let d = scratch("workload", "scalesim_v3");
+    let topo = shipped("tiny_cnn.csv");
+    for (df, cycles) in measured {
+        let out = p(&d, df);
+        run_ok(&[
+            "workload",
+            "run",
+            &topo,
+            "--out",
+            &out,
+            "--timing",
+            "scalesim",
+            "--dataflow",
+            df,
+            "--rows",
+            "4",
+            "--cols",
+            "8",
+        ]);
+        let (_, rows) = read_csv(&d.join(df).join("layers.csv"));
+        let got: Vec<u64> = rows.iter().map(|r| r[4].parse().expect("cycles")).collect();
+        assert_eq!(got, cycles, "{df}");
+    }
     let _ = std::fs::remove_dir_all(&d);
 }
