@@ -455,24 +455,7 @@ fn scalesim_timing_reports_scalesims_fold_cycles() {
     let d = scratch("workload", "scalesim");
     let (r, c) = (4u64, 8u64);
     for df in ["os", "ws"] {
-        let out = p(&d, df);
-        let topo = shipped("tiny_cnn.csv");
-        run_ok(&[
-            "workload",
-            "run",
-            &topo,
-            "--out",
-            &out,
-            "--timing",
-            "scalesim",
-            "--dataflow",
-            df,
-            "--rows",
-            "4",
-            "--cols",
-            "8",
-        ]);
-        let (_, rows) = read_csv(&d.join(df).join("layers.csv"));
+        let rows = tiny_cnn_scalesim_4x8(&d, df);
         for (row, &(name, m, n, k)) in rows.iter().zip(&TINY_CNN) {
             let num = |i: usize| row[i].parse::<u64>().expect("number");
             let want = if df == "os" {
@@ -534,27 +517,32 @@ fn scalesim_timing_equals_scalesim_v3_on_tiny_cnn() {
         ("ws", [1469, 2267, 2159, 1919]),
     ];
     let d = scratch("workload", "scalesim_v3");
-    let topo = shipped("tiny_cnn.csv");
     for (df, cycles) in measured {
-        let out = p(&d, df);
-        run_ok(&[
-            "workload",
-            "run",
-            &topo,
-            "--out",
-            &out,
-            "--timing",
-            "scalesim",
-            "--dataflow",
-            df,
-            "--rows",
-            "4",
-            "--cols",
-            "8",
-        ]);
-        let (_, rows) = read_csv(&d.join(df).join("layers.csv"));
+        let rows = tiny_cnn_scalesim_4x8(&d, df);
         let got: Vec<u64> = rows.iter().map(|r| r[4].parse().expect("cycles")).collect();
         assert_eq!(got, cycles, "{df}");
     }
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Runs `tiny_cnn.csv` with `--timing scalesim` on a 4 x 8 array in dataflow `df` into
+/// `d/df` and returns the rows of its layers.csv.
+fn tiny_cnn_scalesim_4x8(d: &Path, df: &str) -> Vec<Vec<String>> {
+    let (out, topo) = (p(d, df), shipped("tiny_cnn.csv"));
+    run_ok(&[
+        "workload",
+        "run",
+        &topo,
+        "--out",
+        &out,
+        "--timing",
+        "scalesim",
+        "--dataflow",
+        df,
+        "--rows",
+        "4",
+        "--cols",
+        "8",
+    ]);
+    read_csv(&d.join(df).join("layers.csv")).1
 }
