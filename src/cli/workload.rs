@@ -92,7 +92,7 @@ pub struct RunArgs {
 }
 
 /// The files `workload run` writes into `--out`.
-const OUTPUTS: [&str; 2] = ["layers.csv", "summary.json"];
+const OUTPUTS: [&str; 3] = ["layers.csv", "summary.json", "layers.svg"];
 
 /// Runs `tcrtl workload`.
 pub fn run(args: &WorkloadArgs) -> Result<i32, String> {
@@ -199,6 +199,19 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
     }
     let count = topo.layers.len();
     let mut results = Vec::with_capacity(count);
+    // On a terminal, a bar of layers done with the simulated cycles a second and the time
+    // left (indicatif draws nothing elsewhere, where the per-layer lines are the progress).
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(count as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "workload {bar:30} {pos}/{len} layers, {msg} ({eta} left)",
+    ) {
+        bar.set_style(style);
+    }
+    let started = std::time::Instant::now();
+    let mut simulated_cycles = 0u64;
     for (i, l) in topo.layers.iter().enumerate() {
         let (m, n, k) = l.gemm();
         let seed = layer_seed(args.seed, i);
@@ -241,13 +254,22 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
             seed.rotate_left(17) ^ 0x5EED,
         )
         .map_err(|e| format!("layer {}: {e}", l.name))?;
-        progress(&format!(
+        let line = format!(
             "layer {}/{count} {}: {m} x {n} x {k}, {} cycles, {:.3} s",
             i + 1,
             l.name,
             run.cycles,
             run.sim_seconds
-        ));
+        );
+        if bar.is_hidden() {
+            progress(&line);
+        } else {
+            bar.println(line);
+        }
+        simulated_cycles += run.cycles;
+        let rate = simulated_cycles as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        bar.set_message(format!("{rate:.3e} cycles/s"));
+        bar.inc(1);
         let traffic = run
             .traffic
             .ok_or_else(|| format!("layer {}: the run counted no traffic", l.name))?;
@@ -270,7 +292,9 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
             traffic,
         });
     }
+    bar.finish_and_clear();
     let summary = summary_json(args, &topo, &cfg, preset, &results);
+    let plot = layers_svg(&results, &cfg)?;
     write_file(
         &args.out.join("layers.csv"),
         layers_csv(&results).as_bytes(),
@@ -279,6 +303,7 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
         &args.out.join("summary.json"),
         format!("{summary:#}\n").as_bytes(),
     )?;
+    write_file(&args.out.join("layers.svg"), plot.as_bytes())?;
     let bad: usize = results.iter().map(|r| r.check.mismatches.len()).sum();
     if args.json {
         outln!("{summary}");
@@ -334,9 +359,10 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
             100.0 * utilization(macs, cycles, &cfg)
         );
         outln!(
-            "written: {}, {}",
+            "written: {}, {}, {}",
             args.out.join("layers.csv").display(),
-            args.out.join("summary.json").display()
+            args.out.join("summary.json").display(),
+            args.out.join("layers.svg").display()
         );
     }
     Ok(if bad == 0 { 0 } else { 1 })
@@ -348,6 +374,70 @@ fn format_names(cfg: &CoreConfig) -> (&'static str, &'static str) {
     match cfg.mode {
         AccMode::Int(im) => (im.a.name, im.b.name),
         _ => (cfg.fmt_a.name, cfg.fmt_b.name),
+    }
+}
+
+/// `layers.svg`: a bar chart of each layer's cycles above one of its utilization (in
+/// percent), the layers in the topology's order.
+fn layers_svg(results: &[LayerResult], cfg: &CoreConfig) -> Result<String, String> {
+    use plotters::prelude::{Color, BLUE, RED};
+    let labels: Vec<String> = results.iter().map(|r| r.name.clone()).collect();
+    let mut svg = String::new();
+    let (w, h) = (960u32, 420u32);
+    let mut cycles_svg = String::new();
+    super::plot::bar_plot(
+        &mut cycles_svg,
+        (w, h),
+        &format!(
+            "cycles per layer ({} x {} {}, w = {})",
+            cfg.rows(),
+            cfg.cols(),
+            cfg.dataflow(),
+            cfg.width
+        ),
+        "cycles",
+        &labels,
+        &[super::plot::Stack {
+            label: "cycles".into(),
+            color: BLUE.to_rgba(),
+            values: results.iter().map(|r| r.cycles as f64).collect(),
+        }],
+    )?;
+    let mut util_svg = String::new();
+    super::plot::bar_plot(
+        &mut util_svg,
+        (w, h),
+        "utilization per layer (%)",
+        "utilization (%)",
+        &labels,
+        &[super::plot::Stack {
+            label: "utilization".into(),
+            color: RED.to_rgba(),
+            values: results.iter().map(|r| 100.0 * r.utilization).collect(),
+        }],
+    )?;
+    // The two charts one above the other in one document.
+    svg.push_str(&format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\">\n",
+        2 * h
+    ));
+    for (k, part) in [cycles_svg, util_svg].iter().enumerate() {
+        svg.push_str(&format!(
+            "<g transform=\"translate(0,{})\">\n",
+            k as u32 * h
+        ));
+        svg.push_str(strip_xml_header(part));
+        svg.push_str("</g>\n");
+    }
+    svg.push_str("</svg>\n");
+    Ok(svg)
+}
+
+/// An SVG document without its XML declaration, to nest it in another.
+fn strip_xml_header(svg: &str) -> &str {
+    match svg.find("<svg") {
+        Some(i) => &svg[i..],
+        None => svg,
     }
 }
 

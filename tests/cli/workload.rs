@@ -188,6 +188,15 @@ fn tiny_cnn_runs_with_the_os_cycle_formula_and_no_mismatches() {
         &p(&d, "os"),
     ]);
     check_layers(&d.join("os"), &TINY_CNN, 4, 4, true);
+    // layers.svg: the two per-layer charts, every layer named on them.
+    let svg = std::fs::read_to_string(d.join("os/layers.svg")).expect("layers.svg");
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.contains("cycles per layer") && svg.contains("utilization per layer"));
+    for (name, ..) in TINY_CNN {
+        // Each label is a text element's content, on a line of its own.
+        let label = format!("\n{name}\n");
+        assert_eq!(svg.matches(&label).count(), 2, "{name} on both charts");
+    }
     // One stdout line per layer, in order, then the total.
     let lines: Vec<&str> = out.lines().collect();
     for (i, (name, ..)) in TINY_CNN.iter().enumerate() {
