@@ -28,7 +28,7 @@ use crate::numerics::dot::ws::psum_identity;
 use crate::numerics::flags::Flags;
 use crate::rtl::{Design, Display, Input, Module, Visitor, Wide};
 
-use super::super::skew::Skew;
+use crate::hw::skew::Skew;
 
 /// The weight-load control word beside each column's weight lanes in `w_skew`: bit 0 `en`,
 /// bit 1 `set`, bit 2 `valid`.
