@@ -89,6 +89,10 @@ pub struct RunArgs {
     /// --width 1, SCALE-Sim's one MAC per PE a cycle). Both are in layers.csv either way.
     #[arg(long, default_value = "model", value_name = "model|scalesim")]
     timing: String,
+    /// Layers simulated at once, each on its own thread (1 to 256; the report is the same for
+    /// any count, but for the wall-clock figures).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
 }
 
 /// The files `workload run` writes into `--out`.
@@ -198,7 +202,6 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
         plan.add("--out", &args.out.join(name))?;
     }
     let count = topo.layers.len();
-    let mut results = Vec::with_capacity(count);
     // On a terminal, a bar of layers done with the simulated cycles a second and the time
     // left (indicatif draws nothing elsewhere, where the per-layer lines are the progress).
     let bar = indicatif::ProgressBar::with_draw_target(
@@ -211,8 +214,10 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
         bar.set_style(style);
     }
     let started = std::time::Instant::now();
-    let mut simulated_cycles = 0u64;
-    for (i, l) in topo.layers.iter().enumerate() {
+    let simulated_cycles = std::sync::atomic::AtomicU64::new(0);
+    // One layer, start to end (its own seed, problem, run and check: layers are independent,
+    // so running them on several threads changes nothing but the order of the progress lines).
+    let run_layer = |(i, l): (usize, &workload::Layer)| -> Result<LayerResult, String> {
         let (m, n, k) = l.gemm();
         let seed = layer_seed(args.seed, i);
         let formula = analytic(&cfg, m, n, k);
@@ -221,7 +226,7 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
         // The report's cycles: this core's, or SCALE-Sim's with --timing scalesim.
         let shown = |model: u64| if scalesim_timing { scalesim } else { model };
         if args.analytic {
-            results.push(LayerResult {
+            return Ok(LayerResult {
                 name: l.name.clone(),
                 kind: l.kind,
                 m,
@@ -239,7 +244,6 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
                 scalesim,
                 traffic: formula.traffic,
             });
-            continue;
         }
         let g = Gemm::random(m, n, k, cfg, seed).map_err(|e| format!("layer {}: {e}", l.name))?;
         let done = gemm::run(Problem::Dense(&g), None, None)
@@ -266,14 +270,15 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
         } else {
             bar.println(line);
         }
-        simulated_cycles += run.cycles;
-        let rate = simulated_cycles as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        let total = simulated_cycles.fetch_add(run.cycles, std::sync::atomic::Ordering::Relaxed)
+            + run.cycles;
+        let rate = total as f64 / started.elapsed().as_secs_f64().max(1e-9);
         bar.set_message(format!("{rate:.3e} cycles/s"));
         bar.inc(1);
         let traffic = run
             .traffic
             .ok_or_else(|| format!("layer {}: the run counted no traffic", l.name))?;
-        results.push(LayerResult {
+        Ok(LayerResult {
             name: l.name.clone(),
             kind: l.kind,
             m,
@@ -290,8 +295,29 @@ fn run_topology(args: &RunArgs) -> Result<i32, String> {
             model_cycles: run.cycles,
             scalesim,
             traffic,
-        });
-    }
+        })
+    };
+    let results: Vec<LayerResult> = if args.threads == 1 {
+        topo.layers
+            .iter()
+            .enumerate()
+            .map(run_layer)
+            .collect::<Result<_, _>>()?
+    } else {
+        use rayon::prelude::*;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(args.threads))
+            .build()
+            .map_err(|e| format!("--threads {}: {e}", args.threads))?;
+        // `collect` keeps the topology's order whatever order the layers finish in.
+        pool.install(|| {
+            topo.layers
+                .par_iter()
+                .enumerate()
+                .map(run_layer)
+                .collect::<Result<_, _>>()
+        })?
+    };
     bar.finish_and_clear();
     let summary = summary_json(args, &topo, &cfg, preset, &results);
     let plot = layers_svg(&results, &cfg)?;

@@ -555,3 +555,56 @@ fn tiny_cnn_scalesim_4x8(d: &Path, df: &str) -> Vec<Vec<String>> {
     ]);
     read_csv(&d.join(df).join("layers.csv")).1
 }
+
+/// `--threads 3` runs layers at once and gives the report of `--threads 1`: every field of
+/// every layers.csv row but the wall-clock `sim_seconds`, in the topology's order.
+#[test]
+fn threads_change_nothing_but_the_wall_clock() {
+    let d = scratch("workload", "threads");
+    let topo = shipped("transformer_block.csv");
+    for t in ["1", "3"] {
+        let out = p(&d, t);
+        run_ok(&[
+            "workload",
+            "run",
+            &topo,
+            "--out",
+            &out,
+            "--threads",
+            t,
+            "--dataflow",
+            "ws",
+        ]);
+    }
+    let (h1, r1) = read_csv(&d.join("1").join("layers.csv"));
+    let (h3, r3) = read_csv(&d.join("3").join("layers.csv"));
+    assert_eq!(h1, h3);
+    let wall = h1
+        .iter()
+        .position(|c| c == "sim_seconds")
+        .expect("sim_seconds");
+    let strip = |rows: &[Vec<String>]| -> Vec<Vec<String>> {
+        rows.iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.remove(wall);
+                r
+            })
+            .collect()
+    };
+    assert_eq!(strip(&r1), strip(&r3));
+    assert_eq!(r1.len(), TRANSFORMER.len());
+    assert_error(
+        &tcrtl(&[
+            "workload",
+            "run",
+            &topo,
+            "--out",
+            &p(&d, "z"),
+            "--threads",
+            "0",
+        ]),
+        "--threads",
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
