@@ -608,3 +608,30 @@ fn threads_change_nothing_but_the_wall_clock() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// SCALE-Sim v3's own SRAM read counts for `tiny_cnn.csv` on a 4 x 8 array (its
+/// DETAILED_ACCESS_REPORT.csv, "SRAM IFMAP Reads" and "SRAM Filter Reads", in words of one
+/// element; the same runs as the cycle test above): the operand-store traffic this model
+/// counts reads the same elements, A as SCALE-Sim's IFMAP and B as its filter, so its bytes
+/// are SCALE-Sim's words times the element's 2 bytes (FP16), in both dataflows.
+#[test]
+fn operand_traffic_equals_scalesim_v3_sram_reads_on_tiny_cnn() {
+    // (dataflow, per layer (IFMAP reads, filter reads)).
+    let measured: [(&str, [(u64, u64); 4]); 2] = [
+        (
+            "os",
+            [(5292, 10584), (7056, 14976), (4608, 9216), (512, 2560)],
+        ),
+        ("ws", [(5292, 216), (7056, 1152), (4608, 2304), (512, 2560)]),
+    ];
+    let d = scratch("workload", "scalesim_sram");
+    for (df, reads) in measured {
+        let rows = tiny_cnn_scalesim_4x8(&d, df);
+        for (row, (ifmap, filter)) in rows.iter().zip(reads) {
+            let num = |i: usize| row[i].parse::<u64>().expect("number");
+            assert_eq!(num(12), 2 * ifmap, "{df} {}: A bytes", row[0]);
+            assert_eq!(num(13), 2 * filter, "{df} {}: B bytes", row[0]);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
