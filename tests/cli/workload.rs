@@ -515,47 +515,6 @@ fn scalesim_timing_reports_scalesims_fold_cycles() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// SCALE-Sim v3's own compute cycles for `tiny_cnn.csv` on a 4 x 8 array ("Total Cycles" of
-/// its COMPUTE_REPORT.csv, run with `pip install "numpy<2" scalesim` and a config of
-/// ArrayHeight 4, ArrayWidth 8, each dataflow; 2026-12-03): `--timing scalesim` gives them
-/// exactly, layer by layer, in both dataflows.
-#[test]
-fn scalesim_timing_equals_scalesim_v3_on_tiny_cnn() {
-    let measured: [(&str, [u64; 4]); 2] = [
-        ("os", [1812, 2131, 1231, 531]),
-        ("ws", [1469, 2267, 2159, 1919]),
-    ];
-    let d = scratch("workload", "scalesim_v3");
-    for (df, cycles) in measured {
-        let rows = tiny_cnn_scalesim_4x8(&d, df);
-        let got: Vec<u64> = rows.iter().map(|r| r[4].parse().expect("cycles")).collect();
-        assert_eq!(got, cycles, "{df}");
-    }
-    let _ = std::fs::remove_dir_all(&d);
-}
-
-/// Runs `tiny_cnn.csv` with `--timing scalesim` on a 4 x 8 array in dataflow `df` into
-/// `d/df` and returns the rows of its layers.csv.
-fn tiny_cnn_scalesim_4x8(d: &Path, df: &str) -> Vec<Vec<String>> {
-    let (out, topo) = (p(d, df), shipped("tiny_cnn.csv"));
-    run_ok(&[
-        "workload",
-        "run",
-        &topo,
-        "--out",
-        &out,
-        "--timing",
-        "scalesim",
-        "--dataflow",
-        df,
-        "--rows",
-        "4",
-        "--cols",
-        "8",
-    ]);
-    read_csv(&d.join(df).join("layers.csv")).1
-}
-
 /// `--threads 3` runs layers at once and gives the report of `--threads 1`: every field of
 /// every layers.csv row but the wall-clock `sim_seconds`, in the topology's order.
 #[test]
@@ -609,29 +568,135 @@ fn threads_change_nothing_but_the_wall_clock() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// SCALE-Sim v3's own SRAM read counts for `tiny_cnn.csv` on a 4 x 8 array (its
-/// DETAILED_ACCESS_REPORT.csv, "SRAM IFMAP Reads" and "SRAM Filter Reads", in words of one
-/// element; the same runs as the cycle test above): the operand-store traffic this model
-/// counts reads the same elements, A as SCALE-Sim's IFMAP and B as its filter, so its bytes
-/// are SCALE-Sim's words times the element's 2 bytes (FP16), in both dataflows.
+/// One SCALE-Sim run: the array `(R, C)`, the dataflow, and per layer (cycles, IFMAP reads,
+/// filter reads).
+type ScaleSimRun = ((u64, u64), &'static str, [(u64, u64, u64); 4]);
+
+/// What SCALE-Sim 3.0.0 itself reported for `tiny_cnn.csv` (run here on 2026-12-03 with
+/// `pip install "numpy<2" scalesim`, a config of ArrayHeight R, ArrayWidth C and each
+/// dataflow): per layer, COMPUTE_REPORT's "Total Cycles" and DETAILED_ACCESS_REPORT's "SRAM
+/// IFMAP Reads" and "SRAM Filter Reads" (words of one element).
+const SCALESIM_V3: [ScaleSimRun; 6] = [
+    (
+        (4, 8),
+        "os",
+        [
+            (1812, 5292, 10584),
+            (2131, 7056, 14976),
+            (1231, 4608, 9216),
+            (531, 512, 2560),
+        ],
+    ),
+    (
+        (4, 8),
+        "ws",
+        [
+            (1469, 5292, 216),
+            (2267, 7056, 1152),
+            (2159, 4608, 2304),
+            (1919, 512, 2560),
+        ],
+    ),
+    (
+        (3, 5),
+        "os",
+        [
+            (4355, 10584, 14256),
+            (5303, 14112, 19584),
+            (3599, 9216, 13824),
+            (523, 512, 2560),
+        ],
+    ),
+    (
+        (3, 5),
+        "ws",
+        [
+            (3689, 10584, 216),
+            (5567, 14112, 1152),
+            (4799, 9216, 2304),
+            (1719, 512, 2560),
+        ],
+    ),
+    (
+        (8, 8),
+        "os",
+        [
+            (1024, 5292, 5400),
+            (1203, 7056, 8064),
+            (631, 4608, 4608),
+            (539, 512, 2560),
+        ],
+    ),
+    (
+        (8, 8),
+        "ws",
+        [
+            (871, 5292, 216),
+            (1277, 7056, 1152),
+            (1367, 4608, 2304),
+            (1471, 512, 2560),
+        ],
+    ),
+];
+
+/// `--timing scalesim` gives SCALE-Sim 3.0.0's own compute cycles for every layer of
+/// `tiny_cnn.csv` on 4 x 8, 3 x 5 and 8 x 8 arrays in both dataflows, and the operand-store
+/// traffic reads the elements SCALE-Sim's SRAM reads count: A its IFMAP reads, B its filter
+/// reads (bytes = words x 2 for FP16).
 #[test]
-fn operand_traffic_equals_scalesim_v3_sram_reads_on_tiny_cnn() {
-    // (dataflow, per layer (IFMAP reads, filter reads)).
-    let measured: [(&str, [(u64, u64); 4]); 2] = [
-        (
-            "os",
-            [(5292, 10584), (7056, 14976), (4608, 9216), (512, 2560)],
-        ),
-        ("ws", [(5292, 216), (7056, 1152), (4608, 2304), (512, 2560)]),
-    ];
-    let d = scratch("workload", "scalesim_sram");
-    for (df, reads) in measured {
-        let rows = tiny_cnn_scalesim_4x8(&d, df);
-        for (row, (ifmap, filter)) in rows.iter().zip(reads) {
+fn scalesim_timing_and_sram_reads_equal_scalesim_v3_on_tiny_cnn() {
+    let d = scratch("workload", "scalesim_v3");
+    let topo = shipped("tiny_cnn.csv");
+    for ((r, c), df, layers) in SCALESIM_V3 {
+        let name = format!("{r}x{c}_{df}");
+        let (rows, cols) = (r.to_string(), c.to_string());
+        run_ok(&[
+            "workload",
+            "run",
+            &topo,
+            "--out",
+            &p(&d, &name),
+            "--timing",
+            "scalesim",
+            "--dataflow",
+            df,
+            "--rows",
+            &rows,
+            "--cols",
+            &cols,
+        ]);
+        let (_, csv) = read_csv(&d.join(&name).join("layers.csv"));
+        assert_eq!(csv.len(), layers.len());
+        for (row, (cycles, ifmap, filter)) in csv.iter().zip(layers) {
             let num = |i: usize| row[i].parse::<u64>().expect("number");
-            assert_eq!(num(12), 2 * ifmap, "{df} {}: A bytes", row[0]);
-            assert_eq!(num(13), 2 * filter, "{df} {}: B bytes", row[0]);
+            assert_eq!(num(4), cycles, "{name} {}: cycles", row[0]);
+            assert_eq!(num(17), cycles, "{name} {}: scalesim_cycles", row[0]);
+            assert_eq!(num(12), 2 * ifmap, "{name} {}: A bytes", row[0]);
+            assert_eq!(num(13), 2 * filter, "{name} {}: B bytes", row[0]);
+            assert_eq!(num(9), 0, "{name} {}: mismatches", row[0]);
         }
     }
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Runs `tiny_cnn.csv` with `--timing scalesim` on a 4 x 8 array in dataflow `df` into
+/// `d/df` and returns the rows of its layers.csv.
+fn tiny_cnn_scalesim_4x8(d: &Path, df: &str) -> Vec<Vec<String>> {
+    let (out, topo) = (p(d, df), shipped("tiny_cnn.csv"));
+    run_ok(&[
+        "workload",
+        "run",
+        &topo,
+        "--out",
+        &out,
+        "--timing",
+        "scalesim",
+        "--dataflow",
+        df,
+        "--rows",
+        "4",
+        "--cols",
+        "8",
+    ]);
+    read_csv(&d.join(df).join("layers.csv")).1
 }
