@@ -84,6 +84,14 @@ impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
     pub fn flags(&self) -> Flags {
         self.pes.iter().fold(Flags::NONE, |f, p| f | p.flags())
     }
+
+    /// The name of a PE whose weight load hit the set in use, if any.
+    pub fn hazard(&self) -> Option<String> {
+        self.pes
+            .iter()
+            .find(|p| p.hazard())
+            .map(|p| p.name().to_string())
+    }
 }
 
 impl<const W: usize, D: Datapath<W>> Module for WsArray<W, D> {
@@ -140,6 +148,11 @@ impl<const W: usize> WsMesh<W> {
     /// OR of the IEEE flags every PE raised.
     pub fn flags(&self) -> Flags {
         each_ws_array!(self, a => a.flags())
+    }
+
+    /// See [`WsArray::hazard`].
+    pub fn hazard(&self) -> Option<String> {
+        each_ws_array!(self, a => a.hazard())
     }
 }
 

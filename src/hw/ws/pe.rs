@@ -50,6 +50,7 @@ struct WsRegs<const W: usize, S1: Copy> {
     psum: u32,
     psum_vld: bool,
     flags: u8,
+    hazard: bool,
 }
 
 /// The positions of the bank's fields, in declaration order.
@@ -66,6 +67,7 @@ mod field {
     pub const PSUM: usize = 9;
     pub const PSUM_VLD: usize = 10;
     pub const FLAGS: usize = 11;
+    pub const HAZARD: usize = 12;
 }
 
 /// One weight-stationary PE with `W` lanes and datapath `D`.
@@ -107,6 +109,7 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
             psum: 0,
             psum_vld: false,
             flags: 0,
+            hazard: false,
         })
         // Declared in the order of `field`.
         .field("a_out", bits_a, |r| &r.a_out)?
@@ -130,7 +133,8 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         .with_display(cfg.acc_display())
         .in_overview()
         .field("psum_vld", 1, |r| &r.psum_vld)?
-        .field("flags", 4, |r| &r.flags)?;
+        .field("flags", 4, |r| &r.flags)?
+        .field("hazard", 1, |r| &r.hazard)?;
         Ok(Self {
             name,
             a_in: Wire::new("a_in", bits_a, Wide::ZERO)?
@@ -168,6 +172,11 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         (q.psum, q.psum_vld)
     }
 
+    /// True if a weight load ever wrote the set a row was multiplying by (sticky).
+    pub fn hazard(&self) -> bool {
+        self.regs.q().hazard
+    }
+
     /// The IEEE flags raised so far (sticky).
     pub fn flags(&self) -> Flags {
         Flags::from_bits(self.regs.q().flags)
@@ -198,6 +207,11 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         let lanes = usize::from(ctl.lanes());
         let compute = ctl.valid() && w_valid && lanes > 0;
         let regs = &mut self.regs;
+        // A load into the set a row multiplies by in the same cycle is a schedule fault
+        // (never expected: the controller loads a set only once its last row has passed).
+        if wl.en && ctl.valid() && wl.set == ctl.set() {
+            regs.set(|r| &mut r.hazard, true);
+        }
         regs.set(|r| &mut r.s1_ctl, ctl.with_valid(compute));
         regs.set(|r| &mut r.s1_row, ctl.valid());
         if compute {
@@ -277,6 +291,7 @@ impl<const W: usize, D: Datapath<W>> Module for WsPe<W, D> {
         v.bank_reg(regs, PSUM, |r| &r.psum);
         v.bank_reg(regs, PSUM_VLD, |r| &r.psum_vld);
         v.bank_reg(regs, FLAGS, |r| &r.flags);
+        v.bank_reg(regs, HAZARD, |r| &r.hazard);
         v.bank(regs);
     }
     fn observed(&mut self) {
