@@ -13,8 +13,8 @@
 //! A lab edit that changes a command or a number, or a model change that changes an output,
 //! fails here. [`EXTRAS`] are the few commands the questions ask for in prose.
 //!
-//! The two error sweeps of lab 7 take about 25 s in a debug build: they (and the numbers they
-//! print) run only with `TCRTL_COURSE_LONG=1`. Needs `bash`, `python3` with numpy (labs 6, 7)
+//! The two error sweeps of lab 7 take about 25 s in a debug build, lab 9's four large GEMMs
+//! about 12 s: they (and the numbers they print) run only with `TCRTL_COURSE_LONG=1`. Needs `bash`, `python3` with numpy (labs 6, 7)
 //! and Icarus Verilog (labs 1 and 5), as the labs do.
 
 use std::path::{Path, PathBuf};
@@ -707,11 +707,16 @@ const SKIPS: &[(u8, &str, &str)] = &[(
 )];
 
 /// Commands run only with `TCRTL_COURSE_LONG=1` (lab, command): lab 7's sweeps and the
-/// summary that reads them.
+/// summary that reads them, and lab 9's four 128 x 128 x 128 GEMMs (about 12 s together in
+/// the test profile, half of the default run's longest test). `.ci/run` runs them all.
 const LONG: &[(u8, &str)] = &[
     (7, "--samples 1000 --out $l/sw32"),
     (7, "--samples 1000 --out $l/sw16 --out-format fp16"),
     (7, "for d in ('sw32', 'sw16')"),
+    (9, "--m 128 --n 128 --k 128 --dataflow os --json"),
+    (9, "--m 128 --n 128 --k 128 --dataflow ws --json"),
+    (9, "--k 128 --dataflow os --rows 16"),
+    (9, "--k 128 --dataflow ws --rows 16"),
 ];
 
 /// Lower case, every run of whitespace one space, trimmed: how text and output are compared
