@@ -13,10 +13,11 @@ use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::CoreRun;
 use tensorcore_rtl::gemm::CoreConfig;
 use tensorcore_rtl::hw::pe::sparse_b_lanes;
+use tensorcore_rtl::hw::Dataflow;
 use tensorcore_rtl::io::npy::{read_npy, shape_text, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::format::{Format, FP16};
-use tensorcore_rtl::sparse::clocked::{compute_cycles, dense_schedule, sparse_schedule};
+use tensorcore_rtl::sparse::clocked::sparse_figures;
 use tensorcore_rtl::sparse::{
     compress, overfull_groups, Compressed, Prune, SparseError, SparseGemm,
 };
@@ -307,6 +308,9 @@ pub fn read_compressed(
 /// measured dense run: `tests/sparse/clocked.rs`, `tests/hw/timing.rs`).
 pub const DENSE_CYCLES_SOURCE: &str = "schedule formula (Schedule::total_cycles, K dense)";
 
+/// [`DENSE_CYCLES_SOURCE`] of a weight-stationary run (its own formula, `docs/timing.md`).
+pub const WS_DENSE_CYCLES_SOURCE: &str = "schedule formula (WsSchedule::total_cycles, K dense)";
+
 /// The sparse fields of `tcrtl gemm --sparse --json`: `sparse`, the measured compute-phase
 /// cycles, and the dense-equivalent cycles and steps from the schedule formula.
 pub fn add_sparse_json(
@@ -314,17 +318,20 @@ pub fn add_sparse_json(
     g: &SparseGemm,
     run: &CoreRun,
 ) -> serde_json::Value {
-    let (ss, ds) = (sparse_schedule(g), dense_schedule(g));
-    let (dense_cycles, dense_compute) = (ds.total_cycles(), compute_cycles(&ds));
+    let f = sparse_figures(g);
+    let (dense_cycles, dense_compute) = (f.dense_total_cycles, f.dense_compute_cycles);
     let extra = serde_json::json!({
         "sparse": true,
-        "steps_per_tile": ss.steps,
-        "dense_steps_per_tile": ds.steps,
+        "steps_per_tile": f.steps,
+        "dense_steps_per_tile": f.dense_steps,
         "compute_cycles": run.compute_cycles,
         "dense_compute_cycles": dense_compute,
         "compute_ratio": run.compute_cycles as f64 / dense_compute as f64,
         "dense_cycles": dense_cycles,
-        "dense_cycles_source": DENSE_CYCLES_SOURCE,
+        "dense_cycles_source": match g.cfg.dataflow() {
+            Dataflow::Os => DENSE_CYCLES_SOURCE,
+            Dataflow::Ws => WS_DENSE_CYCLES_SOURCE,
+        },
         "cycles_ratio": run.run.cycles as f64 / dense_cycles as f64,
     });
     if let (Some(o), serde_json::Value::Object(e)) = (obj.as_object_mut(), extra) {
@@ -335,18 +342,21 @@ pub fn add_sparse_json(
 
 /// The sparse line of `tcrtl gemm --sparse` (text output).
 pub fn sparse_line(g: &SparseGemm, run: &CoreRun) -> String {
-    let (ss, ds) = (sparse_schedule(g), dense_schedule(g));
-    let dense_compute = compute_cycles(&ds);
+    let f = sparse_figures(g);
+    let (unit, phase) = match g.cfg.dataflow() {
+        Dataflow::Os => ("steps a tile", "compute phase"),
+        Dataflow::Ws => ("folds of K", "rows fed"),
+    };
     format!(
-        "2:4 sparse: {} steps a tile (dense {}); compute phase {} cycles vs dense {} ({:.3}x); \
+        "2:4 sparse: {} {unit} (dense {}); {phase} {} cycles vs dense {} ({:.3}x); \
          total {} cycles vs dense {} ({:.3}x, dense from the schedule formula)",
-        ss.steps,
-        ds.steps,
+        f.steps,
+        f.dense_steps,
         run.compute_cycles,
-        dense_compute,
-        run.compute_cycles as f64 / dense_compute as f64,
+        f.dense_compute_cycles,
+        run.compute_cycles as f64 / f.dense_compute_cycles as f64,
         run.run.cycles,
-        ds.total_cycles(),
-        run.run.cycles as f64 / ds.total_cycles() as f64
+        f.dense_total_cycles,
+        run.run.cycles as f64 / f.dense_total_cycles as f64
     )
 }

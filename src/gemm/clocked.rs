@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::problem::{Gemm, GemmOutput};
 use crate::hw::controller::CtlState;
 use crate::hw::mesh::Mesh;
-use crate::hw::ws::WsCore;
+use crate::hw::ws::{WsCore, WsExtras};
 use crate::hw::{
     CoreConfig, DRow, Dataflow, HwError, IdealPort, OperandFeeder, OperandPort, Schedule,
     TensorCore, TileBuffer, Traffic,
@@ -136,24 +136,31 @@ fn with_d(store: Option<Traffic>, cfg: &CoreConfig, d_words: u64) -> Option<Traf
 }
 
 /// Runs the weight-stationary core built for `cfg` (dataflow `ws`, `cfg.width` = `W`) over
-/// any dense operand store until `Done`, collecting D; `macs` as for [`run_feeder`].
-pub fn run_ws_feeder<const W: usize, F: OperandFeeder<W, Extras = ()>>(
+/// any operand store (dense or 2:4 sparse) until `Done`, collecting D; `macs` as for
+/// [`run_feeder`].
+pub fn run_ws_feeder<const W: usize, F: OperandFeeder<W>>(
     cfg: CoreConfig,
     feeder: F,
     macs: u64,
     trace: Option<&TraceConfig>,
-) -> Result<CoreRun, HwError> {
+) -> Result<CoreRun, HwError>
+where
+    F::Extras: WsExtras<W>,
+{
     run_ws_core(WsCore::<W, F>::new(cfg, feeder)?, macs, trace)
 }
 
 /// Runs a built weight-stationary core until `Done`, collecting D (the loop behind
 /// [`run_ws_feeder`]; a testbench may build the core itself, e.g. to set its evaluation
 /// order).
-pub fn run_ws_core<const W: usize, F: OperandFeeder<W, Extras = ()>>(
+pub fn run_ws_core<const W: usize, F: OperandFeeder<W>>(
     core: WsCore<W, F>,
     macs: u64,
     trace: Option<&TraceConfig>,
-) -> Result<CoreRun, HwError> {
+) -> Result<CoreRun, HwError>
+where
+    F::Extras: WsExtras<W>,
+{
     let cfg = *core.config();
     let (m, n, _) = core.feeder().dims();
     let sched = *core.schedule();

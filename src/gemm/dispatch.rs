@@ -15,7 +15,7 @@ use crate::hw::schedule::Schedule;
 use crate::hw::ws::WsSchedule;
 use crate::hw::{Dataflow, HwError, MemPortConfig};
 use crate::rtl::TraceConfig;
-use crate::sparse::clocked::sparse_schedule;
+use crate::sparse::clocked::sparse_figures;
 use crate::sparse::{run_clocked_sparse_measured, run_memory_sparse, SparseGemm};
 
 /// A GEMM problem, by the core mode it needs.
@@ -31,6 +31,15 @@ pub enum Problem<'a> {
 }
 
 impl Problem<'_> {
+    /// The core configuration the problem runs on.
+    pub fn config(&self) -> &crate::hw::CoreConfig {
+        match self {
+            Problem::Dense(g) => &g.cfg,
+            Problem::Sparse(s) => &s.cfg,
+            Problem::Mx(g) => &g.cfg,
+        }
+    }
+
     /// The cycles the run takes on the ideal path (the schedule's count; the memory path takes
     /// at least these): the figure a waveform's size is estimated from before the run.
     pub fn schedule_cycles(&self) -> u64 {
@@ -41,7 +50,7 @@ impl Problem<'_> {
             Problem::Dense(g) => {
                 Schedule::for_core(&g.cfg, g.m, g.n, g.k, g.cfg.block()).total_cycles()
             }
-            Problem::Sparse(s) => sparse_schedule(s).total_cycles(),
+            Problem::Sparse(s) => sparse_figures(s).total_cycles,
             Problem::Mx(g) => {
                 Schedule::for_core(&g.cfg, g.m, g.n, g.k, g.spec.block()).total_cycles()
             }

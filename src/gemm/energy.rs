@@ -108,14 +108,12 @@ pub fn counting_trace(
     tech: &Tech,
     clock_ghz: f64,
 ) -> Result<TraceConfig, RunError> {
-    if let Problem::Dense(g) = problem {
-        if g.cfg.dataflow() != crate::hw::Dataflow::Os {
-            return Err(RunError::Hw(crate::hw::HwError::Unsupported(
-                "--energy in ws (the energy table has no entries yet for the weight-stationary \
-                 core's weight registers, partial-sum path and accumulator block)"
-                    .into(),
-            )));
-        }
+    if problem.config().dataflow() != crate::hw::Dataflow::Os {
+        return Err(RunError::Hw(crate::hw::HwError::Unsupported(
+            "--energy in ws (the energy table has no entries yet for the weight-stationary \
+             core's weight registers, partial-sum path and accumulator block)"
+                .into(),
+        )));
     }
     match trace {
         Some(t) if !t.globs.is_empty() || t.window.is_some() => Err(RunError::NarrowedTrace),

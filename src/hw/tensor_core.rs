@@ -293,8 +293,8 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
     pub fn with_port(cfg: CoreConfig, port: P) -> Result<Self, HwError> {
         if cfg.dataflow() != Dataflow::Os {
             return Err(HwError::Unsupported(format!(
-                "this run in {} (the weight-stationary core runs dense floating-point and \
-                 integer GEMMs on the ideal memory path; 2:4 sparse, block-scaled (MX) and \
+                "this run in {} (the weight-stationary core runs dense floating-point, \
+                 integer and 2:4 sparse GEMMs on the ideal memory path; block-scaled (MX) and \
                  TMA-fed runs are output-stationary only)",
                 cfg.dataflow()
             )));

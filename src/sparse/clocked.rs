@@ -5,8 +5,9 @@
 //! the dense `ceil(K / w)`.
 
 use super::problem::SparseGemm;
-use crate::gemm::clocked::{run_feeder, ClockedRun, CoreRun};
-use crate::hw::{HwError, Schedule, SparseTileBuffer};
+use crate::gemm::clocked::{run_feeder, run_ws_feeder, ClockedRun, CoreRun};
+use crate::hw::ws::WsSchedule;
+use crate::hw::{Dataflow, HwError, Schedule, SparseTileBuffer};
 use crate::rtl::TraceConfig;
 
 /// Runs `g` on the clocked tensor core in 2:4 sparse mode, optionally tracing.
@@ -41,7 +42,59 @@ pub fn tile_buffer(g: &SparseGemm) -> Result<SparseTileBuffer, HwError> {
 
 fn run_w<const W: usize>(g: &SparseGemm, trace: Option<&TraceConfig>) -> Result<CoreRun, HwError> {
     let buf = tile_buffer(g)?;
-    run_feeder::<W, _>(g.cfg, buf, g.macs(), trace)
+    match g.cfg.dataflow() {
+        Dataflow::Os => run_feeder::<W, _>(g.cfg, buf, g.macs(), trace),
+        Dataflow::Ws => run_ws_feeder::<W, _>(g.cfg, buf, g.macs(), trace),
+    }
+}
+
+/// What a sparse run is compared with, in its dataflow's terms: steps (output-stationary:
+/// steps a tile; weight-stationary: folds of K, the passes each block of D takes) and the
+/// cycles of the same problem run dense, from the schedule formulas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SparseFigures {
+    /// Steps (os) or folds (ws) of the `K / 2` kept positions.
+    pub steps: usize,
+    /// The same of the dense `K`.
+    pub dense_steps: usize,
+    /// The cycles the sparse run takes (the schedule's count).
+    pub total_cycles: u64,
+    /// Cycles the dense run spends feeding the array (os: `Compute`; ws: rows fed).
+    pub dense_compute_cycles: u64,
+    /// Cycles the dense run takes.
+    pub dense_total_cycles: u64,
+}
+
+/// The [`SparseFigures`] of `g` in its configured dataflow.
+pub fn sparse_figures(g: &SparseGemm) -> SparseFigures {
+    match g.cfg.dataflow() {
+        Dataflow::Os => {
+            let (ss, ds) = (sparse_schedule(g), dense_schedule(g));
+            SparseFigures {
+                steps: ss.steps,
+                dense_steps: ds.steps,
+                total_cycles: ss.total_cycles(),
+                dense_compute_cycles: compute_cycles(&ds),
+                dense_total_cycles: ds.total_cycles(),
+            }
+        }
+        Dataflow::Ws => {
+            let ss = WsSchedule::for_core(&g.cfg, g.m, g.n, g.k / 2);
+            let ds = WsSchedule::for_core(&g.cfg, g.m, g.n, g.k);
+            SparseFigures {
+                steps: ss.folds,
+                dense_steps: ds.folds,
+                total_cycles: ss.total_cycles(),
+                dense_compute_cycles: ws_feed_cycles(&ds),
+                dense_total_cycles: ds.total_cycles(),
+            }
+        }
+    }
+}
+
+/// Cycles a weight-stationary run feeds rows of A under `s`: every pass's rows, one a cycle.
+pub fn ws_feed_cycles(s: &WsSchedule) -> u64 {
+    (0..s.passes()).map(|p| s.pass(p).rows as u64).sum()
 }
 
 /// The schedule the sparse run follows: the dense schedule of `K / 2` kept positions

@@ -14,7 +14,9 @@ use super::compress::{compress, Compressed, Prune, SparseError};
 use crate::gemm::problem::random_operand;
 use crate::gemm::rng::SplitMix64;
 use crate::gemm::{CoreConfig, Gemm, GemmOutput};
+use crate::hw::Dataflow;
 use crate::numerics::dot::dot_acc;
+use crate::numerics::dot::ws::ws_dot_acc;
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::verify::sparse::SparseOperands;
 
@@ -152,7 +154,8 @@ impl SparseGemm {
 }
 
 /// The sparse functional model: every output element is [`dot_acc`] over row `i`'s kept values
-/// and the B values its metadata selects (see the module documentation).
+/// and the B values its metadata selects (see the module documentation); in the
+/// weight-stationary dataflow [`ws_dot_acc`] over the same two vectors.
 pub fn run_functional_sparse(g: &SparseGemm) -> Result<GemmOutput, SparseError> {
     let mut d = vec![0u32; g.m * g.n];
     let mut flags = Flags::NONE;
@@ -164,17 +167,33 @@ pub fn run_functional_sparse(g: &SparseGemm) -> Result<GemmOutput, SparseError> 
             for (slot, &p) in col.iter_mut().zip(&kept) {
                 *slot = g.b[p * g.n + j];
             }
-            let r = dot_acc(
-                &g.cfg.mode,
-                RoundingMode::NearestEven,
-                g.cfg.acc,
-                g.cfg.fmt_a,
-                g.cfg.fmt_b,
-                a,
-                &col,
-                g.c[i * g.n + j],
-                g.cfg.width,
-            )
+            let cfg = &g.cfg;
+            let r = match cfg.dataflow() {
+                Dataflow::Os => dot_acc(
+                    &cfg.mode,
+                    RoundingMode::NearestEven,
+                    cfg.acc,
+                    cfg.fmt_a,
+                    cfg.fmt_b,
+                    a,
+                    &col,
+                    g.c[i * g.n + j],
+                    cfg.width,
+                ),
+                // The weight-stationary order over the kept products: folds of `R * w` kept
+                // values, as the array's rows hold them.
+                Dataflow::Ws => ws_dot_acc(
+                    &cfg.mode,
+                    cfg.acc,
+                    cfg.fmt_a,
+                    cfg.fmt_b,
+                    a,
+                    &col,
+                    g.c[i * g.n + j],
+                    cfg.width,
+                    cfg.rows(),
+                ),
+            }
             .map_err(crate::gemm::GemmError::from)?;
             d[i * g.n + j] = r.bits;
             flags |= r.flags;

@@ -130,16 +130,13 @@ impl Bench {
         let Some(req) = self.energy.clone() else {
             return dispatch::run(problem, memory, trace).map_err(|e| e.to_string());
         };
-        if let Problem::Dense(g) = problem {
-            if g.cfg.dataflow() != crate::hw::Dataflow::Os {
-                self.energy_skipped = Some(format!(
-                    "a {} run is not estimated (the energy table has no entries yet for the \
-                     weight-stationary core's weight registers, partial sums and accumulator \
-                     block)",
-                    g.cfg.dataflow()
-                ));
-                return dispatch::run(problem, memory, trace).map_err(|e| e.to_string());
-            }
+        let dataflow = problem.config().dataflow();
+        if dataflow != crate::hw::Dataflow::Os {
+            self.energy_skipped = Some(format!(
+                "a {dataflow} run is not estimated (the energy table has no entries yet for the \
+                 weight-stationary core's weight registers, partial sums and accumulator block)"
+            ));
+            return dispatch::run(problem, memory, trace).map_err(|e| e.to_string());
         }
         let narrowed = trace.is_some_and(|t| !t.globs.is_empty() || t.window.is_some());
         let (done, report) = if narrowed {

@@ -62,6 +62,9 @@ pub fn check(
 /// reference over the B rows gathered by the raw metadata bits. Both round to the
 /// accumulator format (FP32 or FP16; for nvidia the FP16-output rules of `nvidia_ref`).
 fn sparse(g: &SparseGemm, preset: Option<Preset>, d: &[u32]) -> Result<Check, String> {
+    if g.cfg.dataflow() == Dataflow::Ws {
+        return sparse_ws(g, preset, d);
+    }
     let how = match g.cfg.mode {
         AccMode::Ieee => Some(SparseRef::Ieee),
         AccMode::Fused => Some(SparseRef::Fused { width: g.cfg.width }),
@@ -76,17 +79,7 @@ fn sparse(g: &SparseGemm, preset: Option<Preset>, d: &[u32]) -> Result<Check, St
             let mut want = Vec::with_capacity(g.m * g.n);
             for i in 0..g.m {
                 let row = &g.a.values()[i * g.k / 2..(i + 1) * g.k / 2];
-                // Metadata nibble: two 2-bit positions of the kept values in the group.
-                let rows: Vec<usize> = g.a.meta()[i * g.k / 4..(i + 1) * g.k / 4]
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(q, &byte)| {
-                        [
-                            4 * q + (byte & 3) as usize,
-                            4 * q + ((byte >> 2) & 3) as usize,
-                        ]
-                    })
-                    .collect();
+                let rows = kept_rows(g, i);
                 for j in 0..g.n {
                     let col: Vec<u64> = rows.iter().map(|&p| g.b[p * g.n + j]).collect();
                     want.push(r.dot(&dense, row, &col, g.c[i * g.n + j]));
@@ -100,6 +93,49 @@ fn sparse(g: &SparseGemm, preset: Option<Preset>, d: &[u32]) -> Result<Check, St
         Some(SparseRef::Fused { .. }) => "sparse_reference fused",
         Some(SparseRef::Exact) => "sparse_reference exact",
         None => "nvidia_ref_dot over the kept products",
+    };
+    Ok(Check {
+        reference,
+        mismatches: mismatches(d, &want),
+    })
+}
+
+/// The rows of B that row `i`'s kept values multiply, decoded here from the raw metadata
+/// nibbles (two 2-bit positions within each group of four), not by the model's decoder.
+fn kept_rows(g: &SparseGemm, i: usize) -> Vec<usize> {
+    g.a.meta()[i * g.k / 4..(i + 1) * g.k / 4]
+        .iter()
+        .enumerate()
+        .flat_map(|(q, &byte)| {
+            [
+                4 * q + (byte & 3) as usize,
+                4 * q + ((byte >> 2) & 3) as usize,
+            ]
+        })
+        .collect()
+}
+
+/// A weight-stationary sparse D against the `ws` reference of its mode over the kept
+/// products (each row's kept values and the B values their metadata selects: folds of
+/// `R * w` kept values, as the array's rows hold them).
+fn sparse_ws(g: &SparseGemm, preset: Option<Preset>, d: &[u32]) -> Result<Check, String> {
+    let dense = g.dense();
+    let r = Reference::for_problem(&dense, preset)?;
+    let mut want = Vec::with_capacity(g.m * g.n);
+    for i in 0..g.m {
+        let row = &g.a.values()[i * g.k / 2..(i + 1) * g.k / 2];
+        let rows = kept_rows(g, i);
+        for j in 0..g.n {
+            let col: Vec<u64> = rows.iter().map(|&p| g.b[p * g.n + j]).collect();
+            want.push(r.ws_dot(&dense, g.cfg.rows(), row, &col, g.c[i * g.n + j])?);
+        }
+    }
+    let reference = match r {
+        Reference::Ieee => "ws_ref(ieee_dot) over the kept products",
+        Reference::Fused(_) => "ws_ref(fused_dot) over the kept products",
+        Reference::Exact => "ws_ref(exact_dot) over the kept products",
+        Reference::Nvidia(_) => "ws_ref(nvidia_ref_dot) over the kept products",
+        Reference::Int(..) => "ws_ref(int_ref_dot) over the kept products",
     };
     Ok(Check {
         reference,

@@ -539,7 +539,7 @@ fn sparse_memh_exports_the_kept_values_and_the_metadata() {
 
 /// `--dataflow ws` runs the weight-stationary core: the text line and the JSON say so, the
 /// check compares with the ws reference and finds D right; bad input and the combinations
-/// `ws` does not build (2:4 sparse, the TMA path, energy) are one line and exit 2, with
+/// `ws` does not build (the TMA path, sparse or dense; energy) are one line and exit 2, with
 /// nothing written.
 #[test]
 fn dataflow_ws_runs_checks_and_refuses_what_it_does_not_build() {
@@ -603,7 +603,12 @@ fn dataflow_ws_runs_checks_and_refuses_what_it_does_not_build() {
         "unknown dataflow",
     );
     let wv = p(&d, "ws.vcd");
-    for extra in [&["--sparse"][..], &["--memory", "tma"], &["--energy"]] {
+    for extra in [
+        &["--sparse", "--memory", "tma"][..],
+        &["--memory", "tma"],
+        &["--energy"],
+        &["--sparse", "--energy"],
+    ] {
         let mut args = vec![
             "gemm",
             "--m",

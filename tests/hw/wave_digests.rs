@@ -183,6 +183,22 @@ const GEMM_RUNS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "sparse_fp16_w2_ws",
+        &[
+            "--m",
+            "9",
+            "--n",
+            "6",
+            "--k",
+            "24",
+            "--sparse",
+            "--width",
+            "2",
+            "--dataflow",
+            "ws",
+        ],
+    ),
+    (
         "tma_sparse_fp16_w2",
         &[
             "--m", "8", "--n", "8", "--k", "64", "--memory", "tma", "--sparse", "--width", "2",

@@ -304,3 +304,53 @@ fn ws_operands_weights_and_partial_sums_move_one_pe_a_cycle() {
     ws_links_move_one_pe_a_cycle(8, 8, (11, 9, 17));
     ws_links_move_one_pe_a_cycle(3, 5, (7, 6, 8));
 }
+
+/// 2:4 sparse on the weight-stationary core: each row's selects enter beside A and move
+/// right with it one PE a cycle (`meta_in` of PE `(r, c)` is `meta_out` of PE `(r, c - 1)`,
+/// which held it since the cycle before), and each weight register holds the dense group of
+/// four K positions at w = 1 (64 bits of FP16).
+#[test]
+fn ws_sparse_selects_move_right_beside_a() {
+    use tensorcore_rtl::hw::Dataflow;
+    use tensorcore_rtl::sparse::{run_clocked_sparse_measured, run_functional_sparse, SparseGemm};
+    let (rows, cols) = (3, 4);
+    let dir = std::env::temp_dir().join(format!("tcrtl_hw_ws_sparse_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let path = dir.join("ws_sparse.vcd");
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
+        .with_array(rows, cols)
+        .expect("a valid array")
+        .with_dataflow(Dataflow::Ws);
+    let g = SparseGemm::random(7, 5, 24, cfg, 5).expect("problem");
+    let r = run_clocked_sparse_measured(&g, Some(&TraceConfig::vcd(&path))).expect("clocked");
+    assert_eq!(r.run.out, run_functional_sparse(&g).expect("functional"));
+
+    let waves = Waves::read(&path);
+    let pe = |r: usize, c: usize, sig: &str| format!("tensor_core.mesh.pe_{r}_{c}.{sig}");
+    for sig in ["meta_in", "meta_out", "sel_0", "b_sel"] {
+        assert!(waves.has(&pe(rows - 1, cols - 1, sig)), "{sig} missing");
+    }
+    let mut moved = 0;
+    for t in 1..waves.cycles() {
+        for r in 0..rows {
+            for c in 1..cols {
+                let here = waves.bits(&pe(r, c, "meta_in"), t);
+                assert_eq!(
+                    here,
+                    waves.bits(&pe(r, c - 1, "meta_out"), t),
+                    "selects into pe_{r}_{c}, {t}"
+                );
+                assert_eq!(
+                    here,
+                    waves.bits(&pe(r, c - 1, "meta_in"), t - 1),
+                    "selects one PE a cycle at pe_{r}_{c}, {t}"
+                );
+                moved += usize::from(here.contains('1'));
+            }
+        }
+    }
+    assert!(moved > rows * (cols - 1), "selects moved {moved}");
+    assert_eq!(waves.bits(&pe(0, 0, "w_0"), 0).len(), 64, "four FP16 lanes");
+    let _ = std::fs::remove_dir_all(&dir);
+}

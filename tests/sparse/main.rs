@@ -11,3 +11,4 @@ mod compress;
 mod meta_nibbles;
 mod props;
 mod select_rtl;
+mod ws;

@@ -14,11 +14,13 @@
 
 use super::accum::{AccIn, AccNext, Accumulator, WsTag};
 use super::controller::{WsController, WsState};
+use super::extras::WsExtras;
 use super::mesh::WsMesh;
 use super::pe::WIn;
 use super::schedule::WsSchedule;
 use crate::hw::config::{CoreConfig, Dataflow};
 use crate::hw::controller::index_bits;
+use crate::hw::extras::{EdgeExtras, SideStage};
 use crate::hw::feeder::OperandFeeder;
 use crate::hw::pe::{ACtl, CTL_BITS};
 use crate::hw::tensor_core::{check_config, DRow, DTag, OutputRegister};
@@ -87,8 +89,15 @@ pub const WS_BLOCKS: [WsBlock; 9] = [
     WsBlock::Output,
 ];
 
-/// The weight-stationary tensor core with `W`-lane PEs over the operand store `F`.
-pub struct WsCore<const W: usize, F> {
+/// The side stage of the weight-stationary core over the operand store `F`.
+type SideOf<const W: usize, F> = <<F as OperandFeeder<W>>::Extras as EdgeExtras<W>>::Stage;
+
+/// The weight-stationary tensor core with `W`-lane PEs over the operand store `F` (dense, or
+/// 2:4 sparse: its extras, [`WsExtras`]).
+pub struct WsCore<const W: usize, F: OperandFeeder<W>>
+where
+    F::Extras: WsExtras<W>,
+{
     cfg: CoreConfig,
     sched: WsSchedule,
     feeder: F,
@@ -96,6 +105,12 @@ pub struct WsCore<const W: usize, F> {
     start: Input<bool>,
     controller: WsController,
     a_skew: Skew<Wide<W>, ACtl>,
+    /// What travels beside A (a sparse row's selects, `meta_skew`; nothing when dense).
+    side: SideOf<W, F>,
+    /// The side values entering `side` this cycle, and one step's extras as the feeder
+    /// gives them.
+    side_in: F::Extras,
+    side_step: F::Extras,
     w_skew: Skew<Wide<W>, u8>,
     tag_delay: Skew<u64, bool>,
     acc_skew: Skew<u64, u32>,
@@ -129,11 +144,15 @@ pub fn check_ws_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> 
     Ok(())
 }
 
-impl<const W: usize, F: OperandFeeder<W, Extras = ()>> WsCore<W, F> {
+impl<const W: usize, F: OperandFeeder<W>> WsCore<W, F>
+where
+    F::Extras: WsExtras<W>,
+{
     /// A weight-stationary core for `cfg` (its dataflow `ws`, its width `W`) over `feeder`.
     pub fn new(cfg: CoreConfig, feeder: F) -> Result<Self, HwError> {
         check_ws_config::<W>(&cfg)?;
         let (m, n, k) = feeder.dims();
+        <F::Extras as EdgeExtras<W>>::check(&cfg, &(), k)?;
         if m == 0 || n == 0 || k == 0 {
             return Err(HwError::Unsupported("a zero dimension".into()));
         }
@@ -164,12 +183,20 @@ impl<const W: usize, F: OperandFeeder<W, Extras = ()>> WsCore<W, F> {
             controller: WsController::new(sched)?,
             a_skew: Skew::new("a_skew", &depth_in, cfg.fmt_a.width() * w, CTL_BITS)?
                 .with_display(a_disp, Display::Filter("ctl")),
-            w_skew: Skew::new("w_skew", &depth_col, cfg.fmt_b.width() * w, 3)?
-                .with_display(b_disp, Display::Hex),
+            side: <F::Extras as EdgeExtras<W>>::stage(&cfg, &(), &depth_in, &[])?,
+            side_in: <F::Extras as EdgeExtras<W>>::sized(rows, cols),
+            side_step: <F::Extras as EdgeExtras<W>>::sized(rows, cols),
+            w_skew: Skew::new(
+                "w_skew",
+                &depth_col,
+                cfg.fmt_b.width() * <F::Extras as WsExtras<W>>::b_lanes() as u32,
+                3,
+            )?
+            .with_display(b_disp, Display::Hex),
             tag_delay: Skew::new("tag_delay", &[rows + PIPELINE_LATENCY as usize], 64, 1)?,
             acc_skew: Skew::new("acc_skew", &depth_col, 64, cfg.acc.width())?
                 .with_display(Display::Hex, cfg.acc_display()),
-            mesh: WsMesh::build(&cfg)?,
+            mesh: <F::Extras as WsExtras<W>>::ws_mesh(&cfg)?,
             accum: Accumulator::new(cfg.mode, cfg.acc, cols, sched.chunk_rows)?,
             d_deskew: Skew::new("d_deskew", &depth_out, cfg.acc.width(), 64)?
                 .with_display(cfg.acc_display(), Display::Filter(tag_filter(row_bits))),
@@ -256,7 +283,10 @@ impl<const W: usize, F: OperandFeeder<W, Extras = ()>> WsCore<W, F> {
     }
 }
 
-impl<const W: usize, F> Module for WsCore<W, F> {
+impl<const W: usize, F: OperandFeeder<W>> Module for WsCore<W, F>
+where
+    F::Extras: WsExtras<W>,
+{
     fn name(&self) -> &str {
         "tensor_core"
     }
@@ -264,6 +294,7 @@ impl<const W: usize, F> Module for WsCore<W, F> {
         v.input(&mut self.start);
         v.child(&mut self.controller);
         v.child(&mut self.a_skew);
+        self.side.visit(v);
         v.child(&mut self.w_skew);
         v.child(&mut self.tag_delay);
         v.child(&mut self.acc_skew);
@@ -274,7 +305,10 @@ impl<const W: usize, F> Module for WsCore<W, F> {
     }
 }
 
-impl<const W: usize, F: OperandFeeder<W, Extras = ()>> Design for WsCore<W, F> {
+impl<const W: usize, F: OperandFeeder<W>> Design for WsCore<W, F>
+where
+    F::Extras: WsExtras<W>,
+{
     fn comb(&mut self) {
         let (rows, cols) = (self.sched.rows, self.sched.cols);
         let sched = self.sched;
@@ -319,6 +353,16 @@ impl<const W: usize, F: OperandFeeder<W, Extras = ()>> Design for WsCore<W, F> {
                     let ctl = ACtl::new(g.lanes as u8, true, true, p & 1 == 1, true);
                     *slot = (g.bits, ctl);
                 }
+                // Beside each array row's A, the side values of its own step.
+                <F::Extras as WsExtras<W>>::gather(
+                    &self.feeder,
+                    tile,
+                    row,
+                    pass.fold * rows,
+                    &mut self.side_step,
+                    &mut self.side_in,
+                );
+                self.side.settle(true, &self.side_in);
                 let tag = WsTag {
                     valid: true,
                     first: pass.first,
@@ -332,6 +376,7 @@ impl<const W: usize, F: OperandFeeder<W, Extras = ()>> Design for WsCore<W, F> {
             }
             None => {
                 a_in.fill(Default::default());
+                self.side.settle(false, &self.side_in);
                 *tag_in = (0, false);
             }
         }
@@ -367,11 +412,19 @@ impl<const W: usize, F: OperandFeeder<W, Extras = ()>> Design for WsCore<W, F> {
         for &block in &self.order {
             match block {
                 WsBlock::Controller => self.controller.comb(self.start.get(), out_last),
-                WsBlock::ASkew => self.a_skew.shift_in(),
+                WsBlock::ASkew => {
+                    self.a_skew.shift_in();
+                    self.side.shift_in();
+                }
                 WsBlock::WSkew => self.w_skew.shift_in(),
                 WsBlock::TagDelay => self.tag_delay.shift_in(),
                 WsBlock::AccSkew => self.acc_skew.shift_in(),
-                WsBlock::Mesh => self.mesh.comb(&e.a_edge, &e.w_edge, self.identity),
+                WsBlock::Mesh => self.mesh.comb(
+                    &e.a_edge,
+                    <F::Extras as WsExtras<W>>::meta(&self.side),
+                    &e.w_edge,
+                    self.identity,
+                ),
                 WsBlock::Accum => self.accum.update(&e.acc_next),
                 WsBlock::DeSkew => self.d_deskew.shift_in(),
                 WsBlock::Output => {

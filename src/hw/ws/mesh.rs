@@ -6,7 +6,7 @@
 
 use super::pe::{WIn, WsPe};
 use crate::hw::config::CoreConfig;
-use crate::hw::pe::{fp, ACtl, Datapath, FpPath, IntPath};
+use crate::hw::pe::{fp, ACtl, Datapath, FpPath, IntPath, Sparse};
 use crate::hw::HwError;
 use crate::numerics::dot::AccMode;
 use crate::numerics::flags::Flags;
@@ -37,20 +37,28 @@ impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
         &self.pes[row * self.cols + col]
     }
 
-    /// The combinational phase: `a_edge[r]` enters row `r` at the left; `w_edge[c]` is column
+    /// The combinational phase: `a_edge[r]` enters row `r` at the left, beside it
+    /// `side_edge(r)` (the row's side value: a sparse row's selects); `w_edge[c]` is column
     /// `c`'s weight load (its value enters the top PE); `top` is the partial sum entering
     /// the top of every column (the identity), carrying a row whenever the top PE's A does.
-    pub fn comb(&mut self, a_edge: &[(Wide<W>, ACtl)], w_edge: &[WIn<W>], top: u32) {
+    #[inline]
+    pub fn comb(
+        &mut self,
+        a_edge: &[(Wide<W>, ACtl)],
+        side_edge: impl Fn(usize) -> D::SideA,
+        w_edge: &[WIn<W>],
+        top: u32,
+    ) {
         let cols = self.cols;
         let mut above: &[WsPe<W, D>] = &[];
         let mut rest = &mut self.pes[..];
-        for &a_left in &a_edge[..self.rows] {
+        for (r, &a_left) in a_edge[..self.rows].iter().enumerate() {
             let (row, below) = std::mem::take(&mut rest).split_at_mut(cols);
             for (c, &wl_top) in w_edge[..cols].iter().enumerate() {
                 let (left, here) = row.split_at_mut(c);
-                let (a, ctl) = match left.last() {
-                    None => a_left,
-                    Some(left) => left.a_out(),
+                let ((a, ctl), side) = match left.last() {
+                    None => (a_left, side_edge(r)),
+                    Some(left) => (left.a_out(), left.side_out()),
                 };
                 let (psum_in, wl) = match above.get(c) {
                     // The top PE: the identity, carrying the row its A carries.
@@ -67,7 +75,7 @@ impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
                         )
                     }
                 };
-                here[0].comb(a, ctl, psum_in, wl);
+                here[0].comb(a, ctl, side, psum_in, wl);
             }
             above = row;
             rest = below;
@@ -105,13 +113,16 @@ impl<const W: usize, D: Datapath<W>> Module for WsArray<W, D> {
     }
 }
 
-/// The weight-stationary mesh of a dense core: floating point or integer, chosen from the
-/// mode when the core is built.
+/// The weight-stationary mesh: floating point or integer (chosen from the mode when the
+/// core is built), or 2:4 sparse (the floating-point datapath behind the B-side select).
 pub enum WsMesh<const W: usize> {
     /// `ieee`, `fused` or `nvidia` floating point.
     Fp(WsArray<W, FpPath>),
     /// Integer MMA.
     Int(WsArray<W, IntPath>),
+    /// 2:4 sparse floating point: the selects travel right beside A, the weight registers
+    /// hold the dense groups they select from.
+    Sparse(WsArray<W, Sparse<W>>),
 }
 
 macro_rules! each_ws_array {
@@ -119,6 +130,7 @@ macro_rules! each_ws_array {
         match $mesh {
             WsMesh::Fp($a) => $body,
             WsMesh::Int($a) => $body,
+            WsMesh::Sparse($a) => $body,
         }
     };
 }
@@ -133,10 +145,20 @@ impl<const W: usize> WsMesh<W> {
         })
     }
 
-    /// See [`WsArray::comb`].
+    /// The mesh of a 2:4 sparse core built for `cfg` (a floating-point mode).
+    pub fn build_sparse(cfg: &CoreConfig) -> std::result::Result<Self, HwError> {
+        Ok(WsMesh::Sparse(WsArray::new(cfg, || Sparse::new(cfg))?))
+    }
+
+    /// See [`WsArray::comb`]; `meta` holds each row's selects (a sparse mesh's side value;
+    /// a dense mesh has none and ignores it).
     #[inline]
-    pub fn comb(&mut self, a_edge: &[(Wide<W>, ACtl)], w_edge: &[WIn<W>], top: u32) {
-        each_ws_array!(self, a => a.comb(a_edge, w_edge, top))
+    pub fn comb(&mut self, a_edge: &[(Wide<W>, ACtl)], meta: &[u64], w_edge: &[WIn<W>], top: u32) {
+        match self {
+            WsMesh::Fp(a) => a.comb(a_edge, |_| (), w_edge, top),
+            WsMesh::Int(a) => a.comb(a_edge, |_| (), w_edge, top),
+            WsMesh::Sparse(a) => a.comb(a_edge, |r| meta[r], w_edge, top),
+        }
     }
 
     /// See [`WsArray::bottom`].

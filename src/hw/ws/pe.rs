@@ -96,7 +96,12 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
                 cfg.operand_display(cfg.fmt_b),
             )
         };
-        let (bits_a, bits_b) = (cfg.fmt_a.width() * w, cfg.fmt_b.width() * w);
+        // The weight registers hold the datapath's B bus: `w` lanes, or in 2:4 sparse mode the
+        // dense group of four K positions each pair of kept A values selects from.
+        let (bits_a, bits_b) = (
+            cfg.fmt_a.width() * w,
+            cfg.fmt_b.width() * D::b_lanes() as u32,
+        );
         let acc_bits = cfg.acc.width();
         let regs = RegBank::new(WsRegs {
             a_out: Wide::ZERO,
@@ -157,6 +162,13 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         (q.a_out, q.a_ctl)
     }
 
+    /// What leaves to the right beside A (the datapath's side register: a 2:4 sparse row's
+    /// selects; nothing for a dense one).
+    #[inline]
+    pub fn side_out(&self) -> D::SideA {
+        self.path.side_out().0
+    }
+
     /// Weight set `set` and its valid bit (register outputs): what the load passes down.
     #[inline]
     pub fn weight(&self, set: bool) -> (Wide<W>, bool) {
@@ -182,13 +194,15 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         Flags::from_bits(self.regs.q().flags)
     }
 
-    /// The combinational phase: `a` and its control word from the left, the partial sum
-    /// `psum_in` from above (the upper PE's `psum`, or the identity at the top), the weight
-    /// load `wl`. Whether stage 2 has a row is the PE's own `s1_row` register: the upper PE's
-    /// `psum_vld` says the same of the same row.
+    /// The combinational phase: `a`, its control word and its side value (a sparse row's
+    /// selects) from the left, the partial sum `psum_in` from above (the upper PE's `psum`,
+    /// or the identity at the top), the weight load `wl`. Whether stage 2 has a row is the
+    /// PE's own `s1_row` register: the upper PE's `psum_vld` says the same of the same row.
     #[inline]
-    pub fn comb(&mut self, a: Wide<W>, ctl: ACtl, psum_in: u32, wl: WIn<W>) {
+    pub fn comb(&mut self, a: Wide<W>, ctl: ACtl, side: D::SideA, psum_in: u32, wl: WIn<W>) {
         let shows = self.shows;
+        // The side value passes on beside A through the datapath's register.
+        self.path.pass(side, Default::default());
         if shows {
             self.a_in.set(a);
             self.psum_in.set(psum_in);
@@ -215,7 +229,7 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         regs.set(|r| &mut r.s1_ctl, ctl.with_valid(compute));
         regs.set(|r| &mut r.s1_row, ctl.valid());
         if compute {
-            let s1 = self.path.stage1(&a, &w_bus, lanes, Default::default());
+            let s1 = self.path.stage1(&a, &w_bus, lanes, side);
             self.regs.set(|r| &mut r.s1_prod, s1);
             if shows {
                 self.exp_sum.set(ExpSums(s1));
@@ -276,6 +290,7 @@ impl<const W: usize, D: Datapath<W>> Module for WsPe<W, D> {
         v.wire(&mut self.a_in);
         v.bank_reg(regs, A_OUT, |r| &r.a_out);
         v.bank_reg(regs, A_CTL, |r| &r.a_ctl);
+        self.path.visit_a_side(v);
         v.bank_reg(regs, W_0, |r| &r.w[0]);
         v.bank_reg(regs, WV_0, |r| &r.wv[0]);
         v.bank_reg(regs, W_1, |r| &r.w[1]);
