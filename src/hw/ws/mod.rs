@@ -8,6 +8,8 @@
 //! - [`controller::WsController`]: the FSM loading weights and feeding rows.
 //! - [`accum::Accumulator`]: the block below the array adding the K-folds and C.
 //! - [`schedule::WsSchedule`]: passes, their starts, the cycle formula (`docs/timing.md`).
+//! - [`extras::WsExtras`]: what a supply carries beside A (nothing, or a 2:4 sparse row's
+//!   selects).
 //! - [`core::WsCore`]: the top.
 //!
 //! What it computes is [`crate::numerics::dot::ws`]'s order, bit for bit.

@@ -1,6 +1,7 @@
-//! The weight-stationary processing element: A in from the left and passed on through a
-//! register, as in the output-stationary PE; two weight registers (`w_0`, `w_1`, `w`
-//! lanes of B each, double-buffered) loaded down the column; a partial sum in from the PE
+//! The weight-stationary processing element: A (with its datapath's side value: a 2:4 sparse
+//! row's selects) in from the left and passed on through a register, as in the
+//! output-stationary PE; two weight registers (`w_0`, `w_1`, the datapath's B bus each: `w`
+//! lanes, or `2w` in sparse mode; double-buffered) loaded down the column; a partial sum in from the PE
 //! above, the datapath's two stages adding this PE's products to it, and the result
 //! (`psum`) passed down.
 //!
