@@ -181,27 +181,59 @@ fn sparse_memory_path_any_order() {
 /// The weight-stationary top (`hw::ws::WsCore`): every order of its blocks (rotations, the
 /// reverse, seeded shuffles of [`WS_BLOCKS`]) gives the same D, cycles and waveform bytes, on
 /// a 3 x 5 array over several folds and column tiles with the accumulator block's memory in
-/// use; a non-permutation is refused.
+/// use, dense and 2:4 sparse (the selects' skew beside A); a non-permutation is refused.
 #[test]
 fn weight_stationary_any_order() {
-    use tensorcore_rtl::gemm::clocked::run_ws_core;
-    use tensorcore_rtl::hw::ws::{WsBlock, WsCore, WS_BLOCKS};
-    use tensorcore_rtl::hw::Dataflow;
+    use tensorcore_rtl::hw::ws::WsCore;
+    use tensorcore_rtl::hw::{Dataflow, SparseTileBuffer};
+    use tensorcore_rtl::sparse::SparseGemm;
     let cfg = CoreConfig::new(FP16, FP16, AccMode::Fused, 2)
         .with_array(3, 5)
         .expect("array")
         .with_dataflow(Dataflow::Ws);
     let g = Gemm::random(8, 7, 29, cfg, 21).expect("problem");
-    let build = || {
+    ws_orders_agree("dense", g.macs(), || {
         let buf = TileBuffer::new(cfg, g.m, g.n, g.k, g.a.clone(), g.b.clone(), g.c.clone())
             .expect("buf");
         WsCore::<2, _>::new(cfg, buf).expect("core")
-    };
+    });
+    let s = SparseGemm::random(8, 7, 44, cfg, 22).expect("sparse problem");
+    ws_orders_agree("sparse", s.macs(), || {
+        let buf = SparseTileBuffer::new(
+            cfg,
+            s.m,
+            s.n,
+            s.k,
+            s.a.values().to_vec(),
+            s.a.meta().to_vec(),
+            s.b.clone(),
+            s.c.clone(),
+        )
+        .expect("buf");
+        WsCore::<2, _>::new(cfg, buf).expect("core")
+    });
+}
+
+/// Runs the core `build` makes under every order of [`WS_BLOCKS`] that
+/// [`permutations_of`] draws, traced, and asserts one D, one cycle count and one waveform.
+fn ws_orders_agree<F>(
+    label: &str,
+    macs: u64,
+    build: impl Fn() -> tensorcore_rtl::hw::ws::WsCore<2, F>,
+) where
+    F: tensorcore_rtl::hw::OperandFeeder<2>,
+    F::Extras: tensorcore_rtl::hw::ws::WsExtras<2>,
+{
+    use tensorcore_rtl::gemm::clocked::run_ws_core;
+    use tensorcore_rtl::hw::ws::{WsBlock, WS_BLOCKS};
     let mut twice = WS_BLOCKS;
     twice[2] = WsBlock::Mesh;
     assert!(!build().set_eval_order(twice));
     let orders = permutations_of(WS_BLOCKS, 11, 4);
-    let dir = std::env::temp_dir().join(format!("tcrtl_eval_order_ws_{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "tcrtl_eval_order_ws_{label}_{}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("tmp dir");
     let mut first: Option<(Vec<u32>, u64, Vec<u8>)> = None;
@@ -209,7 +241,7 @@ fn weight_stationary_any_order() {
         let mut core = build();
         assert!(core.set_eval_order(order));
         let path = dir.join(format!("run{k}.vcd"));
-        let run = run_ws_core(core, g.macs(), Some(&TraceConfig::vcd(&path))).expect("run");
+        let run = run_ws_core(core, macs, Some(&TraceConfig::vcd(&path))).expect("run");
         let got = (
             run.run.out.d,
             run.run.cycles,
@@ -218,9 +250,9 @@ fn weight_stationary_any_order() {
         match &first {
             None => first = Some(got),
             Some(f) => {
-                assert_eq!(f.0, got.0, "ws: D differs under {order:?}");
-                assert_eq!(f.1, got.1, "ws: cycles differ under {order:?}");
-                assert!(f.2 == got.2, "ws: waveform differs under {order:?}");
+                assert_eq!(f.0, got.0, "ws {label}: D differs under {order:?}");
+                assert_eq!(f.1, got.1, "ws {label}: cycles differ under {order:?}");
+                assert!(f.2 == got.2, "ws {label}: waveform differs under {order:?}");
             }
         }
     }
