@@ -51,6 +51,9 @@ impl Problem<'_> {
                 Schedule::for_core(&g.cfg, g.m, g.n, g.k, g.cfg.block()).total_cycles()
             }
             Problem::Sparse(s) => sparse_figures(s).total_cycles,
+            Problem::Mx(g) if g.cfg.dataflow() == Dataflow::Ws => {
+                WsSchedule::for_core(&g.cfg, g.m, g.n, g.k).total_cycles()
+            }
             Problem::Mx(g) => {
                 Schedule::for_core(&g.cfg, g.m, g.n, g.k, g.spec.block()).total_cycles()
             }

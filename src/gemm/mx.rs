@@ -3,11 +3,15 @@
 //! [`crate::hw::MxTileBuffer`]), the mesh in MX mode. D follows
 //! [`crate::numerics::mx_dot`]'s `fused` mode bit for bit (tested in `tests/mx/core.rs`).
 
-use super::clocked::{run_feeder, ClockedRun};
-use crate::hw::{CoreConfig, HwError, MxSpec, MxTileBuffer};
+use super::clocked::{run_feeder, run_ws_feeder, ClockedRun};
+use crate::hw::{CoreConfig, Dataflow, HwError, MxSpec, MxTileBuffer};
+use crate::numerics::dot::ws::{fold_add, psum_identity};
 use crate::numerics::dot::AccMode;
+use crate::numerics::flags::Flags;
+use crate::numerics::format::FP32;
 use crate::numerics::mx::Quantised;
 use crate::numerics::mx_dot::{mx_dot, MxDotError, MxDotMode};
+use crate::numerics::round::RoundTrace;
 use crate::numerics::round::Rounded;
 use crate::rtl::TraceConfig;
 
@@ -121,13 +125,32 @@ impl MxGemm {
     }
 
     /// D (row-major, with flags) by the functional [`mx_dot`] in `mode`: the reference the
-    /// clocked core equals in `fused` mode.
+    /// clocked output-stationary core equals in `fused` mode.
     pub fn reference(&self, mode: MxDotMode) -> Result<Vec<Rounded>, MxDotError> {
         let (qa, qb) = self.rows();
         let mut d = Vec::with_capacity(self.m * self.n);
         for i in 0..self.m {
             for j in 0..self.n {
                 d.push(mx_dot(&qa, i, &qb, j, self.c[i * self.n + j], mode)?);
+            }
+        }
+        Ok(d)
+    }
+
+    /// D (row-major, with flags) in the order of the core's dataflow: [`MxGemm::reference`]
+    /// in `fused` mode for `os`; for `ws` the folds of `R` K-blocks (`docs/numerics.md`,
+    /// "Weight-stationary order"), which the clocked `ws` core equals.
+    pub fn functional(&self) -> Result<Vec<Rounded>, MxDotError> {
+        if self.cfg.dataflow() == Dataflow::Os {
+            return self.reference(MxDotMode::Fused);
+        }
+        let (qa, qb) = self.rows();
+        let mut d = Vec::with_capacity(self.m * self.n);
+        for i in 0..self.m {
+            for j in 0..self.n {
+                let c = self.c[i * self.n + j];
+                let fold = self.cfg.rows() * self.cfg.width;
+                d.push(ws_element((&qa, i), (&qb, j), c, fold)?);
             }
         }
         Ok(d)
@@ -151,5 +174,53 @@ fn run_w<const W: usize>(g: &MxGemm, trace: Option<&TraceConfig>) -> Result<Cloc
         g.b_scales.clone(),
     )?;
     let macs = (g.m * g.n * g.k) as u64;
-    run_feeder::<W, _>(g.cfg, buf, macs, trace).map(|r| r.run)
+    match g.cfg.dataflow() {
+        Dataflow::Os => run_feeder::<W, _>(g.cfg, buf, macs, trace).map(|r| r.run),
+        Dataflow::Ws => run_ws_feeder::<W, _>(g.cfg, buf, macs, trace).map(|r| r.run),
+    }
+}
+
+/// One element of D in the weight-stationary order, folds of `fold` elements of K (`R * w`;
+/// the `ws` core takes `w` = the block size, one K-block a PE): each fold chained block by
+/// block from the identity (-0) by [`mx_dot`] in `fused` mode, then C plus the folds in K
+/// order, each one IEEE FP32 addition ([`fold_add`]).
+fn ws_element(
+    (qa, i): (&Quantised, usize),
+    (qb, j): (&Quantised, usize),
+    c: u32,
+    fold: usize,
+) -> Result<Rounded, MxDotError> {
+    let bs = qa.format.block_size();
+    let (k, blocks) = (qa.row_len, qa.blocks_per_row());
+    let mut d = c;
+    let mut flags = Flags::NONE;
+    let mut last = None;
+    for f0 in (0..k).step_by(fold) {
+        let len = fold.min(k - f0);
+        let slice = |q: &Quantised, r: usize| Quantised {
+            format: q.format,
+            row_len: len,
+            elements: q.elements[r * k + f0..r * k + f0 + len].to_vec(),
+            scales: q.scales[r * blocks + f0 / bs..r * blocks + (f0 + len).div_ceil(bs)].to_vec(),
+            tensor_scale: q.tensor_scale,
+        };
+        let identity = psum_identity(&AccMode::Fused, FP32);
+        let psum = mx_dot(
+            &slice(qa, i),
+            0,
+            &slice(qb, j),
+            0,
+            identity,
+            MxDotMode::Fused,
+        )?;
+        let (sum, f) = fold_add(&AccMode::Fused, FP32, d, psum.bits as u32);
+        flags |= psum.flags | f;
+        d = sum;
+        last = Some(psum.trace);
+    }
+    Ok(Rounded {
+        bits: u64::from(d),
+        flags,
+        trace: last.unwrap_or(RoundTrace::IDLE),
+    })
 }

@@ -294,7 +294,7 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
         if cfg.dataflow() != Dataflow::Os {
             return Err(HwError::Unsupported(format!(
                 "this run in {} (the weight-stationary core runs dense floating-point, \
-                 integer and 2:4 sparse GEMMs on the ideal memory path; block-scaled (MX) and \
+                 integer, 2:4 sparse and block-scaled GEMMs on the ideal memory path; \
                  TMA-fed runs are output-stationary only)",
                 cfg.dataflow()
             )));

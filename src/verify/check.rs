@@ -51,9 +51,15 @@ pub fn check(
             (Err(_), _) => Ok(None),
         },
         Problem::Sparse(s) => sparse(s, preset, d).map(Some),
-        Problem::Mx(g) => Ok(Some(Check {
-            reference: "verify::mx_ref",
-            mismatches: mismatches(d, &mx_ref::gemm(g)),
+        Problem::Mx(g) => Ok(Some(match g.cfg.dataflow() {
+            Dataflow::Os => Check {
+                reference: "verify::mx_ref",
+                mismatches: mismatches(d, &mx_ref::gemm(g)),
+            },
+            Dataflow::Ws => Check {
+                reference: "verify::mx_ref ws order",
+                mismatches: mismatches(d, &mx_ref::ws_gemm(g, g.cfg.rows(), g.cfg.width)),
+            },
         })),
     }
 }

@@ -318,3 +318,79 @@ fn gemm_mx_energy() {
     }
     assert!(per_mac[1] < per_mac[0], "{per_mac:?}");
 }
+
+/// `--dataflow ws` with a block-scaled format: the weight-stationary core at `--width` equal
+/// to the block size; the check (in the ws order) finds no mismatch and D equals the library's
+/// independent ws reference (`verify::mx_ref::ws_gemm`); another width is refused before
+/// anything is written.
+#[test]
+fn gemm_mx_runs_weight_stationary() {
+    use tensorcore_rtl::hw::{CoreConfig, Dataflow};
+    let (m, n, k) = (5, 6, 160);
+    let d = scratch("gemm-mx", "ws");
+    let (qa, qb, c) = write_problem(&d, BlockFormat::MxFp8E4M3, (m, n, k), 77);
+    let files = ["a.npy", "b.npy", "sa.npy", "sb.npy", "c.npy", "d.npy"].map(|f| p(&d, f));
+    let args = |width: &'static str| {
+        vec![
+            "gemm".to_string(),
+            "--format".into(),
+            "mxfp8e4m3".into(),
+            "--a".into(),
+            files[0].clone(),
+            "--b".into(),
+            files[1].clone(),
+            "--a-scales".into(),
+            files[2].clone(),
+            "--b-scales".into(),
+            files[3].clone(),
+            "--c".into(),
+            files[4].clone(),
+            "--width".into(),
+            width.into(),
+            "--rows".into(),
+            "2".into(),
+            "--cols".into(),
+            "3".into(),
+            "--dataflow".into(),
+            "ws".into(),
+            "--out".into(),
+            files[5].clone(),
+            "--check".into(),
+            "--json".into(),
+        ]
+    };
+    let run = |width| {
+        let a = args(width);
+        tcrtl(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let o = run("32");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(j["dataflow"], "ws");
+    assert_eq!(j["check"]["mismatches"], 0, "{j}");
+    assert_eq!(
+        j["check"]["reference"], "verify::mx_ref and mx_dot fused, in the ws order",
+        "{j}"
+    );
+    // The same D as the library's ws reference on the problem the files hold.
+    let mut g = MxGemm::from_quantised(&qa, &qb, c, 32).expect("problem");
+    g.cfg = CoreConfig::new(g.cfg.fmt_a, g.cfg.fmt_b, g.cfg.mode, 32)
+        .with_array(2, 3)
+        .expect("array")
+        .with_dataflow(Dataflow::Ws);
+    let want = tensorcore_rtl::verify::mx_ref::ws_gemm(&g, 2, 32);
+    let out = read_npy(&d.join("d.npy")).expect("D");
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(out.word(i) as u32, *w, "D[{i}]");
+    }
+    std::fs::remove_file(d.join("d.npy")).expect("clean");
+    let o = run("8");
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("--width 32") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(!d.join("d.npy").exists(), "a refused run wrote D");
+    let _ = std::fs::remove_dir_all(&d);
+}

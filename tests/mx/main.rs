@@ -11,3 +11,4 @@ mod core;
 mod core_nvfp4_int8;
 mod dot;
 mod gemm_problem;
+mod ws;

@@ -14,12 +14,11 @@ use crate::cli::array::ArrayArgs;
 use crate::cli::memory::MemoryPath;
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::{self, CoreConfig, MxGemm, Problem};
-use tensorcore_rtl::hw::MxSpec;
+use tensorcore_rtl::hw::{Dataflow, MxSpec};
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::mx::BlockFormat;
-use tensorcore_rtl::numerics::mx_dot::MxDotMode;
 use tensorcore_rtl::verify;
 
 /// The block format named `name` (every one runs on the tensor core).
@@ -251,7 +250,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             "out": args.out.as_ref().map(|p| p.display().to_string()),
             "waves": trace.as_ref().map(|t| t.path.display().to_string()),
             "check": bad.as_ref().map(|b| serde_json::json!({
-                "reference": CHECK_REFERENCES, "mismatches": b.len(),
+                "reference": check_references(&g), "mismatches": b.len(),
             })),
         });
         let mut obj = obj;
@@ -271,7 +270,11 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             run.out.flags
         );
         if let Some(b) = &bad {
-            outln!("check against {CHECK_REFERENCES}: {} mismatches", b.len());
+            outln!(
+                "check against {}: {} mismatches",
+                check_references(&g),
+                b.len()
+            );
             for &i in b.iter().take(5) {
                 outln!("  D[{}][{}] = 0x{:08x}", i / n, i % n, run.out.d[i]);
             }
@@ -292,13 +295,18 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
     })
 }
 
-/// What `--check` compares D with.
-const CHECK_REFERENCES: &str = "verify::mx_ref and mx_dot fused";
+/// What `--check` compares D with, by dataflow.
+fn check_references(g: &MxGemm) -> &'static str {
+    match g.cfg.dataflow() {
+        Dataflow::Os => "verify::mx_ref and mx_dot fused",
+        Dataflow::Ws => "verify::mx_ref and mx_dot fused, in the ws order",
+    }
+}
 
 /// Indices of D that differ from the independent `verify::mx_ref` or from the functional
-/// `mx_dot` in `fused` mode.
+/// `mx_dot` in `fused` mode (both in the core's dataflow's order).
 fn check_fused(g: &MxGemm, d: &[u32]) -> Result<Vec<usize>, String> {
-    let functional = g.reference(MxDotMode::Fused).map_err(|e| e.to_string())?;
+    let functional = g.functional().map_err(|e| e.to_string())?;
     let independent = verify::check(Problem::Mx(g), None, d)?
         .ok_or("no independent reference for this block-scaled problem")?;
     let mut bad = vec![false; d.len()];

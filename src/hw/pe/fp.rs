@@ -478,6 +478,9 @@ impl<const W: usize> Datapath<W> for FpPath {
     type Stage1 = Products<W>;
 
     #[inline]
+    fn side_b(_: u8) {}
+
+    #[inline]
     fn pass(&mut self, _: (), _: ()) {}
 
     #[inline]

@@ -106,6 +106,9 @@ impl<const W: usize> Datapath<W> for IntPath {
     type SideB = ();
     type Stage1 = IntProducts<W>;
 
+    #[inline]
+    fn side_b(_: u8) {}
+
     fn hex_lanes(&self) -> bool {
         false
     }

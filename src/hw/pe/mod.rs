@@ -338,6 +338,12 @@ pub trait Datapath<const W: usize>: Sized {
     fn hex_lanes(&self) -> bool {
         false
     }
+    /// True if something travels beside B that a weight-stationary PE must hold with its
+    /// weights (an MX block scale, 8 bits).
+    const HOLDS_B_SCALE: bool = false;
+    /// The side value beside B from the 8-bit code a weight-stationary PE holds with its
+    /// weights (`()` for a datapath with nothing beside B).
+    fn side_b(code: u8) -> Self::SideB;
     /// The side registers take this cycle's side inputs.
     fn pass(&mut self, side_a: Self::SideA, side_b: Self::SideB);
     /// The side values leaving right and down (register outputs).

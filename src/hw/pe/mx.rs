@@ -207,6 +207,13 @@ impl<const W: usize> Datapath<W> for MxPath {
         self.int8
     }
 
+    const HOLDS_B_SCALE: bool = true;
+
+    #[inline]
+    fn side_b(code: u8) -> u8 {
+        code
+    }
+
     #[inline]
     fn pass(&mut self, a_scale: u8, b_scale: u8) {
         self.regs.set(|r| &mut r.a_scale, a_scale);

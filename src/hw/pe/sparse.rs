@@ -83,6 +83,9 @@ impl<const W: usize> Datapath<W> for Sparse<W> {
     }
 
     #[inline]
+    fn side_b(_: u8) {}
+
+    #[inline]
     fn pass(&mut self, meta: u64, _: ()) {
         // The metadata passes on beside A; it drives this PE's B multiplexers.
         self.meta_in.set(meta);

@@ -14,7 +14,7 @@
 
 use super::accum::{AccIn, AccNext, Accumulator, WsTag};
 use super::controller::{WsController, WsState};
-use super::extras::WsExtras;
+use super::extras::{RowFeed, WsExtras};
 use super::mesh::WsMesh;
 use super::pe::WIn;
 use super::schedule::WsSchedule;
@@ -123,9 +123,14 @@ where
     order: [WsBlock; 9],
 }
 
-/// Checks that `cfg` can be built as a weight-stationary core with `W` lanes.
+/// Checks that `cfg` can be built as a dense weight-stationary core with `W` lanes.
 pub fn check_ws_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
     check_config::<W>(cfg)?;
+    check_ws_rules(cfg)
+}
+
+/// What the weight-stationary dataflow asks of `cfg` beyond the supply's own checks.
+fn check_ws_rules(cfg: &CoreConfig) -> Result<(), HwError> {
     if cfg.dataflow() != Dataflow::Ws {
         return Err(HwError::Unsupported(
             "a weight-stationary core built for another dataflow".into(),
@@ -150,9 +155,11 @@ where
 {
     /// A weight-stationary core for `cfg` (its dataflow `ws`, its width `W`) over `feeder`.
     pub fn new(cfg: CoreConfig, feeder: F) -> Result<Self, HwError> {
-        check_ws_config::<W>(&cfg)?;
+        check_ws_rules(&cfg)?;
         let (m, n, k) = feeder.dims();
-        <F::Extras as EdgeExtras<W>>::check(&cfg, &(), k)?;
+        let spec = feeder.spec();
+        <F::Extras as EdgeExtras<W>>::check(&cfg, &spec, k)?;
+        <F::Extras as WsExtras<W>>::check_ws(&cfg, &spec)?;
         if m == 0 || n == 0 || k == 0 {
             return Err(HwError::Unsupported("a zero dimension".into()));
         }
@@ -183,7 +190,7 @@ where
             controller: WsController::new(sched)?,
             a_skew: Skew::new("a_skew", &depth_in, cfg.fmt_a.width() * w, CTL_BITS)?
                 .with_display(a_disp, Display::Filter("ctl")),
-            side: <F::Extras as EdgeExtras<W>>::stage(&cfg, &(), &depth_in, &[])?,
+            side: <F::Extras as EdgeExtras<W>>::stage(&cfg, &spec, &depth_in, &depth_col)?,
             side_in: <F::Extras as EdgeExtras<W>>::sized(rows, cols),
             side_step: <F::Extras as EdgeExtras<W>>::sized(rows, cols),
             w_skew: Skew::new(
@@ -196,7 +203,7 @@ where
             tag_delay: Skew::new("tag_delay", &[rows + PIPELINE_LATENCY as usize], 64, 1)?,
             acc_skew: Skew::new("acc_skew", &depth_col, 64, cfg.acc.width())?
                 .with_display(Display::Hex, cfg.acc_display()),
-            mesh: <F::Extras as WsExtras<W>>::ws_mesh(&cfg)?,
+            mesh: <F::Extras as WsExtras<W>>::ws_mesh(&cfg, &spec)?,
             accum: Accumulator::new(cfg.mode, cfg.acc, cols, sched.chunk_rows)?,
             d_deskew: Skew::new("d_deskew", &depth_out, cfg.acc.width(), 64)?
                 .with_display(cfg.acc_display(), Display::Filter(tag_filter(row_bits))),
@@ -319,6 +326,7 @@ where
         // The weight load: array row `R - 1 - k` of the pass's weight tile, one lane group a
         // column (step `fold * R + row` of K in the feeder's numbering).
         let w_in = &mut self.w_skew.inputs()[..cols];
+        let mut load_at = None;
         match load {
             Some((p, k)) => {
                 let pass = sched.pass(p);
@@ -327,22 +335,23 @@ where
                     let g = self.feeder.b(pass.col_tile, j, step);
                     *slot = (g.bits, wl_word(true, p & 1 == 1, g.lanes > 0));
                 }
+                load_at = Some((pass.col_tile, step));
             }
             None => w_in.fill(Default::default()),
         }
+        // Beside the weights, what the supply loads with them (an MX block scale).
+        <F::Extras as WsExtras<W>>::load(
+            &self.feeder,
+            load_at,
+            &mut self.side_step,
+            &mut self.side_in,
+        );
         self.w_skew.out(&mut e.w_cols);
-        for (wl, &(value, word)) in e.w_edge.iter_mut().zip(&e.w_cols) {
-            *wl = WIn {
-                en: word & 1 != 0,
-                set: word & 2 != 0,
-                value,
-                valid: word & 4 != 0,
-            };
-        }
 
         // The A feed: row `i` of the array takes the `w` elements of K of its fold's step.
         let a_in = &mut self.a_skew.inputs()[..rows];
         let tag_in = &mut self.tag_delay.inputs()[0];
+        let mut feed_at = None;
         match feed {
             Some((p, s)) => {
                 let pass = sched.pass(p);
@@ -353,16 +362,11 @@ where
                     let ctl = ACtl::new(g.lanes as u8, true, true, p & 1 == 1, true);
                     *slot = (g.bits, ctl);
                 }
-                // Beside each array row's A, the side values of its own step.
-                <F::Extras as WsExtras<W>>::gather(
-                    &self.feeder,
+                feed_at = Some(RowFeed {
                     tile,
                     row,
-                    pass.fold * rows,
-                    &mut self.side_step,
-                    &mut self.side_in,
-                );
-                self.side.settle(true, &self.side_in);
+                    first: pass.fold * rows,
+                });
                 let tag = WsTag {
                     valid: true,
                     first: pass.first,
@@ -376,11 +380,28 @@ where
             }
             None => {
                 a_in.fill(Default::default());
-                self.side.settle(false, &self.side_in);
                 *tag_in = (0, false);
             }
         }
         self.a_skew.out(&mut e.a_edge);
+        // Beside each array row's A, the side values of its own step.
+        <F::Extras as WsExtras<W>>::gather(
+            &self.feeder,
+            feed_at,
+            &mut self.side_step,
+            &mut self.side_in,
+        );
+        let taken = <F::Extras as WsExtras<W>>::taken(feed.is_some(), load.is_some());
+        self.side.settle(taken, &self.side_in);
+        for (j, (wl, &(value, word))) in e.w_edge.iter_mut().zip(&e.w_cols).enumerate() {
+            *wl = WIn {
+                en: word & 1 != 0,
+                set: word & 2 != 0,
+                value,
+                valid: word & 4 != 0,
+                scale: <F::Extras as WsExtras<W>>::load_scale(&self.side, j),
+            };
+        }
 
         // At the bottom of column 0: the row's tag, and C on its first fold.
         self.tag_delay.out(&mut e.tag0);
@@ -421,7 +442,7 @@ where
                 WsBlock::AccSkew => self.acc_skew.shift_in(),
                 WsBlock::Mesh => self.mesh.comb(
                     &e.a_edge,
-                    <F::Extras as WsExtras<W>>::meta(&self.side),
+                    <F::Extras as WsExtras<W>>::row_sides(&self.side),
                     &e.w_edge,
                     self.identity,
                 ),

@@ -1,70 +1,94 @@
-//! What the weight-stationary core carries beside A, by kind of operand supply (the `ws`
-//! counterpart of [`crate::hw::extras`]): nothing for a dense supply; for a 2:4 sparse one,
-//! each row's selects, on a skew beside A's (`meta_skew`) and then right through the PEs
-//! beside A, as in the output-stationary core.
+//! What the weight-stationary core carries beside its operands, by kind of operand supply
+//! (the `ws` counterpart of [`crate::hw::extras`]): nothing for a dense supply; for a 2:4
+//! sparse one, each row's selects beside A; for a block-scaled (MX) one, each row's A scale
+//! beside A and each column's B scale beside the weights it loads.
 //!
-//! What differs from `os` is where a row's side values come from: in `ws` array row `i`
-//! works on step `fold * R + i` of K while the other rows work on other steps, so the row of
-//! A fed in one cycle carries, in each array row, the selects of that row's own step
-//! ([`WsExtras::gather`]). B needs nothing beside it: in sparse mode each PE's weight
-//! register holds the dense group of K positions its kept A values select from
-//! ([`WsExtras::b_lanes`] lanes).
+//! The skews are the output-stationary core's own stages (`meta_skew`; `xa_skew` and
+//! `xb_skew`), with A's depths for the rows and B's for the columns. What differs from `os`
+//! is where a row's side values come from: in `ws` array row `i` works on step `fold * R + i`
+//! of K while the other rows work on other steps, so the row of A fed in one cycle carries, in
+//! each array row, the side values of that row's own step ([`WsExtras::gather`]); and B's
+//! scale travels down with its weight and stays in the PE with it ([`WsExtras::load`]).
 
-use super::mesh::WsMesh;
-use crate::hw::config::CoreConfig;
-use crate::hw::extras::{EdgeExtras, SideStage, SparseSelects};
+use super::mesh::{RowSides, WsMesh};
+use crate::hw::config::{CoreConfig, MxSpec};
+use crate::hw::extras::{BlockScales, EdgeExtras, SideStage, SparseSelects};
 use crate::hw::feeder::OperandFeeder;
 use crate::hw::pe::sparse_b_lanes;
 use crate::hw::HwError;
 
-/// A kind of operand supply the weight-stationary core takes (see the module
-/// documentation): dense (`()`) or 2:4 sparse ([`SparseSelects`]).
-pub trait WsExtras<const W: usize>: EdgeExtras<W, Spec = ()> {
-    /// Lanes of a weight register (the datapath's B bus).
-    fn b_lanes() -> usize;
-
-    /// The mesh of a core built for `cfg`.
-    fn ws_mesh(cfg: &CoreConfig) -> Result<WsMesh<W>, HwError>;
-
-    /// Writes into `out` the side values of row `row` of A of tile `tile` as the array's rows
-    /// take it: array row `i` those of step `first + i` (`scratch` holds one step's extras).
-    fn gather<F: OperandFeeder<W, Extras = Self>>(
-        feeder: &F,
-        tile: usize,
-        row: usize,
-        first: usize,
-        scratch: &mut Self,
-        out: &mut Self,
-    );
-
-    /// The selects at the mesh's left edge, one per array row (none for a dense supply).
-    fn meta(stage: &Self::Stage) -> &[u64];
+/// Where the side values of one cycle's row of A come from: row `row` of tile `tile`, array
+/// row `i` at step `first + i`.
+#[derive(Clone, Copy, Debug)]
+pub struct RowFeed {
+    /// The tile of D the row belongs to.
+    pub tile: usize,
+    /// The row within the tile.
+    pub row: usize,
+    /// The step of array row 0 (`fold * R`).
+    pub first: usize,
 }
 
-/// A dense supply: nothing beside A or B.
-impl<const W: usize> WsExtras<W> for () {
+/// A kind of operand supply the weight-stationary core takes (see the module
+/// documentation): dense (`()`), 2:4 sparse ([`SparseSelects`]) or block-scaled
+/// ([`BlockScales`]).
+pub trait WsExtras<const W: usize>: EdgeExtras<W> {
+    /// Lanes of a weight register (the datapath's B bus).
     fn b_lanes() -> usize {
         W
     }
 
-    fn ws_mesh(cfg: &CoreConfig) -> Result<WsMesh<W>, HwError> {
+    /// What `ws` adds to the supply's own checks ([`EdgeExtras::check`]).
+    fn check_ws(_cfg: &CoreConfig, _spec: &Self::Spec) -> Result<(), HwError> {
+        Ok(())
+    }
+
+    /// The mesh of a core built for `cfg` and `spec`.
+    fn ws_mesh(cfg: &CoreConfig, spec: &Self::Spec) -> Result<WsMesh<W>, HwError>;
+
+    /// Writes into `out` the side values beside A of the row `feed` names (zeros if none is
+    /// fed this cycle); `scratch` holds one step's extras as the feeder gives them.
+    fn gather<F: OperandFeeder<W, Extras = Self>>(
+        _feeder: &F,
+        _feed: Option<RowFeed>,
+        _scratch: &mut Self,
+        _out: &mut Self,
+    ) {
+    }
+
+    /// Writes into `out` the side values beside the weights loaded this cycle, step `step` of
+    /// column tile `col_tile` (zeros if none is loaded).
+    fn load<F: OperandFeeder<W, Extras = Self>>(
+        _feeder: &F,
+        _load: Option<(usize, usize)>,
+        _scratch: &mut Self,
+        _out: &mut Self,
+    ) {
+    }
+
+    /// Whether the stage's input carries something this cycle (its tag bit).
+    fn taken(feed: bool, _load: bool) -> bool {
+        feed
+    }
+
+    /// What enters each array row beside A (the stage's row outputs).
+    fn row_sides(stage: &Self::Stage) -> RowSides<'_>;
+
+    /// The block scale reaching the top of column `j` beside its weight (0 unless MX).
+    fn load_scale(_stage: &Self::Stage, _j: usize) -> u8 {
+        0
+    }
+}
+
+/// A dense supply: nothing beside A or B.
+impl<const W: usize> WsExtras<W> for () {
+    fn ws_mesh(cfg: &CoreConfig, _spec: &()) -> Result<WsMesh<W>, HwError> {
         WsMesh::build(cfg)
     }
 
     #[inline]
-    fn gather<F: OperandFeeder<W, Extras = ()>>(
-        _feeder: &F,
-        _tile: usize,
-        _row: usize,
-        _first: usize,
-        _scratch: &mut (),
-        _out: &mut (),
-    ) {
-    }
-
-    #[inline]
-    fn meta(_stage: &Self::Stage) -> &[u64] {
-        &[]
+    fn row_sides(_stage: &Self::Stage) -> RowSides<'_> {
+        RowSides::None
     }
 }
 
@@ -74,27 +98,102 @@ impl<const W: usize> WsExtras<W> for SparseSelects {
         sparse_b_lanes(W)
     }
 
-    fn ws_mesh(cfg: &CoreConfig) -> Result<WsMesh<W>, HwError> {
+    fn ws_mesh(cfg: &CoreConfig, _spec: &()) -> Result<WsMesh<W>, HwError> {
         WsMesh::build_sparse(cfg)
     }
 
     #[inline]
     fn gather<F: OperandFeeder<W, Extras = SparseSelects>>(
         feeder: &F,
-        tile: usize,
-        row: usize,
-        first: usize,
+        feed: Option<RowFeed>,
         scratch: &mut SparseSelects,
         out: &mut SparseSelects,
     ) {
         for (i, m) in out.meta.iter_mut().enumerate() {
-            feeder.extras(tile, first + i, scratch);
-            *m = scratch.meta[row];
+            *m = match feed {
+                Some(f) => {
+                    feeder.extras(f.tile, f.first + i, scratch);
+                    scratch.meta[f.row]
+                }
+                None => 0,
+            };
         }
     }
 
     #[inline]
-    fn meta(stage: &Self::Stage) -> &[u64] {
-        stage.edge_a()
+    fn row_sides(stage: &Self::Stage) -> RowSides<'_> {
+        RowSides::Meta(stage.edge_a())
+    }
+}
+
+/// A block-scaled supply: A's block scale beside each row of A, B's beside each weight.
+impl<const W: usize> WsExtras<W> for BlockScales {
+    fn check_ws(cfg: &CoreConfig, spec: &MxSpec) -> Result<(), HwError> {
+        // A K-block's scaled sum is fired into the partial sum at once, so each PE must hold
+        // whole blocks: the width is the block size (the MX checks already ask w <= bs).
+        if cfg.width != spec.block() {
+            return Err(HwError::Unsupported(format!(
+                "{} in ws at width {} (each PE must hold one whole K-block of {}: a block \
+                 spread over several PEs down a column would need its exact sum carried \
+                 between them; use --width {})",
+                spec.a,
+                cfg.width,
+                spec.block(),
+                spec.block()
+            )));
+        }
+        Ok(())
+    }
+
+    fn ws_mesh(cfg: &CoreConfig, spec: &MxSpec) -> Result<WsMesh<W>, HwError> {
+        WsMesh::build_mx(cfg, spec)
+    }
+
+    #[inline]
+    fn gather<F: OperandFeeder<W, Extras = BlockScales>>(
+        feeder: &F,
+        feed: Option<RowFeed>,
+        scratch: &mut BlockScales,
+        out: &mut BlockScales,
+    ) {
+        for (i, x) in out.a.iter_mut().enumerate() {
+            *x = match feed {
+                Some(f) => {
+                    feeder.extras(f.tile, f.first + i, scratch);
+                    scratch.a[f.row]
+                }
+                None => 0,
+            };
+        }
+    }
+
+    #[inline]
+    fn load<F: OperandFeeder<W, Extras = BlockScales>>(
+        feeder: &F,
+        load: Option<(usize, usize)>,
+        scratch: &mut BlockScales,
+        out: &mut BlockScales,
+    ) {
+        match load {
+            Some((col_tile, step)) => {
+                feeder.extras(col_tile, step, scratch);
+                out.b.copy_from_slice(&scratch.b);
+            }
+            None => out.b.fill(0),
+        }
+    }
+
+    fn taken(feed: bool, load: bool) -> bool {
+        feed || load
+    }
+
+    #[inline]
+    fn row_sides(stage: &Self::Stage) -> RowSides<'_> {
+        RowSides::Scale(stage.edge_a())
+    }
+
+    #[inline]
+    fn load_scale(stage: &Self::Stage, j: usize) -> u8 {
+        stage.edge_b().get(j).copied().unwrap_or(0)
     }
 }

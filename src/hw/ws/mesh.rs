@@ -6,7 +6,8 @@
 
 use super::pe::{WIn, WsPe};
 use crate::hw::config::CoreConfig;
-use crate::hw::pe::{fp, ACtl, Datapath, FpPath, IntPath, Sparse};
+use crate::hw::config::MxSpec;
+use crate::hw::pe::{fp, ACtl, Datapath, FpPath, IntPath, MxPath, Sparse};
 use crate::hw::HwError;
 use crate::numerics::dot::AccMode;
 use crate::numerics::flags::Flags;
@@ -70,6 +71,7 @@ impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
                             WIn {
                                 value,
                                 valid,
+                                scale: up.weight_scale(wl_top.set),
                                 ..wl_top
                             },
                         )
@@ -123,6 +125,20 @@ pub enum WsMesh<const W: usize> {
     /// 2:4 sparse floating point: the selects travel right beside A, the weight registers
     /// hold the dense groups they select from.
     Sparse(WsArray<W, Sparse<W>>),
+    /// Block-scaled (MX, NVFP4): A's block scale travels right beside A, B's is held with
+    /// the weights.
+    Mx(WsArray<W, MxPath>),
+}
+
+/// What enters each array row beside A, as [`WsMesh::comb`] takes it.
+#[derive(Clone, Copy, Debug)]
+pub enum RowSides<'a> {
+    /// Nothing (a dense mesh).
+    None,
+    /// Each row's 2:4 selects.
+    Meta(&'a [u64]),
+    /// Each row's block scale code.
+    Scale(&'a [u8]),
 }
 
 macro_rules! each_ws_array {
@@ -131,6 +147,7 @@ macro_rules! each_ws_array {
             WsMesh::Fp($a) => $body,
             WsMesh::Int($a) => $body,
             WsMesh::Sparse($a) => $body,
+            WsMesh::Mx($a) => $body,
         }
     };
 }
@@ -150,14 +167,33 @@ impl<const W: usize> WsMesh<W> {
         Ok(WsMesh::Sparse(WsArray::new(cfg, || Sparse::new(cfg))?))
     }
 
-    /// See [`WsArray::comb`]; `meta` holds each row's selects (a sparse mesh's side value;
-    /// a dense mesh has none and ignores it).
+    /// The mesh of a block-scaled core built for `cfg` and `spec`.
+    pub fn build_mx(cfg: &CoreConfig, spec: &MxSpec) -> std::result::Result<Self, HwError> {
+        Ok(WsMesh::Mx(WsArray::new(cfg, || MxPath::new(cfg, spec))?))
+    }
+
+    /// See [`WsArray::comb`]; `sides` holds what enters each row beside A (a sparse mesh's
+    /// selects, a block-scaled mesh's A scales; a row past the slice, or a kind the mesh does
+    /// not take, enters 0).
     #[inline]
-    pub fn comb(&mut self, a_edge: &[(Wide<W>, ACtl)], meta: &[u64], w_edge: &[WIn<W>], top: u32) {
-        match self {
-            WsMesh::Fp(a) => a.comb(a_edge, |_| (), w_edge, top),
-            WsMesh::Int(a) => a.comb(a_edge, |_| (), w_edge, top),
-            WsMesh::Sparse(a) => a.comb(a_edge, |r| meta[r], w_edge, top),
+    pub fn comb(
+        &mut self,
+        a_edge: &[(Wide<W>, ACtl)],
+        sides: RowSides<'_>,
+        w_edge: &[WIn<W>],
+        top: u32,
+    ) {
+        match (self, sides) {
+            (WsMesh::Fp(a), _) => a.comb(a_edge, |_| (), w_edge, top),
+            (WsMesh::Int(a), _) => a.comb(a_edge, |_| (), w_edge, top),
+            (WsMesh::Sparse(a), RowSides::Meta(m)) => {
+                a.comb(a_edge, |r| m.get(r).copied().unwrap_or(0), w_edge, top)
+            }
+            (WsMesh::Sparse(a), _) => a.comb(a_edge, |_| 0, w_edge, top),
+            (WsMesh::Mx(a), RowSides::Scale(x)) => {
+                a.comb(a_edge, |r| x.get(r).copied().unwrap_or(0), w_edge, top)
+            }
+            (WsMesh::Mx(a), _) => a.comb(a_edge, |_| 0, w_edge, top),
         }
     }
 

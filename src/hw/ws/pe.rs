@@ -36,6 +36,8 @@ pub struct WIn<const W: usize> {
     pub value: Wide<W>,
     /// The weight is inside the problem (a column past N or lanes past K load invalid).
     pub valid: bool,
+    /// The weight's block scale code (MX; 0 for a datapath that holds none).
+    pub scale: u8,
 }
 
 /// The registers of a weight-stationary PE, committed as one bank.
@@ -45,6 +47,9 @@ struct WsRegs<const W: usize, S1: Copy> {
     a_ctl: ACtl,
     w: [Wide<W>; 2],
     wv: [bool; 2],
+    /// The block scale held with each weight set (MX only; declared for the waves only
+    /// where the datapath holds one).
+    w_scale: [u8; 2],
     s1_prod: S1,
     s1_ctl: ACtl,
     s1_row: bool,
@@ -69,6 +74,8 @@ mod field {
     pub const PSUM_VLD: usize = 10;
     pub const FLAGS: usize = 11;
     pub const HAZARD: usize = 12;
+    pub const W_SCALE_0: usize = 13;
+    pub const W_SCALE_1: usize = 14;
 }
 
 /// One weight-stationary PE with `W` lanes and datapath `D`.
@@ -109,6 +116,7 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
             a_ctl: ACtl::default(),
             w: [Wide::ZERO; 2],
             wv: [false; 2],
+            w_scale: [0; 2],
             s1_prod: D::Stage1::default(),
             s1_ctl: ACtl::default(),
             s1_row: false,
@@ -141,6 +149,15 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         .field("psum_vld", 1, |r| &r.psum_vld)?
         .field("flags", 4, |r| &r.flags)?
         .field("hazard", 1, |r| &r.hazard)?;
+        // An MX weight's block scale, held with it (E8M0 or E4M3 code).
+        let regs = if D::HOLDS_B_SCALE {
+            regs.field("w_scale_0", 8, |r| &r.w_scale[0])?
+                .with_display(Display::Hex)
+                .field("w_scale_1", 8, |r| &r.w_scale[1])?
+                .with_display(Display::Hex)
+        } else {
+            regs
+        };
         Ok(Self {
             name,
             a_in: Wire::new("a_in", bits_a, Wide::ZERO)?
@@ -178,6 +195,12 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         (q.w[s], q.wv[s])
     }
 
+    /// The block scale held with weight set `set` (register output; 0 unless MX).
+    #[inline]
+    pub fn weight_scale(&self, set: bool) -> u8 {
+        self.regs.q().w_scale[usize::from(set)]
+    }
+
     /// The partial sum leaving downwards and whether it carries a row (register outputs).
     #[inline]
     pub fn psum(&self) -> (u32, bool) {
@@ -202,8 +225,10 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
     #[inline]
     pub fn comb(&mut self, a: Wide<W>, ctl: ACtl, side: D::SideA, psum_in: u32, wl: WIn<W>) {
         let shows = self.shows;
-        // The side value passes on beside A through the datapath's register.
-        self.path.pass(side, Default::default());
+        // The side value passes on beside A through the datapath's register; beside it the
+        // block scale of the weight set this row multiplies by (MX), for stage 2.
+        let w_scale = self.weight_scale(ctl.set());
+        self.path.pass(side, D::side_b(w_scale));
         if shows {
             self.a_in.set(a);
             self.psum_in.set(psum_in);
@@ -215,6 +240,9 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
             let s = usize::from(wl.set);
             regs.set(|r| &mut r.w[s], wl.value);
             regs.set(|r| &mut r.wv[s], wl.valid);
+            if D::HOLDS_B_SCALE {
+                regs.set(|r| &mut r.w_scale[s], wl.scale);
+            }
         }
 
         // Stage 1: multiply A by the row's weight set (a row with lanes and a weight).
@@ -296,6 +324,10 @@ impl<const W: usize, D: Datapath<W>> Module for WsPe<W, D> {
         v.bank_reg(regs, WV_0, |r| &r.wv[0]);
         v.bank_reg(regs, W_1, |r| &r.w[1]);
         v.bank_reg(regs, WV_1, |r| &r.wv[1]);
+        if D::HOLDS_B_SCALE {
+            v.bank_reg(regs, W_SCALE_0, |r| &r.w_scale[0]);
+            v.bank_reg(regs, W_SCALE_1, |r| &r.w_scale[1]);
+        }
         v.bank_reg(regs, S1_PROD, |r| &r.s1_prod);
         v.bank_reg(regs, S1_CTL, |r| &r.s1_ctl);
         v.bank_reg(regs, S1_ROW, |r| &r.s1_row);
@@ -303,6 +335,7 @@ impl<const W: usize, D: Datapath<W>> Module for WsPe<W, D> {
         v.wire(&mut self.sig_product);
         v.wire(&mut self.psum_in);
         self.stage2.visit(v);
+        self.path.visit_b_side(v);
         self.path.visit_gather(v);
         v.bank_reg(regs, PSUM, |r| &r.psum);
         v.bank_reg(regs, PSUM_VLD, |r| &r.psum_vld);
