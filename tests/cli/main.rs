@@ -40,3 +40,5 @@ mod structure;
 mod tma;
 mod wave_filter;
 mod workload;
+mod workload_shards;
+mod workload_slurm;

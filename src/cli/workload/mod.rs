@@ -32,7 +32,7 @@ pub struct WorkloadArgs {
 enum WorkloadCommand {
     /// Runs every layer of a SCALE-Sim topology CSV (convolution or GEMM format) on the
     /// clocked core and writes layers.csv and summary.json into --out.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Joins the reports of a run's shards (`workload run --shard I/N`) into the report of
     /// the whole run, written into --out.
     Merge(merge::MergeArgs),
