@@ -5,7 +5,7 @@
 //! of the layers at a time (`--shard`), continued after an interrupt (`--resume`), and
 //! `tcrtl workload merge` of the shards' reports. The parsing, the lowering and the checks
 //! are the library's (`tensorcore_rtl::workload`); this folder folds them into commands:
-//! [`run`] runs layers, [`report`] writes and reads reports, [`merge`] joins shards.
+//! [`mod@run`] runs layers, [`report`] writes and reads reports, [`mod@merge`] joins shards.
 
 mod merge;
 mod report;
