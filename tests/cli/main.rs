@@ -40,5 +40,6 @@ mod structure;
 mod tma;
 mod wave_filter;
 mod workload;
+mod workload_operands;
 mod workload_shards;
 mod workload_slurm;

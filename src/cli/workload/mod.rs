@@ -8,6 +8,7 @@
 //! [`mod@run`] runs layers, [`report`] writes and reads reports, [`mod@merge`] joins shards.
 
 mod merge;
+mod operands;
 mod report;
 mod run;
 
@@ -57,7 +58,8 @@ pub struct RunArgs {
     /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
     #[arg(long, default_value_t = 1)]
     width: usize,
-    /// Seed of the run: layer i's operands come from a seed derived from this and i.
+    /// Seed of the run: layer i's operands come from a seed derived from this and i (and its
+    /// sampled check, also with --operands).
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Check the whole of D when a layer's M * N * K is at most this; above it, check
@@ -93,6 +95,11 @@ pub struct RunArgs {
     /// SLURM_ARRAY_TASK_COUNT).
     #[arg(long, default_value = "0/1", value_name = "I/N|slurm")]
     shard: String,
+    /// Real operands instead of random ones: layer NAME reads DIR/NAME.a.npy (M x K),
+    /// DIR/NAME.b.npy (K x N) and, if present, DIR/NAME.c.npy (M x N, else zeros), in the
+    /// dtypes of tcrtl gemm --a/--b/--c (float formats only).
+    #[arg(long, value_name = "DIR")]
+    operands: Option<PathBuf>,
     /// Continue the interrupted run whose partial report is in --out (same topology, options,
     /// seed and shard): only its pending layers run.
     #[arg(long)]

@@ -22,6 +22,17 @@ pub const FILES: [&str; 3] = ["layers.csv", "summary.json", "layers.svg"];
 /// to, and how far the run got.
 const RESULT_KEYS: [&str; 4] = ["layers", "totals", "complete", "pending"];
 
+/// FNV-1a (64 bits) of `bytes` as `fnv1a64:` and 16 hex digits (a fingerprint, not a
+/// security hash).
+pub fn fnv1a64(bytes: impl IntoIterator<Item = u8>) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("fnv1a64:{h:016x}")
+}
+
 /// The array a report's utilization and chart refer to.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shape {
@@ -106,6 +117,10 @@ pub struct LayerRecord {
     pub scalesim_cycles: u64,
     /// The traffic the run counted (the formulas' when not simulated).
     pub traffic: TrafficBytes,
+    /// FNV-1a (64 bits) of D, its 32-bit words little-endian in row-major order, as
+    /// `fnv1a64:` and 16 hex digits (`None` when not simulated): what the layer computed,
+    /// in a form two runs and `tcrtl gemm --out D.npy` can be compared by.
+    pub d_digest: Option<String>,
 }
 
 impl LayerRecord {
@@ -222,7 +237,7 @@ fn layer_json(r: &LayerRecord) -> Value {
         "macs": r.macs, "reference": r.reference, "checked": r.checked,
         "elements": r.elements, "sampled": !r.complete_check(),
         "mismatches": r.mismatches, "sim_seconds": r.sim_seconds,
-        "traffic": traffic_json(&r.traffic),
+        "traffic": traffic_json(&r.traffic), "d_digest": r.d_digest,
         "model_cycles": r.model_cycles, "scalesim_cycles": r.scalesim_cycles,
         "analytic": {
             "cycles": r.analytic_cycles, "traffic": traffic_json(&r.analytic_traffic),
@@ -470,6 +485,11 @@ fn layer_from_json(l: &Value, shape: &Shape) -> Result<LayerRecord, String> {
         model_cycles: num(&["model_cycles"])?,
         scalesim_cycles: num(&["scalesim_cycles"])?,
         traffic: traffic(&["traffic"])?,
+        d_digest: match l.get("d_digest") {
+            Some(Value::String(d)) => Some(d.clone()),
+            Some(Value::Null) => None,
+            _ => return Err("no d_digest".into()),
+        },
         utilization: 0.0,
     };
     // Recomputed from the exact counts, as the run computed it.

@@ -21,6 +21,7 @@ use tensorcore_rtl::workload::{
     self, analytic, check_layer, layer_seed, scalesim_cycles, LayerCheck, LayerKind, Topology,
 };
 
+use super::operands::OperandFiles;
 use super::report::{self, LayerRecord, Report, Shape, TrafficBytes};
 use super::values;
 use super::RunArgs;
@@ -60,17 +61,6 @@ fn format_names(cfg: &CoreConfig) -> (&'static str, &'static str) {
     }
 }
 
-/// FNV-1a (64 bits) of `bytes` as `fnv1a64:` and 16 hex digits: the topology file's
-/// fingerprint, so a report names the exact file it ran (not a security hash).
-fn fnv1a64(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("fnv1a64:{h:016x}")
-}
-
 /// What identifies a run in its `summary.json`: the topology (its path, format, fingerprint
 /// and number of layers), the core, the options that change results, the seed and the shard.
 fn run_header(
@@ -80,6 +70,7 @@ fn run_header(
     cfg: &CoreConfig,
     preset: Option<Preset>,
     shard: Shard,
+    operands: Option<&OperandFiles>,
 ) -> Map<String, Value> {
     let header = json!({
         "topology": args.topology.display().to_string(),
@@ -99,6 +90,7 @@ fn run_header(
         "max_check": args.max_check,
         "samples": args.samples,
         "shard": shard.text(),
+        "operands": operands.map_or("random".to_string(), OperandFiles::text),
     });
     match header {
         Value::Object(m) => m,
@@ -170,9 +162,35 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         width: cfg.width,
         dataflow: cfg.dataflow().name().to_string(),
     };
-    let header = run_header(args, &topo, fnv1a64(text.as_bytes()), &cfg, preset, shard);
     let count = topo.layers.len();
     let selected: Vec<usize> = (0..count).filter(|&i| shard.owns(i as u64)).collect();
+    // Operand files: every file of the shard's layers there, in its shape, before any runs.
+    let operands = match &args.operands {
+        Some(_) if matches!(cfg.mode, AccMode::Int(_)) => {
+            return Err(
+                "--operands takes float formats in this version (integer operands from .npy: \
+                 tcrtl gemm --format s8 --a A.npy --b B.npy)"
+                    .into(),
+            )
+        }
+        Some(dir) => {
+            let files = OperandFiles::new(dir)?;
+            for &i in &selected {
+                files.check(i, &topo.layers[i])?;
+            }
+            Some(files)
+        }
+        None => None,
+    };
+    let header = run_header(
+        args,
+        &topo,
+        report::fnv1a64(text.bytes()),
+        &cfg,
+        preset,
+        shard,
+        operands.as_ref(),
+    );
     // What an earlier, interrupted process of the same run finished.
     let resumed = if args.resume {
         resumable(&args.out, &header, &topo, &selected)?
@@ -266,12 +284,16 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             model_cycles: formula.cycles,
             scalesim_cycles: scalesim,
             traffic: TrafficBytes::from(&formula.traffic),
+            d_digest: None,
         };
         let check = if args.analytic {
             LayerCheck::none()
         } else {
-            let g =
-                Gemm::random(m, n, k, cfg, seed).map_err(|e| format!("layer {}: {e}", l.name))?;
+            let g = match &operands {
+                Some(files) => files.load(l, cfg)?,
+                None => Gemm::random(m, n, k, cfg, seed)
+                    .map_err(|e| format!("layer {}: {e}", l.name))?,
+            };
             let done = gemm::run(Problem::Dense(&g), None, None)
                 .map_err(|e| format!("layer {}: {e}", l.name))?;
             let run = done.run;
@@ -309,6 +331,9 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             record.agrees = run.cycles == formula.cycles && traffic == formula.traffic;
             record.model_cycles = run.cycles;
             record.traffic = TrafficBytes::from(&traffic);
+            record.d_digest = Some(report::fnv1a64(
+                run.out.d.iter().flat_map(|w| w.to_le_bytes()),
+            ));
             check
         };
         record.utilization = report::utilization(macs, record.cycles, &shape);
