@@ -121,6 +121,9 @@ pub struct LayerRecord {
     /// `fnv1a64:` and 16 hex digits (`None` when not simulated): what the layer computed,
     /// in a form two runs and `tcrtl gemm --out D.npy` can be compared by.
     pub d_digest: Option<String>,
+    /// With `--energy`: the estimate's JSON object (`tcrtl gemm --energy --json`'s
+    /// `energy`), or the text `not estimated` (weight-stationary); `None` without it.
+    pub energy: Option<Value>,
 }
 
 impl LayerRecord {
@@ -167,9 +170,10 @@ pub fn totals(records: &[LayerRecord]) -> (u64, u64, f64) {
 pub fn write(dir: &Path, report: &Report) -> Result<(), String> {
     let summary = summary_json(report);
     let plot = layers_svg(&report.records, &report.shape)?;
+    let energy = report.header.contains_key("energy");
     write_file(
         &dir.join("layers.csv"),
-        layers_csv(&report.records).as_bytes(),
+        layers_csv(&report.records, energy).as_bytes(),
     )?;
     write_file(
         &dir.join("summary.json"),
@@ -187,13 +191,15 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// `layers.csv`: one row per finished layer in the topology's order.
-pub fn layers_csv(records: &[LayerRecord]) -> String {
+/// `layers.csv`: one row per finished layer in the topology's order; with `energy` (a run
+/// with `--energy`) a last column `energy_pj`.
+pub fn layers_csv(records: &[LayerRecord], energy: bool) -> String {
     let mut csv = String::from(
         "layer,m,n,k,cycles,tiles,utilization,macs,checked,mismatches,sim_seconds,\
          analytic_cycles,a_read_bytes,b_read_bytes,c_read_bytes,d_write_bytes,model_cycles,\
-         scalesim_cycles\n",
+         scalesim_cycles",
     );
+    csv.push_str(if energy { ",energy_pj\n" } else { "\n" });
     for r in records {
         let t = &r.traffic;
         csv.push_str(&format!(
@@ -217,6 +223,18 @@ pub fn layers_csv(records: &[LayerRecord]) -> String {
             r.model_cycles,
             r.scalesim_cycles
         ));
+        if energy {
+            // The total in pJ, or the text of a layer without an estimate.
+            let cell = match &r.energy {
+                Some(Value::Object(e)) => e.get("total_pj").map_or(String::new(), Value::to_string),
+                Some(Value::String(s)) => csv_field(s),
+                _ => String::new(),
+            };
+            csv.pop();
+            csv.push(',');
+            csv.push_str(&cell);
+            csv.push('\n');
+        }
     }
     csv
 }
@@ -237,7 +255,7 @@ fn layer_json(r: &LayerRecord) -> Value {
         "macs": r.macs, "reference": r.reference, "checked": r.checked,
         "elements": r.elements, "sampled": !r.complete_check(),
         "mismatches": r.mismatches, "sim_seconds": r.sim_seconds,
-        "traffic": traffic_json(&r.traffic), "d_digest": r.d_digest,
+        "traffic": traffic_json(&r.traffic), "d_digest": r.d_digest, "energy": r.energy,
         "model_cycles": r.model_cycles, "scalesim_cycles": r.scalesim_cycles,
         "analytic": {
             "cycles": r.analytic_cycles, "traffic": traffic_json(&r.analytic_traffic),
@@ -489,6 +507,10 @@ fn layer_from_json(l: &Value, shape: &Shape) -> Result<LayerRecord, String> {
             Some(Value::String(d)) => Some(d.clone()),
             Some(Value::Null) => None,
             _ => return Err("no d_digest".into()),
+        },
+        energy: match l.get("energy") {
+            None | Some(Value::Null) => None,
+            Some(e) => Some(e.clone()),
         },
         utilization: 0.0,
     };

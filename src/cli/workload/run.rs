@@ -12,6 +12,7 @@ use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
 use tensorcore_rtl::gemm::{self, CoreConfig, Gemm, Problem};
+use tensorcore_rtl::hw::Dataflow;
 use tensorcore_rtl::io::bounded::{read_text_bounded, MAX_TEXT_BYTES};
 use tensorcore_rtl::io::output::{self, commit_staged};
 use tensorcore_rtl::io::OutputPlan;
@@ -26,6 +27,7 @@ use tensorcore_rtl::workload::{
 use super::operands::OperandFiles;
 use super::report::{self, LayerRecord, Report, Shape, TrafficBytes};
 use crate::cli::array::ArrayArgs;
+use crate::cli::energy::{self as energy_cli, EnergyArgs};
 use crate::cli::shard::{self, Shard};
 use crate::cli::values;
 
@@ -93,6 +95,8 @@ pub struct RunArgs {
     /// dtypes of tcrtl gemm --a/--b/--c (float formats only).
     #[arg(long, value_name = "DIR")]
     operands: Option<PathBuf>,
+    #[command(flatten)]
+    energy: EnergyArgs,
     /// Continue the interrupted run whose partial report is in --out (same topology, options,
     /// seed and shard): only its pending layers run.
     #[arg(long)]
@@ -102,6 +106,9 @@ pub struct RunArgs {
     #[arg(long, hide = true, value_name = "N")]
     stop_after: Option<usize>,
 }
+
+/// A layer's energy on a core the energy table has no entries for (weight-stationary).
+const NOT_ESTIMATED: &str = "not estimated";
 
 /// The exit code of a run stopped before its last layer (as a shell reports SIGINT).
 const STOPPED: i32 = 130;
@@ -148,6 +155,7 @@ fn run_header(
     shard: Shard,
     operands: Option<&OperandFiles>,
 ) -> Map<String, Value> {
+    let energy = &args.energy;
     let header = json!({
         "topology": args.topology.display().to_string(),
         "topology_format": topo.format.name(),
@@ -168,6 +176,14 @@ fn run_header(
         "shard": shard.text(),
         "operands": operands.map_or("random".to_string(), OperandFiles::text),
     });
+    // --energy's table and clock (absent without it, so other reports keep their keys).
+    let mut header = header;
+    if energy.energy {
+        header["energy"] = json!({
+            "tech": energy.tech.as_deref().unwrap_or("45nm"),
+            "clock_ghz": energy.clock_ghz.unwrap_or(1.0),
+        });
+    }
     match header {
         Value::Object(m) => m,
         _ => Map::new(),
@@ -224,6 +240,12 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         }
         other => return Err(format!("--timing {other}: model or scalesim")),
     };
+    // --energy: checked before any layer runs; the weight-stationary core has no estimate.
+    let energy_plan = args.energy.plan()?;
+    if energy_plan.is_some() && args.analytic {
+        return Err("--energy needs a simulated run (not --analytic)".into());
+    }
+    let energy_plan = energy_plan.filter(|_| cfg.dataflow() == Dataflow::Os);
     // Every layer's size, and the reference, before any layer runs.
     for l in &topo.layers {
         let (m, n, k) = l.gemm();
@@ -361,6 +383,7 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             scalesim_cycles: scalesim,
             traffic: TrafficBytes::from(&formula.traffic),
             d_digest: None,
+            energy: None,
         };
         let check = if args.analytic {
             LayerCheck::none()
@@ -370,8 +393,25 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
                 None => Gemm::random(m, n, k, cfg, seed)
                     .map_err(|e| format!("layer {}: {e}", l.name))?,
             };
-            let done = gemm::run(Problem::Dense(&g), None, None)
+            let problem = Problem::Dense(&g);
+            // With --energy the run counts every signal's toggles.
+            let trace = match &energy_plan {
+                Some(e) => Some(
+                    e.trace(None, &problem, None)
+                        .map_err(|e| format!("layer {}: {e}", l.name))?,
+                ),
+                None => None,
+            };
+            let done = gemm::run(problem, None, trace.as_ref())
                 .map_err(|e| format!("layer {}: {e}", l.name))?;
+            if let Some(e) = &energy_plan {
+                let estimate = e
+                    .estimate(&problem, &done)
+                    .map_err(|e| format!("layer {}: {e}", l.name))?;
+                record.energy = Some(energy_cli::json(&estimate));
+            } else if args.energy.energy {
+                record.energy = Some(Value::String(NOT_ESTIMATED.into()));
+            }
             let run = done.run;
             let check = check_layer(
                 &g,
