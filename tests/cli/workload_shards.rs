@@ -226,6 +226,11 @@ fn merge_refuses_shards_that_do_not_make_one_run() {
     assert_error(&merge(&[&s1]), "shard 0/2 is missing");
     assert_error(&merge(&[&s0, &cut]), "unfinished (1 layers pending)");
     assert_error(&merge(&[&s0, &p(&d, "nowhere")]), "nowhere");
+    let junk = d.join("junk");
+    std::fs::create_dir_all(&junk).unwrap();
+    std::fs::write(junk.join("summary.json"), "{\"layers\": []}\n").unwrap();
+    let junk = junk.display().to_string();
+    assert_error(&merge(&[&s0, &junk]), "not a workload report");
     assert!(!out.exists(), "a refused merge wrote {}", out.display());
     run_ok(&["workload", "merge", &s0, &s1, "--out", &o]);
     let _ = std::fs::remove_dir_all(&d);
@@ -310,6 +315,17 @@ fn a_stopped_run_resumes_to_the_uninterrupted_report() {
     ]);
     run_ok(&["workload", "merge", &s0, &s1, "--out", &p(&d, "merged")]);
     assert_same_report(&whole, &d.join("merged"));
+    // --stop-after 0: no layer runs, and the report says so.
+    let none_run = d.join("none_run");
+    let nr = none_run.display().to_string();
+    let o = tcrtl(&["workload", "run", &topo, "--out", &nr, "--stop-after", "0"]);
+    assert_eq!(o.status.code(), Some(130));
+    let s = summary(&none_run);
+    assert_eq!(s["complete"], false);
+    assert_eq!(s["pending"].as_array().unwrap().len(), 6);
+    assert_eq!(s["layers"].as_array().unwrap().len(), 0);
+    run_ok(&["workload", "run", &topo, "--out", &nr, "--resume"]);
+    assert_same_report(&whole, &none_run);
     // Nothing to resume: one line.
     assert_error(
         &tcrtl(&[

@@ -489,7 +489,9 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         .records;
     let done = report_of(&records);
     if !done.pending.is_empty() {
-        // Stopped (--stop-after): the last checkpoint is the report.
+        // Stopped (--stop-after): the partial report (as the last checkpoint, or the first
+        // when no layer finished here).
+        report::write(&args.out, &done)?;
         progress_line(&format!(
             "stopped with {} of {} layers finished: {} is a partial report (\"complete\": \
              false); rerun with --resume to finish it",
