@@ -44,3 +44,4 @@ mod workload_energy;
 mod workload_operands;
 mod workload_shards;
 mod workload_slurm;
+mod workload_tma;

@@ -115,8 +115,9 @@ pub struct LayerRecord {
     pub model_cycles: u64,
     /// SCALE-Sim's compute cycles.
     pub scalesim_cycles: u64,
-    /// The traffic the run counted (the formulas' when not simulated).
-    pub traffic: TrafficBytes,
+    /// The operand-store traffic the run counted (the formulas' when not simulated; `None`
+    /// through the TMA memory path, where no operand store serves the core).
+    pub traffic: Option<TrafficBytes>,
     /// FNV-1a (64 bits) of D, its 32-bit words little-endian in row-major order, as
     /// `fnv1a64:` and 16 hex digits (`None` when not simulated): what the layer computed,
     /// in a form two runs and `tcrtl gemm --out D.npy` can be compared by.
@@ -124,6 +125,10 @@ pub struct LayerRecord {
     /// With `--energy`: the estimate's JSON object (`tcrtl gemm --energy --json`'s
     /// `energy`), or the text `not estimated` (weight-stationary); `None` without it.
     pub energy: Option<Value>,
+    /// With `--memory tma`: the memory path's object (`tcrtl gemm --memory tma --json`'s
+    /// `memory`: bytes loaded from and stored to global memory, bytes landed in shared
+    /// memory, stall cycles, ...); `None` on the ideal path.
+    pub memory: Option<Value>,
 }
 
 impl LayerRecord {
@@ -171,9 +176,10 @@ pub fn write(dir: &Path, report: &Report) -> Result<(), String> {
     let summary = summary_json(report);
     let plot = layers_svg(&report.records, &report.shape)?;
     let energy = report.header.contains_key("energy");
+    let memory = report.header.contains_key("memory_path");
     write_file(
         &dir.join("layers.csv"),
-        layers_csv(&report.records, energy).as_bytes(),
+        layers_csv(&report.records, memory, energy).as_bytes(),
     )?;
     write_file(
         &dir.join("summary.json"),
@@ -191,17 +197,38 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// `layers.csv`: one row per finished layer in the topology's order; with `energy` (a run
-/// with `--energy`) a last column `energy_pj`.
-pub fn layers_csv(records: &[LayerRecord], energy: bool) -> String {
+/// The `memory` object's keys that `layers.csv` of a `--memory tma` run has as columns, with
+/// the column names.
+const MEMORY_COLUMNS: [(&str, &str); 4] = [
+    ("bytes_loaded", "gmem_bytes_loaded"),
+    ("bytes_stored", "gmem_bytes_stored"),
+    ("tx_bytes", "smem_tx_bytes"),
+    ("stall_cycles", "stall_cycles"),
+];
+
+/// `layers.csv`: one row per finished layer in the topology's order; with `memory` (a run
+/// with `--memory tma`) the columns of [`MEMORY_COLUMNS`], then with `energy` (a run with
+/// `--energy`) a last column `energy_pj`. The operand-store columns are empty through the TMA
+/// path.
+pub fn layers_csv(records: &[LayerRecord], memory: bool, energy: bool) -> String {
     let mut csv = String::from(
         "layer,m,n,k,cycles,tiles,utilization,macs,checked,mismatches,sim_seconds,\
          analytic_cycles,a_read_bytes,b_read_bytes,c_read_bytes,d_write_bytes,model_cycles,\
          scalesim_cycles",
     );
+    if memory {
+        for (_, column) in MEMORY_COLUMNS {
+            csv.push(',');
+            csv.push_str(column);
+        }
+    }
     csv.push_str(if energy { ",energy_pj\n" } else { "\n" });
     for r in records {
-        let t = &r.traffic;
+        let bytes = |f: fn(&TrafficBytes) -> u64| {
+            r.traffic
+                .as_ref()
+                .map_or(String::new(), |t| f(t).to_string())
+        };
         csv.push_str(&format!(
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             csv_field(&r.name),
@@ -216,13 +243,23 @@ pub fn layers_csv(records: &[LayerRecord], energy: bool) -> String {
             r.mismatches,
             r.sim_seconds,
             r.analytic_cycles,
-            t.a_read,
-            t.b_read,
-            t.c_read,
-            t.d_write,
+            bytes(|t| t.a_read),
+            bytes(|t| t.b_read),
+            bytes(|t| t.c_read),
+            bytes(|t| t.d_write),
             r.model_cycles,
             r.scalesim_cycles
         ));
+        if memory {
+            csv.pop();
+            for (key, _) in MEMORY_COLUMNS {
+                csv.push(',');
+                if let Some(v) = r.memory.as_ref().and_then(|m| m.get(key)) {
+                    csv.push_str(&v.to_string());
+                }
+            }
+            csv.push('\n');
+        }
         if energy {
             // The total in pJ, or the text of a layer without an estimate.
             let cell = match &r.energy {
@@ -255,7 +292,8 @@ fn layer_json(r: &LayerRecord) -> Value {
         "macs": r.macs, "reference": r.reference, "checked": r.checked,
         "elements": r.elements, "sampled": !r.complete_check(),
         "mismatches": r.mismatches, "sim_seconds": r.sim_seconds,
-        "traffic": traffic_json(&r.traffic), "d_digest": r.d_digest, "energy": r.energy,
+        "traffic": r.traffic.as_ref().map(traffic_json), "d_digest": r.d_digest,
+        "energy": r.energy, "memory": r.memory,
         "model_cycles": r.model_cycles, "scalesim_cycles": r.scalesim_cycles,
         "analytic": {
             "cycles": r.analytic_cycles, "traffic": traffic_json(&r.analytic_traffic),
@@ -502,7 +540,14 @@ fn layer_from_json(l: &Value, shape: &Shape) -> Result<LayerRecord, String> {
             .ok_or("no analytic.agrees")?,
         model_cycles: num(&["model_cycles"])?,
         scalesim_cycles: num(&["scalesim_cycles"])?,
-        traffic: traffic(&["traffic"])?,
+        traffic: match l.get("traffic") {
+            Some(Value::Null) => None,
+            _ => Some(traffic(&["traffic"])?),
+        },
+        memory: match l.get("memory") {
+            None | Some(Value::Null) => None,
+            Some(m) => Some(m.clone()),
+        },
         d_digest: match l.get("d_digest") {
             Some(Value::String(d)) => Some(d.clone()),
             Some(Value::Null) => None,

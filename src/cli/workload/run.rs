@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
 use tensorcore_rtl::gemm::{self, CoreConfig, Gemm, Problem};
-use tensorcore_rtl::hw::Dataflow;
+use tensorcore_rtl::hw::{Dataflow, MemPortConfig};
 use tensorcore_rtl::io::bounded::{read_text_bounded, MAX_TEXT_BYTES};
 use tensorcore_rtl::io::output::{self, commit_staged};
 use tensorcore_rtl::io::OutputPlan;
@@ -28,6 +28,7 @@ use super::operands::OperandFiles;
 use super::report::{self, LayerRecord, Report, Shape, TrafficBytes};
 use crate::cli::array::ArrayArgs;
 use crate::cli::energy::{self as energy_cli, EnergyArgs};
+use crate::cli::memory::{self as memory_cli, MemArgs, MemoryPath};
 use crate::cli::shard::{self, Shard};
 use crate::cli::values;
 
@@ -64,9 +65,20 @@ pub struct RunArgs {
     /// Elements of D checked in a layer above --max-check.
     #[arg(long, default_value_t = 256, value_name = "N")]
     samples: usize,
-    /// The memory path: only `ideal` (a zero-latency operand store) in this version.
-    #[arg(long, default_value = "ideal", value_name = "ideal")]
+    /// The memory path: `ideal` (a zero-latency operand store) or `tma` (global memory, TMA
+    /// loads into shared-memory stages, TMA store of D; docs/memory.md; output-stationary
+    /// only).
+    #[arg(long, default_value = "ideal", value_name = "ideal|tma")]
     memory: String,
+    #[command(flatten)]
+    mem: MemArgs,
+    /// Operand stages in shared memory with --memory tma (default: enough to cover the
+    /// latency at the bandwidth, at most 48).
+    #[arg(long, value_name = "N")]
+    stages: Option<usize>,
+    /// Lay the operand tiles out unswizzled in shared memory (--memory tma).
+    #[arg(long)]
+    no_swizzle: bool,
     /// Print the summary as one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -144,29 +156,29 @@ fn format_names(cfg: &CoreConfig) -> (&'static str, &'static str) {
     }
 }
 
-/// What identifies a run in its `summary.json`: the topology (its path, format, fingerprint
-/// and number of layers), the core, the options that change results, the seed and the shard.
+/// What identifies a run in its `summary.json` (with the topology's fingerprint, added by the
+/// caller): the topology (its path, format and number of layers), the core, the options that
+/// change results, the seed, the shard, the operands, the memory path and the energy table.
 fn run_header(
     args: &RunArgs,
     topo: &Topology,
-    digest: String,
     cfg: &CoreConfig,
     preset: Option<Preset>,
     shard: Shard,
     operands: Option<&OperandFiles>,
+    mem_cfg: Option<&MemPortConfig>,
 ) -> Map<String, Value> {
     let energy = &args.energy;
     let header = json!({
         "topology": args.topology.display().to_string(),
         "topology_format": topo.format.name(),
-        "topology_digest": digest,
         "topology_layers": topo.layers.len(),
         "core": {
             "format": format_names(cfg).0, "format_b": format_names(cfg).1,
             "acc": cfg.mode.name(), "preset": preset.map(|p| p.name()), "width": cfg.width,
             "out_format": cfg.acc.name,
             "rows": cfg.rows(), "cols": cfg.cols(), "dataflow": cfg.dataflow().name(),
-            "memory": "ideal",
+            "memory": if mem_cfg.is_some() { "tma" } else { "ideal" },
         },
         "seed": args.seed,
         "simulated": !args.analytic,
@@ -176,8 +188,16 @@ fn run_header(
         "shard": shard.text(),
         "operands": operands.map_or("random".to_string(), OperandFiles::text),
     });
-    // --energy's table and clock (absent without it, so other reports keep their keys).
+    // --energy's table and clock, --memory tma's parameters (each absent without its
+    // option, so other reports keep their keys).
     let mut header = header;
+    if let Some(pc) = mem_cfg {
+        header["memory_path"] = json!({
+            "params": memory_cli::params_json(&pc.params),
+            "stages": args.stages,
+            "swizzle": pc.swizzle,
+        });
+    }
     if energy.energy {
         header["energy"] = json!({
             "tech": energy.tech.as_deref().unwrap_or("45nm"),
@@ -215,13 +235,12 @@ struct Progress {
 
 /// Runs `tcrtl workload run`.
 pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
-    if !args.memory.eq_ignore_ascii_case("ideal") {
-        return Err(format!(
-            "--memory {}: workload run takes the ideal memory path only (run one layer through \
-             the TMA path with tcrtl gemm --memory tma)",
-            args.memory
-        ));
-    }
+    let memory_path = match args.memory.to_ascii_lowercase().as_str() {
+        "ideal" => MemoryPath::Ideal,
+        "tma" => MemoryPath::Tma,
+        other => return Err(format!("--memory {other}: ideal or tma")),
+    };
+    let mem_cfg = memory_cli::port_config(memory_path, &args.mem, args.stages, args.no_swizzle)?;
     let shard = shard::parse(&args.shard)?;
     let shown = args.topology.display();
     let text = read_text_bounded(&args.topology, MAX_TEXT_BYTES, "a topology")
@@ -240,6 +259,23 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         }
         other => return Err(format!("--timing {other}: model or scalesim")),
     };
+    if mem_cfg.is_some() {
+        if cfg.dataflow() == Dataflow::Ws {
+            return Err("--memory tma runs the output-stationary core only (the \
+                        weight-stationary core takes the ideal memory path)"
+                .into());
+        }
+        if args.analytic {
+            return Err("--analytic models the ideal memory path only (not --memory tma)".into());
+        }
+        if matches!(cfg.mode, AccMode::Int(im) if im.a.bits < 8 || im.b.bits < 8) {
+            return Err(
+                "--memory tma moves whole bytes: 4-bit integer operands (s4, u4) run \
+                        on the ideal memory path"
+                    .into(),
+            );
+        }
+    }
     // --energy: checked before any layer runs; the weight-stationary core has no estimate.
     let energy_plan = args.energy.plan()?;
     if energy_plan.is_some() && args.analytic {
@@ -280,14 +316,18 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         }
         None => None,
     };
-    let header = run_header(
+    let mut header = run_header(
         args,
         &topo,
-        report::fnv1a64(text.bytes()),
         &cfg,
         preset,
         shard,
         operands.as_ref(),
+        mem_cfg.as_ref(),
+    );
+    header.insert(
+        "topology_digest".into(),
+        Value::String(report::fnv1a64(text.bytes())),
     );
     // What an earlier, interrupted process of the same run finished.
     let resumed = if args.resume {
@@ -381,9 +421,10 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             agrees: true,
             model_cycles: formula.cycles,
             scalesim_cycles: scalesim,
-            traffic: TrafficBytes::from(&formula.traffic),
+            traffic: Some(TrafficBytes::from(&formula.traffic)),
             d_digest: None,
             energy: None,
+            memory: None,
         };
         let check = if args.analytic {
             LayerCheck::none()
@@ -397,13 +438,17 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             // With --energy the run counts every signal's toggles.
             let trace = match &energy_plan {
                 Some(e) => Some(
-                    e.trace(None, &problem, None)
+                    e.trace(None, &problem, mem_cfg.as_ref())
                         .map_err(|e| format!("layer {}: {e}", l.name))?,
                 ),
                 None => None,
             };
-            let done = gemm::run(problem, None, trace.as_ref())
+            let done = gemm::run(problem, mem_cfg.as_ref(), trace.as_ref())
                 .map_err(|e| format!("layer {}: {e}", l.name))?;
+            record.memory = done
+                .memory
+                .as_ref()
+                .map(|r| memory_cli::memory_json(memory_path, Some(r)));
             if let Some(e) = &energy_plan {
                 let estimate = e
                     .estimate(&problem, &done)
@@ -438,15 +483,20 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             let rate = total as f64 / started.elapsed().as_secs_f64().max(1e-9);
             bar.set_message(format!("{rate:.3e} cycles/s"));
             bar.inc(1);
-            let traffic = run
-                .traffic
-                .ok_or_else(|| format!("layer {}: the run counted no traffic", l.name))?;
+            // The ideal path's operand store counts traffic; the TMA path has none.
+            let traffic = match (run.traffic, &mem_cfg) {
+                (Some(t), _) => Some(t),
+                (None, Some(_)) => None,
+                (None, None) => {
+                    return Err(format!("layer {}: the run counted no traffic", l.name))
+                }
+            };
             record.cycles = shown(run.cycles);
             record.tiles = run.tiles;
             record.sim_seconds = run.sim_seconds;
-            record.agrees = run.cycles == formula.cycles && traffic == formula.traffic;
+            record.agrees = run.cycles == formula.cycles && traffic == Some(formula.traffic);
             record.model_cycles = run.cycles;
-            record.traffic = TrafficBytes::from(&traffic);
+            record.traffic = traffic.as_ref().map(TrafficBytes::from);
             record.d_digest = Some(report::fnv1a64(
                 run.out.d.iter().flat_map(|w| w.to_le_bytes()),
             ));
@@ -590,7 +640,7 @@ fn print_text(
             )
         };
         outln!(
-            "{}: {} x {} x {}, {} cycles, {} tile{}, utilization {:.1}%, B {} bytes read, {tail}",
+            "{}: {} x {} x {}, {} cycles, {} tile{}, utilization {:.1}%, B {}, {tail}",
             r.name,
             r.m,
             r.n,
@@ -599,7 +649,10 @@ fn print_text(
             r.tiles,
             if r.tiles == 1 { "" } else { "s" },
             100.0 * r.utilization,
-            r.traffic.b_read
+            r.traffic.map_or("through TMA".to_string(), |t| format!(
+                "{} bytes read",
+                t.b_read
+            ))
         );
     }
     let (cycles, macs, secs) = report::totals(&done.records);
