@@ -231,6 +231,18 @@ fn merge_refuses_shards_that_do_not_make_one_run() {
     std::fs::write(junk.join("summary.json"), "{\"layers\": []}\n").unwrap();
     let junk = junk.display().to_string();
     assert_error(&merge(&[&s0, &junk]), "not a workload report");
+    // A report claiming a split into 10^11 shards: refused without allocating for them.
+    let huge = d.join("huge");
+    std::fs::create_dir_all(&huge).unwrap();
+    let text0 = std::fs::read_to_string(Path::new(&s0).join("summary.json")).unwrap();
+    assert!(text0.contains("\"shard\": \"0/2\""));
+    std::fs::write(
+        huge.join("summary.json"),
+        text0.replace("\"shard\": \"0/2\"", "\"shard\": \"0/100000000000\""),
+    )
+    .unwrap();
+    let huge = huge.display().to_string();
+    assert_error(&merge(&[&huge]), "shard 1/100000000000 is missing");
     assert!(!out.exists(), "a refused merge wrote {}", out.display());
     run_ok(&["workload", "merge", &s0, &s1, "--out", &o]);
     let _ = std::fs::remove_dir_all(&d);

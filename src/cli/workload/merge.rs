@@ -67,7 +67,8 @@ pub fn merge(args: &MergeArgs) -> Result<i32, String> {
         h
     };
     let count = first_shard.count;
-    let mut owner: Vec<Option<&PathBuf>> = vec![None; count as usize];
+    // Which folder holds each shard (a map: a report's N is not trusted with an allocation).
+    let mut owner: std::collections::BTreeMap<u64, &PathBuf> = std::collections::BTreeMap::new();
     for (path, shard, r) in &parts {
         if let Some((key, theirs, ours)) = report::first_difference(&identity(r), &identity(first))
         {
@@ -86,7 +87,7 @@ pub fn merge(args: &MergeArgs) -> Result<i32, String> {
                 first_shard.text()
             ));
         }
-        if let Some(other) = owner[shard.index as usize] {
+        if let Some(other) = owner.insert(shard.index, path) {
             return Err(format!(
                 "{} and {} are both shard {}",
                 other.display(),
@@ -94,9 +95,8 @@ pub fn merge(args: &MergeArgs) -> Result<i32, String> {
                 shard.text()
             ));
         }
-        owner[shard.index as usize] = Some(path);
     }
-    if let Some(missing) = owner.iter().position(Option::is_none) {
+    if let Some(missing) = (0..count).find(|i| !owner.contains_key(i)) {
         return Err(format!(
             "shard {missing}/{count} is missing ({} of {count} shards given)",
             parts.len()
@@ -107,6 +107,12 @@ pub fn merge(args: &MergeArgs) -> Result<i32, String> {
         .get("topology_layers")
         .and_then(Value::as_u64)
         .ok_or_else(|| format!("{}: no topology_layers", first_path.display()))?;
+    let held: usize = parts.iter().map(|(_, _, r)| r.records.len()).sum();
+    if held as u64 != layers {
+        return Err(format!(
+            "the {count} shards hold {held} layers but their topology has {layers}"
+        ));
+    }
     let mut records = Vec::new();
     for (path, shard, r) in &parts {
         // A finished shard holds exactly its own layers.
