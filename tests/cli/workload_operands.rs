@@ -2,7 +2,8 @@
 //! `DIR/<layer>.{a,b,c}.npy`. Cross-checked against `tcrtl gemm` on the same files: each
 //! layer's `d_digest` in summary.json is the FNV-1a of the D that `tcrtl gemm --out D.npy`
 //! writes (computed here from the file's payload). Refusals: a missing file, a wrong shape,
-//! a missing folder: one line naming the file, exit 2, no report written.
+//! a missing folder: one line naming the file, exit 2, no report written; a value the format
+//! cannot hold: one line, exit 2, the report of the layers before it marked incomplete.
 
 use crate::common::cli::{assert_error, npy_header, p, scratch, tcrtl, text};
 use serde_json::Value;
@@ -123,5 +124,34 @@ fn operand_files_give_the_d_of_tcrtl_gemm_on_the_same_files() {
         "a refused run wrote {}",
         bad_out.display()
     );
+    // A value FP16 cannot hold, found when its layer (the second) runs: one line naming the
+    // file, exit 2, and the report stays one that says it is incomplete.
+    write_f32(
+        &ops.join("mlp.b.npy"),
+        9,
+        4,
+        |i| if i == 5 { 0.1 } else { 1.0 },
+    );
+    // (Standard error also has the progress line of the layer that ran.)
+    let o = run(&o_dir);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(
+        errors[0].contains("mlp.b.npy: B[1][1] = ")
+            && errors[0].contains("is not exactly representable in fp16"),
+        "{err}"
+    );
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(bad_out.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(s["complete"], false);
+    assert_eq!(s["layers"].as_array().unwrap().len(), 1);
+    assert_eq!(s["layers"][0]["layer"], "proj");
+    assert_eq!(s["pending"][0]["layer"], "mlp");
+    let rows = std::fs::read_to_string(bad_out.join("layers.csv")).unwrap();
+    assert_eq!(rows.lines().count(), 2);
     let _ = std::fs::remove_dir_all(&d);
 }
