@@ -25,6 +25,7 @@ mod operand_files;
 pub mod out;
 mod pattern;
 mod plot;
+mod shard;
 mod sparse;
 mod sweep;
 mod tb;

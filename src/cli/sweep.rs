@@ -54,7 +54,8 @@ pub struct SweepArgs {
     /// elements of K.
     #[arg(long)]
     rows: Option<usize>,
-    /// Run only shard I of N (samples s with s mod N = I), e.g. 2/8.
+    /// Run only shard I of N (samples s with s mod N = I), e.g. 2/8; `slurm` takes I and N
+    /// from a Slurm array task (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT).
     #[arg(long, default_value = "0/1")]
     shard: String,
     /// Output directory (summary.json, errors.svg).
@@ -110,17 +111,11 @@ fn is_fp32_name(name: &String) -> bool {
     name == "fp32"
 }
 
+/// A shard as written in a summary (`I/N`).
 fn parse_shard(text: &str) -> Result<(u64, u64), String> {
-    let bad = || format!("--shard {text:?}: expected I/N with 0 <= I < N");
-    let (i, n) = text.split_once('/').ok_or_else(bad)?;
-    let (i, n): (u64, u64) = (
-        i.trim().parse().map_err(|_| bad())?,
-        n.trim().parse().map_err(|_| bad())?,
-    );
-    if n == 0 || i >= n {
-        return Err(bad());
-    }
-    Ok((i, n))
+    super::shard::parse_fraction(text)
+        .map(|s| (s.index, s.count))
+        .ok_or_else(|| format!("--shard {text:?}: expected I/N with 0 <= I < N"))
 }
 
 /// Runs `tcrtl verify sweep`.
@@ -134,7 +129,8 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
             args.dist
         )
     })?;
-    let shard = parse_shard(&args.shard)?;
+    let shard = super::shard::parse(&args.shard)?;
+    let shard = (shard.index, shard.count);
     sweep::check_sizes(&args.k, args.samples)?;
     check_out_dir(&args.out)?;
     if args.width == 0 || args.width > MAX_LANES {

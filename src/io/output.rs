@@ -13,8 +13,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use crate::rtl::file::{
-    begin_run, clean_up_for_exit, commit_run, create_dir_all, is_special, lock_path, lock_target,
-    remove_on_commit, resolve, rollback, temp_path, written_metadata, ExitGuard, OutputFile,
+    begin_run, clean_up_for_exit, commit_run, commit_staged, create_dir_all, is_special, lock_path,
+    lock_target, remove_on_commit, resolve, rollback, temp_path, written_metadata, ExitGuard,
+    OutputFile,
 };
 
 fn parent_dir(path: &Path) -> &Path {

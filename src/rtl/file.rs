@@ -137,6 +137,44 @@ pub fn commit_run() -> Result<Vec<PathBuf>, String> {
     }
 }
 
+/// Commits what the run has staged so far without ending it: renames every staged
+/// temporary into place (in staging order, under the registry's lock, so a signal waits for
+/// the renames), keeps the target locks and the run open, and forgets the folders made so
+/// far (they now hold committed files). A long command uses it for checkpoints: files that
+/// are complete in themselves (a partial report saying it is partial) land while the run goes
+/// on. Outside a run there is nothing staged. If a rename fails, the remaining staged
+/// temporaries are removed and the error names the file.
+pub fn commit_staged() -> Result<Vec<PathBuf>, String> {
+    let mut r = registry();
+    let reg = &mut *r;
+    let Some(run) = reg.run.as_mut() else {
+        return Ok(Vec::new());
+    };
+    let staged = std::mem::take(&mut run.staged);
+    run.dirs.clear();
+    let mut placed = Vec::with_capacity(staged.len());
+    let mut failure = None;
+    for s in &staged {
+        reg.temps.retain(|p| *p != s.temp);
+        if failure.is_some() {
+            let _ = std::fs::remove_file(&s.temp);
+            continue;
+        }
+        match std::fs::rename(&s.temp, &s.target) {
+            Ok(()) => placed.push(s.target.clone()),
+            Err(e) => {
+                let _ = std::fs::remove_file(&s.temp);
+                failure = Some(format!("cannot put {} in place: {e}", s.target.display()));
+            }
+        }
+    }
+    sync_dirs(&placed);
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(placed),
+    }
+}
+
 /// Syncs the folders holding `files`, so the renames are on disk (errors ignored: a folder
 /// that cannot be synced still holds the files).
 fn sync_dirs(files: &[PathBuf]) {

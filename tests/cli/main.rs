@@ -40,3 +40,8 @@ mod structure;
 mod tma;
 mod wave_filter;
 mod workload;
+mod workload_energy;
+mod workload_operands;
+mod workload_shards;
+mod workload_slurm;
+mod workload_tma;

@@ -241,9 +241,9 @@ fn no_cli_file_is_imported_by_a_module_it_imports() {
 
 #[test]
 fn folders_have_the_dispatch_shape() {
-    // Every child of the dot, gemm and grade folders imports nothing from its parent.
+    // Every child of the dot, gemm, grade and workload folders imports nothing from its parent.
     let graph = cli_graph();
-    for parent in ["cli::dot", "cli::gemm", "cli::grade"] {
+    for parent in ["cli::dot", "cli::gemm", "cli::grade", "cli::workload"] {
         let p = path(parent);
         let children: Vec<&ModPath> = graph
             .keys()

@@ -357,8 +357,20 @@ fn bad_topologies_are_refused_in_one_line() {
     refused(
         "memory",
         "Layer, M, N, K\nx, 4, 4, 4\n",
-        &["--memory", "tma"],
-        "ideal memory path only",
+        &["--memory", "dram"],
+        "--memory dram: ideal or tma",
+    );
+    refused(
+        "memory_ws",
+        "Layer, M, N, K\nx, 4, 4, 4\n",
+        &["--memory", "tma", "--dataflow", "ws"],
+        "output-stationary core only",
+    );
+    refused(
+        "memory_options",
+        "Layer, M, N, K\nx, 4, 4, 4\n",
+        &["--stages", "2"],
+        "need --memory tma",
     );
     refused(
         "exact",

@@ -8,7 +8,7 @@
 
 mod args;
 mod int;
-mod load;
+pub(crate) mod load;
 mod mx;
 
 use super::array::ArrayArgs;

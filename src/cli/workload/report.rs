@@ -1,0 +1,565 @@
+//! The report of `tcrtl workload run` and `merge`: `layers.csv`, `summary.json` and
+//! `layers.svg` written from one [`Report`], and a report read back from its `summary.json`
+//! (for `--resume` and `merge`), so that a report put together from parts is written by the
+//! very code that writes a run's.
+//!
+//! **Timing fields** are the only fields that differ between two runs of the same inputs:
+//! the `sim_seconds` column of `layers.csv` and the `sim_seconds` keys of `summary.json` (in
+//! each layer object and in `totals`). Every other byte of the three files is fixed by the
+//! topology, the options and the seed (docs/workloads.md, "Timing fields").
+
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+use tensorcore_rtl::hw::Traffic;
+use tensorcore_rtl::io::bounded::{read_text_bounded, MAX_TEXT_BYTES};
+use tensorcore_rtl::io::output::write_file;
+
+/// The files a report is made of, in the order they are written.
+pub const FILES: [&str; 3] = ["layers.csv", "summary.json", "layers.svg"];
+
+/// The summary keys that are not part of a run's identity: the layers, what they add up
+/// to, and how far the run got.
+const RESULT_KEYS: [&str; 4] = ["layers", "totals", "complete", "pending"];
+
+/// FNV-1a (64 bits) of `bytes` as `fnv1a64:` and 16 hex digits (a fingerprint, not a
+/// security hash).
+pub fn fnv1a64(bytes: impl IntoIterator<Item = u8>) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("fnv1a64:{h:016x}")
+}
+
+/// The array a report's utilization and chart refer to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shape {
+    /// Rows R.
+    pub rows: usize,
+    /// Columns C.
+    pub cols: usize,
+    /// Products per PE step w.
+    pub width: usize,
+    /// `os` or `ws`.
+    pub dataflow: String,
+}
+
+/// Operand-store traffic in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrafficBytes {
+    /// Bytes of A read.
+    pub a_read: u64,
+    /// Bytes of B read.
+    pub b_read: u64,
+    /// Bytes of C read.
+    pub c_read: u64,
+    /// Bytes of D written.
+    pub d_write: u64,
+}
+
+impl From<&Traffic> for TrafficBytes {
+    fn from(t: &Traffic) -> TrafficBytes {
+        TrafficBytes {
+            a_read: t.a_read_bytes(),
+            b_read: t.b_read_bytes(),
+            c_read: t.c_read_bytes(),
+            d_write: t.d_write_bytes(),
+        }
+    }
+}
+
+/// One finished layer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerRecord {
+    /// Its place in the topology, from 0.
+    pub index: usize,
+    /// Its name.
+    pub name: String,
+    /// A convolution's shape (`null` for a GEMM row).
+    pub conv: Value,
+    /// The GEMM it runs as.
+    pub m: usize,
+    /// The GEMM it runs as.
+    pub n: usize,
+    /// The GEMM it runs as.
+    pub k: usize,
+    /// Its operands' seed.
+    pub seed: u64,
+    /// The reported cycles (this core's, or SCALE-Sim's with `--timing scalesim`).
+    pub cycles: u64,
+    /// Output tiles.
+    pub tiles: usize,
+    /// `m * n * k / (cycles * R * C * w)`.
+    pub utilization: f64,
+    /// `m * n * k`.
+    pub macs: u64,
+    /// The reference D was compared with (`none` when not simulated).
+    pub reference: String,
+    /// Elements of D compared.
+    pub checked: usize,
+    /// Elements of D (`m * n`; 0 when not simulated).
+    pub elements: usize,
+    /// Compared elements that differ.
+    pub mismatches: usize,
+    /// Wall-clock seconds of the simulation (a timing field).
+    pub sim_seconds: f64,
+    /// The formulas' cycles.
+    pub analytic_cycles: u64,
+    /// The formulas' traffic.
+    pub analytic_traffic: TrafficBytes,
+    /// Whether the measured cycles and traffic equal the formulas'.
+    pub agrees: bool,
+    /// This core's cycles.
+    pub model_cycles: u64,
+    /// SCALE-Sim's compute cycles.
+    pub scalesim_cycles: u64,
+    /// The operand-store traffic the run counted (the formulas' when not simulated; `None`
+    /// through the TMA memory path, where no operand store serves the core).
+    pub traffic: Option<TrafficBytes>,
+    /// FNV-1a (64 bits) of D, its 32-bit words little-endian in row-major order, as
+    /// `fnv1a64:` and 16 hex digits (`None` when not simulated): what the layer computed,
+    /// in a form two runs and `tcrtl gemm --out D.npy` can be compared by.
+    pub d_digest: Option<String>,
+    /// With `--energy`: the estimate's JSON object (`tcrtl gemm --energy --json`'s
+    /// `energy`), or the text `not estimated` (weight-stationary); `None` without it.
+    pub energy: Option<Value>,
+    /// With `--memory tma`: the memory path's object (`tcrtl gemm --memory tma --json`'s
+    /// `memory`: bytes loaded from and stored to global memory, bytes landed in shared
+    /// memory, stall cycles, ...); `None` on the ideal path.
+    pub memory: Option<Value>,
+}
+
+impl LayerRecord {
+    /// Whether every element of D was compared.
+    pub fn complete_check(&self) -> bool {
+        self.checked == self.elements
+    }
+}
+
+/// A report: the run's identity (every summary key but the results), its array, the
+/// finished layers in topology order and the layers still to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The summary's keys that say which run this is (topology, core, options, seed,
+    /// shard).
+    pub header: Map<String, Value>,
+    /// The array.
+    pub shape: Shape,
+    /// Finished layers, by index.
+    pub records: Vec<LayerRecord>,
+    /// Layers of this run (its shard) not finished: (index, name).
+    pub pending: Vec<(usize, String)>,
+}
+
+/// `macs / (cycles * R * C * w)`.
+pub fn utilization(macs: u64, cycles: u64, shape: &Shape) -> f64 {
+    let offered = cycles as f64 * (shape.rows * shape.cols * shape.width) as f64;
+    if offered > 0.0 {
+        macs as f64 / offered
+    } else {
+        0.0
+    }
+}
+
+/// Total cycles, MACs and simulated seconds.
+pub fn totals(records: &[LayerRecord]) -> (u64, u64, f64) {
+    records.iter().fold((0, 0, 0.0), |(c, m, s), r| {
+        (c + r.cycles, m + r.macs, s + r.sim_seconds)
+    })
+}
+
+/// Writes the report's three files into `dir` (each atomically, through the run's output
+/// transaction).
+pub fn write(dir: &Path, report: &Report) -> Result<(), String> {
+    let summary = summary_json(report);
+    let plot = layers_svg(&report.records, &report.shape)?;
+    let energy = report.header.contains_key("energy");
+    let memory = report.header.contains_key("memory_path");
+    write_file(
+        &dir.join("layers.csv"),
+        layers_csv(&report.records, memory, energy).as_bytes(),
+    )?;
+    write_file(
+        &dir.join("summary.json"),
+        format!("{summary:#}\n").as_bytes(),
+    )?;
+    write_file(&dir.join("layers.svg"), plot.as_bytes())
+}
+
+/// A CSV field: quoted when it holds a comma or a quote.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The `memory` object's keys that `layers.csv` of a `--memory tma` run has as columns, with
+/// the column names.
+const MEMORY_COLUMNS: [(&str, &str); 4] = [
+    ("bytes_loaded", "gmem_bytes_loaded"),
+    ("bytes_stored", "gmem_bytes_stored"),
+    ("tx_bytes", "smem_tx_bytes"),
+    ("stall_cycles", "stall_cycles"),
+];
+
+/// `layers.csv`: one row per finished layer in the topology's order; with `memory` (a run
+/// with `--memory tma`) the columns of [`MEMORY_COLUMNS`], then with `energy` (a run with
+/// `--energy`) a last column `energy_pj`. The operand-store columns are empty through the TMA
+/// path.
+pub fn layers_csv(records: &[LayerRecord], memory: bool, energy: bool) -> String {
+    let mut csv = String::from(
+        "layer,m,n,k,cycles,tiles,utilization,macs,checked,mismatches,sim_seconds,\
+         analytic_cycles,a_read_bytes,b_read_bytes,c_read_bytes,d_write_bytes,model_cycles,\
+         scalesim_cycles",
+    );
+    if memory {
+        for (_, column) in MEMORY_COLUMNS {
+            csv.push(',');
+            csv.push_str(column);
+        }
+    }
+    csv.push_str(if energy { ",energy_pj\n" } else { "\n" });
+    for r in records {
+        let bytes = |f: fn(&TrafficBytes) -> u64| {
+            r.traffic
+                .as_ref()
+                .map_or(String::new(), |t| f(t).to_string())
+        };
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            csv_field(&r.name),
+            r.m,
+            r.n,
+            r.k,
+            r.cycles,
+            r.tiles,
+            r.utilization,
+            r.macs,
+            r.checked,
+            r.mismatches,
+            r.sim_seconds,
+            r.analytic_cycles,
+            bytes(|t| t.a_read),
+            bytes(|t| t.b_read),
+            bytes(|t| t.c_read),
+            bytes(|t| t.d_write),
+            r.model_cycles,
+            r.scalesim_cycles
+        ));
+        if memory {
+            csv.pop();
+            for (key, _) in MEMORY_COLUMNS {
+                csv.push(',');
+                if let Some(v) = r.memory.as_ref().and_then(|m| m.get(key)) {
+                    csv.push_str(&v.to_string());
+                }
+            }
+            csv.push('\n');
+        }
+        if energy {
+            // The total in pJ, or the text of a layer without an estimate.
+            let cell = match &r.energy {
+                Some(Value::Object(e)) => e.get("total_pj").map_or(String::new(), Value::to_string),
+                Some(Value::String(s)) => csv_field(s),
+                _ => String::new(),
+            };
+            csv.pop();
+            csv.push(',');
+            csv.push_str(&cell);
+            csv.push('\n');
+        }
+    }
+    csv
+}
+
+/// A traffic object in bytes.
+fn traffic_json(t: &TrafficBytes) -> Value {
+    json!({
+        "a_read_bytes": t.a_read, "b_read_bytes": t.b_read,
+        "c_read_bytes": t.c_read, "d_write_bytes": t.d_write,
+    })
+}
+
+/// One layer's object in `summary.json`.
+fn layer_json(r: &LayerRecord) -> Value {
+    json!({
+        "index": r.index, "layer": r.name, "m": r.m, "n": r.n, "k": r.k, "conv": r.conv,
+        "seed": r.seed, "cycles": r.cycles, "tiles": r.tiles, "utilization": r.utilization,
+        "macs": r.macs, "reference": r.reference, "checked": r.checked,
+        "elements": r.elements, "sampled": !r.complete_check(),
+        "mismatches": r.mismatches, "sim_seconds": r.sim_seconds,
+        "traffic": r.traffic.as_ref().map(traffic_json), "d_digest": r.d_digest,
+        "energy": r.energy, "memory": r.memory,
+        "model_cycles": r.model_cycles, "scalesim_cycles": r.scalesim_cycles,
+        "analytic": {
+            "cycles": r.analytic_cycles, "traffic": traffic_json(&r.analytic_traffic),
+            "agrees": r.agrees,
+        },
+    })
+}
+
+/// `summary.json`: the header, each finished layer, the totals, and whether the run is
+/// complete (`pending`: the layers still to run).
+pub fn summary_json(report: &Report) -> Value {
+    let records = &report.records;
+    let (cycles, macs, secs) = totals(records);
+    let bad: usize = records.iter().map(|r| r.mismatches).sum();
+    let mut s = report.header.clone();
+    s.insert(
+        "layers".into(),
+        Value::Array(records.iter().map(layer_json).collect()),
+    );
+    s.insert(
+        "totals".into(),
+        json!({
+            "layers": records.len(), "cycles": cycles, "macs": macs,
+            "utilization": utilization(macs, cycles, &report.shape), "mismatches": bad,
+            "sim_seconds": secs,
+        }),
+    );
+    s.insert("complete".into(), Value::Bool(report.pending.is_empty()));
+    s.insert(
+        "pending".into(),
+        Value::Array(
+            report
+                .pending
+                .iter()
+                .map(|(i, name)| json!({"index": i, "layer": name}))
+                .collect(),
+        ),
+    );
+    Value::Object(s)
+}
+
+/// `layers.svg`: a bar chart of each layer's cycles above one of its utilization (in
+/// percent), the layers in the topology's order.
+pub fn layers_svg(records: &[LayerRecord], shape: &Shape) -> Result<String, String> {
+    use plotters::prelude::{Color, BLUE, RED};
+    let labels: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
+    let mut svg = String::new();
+    let (w, h) = (960u32, 420u32);
+    let mut cycles_svg = String::new();
+    super::super::plot::bar_plot(
+        &mut cycles_svg,
+        (w, h),
+        &format!(
+            "cycles per layer ({} x {} {}, w = {})",
+            shape.rows, shape.cols, shape.dataflow, shape.width
+        ),
+        "cycles",
+        &labels,
+        &[super::super::plot::Stack {
+            label: "cycles".into(),
+            color: BLUE.to_rgba(),
+            values: records.iter().map(|r| r.cycles as f64).collect(),
+        }],
+    )?;
+    let mut util_svg = String::new();
+    super::super::plot::bar_plot(
+        &mut util_svg,
+        (w, h),
+        "utilization per layer (%)",
+        "utilization (%)",
+        &labels,
+        &[super::super::plot::Stack {
+            label: "utilization".into(),
+            color: RED.to_rgba(),
+            values: records.iter().map(|r| 100.0 * r.utilization).collect(),
+        }],
+    )?;
+    // The two charts one above the other in one document.
+    svg.push_str(&format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\">\n",
+        2 * h
+    ));
+    for (k, part) in [cycles_svg, util_svg].iter().enumerate() {
+        svg.push_str(&format!(
+            "<g transform=\"translate(0,{})\">\n",
+            k as u32 * h
+        ));
+        svg.push_str(strip_xml_header(part));
+        svg.push_str("</g>\n");
+    }
+    svg.push_str("</svg>\n");
+    Ok(svg)
+}
+
+/// An SVG document without its XML declaration, to nest it in another.
+fn strip_xml_header(svg: &str) -> &str {
+    match svg.find("<svg") {
+        Some(i) => &svg[i..],
+        None => svg,
+    }
+}
+
+/// The run's identity: the summary without its results.
+pub fn header_of(summary: &Map<String, Value>) -> Map<String, Value> {
+    let mut h = summary.clone();
+    for k in RESULT_KEYS {
+        h.remove(k);
+    }
+    h
+}
+
+/// The first header key whose value differs between `a` and `b`, with both values (`-` for
+/// an absent key).
+pub fn first_difference(
+    a: &Map<String, Value>,
+    b: &Map<String, Value>,
+) -> Option<(String, String, String)> {
+    let shown = |v: Option<&Value>| v.map_or("-".to_string(), |v| v.to_string());
+    a.keys()
+        .chain(b.keys())
+        .find(|k| a.get(*k) != b.get(*k))
+        .map(|k| (k.clone(), shown(a.get(k)), shown(b.get(k))))
+}
+
+/// Reads the report in `dir` back from its `summary.json`. Errors are one line naming the
+/// file and what is wrong.
+pub fn read(dir: &Path) -> Result<Report, String> {
+    let path = dir.join("summary.json");
+    let shown = path.display();
+    let text = read_text_bounded(&path, MAX_TEXT_BYTES, "a workload summary")
+        .map_err(|e| format!("{shown}: {e}"))?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| format!("{shown}: {e}"))?;
+    let bad = |what: &str| format!("{shown}: not a workload report ({what})");
+    let summary = value.as_object().ok_or_else(|| bad("not a JSON object"))?;
+    let header = header_of(summary);
+    for key in ["shard", "topology_digest", "topology_layers"] {
+        if !header.contains_key(key) {
+            return Err(bad(&format!(
+                "no {key:?}: written by an older tcrtl, run it again"
+            )));
+        }
+    }
+    let core = header.get("core").ok_or_else(|| bad("no \"core\""))?;
+    let size = |key: &str| -> Result<usize, String> {
+        core.get(key)
+            .and_then(Value::as_u64)
+            .map(|v| v as usize)
+            .ok_or_else(|| bad(&format!("no core.{key}")))
+    };
+    let shape = Shape {
+        rows: size("rows")?,
+        cols: size("cols")?,
+        width: size("width")?,
+        dataflow: core
+            .get("dataflow")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("no core.dataflow"))?
+            .to_string(),
+    };
+    let layers = summary
+        .get("layers")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no \"layers\" list"))?;
+    let records = layers
+        .iter()
+        .enumerate()
+        .map(|(i, l)| layer_from_json(l, &shape).map_err(|e| bad(&format!("layer {i}: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pending = summary
+        .get("pending")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no \"pending\" list"))?
+        .iter()
+        .map(|p| {
+            Some((
+                p.get("index")?.as_u64()? as usize,
+                p.get("layer")?.as_str()?.to_string(),
+            ))
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| bad("a pending entry without index and layer"))?;
+    Ok(Report {
+        header,
+        shape,
+        records,
+        pending,
+    })
+}
+
+/// A layer object of `summary.json` back as a record.
+fn layer_from_json(l: &Value, shape: &Shape) -> Result<LayerRecord, String> {
+    let num = |path: &[&str]| -> Result<u64, String> {
+        let mut v = l;
+        for p in path {
+            v = v.get(p).ok_or_else(|| format!("no {}", path.join(".")))?;
+        }
+        v.as_u64()
+            .ok_or_else(|| format!("{} is not a whole number", path.join(".")))
+    };
+    let text = |key: &str| -> Result<String, String> {
+        l.get(key)
+            .and_then(Value::as_str)
+            .map(String::from)
+            .ok_or_else(|| format!("no {key}"))
+    };
+    let traffic = |at: &[&str]| -> Result<TrafficBytes, String> {
+        let field = |name: &str| {
+            let mut path = at.to_vec();
+            path.push(name);
+            num(&path)
+        };
+        Ok(TrafficBytes {
+            a_read: field("a_read_bytes")?,
+            b_read: field("b_read_bytes")?,
+            c_read: field("c_read_bytes")?,
+            d_write: field("d_write_bytes")?,
+        })
+    };
+    let mut r = LayerRecord {
+        index: num(&["index"])? as usize,
+        name: text("layer")?,
+        conv: l.get("conv").cloned().ok_or("no conv")?,
+        m: num(&["m"])? as usize,
+        n: num(&["n"])? as usize,
+        k: num(&["k"])? as usize,
+        seed: num(&["seed"])?,
+        cycles: num(&["cycles"])?,
+        tiles: num(&["tiles"])? as usize,
+        macs: num(&["macs"])?,
+        reference: text("reference")?,
+        checked: num(&["checked"])? as usize,
+        elements: num(&["elements"])? as usize,
+        mismatches: num(&["mismatches"])? as usize,
+        sim_seconds: l
+            .get("sim_seconds")
+            .and_then(Value::as_f64)
+            .ok_or("no sim_seconds")?,
+        analytic_cycles: num(&["analytic", "cycles"])?,
+        analytic_traffic: traffic(&["analytic", "traffic"])?,
+        agrees: l
+            .get("analytic")
+            .and_then(|a| a.get("agrees"))
+            .and_then(Value::as_bool)
+            .ok_or("no analytic.agrees")?,
+        model_cycles: num(&["model_cycles"])?,
+        scalesim_cycles: num(&["scalesim_cycles"])?,
+        traffic: match l.get("traffic") {
+            Some(Value::Null) => None,
+            _ => Some(traffic(&["traffic"])?),
+        },
+        memory: match l.get("memory") {
+            None | Some(Value::Null) => None,
+            Some(m) => Some(m.clone()),
+        },
+        d_digest: match l.get("d_digest") {
+            Some(Value::String(d)) => Some(d.clone()),
+            Some(Value::Null) => None,
+            _ => return Err("no d_digest".into()),
+        },
+        energy: match l.get("energy") {
+            None | Some(Value::Null) => None,
+            Some(e) => Some(e.clone()),
+        },
+        utilization: 0.0,
+    };
+    // Recomputed from the exact counts, as the run computed it.
+    r.utilization = utilization(r.macs, r.cycles, shape);
+    Ok(r)
+}
