@@ -75,6 +75,13 @@ def preflight() -> None:
     ):
         if importlib.util.find_spec(module) is None:
             raise UsageError(f"Python module {module} not importable by {sys.executable}: {hint}")
+    import find_libpython  # a dependency of cocotb
+
+    if find_libpython.find_libpython() is None:
+        raise UsageError(
+            "no shared libpython for cocotb to embed in the simulator "
+            "(Debian: apt-get install libpython3-dev)"
+        )
 
 
 def run_bench(bench: str, sources: list[Path], label: str, args) -> tuple[int, int]:

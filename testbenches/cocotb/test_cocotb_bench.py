@@ -2,10 +2,11 @@
 and fails the course's skeletons and the reference with one injected bug each.
 
 Each case runs `run.py` as a program (its own simulator process) and reads its exit status
-and `RESULT` lines. The injected bugs are the reference with one line changed (the same
-three PE bugs the Rust grading tests inject: a subnormal FP16 operand given exponent 0
-instead of 1, truncation instead of round-to-nearest-even, -0 + -0 = +0; and a mesh whose
-row 3 skew is one register short). A PE with one more output register (latency 3, the
+and `RESULT` lines. The injected bugs are the reference with one line changed: the three PE
+bugs the Rust grading tests inject (a subnormal FP16 operand given exponent 0 instead of 1,
+truncation instead of round-to-nearest-even, -0 + -0 = +0), two more from lab 1's list of
+frequent bugs (a NaN C's payload kept instead of the canonical NaN, FP32 subnormal sums
+flushed to zero) and a mesh whose row 3 skew is one register short. A PE with one more output register (latency 3, the
 fixture `fixtures/pe_latency3.v`) must pass: the bench samples by `acc_vld` and assumes no
 latency.
 
@@ -127,6 +128,20 @@ def test_skeleton_mesh_fails_every_test(tmp_path):
             "sum = 32'd0;",
             "pe_special_pairs",
         ),
+        (
+            "nan_payload_kept",
+            "rtl/fp32_add.v",
+            "sum = 32'h7FC0_0000;",
+            "sum = c_nan ? acc : 32'h7FC0_0000;",
+            "pe_random_chains",
+        ),
+        (
+            "subnormal_sum_flushed",
+            "rtl/fp32_add.v",
+            "sum = {sb_, 8'd0, q2[22:0]};",
+            "sum = {sb_, 31'd0};",
+            "pe_random_chains",
+        ),
     ],
 )
 def test_injected_pe_bug_fails(tmp_path, name, file, old, new, caught_by):
@@ -192,3 +207,19 @@ def test_bad_design_argument_is_one_error_line(tmp_path):
     assert results == {}
     lines = [line for line in out.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: --pe "), out
+
+
+def test_fixture_is_lint_clean(tmp_path):
+    """The fixture meets the course's lint bar (tests/reference/verilog_lint.rs): no output
+    from iverilog -Wall as Verilog-2005 and -2012, nor from verilator --lint-only -Wall."""
+    files = [str(VERILOG / f) for f in PE_FILES] + [str(HERE / "fixtures" / "pe_latency3.v")]
+    runs = [
+        ["iverilog", std, "-Wall", "-s", "pe_latency3", "-o", str(tmp_path / "lint.vvp"), *files]
+        for std in ("-g2005", "-g2012")
+    ]
+    if shutil.which("verilator"):
+        runs.append(["verilator", "--lint-only", "-Wall", "--top-module", "pe_latency3", *files])
+    for cmd in runs:
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        text = (proc.stdout + proc.stderr).strip()
+        assert proc.returncode == 0 and not text, f"{' '.join(cmd)}:\n{text}"
