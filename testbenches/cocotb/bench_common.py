@@ -72,16 +72,12 @@ class Report:
     mismatches: list[str] = field(default_factory=list)
     count: int = 0
 
-    def check(self, ok: bool, line) -> None:
-        """Count one check; when it failed, keep `line()` (called lazily) for the report."""
+    def ok(self) -> None:
+        """Count one check that passed."""
         self.checks += 1
-        if not ok:
-            self.count += 1
-            if len(self.mismatches) < SHOW_MISMATCHES:
-                self.mismatches.append(line())
 
     def fail(self, line: str) -> None:
-        """A failure that is not one value (a timeout, a surplus output-valid)."""
+        """Count one check that failed, keeping its line for the report (the first few)."""
         self.checks += 1
         self.count += 1
         if len(self.mismatches) < SHOW_MISMATCHES:
@@ -94,4 +90,3 @@ class Report:
                 f"{self.what}: {self.count} of {self.checks} checks failed; first:\n  "
                 + "\n  ".join(self.mismatches)
             )
-

@@ -35,8 +35,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
-import golden  # noqa: E402  (after the path above)
-import stimulus  # noqa: E402
+import golden  # after the path above
+import stimulus
 
 
 def find_tcrtl(explicit: str | None) -> str:
@@ -103,9 +103,26 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     for acc, x, y, want in vectors:
         out = subprocess.run(
-            [tool, "dot", "--format", "fp16", "--acc", "ieee", "--width", "1",
-             "--c", f"0x{acc:08x}", "--a", f"0x{x:04x}", "--b", f"0x{y:04x}", "--json"],
-            capture_output=True, text=True, check=False,
+            [
+                tool,
+                "dot",
+                "--format",
+                "fp16",
+                "--acc",
+                "ieee",
+                "--width",
+                "1",
+                "--c",
+                f"0x{acc:08x}",
+                "--a",
+                f"0x{x:04x}",
+                "--b",
+                f"0x{y:04x}",
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if out.returncode != 0:
             print(f"error: tcrtl dot failed: {out.stderr.strip()}", file=sys.stderr)
@@ -114,17 +131,25 @@ def main(argv=None) -> int:
         if got != want:
             mismatches += 1
             if mismatches <= 5:
-                print(f"MISMATCH c=0x{acc:08x} a=0x{x:04x} b=0x{y:04x}: "
-                      f"CLI 0x{got:08x}, package 0x{want:08x}")
+                print(
+                    f"MISMATCH c=0x{acc:08x} a=0x{x:04x} b=0x{y:04x}: "
+                    f"CLI 0x{got:08x}, package 0x{want:08x}"
+                )
     cli_time = time.perf_counter() - t0
     cli_rate = len(vectors) / cli_time
     ratio = model_rate / cli_rate
 
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
-    print(f"golden model (tcrtl package, golden.step_sums): {total} vectors in {best:.4f} s "
-          f"= {model_rate:,.0f} vectors/s")
-    print(f"CLI ({tool} dot, one process per vector): {len(vectors)} vectors in "
-          f"{cli_time:.2f} s = {cli_rate:,.0f} vectors/s")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    )
+    print(
+        f"golden model (tcrtl package, golden.step_sums): {total} vectors in {best:.4f} s "
+        f"= {model_rate:,.0f} vectors/s"
+    )
+    print(
+        f"CLI ({tool} dot, one process per vector): {len(vectors)} vectors in "
+        f"{cli_time:.2f} s = {cli_rate:,.0f} vectors/s"
+    )
     print(f"ratio: {ratio:,.0f}x")
     print(f"agreement: {len(vectors) - mismatches} of {len(vectors)} vectors give the same bits")
     if mismatches:

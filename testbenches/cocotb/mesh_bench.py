@@ -36,15 +36,38 @@ def _pack(words, width: int) -> int:
 
 def _describe(tile: stimulus.Tile, t: int, i: int, j: int, k: int) -> str:
     first = max(0, k - 3)
-    ops = ", ".join(
-        f"{h16(tile.a[i, s])}*{h16(tile.b[s, j])}" for s in range(first, k + 1)
-    )
+    ops = ", ".join(f"{h16(tile.a[i, s])}*{h16(tile.b[s, j])}" for s in range(first, k + 1))
     if first:
         ops = f"{first} earlier, " + ops
-    return (
-        f"tile {t} ({tile.scenario}) PE ({i}, {j}) step {k}: c={h32(tile.c[i, j])} "
-        f"steps [{ops}]"
-    )
+    return f"tile {t} ({tile.scenario}) PE ({i}, {j}) step {k}: c={h32(tile.c[i, j])} steps [{ops}]"
+
+
+def sample(dut, report: Report, t: int, tile: stimulus.Tile, want, seen: list[int]) -> None:
+    """One falling-edge sample: check each PE whose acc_vld bit is high against its next
+    golden step (`seen[p]` counts PE p's sums so far this tile)."""
+    bits = dut.acc_vld_flat.value.to_unsigned()
+    if not bits:
+        return
+    k = tile.a.shape[1]
+    accs = dut.acc_flat.value.to_unsigned()
+    for p in range(16):
+        if not (bits >> p) & 1:
+            continue
+        i, j = divmod(p, 4)
+        got = (accs >> (32 * p)) & MASK32
+        s = seen[p]
+        if s >= k:
+            report.fail(
+                f"tile {t} ({tile.scenario}) PE ({i}, {j}): acc_vld raised a "
+                f"{s + 1}th time for {k} steps (acc={h32(got)})"
+            )
+        else:
+            w = int(want[p][s])
+            if got == w:
+                report.ok()
+            else:
+                report.fail(f"{_describe(tile, t, i, j, s)}: acc got {h32(got)} want {h32(w)}")
+        seen[p] = s + 1
 
 
 async def run_tiles(dut, tiles: list[stimulus.Tile], bubble: float, rng, what: str):
@@ -73,36 +96,11 @@ async def run_tiles(dut, tiles: list[stimulus.Tile], bubble: float, rng, what: s
         k = tile.a.shape[1]
         seen = [0] * 16
 
-        def sample() -> None:
-            bits = dut.acc_vld_flat.value.to_unsigned()
-            if not bits:
-                return
-            accs = dut.acc_flat.value.to_unsigned()
-            for p in range(16):
-                if not (bits >> p) & 1:
-                    continue
-                i, j = divmod(p, 4)
-                got = (accs >> (32 * p)) & MASK32
-                s = seen[p]
-                if s >= k:
-                    report.fail(
-                        f"tile {t} ({tile.scenario}) PE ({i}, {j}): acc_vld raised a "
-                        f"{s + 1}th time for {k} steps (acc={h32(got)})"
-                    )
-                else:
-                    w = int(want[p][s])
-                    report.check(
-                        got == w,
-                        lambda: f"{_describe(tile, t, i, j, s)}: acc got {h32(got)} "
-                        f"want {h32(w)}",
-                    )
-                seen[p] = s + 1
-
         dut.load.value = 1
         dut.c_flat.value = _pack(tile.c.reshape(16), 32)
         dut.vld.value = 0
         await FallingEdge(dut.clk)
-        sample()
+        sample(dut, report, t, tile, want, seen)
         dut.load.value = 0
         step = 0
         while step < k:
@@ -116,13 +114,13 @@ async def run_tiles(dut, tiles: list[stimulus.Tile], bubble: float, rng, what: s
                 dut.b_row.value = _pack(tile.b[step, :], 16)
                 step += 1
             await FallingEdge(dut.clk)
-            sample()
+            sample(dut, report, t, tile, want, seen)
         dut.vld.value = 0
         waited = 0
         while min(seen) < k and waited < DRAIN_LIMIT_CYCLES:
             await FallingEdge(dut.clk)
             waited += 1
-            sample()
+            sample(dut, report, t, tile, want, seen)
         late = [divmod(p, 4) for p in range(16) if seen[p] < k]
         if late:
             report.fail(
@@ -130,17 +128,19 @@ async def run_tiles(dut, tiles: list[stimulus.Tile], bubble: float, rng, what: s
                 f"within {DRAIN_LIMIT_CYCLES} cycles of the last step (timeout)"
             )
         await FallingEdge(dut.clk)
-        sample()
+        sample(dut, report, t, tile, want, seen)
         accs = dut.acc_flat.value.to_unsigned()
         for p in range(16):
             got = (accs >> (32 * p)) & MASK32
             final = int(want[p][-1])
             i, j = divmod(p, 4)
-            report.check(
-                got == final,
-                lambda: f"tile {t} ({tile.scenario}) PE ({i}, {j}): acc after the tile "
-                f"holds {h32(got)}, want D = {h32(final)}",
-            )
+            if got == final:
+                report.ok()
+            else:
+                report.fail(
+                    f"tile {t} ({tile.scenario}) PE ({i}, {j}): acc after the tile "
+                    f"holds {h32(got)}, want D = {h32(final)}"
+                )
     report.finish(dut._log)
 
 

@@ -59,12 +59,14 @@ class PassThrough:
                 int(dut.b_vld_out.value),
             )
             want = self.prev
-            self.report.check(
-                got == want,
-                lambda: f"cycle {cycle}: (a_out, a_vld_out, b_out, b_vld_out) = "
-                f"({h16(got[0])}, {got[1]}, {h16(got[2])}, {got[3]}), want "
-                f"({h16(want[0])}, {want[1]}, {h16(want[2])}, {want[3]})",
-            )
+            if got == want:
+                self.report.ok()
+            else:
+                self.report.fail(
+                    f"cycle {cycle}: (a_out, a_vld_out, b_out, b_vld_out) = "
+                    f"({h16(got[0])}, {got[1]}, {h16(got[2])}, {got[3]}), want "
+                    f"({h16(want[0])}, {want[1]}, {h16(want[2])}, {want[3]})"
+                )
 
     def drive(self, dut, a: int, a_vld: int, b: int, b_vld: int) -> None:
         dut.a_in.value = a
@@ -105,10 +107,10 @@ async def run_chains(dut, chains: list[stimulus.Chain], bubble: float, rng, what
             )
         else:
             w = int(want[seen])
-            report.check(
-                got == w,
-                lambda: f"{_describe(ch, idx, seen)}: acc got {h32(got)} want {h32(w)}",
-            )
+            if got == w:
+                report.ok()
+            else:
+                report.fail(f"{_describe(ch, idx, seen)}: acc got {h32(got)} want {h32(w)}")
         state["seen"] = seen + 1
 
     for idx, ch in enumerate(chains):
@@ -159,11 +161,13 @@ async def run_chains(dut, chains: list[stimulus.Chain], bubble: float, rng, what
         sample_acc(state)
         final = int(expected[idx][-1])
         got = dut.acc.value.to_unsigned()
-        report.check(
-            got == final,
-            lambda: f"chain {idx} ({ch.scenario}): acc after the last step holds "
-            f"{h32(got)}, want {h32(final)}",
-        )
+        if got == final:
+            report.ok()
+        else:
+            report.fail(
+                f"chain {idx} ({ch.scenario}): acc after the last step holds "
+                f"{h32(got)}, want {h32(final)}"
+            )
     report.finish(dut._log)
 
 

@@ -275,8 +275,12 @@ def special_pairs() -> list[Chain]:
         for a in FP16_SPECIALS.values():
             for b in FP16_SPECIALS.values():
                 out.append(
-                    Chain(c=c, a=np.array([a], np.uint16), b=np.array([b], np.uint16),
-                          scenario="special_pairs")
+                    Chain(
+                        c=c,
+                        a=np.array([a], np.uint16),
+                        b=np.array([b], np.uint16),
+                        scenario="special_pairs",
+                    )
                 )
     return out
 

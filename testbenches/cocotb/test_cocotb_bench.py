@@ -30,6 +30,44 @@ HERE = Path(__file__).resolve().parent
 VERILOG = HERE.parent / "verilog"
 RUN = HERE / "run.py"
 PE_FILES = ["rtl/fp16_mul.v", "rtl/fp32_add.v", "rtl/pe.v"]
+# (name, file, the line's text, its replacement, the cocotb test that must fail)
+INJECTED_PE_BUGS = [
+    (
+        "subnormal_exponent",
+        "rtl/fp16_mul.v",
+        "(ea == 5'd0) ? 10'sd1",
+        "(ea == 5'd0) ? 10'sd0",
+        "pe_random_chains",
+    ),
+    (
+        "truncation",
+        "rtl/fp32_add.v",
+        "up = (rem > half) || ((rem == half) && q[0]);",
+        "up = 1'b0;",
+        "pe_random_chains",
+    ),
+    (
+        "negative_zero_sum",
+        "rtl/fp32_add.v",
+        "sum = {c_sign & p_sign, 31'd0};",
+        "sum = 32'd0;",
+        "pe_special_pairs",
+    ),
+    (
+        "nan_payload_kept",
+        "rtl/fp32_add.v",
+        "sum = 32'h7FC0_0000;",
+        "sum = c_nan ? acc : 32'h7FC0_0000;",
+        "pe_random_chains",
+    ),
+    (
+        "subnormal_sum_flushed",
+        "rtl/fp32_add.v",
+        "sum = {sb_, 8'd0, q2[22:0]};",
+        "sum = {sb_, 31'd0};",
+        "pe_random_chains",
+    ),
+]
 
 
 def _missing() -> str | None:
@@ -57,6 +95,7 @@ def run_bench(tmp_path: Path, *args: str) -> tuple[int, dict[str, tuple[int, int
     env.pop("PYTEST_CURRENT_TEST", None)
     proc = subprocess.run(
         [sys.executable, str(RUN), "--build-dir", str(tmp_path / "sim"), *args],
+        check=False,
         capture_output=True,
         text=True,
         env=env,
@@ -64,7 +103,9 @@ def run_bench(tmp_path: Path, *args: str) -> tuple[int, dict[str, tuple[int, int
     )
     out = proc.stdout + proc.stderr
     results = {}
-    for m in re.finditer(r"^RESULT (\w+) .*: (\d+) tests, (\d+) failed$", proc.stdout, re.M):
+    for m in re.finditer(
+        r"^RESULT (\w+) .*: (\d+) tests, (\d+) failed$", proc.stdout, re.MULTILINE
+    ):
         results[m.group(1)] = (int(m.group(2)), int(m.group(3)))
     return proc.returncode, results, out
 
@@ -105,44 +146,7 @@ def test_skeleton_mesh_fails_every_test(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "name,file,old,new,caught_by",
-    [
-        (
-            "subnormal_exponent",
-            "rtl/fp16_mul.v",
-            "(ea == 5'd0) ? 10'sd1",
-            "(ea == 5'd0) ? 10'sd0",
-            "pe_random_chains",
-        ),
-        (
-            "truncation",
-            "rtl/fp32_add.v",
-            "up = (rem > half) || ((rem == half) && q[0]);",
-            "up = 1'b0;",
-            "pe_random_chains",
-        ),
-        (
-            "negative_zero_sum",
-            "rtl/fp32_add.v",
-            "sum = {c_sign & p_sign, 31'd0};",
-            "sum = 32'd0;",
-            "pe_special_pairs",
-        ),
-        (
-            "nan_payload_kept",
-            "rtl/fp32_add.v",
-            "sum = 32'h7FC0_0000;",
-            "sum = c_nan ? acc : 32'h7FC0_0000;",
-            "pe_random_chains",
-        ),
-        (
-            "subnormal_sum_flushed",
-            "rtl/fp32_add.v",
-            "sum = {sb_, 8'd0, q2[22:0]};",
-            "sum = {sb_, 31'd0};",
-            "pe_random_chains",
-        ),
-    ],
+    "name,file,old,new,caught_by", INJECTED_PE_BUGS, ids=[b[0] for b in INJECTED_PE_BUGS]
 )
 def test_injected_pe_bug_fails(tmp_path, name, file, old, new, caught_by):
     files = patched(tmp_path, name, file, old, new)
@@ -220,6 +224,6 @@ def test_fixture_is_lint_clean(tmp_path):
     if shutil.which("verilator"):
         runs.append(["verilator", "--lint-only", "-Wall", "--top-module", "pe_latency3", *files])
     for cmd in runs:
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
         text = (proc.stdout + proc.stderr).strip()
         assert proc.returncode == 0 and not text, f"{' '.join(cmd)}:\n{text}"

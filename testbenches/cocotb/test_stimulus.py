@@ -26,7 +26,10 @@ def test_same_seed_same_vectors_other_seed_others():
     one = stimulus.chains(7, 200, 16)
     two = stimulus.chains(7, 200, 16)
     other = stimulus.chains(8, 200, 16)
-    key = lambda cs: [(c.c, c.a.tobytes(), c.b.tobytes(), c.scenario) for c in cs]  # noqa: E731
+
+    def key(cs):
+        return [(c.c, c.a.tobytes(), c.b.tobytes(), c.scenario) for c in cs]
+
     assert key(one) == key(two)
     assert key(one) != key(other)
     t1, t2 = stimulus.tiles(7, 30, 16), stimulus.tiles(7, 30, 16)
