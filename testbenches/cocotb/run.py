@@ -8,8 +8,9 @@
 `--pe` and `--mesh` take `reference` (testbenches/verilog/rtl), `skeleton`
 (testbenches/verilog/skeleton) or a comma-separated list of Verilog files (a student's
 design); the mesh bench compiles the PE's files with the mesh's. Prints one line per bench,
-`RESULT <bench> <design>: <n> tests, <f> failed`, and exits 0 when every test passed, 1 when
-one failed, 2 on bad input (one `error:` line). The golden model is the `tcrtl` Python
+`RESULT <bench> <design>: <n> tests, <f> failed` (or `did not compile`, after iverilog's
+messages), and exits 0 when every test passed, 1 when one failed or a design did not compile,
+2 on bad input (one `error:` line). The golden model is the `tcrtl` Python
 package, which must be importable by this Python (`pip install ./python`).
 """
 
@@ -20,6 +21,7 @@ import hashlib
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -96,15 +98,22 @@ def run_bench(bench: str, sources: list[Path], label: str, args) -> tuple[int, i
     build_dir = Path(args.build_dir).resolve() / f"{bench}-{key}"
     build_dir.mkdir(parents=True, exist_ok=True)
     runner = get_runner("icarus")
-    runner.build(
-        sources=sources,
-        hdl_toplevel=top,
-        build_dir=build_dir,
-        always=True,
-        timescale=("1ns", "1ps"),
-        waves=args.waves,
-        log_file=build_dir / "build.log",
-    )
+    log = build_dir / "build.log"
+    try:
+        runner.build(
+            sources=sources,
+            hdl_toplevel=top,
+            build_dir=build_dir,
+            always=True,
+            timescale=("1ns", "1ps"),
+            waves=args.waves,
+            log_file=log,
+        )
+    except (RuntimeError, subprocess.CalledProcessError):
+        text = log.read_text(errors="replace") if log.is_file() else ""
+        sys.stderr.write(text[-4000:])
+        print(f"RESULT {bench} {label}: did not compile (iverilog messages above, in {log})")
+        return (0, 1)
     env = {
         "PYTHONPATH": os.pathsep.join(
             [str(HERE)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
@@ -136,8 +145,15 @@ def run_bench(bench: str, sources: list[Path], label: str, args) -> tuple[int, i
     return tests, failed
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with bad options reported as one `error:` line (exit 2), no usage dump."""
+
+    def error(self, message: str):
+        raise UsageError(message)
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = _Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("--bench", choices=["pe", "mesh", "all"], default="all")
     p.add_argument("--pe", default="reference", help="reference, skeleton or FILE[,FILE...]")
     p.add_argument("--mesh", default="reference", help="reference, skeleton or FILE[,FILE...]")

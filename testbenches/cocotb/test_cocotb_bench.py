@@ -227,3 +227,12 @@ def test_fixture_is_lint_clean(tmp_path):
         proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
         text = (proc.stdout + proc.stderr).strip()
         assert proc.returncode == 0 and not text, f"{' '.join(cmd)}:\n{text}"
+
+
+def test_design_that_does_not_compile_fails_with_iverilogs_message(tmp_path):
+    broken = tmp_path / "pe.v"
+    broken.write_text("module pe(input wire clk);\n  wire x = ;\nendmodule\n")
+    code, results, out = run_bench(tmp_path, "--bench", "pe", "--pe", str(broken))
+    assert code == 1, out
+    assert results == {}
+    assert "syntax error" in out and "did not compile" in out, out
