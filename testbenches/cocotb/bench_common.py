@@ -21,6 +21,10 @@ from cocotb.triggers import FallingEdge, RisingEdge
 # a bound on the wait, not a latency the bench expects (the same 64 cycles as tb/tb_mesh.v).
 DRAIN_LIMIT_CYCLES = 64
 
+# A test stops after this many timeouts (a design that never raises its output-valid would
+# otherwise wait DRAIN_LIMIT_CYCLES on every chain).
+MAX_TIMEOUTS = 3
+
 # Mismatch lines printed in a failing test's message (all are counted).
 SHOW_MISMATCHES = 10
 
@@ -85,6 +89,8 @@ class Report:
 
     def finish(self, log) -> None:
         log.info("%s: %d checks, %d failed", self.what, self.checks, self.count)
+        if self.checks == 0:
+            raise AssertionError(f"{self.what}: no check was made (no chains or tiles?)")
         if self.count:
             raise AssertionError(
                 f"{self.what}: {self.count} of {self.checks} checks failed; first:\n  "

@@ -21,7 +21,16 @@ from cocotb.triggers import FallingEdge
 
 import golden
 import stimulus
-from bench_common import DRAIN_LIMIT_CYCLES, Report, env_int, h16, h32, seed, start_and_reset
+from bench_common import (
+    DRAIN_LIMIT_CYCLES,
+    MAX_TIMEOUTS,
+    Report,
+    env_int,
+    h16,
+    h32,
+    seed,
+    start_and_reset,
+)
 
 MASK32 = (1 << 32) - 1
 
@@ -90,6 +99,7 @@ async def run_tiles(dut, tiles: list[stimulus.Tile], bubble: float, rng, what: s
     dut.c_flat.value = 0
     await start_and_reset(dut)
     report = Report(what)
+    timeouts = 0
 
     for t, tile in enumerate(tiles):
         want = expected[t]
@@ -127,6 +137,10 @@ async def run_tiles(dut, tiles: list[stimulus.Tile], bubble: float, rng, what: s
                 f"tile {t} ({tile.scenario}): PEs {late} raised acc_vld fewer than {k} times "
                 f"within {DRAIN_LIMIT_CYCLES} cycles of the last step (timeout)"
             )
+            timeouts += 1
+            if timeouts == MAX_TIMEOUTS:
+                report.fail(f"stopped after {timeouts} timeouts, at tile {t} of {len(tiles)}")
+                break
         await FallingEdge(dut.clk)
         sample(dut, report, t, tile, want, seen)
         accs = dut.acc_flat.value.to_unsigned()

@@ -23,6 +23,7 @@ import golden
 import stimulus
 from bench_common import (
     DRAIN_LIMIT_CYCLES,
+    MAX_TIMEOUTS,
     Report,
     env_int,
     h16,
@@ -92,6 +93,7 @@ async def run_chains(dut, chains: list[stimulus.Chain], bubble: float, rng, what
     links.prev = None  # the reset edge cleared the pass-through registers
     links.drive(dut, 0, 0, 0, 0)
     cycle = 0
+    timeouts = 0
 
     def sample_acc(state: dict) -> None:
         """One falling-edge sample of acc / acc_vld against the current chain."""
@@ -154,6 +156,10 @@ async def run_chains(dut, chains: list[stimulus.Chain], bubble: float, rng, what
                 f"chain {idx} ({ch.scenario}): acc_vld raised {state['seen']} times for "
                 f"{k} steps, {DRAIN_LIMIT_CYCLES} cycles after the last step (timeout)"
             )
+            timeouts += 1
+            if timeouts == MAX_TIMEOUTS:
+                report.fail(f"stopped after {timeouts} timeouts, at chain {idx} of {len(chains)}")
+                break
         # One idle cycle: acc must hold the chain's result, acc_vld must stay low.
         await FallingEdge(dut.clk)
         cycle += 1

@@ -174,9 +174,11 @@ def parse_args(argv):
         help="where the simulator builds and runs (default target/cocotb-sim)",
     )
     args = p.parse_args(argv)
-    for name in ("seed", "chains", "tiles"):
-        if getattr(args, name) < 0:
-            raise UsageError(f"--{name} must not be negative, got {getattr(args, name)}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must not be negative, got {args.seed}")
+    for name in ("chains", "tiles"):
+        if getattr(args, name) < 1:
+            raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
     return args
 
 

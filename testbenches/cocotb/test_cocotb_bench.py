@@ -30,7 +30,8 @@ HERE = Path(__file__).resolve().parent
 VERILOG = HERE.parent / "verilog"
 RUN = HERE / "run.py"
 PE_FILES = ["rtl/fp16_mul.v", "rtl/fp32_add.v", "rtl/pe.v"]
-# (name, file, the line's text, its replacement, the cocotb test that must fail)
+# (name, file, the line's text, its replacement, the cocotb test that must fail, what its
+# report must say)
 INJECTED_PE_BUGS = [
     (
         "subnormal_exponent",
@@ -38,6 +39,7 @@ INJECTED_PE_BUGS = [
         "(ea == 5'd0) ? 10'sd1",
         "(ea == 5'd0) ? 10'sd0",
         "pe_random_chains",
+        "acc got",
     ),
     (
         "truncation",
@@ -45,6 +47,7 @@ INJECTED_PE_BUGS = [
         "up = (rem > half) || ((rem == half) && q[0]);",
         "up = 1'b0;",
         "pe_random_chains",
+        "acc got",
     ),
     (
         "negative_zero_sum",
@@ -52,6 +55,7 @@ INJECTED_PE_BUGS = [
         "sum = {c_sign & p_sign, 31'd0};",
         "sum = 32'd0;",
         "pe_special_pairs",
+        "acc got 0x00000000 want 0x80000000",
     ),
     (
         "nan_payload_kept",
@@ -59,6 +63,7 @@ INJECTED_PE_BUGS = [
         "sum = 32'h7FC0_0000;",
         "sum = c_nan ? acc : 32'h7FC0_0000;",
         "pe_random_chains",
+        "acc got",
     ),
     (
         "subnormal_sum_flushed",
@@ -66,6 +71,15 @@ INJECTED_PE_BUGS = [
         "sum = {sb_, 8'd0, q2[22:0]};",
         "sum = {sb_, 31'd0};",
         "pe_random_chains",
+        "acc got",
+    ),
+    (
+        "acc_vld_never_raised",
+        "rtl/pe.v",
+        "acc_vld <= s1_vld && !load;",
+        "acc_vld <= 1'b0;",
+        "pe_random_chains",
+        "stopped after 3 timeouts",
     ),
 ]
 
@@ -146,9 +160,9 @@ def test_skeleton_mesh_fails_every_test(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "name,file,old,new,caught_by", INJECTED_PE_BUGS, ids=[b[0] for b in INJECTED_PE_BUGS]
+    "name,file,old,new,caught_by,says", INJECTED_PE_BUGS, ids=[b[0] for b in INJECTED_PE_BUGS]
 )
-def test_injected_pe_bug_fails(tmp_path, name, file, old, new, caught_by):
+def test_injected_pe_bug_fails(tmp_path, name, file, old, new, caught_by, says):
     files = patched(tmp_path, name, file, old, new)
     pe_files = ",".join(files.split(",")[:3])
     code, results, out = run_bench(
@@ -156,6 +170,7 @@ def test_injected_pe_bug_fails(tmp_path, name, file, old, new, caught_by):
     )
     assert code == 1, out[-4000:]
     assert results == {"pe": (1, 1)}, out[-4000:]
+    assert says in out, out[-4000:]
 
 
 def test_mesh_with_row_3_skew_one_short_fails(tmp_path):
