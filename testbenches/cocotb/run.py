@@ -70,8 +70,8 @@ def preflight() -> None:
         if shutil.which(tool) is None:
             raise UsageError(f"{tool} not found: install Icarus Verilog (apt-get install iverilog)")
     for module, hint in (
-        ("cocotb", "pip install cocotb"),
-        ("cocotb_tools", "pip install cocotb (version 2 or later)"),
+        ("cocotb", "pip install \"cocotb>=2.0,<3\""),
+        ("cocotb_tools", "pip install \"cocotb>=2.0,<3\" (cocotb 2 has cocotb_tools)"),
         ("tcrtl", "pip install ./python from the repository root"),
         ("numpy", "pip install numpy"),
     ):
