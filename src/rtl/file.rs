@@ -100,25 +100,13 @@ pub fn commit_run() -> Result<Vec<PathBuf>, String> {
         return Ok(Vec::new());
     };
     let total = run.staged.len();
-    let mut placed = Vec::with_capacity(total);
-    let mut failure = None;
-    for s in &run.staged {
-        if failure.is_some() {
-            let _ = std::fs::remove_file(&s.temp);
-            continue;
-        }
-        match std::fs::rename(&s.temp, &s.target) {
-            Ok(()) => placed.push(s.target.clone()),
-            Err(e) => {
-                let _ = std::fs::remove_file(&s.temp);
-                failure = Some(format!(
-                    "cannot put {} in place: {e} ({} of the run's {total} output files were already replaced)",
-                    s.target.display(),
-                    placed.len()
-                ));
-            }
-        }
-    }
+    let (placed, failure) = place_staged(&run.staged, |_| {});
+    let mut failure = failure.map(|e| {
+        format!(
+            "{e} ({} of the run's {total} output files were already replaced)",
+            placed.len()
+        )
+    });
     if failure.is_none() {
         for p in &run.removals {
             if let Err(e) = std::fs::remove_file(p) {
@@ -152,10 +140,26 @@ pub fn commit_staged() -> Result<Vec<PathBuf>, String> {
     };
     let staged = std::mem::take(&mut run.staged);
     run.dirs.clear();
+    let temps = &mut reg.temps;
+    let (placed, failure) = place_staged(&staged, |temp| temps.retain(|p| p != temp));
+    sync_dirs(&placed);
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(placed),
+    }
+}
+
+/// Renames each of `staged` into place in order, calling `forget` with each temporary first;
+/// after a failed rename the remaining temporaries are removed. Returns the files placed and
+/// the first failure (`cannot put TARGET in place: ...`).
+fn place_staged(
+    staged: &[Staged],
+    mut forget: impl FnMut(&Path),
+) -> (Vec<PathBuf>, Option<String>) {
     let mut placed = Vec::with_capacity(staged.len());
     let mut failure = None;
-    for s in &staged {
-        reg.temps.retain(|p| *p != s.temp);
+    for s in staged {
+        forget(&s.temp);
         if failure.is_some() {
             let _ = std::fs::remove_file(&s.temp);
             continue;
@@ -168,11 +172,7 @@ pub fn commit_staged() -> Result<Vec<PathBuf>, String> {
             }
         }
     }
-    sync_dirs(&placed);
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(placed),
-    }
+    (placed, failure)
 }
 
 /// Syncs the folders holding `files`, so the renames are on disk (errors ignored: a folder

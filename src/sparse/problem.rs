@@ -11,13 +11,11 @@
 //! kept products, so their steps differ from the dense run's.
 
 use super::compress::{compress, Compressed, Prune, SparseError};
+use crate::gemm::functional::element;
 use crate::gemm::problem::random_operand;
 use crate::gemm::rng::SplitMix64;
 use crate::gemm::{CoreConfig, Gemm, GemmOutput};
-use crate::hw::Dataflow;
-use crate::numerics::dot::dot_acc;
-use crate::numerics::dot::ws::ws_dot_acc;
-use crate::numerics::flags::{Flags, RoundingMode};
+use crate::numerics::flags::Flags;
 use crate::verify::sparse::SparseOperands;
 
 /// A checked sparse GEMM: `a` is the compressed `m x k` A, `b` is `k x n` (dense K), `c` is
@@ -153,9 +151,9 @@ impl SparseGemm {
     }
 }
 
-/// The sparse functional model: every output element is [`dot_acc`] over row `i`'s kept values
-/// and the B values its metadata selects (see the module documentation); in the
-/// weight-stationary dataflow [`ws_dot_acc`] over the same two vectors.
+/// The sparse functional model: every output element is the dense functional model's
+/// [`element`] (its dataflow's order) over row `i`'s kept values and the B values its
+/// metadata selects (see the module documentation).
 pub fn run_functional_sparse(g: &SparseGemm) -> Result<GemmOutput, SparseError> {
     let mut d = vec![0u32; g.m * g.n];
     let mut flags = Flags::NONE;
@@ -167,34 +165,9 @@ pub fn run_functional_sparse(g: &SparseGemm) -> Result<GemmOutput, SparseError> 
             for (slot, &p) in col.iter_mut().zip(&kept) {
                 *slot = g.b[p * g.n + j];
             }
-            let cfg = &g.cfg;
-            let r = match cfg.dataflow() {
-                Dataflow::Os => dot_acc(
-                    &cfg.mode,
-                    RoundingMode::NearestEven,
-                    cfg.acc,
-                    cfg.fmt_a,
-                    cfg.fmt_b,
-                    a,
-                    &col,
-                    g.c[i * g.n + j],
-                    cfg.width,
-                ),
-                // The weight-stationary order over the kept products: folds of `R * w` kept
-                // values, as the array's rows hold them.
-                Dataflow::Ws => ws_dot_acc(
-                    &cfg.mode,
-                    cfg.acc,
-                    cfg.fmt_a,
-                    cfg.fmt_b,
-                    a,
-                    &col,
-                    g.c[i * g.n + j],
-                    cfg.width,
-                    cfg.rows(),
-                ),
-            }
-            .map_err(crate::gemm::GemmError::from)?;
+            // In `ws` the folds are of `R * w` kept values, as the array's rows hold them.
+            let r =
+                element(&g.cfg, a, &col, g.c[i * g.n + j]).map_err(crate::gemm::GemmError::from)?;
             d[i * g.n + j] = r.bits;
             flags |= r.flags;
         }

@@ -82,16 +82,7 @@ fn sparse(g: &SparseGemm, preset: Option<Preset>, d: &[u32]) -> Result<Check, St
         None => {
             let dense = g.dense();
             let r = Reference::for_problem(&dense, preset)?;
-            let mut want = Vec::with_capacity(g.m * g.n);
-            for i in 0..g.m {
-                let row = &g.a.values()[i * g.k / 2..(i + 1) * g.k / 2];
-                let rows = kept_rows(g, i);
-                for j in 0..g.n {
-                    let col: Vec<u64> = rows.iter().map(|&p| g.b[p * g.n + j]).collect();
-                    want.push(r.dot(&dense, row, &col, g.c[i * g.n + j]));
-                }
-            }
-            want
+            over_kept_products(g, |row, col, c| Ok(r.dot(&dense, row, col, c)))?
         }
     };
     let reference = match how {
@@ -121,21 +112,32 @@ fn kept_rows(g: &SparseGemm, i: usize) -> Vec<usize> {
         .collect()
 }
 
-/// A weight-stationary sparse D against the `ws` reference of its mode over the kept
-/// products (each row's kept values and the B values their metadata selects: folds of
-/// `R * w` kept values, as the array's rows hold them).
-fn sparse_ws(g: &SparseGemm, preset: Option<Preset>, d: &[u32]) -> Result<Check, String> {
-    let dense = g.dense();
-    let r = Reference::for_problem(&dense, preset)?;
+/// D of `g` by `element` over each output's kept products: row `i`'s kept values, the B
+/// values their metadata selects in column `j`, and C.
+fn over_kept_products(
+    g: &SparseGemm,
+    mut element: impl FnMut(&[u64], &[u64], u32) -> Result<u32, String>,
+) -> Result<Vec<u32>, String> {
     let mut want = Vec::with_capacity(g.m * g.n);
     for i in 0..g.m {
         let row = &g.a.values()[i * g.k / 2..(i + 1) * g.k / 2];
         let rows = kept_rows(g, i);
         for j in 0..g.n {
             let col: Vec<u64> = rows.iter().map(|&p| g.b[p * g.n + j]).collect();
-            want.push(r.ws_dot(&dense, g.cfg.rows(), row, &col, g.c[i * g.n + j])?);
+            want.push(element(row, &col, g.c[i * g.n + j])?);
         }
     }
+    Ok(want)
+}
+
+/// A weight-stationary sparse D against the `ws` reference of its mode over the kept
+/// products (each row's kept values and the B values their metadata selects: folds of
+/// `R * w` kept values, as the array's rows hold them).
+fn sparse_ws(g: &SparseGemm, preset: Option<Preset>, d: &[u32]) -> Result<Check, String> {
+    let dense = g.dense();
+    let r = Reference::for_problem(&dense, preset)?;
+    let rows = g.cfg.rows();
+    let want = over_kept_products(g, |row, col, c| r.ws_dot(&dense, rows, row, col, c))?;
     let reference = match r {
         Reference::Ieee => "ws_ref(ieee_dot) over the kept products",
         Reference::Fused(_) => "ws_ref(fused_dot) over the kept products",

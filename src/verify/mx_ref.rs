@@ -169,39 +169,44 @@ pub fn fused_dot(
     acc
 }
 
+/// Row `i` of A and column `jn` of B over elements `k0..k1` of K (whole blocks), each with
+/// its block scale codes: `(a, sa, b, sb)`.
+fn operands(g: &MxGemm, i: usize, jn: usize, (k0, k1): (usize, usize)) -> [Vec<u64>; 4] {
+    let bs = block_size(g.spec.a);
+    let blocks = g.k / bs;
+    let block_range = k0 / bs..k1.div_ceil(bs);
+    [
+        g.a[i * g.k + k0..i * g.k + k1].to_vec(),
+        block_range
+            .clone()
+            .map(|j| u64::from(g.a_scales[i * blocks + j]))
+            .collect(),
+        (k0..k1).map(|t| g.b[t * g.n + jn]).collect(),
+        block_range
+            .map(|j| u64::from(g.b_scales[j * g.n + jn]))
+            .collect(),
+    ]
+}
+
+/// [`fused_dot`] of row `i` and column `jn` over elements `k0..k1` of K, from `c`.
+fn fused_range(g: &MxGemm, i: usize, jn: usize, range: (usize, usize), c: u32) -> u32 {
+    let [a, sa, b, sb] = operands(g, i, jn, range);
+    let (ta, tb) = (g.spec.a_tensor, g.spec.b_tensor);
+    fused_dot((g.spec.a, g.spec.b), &a, &sa, ta, &b, &sb, tb, c)
+}
+
 /// D of a block-scaled GEMM on the weight-stationary core of `rows` rows of `width`-lane
 /// PEs (row-major FP32 bits), in the order `docs/numerics.md` writes ("Weight-stationary
 /// order"): each fold of `rows * width` elements of K by [`fused_dot`] from `-0`, then C plus
 /// the folds in K order, each by the host's FP32 addition (a NaN sum as the canonical NaN).
 pub fn ws_gemm(g: &MxGemm, rows: usize, width: usize) -> Vec<u32> {
-    let (fa, fb) = (g.spec.a, g.spec.b);
-    let bs = block_size(fa);
-    let blocks = g.k / bs;
     let fold = rows * width;
     let mut d = Vec::with_capacity(g.m * g.n);
     for i in 0..g.m {
         for jn in 0..g.n {
             let mut acc = g.c[i * g.n + jn];
             for f0 in (0..g.k).step_by(fold) {
-                let f1 = (f0 + fold).min(g.k);
-                let a = &g.a[i * g.k + f0..i * g.k + f1];
-                let sa: Vec<u64> = (f0 / bs..f1.div_ceil(bs))
-                    .map(|j| u64::from(g.a_scales[i * blocks + j]))
-                    .collect();
-                let b: Vec<u64> = (f0..f1).map(|t| g.b[t * g.n + jn]).collect();
-                let sb: Vec<u64> = (f0 / bs..f1.div_ceil(bs))
-                    .map(|j| u64::from(g.b_scales[j * g.n + jn]))
-                    .collect();
-                let psum = fused_dot(
-                    (fa, fb),
-                    a,
-                    &sa,
-                    g.spec.a_tensor,
-                    &b,
-                    &sb,
-                    g.spec.b_tensor,
-                    0x8000_0000,
-                );
+                let psum = fused_range(g, i, jn, (f0, (f0 + fold).min(g.k)), 0x8000_0000);
                 let sum = f32::from_bits(acc) + f32::from_bits(psum);
                 acc = if sum.is_nan() {
                     0x7FC0_0000
@@ -217,29 +222,10 @@ pub fn ws_gemm(g: &MxGemm, rows: usize, width: usize) -> Vec<u32> {
 
 /// D of a block-scaled GEMM (row-major FP32 bits) by [`fused_dot`].
 pub fn gemm(g: &MxGemm) -> Vec<u32> {
-    let (fa, fb) = (g.spec.a, g.spec.b);
-    let blocks = g.k / block_size(fa);
     let mut d = Vec::with_capacity(g.m * g.n);
     for i in 0..g.m {
-        let a = &g.a[i * g.k..(i + 1) * g.k];
-        let sa: Vec<u64> = (0..blocks)
-            .map(|j| u64::from(g.a_scales[i * blocks + j]))
-            .collect();
         for jn in 0..g.n {
-            let b: Vec<u64> = (0..g.k).map(|t| g.b[t * g.n + jn]).collect();
-            let sb: Vec<u64> = (0..blocks)
-                .map(|j| u64::from(g.b_scales[j * g.n + jn]))
-                .collect();
-            d.push(fused_dot(
-                (fa, fb),
-                a,
-                &sa,
-                g.spec.a_tensor,
-                &b,
-                &sb,
-                g.spec.b_tensor,
-                g.c[i * g.n + jn],
-            ));
+            d.push(fused_range(g, i, jn, (0, g.k), g.c[i * g.n + jn]));
         }
     }
     d

@@ -8,8 +8,6 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::Value;
-use tensorcore_rtl::io::output;
-use tensorcore_rtl::io::OutputPlan;
 
 use super::report::{self, Report};
 use crate::cli::shard::{self, Shard};
@@ -139,14 +137,7 @@ pub fn merge(args: &MergeArgs) -> Result<i32, String> {
         pending: Vec::new(),
     };
     // The outputs, checked before anything is written.
-    if args.out.exists() && !args.out.is_dir() {
-        return Err(format!("--out {}: not a directory", args.out.display()));
-    }
-    output::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
-    let mut plan = OutputPlan::new();
-    for name in report::FILES {
-        plan.add("--out", &args.out.join(name))?;
-    }
+    report::plan_out(&args.out)?;
     report::write(&args.out, &merged)?;
     let bad: usize = merged.records.iter().map(|r| r.mismatches).sum();
     if args.json {

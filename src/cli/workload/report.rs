@@ -13,10 +13,26 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 use tensorcore_rtl::hw::Traffic;
 use tensorcore_rtl::io::bounded::{read_text_bounded, MAX_TEXT_BYTES};
-use tensorcore_rtl::io::output::write_file;
+use tensorcore_rtl::io::output::{self, write_file};
+use tensorcore_rtl::io::OutputPlan;
 
 /// The files a report is made of, in the order they are written.
 pub const FILES: [&str; 3] = ["layers.csv", "summary.json", "layers.svg"];
+
+/// Makes the folder `out` (`--out`) and checks the report's files in it as one output plan,
+/// before anything is written: a path that is not a folder, a folder that cannot be made or
+/// a file that clashes is one error.
+pub fn plan_out(out: &Path) -> Result<(), String> {
+    if out.exists() && !out.is_dir() {
+        return Err(format!("--out {}: not a directory", out.display()));
+    }
+    output::create_dir_all(out).map_err(|e| format!("--out {}: {e}", out.display()))?;
+    let mut plan = OutputPlan::new();
+    for name in FILES {
+        plan.add("--out", &out.join(name))?;
+    }
+    Ok(())
+}
 
 /// The summary keys that are not part of a run's identity: the layers, what they add up
 /// to, and how far the run got.

@@ -14,8 +14,7 @@ use serde_json::{json, Map, Value};
 use tensorcore_rtl::gemm::{self, CoreConfig, Gemm, Problem};
 use tensorcore_rtl::hw::{Dataflow, MemPortConfig};
 use tensorcore_rtl::io::bounded::{read_text_bounded, MAX_TEXT_BYTES};
-use tensorcore_rtl::io::output::{self, commit_staged};
-use tensorcore_rtl::io::OutputPlan;
+use tensorcore_rtl::io::output::commit_staged;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::int::{IntMode, IntOverflow};
@@ -341,14 +340,7 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         .filter(|i| !resumed.iter().any(|r| r.index == *i))
         .collect();
     // The outputs, checked before the first layer runs.
-    if args.out.exists() && !args.out.is_dir() {
-        return Err(format!("--out {}: not a directory", args.out.display()));
-    }
-    output::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
-    let mut plan = OutputPlan::new();
-    for name in report::FILES {
-        plan.add("--out", &args.out.join(name))?;
-    }
+    report::plan_out(&args.out)?;
     // On a terminal, a bar of layers done with the simulated cycles a second and the time
     // left (indicatif draws nothing elsewhere, where the per-layer lines are the progress).
     let bar = indicatif::ProgressBar::with_draw_target(
