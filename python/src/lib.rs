@@ -5,8 +5,10 @@
 //! accepts ml_dtypes arrays and builds the result objects.
 
 mod arrays;
+mod convert;
 mod dot;
 mod errors;
+mod gemm;
 mod pe;
 
 use pyo3::prelude::*;
@@ -19,6 +21,11 @@ fn _tcrtl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dot::dot_float_check, m)?)?;
     m.add_function(wrap_pyfunction!(dot::dot_int_rows, m)?)?;
     m.add_function(wrap_pyfunction!(dot::dot_block, m)?)?;
+    m.add_function(wrap_pyfunction!(gemm::matmul_bits, m)?)?;
+    m.add_function(wrap_pyfunction!(gemm::gemm_run, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::convert_bits, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::quantize_bits, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::dequantize_values, m)?)?;
     m.add_class::<pe::Pe>()?;
     Ok(())
 }

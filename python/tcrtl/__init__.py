@@ -3,17 +3,32 @@
 Bit-accurate tensor-core numerics (every format, accumulation mode and GPU preset of the
 ``tcrtl`` command line), conversions and MX/NVFP4 quantisation, the clocked tensor core and a
 step-level processing element for testbenches. Every number comes from the Rust library the
-command line runs; errors raise ``ValueError`` (or ``OSError`` for files) with the command
+command line runs; errors raise ``ValueError`` (``OSError`` for files) with the command
 line's one-line message.
 
 - ``dot(a, b, c, fmt=..., acc=..., preset=...)``: batches of dot products, one per row.
 - ``matmul(A, B, C, ...)``: a matrix product tiled into dot steps as the functional model does.
 - ``convert(x, to=...)``, ``quantize(x, fmt)``, ``dequantize(q)``: formats and MX/NVFP4 blocks.
-- ``gemm(m=..., n=..., k=..., ...)``, ``tma_load(...)``: the clocked core and its memory path.
+- ``gemm(m=..., n=..., k=..., ...)``: the clocked core, on the ideal store or the memory path.
 - ``PE(fmt, acc, width)``: one processing element, stepped cycle by cycle.
 """
 
+from ._convert import Converted, Quantized, convert, dequantize, quantize
 from ._dot import DotResult, dot
+from ._gemm import GemmResult, MatmulResult, gemm, matmul
 from ._tcrtl import PE
 
-__all__ = ["DotResult", "PE", "dot"]
+__all__ = [
+    "Converted",
+    "DotResult",
+    "GemmResult",
+    "MatmulResult",
+    "PE",
+    "Quantized",
+    "convert",
+    "dequantize",
+    "dot",
+    "gemm",
+    "matmul",
+    "quantize",
+]
