@@ -10,6 +10,7 @@ mod dot;
 mod errors;
 mod gemm;
 mod pe;
+mod tma;
 
 use pyo3::prelude::*;
 
@@ -26,6 +27,7 @@ fn _tcrtl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert::convert_bits, m)?)?;
     m.add_function(wrap_pyfunction!(convert::quantize_bits, m)?)?;
     m.add_function(wrap_pyfunction!(convert::dequantize_values, m)?)?;
+    m.add_function(wrap_pyfunction!(tma::tma_load, m)?)?;
     m.add_class::<pe::Pe>()?;
     Ok(())
 }

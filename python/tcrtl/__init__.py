@@ -10,6 +10,7 @@ line's one-line message.
 - ``matmul(A, B, C, ...)``: a matrix product tiled into dot steps as the functional model does.
 - ``convert(x, to=...)``, ``quantize(x, fmt)``, ``dequantize(q)``: formats and MX/NVFP4 blocks.
 - ``gemm(m=..., n=..., k=..., ...)``: the clocked core, on the ideal store or the memory path.
+- ``tma_load(tensor, dtype=..., box=..., coords=...)``: one TMA load through the memory system.
 - ``PE(fmt, acc, width)``: one processing element, stepped cycle by cycle.
 """
 
@@ -17,6 +18,7 @@ from ._convert import Converted, Quantized, convert, dequantize, quantize
 from ._dot import DotResult, dot
 from ._gemm import GemmResult, MatmulResult, gemm, matmul
 from ._tcrtl import PE
+from ._tma import TmaResult, tma_load
 
 __all__ = [
     "Converted",
@@ -31,4 +33,6 @@ __all__ = [
     "gemm",
     "matmul",
     "quantize",
+    "tma_load",
+    "TmaResult",
 ]

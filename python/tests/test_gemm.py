@@ -93,3 +93,39 @@ def test_gemm_writes_a_vcd(tmp_path):
     text = p.read_text()
     assert text.startswith("$date") or "$timescale" in text
     assert "$enddefinitions" in text
+
+
+@pytest.mark.parametrize("case", [
+    dict(dtype="fp16", box=[64, 8], coords=[-8, 4], swizzle="128B"),
+    dict(dtype="u8", box=[32, 4], coords=[0, 0]),
+    dict(dtype="fp32", box=[16, 4], coords=[8, -2], oob="nan", swizzle="64B"),
+])
+def test_tma_load_matches_cli(npy, case):
+    g = np.random.default_rng(50)
+    t = {"fp16": g.normal(size=(16, 96)).astype(np.float16),
+         "u8": g.integers(0, 256, (8, 64)).astype(np.uint8),
+         "fp32": g.normal(size=(12, 40)).astype(np.float32)}[case["dtype"]]
+    opts = ["--tensor", npy("T", t), "--dtype", case["dtype"],
+            "--box", ",".join(map(str, case["box"])),
+            "--coords", ",".join(map(str, case["coords"])),
+            "--swizzle", case.get("swizzle", "none"), "--oob", case.get("oob", "zero")]
+    j = json.loads(cli("tma", "load", *opts, "--json")[1])
+    r = tcrtl.tma_load(t, dtype=case["dtype"], box=case["box"], coords=case["coords"],
+                       swizzle=case.get("swizzle", "none"), oob=case.get("oob", "zero"))
+    assert list(map(int, r.smem)) == j["smem"]
+    for key in ("tx_bytes", "cycles", "oob_elements", "bank_conflicts", "requests",
+                "bytes_loaded", "dtype", "swizzle"):
+        assert r.json[key] == j[key], key
+
+
+def test_tma_load_errors(npy):
+    from conftest import cli_error
+    t = np.zeros((4, 8), np.uint16)
+    for kw, flags in [(dict(dtype="fp8"), ["--dtype", "fp8"]),
+                      (dict(dtype="fp16", swizzle="16B"), ["--dtype", "fp16", "--swizzle", "16B"]),
+                      (dict(dtype="fp32"), ["--dtype", "fp32"])]:
+        msg = cli_error("tma", "load", "--tensor", npy("T", t), "--box", "8,4", "--coords",
+                        "0,0", *flags)
+        with pytest.raises(ValueError) as e:
+            tcrtl.tma_load(t, box=[8, 4], coords=[0, 0], **kw)
+        assert str(e.value) == msg.replace(str(npy("T", t)), "the tensor")
