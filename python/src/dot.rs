@@ -4,7 +4,7 @@
 
 use crate::arrays::{int_words, require_unsigned, Words};
 use crate::errors::{value_error, IntoPy};
-use numpy::PyArray1;
+use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use tensorcore_rtl::io::arith::{Arith, ArithNames};
@@ -71,31 +71,6 @@ fn rows_by_k(w: &Words, name: &str) -> PyResult<(usize, usize)> {
             "{name} must be rows x K but has shape {s:?}"
         ))),
     }
-}
-
-/// The bit patterns of `fmt` in `w`: each must fit the format (TF32: FP32 containers whose
-/// low 13 bits are zero, as `tcrtl dot` reads them).
-fn patterns(mut w: Words, name: &str, fmt: Format) -> PyResult<Words> {
-    if fmt == TF32 {
-        for (i, x) in w.words.iter_mut().enumerate() {
-            *x = u32::try_from(*x)
-                .ok()
-                .and_then(tf32_from_container)
-                .ok_or_else(|| {
-                    value_error(format!(
-                        "{name}[{i}] = {x:#x} is not a TF32 pattern (an FP32 container whose \
-                         low 13 bits are zero)"
-                    ))
-                })?;
-        }
-    } else if let Some(i) = w.words.iter().position(|&x| x & !fmt.mask() != 0) {
-        return Err(value_error(format!(
-            "{name}[{i}] = {:#x} is not a {fmt} bit pattern ({} bits)",
-            w.words[i],
-            fmt.width()
-        )));
-    }
-    Ok(w)
 }
 
 /// One row's C for every row, shape (rows,).
@@ -189,10 +164,10 @@ pub fn dot_float<'py>(
 ) -> PyResult<Rows<'py>> {
     let (arith, rm, accf) =
         float_names(fmt, fmt_b, acc, preset, out_fmt, rounding_name, satfinite)?;
-    let wa = patterns(require_unsigned(py, a, "A")?, "A", arith.fmt_a)?;
-    let wb = patterns(require_unsigned(py, b, "B")?, "B", arith.fmt_b)?;
-    let (rows, k) = rows_by_k(&wa, "A")?;
-    let (rows_b, k_b) = rows_by_k(&wb, "B")?;
+    let (fa, fb, mode) = (arith.fmt_a, arith.fmt_b, arith.mode);
+    let (guard_a, rows, k) = held(a, "A")?;
+    let (guard_b, rows_b, k_b) = held(b, "B")?;
+    let (src_a, src_b) = (guard_a.source(), guard_b.source());
     if (rows, k) != (rows_b, k_b) {
         return Err(value_error(format!(
             "A is {rows} x {k} but B is {rows_b} x {k_b} (they must match)"
@@ -203,14 +178,147 @@ pub fn dot_float<'py>(
         .map(|w| w as u32)
         .collect();
     let width = width.unwrap_or(k.clamp(1, MAX_LANES));
-    let (fa, fb, mode) = (arith.fmt_a, arith.fmt_b, arith.mode);
-    let r = py
-        .allow_threads(|| {
-            dot_batch_rows_acc(&mode, rm, accf, fa, fb, &wa.words, &wb.words, &c, k, width)
-        })
-        .py()?;
-    let flags: Vec<u8> = r.flags.iter().map(|f| f.to_bits()).collect();
-    Ok((PyArray1::from_vec(py, r.d), PyArray1::from_vec(py, flags)))
+    // The checks of the whole batch (names, widths, the whole-K contract) once, on no rows.
+    dot_batch_rows_acc(&mode, rm, accf, fa, fb, &[], &[], &[], k, width).py()?;
+    let mut d = vec![0u32; rows];
+    let mut flags = vec![0u8; rows];
+    // Rows in chunks on the rayon pool: each chunk's operands are widened into words where
+    // the chunk runs (no batch-sized copy), and every row is computed by the library's batch
+    // function exactly as alone, so the results do not depend on the chunking or the threads.
+    let run: Result<(), String> = py.allow_threads(|| {
+        d.par_chunks_mut(CHUNK_ROWS)
+            .zip(flags.par_chunks_mut(CHUNK_ROWS))
+            .enumerate()
+            .try_for_each(|(t, (dd, ff))| {
+                let (lo, n) = (t * CHUNK_ROWS, dd.len());
+                let wa = src_a
+                    .words(lo * k, n * k, fa)
+                    .map_err(|e| format!("A: {e}"))?;
+                let wb = src_b
+                    .words(lo * k, n * k, fb)
+                    .map_err(|e| format!("B: {e}"))?;
+                let r =
+                    dot_batch_rows_acc(&mode, rm, accf, fa, fb, &wa, &wb, &c[lo..lo + n], k, width)
+                        .map_err(|e| e.to_string())?;
+                dd.copy_from_slice(&r.d);
+                for (f, rf) in ff.iter_mut().zip(&r.flags) {
+                    *f = rf.to_bits();
+                }
+                Ok(())
+            })
+    });
+    run.map_err(value_error)?;
+    Ok((PyArray1::from_vec(py, d), PyArray1::from_vec(py, flags)))
+}
+
+/// Rows a task widens and computes at once.
+const CHUNK_ROWS: usize = 4096;
+
+/// A 2-D operand array borrowed without copying: its contiguous elements of one unsigned
+/// width (or its copy as words when the array is not contiguous).
+enum Source<'a> {
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    Words(Vec<u64>),
+}
+
+impl Source<'_> {
+    /// Elements `lo..lo + n` as words, each checked to be a pattern of `fmt` (TF32: an FP32
+    /// container whose low 13 bits are zero, narrowed to its 19-bit pattern).
+    fn words(&self, lo: usize, n: usize, fmt: Format) -> Result<Vec<u64>, String> {
+        let mut w: Vec<u64> = match self {
+            Source::U8(s) => s[lo..lo + n].iter().map(|&x| u64::from(x)).collect(),
+            Source::U16(s) => s[lo..lo + n].iter().map(|&x| u64::from(x)).collect(),
+            Source::U32(s) => s[lo..lo + n].iter().map(|&x| u64::from(x)).collect(),
+            Source::Words(v) => v[lo..lo + n].to_vec(),
+        };
+        check_patterns(&mut w, lo, fmt)?;
+        Ok(w)
+    }
+}
+
+/// Checks (and for TF32 narrows) the patterns `w`, the elements from flat index `lo`.
+fn check_patterns(w: &mut [u64], lo: usize, fmt: Format) -> Result<(), String> {
+    if fmt == TF32 {
+        for (i, x) in w.iter_mut().enumerate() {
+            *x = u32::try_from(*x)
+                .ok()
+                .and_then(tf32_from_container)
+                .ok_or_else(|| {
+                    format!(
+                        "element {} = {x:#x} is not a TF32 pattern (an FP32 container whose \
+                         low 13 bits are zero)",
+                        lo + i
+                    )
+                })?;
+        }
+    } else if let Some(i) = w.iter().position(|&x| x & !fmt.mask() != 0) {
+        return Err(format!(
+            "element {} = {:#x} is not a {fmt} bit pattern ({} bits)",
+            lo + i,
+            w[i],
+            fmt.width()
+        ));
+    }
+    Ok(())
+}
+
+/// A 2-D unsigned operand array held read-only for the call.
+enum Guard<'py> {
+    U8(PyReadonlyArrayDyn<'py, u8>),
+    U16(PyReadonlyArrayDyn<'py, u16>),
+    U32(PyReadonlyArrayDyn<'py, u32>),
+}
+
+impl Guard<'_> {
+    /// The array's shape.
+    fn shape(&self) -> &[usize] {
+        match self {
+            Guard::U8(g) => g.shape(),
+            Guard::U16(g) => g.shape(),
+            Guard::U32(g) => g.shape(),
+        }
+    }
+
+    /// Its elements: borrowed when contiguous, else copied as words.
+    fn source(&self) -> Source<'_> {
+        match self {
+            Guard::U8(g) => g.as_slice().map(Source::U8).unwrap_or_else(|_| {
+                Source::Words(g.as_array().iter().map(|&x| u64::from(x)).collect())
+            }),
+            Guard::U16(g) => g.as_slice().map(Source::U16).unwrap_or_else(|_| {
+                Source::Words(g.as_array().iter().map(|&x| u64::from(x)).collect())
+            }),
+            Guard::U32(g) => g.as_slice().map(Source::U32).unwrap_or_else(|_| {
+                Source::Words(g.as_array().iter().map(|&x| u64::from(x)).collect())
+            }),
+        }
+    }
+}
+
+/// Holds a 2-D unsigned array: the guard and (rows, K).
+fn held<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<(Guard<'py>, usize, usize)> {
+    let guard = if let Ok(a) = obj.downcast::<PyArrayDyn<u8>>() {
+        Guard::U8(a.try_readonly().map_err(|e| value_error(e.to_string()))?)
+    } else if let Ok(a) = obj.downcast::<PyArrayDyn<u16>>() {
+        Guard::U16(a.try_readonly().map_err(|e| value_error(e.to_string()))?)
+    } else if let Ok(a) = obj.downcast::<PyArrayDyn<u32>>() {
+        Guard::U32(a.try_readonly().map_err(|e| value_error(e.to_string()))?)
+    } else {
+        return Err(value_error(format!(
+            "{name} must be a numpy array of unsigned bit patterns (uint8, uint16, uint32)"
+        )));
+    };
+    let (r, k) = match guard.shape() {
+        [r, k] => (*r, *k),
+        s => {
+            return Err(value_error(format!(
+                "{name} must be rows x K but has shape {s:?}"
+            )))
+        }
+    };
+    Ok((guard, r, k))
 }
 
 /// Integer values of `fmt` from an int8/uint8 matrix, each checked against the format's
