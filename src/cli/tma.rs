@@ -5,9 +5,8 @@ use std::path::PathBuf;
 
 use super::memory::MemArgs;
 use clap::{Args, Subcommand};
-use tensorcore_rtl::hw::memory::{
-    run_loads, ElemType, HarnessLoad, Interleave, MapMode, OobFill, Swizzle, TensorMap,
-};
+use tensorcore_rtl::hw::memory::box_load::{box_load, BoxLoad, BoxSpec, HostTensor};
+use tensorcore_rtl::hw::memory::{ElemType, OobFill, Swizzle};
 use tensorcore_rtl::io::npy::{read_npy, Dtype};
 use tensorcore_rtl::io::OutputPlan;
 
@@ -95,129 +94,40 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
     };
     let params = a.mem.params()?;
     let npy = read_npy(&a.tensor).map_err(|e| e.to_string())?;
-    let es = dtype.size() as usize;
     let npy_size = match npy.dtype {
         Dtype::U8 | Dtype::I8 => 1,
         Dtype::U16 | Dtype::F16 => 2,
         Dtype::U32 | Dtype::I32 | Dtype::F32 => 4,
         Dtype::F64 => 8,
     };
-    if npy_size != es {
-        return Err(format!(
-            "--tensor holds {} ({npy_size}-byte elements) but --dtype {} has {es}-byte elements",
-            npy.dtype.numpy_name(),
-            dtype.name()
-        ));
-    }
-    let rank = a.box_dims.len();
-    if !(1..=5).contains(&rank) {
-        return Err(format!(
-            "--box has {rank} dimensions (tensor map rank must be 1..=5)"
-        ));
-    }
-    if a.coords.len() != rank {
-        return Err(format!(
-            "--coords has {} values, --box {rank}",
-            a.coords.len()
-        ));
-    }
-    let shape_rev: Vec<u64> = npy.shape.iter().rev().map(|&d| d as u64).collect();
-    let gdim = a.gdim.clone().unwrap_or_else(|| shape_rev.clone());
-    if gdim.len() != rank {
-        return Err(format!(
-            "the global dimensions ({} from {}) do not match the box rank {rank}",
-            gdim.len(),
-            if a.gdim.is_some() {
-                "--gdim"
-            } else {
-                "the .npy shape"
-            }
-        ));
-    }
-    let gstride = match &a.gstride {
-        Some(s) => s.clone(),
-        None => {
-            let mut v = Vec::new();
-            let mut st = es as u64;
-            for &d in shape_rev.iter().take(rank.saturating_sub(1)) {
-                st *= d;
-                v.push(st);
-            }
-            v
-        }
-    };
-    if gstride.len() + 1 != rank {
-        return Err(format!(
-            "--gstride needs {} values (dimensions 1..{rank}), got {}",
-            rank - 1,
-            gstride.len()
-        ));
-    }
-    let estride = a.estride.clone().unwrap_or_else(|| vec![1; rank]);
-    if estride.len() != rank {
-        return Err(format!(
-            "--estride has {} values, --box {rank}",
-            estride.len()
-        ));
-    }
-    let mut map = TensorMap {
+    let words: Vec<u64> = npy.iter_words().collect();
+    let name = a.tensor.display().to_string();
+    let spec = BoxSpec {
         dtype,
-        rank: rank as u32,
-        global_address: 0,
-        global_dims: [1; 5],
-        global_strides: [0; 4],
-        box_dims: [1; 5],
-        element_strides: [1; 5],
-        interleave: Interleave::None,
+        box_dims: a.box_dims.clone(),
+        coords: a.coords.clone(),
+        gdim: a.gdim.clone(),
+        gstride: a.gstride.clone(),
+        estride: a.estride.clone(),
         swizzle,
         oob_fill,
-        mode: MapMode::Tiled,
+        smem_base: a.smem_base,
     };
-    let mut coords = [0i32; 5];
-    for i in 0..rank {
-        map.global_dims[i] = gdim[i];
-        map.box_dims[i] = a.box_dims[i];
-        map.element_strides[i] = estride[i];
-        coords[i] = a.coords[i];
-        if i > 0 {
-            map.global_strides[i - 1] = gstride[i - 1];
-        }
-    }
-    map.validate().map_err(|e| e.to_string())?;
-    let mut image = Vec::with_capacity(npy.len() * es);
-    for w in npy.iter_words() {
-        image.extend_from_slice(&w.to_le_bytes()[..es]);
-    }
-    let end = map.global_end();
-    if end > image.len() as u64 {
-        return Err(format!(
-            "the tensor's extent ({end} bytes from --gdim/--gstride) reads past the {} bytes of {}",
-            image.len(),
-            a.tensor.display()
-        ));
-    }
-    let load = HarnessLoad {
-        desc: 0,
-        coords,
-        smem_addr: a.smem_base,
+    let tensor = HostTensor {
+        shape: &npy.shape,
+        words: &words,
+        elem_bytes: npy_size,
+        dtype_name: npy.dtype.numpy_name(),
+        name: &name,
     };
-    let trace = a.trace.config()?;
-    let gmem_bytes = (image.len() as u64).div_ceil(16) * 16 + 16;
-    let (run, top) = run_loads(params, gmem_bytes, &image, &[map], &[load], trace.as_ref())
-        .map_err(|e| e.to_string())?;
-    let tx = map.box_bytes();
-    let end_row = (u64::from(a.smem_base) + tx).div_ceil(128) * 128;
-    let bytes = top
-        .mem()
-        .smem_host_read(a.smem_base, (end_row - u64::from(a.smem_base)) as usize);
-    let slots: Vec<u64> = bytes
-        .chunks(es)
-        .map(|c| {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            u64::from_le_bytes(w)
-        })
-        .collect();
+    let trace = a.trace.config();
+    let BoxLoad {
+        run,
+        tx_bytes: tx,
+        slots,
+        ..
+    } = box_load(&spec, &tensor, params, || trace)?;
+    let es = dtype.size() as usize;
     if a.json {
         let obj = serde_json::json!({
             "tx_bytes": tx,

@@ -5,14 +5,14 @@
 use clap::Args;
 use std::path::PathBuf;
 use tensorcore_rtl::gemm::problem::check_dims;
+use tensorcore_rtl::io::arith::ArithNames;
 pub use tensorcore_rtl::io::values::{
     acc_format, input_format, int_operand, int_operands, operand, operands, parse_window, preset,
     rounding,
 };
 use tensorcore_rtl::io::OutputPlan;
-use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::Format;
-use tensorcore_rtl::numerics::int::{pair_ok, IntFormat};
+use tensorcore_rtl::numerics::int::IntFormat;
 use tensorcore_rtl::rtl::{TraceConfig, TraceFormat};
 
 /// Operand formats and accumulation mode, shared by `tcrtl dot` and `tcrtl gemm`.
@@ -34,18 +34,8 @@ pub struct ArithArgs {
     pub preset: Option<String>,
 }
 
-/// What [`ArithArgs`] resolve to.
-#[derive(Clone, Copy, Debug)]
-pub struct Arith {
-    /// Format of A.
-    pub fmt_a: Format,
-    /// Format of B.
-    pub fmt_b: Format,
-    /// The accumulation mode (with the preset's parameters for nvidia).
-    pub mode: AccMode,
-    /// The preset, for nvidia.
-    pub preset: Option<Preset>,
-}
+/// What [`ArithArgs`] resolve to (the library's [`tensorcore_rtl::io::arith::Arith`]).
+pub use tensorcore_rtl::io::arith::Arith;
 
 impl ArithArgs {
     /// The accumulation mode's name: `--acc`, or `ieee` when it was not given.
@@ -53,87 +43,32 @@ impl ArithArgs {
         self.acc.as_deref().unwrap_or("ieee")
     }
 
+    /// The names as the library reads them ([`ArithNames`]).
+    fn names(&self) -> ArithNames<'_> {
+        ArithNames {
+            format: &self.format,
+            format_b: self.format_b.as_deref(),
+            acc: self.acc.as_deref(),
+            preset: self.preset.as_deref(),
+        }
+    }
+
     /// [`ArithArgs::resolve_acc`] for the clocked tensor core, which has no `exact` datapath
-    /// (`exact` rounds once over all of K: a reference, offered by `tcrtl dot` only).
+    /// ([`ArithNames::resolve_datapath`]).
     pub fn resolve_datapath(&self, acc: Format) -> Result<Arith, String> {
-        let arith = self.resolve_acc(acc)?;
-        if arith.mode == AccMode::Exact {
-            return Err(
-                "--acc exact is a reference, not a datapath: the tensor core runs ieee, fused or nvidia"
-                    .into(),
-            );
-        }
-        Ok(arith)
+        self.names().resolve_datapath(acc)
     }
 
-    /// Checks the names and builds the mode for the accumulator format `acc` (the nvidia
-    /// parameters are the preset's for that output); a preset is required by, and only
-    /// allowed with, `--acc nvidia`.
+    /// Checks the names and builds the mode for the accumulator format `acc`
+    /// ([`ArithNames::resolve_acc`]).
     pub fn resolve_acc(&self, acc: Format) -> Result<Arith, String> {
-        let fmt_a = input_format(&self.format)?;
-        let fmt_b = match &self.format_b {
-            Some(name) => input_format(name)?,
-            None => fmt_a,
-        };
-        let preset = self.preset.as_deref().map(preset).transpose()?;
-        let mode = match (self.acc().to_ascii_lowercase().as_str(), preset) {
-            ("nvidia", Some(p)) => {
-                AccMode::Nvidia(p.params_for(fmt_a, fmt_b, acc).map_err(|e| e.to_string())?)
-            }
-            ("nvidia", None) => return Err("--acc nvidia needs --preset".into()),
-            (_, Some(_)) => return Err("--preset only applies to --acc nvidia".into()),
-            ("ieee", None) => AccMode::Ieee,
-            ("fused", None) => AccMode::Fused,
-            ("exact", None) => AccMode::Exact,
-            (other, None) => {
-                return Err(format!(
-                    "unknown accumulation mode {other:?} (expected ieee, fused, exact or nvidia)"
-                ))
-            }
-        };
-        Ok(Arith {
-            fmt_a,
-            fmt_b,
-            mode,
-            preset,
-        })
+        self.names().resolve_acc(acc)
     }
-}
 
-impl ArithArgs {
-    /// The integer formats of A and B if `--format` (or `--format-b`) names one (`s8`, `u8`,
-    /// `s4`, `u4`); `None` for floating-point formats. Integers take no accumulation mode or
-    /// preset (their accumulator is an exact int32), both operands must be integers, and
-    /// 8-bit pairs with 8-bit and 4-bit with 4-bit, as in PTX.
+    /// The integer formats of A and B if `--format` (or `--format-b`) names one
+    /// ([`ArithNames::int_formats`]).
     pub fn int_formats(&self) -> Result<Option<(IntFormat, IntFormat)>, String> {
-        let fa = IntFormat::input_by_name(&self.format);
-        let fb = self.format_b.as_deref().map(IntFormat::input_by_name);
-        let (fa, fb) = match (fa, fb) {
-            (None, None | Some(None)) => return Ok(None),
-            (Some(a), None) => (a, a),
-            (Some(a), Some(Some(b))) => (a, b),
-            (Some(a), Some(None)) => {
-                return Err(format!(
-                    "cannot pair integer format {a} with {:?}: both operands must be integers (s8, u8, s4, u4)",
-                    self.format_b.as_deref().unwrap_or_default()
-                ))
-            }
-            (None, Some(Some(b))) => {
-                return Err(format!(
-                    "cannot pair {:?} with integer format {b}: both operands must be integers (s8, u8, s4, u4)",
-                    self.format
-                ))
-            }
-        };
-        if !pair_ok(fa, fb) {
-            return Err(format!(
-                "cannot pair {fa} with {fb}: 8-bit integers pair with 8-bit, 4-bit with 4-bit"
-            ));
-        }
-        if self.preset.is_some() || self.acc.is_some() {
-            return Err("integer formats accumulate exactly in int32: drop --acc and --preset (use --satfinite to clamp instead of wrapping)".into());
-        }
-        Ok(Some((fa, fb)))
+        self.names().int_formats()
     }
 }
 

@@ -2,6 +2,7 @@
 //! leave a half-written file looking complete; the golden `$readmemh` folder of a GEMM; the
 //! operand grammar (how a typed value or bit pattern is read for a format).
 
+pub mod arith;
 pub mod atomic;
 pub mod bounded;
 pub mod golden;

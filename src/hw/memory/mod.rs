@@ -56,6 +56,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod box_load;
 pub mod gmem;
 pub mod harness;
 pub mod mbarrier;

@@ -90,36 +90,8 @@ pub fn dot_batch_acc(
     k: usize,
     width: usize,
 ) -> Result<BatchResult, DotError> {
-    let rows = c.len();
-    if a.len() != rows * k || b.len() != rows * k {
-        return Err(DotError::LengthMismatch {
-            a: a.len(),
-            b: b.len(),
-        });
-    }
-    // The whole-K contract and its checks, once, on an empty row (or the first row).
-    let (a0, b0) = if rows == 0 {
-        (&a[..0], &b[..0])
-    } else {
-        (&a[..k], &b[..k])
-    };
-    dot_acc(mode, rm, acc, fmt_a, fmt_b, a0, b0, 0, width)?;
-    let group = match mode {
-        AccMode::Nvidia(p) => p.block.clamp(1, MAX_LANES),
-        _ => width,
-    };
-    let mut d = vec![0u32; rows];
-    let job = Job {
-        mode,
-        rm,
-        fmt_a,
-        fmt_b,
-        a,
-        b,
-        c,
-        k,
-        group,
-    };
+    let job = Job::checked(mode, rm, acc, fmt_a, fmt_b, a, b, c, k, width)?;
+    let mut d = vec![0u32; c.len()];
     // One monomorphised row loop per register width and accumulator: the step's lane
     // registers have the smallest power-of-two size that holds a group, fixed for the whole
     // batch, and the accumulator format is a constant inside the loop.
@@ -129,6 +101,42 @@ pub fn dot_batch_acc(
         job.run_acc::<false>(&mut d)
     };
     Ok(BatchResult { d, flags })
+}
+
+/// The outcome of [`dot_batch_rows_acc`]: every row's result and its own flags.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowsResult {
+    /// The result of every row (as [`BatchResult::d`]).
+    pub d: Vec<u32>,
+    /// The flags every row raised (the OR of its steps' flags), in row order.
+    pub flags: Vec<Flags>,
+}
+
+/// [`dot_batch_acc`] keeping each row's flags instead of counting them: the same rows, the
+/// same results bit for bit, the same checks; for front doors that report flags per row (the
+/// Python package).
+#[allow(clippy::too_many_arguments)]
+pub fn dot_batch_rows_acc(
+    mode: &AccMode,
+    rm: RoundingMode,
+    acc: Format,
+    fmt_a: Format,
+    fmt_b: Format,
+    a: &[u64],
+    b: &[u64],
+    c: &[u32],
+    k: usize,
+    width: usize,
+) -> Result<RowsResult, DotError> {
+    let job = Job::checked(mode, rm, acc, fmt_a, fmt_b, a, b, c, k, width)?;
+    let mut d = vec![0u32; c.len()];
+    let mut flags = vec![Flags::NONE; c.len()];
+    if acc == FP16 {
+        job.run_rows_acc::<true>(&mut d, &mut flags)
+    } else {
+        job.run_rows_acc::<false>(&mut d, &mut flags)
+    };
+    Ok(RowsResult { d, flags })
 }
 
 /// A validated batch: the operands and the step grouping.
@@ -142,6 +150,54 @@ struct Job<'a> {
     c: &'a [u32],
     k: usize,
     group: usize,
+}
+
+impl<'a> Job<'a> {
+    /// The job of a batch after the checks of [`dot_batch_acc`]: the lengths, and the
+    /// whole-K contract once on an empty row (or the first row).
+    #[allow(clippy::too_many_arguments)]
+    fn checked(
+        mode: &'a AccMode,
+        rm: RoundingMode,
+        acc: Format,
+        fmt_a: Format,
+        fmt_b: Format,
+        a: &'a [u64],
+        b: &'a [u64],
+        c: &'a [u32],
+        k: usize,
+        width: usize,
+    ) -> Result<Self, DotError> {
+        let rows = c.len();
+        if a.len() != rows * k || b.len() != rows * k {
+            return Err(DotError::LengthMismatch {
+                a: a.len(),
+                b: b.len(),
+            });
+        }
+        // The whole-K contract and its checks, once, on an empty row (or the first row).
+        let (a0, b0) = if rows == 0 {
+            (&a[..0], &b[..0])
+        } else {
+            (&a[..k], &b[..k])
+        };
+        dot_acc(mode, rm, acc, fmt_a, fmt_b, a0, b0, 0, width)?;
+        let group = match mode {
+            AccMode::Nvidia(p) => p.block.clamp(1, MAX_LANES),
+            _ => width,
+        };
+        Ok(Job {
+            mode,
+            rm,
+            fmt_a,
+            fmt_b,
+            a,
+            b,
+            c,
+            k,
+            group,
+        })
+    }
 }
 
 impl Job<'_> {
@@ -182,6 +238,30 @@ impl Job<'_> {
             flags |= s.flags;
         }
         (acc, flags)
+    }
+
+    /// Every row into `d` and its flags into `flags`, FP16 (`HALF`) or FP32.
+    fn run_rows_acc<const HALF: bool>(&self, d: &mut [u32], flags: &mut [Flags]) {
+        match self.group {
+            0..=1 => self.run_rows::<1, HALF>(d, flags),
+            2 => self.run_rows::<2, HALF>(d, flags),
+            3..=4 => self.run_rows::<4, HALF>(d, flags),
+            5..=8 => self.run_rows::<8, HALF>(d, flags),
+            9..=16 => self.run_rows::<16, HALF>(d, flags),
+            _ => self.run_rows::<32, HALF>(d, flags),
+        }
+    }
+
+    /// Every row into `d` and `flags`, in parallel tasks of [`ROWS_PER_TASK`] rows.
+    fn run_rows<const W: usize, const HALF: bool>(&self, d: &mut [u32], flags: &mut [Flags]) {
+        d.par_chunks_mut(ROWS_PER_TASK)
+            .zip(flags.par_chunks_mut(ROWS_PER_TASK))
+            .enumerate()
+            .for_each(|(t, (out, fl))| {
+                for (i, (slot, f)) in out.iter_mut().zip(fl.iter_mut()).enumerate() {
+                    (*slot, *f) = self.row::<W, HALF>(t * ROWS_PER_TASK + i);
+                }
+            });
     }
 
     /// Every row into `d`, in parallel tasks of [`ROWS_PER_TASK`] rows; the flag counts.

@@ -30,7 +30,9 @@ pub mod step;
 pub mod wide;
 pub mod ws;
 
-pub use batch::{dot_batch, dot_batch_acc, BatchResult, FlagCounts};
+pub use batch::{
+    dot_batch, dot_batch_acc, dot_batch_rows_acc, BatchResult, FlagCounts, RowsResult,
+};
 pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
 pub use step::{
     dot_step, dot_step_acc, dot_step_rm, dot_step_w, dot_step_w_acc, dot_step_w_rm,

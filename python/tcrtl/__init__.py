@@ -1,0 +1,38 @@
+"""tcrtl: the tensorcore-rtl model from Python.
+
+Bit-accurate tensor-core numerics (every format, accumulation mode and GPU preset of the
+``tcrtl`` command line), conversions and MX/NVFP4 quantisation, the clocked tensor core and a
+step-level processing element for testbenches. Every number comes from the Rust library the
+command line runs; errors raise ``ValueError`` (``OSError`` for files) with the command
+line's one-line message.
+
+- ``dot(a, b, c, fmt=..., acc=..., preset=...)``: batches of dot products, one per row.
+- ``matmul(A, B, C, ...)``: a matrix product tiled into dot steps as the functional model does.
+- ``convert(x, to=...)``, ``quantize(x, fmt)``, ``dequantize(q)``: formats and MX/NVFP4 blocks.
+- ``gemm(m=..., n=..., k=..., ...)``: the clocked core, on the ideal store or the memory path.
+- ``tma_load(tensor, dtype=..., box=..., coords=...)``: one TMA load through the memory system.
+- ``PE(fmt, acc, width)``: one processing element, stepped cycle by cycle.
+"""
+
+from ._convert import Converted, Quantized, convert, dequantize, quantize
+from ._dot import DotResult, dot
+from ._gemm import GemmResult, MatmulResult, gemm, matmul
+from ._tcrtl import PE
+from ._tma import TmaResult, tma_load
+
+__all__ = [
+    "Converted",
+    "DotResult",
+    "GemmResult",
+    "MatmulResult",
+    "PE",
+    "Quantized",
+    "convert",
+    "dequantize",
+    "dot",
+    "gemm",
+    "matmul",
+    "quantize",
+    "tma_load",
+    "TmaResult",
+]

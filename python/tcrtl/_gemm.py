@@ -1,0 +1,139 @@
+"""``matmul`` (the functional model) and ``gemm`` (the clocked tensor core)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from . import _dtypes, _tcrtl
+
+
+def _acc_view(d: np.ndarray, out_fmt: str, m: int, n: int):
+    """D's patterns as uint32/uint16 (m x n) and their values as float64."""
+    if out_fmt.lower() == "fp16":
+        bits = d.astype(np.uint16).reshape(m, n)
+        return bits, bits.view(np.float16).astype(np.float64)
+    bits = d.reshape(m, n)
+    return bits, bits.view(np.float32).astype(np.float64)
+
+
+def _c_matrix(c, m, n, out_fmt):
+    if c is None:
+        return None
+    arr = np.asarray(c)
+    if out_fmt.lower() == "fp16":
+        if arr.dtype == np.float16:
+            arr = arr.view(np.uint16)
+    elif arr.dtype == np.float32:
+        arr = arr.view(np.uint32)
+    if arr.dtype not in (np.dtype(np.uint16), np.dtype(np.uint32)):
+        raise ValueError(
+            f"C has dtype {_dtypes.dtype_name(arr)}; expected accumulator bit patterns "
+            "(uint32 / uint16) or float32 / float16 values"
+        )
+    return np.ascontiguousarray(arr)
+
+
+class MatmulResult:
+    """D of ``matmul``: ``.bits`` (m x n accumulator patterns), ``.values`` (float64) and
+    ``.flags`` (the OR of every element's flags as a 4-bit vector)."""
+
+    def __init__(self, bits, values, flags):
+        self.bits, self.values, self.flags = bits, values, flags
+
+    def __repr__(self) -> str:
+        return f"MatmulResult(shape={self.bits.shape}, flags={self.flags})"
+
+
+def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc: str = "ieee",
+           preset: Optional[str] = None, out_fmt: str = "fp32", width: int = 1, rows: int = 4,
+           cols: int = 4, dataflow: str = "os") -> MatmulResult:
+    """D = A x B + C by the functional model: element (i, j) is the whole-K dot product of row
+    i of A and column j of B into C[i, j] (``dot`` with this ``width``; for
+    ``dataflow="ws"`` the weight-stationary order of an array of ``rows`` PE rows), exactly
+    the bits the clocked core (``gemm``, ``tcrtl gemm``) produces.
+
+    ``a`` (m x k) and ``b`` (k x n) are bit patterns or values of their format as for ``dot``;
+    ``c`` (m x n) accumulator patterns or values, or ``None`` for zeros."""
+    fb = fmt_b or fmt
+    A = _dtypes.bits(a, fmt, "A")
+    B = _dtypes.bits(b, fb, "B")
+    C = _c_matrix(c, A.shape[0] if A.ndim == 2 else 0, B.shape[-1], out_fmt)
+    accn = None if acc is None or acc.lower() == "ieee" else acc
+    d, flags, m, n = _tcrtl.matmul_bits(A, B, C, fmt=fmt, fmt_b=fmt_b, acc=accn, preset=preset,
+                                        out_fmt=out_fmt, width=width, rows=rows, cols=cols,
+                                        dataflow=dataflow)
+    bits, values = _acc_view(d, out_fmt, m, n)
+    return MatmulResult(bits, values, flags)
+
+
+class GemmResult:
+    """A run of the clocked tensor core.
+
+    Attributes:
+        d: D's accumulator patterns (m x n; ``uint32`` FP32, ``uint16`` FP16).
+        values: D as float64.
+        cycles, utilization, tiles, macs: as ``tcrtl gemm --json``.
+        flags: the names of the IEEE flags D raised.
+        check: ``{"reference": ..., "mismatches": ...}`` for random problems (or
+            ``check=True``), else ``None``.
+        json: every key of ``tcrtl gemm --json`` this run has (``memory``, ``traffic``,
+            ``mac_slots_used``, ...).
+    """
+
+    def __init__(self, info: dict):
+        d = info.pop("d")
+        self.json = info
+        self.d, self.values = _acc_view(d, info["out_format"], info["m"], info["n"])
+        self.cycles = info["cycles"]
+        self.utilization = info["utilization"]
+        self.tiles = info["tiles"]
+        self.macs = info["macs"]
+        self.flags = info["flags"]
+        self.check = info["check"]
+
+    def __repr__(self) -> str:
+        j = self.json
+        return (f"GemmResult({j['m']}x{j['n']}x{j['k']}, cycles={self.cycles}, "
+                f"utilization={self.utilization:.3f})")
+
+
+def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = None,
+         k: Optional[int] = None, seed: int = 1, fmt: str = "fp16", fmt_b: Optional[str] = None,
+         acc: str = "ieee", preset: Optional[str] = None, out_fmt: str = "fp32", width: int = 1,
+         rows: int = 4, cols: int = 4, dataflow: str = "os", memory: str = "ideal",
+         stages: Optional[int] = None, swizzle: bool = True, sparse: bool = False,
+         vcd: Optional[str] = None, check: bool = False) -> GemmResult:
+    """D = A x B + C on the clocked tensor core, as ``tcrtl gemm`` runs it.
+
+    The problem: numpy operands ``a`` (m x k), ``b`` (k x n), ``c`` (m x n, or ``None``) as
+    for ``matmul``; or a seeded random problem with ``m``, ``n``, ``k`` and ``seed`` (the same
+    operands as ``tcrtl gemm --m M --n N --k K --seed S``), dense or, with ``sparse=True``,
+    2:4-sparse A. Options as the command line's: ``fmt``, ``fmt_b``, ``acc`` (ieee, fused,
+    nvidia), ``preset``, ``out_fmt``, ``width`` (products per PE step: 1..32, a power of two),
+    the array ``rows`` x ``cols`` and ``dataflow`` (``os``, ``ws``), ``memory`` (``ideal``
+    or ``tma``: the TMA-like memory path, with ``stages`` and ``swizzle``), ``vcd`` (a
+    waveform path) and ``check`` (compare D with the independent reference; random problems
+    always are).
+
+    Returns:
+        GemmResult: ``.d``, ``.values``, ``.cycles``, ``.utilization``, ``.json``.
+
+    Raises:
+        ValueError: the command line's message for a bad option; OSError for a waveform path
+        that cannot be written.
+    """
+    accn = None if acc is None or acc.lower() == "ieee" else acc
+    A = None if a is None else _dtypes.bits(a, fmt, "A")
+    B = None if b is None else _dtypes.bits(b, fmt_b or fmt, "B")
+    C = None
+    if c is not None:
+        if A is None or B is None:
+            raise ValueError("c needs a and b")
+        C = _c_matrix(c, A.shape[0], B.shape[-1], out_fmt)
+    info = _tcrtl.gemm_run(A, B, C, m=m, n=n, k=k, seed=seed, fmt=fmt, fmt_b=fmt_b, acc=accn,
+                           preset=preset, out_fmt=out_fmt, width=width, rows=rows, cols=cols,
+                           dataflow=dataflow, memory=memory, stages=stages, swizzle=swizzle,
+                           sparse=sparse, vcd=vcd, check=check)
+    return GemmResult(dict(info))
