@@ -1,7 +1,9 @@
 //! A sparse GEMM problem `D = A x B + C` whose A is 2:4-compressed, and the sparse functional
 //! model.
 //!
-//! Contract: `D[i][j]` is the numerics layer's [`dot_acc`] over the kept values only, with
+//! Contract: `D[i][j]` is the numerics layer's
+//! [`dot_acc`](crate::numerics::dot::dot_acc) (in the weight-stationary dataflow its `ws`
+//! order, [`ws_dot_acc`](crate::numerics::dot::ws::ws_dot_acc)) over the kept values only, with
 //! products `a_kept[t] * b[4g + idx_t][j]` in ascending dense `k` (`g` the group, `idx_t` the
 //! index the metadata names), `C` first, into the configured accumulator format (FP32 or FP16),
 //! under the configuration's accumulation mode, preset and width (`w` kept products a step;
