@@ -15,7 +15,9 @@ use tensorcore_rtl::io::arith::ArithNames;
 use tensorcore_rtl::io::values::acc_format;
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::convert::tf32_from_container;
+use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::{Format, TF32};
+use tensorcore_rtl::numerics::int::{IntMode, IntOverflow};
 use tensorcore_rtl::rtl::TraceConfig;
 use tensorcore_rtl::sparse::SparseGemm;
 use tensorcore_rtl::verify::{self, gemm_ref::mismatches};
@@ -87,7 +89,7 @@ fn dense(
 /// weight-stationary order with `rows` PE rows). Returns D's patterns (m x n, row-major) and
 /// the OR of every element's flags.
 #[pyfunction]
-#[pyo3(signature = (a, b, c=None, *, fmt="fp16", fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os"))]
+#[pyo3(signature = (a, b, c=None, *, fmt="fp16", fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", satfinite=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn matmul_bits<'py>(
     py: Python<'py>,
@@ -103,9 +105,10 @@ pub fn matmul_bits<'py>(
     rows: usize,
     cols: usize,
     dataflow: &str,
+    satfinite: bool,
 ) -> PyResult<(Bound<'py, PyArray1<u32>>, u8, usize, usize)> {
     let cfg = config(
-        fmt, fmt_b, acc, preset, out_fmt, width, rows, cols, dataflow, false,
+        fmt, fmt_b, acc, preset, out_fmt, width, rows, cols, dataflow, false, satfinite,
     )?;
     let g = dense(py, cfg.0, a, b, c)?;
     let out = py.allow_threads(|| run_functional(&g)).py()?;
@@ -126,6 +129,7 @@ fn config(
     cols: usize,
     dataflow: &str,
     datapath: bool,
+    satfinite: bool,
 ) -> PyResult<(CoreConfig, Option<tensorcore_rtl::numerics::dot::Preset>)> {
     let names = ArithNames {
         format: fmt,
@@ -133,9 +137,34 @@ fn config(
         acc,
         preset,
     };
-    if names.int_formats().py()?.is_some() {
+    let df = Dataflow::by_name(&dataflow.to_ascii_lowercase()).ok_or_else(|| {
+        value_error("unknown dataflow (os: output-stationary, ws: weight-stationary)")
+    })?;
+    let array = |cfg: CoreConfig| {
+        cfg.with_array(rows, cols)
+            .map(|c| c.with_dataflow(df))
+            .map_err(|e| value_error(format!("--rows {rows} --cols {cols}: {e}")))
+    };
+    // Integers (as `tcrtl gemm --format s8 ...`): the int32 accumulator, wrapping or, with
+    // `satfinite`, clamping; no accumulation mode, preset or output format.
+    if let Some((a, b)) = names.int_formats().py()? {
+        if !out_fmt.eq_ignore_ascii_case("fp32") {
+            return Err(value_error(
+                "--out-format applies to floating-point formats; integer GEMMs accumulate into int32",
+            ));
+        }
+        let overflow = if satfinite {
+            IntOverflow::SatFinite
+        } else {
+            IntOverflow::Wrap
+        };
+        let im = IntMode { a, b, overflow };
+        let cfg = CoreConfig::new(a.container(), b.container(), AccMode::Int(im), width);
+        return Ok((array(cfg)?, None));
+    }
+    if satfinite {
         return Err(value_error(
-            "integer formats are not offered by the package's gemm/matmul yet (use tcrtl gemm)",
+            "satfinite applies to integer formats (s8, u8, s4, u4)",
         ));
     }
     let accf = acc_format(out_fmt).py()?;
@@ -144,15 +173,8 @@ fn config(
     } else {
         names.resolve_acc(accf).py()?
     };
-    let df = Dataflow::by_name(&dataflow.to_ascii_lowercase()).ok_or_else(|| {
-        value_error("unknown dataflow (os: output-stationary, ws: weight-stationary)")
-    })?;
-    let cfg = CoreConfig::new(arith.fmt_a, arith.fmt_b, arith.mode, width)
-        .with_acc(accf)
-        .with_array(rows, cols)
-        .map(|c| c.with_dataflow(df))
-        .map_err(|e| value_error(format!("--rows {rows} --cols {cols}: {e}")))?;
-    Ok((cfg, arith.preset))
+    let cfg = CoreConfig::new(arith.fmt_a, arith.fmt_b, arith.mode, width).with_acc(accf);
+    Ok((array(cfg)?, arith.preset))
 }
 
 /// `gemm`: D = A x B + C on the clocked tensor core (as `tcrtl gemm`), from numpy operands or
@@ -161,7 +183,7 @@ fn config(
 /// waveform. Returns a dict of the run: `d` (patterns, row-major), the command line's JSON
 /// counters and, for random problems or `check=True`, the check against the references.
 #[pyfunction]
-#[pyo3(signature = (a=None, b=None, c=None, *, m=None, n=None, k=None, seed=1, fmt="fp16", fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", memory="ideal", stages=None, swizzle=true, sparse=false, vcd=None, check=false))]
+#[pyo3(signature = (a=None, b=None, c=None, *, m=None, n=None, k=None, seed=1, fmt="fp16", fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", memory="ideal", stages=None, swizzle=true, sparse=false, vcd=None, check=false, satfinite=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_run<'py>(
     py: Python<'py>,
@@ -187,10 +209,18 @@ pub fn gemm_run<'py>(
     sparse: bool,
     vcd: Option<&str>,
     check: bool,
+    satfinite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (cfg, preset) = config(
-        fmt, fmt_b, acc, preset, out_fmt, width, rows, cols, dataflow, true,
+        fmt, fmt_b, acc, preset, out_fmt, width, rows, cols, dataflow, true, satfinite,
     )?;
+    let int_mode = match cfg.mode {
+        AccMode::Int(im) => Some(im),
+        _ => None,
+    };
+    if int_mode.is_some() && sparse {
+        return Err(value_error("integer formats run dense (no --sparse)"));
+    }
     let mem_cfg = match memory.to_ascii_lowercase().as_str() {
         "tma" => Some(MemPortConfig {
             params: MemParams::default(),
@@ -275,15 +305,32 @@ pub fn gemm_run<'py>(
     out.set_item("m", g.m)?;
     out.set_item("n", g.n)?;
     out.set_item("k", g.k)?;
-    out.set_item("format", cfg.fmt_a.name)?;
-    out.set_item("format_b", cfg.fmt_b.name)?;
-    out.set_item("acc", cfg.mode.name())?;
+    match int_mode {
+        Some(im) => {
+            out.set_item("format", im.a.name)?;
+            out.set_item("format_b", im.b.name)?;
+            out.set_item("acc", "int32")?;
+            out.set_item("overflow", im.overflow.name())?;
+        }
+        None => {
+            out.set_item("format", cfg.fmt_a.name)?;
+            out.set_item("format_b", cfg.fmt_b.name)?;
+            out.set_item("acc", cfg.mode.name())?;
+        }
+    }
     out.set_item("preset", preset.map(|p| p.name()))?;
     out.set_item("width", cfg.width)?;
     out.set_item("rows", cfg.rows())?;
     out.set_item("cols", cfg.cols())?;
     out.set_item("dataflow", cfg.dataflow().name())?;
-    out.set_item("out_format", cfg.acc.name)?;
+    out.set_item(
+        "out_format",
+        if int_mode.is_some() {
+            "int32"
+        } else {
+            cfg.acc.name
+        },
+    )?;
     out.set_item("seed", random.then_some(seed))?;
     out.set_item("cycles", run.cycles)?;
     out.set_item("tiles", run.tiles)?;

@@ -9,8 +9,42 @@ import numpy as np
 from . import _dtypes, _tcrtl
 
 
+# Integer formats: their bits per element (operands are two's-complement or unsigned patterns).
+INT_BITS = {"s8": 8, "u8": 8, "s4": 4, "u4": 4}
+
+
+def _int_operand(arr, fmt: str, name: str) -> np.ndarray:
+    """An integer operand as uint8 bit patterns: uint8 patterns as they are, or int8 values of
+    a signed format (s8, s4) in its range, as their two's-complement patterns."""
+    arr = np.asarray(arr)
+    fmt = fmt.lower()
+    bits = INT_BITS[fmt]
+    if arr.dtype == np.dtype(np.uint8):
+        return np.ascontiguousarray(arr)
+    if arr.dtype == np.dtype(np.int8) and fmt in ("s8", "s4"):
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        if arr.size and (arr.min() < lo or arr.max() > hi):
+            raise ValueError(f"{name} holds values outside {fmt}'s range {lo}..{hi}")
+        return np.ascontiguousarray(arr).view(np.uint8) & np.uint8((1 << bits) - 1)
+    raise ValueError(
+        f"{name} has dtype {_dtypes.dtype_name(arr)}; {fmt} operands are uint8 bit patterns"
+        + (" or int8 values" if fmt in ("s8", "s4") else "")
+    )
+
+
+def _operand(arr, fmt: str, name: str) -> np.ndarray:
+    """A floating-point operand's patterns (as for ``dot``) or an integer operand's."""
+    if fmt.lower() in INT_BITS:
+        return _int_operand(arr, fmt, name)
+    return _dtypes.bits(arr, fmt, name)
+
+
 def _acc_view(d: np.ndarray, out_fmt: str, m: int, n: int):
-    """D's patterns as uint32/uint16 (m x n) and their values as float64."""
+    """D's patterns as uint32/uint16 (m x n) and their values as float64 (int32 for integer
+    GEMMs: the patterns viewed as int32)."""
+    if out_fmt.lower() == "int32":
+        bits = d.reshape(m, n).view(np.int32)
+        return bits, bits.astype(np.float64)
     if out_fmt.lower() == "fp16":
         bits = d.astype(np.uint16).reshape(m, n)
         return bits, bits.view(np.float16).astype(np.float64)
@@ -18,10 +52,14 @@ def _acc_view(d: np.ndarray, out_fmt: str, m: int, n: int):
     return bits, bits.view(np.float32).astype(np.float64)
 
 
-def _c_matrix(c, m, n, out_fmt):
+def _c_matrix(c, m, n, out_fmt, integer=False):
     if c is None:
         return None
     arr = np.asarray(c)
+    if integer:
+        if arr.dtype not in (np.dtype(np.int32), np.dtype(np.uint32)):
+            raise ValueError(f"C has dtype {_dtypes.dtype_name(arr)}; integer GEMMs take int32 C")
+        return np.ascontiguousarray(arr).view(np.uint32)
     if out_fmt.lower() == "fp16":
         if arr.dtype == np.float16:
             arr = arr.view(np.uint16)
@@ -48,23 +86,26 @@ class MatmulResult:
 
 def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc: str = "ieee",
            preset: Optional[str] = None, out_fmt: str = "fp32", width: int = 1, rows: int = 4,
-           cols: int = 4, dataflow: str = "os") -> MatmulResult:
+           cols: int = 4, dataflow: str = "os", satfinite: bool = False) -> MatmulResult:
     """D = A x B + C by the functional model: element (i, j) is the whole-K dot product of row
     i of A and column j of B into C[i, j] (``dot`` with this ``width``; for
     ``dataflow="ws"`` the weight-stationary order of an array of ``rows`` PE rows), exactly
     the bits the clocked core (``gemm``, ``tcrtl gemm``) produces.
 
     ``a`` (m x k) and ``b`` (k x n) are bit patterns or values of their format as for ``dot``;
-    ``c`` (m x n) accumulator patterns or values, or ``None`` for zeros."""
+    ``c`` (m x n) accumulator patterns or values, or ``None`` for zeros. Integer formats
+    (``s8``, ``u8``, ``s4``, ``u4``): ``a``, ``b`` uint8 patterns (or int8 values of a signed
+    format), ``c`` int32, D int32, wrapping or, with ``satfinite``, clamping."""
     fb = fmt_b or fmt
-    A = _dtypes.bits(a, fmt, "A")
-    B = _dtypes.bits(b, fb, "B")
-    C = _c_matrix(c, A.shape[0] if A.ndim == 2 else 0, B.shape[-1], out_fmt)
+    integer = fmt.lower() in INT_BITS
+    A = _operand(a, fmt, "A")
+    B = _operand(b, fb, "B")
+    C = _c_matrix(c, A.shape[0] if A.ndim == 2 else 0, B.shape[-1], out_fmt, integer)
     accn = None if acc is None or acc.lower() == "ieee" else acc
     d, flags, m, n = _tcrtl.matmul_bits(A, B, C, fmt=fmt, fmt_b=fmt_b, acc=accn, preset=preset,
                                         out_fmt=out_fmt, width=width, rows=rows, cols=cols,
-                                        dataflow=dataflow)
-    bits, values = _acc_view(d, out_fmt, m, n)
+                                        dataflow=dataflow, satfinite=satfinite)
+    bits, values = _acc_view(d, "int32" if integer else out_fmt, m, n)
     return MatmulResult(bits, values, flags)
 
 
@@ -104,7 +145,7 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
          acc: str = "ieee", preset: Optional[str] = None, out_fmt: str = "fp32", width: int = 1,
          rows: int = 4, cols: int = 4, dataflow: str = "os", memory: str = "ideal",
          stages: Optional[int] = None, swizzle: bool = True, sparse: bool = False,
-         vcd: Optional[str] = None, check: bool = False) -> GemmResult:
+         vcd: Optional[str] = None, check: bool = False, satfinite: bool = False) -> GemmResult:
     """D = A x B + C on the clocked tensor core, as ``tcrtl gemm`` runs it.
 
     The problem: numpy operands ``a`` (m x k), ``b`` (k x n), ``c`` (m x n, or ``None``) as
@@ -115,7 +156,8 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
     the array ``rows`` x ``cols`` and ``dataflow`` (``os``, ``ws``), ``memory`` (``ideal``
     or ``tma``: the TMA-like memory path, with ``stages`` and ``swizzle``), ``vcd`` (a
     waveform path) and ``check`` (compare D with the independent reference; random problems
-    always are).
+    always are). Integer formats (``s8``, ``u8``, ``s4``, ``u4``) accumulate in int32,
+    wrapping or, with ``satfinite``, clamping; their operands as for ``matmul``.
 
     Returns:
         GemmResult: ``.d``, ``.values``, ``.cycles``, ``.utilization``, ``.json``.
@@ -125,15 +167,16 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
         that cannot be written.
     """
     accn = None if acc is None or acc.lower() == "ieee" else acc
-    A = None if a is None else _dtypes.bits(a, fmt, "A")
-    B = None if b is None else _dtypes.bits(b, fmt_b or fmt, "B")
+    integer = fmt.lower() in INT_BITS
+    A = None if a is None else _operand(a, fmt, "A")
+    B = None if b is None else _operand(b, fmt_b or fmt, "B")
     C = None
     if c is not None:
         if A is None or B is None:
             raise ValueError("c needs a and b")
-        C = _c_matrix(c, A.shape[0], B.shape[-1], out_fmt)
+        C = _c_matrix(c, A.shape[0], B.shape[-1], out_fmt, integer)
     info = _tcrtl.gemm_run(A, B, C, m=m, n=n, k=k, seed=seed, fmt=fmt, fmt_b=fmt_b, acc=accn,
                            preset=preset, out_fmt=out_fmt, width=width, rows=rows, cols=cols,
                            dataflow=dataflow, memory=memory, stages=stages, swizzle=swizzle,
-                           sparse=sparse, vcd=vcd, check=check)
+                           sparse=sparse, vcd=vcd, check=check, satfinite=satfinite)
     return GemmResult(dict(info))

@@ -75,6 +75,7 @@ def matmul_bits(
     rows: int = 4,
     cols: int = 4,
     dataflow: str = "os",
+    satfinite: bool = False,
 ) -> Tuple[npt.NDArray[np.uint32], int, int, int]: ...
 def gemm_run(
     a: Optional[npt.NDArray[Any]] = None,
@@ -100,6 +101,7 @@ def gemm_run(
     sparse: bool = False,
     vcd: Optional[str] = None,
     check: bool = False,
+    satfinite: bool = False,
 ) -> dict: ...
 def convert_bits(
     x: npt.NDArray[Any],
