@@ -45,6 +45,14 @@ pub trait OperandFeeder<const W: usize> {
     fn c_row(&self, tile: usize, row: usize, out: &mut [u32]);
     /// Writes the extras of step `step` of tile `tile` into `out` (every row and column of it).
     fn extras(&self, tile: usize, step: usize, out: &mut Self::Extras);
+    /// Writes at least row `row`'s part of [`OperandFeeder::extras`] into `out` (what travels
+    /// beside that row of A); the rest of `out` is unspecified. The weight-stationary core
+    /// asks each array row for a different step, one row at a time. The default writes all.
+    #[inline]
+    fn row_extras(&self, tile: usize, row: usize, step: usize, out: &mut Self::Extras) {
+        let _ = row;
+        self.extras(tile, step, out);
+    }
     /// What the store has served so far, if it counts it ([`Traffic`]; `None`, the default,
     /// for a store that does not). A monitor, not hardware: no register or wire of the core.
     fn traffic(&self) -> Option<Traffic> {

@@ -135,6 +135,11 @@ impl<const W: usize> OperandFeeder<W> for MxTileBuffer {
     }
 
     #[inline]
+    fn row_extras(&self, tile: usize, row: usize, step: usize, out: &mut BlockScales) {
+        out.a[row] = self.a_scale(tile, row, step);
+    }
+
+    #[inline]
     fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W> {
         OperandFeeder::<W>::a(&self.elems, tile, row, step)
     }

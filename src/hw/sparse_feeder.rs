@@ -145,6 +145,11 @@ impl<const W: usize> OperandFeeder<W> for SparseTileBuffer {
     }
 
     #[inline]
+    fn row_extras(&self, tile: usize, row: usize, step: usize, out: &mut SparseSelects) {
+        out.meta[row] = self.selects::<W>(tile, row, step);
+    }
+
+    #[inline]
     fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W> {
         let Some((i, k0, lanes)) = self.a_step(tile, row, step) else {
             return LaneGroup::default();

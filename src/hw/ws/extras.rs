@@ -112,7 +112,7 @@ impl<const W: usize> WsExtras<W> for SparseSelects {
         for (i, m) in out.meta.iter_mut().enumerate() {
             *m = match feed {
                 Some(f) => {
-                    feeder.extras(f.tile, f.first + i, scratch);
+                    feeder.row_extras(f.tile, f.row, f.first + i, scratch);
                     scratch.meta[f.row]
                 }
                 None => 0,
@@ -159,7 +159,7 @@ impl<const W: usize> WsExtras<W> for BlockScales {
         for (i, x) in out.a.iter_mut().enumerate() {
             *x = match feed {
                 Some(f) => {
-                    feeder.extras(f.tile, f.first + i, scratch);
+                    feeder.row_extras(f.tile, f.row, f.first + i, scratch);
                     scratch.a[f.row]
                 }
                 None => 0,
