@@ -72,20 +72,3 @@ pub fn scalesim_cycles(
     };
     (sr.div_ceil(r) * n.div_ceil(c) * fold).saturating_sub(1)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scalesim_folds_worked_by_hand() {
-        // 4 x 4 array, 4 x 4 x 4: one fold; os 4 + 4 + 4 - 2 = 10, ws 8 + 4 + 4 - 2 = 14
-        // (SCALE-Sim's paper example), each reported as the last cycle's index.
-        assert_eq!(scalesim_cycles(Dataflow::Os, (4, 4), 4, 4, 4), 9);
-        assert_eq!(scalesim_cycles(Dataflow::Ws, (4, 4), 4, 4, 4), 13);
-        // 8 x 8 x 70 on 4 x 4: os 4 folds of 76; ws ceil(70/4) = 18 row folds x 2 column
-        // folds of 2*4 + 4 + 8 - 2 = 18.
-        assert_eq!(scalesim_cycles(Dataflow::Os, (4, 4), 8, 8, 70), 4 * 76 - 1);
-        assert_eq!(scalesim_cycles(Dataflow::Ws, (4, 4), 8, 8, 70), 36 * 18 - 1);
-    }
-}

@@ -469,5 +469,54 @@ fn shard_slurm_reads_the_array_task() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert_eq!(summary(Path::new(&sweep))["shard"], "2/3");
+    // `--array=1-4`: task ids 1..4 are shards 0/4 to 3/4.
+    let out4 = p(&d, "w4");
+    let args4 = ["workload", "run", &topo, "--out", &out4, "--shard", "slurm"];
+    let o = tcrtl_env(
+        &args4,
+        &[
+            ("SLURM_ARRAY_TASK_ID", "4"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(summary(Path::new(&out4))["shard"], "3/4");
+    // A variable that is not a number, and ids not consecutive from the minimum (`--array=0,5`).
+    let refused = p(&d, "refused");
+    let args_r = [
+        "workload", "run", &topo, "--out", &refused, "--shard", "slurm",
+    ];
+    for (vars, want) in [
+        (
+            [
+                ("SLURM_ARRAY_TASK_ID", "x"),
+                ("SLURM_ARRAY_TASK_COUNT", "3"),
+            ],
+            "SLURM_ARRAY_TASK_ID=\"x\" is not a whole number",
+        ),
+        (
+            [
+                ("SLURM_ARRAY_TASK_ID", "5"),
+                ("SLURM_ARRAY_TASK_COUNT", "2"),
+            ],
+            "task 5 of 2",
+        ),
+    ] {
+        assert_error(&tcrtl_env(&args_r, &vars), want);
+    }
+    // `--shard I/N` itself: I below N, both whole numbers.
+    for bad in ["3/3", "1/0", "x", "1/", "-1/2", "1/2/3"] {
+        let shard = format!("--shard={bad}");
+        let args_b = ["workload", "run", &topo, "--out", &refused, &shard];
+        assert_error(
+            &tcrtl_env(&args_b, &[]),
+            "expected I/N with 0 <= I < N, or slurm",
+        );
+    }
+    assert!(
+        !Path::new(&refused).exists(),
+        "a refused run wrote its report"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -26,4 +26,5 @@ mod traffic;
 mod wave_digests;
 mod wave_filter;
 mod waves;
+mod workload_model;
 mod ws;

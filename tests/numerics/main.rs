@@ -25,3 +25,4 @@ mod shift_loss;
 mod small_formats;
 mod traces;
 mod wide_acc;
+mod ws_fold;
