@@ -100,7 +100,10 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
             r.counters.bytes_stored,
             (g.m * g.n * 4) as u64,
         );
-        let lay = &r.layout;
+        let lay = r
+            .layout
+            .os()
+            .ok_or_else(|| format!("{label}: an output-stationary run without its layout"))?;
         let (tm, tn) = (g.m.div_ceil(4), g.n.div_ceil(4));
         let chunk = |es: u32| (4 * lay.kc) as u64 * u64::from(es);
         let a_loads = if lay.panel { tm } else { tm * tn };

@@ -101,13 +101,13 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
             .memory
             .ok_or_else(|| format!("{label}: a memory-path run without its counters"))?;
         let es = u64::from(cfg.fmt_a.width() / 8);
-        let a_loads = if r.layout.panel { 1 } else { n.div_ceil(4) } as u64;
+        let a_loads = if r.layout.panel() { 1 } else { n.div_ceil(4) } as u64;
         let a = (m * k) as u64 * es * a_loads;
         let meta = (m * k.div_ceil(8)) as u64 * a_loads;
         tb.check_eq(
             format!("{label}: A/E panel reuse as the dense run"),
-            r.layout.panel,
-            dense.layout.panel,
+            r.layout.panel(),
+            dense.layout.panel(),
         );
         tb.check_eq(
             format!("{label}: bytes loaded = dense - A/2 + metadata"),

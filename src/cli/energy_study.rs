@@ -167,7 +167,7 @@ pub fn run(args: &EnergyStudyArgs) -> Result<i32, String> {
                     &tech,
                     args.clock_ghz,
                 )
-                .map(|(done, e)| (e, done.memory.map(|m| m.layout.panel)))
+                .map(|(done, e)| (e, done.memory.map(|m| m.layout.panel())))
                 .map_err(|e| format!("{} {}: {e}", c.study, c.label));
                 if let Ok(mut v) = results.lock() {
                     v[i] = Some(r);

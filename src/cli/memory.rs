@@ -4,7 +4,7 @@
 
 use clap::{Args, ValueEnum};
 use tensorcore_rtl::gemm::MemRun;
-use tensorcore_rtl::hw::memory::{MemParams, Swizzle};
+use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::MemPortConfig;
 
 /// Where the tensor core's operands come from.
@@ -143,9 +143,11 @@ pub fn memory_json(path: MemoryPath, run: Option<&MemRun>) -> serde_json::Value 
                 "bank_conflicts": c.bank_conflicts,
                 "oob_elements": c.oob_elements,
                 "requests": c.requests,
-                "stages": r.layout.stages,
-                "a_panel_reuse": r.layout.panel,
-                "swizzle": r.layout.swz_b != Swizzle::None,
+                "stages": r.layout.stages(),
+                "a_panel_reuse": r.layout.panel(),
+                "swizzle": r.layout.swizzled(),
+                "smem_read_bytes": r.run.smem_read_bytes,
+                "smem_write_bytes": c.tx_bytes,
                 "params": params_json(&r.params),
             })
         }
@@ -159,8 +161,8 @@ pub fn memory_line(r: &MemRun) -> String {
         "memory (tma, latency {} cycles, {} B/cycle, {} stages{}): {} B loaded, {} B stored, {} stall cycles, {} bank conflicts",
         r.params.latency,
         r.params.bytes_per_cycle,
-        r.layout.stages,
-        if r.layout.panel { ", A panel reused" } else { "" },
+        r.layout.stages(),
+        if r.layout.panel() { ", A panel reused" } else { "" },
         c.bytes_loaded,
         c.bytes_stored,
         r.run.stall_cycles,

@@ -176,7 +176,7 @@ fn sweep(args: &MemSweepArgs) -> Result<i32, String> {
                             bandwidth: params.bytes_per_cycle,
                             latency: params.latency,
                             stages_setting: name.clone(),
-                            stages: r.layout.stages,
+                            stages: r.layout.stages(),
                             cycles: r.run.run.cycles,
                             utilization: r.run.run.utilization(),
                             roofline: roof.bound,

@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::problem::{Gemm, GemmOutput};
 use crate::hw::controller::CtlState;
 use crate::hw::mesh::Mesh;
-use crate::hw::ws::{WsCore, WsExtras};
+use crate::hw::ws::{WsCore, WsExtras, WsSupply};
 use crate::hw::{
     CoreConfig, DRow, Dataflow, HwError, IdealPort, OperandFeeder, OperandPort, Schedule,
     TensorCore, TileBuffer, Traffic,
@@ -84,6 +84,10 @@ pub struct CoreRun {
     /// Cycles a due shift window waited for the port (C not loaded, or no room for the
     /// results; 0 on the ideal port).
     pub window_wait_cycles: u64,
+    /// Bytes the array's operand reads took from shared memory (A, B, C and a sparse A's
+    /// metadata; 0 on the ideal port): a monitor summing, every cycle, the bytes in shared
+    /// memory's read-data register.
+    pub smem_read_bytes: u64,
 }
 
 /// Runs `g` on the clocked tensor core, optionally tracing.
@@ -138,7 +142,7 @@ fn with_d(store: Option<Traffic>, cfg: &CoreConfig, d_words: u64) -> Option<Traf
 /// Runs the weight-stationary core built for `cfg` (dataflow `ws`, `cfg.width` = `W`) over
 /// any operand store (dense or 2:4 sparse) until `Done`, collecting D; `macs` as for
 /// [`run_feeder`].
-pub fn run_ws_feeder<const W: usize, F: OperandFeeder<W>>(
+pub fn run_ws_feeder<const W: usize, F: WsSupply<W>>(
     cfg: CoreConfig,
     feeder: F,
     macs: u64,
@@ -153,7 +157,7 @@ where
 /// Runs a built weight-stationary core until `Done`, collecting D (the loop behind
 /// [`run_ws_feeder`]; a testbench may build the core itself, e.g. to set its evaluation
 /// order).
-pub fn run_ws_core<const W: usize, F: OperandFeeder<W>>(
+pub fn run_ws_core<const W: usize, F: WsSupply<W>>(
     core: WsCore<W, F>,
     macs: u64,
     trace: Option<&TraceConfig>,
@@ -161,15 +165,31 @@ pub fn run_ws_core<const W: usize, F: OperandFeeder<W>>(
 where
     F::Extras: WsExtras<W>,
 {
+    let limit = core.schedule().total_cycles() + 16;
+    run_ws_core_limited(core, macs, limit, 1000, trace).map(|(run, _)| run)
+}
+
+/// Runs a built weight-stationary core over any supply until `Done`: at most `limit`
+/// cycles, with the engine's watchdog at `watchdog` cycles without progress; an error the
+/// supply latches stops the run. Returns the run and the core (for the supply's results).
+pub fn run_ws_core_limited<const W: usize, F: WsSupply<W>>(
+    core: WsCore<W, F>,
+    macs: u64,
+    limit: u64,
+    watchdog: u64,
+    trace: Option<&TraceConfig>,
+) -> Result<(CoreRun, WsCore<W, F>), HwError>
+where
+    F::Extras: WsExtras<W>,
+{
     let cfg = *core.config();
     let (m, n, _) = core.feeder().dims();
     let sched = *core.schedule();
-    let limit = sched.total_cycles() + 16;
     let mut sim = match trace {
         Some(t) => Simulator::with_trace(core, t)?,
         None => Simulator::new(core)?,
     };
-    sim.set_watchdog(1000);
+    sim.set_watchdog(watchdog);
     let t0 = Instant::now();
     sim.reset(1)?;
     sim.top_mut().start();
@@ -177,13 +197,21 @@ where
     let mut d = vec![0u32; m * n];
     let mut d_words = 0u64;
     let mut cycles = 0u64;
+    let mut smem_read_bytes = 0u64;
+    let mut stall_cycles = 0u64;
     while !sim.top().is_done() {
         if cycles > limit {
             return Err(HwError::Timeout(limit));
         }
+        stall_cycles += u64::from(sim.top().stalled());
         sim.step()?;
         cycles += 1;
-        if let Some(row) = sim.top().d_row() {
+        let top = sim.top();
+        if let Some(e) = top.feeder().error() {
+            return Err(HwError::Memory(e));
+        }
+        smem_read_bytes += top.feeder().smem_read_bytes();
+        if let Some(row) = top.d_row() {
             d_words += place_row(&mut d, (m, n), sched.tile_origin(row.tile), &row);
         }
     }
@@ -197,7 +225,7 @@ where
     let sim_seconds = t0.elapsed().as_secs_f64();
     let offered = cycles * (cfg.rows() * cfg.cols() * cfg.width) as u64;
     let traffic = with_d(top.feeder().traffic(), &cfg, d_words);
-    Ok(CoreRun {
+    let run = CoreRun {
         run: ClockedRun {
             out: GemmOutput { d, flags },
             cycles,
@@ -210,10 +238,12 @@ where
         },
         first_tile_cycles: 0,
         compute_cycles,
-        stall_cycles: 0,
+        stall_cycles,
         overlap_cycles: 0,
         window_wait_cycles: 0,
-    })
+        smem_read_bytes,
+    };
+    Ok((run, top))
 }
 
 /// Runs the tensor core built for `cfg` (`cfg.width` must equal `W`) on any operand feeder
@@ -259,6 +289,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
     let mut first_tile = None;
     let mut cycles = 0u64;
     let mut compute_cycles = 0u64;
+    let mut smem_read_bytes = 0u64;
     while !sim.top().is_done() {
         if cycles > limit {
             return Err(HwError::Timeout(limit));
@@ -273,6 +304,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
         if let Some(e) = top.port().error() {
             return Err(HwError::Memory(e));
         }
+        smem_read_bytes += top.port().smem_read_bytes();
         if first_tile.is_none() && top.mesh().done(sched.rows - 1, sched.cols - 1) {
             first_tile = Some(top.timer() - sched.feed_start());
         }
@@ -311,6 +343,7 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
             stall_cycles,
             overlap_cycles,
             window_wait_cycles,
+            smem_read_bytes,
         },
         top,
     ))

@@ -3,13 +3,55 @@
 //! array, and D leaves by TMA store. D is read back from global memory after the run; it must
 //! equal the ideal path's D bit for bit (`tests/memory/gemm_memory.rs`).
 
+use super::clocked::run_ws_core_limited;
 use super::clocked::{run_core, CoreRun};
 use super::problem::Gemm;
-use crate::hw::config::CoreConfig;
+use crate::hw::config::{CoreConfig, Dataflow};
 use crate::hw::mem_port::PortExtras;
-use crate::hw::memory::{MemCounters, MemParams};
+use crate::hw::memory::{MemCounters, MemParams, Swizzle};
+use crate::hw::ws::mem::layout::WsMemLayout;
+use crate::hw::ws::mem::WsMemoryPort;
+use crate::hw::ws::WsCore;
 use crate::hw::{HwError, MemLayout, MemPortConfig, MemoryPort, TensorCore};
 use crate::rtl::TraceConfig;
+
+/// Where a run through the memory path kept its operands: the output-stationary port's
+/// layout or the weight-stationary one's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunLayout {
+    /// The output-stationary port ([`MemoryPort`]).
+    Os(MemLayout),
+    /// The weight-stationary supply ([`WsMemoryPort`]).
+    Ws(WsMemLayout),
+}
+
+impl RunLayout {
+    /// Operand stages (`os`), or A stages (`ws`).
+    pub fn stages(&self) -> usize {
+        match self {
+            RunLayout::Os(l) => l.stages,
+            RunLayout::Ws(l) => l.a_stages,
+        }
+    }
+
+    /// A panel reused across a tile row (`os` only).
+    pub fn panel(&self) -> bool {
+        matches!(self, RunLayout::Os(l) if l.panel)
+    }
+
+    /// The operand tiles are swizzled in shared memory (`os` only: `ws` reads whole spans).
+    pub fn swizzled(&self) -> bool {
+        matches!(self, RunLayout::Os(l) if l.swz_b != Swizzle::None)
+    }
+
+    /// The output-stationary layout, if this was one.
+    pub fn os(&self) -> Option<&MemLayout> {
+        match self {
+            RunLayout::Os(l) => Some(l),
+            RunLayout::Ws(_) => None,
+        }
+    }
+}
 
 /// The outcome of a run through the memory path.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,7 +63,7 @@ pub struct MemRun {
     /// The memory parameters used.
     pub params: MemParams,
     /// Where the problem lived and the stages used.
-    pub layout: MemLayout,
+    pub layout: RunLayout,
 }
 
 /// A cycle bound no correct run reaches on a `rows x cols` array: the ideal schedule, plus
@@ -48,6 +90,9 @@ fn run_w<const W: usize>(
     pc: &MemPortConfig,
     trace: Option<&TraceConfig>,
 ) -> Result<MemRun, HwError> {
+    if g.cfg.dataflow() == Dataflow::Ws {
+        return run_ws::<W>(g, pc, trace);
+    }
     let port = MemoryPort::<W>::new(g.cfg, pc, g.m, g.n, g.k, &g.a, &g.b, &g.c)?;
     run_port(g.cfg, port, g.macs(), pc, trace)
 }
@@ -71,23 +116,57 @@ pub fn run_port<const W: usize, X: PortExtras<W>>(
     let (mut run, core) = run_core(core, macs, limit, watchdog, trace)?;
     // D as the TMA stores left it in global memory: it must equal what left the array.
     let stored = core.port().read_d();
-    if stored != run.run.out.d {
-        let at = stored
-            .iter()
-            .zip(&run.run.out.d)
-            .position(|(s, d)| s != d)
-            .unwrap_or(0);
-        return Err(HwError::Memory(format!(
-            "D in global memory differs from the drained D at element {at} (row {}, column {})",
-            at / n,
-            at % n
-        )));
-    }
+    check_stored(&stored, &run.run.out.d, n)?;
     run.run.out.d = stored;
     Ok(MemRun {
         counters: core.port().counters(),
         run,
         params: pc.params,
-        layout,
+        layout: RunLayout::Os(layout),
+    })
+}
+
+/// D read back from global memory must equal what left the array.
+fn check_stored(stored: &[u32], drained: &[u32], n: usize) -> Result<(), HwError> {
+    match stored.iter().zip(drained).position(|(s, d)| s != d) {
+        None => Ok(()),
+        Some(at) => Err(HwError::Memory(format!(
+            "D in global memory differs from the drained D at element {at} (row {}, column {})",
+            at / n,
+            at % n
+        ))),
+    }
+}
+
+/// Runs the dense `g` on the weight-stationary core fed through the memory path.
+fn run_ws<const W: usize>(
+    g: &Gemm,
+    pc: &MemPortConfig,
+    trace: Option<&TraceConfig>,
+) -> Result<MemRun, HwError> {
+    let port = WsMemoryPort::<W>::new(g.cfg, pc, g.m, g.n, g.k, &g.a, &g.b, &g.c)?;
+    let lay = *port.layout();
+    let core = WsCore::<W, WsMemoryPort<W>>::new(g.cfg, port)?;
+    let ideal = core.schedule().total_cycles();
+    let p = &pc.params;
+    // Every byte of every box at the bandwidth, and the latency for every box, twice over.
+    let boxes = (lay.passes() + lay.a_boxes() + 2 * lay.cd_boxes()) as u64;
+    let bytes = boxes
+        * u64::from(
+            lay.a_stage_bytes
+                .max(lay.w_stage_bytes)
+                .max(lay.cd_slot_bytes),
+        );
+    let bw = u64::from(p.bytes_per_cycle.min(p.request_bytes).max(1));
+    let limit = 2 * (ideal + bytes / bw + boxes * (u64::from(p.latency) + 64)) + 10_000;
+    let watchdog = 4 * u64::from(p.latency) + 4096;
+    let (run, core) = run_ws_core_limited(core, g.macs(), limit, watchdog, trace)?;
+    let stored = core.feeder().read_d();
+    check_stored(&stored, &run.run.out.d, g.n)?;
+    Ok(MemRun {
+        counters: core.feeder().counters(),
+        run,
+        params: pc.params,
+        layout: RunLayout::Ws(lay),
     })
 }

@@ -111,6 +111,12 @@ pub trait OperandPort<const W: usize>: Module {
     fn error(&self) -> Option<String> {
         None
     }
+    /// Bytes of the shared-memory read whose data is in shared memory's read-data register
+    /// this cycle (a monitor the runner sums: no register or wire of its own; 0 for a port
+    /// without shared memory behind it).
+    fn smem_read_bytes(&self) -> u64 {
+        0
+    }
     /// What the operand store behind the port has served of A, B and C, if it counts it
     /// ([`Traffic`]; D is counted by the runner). `None`, the default, for a port that does
     /// not.

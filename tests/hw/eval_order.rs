@@ -221,7 +221,7 @@ fn ws_orders_agree<F>(
     macs: u64,
     build: impl Fn() -> tensorcore_rtl::hw::ws::WsCore<2, F>,
 ) where
-    F: tensorcore_rtl::hw::OperandFeeder<2>,
+    F: tensorcore_rtl::hw::ws::WsSupply<2>,
     F::Extras: tensorcore_rtl::hw::ws::WsExtras<2>,
 {
     use tensorcore_rtl::gemm::clocked::run_ws_core;

@@ -124,10 +124,11 @@ fn fp16_c_and_d_move_two_bytes_an_element() {
             2 * mn,
             "{m}x{n}x{k}"
         );
-        assert_eq!(r16.layout.esc, 2);
-        assert_eq!(r16.layout.tiles_per_box, 2);
-        assert_eq!(r16.layout.cd_boxes(), m.div_ceil(4) * n.div_ceil(8));
-        assert_eq!(r32.layout.cd_boxes(), m.div_ceil(4) * n.div_ceil(4));
+        let (l16, l32) = (r16.layout.os().unwrap(), r32.layout.os().unwrap());
+        assert_eq!(l16.esc, 2);
+        assert_eq!(l16.tiles_per_box, 2);
+        assert_eq!(l16.cd_boxes(), m.div_ceil(4) * n.div_ceil(8));
+        assert_eq!(l32.cd_boxes(), m.div_ceil(4) * n.div_ceil(4));
         assert_eq!(
             r16.run.run.out.d,
             run_functional(&g16).expect("functional").d

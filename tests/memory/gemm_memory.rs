@@ -153,7 +153,7 @@ fn panel_mode_reuses_a_and_stream_mode_does_not() {
     };
     same_as_ideal(&g, &pc);
     let run = run_memory(&g, &pc, None).expect("run");
-    assert!(run.layout.panel);
+    assert!(run.layout.panel());
     // A panel once per tile row (2 rows of 4), B once per tile (8 tiles), C once per tile.
     let a = 2 * 4 * 64 * 2;
     let b = 8 * 4 * 64 * 2;

@@ -168,7 +168,7 @@ fn sparse_loads_half_of_a_plus_the_metadata() {
         let es = u64::from(fa.width() / 8);
         let a_dense = (m * k) as u64 * es;
         let meta = (m * k / 8) as u64;
-        assert!(!d.layout.panel && !sp.layout.panel);
+        assert!(!d.layout.panel() && !sp.layout.panel());
         assert_eq!(
             sp.counters.bytes_loaded,
             d.counters.bytes_loaded - a_dense + a_dense / 2 + meta,
@@ -194,7 +194,7 @@ fn panel_mode_reuses_a_and_runs_faster_than_dense() {
     let pcfg = MemPortConfig::default();
     let sp = run_memory_sparse(&s, &pcfg, None).expect("sparse memory run");
     let d = run_memory(&s.dense(), &pcfg, None).expect("dense memory run");
-    assert!(sp.layout.panel && d.layout.panel);
+    assert!(sp.layout.panel() && d.layout.panel());
     let a_dense = (m * k * 2) as u64;
     assert_eq!(
         sp.counters.bytes_loaded,

@@ -59,7 +59,7 @@ pub struct TmaArbiter {
 }
 
 impl TmaArbiter {
-    pub(super) fn new() -> RtlResult<Self> {
+    pub(crate) fn new() -> RtlResult<Self> {
         Ok(Self {
             tma_cmd: Wire::new("tma_cmd", 3, 0u8)?
                 .with_labels(CMD_LABELS)
@@ -70,7 +70,7 @@ impl TmaArbiter {
     /// The command granted this cycle: none unless the port is set up and the engine is
     /// ready; else the store, else the C load, else the operand load (the lower bids are
     /// only formed when the higher ones are absent).
-    pub(super) fn comb(
+    pub(crate) fn comb(
         &mut self,
         ready: bool,
         store: impl FnOnce() -> Option<TmaRequest>,

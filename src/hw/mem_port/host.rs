@@ -8,12 +8,12 @@ use crate::rtl::Wide;
 
 /// Where a `bits`-bit pattern sits in its `es`-byte container: at the top (TF32 is an FP32
 /// word whose low 13 bits are zero); 0 when the pattern fills the container.
-pub(super) fn container_shift(es: u32, bits: u32) -> u32 {
+pub(crate) fn container_shift(es: u32, bits: u32) -> u32 {
     8 * es - bits
 }
 
 /// `lanes` elements of `es` bytes (little-endian) from `data`, as lanes of `bits` bits.
-pub(super) fn lanes_of<const W: usize>(data: &[u8], es: u32, bits: u32, lanes: usize) -> Wide<W> {
+pub(crate) fn lanes_of<const W: usize>(data: &[u8], es: u32, bits: u32, lanes: usize) -> Wide<W> {
     let shift = container_shift(es, bits);
     let es = es as usize;
     let mut words = Wide::<W>::ZERO;
@@ -29,7 +29,7 @@ pub(super) fn lanes_of<const W: usize>(data: &[u8], es: u32, bits: u32, lanes: u
 }
 
 /// Up to eight bytes as a little-endian word.
-pub(super) fn le_word(bytes: &[u8]) -> u64 {
+pub(crate) fn le_word(bytes: &[u8]) -> u64 {
     match *bytes {
         // The element sizes of the operand formats, read as one load each.
         [b0] => u64::from(b0),
@@ -43,7 +43,7 @@ pub(super) fn le_word(bytes: &[u8]) -> u64 {
 }
 
 /// Up to sixteen bytes as a little-endian word.
-pub(super) fn le_u128(bytes: &[u8]) -> u128 {
+pub(crate) fn le_u128(bytes: &[u8]) -> u128 {
     bytes
         .iter()
         .rev()
@@ -52,7 +52,7 @@ pub(super) fn le_u128(bytes: &[u8]) -> u128 {
 
 /// Writes `rows` rows of `cols` elements of `es` bytes (element `(r, x)` from `at`) into
 /// global memory at `region` (address, row pitch), as the host does before a launch.
-pub(super) fn host_rows(
+pub(crate) fn host_rows(
     mem: &mut MemorySystem,
     region: (u64, u64),
     es: u32,

@@ -60,7 +60,7 @@ pub mod arbiter;
 pub mod c_fetch;
 pub mod consumer;
 pub mod d_store;
-mod host;
+pub(crate) mod host;
 pub mod layout;
 pub mod producer;
 
@@ -370,6 +370,10 @@ impl<const W: usize, X: PortExtras<W>> OperandPort<W> for MemoryPort<W, X> {
 
     fn overlap_cycles(&self) -> u64 {
         self.overlap.q()
+    }
+
+    fn smem_read_bytes(&self) -> u64 {
+        self.mem.smem_read_data().len() as u64
     }
 
     fn error(&self) -> Option<String> {

@@ -85,11 +85,20 @@ impl WsController {
     }
 
     /// The weight row loaded this cycle, if any: `(pass, k)`, the `k`-th of its `R` load
-    /// cycles (array row `R - 1 - k`).
+    /// cycles (array row `R - 1 - k`), on an ideal supply (always ready).
     #[inline]
     pub fn load(&self) -> Option<(usize, usize)> {
+        self.load_when(true)
+    }
+
+    /// The weight row the schedule would load this cycle, if the supply has it
+    /// (`w_ready`: the supply's registers hold the row, see [`super::supply::WsSupply`]).
+    /// A load held back by the supply leaves the rows already on their way where they are
+    /// (each column's PEs take a weight only while `en` is high).
+    #[inline]
+    pub fn load_when(&self, w_ready: bool) -> Option<(usize, usize)> {
         let p = self.load_pass.q();
-        if self.state() != WsState::Run || p >= self.passes {
+        if !w_ready || self.state() != WsState::Run || p >= self.passes {
             return None;
         }
         let k = self.load_row.q();
@@ -99,18 +108,38 @@ impl WsController {
         (k > 0 || set_free).then_some((p as usize, usize::from(k)))
     }
 
-    /// The row of A fed this cycle, if any: `(pass, row)`.
+    /// The row of A fed this cycle, if any: `(pass, row)`, on an ideal supply.
     #[inline]
     pub fn feed(&self) -> Option<(usize, usize)> {
+        self.feed_when(|_, _| true)
+    }
+
+    /// The row of A the schedule would feed this cycle, if the supply is ready for it:
+    /// `a_ready(first, last)` says whether the supply holds the row (and its C, on the pass's
+    /// first fold, and room for its D, on the last), from its registers only.
+    #[inline]
+    pub fn feed_when(&self, a_ready: impl FnOnce(bool, bool) -> bool) -> Option<(usize, usize)> {
         let p = self.feed_pass.q();
         let loaded = self.load_pass.q() > p;
-        (self.state() == WsState::Run && p < self.passes && loaded)
+        if !(self.state() == WsState::Run && p < self.passes && loaded) {
+            return None;
+        }
+        let fold = p as usize % self.sched.folds;
+        a_ready(fold == 0, fold + 1 == self.sched.folds)
             .then_some((p as usize, self.feed_row.q() as usize))
     }
 
-    /// The combinational update: `start` leaves `Idle`; `out_last` (the run's last row of D
-    /// in the output register) enters `Done`.
-    pub fn comb(&mut self, start: bool, out_last: bool) {
+    /// The combinational update with this cycle's `load` and `feed` as the core settled them
+    /// ([`WsController::load_when`], [`WsController::feed_when`]): `start` leaves `Idle`;
+    /// `done` (the run's last row of D is in the output register, and on a memory-fed supply
+    /// every row has been stored) enters `Done`.
+    pub fn comb(
+        &mut self,
+        start: bool,
+        done: bool,
+        load: Option<(usize, usize)>,
+        feed: Option<(usize, usize)>,
+    ) {
         match self.state() {
             WsState::Idle => {
                 if start {
@@ -129,11 +158,10 @@ impl WsController {
         }
         let t = self.timer.q();
         self.timer.set_d(t.wrapping_add(1));
-        if out_last {
+        if done {
             self.state.set_d(WsState::Done as u8);
         }
         let rows = self.sched.rows;
-        let load = self.load();
         self.load.set(load.is_some());
         if let Some((p, k)) = load {
             if k + 1 == rows {
@@ -143,7 +171,6 @@ impl WsController {
                 self.load_row.set_d(k as u8 + 1);
             }
         }
-        let feed = self.feed();
         self.feed.set(feed.is_some());
         if let Some((p, s)) = feed {
             self.feed_cycles.set_d(self.feed_cycles.q() + 1);

@@ -18,6 +18,7 @@ use super::extras::{RowFeed, WsExtras};
 use super::mesh::WsMesh;
 use super::pe::WIn;
 use super::schedule::WsSchedule;
+use super::supply::{WsIo, WsSupply};
 use crate::hw::config::{CoreConfig, Dataflow};
 use crate::hw::controller::index_bits;
 use crate::hw::extras::{EdgeExtras, SideStage};
@@ -94,7 +95,7 @@ type SideOf<const W: usize, F> = <<F as OperandFeeder<W>>::Extras as EdgeExtras<
 
 /// The weight-stationary tensor core with `W`-lane PEs over the operand store `F` (dense, or
 /// 2:4 sparse: its extras, [`WsExtras`]).
-pub struct WsCore<const W: usize, F: OperandFeeder<W>>
+pub struct WsCore<const W: usize, F: WsSupply<W>>
 where
     F::Extras: WsExtras<W>,
 {
@@ -149,7 +150,7 @@ fn check_ws_rules(cfg: &CoreConfig) -> Result<(), HwError> {
     Ok(())
 }
 
-impl<const W: usize, F: OperandFeeder<W>> WsCore<W, F>
+impl<const W: usize, F: WsSupply<W>> WsCore<W, F>
 where
     F::Extras: WsExtras<W>,
 {
@@ -281,6 +282,15 @@ where
         self.mesh.flags() | self.accum.flags()
     }
 
+    /// The schedule wanted to load a weight row or feed a row of A this cycle and the supply
+    /// did not have it (a monitor for the stall count; never on an ideal store).
+    pub fn stalled(&self) -> bool {
+        let f = &self.feeder;
+        let c = &self.controller;
+        (c.load().is_some() && c.load_when(f.w_ready()).is_none())
+            || (c.feed().is_some() && c.feed_when(|a, b| f.a_ready(a, b)).is_none())
+    }
+
     /// A timing fault, if any: a partial sum reached the accumulator block without its tag
     /// or the other way round.
     pub fn hazard(&self) -> Option<String> {
@@ -290,7 +300,7 @@ where
     }
 }
 
-impl<const W: usize, F: OperandFeeder<W>> Module for WsCore<W, F>
+impl<const W: usize, F: WsSupply<W>> Module for WsCore<W, F>
 where
     F::Extras: WsExtras<W>,
 {
@@ -309,10 +319,11 @@ where
         v.child(&mut self.accum);
         v.child(&mut self.d_deskew);
         self.out.visit(v);
+        self.feeder.visit_supply(v);
     }
 }
 
-impl<const W: usize, F: OperandFeeder<W>> Design for WsCore<W, F>
+impl<const W: usize, F: WsSupply<W>> Design for WsCore<W, F>
 where
     F::Extras: WsExtras<W>,
 {
@@ -320,8 +331,11 @@ where
         let (rows, cols) = (self.sched.rows, self.sched.cols);
         let sched = self.sched;
         let e = &mut self.e;
-        let load = self.controller.load();
-        let feed = self.controller.feed();
+        let feeder = &self.feeder;
+        let load = self.controller.load_when(feeder.w_ready());
+        let feed = self
+            .controller
+            .feed_when(|first, last| feeder.a_ready(first, last));
 
         // The weight load: array row `R - 1 - k` of the pass's weight tile, one lane group a
         // column (step `fold * R + row` of K in the feeder's numbering).
@@ -427,12 +441,13 @@ where
         self.d_deskew.inputs()[..cols].copy_from_slice(&e.d_in);
         self.d_deskew.out(&mut e.d_row);
         let out_last = DTag::unpack(self.out.d_tag.q(), self.row_bits).last;
+        let done = self.feeder.done(out_last);
 
         // Update: every block computes its registers' next values and its wires from the
         // settled values above, in any order (`set_eval_order`; tested by shuffling).
         for &block in &self.order {
             match block {
-                WsBlock::Controller => self.controller.comb(self.start.get(), out_last),
+                WsBlock::Controller => self.controller.comb(self.start.get(), done, load, feed),
                 WsBlock::ASkew => {
                     self.a_skew.shift_in();
                     self.side.shift_in();
@@ -454,6 +469,17 @@ where
                 }
             }
         }
+        // The supply's update from the settled cycle (nothing for an ideal store).
+        let d_row = self.out.d_row(self.row_bits);
+        self.feeder.tick(&WsIo {
+            load: load.is_some(),
+            feed: feed.map(|(p, _)| {
+                let pass = sched.pass(p);
+                (pass.first, pass.last)
+            }),
+            c_read: reads_c,
+            d_row,
+        });
     }
 
     fn progress(&self) -> Option<u64> {

@@ -18,10 +18,13 @@ pub mod accum;
 pub mod controller;
 pub mod core;
 pub mod extras;
+pub mod mem;
 pub mod mesh;
 pub mod pe;
 pub mod schedule;
+pub mod supply;
 
 pub use self::core::{check_ws_config, WsBlock, WsCore, WS_BLOCKS};
 pub use extras::WsExtras;
 pub use schedule::{WsSchedule, ACC_ROWS};
+pub use supply::{WsIo, WsSupply};
