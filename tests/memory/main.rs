@@ -11,3 +11,4 @@ mod port_scopes;
 mod roofline;
 mod sparse_tma;
 mod tma_props;
+mod ws_tma;

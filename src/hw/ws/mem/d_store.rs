@@ -6,7 +6,7 @@
 //! claimed and not yet written fit the queue (`d_claimed`, `d_written`), so a row never
 //! finds the queue full.
 
-use super::layout::{WsMemLayout, CD_SLOTS, DESC_D};
+use super::layout::{row_done, WsMemLayout, CD_SLOTS, DESC_D};
 use crate::hw::controller::index_bits;
 use crate::hw::mem_port::{TmaKind, TmaRequest};
 use crate::hw::memory::{SmemWriteLane, TmaCmd, TmaOp};
@@ -156,11 +156,11 @@ impl WsDStore {
             let lay = &self.lay;
             let b = self.dw_block.q() as usize;
             let r = self.dw_row.q() as usize + 1;
-            let rows = lay.block_rows(b);
-            if r == rows || r % lay.cd_box_rows == 0 {
+            let (box_done, block_done) = row_done(r, lay.block_rows(b), lay.cd_box_rows);
+            if box_done {
                 self.dw_box.set_d(self.dw_box.q() + 1);
             }
-            if r == rows {
+            if block_done {
                 self.dw_row.set_d(0);
                 self.dw_block.set_d(b as u32 + 1);
             } else {

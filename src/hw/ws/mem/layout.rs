@@ -5,16 +5,26 @@
 //!
 //! - **Global memory.** A is `M x K` row-major (K-major, as in `os`); B is `K x N` row-major
 //!   as the problem gives it (N-major: one row of it is one K position for every column, so
-//!   the weight row a cycle loads into the array is `w` contiguous spans); C and D are
-//!   `M x N` in the accumulator format. Every row starts at a 16-byte-aligned pitch.
+//!   the weight row a cycle loads into the array is `w` contiguous spans); C and D are kept
+//!   as column-tile panels, `ceil(N / C)` of them, each `M` rows of the tile's `C` words
+//!   padded to a 16-byte pitch (a TMA box's inner extent is a multiple of 16 bytes, so a box
+//!   as wide as an arbitrary `C` columns exists only in such a layout: in a row-major D, the
+//!   store of one column tile's box would overwrite its neighbour's columns). The host
+//!   writes C into the panels and reads D back from them. Every row starts at a
+//!   16-byte-aligned pitch.
 //! - **Weight stages** (`S_w`, 2 to 8, enough to cover the latency over a pass's rows):
 //!   stage `p mod S_w` holds pass `p`'s weight tile, one TMA box of the
 //!   `R * w` K positions of its fold by the `C` columns of its column tile (the inner extent
 //!   rounded up to 16 bytes: positions past N load as zeros).
-//! - **A stages** (`S`): the rows a pass streams arrive in boxes of `A_BOX_ROWS` rows by the
-//!   `R * w` K positions of the fold (inner extent rounded up to 16 bytes: positions past K
-//!   load as zeros, positions of the next fold are loaded and not read); box `g` of the run
-//!   lives in stage `g mod S`.
+//! - **A stages** (`S`): the rows a pass streams arrive in boxes of `A_BOX_ROWS` rows. A
+//!   box is as wide as `F` folds (`F * R * w` K positions, up to 128 bytes, its inner extent
+//!   rounded up to 16 bytes: positions past K load as zeros): the `F` consecutive passes of
+//!   those folds stream the same rows, so the box is loaded once and read `F` times (a row
+//!   chunk's *band*), and released after the last. That needs the whole band in the ring
+//!   (`S` at least its boxes); where it does not fit, `F = 1`. Wide boxes also make wide
+//!   global-memory requests: a fold of one row is only `R * w` elements, and requests of a
+//!   few bytes would leave the latency uncovered (Little's law). Box `g` of the run lives in
+//!   stage `g mod S`.
 //! - **C and D slots** (2 each): boxes of `CD_BOX_ROWS` rows by the `C` columns of a column
 //!   tile; C box `g` in slot `g mod 2`, D likewise. C and D boxes share one numbering: by
 //!   output block (row chunk, column tile, in the order of the passes), then down the rows.
@@ -59,7 +69,8 @@ pub struct WsMemLayout {
     pub esb: u32,
     /// See `esa`.
     pub esc: u32,
-    /// Global regions `(address, row pitch)`: A, B, C, D.
+    /// Global regions `(address, row pitch)`: A, B, C, D (C and D: column-tile panels of `M`
+    /// rows each, one after the other).
     pub a: (u64, u64),
     /// See `a`.
     pub b: (u64, u64),
@@ -83,6 +94,8 @@ pub struct WsMemLayout {
     pub w_stages: usize,
     /// Rows of an A box.
     pub a_box_rows: usize,
+    /// Folds an A box spans (`F`): its band is read by that many consecutive passes.
+    pub a_folds: usize,
     /// Bytes of a C or D slot row (the box's inner extent) and of a slot.
     pub cd_pitch: u32,
     /// See `cd_pitch`.
@@ -114,22 +127,33 @@ fn container(bits: u32) -> u32 {
     bits.div_ceil(8).next_power_of_two()
 }
 
-/// The 16-byte lanes of a span of `bytes` at a 16-byte-aligned `addr`.
-pub(super) fn span_lanes(bytes: u32) -> usize {
-    bytes.div_ceil(16) as usize
+/// The 16-byte lanes a span of `bytes` at `addr` takes (the 16-byte chunks it touches).
+pub(super) fn span_lanes(addr: u32, bytes: u32) -> usize {
+    if bytes == 0 {
+        return 0;
+    }
+    ((addr + bytes - 1) / 16 - addr / 16 + 1) as usize
 }
 
-/// Pushes the lanes reading `bytes` bytes at the 16-byte-aligned `addr`.
+/// Pushes the lanes reading `bytes` bytes at `addr`, split at 16-byte chunks.
 pub(super) fn push_span(out: &mut Vec<SmemLane>, addr: u32, bytes: u32) {
-    let mut off = 0;
-    while off < bytes {
-        let len = (bytes - off).min(16);
+    let mut at = addr;
+    let end = addr + bytes;
+    while at < end {
+        let len = (end - at).min(16 - at % 16);
         out.push(SmemLane {
-            addr: addr + off,
+            addr: at,
             len: len as u8,
         });
-        off += len;
+        at += len;
     }
+}
+
+/// Where a stream stands after reading row `next - 1` of a unit (a pass's rows, an output
+/// block's rows) of `rows` rows in boxes of `box_rows`: whether that row ended its box, and
+/// whether it ended the unit.
+pub(super) fn row_done(next: usize, rows: usize, box_rows: usize) -> (bool, bool) {
+    (next == rows || next.is_multiple_of(box_rows), next == rows)
 }
 
 impl WsMemLayout {
@@ -155,14 +179,15 @@ impl WsMemLayout {
             ));
         }
         let a_row = fold_k as u32 * esa;
-        if span_lanes(a_row) > REQUEST_LANES {
+        // A fold's span in a wide box may start anywhere in a 16-byte chunk.
+        if span_lanes(15, a_row) > REQUEST_LANES {
             return refuse(format!(
                 "one row of A ({a_row} bytes: R x w elements) exceeds a shared-memory \
                  request's {REQUEST_LANES} lanes of 16 bytes"
             ));
         }
         let w_span = cols as u32 * esb;
-        let w_lanes = w * span_lanes(w_span);
+        let w_lanes = w * span_lanes(0, w_span);
         if w_lanes > REQUEST_LANES {
             return refuse(format!(
                 "one weight row ({w} spans of {cols} columns of B: {w_lanes} lanes) exceeds a \
@@ -170,22 +195,35 @@ impl WsMemLayout {
             ));
         }
         let w_pitch = up16(u64::from(w_span)) as u32;
-        let a_pitch = up16(u64::from(a_row)) as u32;
+        let a_box_rows = sched.chunk_rows.min(A_BOX_ROWS);
+        // The boxes of the largest band, which must fit the ring together if `F > 1`.
+        let band_boxes = sched.chunk_rows.div_ceil(a_box_rows);
+        let ring_max = MAX_A_STAGES.min(MAX_MBARS - MAX_W_STAGES - CD_SLOTS);
+        let wide = ((128 / a_row.max(1)) as usize).clamp(1, sched.folds);
+        let a_folds = match pc.stages {
+            _ if wide == 1 => 1,
+            0 if band_boxes <= ring_max => wide,
+            s if s > 0 && band_boxes <= s.min(ring_max) => wide,
+            _ => 1,
+        };
+        let a_pitch = up16(u64::from(a_row) * a_folds as u64) as u32;
         let cd_pitch = up16(u64::from(cols as u32 * esc)) as u32;
         if w_pitch / esb > 256 || a_pitch / esa > 256 {
             return refuse("a box's inner extent exceeds 256 elements".into());
         }
-        let a_box_rows = sched.chunk_rows.min(A_BOX_ROWS);
         let cd_box_rows = sched.chunk_rows.min(CD_BOX_ROWS);
         let w_stage_bytes = up128(w_pitch * fold_k as u32);
         let a_stage_bytes = up128(a_pitch * a_box_rows as u32);
         let cd_slot_bytes = up128(cd_pitch * cd_box_rows as u32);
         let a_stages = match pc.stages {
+            // Cover the latency; with bands, two of them (one read, the next loading).
+            0 if a_folds > 1 => pc
+                .auto_stages(a_stage_bytes, a_box_rows as u32)
+                .max(2 * band_boxes),
             0 => pc.auto_stages(a_stage_bytes, a_box_rows as u32),
             s => s,
         }
-        .min(MAX_A_STAGES)
-        .min(MAX_MBARS - MAX_W_STAGES - CD_SLOTS);
+        .min(ring_max);
         // A pass's weights are read in `R` cycles but the stage is needed again only a pass
         // later: enough stages that the loads in flight cover the latency over the passes'
         // rows (at least the two the array's weight sets double-buffer).
@@ -211,8 +249,9 @@ impl WsMemLayout {
         let (mu, nu, ku) = (m as u64, n as u64, k as u64);
         let a = (0u64, up16(ku * u64::from(esa)));
         let b = (a.0 + mu * a.1, up16(nu * u64::from(esb)));
-        let c = (b.0 + ku * b.1, up16(nu * u64::from(esc)));
-        let d = (c.0 + mu * c.1, c.1);
+        let panels = sched.col_tiles as u64;
+        let c = (b.0 + ku * b.1, u64::from(cd_pitch));
+        let d = (c.0 + panels * mu * c.1, c.1);
         Ok(Self {
             sched,
             esa,
@@ -222,7 +261,7 @@ impl WsMemLayout {
             b,
             c,
             d,
-            gmem_bytes: d.0 + mu * d.1,
+            gmem_bytes: d.0 + panels * mu * d.1,
             w_pitch,
             w_stage_bytes,
             a_pitch,
@@ -230,6 +269,7 @@ impl WsMemLayout {
             a_stages,
             w_stages,
             a_box_rows,
+            a_folds,
             cd_pitch,
             cd_slot_bytes,
             cd_box_rows,
@@ -268,10 +308,15 @@ impl WsMemLayout {
         let mut c = TensorMap::dense(
             Self::elem(self.esc),
             self.c.0,
-            &[s.n as u64, s.m as u64],
-            &[self.cd_pitch / self.esc, self.cd_box_rows as u32],
+            &[
+                u64::from(self.cd_pitch / self.esc),
+                s.m as u64,
+                s.col_tiles as u64,
+            ],
+            &[self.cd_pitch / self.esc, self.cd_box_rows as u32, 1],
         );
         c.global_strides[0] = self.c.1;
+        c.global_strides[1] = self.c.1 * s.m as u64;
         let mut d = c;
         d.global_address = self.d.0;
         vec![a, b, c, d]
@@ -308,13 +353,43 @@ impl WsMemLayout {
         }
     }
 
+    /// Bands of a column tile: `ceil(folds / F)`.
+    fn bands_per_tile(&self) -> usize {
+        self.sched.folds.div_ceil(self.a_folds)
+    }
+
     /// A boxes of the run.
     pub fn a_boxes(&self) -> usize {
         let s = &self.sched;
-        let per_chunk = s.col_tiles * s.folds;
+        let per_chunk = s.col_tiles * self.bands_per_tile();
         (0..s.chunks)
             .map(|c| per_chunk * self.boxes_of(c, self.a_box_rows))
             .sum()
+    }
+
+    /// The A box holding row `row` of pass `p`'s stream, and the byte offset of its fold in
+    /// the box's rows.
+    pub fn a_box(&self, p: usize, row: usize) -> (usize, u32) {
+        let s = &self.sched;
+        let pass = s.pass(p);
+        let units = s.col_tiles * self.bands_per_tile();
+        let band = (pass.chunk * s.col_tiles + pass.col_tile) * self.bands_per_tile()
+            + pass.fold / self.a_folds;
+        let full = self.boxes_of(0, self.a_box_rows);
+        let first = if pass.chunk + 1 < s.chunks {
+            band * full
+        } else {
+            let before = (s.chunks - 1) * units;
+            before * full + (band - before) * self.boxes_of(s.chunks - 1, self.a_box_rows)
+        };
+        let offset = (pass.fold % self.a_folds * s.rows * s.width) as u32 * self.esa;
+        (first + row / self.a_box_rows, offset)
+    }
+
+    /// Pass `p` is the last to read its band (its boxes are released as it reads them).
+    pub fn releases_band(&self, p: usize) -> bool {
+        let fold = self.sched.pass(p).fold;
+        fold % self.a_folds == self.a_folds - 1 || fold + 1 == self.sched.folds
     }
 
     /// C (and D) boxes of the run.
@@ -328,11 +403,6 @@ impl WsMemLayout {
     /// Rows of D the run stores (every output block's rows).
     pub fn d_rows(&self) -> usize {
         self.sched.m * self.sched.col_tiles
-    }
-
-    /// A boxes of pass `p`.
-    pub fn a_boxes_of_pass(&self, p: usize) -> usize {
-        self.boxes_of(self.sched.pass(p).chunk, self.a_box_rows)
     }
 
     /// Output blocks (row chunk, column tile) of the run.
@@ -361,20 +431,29 @@ impl WsMemLayout {
     /// The TMA coordinates of A box `g`: `[K, row]`.
     pub fn a_coords(&self, g: usize) -> [i32; 5] {
         let s = &self.sched;
-        let (p, x) = self.locate(g, s.col_tiles * s.folds, self.a_box_rows);
-        let pass = s.pass(p);
-        let k0 = pass.fold * s.rows * s.width;
-        let r0 = pass.chunk * s.chunk_rows + x * self.a_box_rows;
+        let bands = self.bands_per_tile();
+        let (band, x) = self.locate(g, s.col_tiles * bands, self.a_box_rows);
+        let chunk = band / (s.col_tiles * bands);
+        let k0 = (band % bands) * self.a_folds * s.rows * s.width;
+        let r0 = chunk * s.chunk_rows + x * self.a_box_rows;
         [k0 as i32, r0 as i32, 0, 0, 0]
     }
 
-    /// The TMA coordinates of C or D box `g`: `[column, row]`.
+    /// The TMA coordinates of C or D box `g`: `[word, row, panel]`.
     pub fn cd_coords(&self, g: usize) -> [i32; 5] {
         let s = &self.sched;
         let (b, x) = self.locate(g, s.col_tiles, self.cd_box_rows);
         let (chunk, col_tile) = (b / s.col_tiles, b % s.col_tiles);
         let r0 = chunk * s.chunk_rows + x * self.cd_box_rows;
-        [(col_tile * s.cols) as i32, r0 as i32, 0, 0, 0]
+        [0, r0 as i32, col_tile as i32, 0, 0]
+    }
+
+    /// The global address of element `(i, j)` of C (`c = true`) or D in its panel.
+    pub fn cd_addr(&self, c: bool, i: usize, j: usize) -> u64 {
+        let s = &self.sched;
+        let (base, pitch) = if c { self.c } else { self.d };
+        let (panel, col) = (j / s.cols, j % s.cols);
+        base + (panel * s.m + i) as u64 * pitch + (col as u64) * u64::from(self.esc)
     }
 
     /// The shared-memory address of weight stage `p mod S_w`'s K row `r` (of `R * w`).

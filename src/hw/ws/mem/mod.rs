@@ -97,9 +97,13 @@ impl<const W: usize> WsMemoryPort<W> {
         );
         host_rows(&mut mem, lay.a, lay.esa, m, k, |i, p| a[i * k + p] << sa);
         host_rows(&mut mem, lay.b, lay.esb, k, n, |p, j| b[p * n + j] << sb);
-        host_rows(&mut mem, lay.c, lay.esc, m, n, |i, j| {
-            u64::from(c[i * n + j])
-        });
+        // C into its column-tile panels.
+        for i in 0..m {
+            for j in 0..n {
+                let word = c[i * n + j].to_le_bytes();
+                mem.host_write(lay.cd_addr(true, i, j), &word[..lay.esc as usize]);
+            }
+        }
         let box_bytes = [
             mem.descriptor_box_bytes(DESC_A),
             mem.descriptor_box_bytes(DESC_B),
@@ -135,20 +139,22 @@ impl<const W: usize> WsMemoryPort<W> {
         self.mem.counters()
     }
 
-    /// D as stored in global memory (`m x n` bit patterns of the accumulator format).
+    /// D as stored in global memory, read from its panels (`m x n` bit patterns of the
+    /// accumulator format, row-major).
     pub fn read_d(&self) -> Vec<u32> {
         let s = &self.lay.sched;
         let es = self.lay.esc as usize;
         let mut d = Vec::with_capacity(s.m * s.n);
         for i in 0..s.m {
-            let bytes = self
-                .mem
-                .host_read(self.lay.d.0 + i as u64 * self.lay.d.1, s.n * es);
-            d.extend(bytes.chunks_exact(es).map(|w| {
-                w.iter()
-                    .rev()
-                    .fold(0u32, |acc, &x| (acc << 8) | u32::from(x))
-            }));
+            for j in 0..s.n {
+                let bytes = self.mem.host_read(self.lay.cd_addr(false, i, j), es);
+                d.push(
+                    bytes
+                        .iter()
+                        .rev()
+                        .fold(0u32, |acc, &x| (acc << 8) | u32::from(x)),
+                );
+            }
         }
         d
     }

@@ -16,7 +16,7 @@
 //! not accepted (a bank conflict's extra pass) is presented again unchanged (`rq_busy`,
 //! `rq_parts`).
 
-use super::layout::{push_span, span_lanes, WsMemLayout, REQUEST_LANES};
+use super::layout::{push_span, row_done, span_lanes, WsMemLayout, REQUEST_LANES};
 use crate::hw::controller::index_bits;
 use crate::hw::mem_port::host::{container_shift, lanes_of, le_word};
 use crate::hw::memory::SmemLane;
@@ -99,10 +99,11 @@ pub struct WsReads<const W: usize> {
     /// The next weight row to read: pass, and load cycle `k` (array row `R - 1 - k`).
     w_rd_pass: Reg<u32>,
     w_rd_row: Reg<u32>,
-    /// The next row of A to read: pass, row in the pass, global A box.
+    /// The next row of A to read: pass, row in the pass; A boxes released (read by the
+    /// last pass of their band).
     a_rd_pass: Reg<u32>,
     a_rd_row: Reg<u32>,
-    a_rd_box: Reg<u32>,
+    a_released: Reg<u32>,
     /// The next row of C to read: output block, row in it, global C box.
     c_rd_block: Reg<u32>,
     c_rd_row: Reg<u32>,
@@ -137,7 +138,7 @@ impl<const W: usize> WsReads<W> {
             w_rd_row: reg32("w_rd_row")?,
             a_rd_pass: reg32("a_rd_pass")?,
             a_rd_row: reg32("a_rd_row")?,
-            a_rd_box: reg32("a_rd_box")?,
+            a_released: reg32("a_released")?,
             c_rd_block: reg32("c_rd_block")?,
             c_rd_row: reg32("c_rd_row")?,
             c_rd_box: reg32("c_rd_box")?,
@@ -181,14 +182,22 @@ impl<const W: usize> WsReads<W> {
         self.w_rd_pass.q() as usize
     }
 
-    /// A boxes whose every row has been read.
+    /// A boxes whose every row has been read by every pass that reads it.
     pub(super) fn a_boxes_read(&self) -> usize {
-        self.a_rd_box.q() as usize
+        self.a_released.q() as usize
     }
 
     /// C boxes whose every row has been read.
     pub(super) fn c_boxes_read(&self) -> usize {
         self.c_rd_box.q() as usize
+    }
+
+    /// The A box and shared-memory address of the next row of A to read (of pass `p`).
+    fn a_addr(&self, p: usize) -> (usize, u32) {
+        let lay = &self.lay;
+        let row = self.a_rd_row.q() as usize;
+        let (g, offset) = lay.a_box(p, row);
+        (g, lay.a_row_addr(g, row % lay.a_box_rows) + offset)
     }
 
     /// This cycle's read request into `lanes`: the parts it carries (0: none). `full((bar,
@@ -212,7 +221,7 @@ impl<const W: usize> WsReads<W> {
             let mut parts = 0;
             let mut used = 0;
             let (wp, ap) = (self.w_rd_pass.q() as usize, self.a_rd_pass.q() as usize);
-            let w_lanes = s.width * span_lanes(lay.w_span());
+            let w_lanes = s.width * span_lanes(0, lay.w_span());
             if wp < lay.passes()
                 && room(self.wq.count(), QUEUE_DEPTH, PART_W)
                 && full(lay.w_bar(wp))
@@ -220,18 +229,22 @@ impl<const W: usize> WsReads<W> {
                 parts |= PART_W;
                 used += w_lanes;
             }
-            let g = self.a_rd_box.q() as usize;
-            if ap < lay.passes()
-                && used + span_lanes(lay.a_span()) <= REQUEST_LANES
-                && room(self.aq.count(), QUEUE_DEPTH, PART_A)
-                && full(lay.a_bar(g))
-            {
-                parts |= PART_A;
-                used += span_lanes(lay.a_span());
+            let a_lanes = (ap < lay.passes()).then(|| {
+                let (g, addr) = self.a_addr(ap);
+                (g, span_lanes(addr, lay.a_span()))
+            });
+            if let Some((g, n)) = a_lanes {
+                if used + n <= REQUEST_LANES
+                    && room(self.aq.count(), QUEUE_DEPTH, PART_A)
+                    && full(lay.a_bar(g))
+                {
+                    parts |= PART_A;
+                    used += n;
+                }
             }
             let gc = self.c_rd_box.q() as usize;
             if (self.c_rd_block.q() as usize) < lay.blocks()
-                && used + span_lanes(lay.cd_span()) <= REQUEST_LANES
+                && used + span_lanes(0, lay.cd_span()) <= REQUEST_LANES
                 && room(self.cq.count(), self.cq.rows.len(), PART_C)
                 && full(lay.c_bar(gc))
             {
@@ -249,9 +262,8 @@ impl<const W: usize> WsReads<W> {
             }
         }
         if parts & PART_A != 0 {
-            let g = self.a_rd_box.q() as usize;
-            let r = self.a_rd_row.q() as usize % lay.a_box_rows;
-            push_span(lanes, lay.a_row_addr(g, r), lay.a_span());
+            let (_, addr) = self.a_addr(self.a_rd_pass.q() as usize);
+            push_span(lanes, addr, lay.a_span());
         }
         if parts & PART_C != 0 {
             let g = self.c_rd_box.q() as usize;
@@ -349,11 +361,11 @@ impl<const W: usize> WsReads<W> {
         if parts & PART_A != 0 {
             let p = self.a_rd_pass.q() as usize;
             let r = self.a_rd_row.q() as usize + 1;
-            let rows = s.pass(p).rows;
-            if r == rows || r % lay.a_box_rows == 0 {
-                self.a_rd_box.set_d(self.a_rd_box.q() + 1);
+            let (box_done, pass_done) = row_done(r, s.pass(p).rows, lay.a_box_rows);
+            if box_done && lay.releases_band(p) {
+                self.a_released.set_d(self.a_released.q() + 1);
             }
-            if r == rows {
+            if pass_done {
                 self.a_rd_row.set_d(0);
                 self.a_rd_pass.set_d(p as u32 + 1);
             } else {
@@ -363,11 +375,11 @@ impl<const W: usize> WsReads<W> {
         if parts & PART_C != 0 {
             let b = self.c_rd_block.q() as usize;
             let r = self.c_rd_row.q() as usize + 1;
-            let rows = lay.block_rows(b);
-            if r == rows || r % lay.cd_box_rows == 0 {
+            let (box_done, block_done) = row_done(r, lay.block_rows(b), lay.cd_box_rows);
+            if box_done {
                 self.c_rd_box.set_d(self.c_rd_box.q() + 1);
             }
-            if r == rows {
+            if block_done {
                 self.c_rd_row.set_d(0);
                 self.c_rd_block.set_d(b as u32 + 1);
             } else {
@@ -386,7 +398,7 @@ impl<const W: usize> Module for WsReads<W> {
         v.reg(&mut self.w_rd_row);
         v.reg(&mut self.a_rd_pass);
         v.reg(&mut self.a_rd_row);
-        v.reg(&mut self.a_rd_box);
+        v.reg(&mut self.a_released);
         v.reg(&mut self.c_rd_block);
         v.reg(&mut self.c_rd_row);
         v.reg(&mut self.c_rd_box);
