@@ -152,15 +152,21 @@ where
 
 /// Runs a built weight-stationary core until `Done`, collecting D (the loop behind
 /// [`run_ws_feeder`]; a testbench may build the core itself, e.g. to set its evaluation
-/// order).
+/// order). A trace that asks for energy probes ([`TraceConfig::energy_probes`]) gets the
+/// core's ([`WsCore::set_energy_probes`]).
 pub fn run_ws_core<const W: usize, F: OperandFeeder<W>>(
-    core: WsCore<W, F>,
+    mut core: WsCore<W, F>,
     macs: u64,
     trace: Option<&TraceConfig>,
 ) -> Result<CoreRun, HwError>
 where
     F::Extras: WsExtras<W>,
 {
+    // An energy estimate's trace asks for the probes (the multipliers' and the accumulator
+    // adders' inputs); any other run keeps its waves.
+    if trace.is_some_and(|t| t.probes) {
+        core.set_energy_probes(true);
+    }
     let cfg = *core.config();
     let (m, n, _) = core.feeder().dims();
     let sched = *core.schedule();
