@@ -127,9 +127,9 @@ pub fn run(args: &EnergyStudyArgs) -> Result<i32, String> {
     ))?;
     if args.array.dataflow != tensorcore_rtl::hw::Dataflow::Os {
         return Err(format!(
-            "--dataflow {}: the energy study runs output-stationary cores (the energy table \
-             has no entries yet for the weight-stationary core's weight registers, partial \
-             sums and accumulator block)",
+            "--dataflow {}: the energy study runs output-stationary cores (its memory cases \
+             go through the TMA path, which the weight-stationary core does not take; \
+             `tcrtl gemm --dataflow ws --energy` estimates one run)",
             args.array.dataflow
         ));
     }

@@ -159,13 +159,9 @@ fn run_benches(args: &RunArgs) -> Result<i32, String> {
                         outln!("    {line}");
                     }
                 }
-                None if r.energy_skipped.is_some() => {}
                 None => {
                     outln!("    energy: no GEMM run (this testbench drives no tensor-core GEMM)")
                 }
-            }
-            if let Some(why) = &r.energy_skipped {
-                outln!("    energy: {why}");
             }
         }
         if r.checks == 0 && r.error.is_none() {

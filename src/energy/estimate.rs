@@ -5,21 +5,30 @@
 //! - **Arithmetic scales with its input activity.** Dynamic energy is `C * V^2` per node
 //!   transition, so a unit whose inputs do not change does (to first order) no work. The table's
 //!   figures are for random operands, whose bits toggle half the time; a unit is charged its
-//!   figure per *expected* random input toggle count: multipliers by the toggles of the PEs'
-//!   operand inputs (`a_in`, `b_in`), at `mul / ((bits_a + bits_b) / 2)` per toggle; the
-//!   accumulating adder (align, add, normalise, round) by the toggles of its inputs, the
-//!   stage-1 product register (`s1_prod`) and the accumulators (`acc_0`, `acc_1`), at
-//!   `add / ((product_bits + acc_bits) / 2)` per toggle. An operand held for K steps, or zero,
-//!   costs almost nothing; random data costs the table's figure per MAC.
+//!   figure per *expected* random input toggle count: multipliers by the toggles of their
+//!   operands, at `mul / ((bits_a + bits_b) / 2)` per toggle; an adder (align, add, normalise,
+//!   round) by the toggles of its inputs, at `add / ((bits_x + bits_y) / 2)` per toggle. An
+//!   operand held for K steps, or zero, costs almost nothing; random data costs the table's
+//!   figure per operation.
 //! - **Registers** are charged per bit toggle, by block (the scope they sit in).
 //! - **Wires** other than the arithmetic inputs are not charged: their energy is part of the
 //!   unit that drives them, already counted.
 //! - **Memory** (with the TMA memory path): shared memory per byte read or written (64-bit
 //!   SRAM reads at its capacity), global memory per byte moved, the TMA per request.
+//!
+//! Which signals are an arithmetic unit's inputs depends on the core (`toggle_blocks`):
+//! - output-stationary: the PEs' operand inputs `a_in`, `b_in` (multipliers); the stage-1
+//!   product register `s1_prod` and the accumulators `acc_0`, `acc_1` (adders);
+//! - weight-stationary: the PEs' multiplier operands `a_mul`, `w_mul` (energy probes, 0 when
+//!   the PE forms no product: the weight held for a pass toggles only when the pass changes);
+//!   `s1_prod` and the partial sum from above `psum_in` (the PEs' adders, one a product); the
+//!   accumulator block's adder inputs `add_psum_<j>`, `add_acc_<j>` (the block `accumulator`:
+//!   the adds of the K-folds and C, two accumulator-format inputs).
 
 use serde::Serialize;
 
 use super::table::Tech;
+use crate::hw::Dataflow;
 use crate::rtl::ActivityReport;
 
 /// What the multipliers multiply.
@@ -83,6 +92,9 @@ pub struct EnergyInputs<'a> {
     pub activity: &'a ActivityReport,
     /// The memory path's events, if the run went through it.
     pub memory: Option<MemoryEvents>,
+    /// The core that ran (which signals are its arithmetic units' inputs, which blocks it
+    /// has: [`blocks_of`]).
+    pub dataflow: Dataflow,
 }
 
 /// One block's share.
@@ -117,8 +129,8 @@ pub struct EnergyReport {
     pub macs: u64,
     /// See [`EnergyReport::macs`].
     pub cycles: u64,
-    /// The blocks, in a fixed order (arithmetic, registers, memory); a block with no events
-    /// is listed with zero.
+    /// The blocks of the core ([`blocks_of`]), in a fixed order (arithmetic, registers,
+    /// memory); a block with no events is listed with zero.
     pub by_block: Vec<BlockEnergy>,
 }
 
@@ -131,16 +143,18 @@ impl EnergyReport {
             .map_or(0.0, |b| b.pj)
     }
 
-    /// The arithmetic energy (multipliers and adders).
+    /// The arithmetic energy (multipliers and adders, the weight-stationary accumulator
+    /// block's adders included).
     pub fn arithmetic_pj(&self) -> f64 {
-        self.block("multipliers") + self.block("adders")
+        self.block("multipliers") + self.block("adders") + self.block("accumulator")
     }
 
     /// The energy of several runs made one after another on one technology and clock (a
     /// testbench's GEMMs): every block's count and energy summed, its energy per event their
     /// ratio (runs of different formats charge different amounts), the MACs and cycles summed,
-    /// and the power over the runs' total time. `None` for no runs, or runs whose table or
-    /// clock differ.
+    /// and the power over the runs' total time. Blocks are matched by name: a block only some
+    /// runs have (the weight-stationary `accumulator`) is listed where its first run lists
+    /// it. `None` for no runs, or runs whose table or clock differ.
     pub fn combine(reports: &[EnergyReport]) -> Option<EnergyReport> {
         let first = reports.first()?;
         if reports
@@ -151,9 +165,24 @@ impl EnergyReport {
         }
         let mut by_block = first.by_block.clone();
         for r in &reports[1..] {
-            for (sum, b) in by_block.iter_mut().zip(&r.by_block) {
-                sum.pj += b.pj;
-                sum.count += b.count;
+            for (i, b) in r.by_block.iter().enumerate() {
+                match by_block.iter_mut().find(|s| s.block == b.block) {
+                    Some(sum) => {
+                        sum.pj += b.pj;
+                        sum.count += b.count;
+                    }
+                    None => {
+                        // After the block that precedes it in this run, if listed.
+                        let at = i
+                            .checked_sub(1)
+                            .and_then(|p| {
+                                let before = r.by_block[p].block;
+                                by_block.iter().position(|s| s.block == before)
+                            })
+                            .map_or(by_block.len(), |p| p + 1);
+                        by_block.insert(at, b.clone());
+                    }
+                }
             }
         }
         for b in &mut by_block {
@@ -207,8 +236,9 @@ impl EnergyReport {
 /// Whether a signal's path lies in a block.
 type InBlock = fn(&str) -> bool;
 
-/// The blocks, in the report's order.
-pub const BLOCKS: [&str; 9] = [
+/// Every block of either core (indices: `block_index`); a core's report lists those of
+/// [`blocks_of`], in that order.
+pub const BLOCKS: [&str; 10] = [
     "multipliers",
     "adders",
     "pe_registers",
@@ -218,6 +248,7 @@ pub const BLOCKS: [&str; 9] = [
     "shared_memory",
     "global_memory",
     "tma",
+    "accumulator",
 ];
 
 /// Indices into [`BLOCKS`].
@@ -228,20 +259,60 @@ pub(crate) mod block_index {
     pub const SHARED_MEMORY: usize = 6;
     pub const GLOBAL_MEMORY: usize = 7;
     pub const TMA: usize = 8;
+    pub const ACCUMULATOR: usize = 9;
+}
+
+/// The blocks of a core's report, as indices into [`BLOCKS`], in the report's order: the
+/// output-stationary core's nine; the weight-stationary core's the same with its
+/// accumulator block's adders (`accumulator`) after the PEs' `adders`.
+pub fn blocks_of(dataflow: Dataflow) -> &'static [usize] {
+    match dataflow {
+        Dataflow::Os => &[0, 1, 2, 3, 4, 5, 6, 7, 8],
+        Dataflow::Ws => &[0, 1, 9, 2, 3, 4, 5, 6, 7, 8],
+    }
 }
 
 /// The register blocks (from [`block_index::FIRST_REGISTERS`] on), by the scope a register
 /// sits in: the first whose test matches.
 const REGISTER_BLOCKS: [InBlock; 4] = [
     |p| p.contains(".mesh."),
+    |p| in_any(p, &["a_skew", "b_skew", "c_skew", "d_deskew"]),
+    |p| p.contains(".mem."),
+    |_| true,
+];
+
+/// The weight-stationary core's register blocks, as [`REGISTER_BLOCKS`]: its skews and
+/// delay lines are the A-row skew, the weight-load skew, the row tag's delay, the tag and C
+/// skew to the accumulator columns, the result de-skew, and what travels beside A or the
+/// weights (2:4 selects, MX block scales).
+const WS_REGISTER_BLOCKS: [InBlock; 4] = [
+    |p| p.contains(".mesh."),
     |p| {
-        ["a_skew", "b_skew", "c_skew", "d_deskew"]
-            .iter()
-            .any(|s| p.contains(&format!(".{s}.")))
+        in_any(
+            p,
+            &[
+                "a_skew",
+                "w_skew",
+                "tag_delay",
+                "acc_skew",
+                "d_deskew",
+                "meta_skew",
+                "xa_skew",
+                "xb_skew",
+            ],
+        )
     },
     |p| p.contains(".mem."),
     |_| true,
 ];
+
+/// Whether `path` lies in a scope named one of `scopes`.
+fn in_any(path: &str, scopes: &[&str]) -> bool {
+    scopes.iter().any(|s| {
+        path.match_indices(s)
+            .any(|(i, _)| path[..i].ends_with('.') && path[i + s.len()..].starts_with('.'))
+    })
+}
 
 /// The last component of a signal's path.
 fn leaf(path: &str) -> &str {
@@ -253,25 +324,51 @@ fn in_pe(path: &str) -> bool {
     path.contains(".mesh.pe_")
 }
 
-/// The blocks a toggle of signal `path` (a register or not) is charged to: an arithmetic
-/// unit's input (multipliers: the PEs' `a_in`, `b_in`; adders: `s1_prod`, `acc_0`, `acc_1`),
-/// a register's block, both, or none (every other wire).
-pub(crate) fn toggle_blocks(path: &str, register: bool) -> impl Iterator<Item = usize> {
-    let arithmetic = match (in_pe(path), leaf(path)) {
-        (true, "a_in" | "b_in") => Some(block_index::MULTIPLIERS),
-        (true, "s1_prod" | "acc_0" | "acc_1") => Some(block_index::ADDERS),
-        _ => None,
+/// The blocks a toggle of signal `path` (a register or not) of a `dataflow` core is charged
+/// to: an arithmetic unit's input (see the module's documentation), a register's block,
+/// both, or none (every other wire).
+pub(crate) fn toggle_blocks(
+    path: &str,
+    register: bool,
+    dataflow: Dataflow,
+) -> impl Iterator<Item = usize> {
+    let name = leaf(path);
+    let (arithmetic, registers) = match dataflow {
+        Dataflow::Os => (
+            match (in_pe(path), name) {
+                (true, "a_in" | "b_in") => Some(block_index::MULTIPLIERS),
+                (true, "s1_prod" | "acc_0" | "acc_1") => Some(block_index::ADDERS),
+                _ => None,
+            },
+            &REGISTER_BLOCKS,
+        ),
+        Dataflow::Ws => (
+            match (in_pe(path), name) {
+                (true, "a_mul" | "w_mul") => Some(block_index::MULTIPLIERS),
+                (true, "s1_prod" | "psum_in") => Some(block_index::ADDERS),
+                (false, n)
+                    if path.contains(".accum.")
+                        && (n.starts_with("add_psum_") || n.starts_with("add_acc_")) =>
+                {
+                    Some(block_index::ACCUMULATOR)
+                }
+                _ => None,
+            },
+            &WS_REGISTER_BLOCKS,
+        ),
     };
     let register = register
-        .then(|| REGISTER_BLOCKS.iter().position(|f| f(path)))
+        .then(|| registers.iter().position(|f| f(path)))
         .flatten()
         .map(|i| block_index::FIRST_REGISTERS + i);
     arithmetic.into_iter().chain(register)
 }
 
 /// Picojoules per toggle of each toggle-charged block (see the module's rules): the
-/// multipliers' per operand bit, the adders' per input bit (`product_bits`: the stage-1
-/// product register's width), a register bit's. The memory blocks' entries are 0.
+/// multipliers' per operand bit, the PEs' adders' per input bit (`product_bits`: the
+/// stage-1 product register's width, beside an accumulator-format input), the accumulator
+/// block's adders' per input bit (two accumulator-format inputs), a register bit's. The
+/// memory blocks' entries are 0.
 pub(crate) fn toggle_energies(
     tech: &Tech,
     mul: MulKind,
@@ -292,6 +389,7 @@ pub(crate) fn toggle_energies(
     // Random operands toggle half their bits per operation: the table's figure per half.
     each[block_index::MULTIPLIERS] = mul_pj / (f64::from(operand_bits.0 + operand_bits.1) / 2.0);
     each[block_index::ADDERS] = add_pj / (f64::from(product_bits + acc_bits) / 2.0);
+    each[block_index::ACCUMULATOR] = add_pj / f64::from(acc_bits);
     for e in &mut each[block_index::FIRST_REGISTERS..block_index::SHARED_MEMORY] {
         *e = tech.reg_bit_toggle;
     }
@@ -310,7 +408,7 @@ pub fn estimate(inputs: &EnergyInputs<'_>, tech: &Tech, clock_ghz: f64) -> Energ
     );
     let mut counts = [0u64; BLOCKS.len()];
     for s in &act.signals {
-        for b in toggle_blocks(&s.path, s.register) {
+        for b in toggle_blocks(&s.path, s.register, inputs.dataflow) {
             counts[b] += s.total_toggles();
         }
     }
@@ -321,12 +419,14 @@ pub fn estimate(inputs: &EnergyInputs<'_>, tech: &Tech, clock_ghz: f64) -> Energ
         tma_requests: 0,
     });
     let smem_byte = tech.sram_read64_at(mem.smem_capacity as f64) / 8.0;
-    let by_block = BLOCKS
+    let by_block = blocks_of(inputs.dataflow)
         .iter()
-        .enumerate()
-        .map(|(i, &name)| match i {
+        .map(|&i| (i, BLOCKS[i]))
+        .map(|(i, name)| match i {
             block_index::MULTIPLIERS => block(name, counts[i], "operand bit toggles", each[i]),
-            block_index::ADDERS => block(name, counts[i], "adder input bit toggles", each[i]),
+            block_index::ADDERS | block_index::ACCUMULATOR => {
+                block(name, counts[i], "adder input bit toggles", each[i])
+            }
             block_index::SHARED_MEMORY => block(name, mem.smem_bytes, "bytes", smem_byte),
             block_index::GLOBAL_MEMORY => block(name, mem.gmem_bytes, "bytes", tech.dram_byte),
             block_index::TMA => block(name, mem.tma_requests, "requests", tech.tma_request),

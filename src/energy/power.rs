@@ -7,8 +7,11 @@
 //! (`mem.tma.tx_bytes`). The core's operand reads from shared memory, which the estimate
 //! counts from the problem's shape, have no counter in the design and are not in the waves.
 
-use super::estimate::{block_index, toggle_blocks, toggle_energies, AccKind, MulKind, BLOCKS};
+use super::estimate::{
+    block_index, blocks_of, toggle_blocks, toggle_energies, AccKind, MulKind, BLOCKS,
+};
 use super::table::Tech;
+use crate::hw::Dataflow;
 use crate::rtl::{Charge, PowerModel};
 use crate::rtl::{SignalInfo, SignalKind};
 
@@ -27,11 +30,16 @@ pub struct PowerWeights {
     pub smem_capacity: u64,
     /// The clock in GHz.
     pub clock_ghz: f64,
+    /// The core (its arithmetic inputs and blocks, as the estimate's).
+    pub dataflow: Dataflow,
 }
 
 impl PowerModel for PowerWeights {
     fn blocks(&self) -> Vec<String> {
-        BLOCKS.iter().map(|b| b.to_string()).collect()
+        blocks_of(self.dataflow)
+            .iter()
+            .map(|&i| BLOCKS[i].to_string())
+            .collect()
     }
 
     fn charges(&self, table: &[SignalInfo]) -> Vec<Vec<Charge>> {
@@ -47,16 +55,23 @@ impl PowerModel for PowerWeights {
             product_bits,
         );
         let smem_byte = self.tech.sram_read64_at(self.smem_capacity as f64) / 8.0;
+        // Each block's place among the power signals (past the end: not this core's).
+        let order = blocks_of(self.dataflow);
+        let mut place = [usize::MAX; BLOCKS.len()];
+        for (at, &i) in order.iter().enumerate() {
+            place[i] = at;
+        }
         table
             .iter()
             .map(|s| {
                 let path = s.path();
-                let mut charges: Vec<Charge> = toggle_blocks(&path, s.kind == SignalKind::Reg)
-                    .map(|block| Charge::Toggle {
-                        block,
-                        pj: each[block],
-                    })
-                    .collect();
+                let mut charges: Vec<Charge> =
+                    toggle_blocks(&path, s.kind == SignalKind::Reg, self.dataflow)
+                        .map(|block| Charge::Toggle {
+                            block: place[block],
+                            pj: each[block],
+                        })
+                        .collect();
                 let counter = match path.rsplit_once(".mem.").map(|(_, tail)| tail) {
                     Some("gmem.bytes_read" | "gmem.bytes_written") => {
                         Some((block_index::GLOBAL_MEMORY, self.tech.dram_byte))
@@ -66,7 +81,10 @@ impl PowerModel for PowerWeights {
                     _ => None,
                 };
                 if let Some((block, pj)) = counter {
-                    charges.push(Charge::Increase { block, pj });
+                    charges.push(Charge::Increase {
+                        block: place[block],
+                        pj,
+                    });
                 }
                 charges
             })

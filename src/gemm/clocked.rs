@@ -172,8 +172,10 @@ where
 /// Runs a built weight-stationary core over any supply until `Done`: at most `limit`
 /// cycles, with the engine's watchdog at `watchdog` cycles without progress; an error the
 /// supply latches stops the run. Returns the run and the core (for the supply's results).
+/// A trace that asks for energy probes ([`TraceConfig::energy_probes`]) gets the core's
+/// ([`WsCore::set_energy_probes`]).
 pub fn run_ws_core_limited<const W: usize, F: WsSupply<W>>(
-    core: WsCore<W, F>,
+    mut core: WsCore<W, F>,
     macs: u64,
     limit: u64,
     watchdog: u64,
@@ -182,6 +184,11 @@ pub fn run_ws_core_limited<const W: usize, F: WsSupply<W>>(
 where
     F::Extras: WsExtras<W>,
 {
+    // An energy estimate's trace asks for the probes (the multipliers' and the accumulator
+    // adders' inputs); any other run keeps its waves.
+    if trace.is_some_and(|t| t.probes) {
+        core.set_energy_probes(true);
+    }
     let cfg = *core.config();
     let (m, n, _) = core.feeder().dims();
     let sched = *core.schedule();

@@ -92,13 +92,16 @@ pub fn estimate(
         acc,
         activity,
         memory: done.memory.as_ref().map(|r| memory_events(problem, r)),
+        dataflow: problem.config().dataflow(),
     };
     Some(energy::estimate(&inputs, tech, clock_ghz))
 }
 
 /// The trace a run of `problem` with an energy estimate needs: `trace` (a waveform, a SAIF)
 /// with every signal's activity counted too, or a counting-only trace. A VCD also gets the
-/// power signals (`power.<block>` in watts at `clock_ghz`, [`crate::energy::power`]). A trace
+/// power signals (`power.<block>` in watts at `clock_ghz`, [`crate::energy::power`]). The
+/// trace asks the core for its energy probes ([`TraceConfig::energy_probes`]: the
+/// weight-stationary core's multiplier operands and accumulator adder inputs). A trace
 /// narrowed by globs or a window is refused: the estimate needs every signal over the whole
 /// run.
 pub fn counting_trace(
@@ -108,15 +111,11 @@ pub fn counting_trace(
     tech: &Tech,
     clock_ghz: f64,
 ) -> Result<TraceConfig, RunError> {
-    if problem.config().dataflow() != crate::hw::Dataflow::Os {
-        return Err(RunError::Hw(crate::hw::HwError::Unsupported(
-            "--energy in ws (the energy table has no entries yet for the weight-stationary \
-             core's weight registers, partial-sum path and accumulator block)"
-                .into(),
-        )));
-    }
-    match trace {
-        Some(t) if !t.globs.is_empty() || t.window.is_some() => Err(RunError::NarrowedTrace),
+    let dataflow = problem.config().dataflow();
+    let counted = match trace {
+        Some(t) if !t.globs.is_empty() || t.window.is_some() => {
+            return Err(RunError::NarrowedTrace)
+        }
         Some(t) if t.format == TraceFormat::Vcd => {
             let (mul, operand_bits, acc) = datapath(problem);
             let weights = PowerWeights {
@@ -126,12 +125,14 @@ pub fn counting_trace(
                 acc,
                 smem_capacity: memory.map_or(0, |m| u64::from(m.params.smem_bytes)),
                 clock_ghz,
+                dataflow,
             };
-            Ok(t.clone().count().power(Arc::new(weights)))
+            t.clone().count().power(Arc::new(weights))
         }
-        Some(t) => Ok(t.clone().count()),
-        None => Ok(TraceConfig::counting()),
-    }
+        Some(t) => t.clone().count(),
+        None => TraceConfig::counting(),
+    };
+    Ok(counted.energy_probes())
 }
 
 /// Runs `problem` as [`dispatch::run`] does, with every signal's toggles counted (beside the

@@ -79,9 +79,6 @@ pub struct Bench {
     /// [`Bench::run_gemm`]).
     energy: Option<EnergyRequest>,
     energy_reports: Vec<EnergyReport>,
-    /// Why some GEMM of an energy request was not counted (the weight-stationary core has no
-    /// energy entries yet).
-    energy_skipped: Option<String>,
 }
 
 /// What `tcrtl tb run --energy [--tech NAME] [--clock-ghz F]` asks of a testbench: the energy
@@ -110,7 +107,6 @@ impl Bench {
             array: None,
             energy: None,
             energy_reports: Vec::new(),
-            energy_skipped: None,
         }
     }
 
@@ -130,14 +126,6 @@ impl Bench {
         let Some(req) = self.energy.clone() else {
             return dispatch::run(problem, memory, trace).map_err(|e| e.to_string());
         };
-        let dataflow = problem.config().dataflow();
-        if dataflow != crate::hw::Dataflow::Os {
-            self.energy_skipped = Some(format!(
-                "a {dataflow} run is not estimated (the energy table has no entries yet for the \
-                 weight-stationary core's weight registers, partial sums and accumulator block)"
-            ));
-            return dispatch::run(problem, memory, trace).map_err(|e| e.to_string());
-        }
         let narrowed = trace.is_some_and(|t| !t.globs.is_empty() || t.window.is_some());
         let (done, report) = if narrowed {
             let done = dispatch::run(problem, memory, trace).map_err(|e| e.to_string())?;
@@ -272,8 +260,6 @@ pub struct Report {
     pub energy: Option<EnergyReport>,
     /// See [`Report::energy`].
     pub energy_runs: usize,
-    /// Why a GEMM of the energy request was run but not estimated, if one was.
-    pub energy_skipped: Option<String>,
 }
 
 impl Report {
@@ -361,7 +347,6 @@ pub fn run_one_opts(tb: &Testbench, waves_dir: &Path, opts: &RunOptions) -> Repo
         seconds: t.elapsed().as_secs_f64(),
         energy: EnergyReport::combine(&bench.energy_reports),
         energy_runs: bench.energy_reports.len(),
-        energy_skipped: bench.energy_skipped,
     }
 }
 

@@ -12,12 +12,12 @@ use std::path::Path;
 
 /// Horowitz, ISSCC 2014, 45 nm: FP16 multiply 1.1 pJ, FP32 add 0.9 pJ, an 8-bit add 0.03 pJ
 /// (a register bit's toggle is charged one adder bit of it).
-const FP16_MUL: f64 = 1.1;
-const FP32_ADD: f64 = 0.9;
-const REG_BIT: f64 = 0.03 / 8.0;
+pub(crate) const FP16_MUL: f64 = 1.1;
+pub(crate) const FP32_ADD: f64 = 0.9;
+pub(crate) const REG_BIT: f64 = 0.03 / 8.0;
 
 /// `tcrtl gemm ARGS --energy --json`, its JSON.
-fn energy_json(args: &[&str]) -> Value {
+pub(crate) fn energy_json(args: &[&str]) -> Value {
     let mut all: Vec<&str> = args.to_vec();
     all.extend(["--energy", "--json"]);
     let o = tcrtl(&all);
@@ -26,7 +26,7 @@ fn energy_json(args: &[&str]) -> Value {
 }
 
 /// `tcrtl gemm --m M --n N --k K EXTRA... --energy --json`, its JSON.
-fn gemm(m: usize, n: usize, k: usize, extra: &[&str]) -> Value {
+pub(crate) fn gemm(m: usize, n: usize, k: usize, extra: &[&str]) -> Value {
     let dims = [m.to_string(), n.to_string(), k.to_string()];
     let mut args = vec!["gemm", "--m", &dims[0], "--n", &dims[1], "--k", &dims[2]];
     args.extend(extra);
@@ -34,7 +34,7 @@ fn gemm(m: usize, n: usize, k: usize, extra: &[&str]) -> Value {
 }
 
 /// Block `name` of the JSON `energy` object: (pJ, count).
-fn block(j: &Value, name: &str) -> (f64, u64) {
+pub(crate) fn block(j: &Value, name: &str) -> (f64, u64) {
     let b = &j["energy"]["by_block"][name];
     (
         b["pj"].as_f64().expect("pj"),
@@ -48,13 +48,13 @@ fn arithmetic_per_mac(j: &Value) -> f64 {
     (block(j, "multipliers").0 + block(j, "adders").0) / macs
 }
 
-fn close(a: f64, b: f64) -> bool {
+pub(crate) fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
 /// Reads a VCD: per variable (`scope.name`), whether it is a register, and its toggles (the
 /// bits that differ between consecutive values, after the first).
-fn vcd_toggles(path: &Path) -> BTreeMap<String, (bool, u64)> {
+pub(crate) fn vcd_toggles(path: &Path) -> BTreeMap<String, (bool, u64)> {
     let body = std::fs::read_to_string(path).expect("read vcd");
     let mut scope: Vec<String> = Vec::new();
     let mut by_id: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -191,7 +191,7 @@ fn a_gemm_of_ones_costs_what_the_hand_count_says() {
 }
 
 /// The width the VCD declares for the first variable named `name`.
-fn var_width(vcd: &Path, name: &str) -> u32 {
+pub(crate) fn var_width(vcd: &Path, name: &str) -> u32 {
     let body = std::fs::read_to_string(vcd).expect("read vcd");
     body.lines()
         .find_map(|l| {
@@ -245,7 +245,7 @@ fn less_reuse_moves_more_global_memory() {
 }
 
 /// FP16 patterns of random finite values, `rows` x `cols`, as a text matrix.
-fn random_matrix(rng: &mut Rng, rows: usize, cols: usize) -> String {
+pub(crate) fn random_matrix(rng: &mut Rng, rows: usize, cols: usize) -> String {
     let mut s = String::new();
     for _ in 0..rows {
         let row: Vec<String> = (0..cols)
@@ -464,7 +464,7 @@ fn the_energy_study_runs_and_agrees_with_gemm() {
 
 /// Reads the real-valued variables of a VCD (`scope.name` to id) and sums each one's value
 /// over the cycles (a value holds until it changes; a cycle starts at each multiple of 10 ns).
-fn vcd_real_sums(path: &Path) -> BTreeMap<String, f64> {
+pub(crate) fn vcd_real_sums(path: &Path) -> BTreeMap<String, f64> {
     let body = std::fs::read_to_string(path).expect("read vcd");
     let (head, rest) = body.split_once("$enddefinitions").expect("header");
     let mut scope: Vec<&str> = Vec::new();

@@ -319,6 +319,90 @@ fn gemm_mx_energy() {
     assert!(per_mac[1] < per_mac[0], "{per_mac:?}");
 }
 
+/// `--energy` on block-scaled GEMMs in `--dataflow ws` (MXFP8, MXFP4 and MXINT8 at width
+/// 32, NVFP4 at 16, its tensor scales given): the multipliers are charged the same figure as
+/// in `os` (the element format's multiply per half the elements' bits; MXINT8 an INT8
+/// multiply), the accumulator block's adders an FP32 add per 32 input toggles, every block
+/// has events where the ws core has them, and the blocks add up to the total.
+#[test]
+fn gemm_mx_energy_in_ws() {
+    let exp_add = |bits: u32| 0.03 * f64::from(bits) / 8.0;
+    let k = ((3.7 - exp_add(8)) / (1.1 - exp_add(5))).ln() / (576.0f64 / 121.0).ln();
+    let fp_mul =
+        |sig: u32, e: u32| (1.1 - exp_add(5)) * (f64::from(sig * sig) / 121.0).powf(k) + exp_add(e);
+    for (fmt, width, mul, bits) in [
+        (BlockFormat::MxFp8E4M3, "32", fp_mul(4, 4), 8u32),
+        (BlockFormat::MxFp4, "32", fp_mul(2, 2), 4),
+        (BlockFormat::MxInt8, "32", 0.2, 8),
+        (BlockFormat::NvFp4, "16", fp_mul(2, 2), 4),
+    ] {
+        let d = scratch("gemm_mx_energy_ws", fmt.name());
+        let (qa, qb, _) = write_problem(&d, fmt, (6, 8, 64), 13);
+        let mut args: Vec<String> = [
+            "gemm",
+            "--format",
+            fmt.name(),
+            "--a",
+            &p(&d, "a.npy"),
+            "--b",
+            &p(&d, "b.npy"),
+            "--a-scales",
+            &p(&d, "sa.npy"),
+            "--b-scales",
+            &p(&d, "sb.npy"),
+            "--width",
+            width,
+            "--dataflow",
+            "ws",
+            "--energy",
+            "--json",
+        ]
+        .map(String::from)
+        .to_vec();
+        if let (Some(ta), Some(tb)) = (qa.tensor_scale, qb.tensor_scale) {
+            args.extend([
+                "--a-tensor-scale".into(),
+                format!("{ta:#010x}"),
+                "--b-tensor-scale".into(),
+                format!("{tb:#010x}"),
+            ]);
+        }
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = tcrtl(&argv);
+        assert_eq!(o.status.code(), Some(0), "{fmt}: {}", text(&o.stderr));
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let b = &j["energy"]["by_block"];
+        let each = |block: &str| b[block]["pj_each"].as_f64().expect("pj_each");
+        assert!(
+            (each("multipliers") - mul / f64::from(bits)).abs() < 1e-12,
+            "{fmt}: {}",
+            each("multipliers")
+        );
+        assert!((each("accumulator") - 0.9 / 32.0).abs() < 1e-12, "{fmt}");
+        for block in [
+            "multipliers",
+            "adders",
+            "accumulator",
+            "pe_registers",
+            "skew",
+        ] {
+            assert!(b[block]["count"].as_u64().unwrap() > 0, "{fmt}: {block}");
+        }
+        let sum: f64 = b
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|x| x["pj"].as_f64().unwrap())
+            .sum();
+        let total = j["energy"]["total_pj"].as_f64().unwrap();
+        assert!(
+            (sum - total).abs() <= 1e-9 * total,
+            "{fmt}: {sum} against {total}"
+        );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
+
 /// `--dataflow ws` with a block-scaled format: the weight-stationary core at `--width` equal
 /// to the block size; the check (in the ws order) finds no mismatch and D equals the library's
 /// independent ws reference (`verify::mx_ref::ws_gemm`); another width is refused before

@@ -16,6 +16,7 @@ mod dot_int;
 mod dot_mx;
 mod dot_rounding;
 mod energy;
+mod energy_ws;
 mod fuzz_front_door;
 mod gemm;
 mod gemm_fp16;

@@ -1,7 +1,8 @@
 //! `tcrtl workload run --energy`: each layer's estimate is the one `tcrtl gemm --energy` gives
 //! for the same problem (the layer's seed from summary.json, run through `tcrtl gemm --m --n
-//! --k --seed`), and its D the one `tcrtl gemm --out` writes; the weight-stationary core says
-//! "not estimated"; the estimates survive a stop and `--resume` to the same bytes.
+//! --k --seed`), and its D the one `tcrtl gemm --out` writes, on both dataflows (`--dataflow
+//! ws` against `tcrtl gemm --dataflow ws --energy`); the estimates survive a stop and
+//! `--resume` to the same bytes.
 
 use crate::common::cli::{assert_error, p, scratch, tcrtl, text};
 use serde_json::Value;
@@ -30,66 +31,70 @@ fn layer_energy_and_d_equal_tcrtl_gemm_on_the_layer_seed() {
         "Layer, M, N, K,\nA1, 8, 8, 16,\nA2, 5, 6, 7,\nA3, 4, 9, 5,\n",
     )
     .unwrap();
-    let out = d.join("os");
-    let o = tcrtl(&[
-        "workload",
-        "run",
-        &t,
-        "--out",
-        &out.display().to_string(),
-        "--energy",
-        "--tech",
-        "7nm",
-        "--seed",
-        "5",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let s = summary(&out);
-    assert_eq!(s["energy"]["tech"], "7nm");
-    let csv = std::fs::read_to_string(out.join("layers.csv")).unwrap();
-    let mut rows = csv.lines();
-    assert!(rows.next().unwrap().ends_with(",scalesim_cycles,energy_pj"));
-    for (l, row) in s["layers"].as_array().unwrap().iter().zip(rows) {
-        let dims: Vec<String> = ["m", "n", "k", "seed"]
-            .iter()
-            .map(|k| l[*k].to_string())
-            .collect();
-        let dpath = p(&d, "d.npy");
-        let g = tcrtl(&[
-            "gemm", "--m", &dims[0], "--n", &dims[1], "--k", &dims[2], "--seed", &dims[3],
-            "--energy", "--tech", "7nm", "--json", "--out", &dpath,
+    for dataflow in ["os", "ws"] {
+        let out = d.join(dataflow);
+        let o = tcrtl(&[
+            "workload",
+            "run",
+            &t,
+            "--out",
+            &out.display().to_string(),
+            "--energy",
+            "--tech",
+            "7nm",
+            "--seed",
+            "5",
+            "--dataflow",
+            dataflow,
         ]);
-        assert_eq!(g.status.code(), Some(0), "{}", text(&g.stderr));
-        let gj: Value = serde_json::from_str(&text(&g.stdout)).unwrap();
-        assert_eq!(l["energy"], gj["energy"], "{}", l["layer"]);
-        assert!(l["energy"]["total_pj"].as_f64().unwrap() > 0.0);
-        assert_eq!(
-            row.rsplit(',').next().unwrap(),
-            gj["energy"]["total_pj"].to_string()
-        );
-        // D, from the npy payload after its header.
-        let b = std::fs::read(&dpath).unwrap();
-        let len = u16::from_le_bytes([b[8], b[9]]) as usize;
-        assert_eq!(l["d_digest"], fnv1a64(&b[10 + len..]), "{}", l["layer"]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let s = summary(&out);
+        assert_eq!(s["energy"]["tech"], "7nm");
+        let csv = std::fs::read_to_string(out.join("layers.csv")).unwrap();
+        let mut rows = csv.lines();
+        assert!(rows.next().unwrap().ends_with(",scalesim_cycles,energy_pj"));
+        for (l, row) in s["layers"].as_array().unwrap().iter().zip(rows) {
+            let dims: Vec<String> = ["m", "n", "k", "seed"]
+                .iter()
+                .map(|k| l[*k].to_string())
+                .collect();
+            let dpath = p(&d, "d.npy");
+            let g = tcrtl(&[
+                "gemm",
+                "--m",
+                &dims[0],
+                "--n",
+                &dims[1],
+                "--k",
+                &dims[2],
+                "--seed",
+                &dims[3],
+                "--energy",
+                "--tech",
+                "7nm",
+                "--json",
+                "--out",
+                &dpath,
+                "--dataflow",
+                dataflow,
+            ]);
+            assert_eq!(g.status.code(), Some(0), "{}", text(&g.stderr));
+            let gj: Value = serde_json::from_str(&text(&g.stdout)).unwrap();
+            assert_eq!(l["energy"], gj["energy"], "{dataflow} {}", l["layer"]);
+            assert!(l["energy"]["total_pj"].as_f64().unwrap() > 0.0);
+            let blocks = l["energy"]["by_block"].as_object().unwrap();
+            assert_eq!(blocks.contains_key("accumulator"), dataflow == "ws");
+            assert_eq!(
+                row.rsplit(',').next().unwrap(),
+                gj["energy"]["total_pj"].to_string()
+            );
+            // D, from the npy payload after its header.
+            let b = std::fs::read(&dpath).unwrap();
+            let len = u16::from_le_bytes([b[8], b[9]]) as usize;
+            assert_eq!(l["d_digest"], fnv1a64(&b[10 + len..]), "{}", l["layer"]);
+        }
     }
-    // Weight-stationary: no estimate, said so.
-    let ws = d.join("ws");
-    let o = tcrtl(&[
-        "workload",
-        "run",
-        &t,
-        "--out",
-        &ws.display().to_string(),
-        "--energy",
-        "--dataflow",
-        "ws",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    for l in summary(&ws)["layers"].as_array().unwrap() {
-        assert_eq!(l["energy"], "not estimated");
-    }
-    let csv = std::fs::read_to_string(ws.join("layers.csv")).unwrap();
-    assert!(csv.lines().skip(1).all(|r| r.ends_with(",not estimated")));
+    let out = d.join("os");
     // A stopped run resumes to the same estimates, byte for byte.
     let cut = d.join("cut");
     let c = cut.display().to_string();

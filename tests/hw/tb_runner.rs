@@ -241,3 +241,99 @@ fn energy_of_a_testbench_is_the_sum_of_its_gemms() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn os_and_ws_gemms(tb: &mut Bench) -> Result<(), String> {
+    use tensorcore_rtl::gemm::{CoreConfig, Gemm, Problem};
+    use tensorcore_rtl::hw::Dataflow;
+    use tensorcore_rtl::numerics::dot::AccMode;
+    use tensorcore_rtl::numerics::format::FP16;
+    for (seed, dataflow, traced) in [(1u64, Dataflow::Os, false), (2, Dataflow::Ws, true)] {
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1).with_dataflow(dataflow);
+        let g = Gemm::random(6, 5, 12, cfg, seed).map_err(|e| e.to_string())?;
+        let trace = traced.then(|| {
+            tb.trace_only("mesh.pe_0_0.*");
+            tb.trace()
+        });
+        let run = tb.run_gemm(Problem::Dense(&g), None, trace.as_ref())?;
+        tb.check("ran", run.run.cycles > 0);
+    }
+    Ok(())
+}
+
+/// `tb run --energy` on a testbench that runs an output-stationary and a weight-stationary
+/// GEMM (the second to a narrowed waveform, so counted by an untraced re-run): its report
+/// has the ws core's `accumulator` block after `adders`, every block's count the sum of the
+/// two runs' own counts matched by name; and `tcrtl tb run mesh_ws --energy` reports the
+/// weight-stationary testbench's GEMMs with that block.
+#[test]
+fn energy_of_os_and_ws_gemms_combines_by_block() {
+    use tensorcore_rtl::energy::HOROWITZ_45NM;
+    use tensorcore_rtl::gemm::{self, CoreConfig, Gemm, Problem};
+    use tensorcore_rtl::hw::Dataflow;
+    use tensorcore_rtl::numerics::dot::AccMode;
+    use tensorcore_rtl::numerics::format::FP16;
+    use tensorcore_rtl::tb::EnergyRequest;
+    let dir = scratch("tb_energy", "mixed");
+    let t = Testbench {
+        name: "os_and_ws",
+        about: "",
+        run: os_and_ws_gemms,
+        takes_array: false,
+    };
+    let opts = RunOptions {
+        energy: Some(EnergyRequest {
+            tech: HOROWITZ_45NM,
+            clock_ghz: 1.0,
+        }),
+        ..RunOptions::default()
+    };
+    let r = run_one_opts(&t, &dir, &opts);
+    assert!(r.passed, "{}", r.line());
+    assert_eq!(r.energy_runs, 2);
+    let e = r.energy.expect("an energy report");
+    let names: Vec<&str> = e.by_block.iter().map(|b| b.block).collect();
+    assert_eq!(
+        &names[..4],
+        ["multipliers", "adders", "accumulator", "pe_registers"]
+    );
+    let mut want = std::collections::BTreeMap::new();
+    let mut total = 0.0;
+    for (seed, dataflow) in [(1u64, Dataflow::Os), (2, Dataflow::Ws)] {
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1).with_dataflow(dataflow);
+        let g = Gemm::random(6, 5, 12, cfg, seed).expect("problem");
+        let (_, one) =
+            gemm::energy::run(Problem::Dense(&g), None, None, &HOROWITZ_45NM, 1.0).expect("run");
+        assert_eq!(
+            one.by_block.iter().any(|b| b.block == "accumulator"),
+            dataflow == Dataflow::Ws
+        );
+        for b in &one.by_block {
+            *want.entry(b.block).or_insert(0u64) += b.count;
+        }
+        total += one.total_pj;
+    }
+    for b in &e.by_block {
+        assert_eq!(b.count, want[b.block], "{}", b.block);
+    }
+    assert_eq!(e.by_block.len(), want.len());
+    assert!((e.total_pj - total).abs() <= 1e-9 * total);
+    assert!(e.block("accumulator") > 0.0);
+
+    let waves = dir.join("cli");
+    let o = tcrtl(&[
+        "tb",
+        "run",
+        "mesh_ws",
+        "--energy",
+        "--waves",
+        waves.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("GEMM runs,") && out.contains("pJ/MAC"),
+        "{out}"
+    );
+    assert!(out.contains("  accumulator "), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

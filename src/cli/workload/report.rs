@@ -139,7 +139,8 @@ pub struct LayerRecord {
     /// in a form two runs and `tcrtl gemm --out D.npy` can be compared by.
     pub d_digest: Option<String>,
     /// With `--energy`: the estimate's JSON object (`tcrtl gemm --energy --json`'s
-    /// `energy`), or the text `not estimated` (weight-stationary); `None` without it.
+    /// `energy`; a report written before the weight-stationary core had an estimate may
+    /// hold the text `not estimated`); `None` without it.
     pub energy: Option<Value>,
     /// With `--memory tma`: the memory path's object (`tcrtl gemm --memory tma --json`'s
     /// `memory`: bytes loaded from and stored to global memory, bytes landed in shared

@@ -118,9 +118,6 @@ pub struct RunArgs {
     stop_after: Option<usize>,
 }
 
-/// A layer's energy on a core the energy table has no entries for (weight-stationary).
-const NOT_ESTIMATED: &str = "not estimated";
-
 /// The exit code of a run stopped before its last layer (as a shell reports SIGINT).
 const STOPPED: i32 = 130;
 
@@ -275,12 +272,11 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             );
         }
     }
-    // --energy: checked before any layer runs; the weight-stationary core has no estimate.
+    // --energy: checked before any layer runs (either dataflow).
     let energy_plan = args.energy.plan()?;
     if energy_plan.is_some() && args.analytic {
         return Err("--energy needs a simulated run (not --analytic)".into());
     }
-    let energy_plan = energy_plan.filter(|_| cfg.dataflow() == Dataflow::Os);
     // Every layer's size, and the reference, before any layer runs.
     for l in &topo.layers {
         let (m, n, k) = l.gemm();
@@ -446,8 +442,6 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
                     .estimate(&problem, &done)
                     .map_err(|e| format!("layer {}: {e}", l.name))?;
                 record.energy = Some(energy_cli::json(&estimate));
-            } else if args.energy.energy {
-                record.energy = Some(Value::String(NOT_ESTIMATED.into()));
             }
             let run = done.run;
             let check = check_layer(

@@ -7,13 +7,19 @@
 //! arrives beside the tag), later folds add the word the memory holds for the row; the sum
 //! goes back to the memory, or, on the last fold, leaves as the column's word of D. So D
 //! is `(((C + F_0) + F_1) + ...)`, one rounding an addition (`docs/numerics.md`).
+//!
+//! Energy probes ([`Accumulator::set_energy_probes`], on only in a run that estimates
+//! energy): per column two wires showing its adder's inputs, `add_psum_<j>` (the partial
+//! sum) and `add_acc_<j>` (C or the word the memory holds), each 0 in a cycle the column
+//! adds nothing. Their toggles are the adder's input activity `--energy` charges
+//! (`docs/energy.md`); without probes they are not declared, so the waves are unchanged.
 
 use crate::hw::tensor_core::DTag;
 use crate::numerics::dot::ws::fold_add;
 use crate::numerics::dot::AccMode;
 use crate::numerics::flags::Flags;
 use crate::numerics::format::Format;
-use crate::rtl::{Mem, Module, Reg, Result, Visitor};
+use crate::rtl::{Mem, Module, Reg, Result, Visitor, Wire};
 
 /// The tag that travels beside a row's partial sums to the accumulator block, as typed
 /// fields; [`WsTag::pack`] gives the traced 64-bit word:
@@ -79,6 +85,11 @@ pub struct Accumulator {
     flags: Reg<u8>,
     /// A partial sum and its tag disagreed on whether a row arrived (a timing bug; sticky).
     misaligned: Reg<bool>,
+    /// The energy probes, per column: the adder's partial-sum and accumulated inputs
+    /// (declared only with `probes`).
+    add_psum: Vec<Wire<u32>>,
+    add_acc: Vec<Wire<u32>>,
+    probes: bool,
 }
 
 /// What enters column `j` of the accumulator block in one cycle.
@@ -104,7 +115,20 @@ impl Accumulator {
                 .collect::<Result<Vec<_>>>()?,
             flags: Reg::new("flags", 4, 0)?,
             misaligned: Reg::new("misaligned", 1, false)?,
+            add_psum: (0..cols)
+                .map(|j| Wire::new(format!("add_psum_{j}"), acc.width(), 0))
+                .collect::<Result<Vec<_>>>()?,
+            add_acc: (0..cols)
+                .map(|j| Wire::new(format!("add_acc_{j}"), acc.width(), 0))
+                .collect::<Result<Vec<_>>>()?,
+            probes: false,
         })
+    }
+
+    /// Declares (or not) the energy probes `add_psum_<j>` and `add_acc_<j>` (see the
+    /// module's documentation); set before the design is elaborated.
+    pub fn set_energy_probes(&mut self, on: bool) {
+        self.probes = on;
     }
 
     /// The IEEE flags the adders raised (sticky).
@@ -131,12 +155,18 @@ impl Accumulator {
     ) {
         let mut flags = Flags::from_bits(self.flags.q());
         next.misaligned = false;
-        for (((mem, i), o), w) in self
+        let probes = self.probes;
+        if probes {
+            next.adds.clear();
+            next.adds.resize(self.cols.len(), (0, 0));
+        }
+        for (j, (((mem, i), o), w)) in self
             .cols
             .iter()
             .zip(inputs)
             .zip(out.iter_mut())
             .zip(next.writes.iter_mut())
+            .enumerate()
         {
             let tag = WsTag::unpack(i.tag);
             next.misaligned |= tag.valid != i.psum.1;
@@ -146,6 +176,9 @@ impl Accumulator {
                 continue;
             }
             let x = if tag.first { i.c } else { mem.peek(tag.addr) };
+            if probes {
+                next.adds[j] = (i.psum.0, x);
+            }
             let (sum, f) = fold_add(&self.mode, self.acc, x, i.psum.0);
             flags |= f;
             if tag.last {
@@ -177,6 +210,17 @@ impl Accumulator {
         if next.misaligned {
             self.misaligned.set_d(true);
         }
+        if self.probes {
+            for ((p, a), &(psum, acc)) in self
+                .add_psum
+                .iter_mut()
+                .zip(self.add_acc.iter_mut())
+                .zip(&next.adds)
+            {
+                p.set(psum);
+                a.set(acc);
+            }
+        }
     }
 }
 
@@ -187,6 +231,9 @@ pub struct AccNext {
     writes: Vec<Option<(usize, u32)>>,
     flags: u8,
     misaligned: bool,
+    /// Each column's adder inputs (partial sum, accumulated word), 0 without an addition;
+    /// filled only with the energy probes.
+    adds: Vec<(u32, u32)>,
 }
 
 impl AccNext {
@@ -209,5 +256,11 @@ impl Module for Accumulator {
         }
         v.reg(&mut self.flags);
         v.reg(&mut self.misaligned);
+        if self.probes {
+            for (p, a) in self.add_psum.iter_mut().zip(&mut self.add_acc) {
+                v.wire(p);
+                v.wire(a);
+            }
+        }
     }
 }

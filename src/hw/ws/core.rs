@@ -237,6 +237,15 @@ where
         ok
     }
 
+    /// Declares (or not) the energy probes of the PEs (the multipliers' operands) and of the
+    /// accumulator block (its adders' inputs): wires that exist only for an energy estimate
+    /// (`docs/energy.md`), so that a run without it keeps its waves. Set before the design
+    /// is elaborated (before the simulator is built).
+    pub fn set_energy_probes(&mut self, on: bool) {
+        self.mesh.set_energy_probes(on);
+        self.accum.set_energy_probes(on);
+    }
+
     /// Asserts `start`.
     pub fn start(&mut self) {
         self.start.set(true);

@@ -84,6 +84,13 @@ impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
         }
     }
 
+    /// Declares (or not) every PE's energy probes ([`WsPe::set_energy_probes`]).
+    pub fn set_energy_probes(&mut self, on: bool) {
+        for pe in &mut self.pes {
+            pe.set_energy_probes(on);
+        }
+    }
+
     /// The partial sum leaving the bottom of column `c` (register outputs).
     #[inline]
     pub fn bottom(&self, c: usize) -> (u32, bool) {
@@ -201,6 +208,11 @@ impl<const W: usize> WsMesh<W> {
     #[inline]
     pub fn bottom(&self, c: usize) -> (u32, bool) {
         each_ws_array!(self, a => a.bottom(c))
+    }
+
+    /// See [`WsArray::set_energy_probes`].
+    pub fn set_energy_probes(&mut self, on: bool) {
+        each_ws_array!(self, a => a.set_energy_probes(on))
     }
 
     /// OR of the IEEE flags every PE raised.

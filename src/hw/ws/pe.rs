@@ -15,6 +15,12 @@
 //!   through the datapath's own step, into `psum`. A row with no lanes for this PE (K ended
 //!   above it) or no weight (a column past N) passes the partial sum on unchanged.
 //!
+//! Energy probes ([`WsPe::set_energy_probes`], on only in a run that estimates energy): two
+//! wires showing the multiplier's operands, `a_mul` (A's lanes) and `w_mul` (the weight set
+//! the row multiplies by), each 0 in a cycle the PE forms no product (operand isolation).
+//! Their toggles are the multiplier's input activity `--energy` charges (`docs/energy.md`);
+//! without probes they are not declared, so the waves are unchanged.
+//!
 //! The weight load (`WIn`): while `en` is high, weight set `set` of every PE of the column
 //! takes the one above it (`w_<set>`, `wv_<set>`), the top PE the column's input: `R` cycles
 //! load a column, bottom row first. The other set is untouched, so a pass computes on one set
@@ -87,6 +93,11 @@ pub struct WsPe<const W: usize, D: Datapath<W>> {
     exp_sum: Wire<ExpSums<D::Stage1>>,
     sig_product: Wire<SigProducts<D::Stage1>>,
     stage2: Stage2Wires,
+    /// The energy probes: the multiplier's A and weight operands (declared only with
+    /// `probes`).
+    a_mul: Wire<Wide<W>>,
+    w_mul: Wire<Wide<W>>,
+    probes: bool,
     path: D,
     /// Some wave-only wire of this PE is observed.
     shows: bool,
@@ -168,9 +179,18 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
             exp_sum: Wire::new("exp_sum", 16 * w, ExpSums::default())?,
             sig_product: Wire::new("sig_product", 32 * w, SigProducts::default())?,
             stage2: Stage2Wires::new()?,
+            a_mul: Wire::new("a_mul", bits_a, Wide::ZERO)?.with_display(disp_a),
+            w_mul: Wire::new("w_mul", bits_b, Wide::ZERO)?.with_display(disp_b),
+            probes: false,
             path,
             shows: true,
         })
+    }
+
+    /// Declares (or not) the energy probes `a_mul` and `w_mul` (see the module's
+    /// documentation); set before the design is elaborated.
+    pub fn set_energy_probes(&mut self, on: bool) {
+        self.probes = on;
     }
 
     /// A leaving to the right: data and control bundle (register outputs).
@@ -263,12 +283,20 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
             if shows {
                 self.exp_sum.set(ExpSums(s1));
                 self.sig_product.set(SigProducts(s1));
+                if self.probes {
+                    self.a_mul.set(a);
+                    self.w_mul.set(w_bus);
+                }
             }
         } else {
             self.path.stage1_idle();
             if shows {
                 self.exp_sum.set(ExpSums::default());
                 self.sig_product.set(SigProducts::default());
+                if self.probes {
+                    self.a_mul.set(Wide::ZERO);
+                    self.w_mul.set(Wide::ZERO);
+                }
             }
         }
 
@@ -328,6 +356,10 @@ impl<const W: usize, D: Datapath<W>> Module for WsPe<W, D> {
             v.bank_reg(regs, W_SCALE_0, |r| &r.w_scale[0]);
             v.bank_reg(regs, W_SCALE_1, |r| &r.w_scale[1]);
         }
+        if self.probes {
+            v.wire(&mut self.a_mul);
+            v.wire(&mut self.w_mul);
+        }
         v.bank_reg(regs, S1_PROD, |r| &r.s1_prod);
         v.bank_reg(regs, S1_CTL, |r| &r.s1_ctl);
         v.bank_reg(regs, S1_ROW, |r| &r.s1_row);
@@ -348,7 +380,8 @@ impl<const W: usize, D: Datapath<W>> Module for WsPe<W, D> {
             || self.psum_in.is_observed()
             || self.exp_sum.is_observed()
             || self.sig_product.is_observed()
-            || self.stage2.is_observed();
+            || self.stage2.is_observed()
+            || (self.probes && (self.a_mul.is_observed() || self.w_mul.is_observed()));
         self.path.observed();
     }
 }

@@ -78,6 +78,9 @@ pub struct TraceConfig {
     /// Write each cycle's power per block into the VCD as real-valued signals
     /// ([`TraceConfig::power`]).
     pub power: Option<PowerTrace>,
+    /// Ask the design to declare its energy probes: wires that exist only for an energy
+    /// estimate ([`TraceConfig::energy_probes`]).
+    pub probes: bool,
 }
 
 impl TraceConfig {
@@ -94,6 +97,7 @@ impl TraceConfig {
             saif: None,
             count: false,
             power: None,
+            probes: false,
         }
     }
 
@@ -136,6 +140,16 @@ impl TraceConfig {
     /// takes part, selected or not; an FST or a SAIF alone has no power signals).
     pub fn power(mut self, model: std::sync::Arc<dyn PowerModel>) -> Self {
         self.power = Some(PowerTrace(model));
+        self
+    }
+
+    /// Also asks the design for its energy probes: wires a block declares only for an energy
+    /// estimate, showing an arithmetic unit's inputs that no other signal carries (the
+    /// weight-stationary core's multiplier operands and accumulator adder inputs,
+    /// `docs/energy.md`). They are traced and counted like every signal; a run without them
+    /// has the same registers and results, and waves without those wires.
+    pub fn energy_probes(mut self) -> Self {
+        self.probes = true;
         self
     }
 
