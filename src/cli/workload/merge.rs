@@ -1,14 +1,15 @@
 //! `tcrtl workload merge DIR... --out DIR`: the reports of a run's shards (`workload run
 //! --shard I/N`) joined into the report of the whole run, which equals the report of the
 //! run unsharded but for its timing fields (the `sim_seconds` fields, [`super::report`]). Refused, in
-//! one line and with nothing written: a report of another run, an unfinished shard, a
-//! shard given twice or missing.
+//! one line and with nothing written: a report of another run or of other operand files, an
+//! unfinished shard, a shard given twice or missing.
 
 use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::Value;
 
+use super::operands;
 use super::report::{self, Report};
 use crate::cli::shard::{self, Shard};
 
@@ -68,6 +69,13 @@ pub fn merge(args: &MergeArgs) -> Result<i32, String> {
     // Which folder holds each shard (a map: a report's N is not trusted with an allocation).
     let mut owner: std::collections::BTreeMap<u64, &PathBuf> = std::collections::BTreeMap::new();
     for (path, shard, r) in &parts {
+        if let Some((file, theirs, ours)) = operands::changed_file(&r.header, &first.header) {
+            return Err(format!(
+                "{} was run on other operand files than {}: its {file} is {theirs}, not {ours}",
+                path.display(),
+                first_path.display()
+            ));
+        }
         if let Some((key, theirs, ours)) = report::first_difference(&identity(r), &identity(first))
         {
             return Err(format!(

@@ -41,12 +41,61 @@ const RESULT_KEYS: [&str; 4] = ["layers", "totals", "complete", "pending"];
 /// FNV-1a (64 bits) of `bytes` as `fnv1a64:` and 16 hex digits (a fingerprint, not a
 /// security hash).
 pub fn fnv1a64(bytes: impl IntoIterator<Item = u8>) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    let mut h = Fnv1a64::new();
+    h.update(bytes);
+    h.text()
+}
+
+/// FNV-1a (64 bits), fed in pieces: the same value as [`fnv1a64`] of the pieces joined.
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv1a64(u64);
+
+impl Fnv1a64 {
+    /// The hash of nothing (the offset basis).
+    pub fn new() -> Fnv1a64 {
+        Fnv1a64(0xcbf2_9ce4_8422_2325)
     }
-    format!("fnv1a64:{h:016x}")
+
+    /// Feeds `bytes`.
+    pub fn update(&mut self, bytes: impl IntoIterator<Item = u8>) {
+        for b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    /// `fnv1a64:` and the 16 hex digits.
+    pub fn text(self) -> String {
+        format!("fnv1a64:{:016x}", self.0)
+    }
+}
+
+impl Default for Fnv1a64 {
+    fn default() -> Fnv1a64 {
+        Fnv1a64::new()
+    }
+}
+
+/// A file's fingerprint: `{"bytes": SIZE, "digest": "fnv1a64:..."}`, the FNV-1a of its
+/// bytes, read in blocks. Errors are one line naming the file.
+pub fn file_fingerprint(path: &Path) -> Result<Value, String> {
+    use std::io::Read;
+    let shown = path.display();
+    let mut f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let mut h = Fnv1a64::new();
+    let mut size: u64 = 0;
+    let mut block = vec![0u8; 1 << 16];
+    loop {
+        let n = match f.read(&mut block) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("{shown}: {e}")),
+        };
+        h.update(block[..n].iter().copied());
+        size += n as u64;
+    }
+    Ok(json!({"bytes": size, "digest": h.text()}))
 }
 
 /// The array a report's utilization and chart refer to.

@@ -23,7 +23,7 @@ use tensorcore_rtl::workload::{
     self, analytic, check_layer, layer_seed, scalesim_cycles, LayerCheck, LayerKind, Topology,
 };
 
-use super::operands::OperandFiles;
+use super::operands::{self, OperandFiles};
 use super::report::{self, LayerRecord, Report, Shape, TrafficBytes};
 use crate::cli::array::ArrayArgs;
 use crate::cli::energy::{self as energy_cli, EnergyArgs};
@@ -53,6 +53,10 @@ pub struct RunArgs {
     /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
     #[arg(long, default_value_t = 1)]
     width: usize,
+    /// Integer formats only: clamp each PE step's exact sum to the int32 range (PTX
+    /// `.satfinite`) instead of wrapping, as tcrtl gemm --satfinite.
+    #[arg(long)]
+    satfinite: bool,
     /// Seed of the run: layer i's operands come from a seed derived from this and i (and its
     /// sampled check, also with --operands).
     #[arg(long, default_value_t = 1)]
@@ -103,7 +107,8 @@ pub struct RunArgs {
     shard: String,
     /// Real operands instead of random ones: layer NAME reads DIR/NAME.a.npy (M x K),
     /// DIR/NAME.b.npy (K x N) and, if present, DIR/NAME.c.npy (M x N, else zeros), in the
-    /// dtypes of tcrtl gemm --a/--b/--c (float formats only).
+    /// dtypes of tcrtl gemm --a/--b/--c (integer formats: int8, uint8, int16, int32 or int64
+    /// values in the format's range, C int32); each file fingerprinted in the report.
     #[arg(long, value_name = "DIR")]
     operands: Option<PathBuf>,
     #[command(flatten)]
@@ -131,10 +136,17 @@ fn core_config(args: &RunArgs) -> Result<(CoreConfig, Option<Preset>), String> {
         let mode = IntMode {
             a,
             b,
-            overflow: IntOverflow::Wrap,
+            overflow: if args.satfinite {
+                IntOverflow::SatFinite
+            } else {
+                IntOverflow::Wrap
+            },
         };
         let cfg = CoreConfig::new(a.container(), b.container(), AccMode::Int(mode), args.width);
         return Ok((args.array.apply(cfg)?, None));
+    }
+    if args.satfinite {
+        return Err("--satfinite applies to the integer formats (s8, u8, s4, u4) only".into());
     }
     let values::Arith {
         fmt_a,
@@ -190,6 +202,9 @@ fn run_header(
     // --energy's table and clock, --memory tma's parameters (each absent without its
     // option, so other reports keep their keys).
     let mut header = header;
+    if let AccMode::Int(im) = cfg.mode {
+        header["core"]["overflow"] = json!(im.overflow.name());
+    }
     if let Some(pc) = mem_cfg {
         header["memory_path"] = json!({
             "params": memory_cli::params_json(&pc.params),
@@ -298,22 +313,18 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
     let count = topo.layers.len();
     let selected: Vec<usize> = (0..count).filter(|&i| shard.owns(i as u64)).collect();
     // Operand files: every file of the shard's layers there, in its shape, before any runs.
-    let operands = match &args.operands {
-        Some(_) if matches!(cfg.mode, AccMode::Int(_)) => {
-            return Err(
-                "--operands takes float formats in this version (integer operands from .npy: \
-                 tcrtl gemm --format s8 --a A.npy --b B.npy)"
-                    .into(),
-            )
-        }
+    // Every layer's files are checked and fingerprinted (not only this shard's), so that the
+    // reports of all shards name the same files.
+    let (operands, prints) = match &args.operands {
         Some(dir) => {
             let files = OperandFiles::new(dir)?;
-            for &i in &selected {
-                files.check(i, &topo.layers[i])?;
+            for (i, l) in topo.layers.iter().enumerate() {
+                files.check(i, l, &cfg)?;
             }
-            Some(files)
+            let prints = files.fingerprints(&topo.layers)?;
+            (Some(files), prints)
         }
-        None => None,
+        None => (None, Map::new()),
     };
     let mut header = run_header(
         args,
@@ -328,6 +339,9 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         "topology_digest".into(),
         Value::String(report::fnv1a64(text.bytes())),
     );
+    if operands.is_some() {
+        header.insert(operands::FINGERPRINTS.into(), Value::Object(prints.clone()));
+    }
     // What an earlier, interrupted process of the same run finished.
     let resumed = if args.resume {
         resumable(&args.out, &header, &topo, &selected)?
@@ -422,7 +436,7 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             LayerCheck::none()
         } else {
             let g = match &operands {
-                Some(files) => files.load(l, cfg)?,
+                Some(files) => files.load(l, cfg, &prints)?,
                 None => Gemm::random(m, n, k, cfg, seed)
                     .map_err(|e| format!("layer {}: {e}", l.name))?,
             };
@@ -564,6 +578,12 @@ fn resumable(
 ) -> Result<Vec<LayerRecord>, String> {
     let old = report::read(out).map_err(|e| format!("--resume: {e}"))?;
     let path = out.join("summary.json");
+    if let Some((file, then, now)) = operands::changed_file(&old.header, header) {
+        return Err(format!(
+            "--resume: {} was run on other operand files: {file} was {then}, it is {now}",
+            path.display()
+        ));
+    }
     if let Some((key, theirs, ours)) = report::first_difference(&old.header, header) {
         return Err(format!(
             "--resume: {} is the report of another run: its {key} is {theirs}, this run's is \
