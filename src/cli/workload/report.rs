@@ -34,6 +34,24 @@ pub fn plan_out(out: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The folder of a row split's parts of D in a shard's `--out`.
+pub const PARTS_DIR: &str = "parts";
+
+/// The file, relative to a shard's `--out`, of a row split's rows of layer `index`'s D:
+/// `parts/INDEX.d.npy`, uint32 words, the part's rows x N.
+pub fn part_file(index: usize) -> String {
+    format!("{PARTS_DIR}/{index}.d.npy")
+}
+
+/// Makes the folder of a row split's parts of D in `out` (after [`plan_out`]).
+pub fn plan_parts(out: &Path) -> Result<(), String> {
+    let dir = out.join(PARTS_DIR);
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!("--out {}: not a directory", dir.display()));
+    }
+    output::create_dir_all(&dir).map_err(|e| format!("--out {}: {e}", dir.display()))
+}
+
 /// The summary keys that are not part of a run's identity: the layers, what they add up
 /// to, and how far the run got.
 const RESULT_KEYS: [&str; 4] = ["layers", "totals", "complete", "pending"];
@@ -194,6 +212,10 @@ pub struct LayerRecord {
     /// `memory`: bytes loaded from and stored to global memory, bytes landed in shared
     /// memory, stall cycles, ...); `None` on the ideal path.
     pub memory: Option<Value>,
+    /// In a shard of a row split (`--split rows`): which rows of the layer this record is
+    /// (the other fields are the part's own run), the file of its rows of D, and the whole
+    /// layer's record from the formulas, for `merge` (`docs/workloads.md`); `None` otherwise.
+    pub part: Option<Value>,
 }
 
 impl LayerRecord {
@@ -349,9 +371,9 @@ fn traffic_json(t: &TrafficBytes) -> Value {
     })
 }
 
-/// One layer's object in `summary.json`.
-fn layer_json(r: &LayerRecord) -> Value {
-    json!({
+/// One layer's object in `summary.json` (`part` only in a row split's shard).
+pub fn layer_json(r: &LayerRecord) -> Value {
+    let mut l = json!({
         "index": r.index, "layer": r.name, "m": r.m, "n": r.n, "k": r.k, "conv": r.conv,
         "seed": r.seed, "cycles": r.cycles, "tiles": r.tiles, "utilization": r.utilization,
         "macs": r.macs, "reference": r.reference, "checked": r.checked,
@@ -364,7 +386,11 @@ fn layer_json(r: &LayerRecord) -> Value {
             "cycles": r.analytic_cycles, "traffic": traffic_json(&r.analytic_traffic),
             "agrees": r.agrees,
         },
-    })
+    });
+    if let Some(p) = &r.part {
+        l["part"] = p.clone();
+    }
+    l
 }
 
 /// `summary.json`: the header, each finished layer, the totals, and whether the run is
@@ -549,7 +575,7 @@ pub fn read(dir: &Path) -> Result<Report, String> {
 }
 
 /// A layer object of `summary.json` back as a record.
-fn layer_from_json(l: &Value, shape: &Shape) -> Result<LayerRecord, String> {
+pub fn layer_from_json(l: &Value, shape: &Shape) -> Result<LayerRecord, String> {
     let num = |path: &[&str]| -> Result<u64, String> {
         let mut v = l;
         for p in path {
@@ -621,6 +647,10 @@ fn layer_from_json(l: &Value, shape: &Shape) -> Result<LayerRecord, String> {
         energy: match l.get("energy") {
             None | Some(Value::Null) => None,
             Some(e) => Some(e.clone()),
+        },
+        part: match l.get("part") {
+            None | Some(Value::Null) => None,
+            Some(p) => Some(p.clone()),
         },
         utilization: 0.0,
     };
