@@ -706,6 +706,24 @@ fn row_split_refusals_and_resume() {
         "workload", "run", &topo, "--out", &layers1, "--shard", "1/2",
     ]);
     assert_error(&merge(&dirs[0], &layers1), "its split is -, not \"rows\"");
+    // A report whose whole layer claims 10^18 rows: refused at once, without a loop over them.
+    let huge = d.join("huge");
+    std::fs::create_dir_all(huge.join("parts")).unwrap();
+    let text0 = std::fs::read_to_string(Path::new(&dirs[0]).join("summary.json")).unwrap();
+    assert!(text0.contains("\"m\": 23,"));
+    std::fs::write(
+        huge.join("summary.json"),
+        text0.replace("\"m\": 23,", "\"m\": 1000000000000000000,"),
+    )
+    .unwrap();
+    for f in ["0.d.npy", "1.d.npy"] {
+        let from = Path::new(&dirs[0]).join("parts").join(f);
+        std::fs::copy(from, huge.join("parts").join(f)).unwrap();
+    }
+    assert_error(
+        &merge(&huge.display().to_string(), &dirs[1]),
+        "layer 0's part is not a part of big (1000000000000000000 x 7 x 9)",
+    );
     // Shard 1's rows of D changed, then gone.
     let part = Path::new(&dirs[1]).join("parts/0.d.npy");
     let mut bytes = std::fs::read(&part).unwrap();

@@ -226,9 +226,14 @@ fn join_parts(
     let (m, n) = (whole.m, whole.n);
     // The parts are parts of this layer and their rows add up to its M (checked before any
     // loop over its tile rows).
-    let total: usize = pieces.iter().map(|(_, _, rec, _)| rec.m).sum();
+    let total = pieces
+        .iter()
+        .fold(0usize, |t, (_, _, rec, _)| t.saturating_add(rec.m));
     for (path, _, rec, _) in &pieces {
-        if (rec.name.as_str(), rec.n, rec.k) != (whole.name.as_str(), n, whole.k) || total != m {
+        if (rec.name.as_str(), rec.n, rec.k) != (whole.name.as_str(), n, whole.k)
+            || whole.index != i
+            || total != m
+        {
             return Err(bad(
                 path,
                 &format!(
@@ -241,10 +246,7 @@ fn join_parts(
     let mut agrees = true;
     let mut d_parts: Vec<Vec<u32>> = Vec::with_capacity(count);
     for (path, shard, rec, part) in &pieces {
-        let rows = (0..m.div_ceil(unit))
-            .filter(|&t| shard.owns(t as u64))
-            .map(|t| ((t + 1) * unit).min(m) - t * unit)
-            .sum::<usize>();
+        let rows = shard_rows(m, unit, *shard);
         if part.get("unit_rows").and_then(Value::as_u64) != Some(unit as u64) || rec.m != rows {
             return Err(bad(
                 path,
@@ -263,8 +265,8 @@ fn join_parts(
             return Err(bad(path, "names another whole layer than shard 0's"));
         }
         agrees &= rec.agrees;
-        whole.checked += rec.checked;
-        whole.mismatches += rec.mismatches;
+        whole.checked = whole.checked.saturating_add(rec.checked);
+        whole.mismatches = whole.mismatches.saturating_add(rec.mismatches);
         whole.sim_seconds += rec.sim_seconds;
         let dir = path.parent().unwrap_or(Path::new("."));
         let file = dir.join(report::part_file(i));
@@ -298,4 +300,20 @@ fn join_parts(
     whole.d_digest = Some(h.text());
     whole.agrees = agrees;
     Ok(whole)
+}
+
+/// The rows of an `m`-row layer that `shard` holds in a row split into tile rows of `unit`
+/// rows (a closed form: a report's M is not trusted with a loop over its tile rows).
+fn shard_rows(m: usize, unit: usize, shard: Shard) -> usize {
+    let (m, unit) = (m as u128, unit as u128);
+    let tiles = m.div_ceil(unit);
+    let count = u128::from(shard.count);
+    let index = u128::from(shard.index);
+    let owned = tiles / count + u128::from(index < tiles % count);
+    let mut rows = owned * unit;
+    // The last tile row may be short.
+    if tiles > 0 && (tiles - 1) % count == index {
+        rows -= tiles * unit - m;
+    }
+    usize::try_from(rows).unwrap_or(usize::MAX)
 }
