@@ -98,3 +98,42 @@ pub fn load_int_matrix(
     }
     Ok((rows, k, bits))
 }
+
+/// The integer dtypes [`load_int_values`] takes.
+pub const INT_DTYPES: [Dtype; 5] = [Dtype::I8, Dtype::U8, Dtype::I16, Dtype::I32, Dtype::I64];
+
+/// Reads an integer A or B matrix of any integer dtype in [`INT_DTYPES`] (int8, uint8,
+/// int16, int32, int64), every value in `fmt`'s range. Returns (rows, cols, bit patterns of
+/// `fmt`). A value out of range is one line naming the file, the element and the range.
+pub fn load_int_values(
+    path: &Path,
+    name: &str,
+    fmt: IntFormat,
+) -> Result<(usize, usize, Vec<u64>), String> {
+    let arr = read_npy(path).map_err(|e| e.to_string())?;
+    let (rows, cols) = rows_by_k(path, name, &arr.shape)?;
+    if !INT_DTYPES.contains(&arr.dtype) {
+        return Err(format!(
+            "{}: {name} has dtype {}; {fmt} values are integers (int8, uint8, int16, int32 or \
+             int64)",
+            path.display(),
+            arr.dtype.numpy_name()
+        ));
+    }
+    let mut bits = Vec::with_capacity(arr.len());
+    for i in 0..arr.len() {
+        let v = arr.value_i64(i).unwrap_or(i64::MIN);
+        let pattern = fmt.encode(v).ok_or_else(|| {
+            format!(
+                "{}: {name}[{}, {}] = {v} is out of range for {fmt} ({}..={})",
+                path.display(),
+                i / cols.max(1),
+                i % cols.max(1),
+                fmt.min(),
+                fmt.max()
+            )
+        })?;
+        bits.push(pattern);
+    }
+    Ok((rows, cols, bits))
+}

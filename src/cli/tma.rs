@@ -96,9 +96,9 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
     let npy = read_npy(&a.tensor).map_err(|e| e.to_string())?;
     let npy_size = match npy.dtype {
         Dtype::U8 | Dtype::I8 => 1,
-        Dtype::U16 | Dtype::F16 => 2,
+        Dtype::U16 | Dtype::I16 | Dtype::F16 => 2,
         Dtype::U32 | Dtype::I32 | Dtype::F32 => 4,
-        Dtype::F64 => 8,
+        Dtype::I64 | Dtype::F64 => 8,
     };
     let words: Vec<u64> = npy.iter_words().collect();
     let name = a.tensor.display().to_string();

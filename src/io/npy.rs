@@ -1,5 +1,5 @@
 //! A small reader and writer for NumPy `.npy` files (format versions 1.0 to 3.0), enough for
-//! matrices of the dtypes the tensor core takes: `u1`, `u2`, `u4`, `i1`, `i4`, `f2`, `f4`, `f8`, either
+//! matrices of the dtypes the tensor core takes: `u1`, `u2`, `u4`, `i1`, `i2`, `i4`, `i8`, `f2`, `f4`, `f8`, either
 //! byte order, C or Fortran order (Fortran-ordered arrays are returned in C order). The header
 //! is read and checked first (element count, file size); the payload is then read in blocks
 //! straight into a vector of the element's width ([`NpyData`]), so a file costs about its
@@ -39,7 +39,7 @@ pub enum NpyError {
         why: String,
     },
     /// The dtype is not one the tensor core takes.
-    #[error("{path}: unsupported dtype '{descr}' (expected uint8, uint16, uint32, int8, int32, float16, float32 or float64)")]
+    #[error("{path}: unsupported dtype '{descr}' (expected uint8, uint16, uint32, int8, int16, int32, int64, float16, float32 or float64)")]
     Dtype {
         /// The file.
         path: String,
@@ -59,8 +59,12 @@ pub enum Dtype {
     U32,
     /// `int8` (kept as two's-complement bit patterns)
     I8,
+    /// `int16` (kept as two's-complement bit patterns)
+    I16,
     /// `int32` (kept as two's-complement bit patterns)
     I32,
+    /// `int64` (kept as two's-complement bit patterns)
+    I64,
     /// `float16` (kept as bit patterns)
     F16,
     /// `float32`
@@ -73,9 +77,9 @@ impl Dtype {
     fn size(self) -> usize {
         match self {
             Dtype::U8 | Dtype::I8 => 1,
-            Dtype::U16 | Dtype::F16 => 2,
+            Dtype::U16 | Dtype::I16 | Dtype::F16 => 2,
             Dtype::U32 | Dtype::I32 | Dtype::F32 => 4,
-            Dtype::F64 => 8,
+            Dtype::I64 | Dtype::F64 => 8,
         }
     }
 
@@ -86,7 +90,9 @@ impl Dtype {
             Dtype::U16 => "uint16",
             Dtype::U32 => "uint32",
             Dtype::I8 => "int8",
+            Dtype::I16 => "int16",
             Dtype::I32 => "int32",
+            Dtype::I64 => "int64",
             Dtype::F16 => "float16",
             Dtype::F32 => "float32",
             Dtype::F64 => "float64",
@@ -100,11 +106,11 @@ impl Dtype {
 pub enum NpyData {
     /// `uint8`, `int8`.
     U8(Vec<u8>),
-    /// `uint16`, `float16`.
+    /// `uint16`, `int16`, `float16`.
     U16(Vec<u16>),
     /// `uint32`, `int32`, `float32`.
     U32(Vec<u32>),
-    /// `float64`.
+    /// `int64`, `float64`.
     U64(Vec<u64>),
 }
 
@@ -164,14 +170,29 @@ impl NpyArray {
         }
     }
 
+    /// Element `i` as a signed integer, for the integer dtypes (`None` for a float).
+    pub fn value_i64(&self, i: usize) -> Option<i64> {
+        let w = self.word(i);
+        match self.dtype {
+            Dtype::U8 | Dtype::U16 | Dtype::U32 => Some(w as i64),
+            Dtype::I8 => Some(i64::from(w as u8 as i8)),
+            Dtype::I16 => Some(i64::from(w as u16 as i16)),
+            Dtype::I32 => Some(i64::from(w as u32 as i32)),
+            Dtype::I64 => Some(w as i64),
+            Dtype::F16 | Dtype::F32 | Dtype::F64 => None,
+        }
+    }
+
     /// Element `i` as an f64 value (floats decoded, integers converted); exact for every
-    /// supported dtype.
+    /// supported dtype but int64 values beyond 2^53 in magnitude (rounded).
     pub fn value_f64(&self, i: usize) -> f64 {
         let w = self.word(i);
         match self.dtype {
             Dtype::U8 | Dtype::U16 | Dtype::U32 => w as f64,
             Dtype::I8 => f64::from(w as u8 as i8),
+            Dtype::I16 => f64::from(w as u16 as i16),
             Dtype::I32 => f64::from(w as u32 as i32),
+            Dtype::I64 => w as i64 as f64,
             Dtype::F16 => half::f16::from_bits(w as u16).to_f64(),
             Dtype::F32 => f32::from_bits(w as u32) as f64,
             Dtype::F64 => f64::from_bits(w),
@@ -255,7 +276,9 @@ fn layout(header: &[u8], data_start: usize, path: &Path) -> Result<Layout, NpyEr
         "u2" => Dtype::U16,
         "u4" => Dtype::U32,
         "i1" => Dtype::I8,
+        "i2" => Dtype::I16,
         "i4" => Dtype::I32,
+        "i8" => Dtype::I64,
         "f2" => Dtype::F16,
         "f4" => Dtype::F32,
         "f8" => Dtype::F64,
@@ -558,12 +581,23 @@ pub fn write_npy(
         path: path.display().to_string(),
         source,
     };
+    let buf = npy_bytes(shape, dtype, words);
+    let mut f = AtomicFile::create(path).map_err(io_err)?;
+    f.write_all(&buf).map_err(io_err)?;
+    f.commit().map_err(io_err)
+}
+
+/// The bytes of a version 1.0 `.npy` file holding a C-order array of raw words of `dtype`
+/// (what [`write_npy`] writes).
+pub fn npy_bytes(shape: &[usize], dtype: Dtype, words: &[u64]) -> Vec<u8> {
     let descr = match dtype {
         Dtype::U8 => "|u1",
         Dtype::U16 => "<u2",
         Dtype::U32 => "<u4",
         Dtype::I8 => "|i1",
+        Dtype::I16 => "<i2",
         Dtype::I32 => "<i4",
+        Dtype::I64 => "<i8",
         Dtype::F16 => "<f2",
         Dtype::F32 => "<f4",
         Dtype::F64 => "<f8",
@@ -585,7 +619,6 @@ pub fn write_npy(
     let unpadded = MAGIC.len() + 4 + header.len() + 1;
     header.push_str(&" ".repeat((64 - unpadded % 64) % 64));
     header.push('\n');
-    let mut f = AtomicFile::create(path).map_err(io_err)?;
     let mut buf = Vec::with_capacity(10 + header.len() + words.len() * dtype.size());
     buf.extend_from_slice(MAGIC);
     buf.extend_from_slice(&[1, 0]);
@@ -594,6 +627,5 @@ pub fn write_npy(
     for w in words {
         buf.extend_from_slice(&w.to_le_bytes()[..dtype.size()]);
     }
-    f.write_all(&buf).map_err(io_err)?;
-    f.commit().map_err(io_err)
+    buf
 }

@@ -92,11 +92,22 @@ pub fn check_layer(
             mismatches: c.mismatches,
         });
     }
+    let picked = sample_indices(total, samples, seed);
+    check_elements(g, preset, d, &picked)
+}
+
+/// Checks the elements `picked` (row-major indices into `g`'s D, increasing) of `d` by the
+/// per-element reference of the core's dataflow.
+fn check_elements(
+    g: &Gemm,
+    preset: Option<Preset>,
+    d: &[u32],
+    picked: &[usize],
+) -> Result<LayerCheck, String> {
     let r = Reference::for_problem(g, preset).map_err(|_| no_reference(g))?;
     let ws = g.cfg.dataflow() == Dataflow::Ws;
     let mut mismatches = Vec::new();
-    let picked = sample_indices(total, samples, seed);
-    for &i in &picked {
+    for &i in picked {
         let (row, col) = (i / g.n, i % g.n);
         let (a, b, c) = (g.a_row(row), g.b_col(col), g.c[i]);
         let want = if ws {
@@ -111,9 +122,54 @@ pub fn check_layer(
     Ok(LayerCheck {
         reference: if ws { r.ws_name() } else { r.name() },
         checked: picked.len(),
-        total,
+        total: g.m * g.n,
         mismatches,
     })
+}
+
+/// Rows `rows` (increasing, each below `m`) of an `m`-row problem `g`: A's and C's rows,
+/// all of B, as a problem of its own. Each element of D depends on its row of A and C and
+/// its column of B alone, so the part's D is those rows of the whole problem's D.
+pub fn rows_of(g: &Gemm, rows: &[usize]) -> Result<Gemm, String> {
+    let (n, k) = (g.n, g.k);
+    let mut a = Vec::with_capacity(rows.len() * k);
+    let mut c = Vec::with_capacity(rows.len() * n);
+    for &r in rows {
+        a.extend_from_slice(g.a_row(r));
+        c.extend_from_slice(&g.c[r * n..(r + 1) * n]);
+    }
+    Gemm::new(rows.len(), n, k, g.cfg, a, g.b.clone(), c).map_err(|e| e.to_string())
+}
+
+/// Checks `d`, the clocked core's D of `part`, which holds rows `rows` (increasing) of a
+/// layer of `m` rows, as [`check_layer`] checks the whole layer: all of the part's elements
+/// when the whole layer's `M * N * K` is at most `max_check_macs`, otherwise those of the
+/// whole layer's `samples` elements chosen by `seed` that lie in these rows. So the checks of
+/// parts that cover the layer's rows once add up to the whole layer's (`checked`,
+/// mismatches), and `total` is the part's elements.
+#[allow(clippy::too_many_arguments)]
+pub fn check_layer_rows(
+    part: &Gemm,
+    rows: &[usize],
+    m: usize,
+    preset: Option<Preset>,
+    d: &[u32],
+    max_check_macs: u64,
+    samples: usize,
+    seed: u64,
+) -> Result<LayerCheck, String> {
+    let n = part.n;
+    if (m * n * part.k) as u64 <= max_check_macs {
+        return check_layer(part, preset, d, u64::MAX, samples, seed);
+    }
+    let picked: Vec<usize> = sample_indices(m * n, samples, seed)
+        .into_iter()
+        .filter_map(|i| {
+            let at = rows.binary_search(&(i / n)).ok()?;
+            Some(at * n + i % n)
+        })
+        .collect();
+    check_elements(part, preset, d, &picked)
 }
 
 fn no_reference(g: &Gemm) -> String {

@@ -54,14 +54,14 @@ fn parses_numpy_written_header_fortran_and_big_endian() {
 fn rejects_bad_files_with_clear_errors() {
     let e = parse_npy(b"hello world", Path::new("bad.npy")).unwrap_err();
     assert!(e.to_string().contains("magic"), "{e}");
-    let header = "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }";
+    let header = "{'descr': '<u8', 'fortran_order': False, 'shape': (1,), }";
     let mut bytes = MAGIC.to_vec();
     bytes.extend_from_slice(&[1, 0]);
     bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
     bytes.extend_from_slice(header.as_bytes());
     bytes.extend_from_slice(&[0; 8]);
-    let e = parse_npy(&bytes, Path::new("i8.npy")).unwrap_err();
-    assert!(e.to_string().contains("unsupported dtype '<i8'"), "{e}");
+    let e = parse_npy(&bytes, Path::new("u8.npy")).unwrap_err();
+    assert!(e.to_string().contains("unsupported dtype '<u8'"), "{e}");
     let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }";
     let mut bytes = MAGIC.to_vec();
     bytes.extend_from_slice(&[1, 0]);

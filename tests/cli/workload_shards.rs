@@ -520,3 +520,236 @@ fn shard_slurm_reads_the_array_task() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A topology of GEMM rows `(name, m, n, k)` written into `d`.
+fn gemm_topology(d: &Path, file: &str, layers: &[(&str, usize, usize, usize)]) -> String {
+    let mut t = String::from("Layer, M, N, K,\n");
+    for (name, m, n, k) in layers {
+        t.push_str(&format!("{name}, {m}, {n}, {k},\n"));
+    }
+    let path = d.join(file);
+    std::fs::write(&path, t).unwrap();
+    path.display().to_string()
+}
+
+/// Runs the `n` shards of a row split (`--split rows`) of `topo` with `extra` options into
+/// `d/TAG_shardI`, and merges them (given in reverse order) into `d/TAG_merged`; returns the
+/// shards' folders.
+fn split_and_merge(d: &Path, tag: &str, topo: &str, n: u64, extra: &[&str]) -> Vec<String> {
+    let mut dirs = Vec::new();
+    for i in 0..n {
+        let dir = p(d, &format!("{tag}_shard{i}"));
+        let shard = format!("{i}/{n}");
+        let mut args = vec![
+            "workload", "run", topo, "--out", &dir, "--shard", &shard, "--split", "rows",
+        ];
+        args.extend(extra);
+        run_ok(&args);
+        dirs.push(dir);
+    }
+    let merged = p(d, &format!("{tag}_merged"));
+    let mut args = vec!["workload", "merge"];
+    args.extend(dirs.iter().rev().map(String::as_str));
+    args.extend(["--out", &merged]);
+    run_ok(&args);
+    dirs
+}
+
+/// Runs each case `(tag, topology, shards, options)` whole and as a row split
+/// (`--split rows`) on a 3 x 4 array, merges the shards and compares the merged report with
+/// the unsharded run's, timing fields blanked; and checks that the shards' parts cover the
+/// layer's rows and its check once.
+fn check_row_splits(d: &Path, cases: &[(&str, &str, u64, &[&str])]) {
+    let array = ["--rows", "3", "--cols", "4"];
+    for &(tag, topo, n, extra) in cases {
+        let whole = p(d, &format!("{tag}_whole"));
+        let mut args = vec!["workload", "run", topo, "--out", &whole];
+        args.extend(array);
+        args.extend(extra);
+        run_ok(&args);
+        let mut extra_all = array.to_vec();
+        extra_all.extend(extra);
+        let dirs = split_and_merge(d, tag, topo, n, &extra_all);
+        assert_same_report(Path::new(&whole), &d.join(format!("{tag}_merged")));
+        let w = summary(Path::new(&whole));
+        // Each shard holds a part of every layer, its rows of D beside its report; the parts'
+        // checks add up to the whole layer's.
+        for (li, layer) in w["layers"].as_array().unwrap().iter().enumerate() {
+            let (mut rows, mut checked) = (0, 0);
+            for (i, dir) in dirs.iter().enumerate() {
+                let s = summary(Path::new(dir));
+                assert_eq!(s["shard"], format!("{i}/{n}"));
+                assert_eq!(s["split"], "rows");
+                let part = &s["layers"][li];
+                assert_eq!(part["index"], li);
+                assert_eq!(part["part"]["layer_m"], layer["m"]);
+                rows += part["m"].as_u64().unwrap();
+                checked += part["checked"].as_u64().unwrap();
+                let file = Path::new(dir).join(format!("parts/{li}.d.npy"));
+                assert_eq!(file.exists(), part["m"] != 0, "{tag} {}", file.display());
+            }
+            assert_eq!(rows, layer["m"].as_u64().unwrap(), "{tag}: rows");
+            assert_eq!(
+                checked,
+                layer["checked"].as_u64().unwrap(),
+                "{tag}: checked"
+            );
+        }
+        assert!(!summary(&d.join(format!("{tag}_merged")))
+            .as_object()
+            .unwrap()
+            .contains_key("split"));
+    }
+}
+
+/// `--split rows`: one layer split by tile rows (R = 3 rows of M) over 2 and 3 shards, on 1
+/// and 2 threads: the merged report equals the unsharded run's but for the timing fields
+/// (D's digest, the check's counts, cycles and traffic included).
+#[test]
+fn row_split_of_one_layer_merges_to_the_unsharded_report() {
+    let d = scratch("workload", "row_split_one");
+    let one = gemm_topology(&d, "one.csv", &[("big", 23, 7, 9)]);
+    check_row_splits(
+        &d,
+        &[
+            ("one2t1", &one, 2, &["--threads", "1"]),
+            ("one2t2", &one, 2, &["--threads", "2"]),
+            ("one3t1", &one, 3, &["--threads", "1"]),
+            ("one3t2", &one, 3, &["--threads", "2"]),
+        ],
+    );
+    // Shard 1 of 2 holds tile rows 1, 3, 5, 7 (rows 3..6, 9..12, 15..18, 21..23).
+    let s1 = summary(&d.join("one2t1_shard1"));
+    assert_eq!(s1["layers"][0]["m"], 11);
+    assert_eq!(s1["layers"][0]["part"]["tile_rows"], 4);
+    assert_eq!(s1["layers"][0]["part"]["unit_rows"], 3);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `--split rows` of two layers on more shards (3) than layers, one of them a single tile
+/// row (so two of its parts are empty); with a sampled check and SCALE-Sim's timing; and
+/// weight-stationary, where a tile row is a 1024-row chunk of A: each merge equals the
+/// unsharded run's report but for the timing fields.
+#[test]
+fn row_split_on_more_shards_than_layers_sampled_and_ws() {
+    let d = scratch("workload", "row_split_two");
+    let two = gemm_topology(&d, "two.csv", &[("big", 23, 7, 9), ("thin", 2, 4, 5)]);
+    let tall = gemm_topology(&d, "tall.csv", &[("tall", 1100, 4, 3), ("thin", 2, 4, 5)]);
+    check_row_splits(
+        &d,
+        &[
+            ("two3", &two, 3, &["--threads", "2"]),
+            (
+                "sampled",
+                &two,
+                3,
+                &[
+                    "--max-check",
+                    "100",
+                    "--samples",
+                    "40",
+                    "--timing",
+                    "scalesim",
+                ],
+            ),
+            ("ws", &tall, 3, &["--dataflow", "ws", "--threads", "2"]),
+        ],
+    );
+    // The two-row layer has one tile row: shards 1 and 2 hold an empty part.
+    assert_eq!(summary(&d.join("two3_shard2"))["layers"][1]["m"], 0);
+    // ws: 1024-row chunks; shard 1 of 3 holds the last 76 rows, shard 2 none.
+    let ws1 = summary(&d.join("ws_shard1"));
+    assert_eq!(ws1["layers"][0]["m"], 76);
+    assert_eq!(ws1["layers"][0]["part"]["unit_rows"], 1024);
+    assert_eq!(summary(&d.join("ws_shard2"))["layers"][0]["m"], 0);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `--split rows` where the whole layer's figures have no exact formula (--memory tma), or
+/// nothing adds up (--energy, --analytic): one line, exit 2, nothing written. A merge of a
+/// row split's shards with a layer split's, or of a part whose rows of D were changed or
+/// removed: one line, exit 2. A stopped row-split shard resumes and merges.
+#[test]
+fn row_split_refusals_and_resume() {
+    let d = scratch("workload", "row_split_refusals");
+    let topo = gemm_topology(&d, "t.csv", &[("big", 23, 7, 9), ("thin", 2, 4, 5)]);
+    let out = p(&d, "refused");
+    for (extra, needle) in [
+        (
+            &["--split", "rows", "--memory", "tma"][..],
+            "--split rows: a layer's cycles through --memory tma",
+        ),
+        (
+            &["--split", "rows", "--energy"][..],
+            "--split rows: a layer's energy",
+        ),
+        (
+            &["--split", "rows", "--analytic"][..],
+            "--split rows: --analytic simulates nothing",
+        ),
+        (&["--split", "cols"][..], "--split cols: layers or rows"),
+    ] {
+        let mut args = vec!["workload", "run", &topo, "--out", &out, "--shard", "0/2"];
+        args.extend(extra);
+        assert_error(&tcrtl(&args), needle);
+    }
+    assert!(!Path::new(&out).exists(), "a refused run wrote {out}");
+    let whole = p(&d, "whole");
+    run_ok(&["workload", "run", &topo, "--out", &whole]);
+    let dirs = split_and_merge(&d, "ok", &topo, 2, &[]);
+    assert_same_report(Path::new(&whole), &d.join("ok_merged"));
+    let merged = p(&d, "merged");
+    let merge = |a: &str, b: &str| tcrtl(&["workload", "merge", a, b, "--out", &merged]);
+    // A layer split's shard beside a row split's.
+    let layers1 = p(&d, "layers1");
+    run_ok(&[
+        "workload", "run", &topo, "--out", &layers1, "--shard", "1/2",
+    ]);
+    assert_error(&merge(&dirs[0], &layers1), "its split is -, not \"rows\"");
+    // A report whose whole layer claims 10^18 rows: refused at once, without a loop over them.
+    let huge = d.join("huge");
+    std::fs::create_dir_all(huge.join("parts")).unwrap();
+    let text0 = std::fs::read_to_string(Path::new(&dirs[0]).join("summary.json")).unwrap();
+    assert!(text0.contains("\"m\": 23,"));
+    std::fs::write(
+        huge.join("summary.json"),
+        text0.replace("\"m\": 23,", "\"m\": 1000000000000000000,"),
+    )
+    .unwrap();
+    for f in ["0.d.npy", "1.d.npy"] {
+        let from = Path::new(&dirs[0]).join("parts").join(f);
+        std::fs::copy(from, huge.join("parts").join(f)).unwrap();
+    }
+    assert_error(
+        &merge(&huge.display().to_string(), &dirs[1]),
+        "layer 0's part is not a part of big (1000000000000000000 x 7 x 9)",
+    );
+    // Shard 1's rows of D changed, then gone.
+    let part = Path::new(&dirs[1]).join("parts/0.d.npy");
+    let mut bytes = std::fs::read(&part).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&part, &bytes).unwrap();
+    assert_error(&merge(&dirs[0], &dirs[1]), "is not the part's d_digest");
+    std::fs::remove_file(&part).unwrap();
+    assert_error(&merge(&dirs[0], &dirs[1]), "0.d.npy");
+    assert!(
+        !Path::new(&merged).exists(),
+        "a refused merge wrote {merged}"
+    );
+    // A row-split shard stopped after its first layer, resumed, merged.
+    let s1 = p(&d, "stopped1");
+    let base = [
+        "workload", "run", &topo, "--out", &s1, "--shard", "1/2", "--split", "rows",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--stop-after", "1"]);
+    assert_eq!(tcrtl(&args).status.code(), Some(130));
+    assert_eq!(summary(Path::new(&s1))["complete"], false);
+    let mut args = base.to_vec();
+    args.push("--resume");
+    run_ok(&args);
+    run_ok(&["workload", "merge", &dirs[0], &s1, "--out", &merged]);
+    assert_same_report(Path::new(&whole), Path::new(&merged));
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -64,7 +64,7 @@ pub fn load_operand(
                 })
             })
             .collect::<Result<_, _>>()?,
-        Dtype::U32 | Dtype::I8 | Dtype::I32 => {
+        Dtype::U32 | Dtype::I8 | Dtype::I16 | Dtype::I32 | Dtype::I64 => {
             return Err(format!(
                 "{}: {name} has dtype {}; {fmt} takes {} bit patterns or float16/32/64 values",
                 path.display(),

@@ -2,8 +2,9 @@
 //! random GEMM on the clocked core (ideal memory path), each checked against the independent
 //! references of `verify` (whole, or a seeded sample of D for large layers), reported as
 //! `layers.csv`, `summary.json` and `layers.svg` in `--out` and one line per layer; a shard
-//! of the layers at a time (`--shard`), continued after an interrupt (`--resume`), and
-//! `tcrtl workload merge` of the shards' reports. The parsing, the lowering and the checks
+//! of the layers at a time (`--shard`), or of every layer's tile rows (`--split rows`),
+//! continued after an interrupt (`--resume`), and `tcrtl workload merge` of the shards'
+//! reports. The parsing, the lowering and the checks
 //! are the library's (`tensorcore_rtl::workload`); this folder folds them into commands:
 //! [`mod@run`] runs layers, [`report`] writes and reads reports, [`mod@merge`] joins shards.
 

@@ -34,6 +34,24 @@ pub fn plan_out(out: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The folder of a row split's parts of D in a shard's `--out`.
+pub const PARTS_DIR: &str = "parts";
+
+/// The file, relative to a shard's `--out`, of a row split's rows of layer `index`'s D:
+/// `parts/INDEX.d.npy`, uint32 words, the part's rows x N.
+pub fn part_file(index: usize) -> String {
+    format!("{PARTS_DIR}/{index}.d.npy")
+}
+
+/// Makes the folder of a row split's parts of D in `out` (after [`plan_out`]).
+pub fn plan_parts(out: &Path) -> Result<(), String> {
+    let dir = out.join(PARTS_DIR);
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!("--out {}: not a directory", dir.display()));
+    }
+    output::create_dir_all(&dir).map_err(|e| format!("--out {}: {e}", dir.display()))
+}
+
 /// The summary keys that are not part of a run's identity: the layers, what they add up
 /// to, and how far the run got.
 const RESULT_KEYS: [&str; 4] = ["layers", "totals", "complete", "pending"];
@@ -41,12 +59,61 @@ const RESULT_KEYS: [&str; 4] = ["layers", "totals", "complete", "pending"];
 /// FNV-1a (64 bits) of `bytes` as `fnv1a64:` and 16 hex digits (a fingerprint, not a
 /// security hash).
 pub fn fnv1a64(bytes: impl IntoIterator<Item = u8>) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    let mut h = Fnv1a64::new();
+    h.update(bytes);
+    h.text()
+}
+
+/// FNV-1a (64 bits), fed in pieces: the same value as [`fnv1a64`] of the pieces joined.
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv1a64(u64);
+
+impl Fnv1a64 {
+    /// The hash of nothing (the offset basis).
+    pub fn new() -> Fnv1a64 {
+        Fnv1a64(0xcbf2_9ce4_8422_2325)
     }
-    format!("fnv1a64:{h:016x}")
+
+    /// Feeds `bytes`.
+    pub fn update(&mut self, bytes: impl IntoIterator<Item = u8>) {
+        for b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    /// `fnv1a64:` and the 16 hex digits.
+    pub fn text(self) -> String {
+        format!("fnv1a64:{:016x}", self.0)
+    }
+}
+
+impl Default for Fnv1a64 {
+    fn default() -> Fnv1a64 {
+        Fnv1a64::new()
+    }
+}
+
+/// A file's fingerprint: `{"bytes": SIZE, "digest": "fnv1a64:..."}`, the FNV-1a of its
+/// bytes, read in blocks. Errors are one line naming the file.
+pub fn file_fingerprint(path: &Path) -> Result<Value, String> {
+    use std::io::Read;
+    let shown = path.display();
+    let mut f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let mut h = Fnv1a64::new();
+    let mut size: u64 = 0;
+    let mut block = vec![0u8; 1 << 16];
+    loop {
+        let n = match f.read(&mut block) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("{shown}: {e}")),
+        };
+        h.update(block[..n].iter().copied());
+        size += n as u64;
+    }
+    Ok(json!({"bytes": size, "digest": h.text()}))
 }
 
 /// The array a report's utilization and chart refer to.
@@ -146,6 +213,10 @@ pub struct LayerRecord {
     /// `memory`: bytes loaded from and stored to global memory, bytes landed in shared
     /// memory, stall cycles, ...); `None` on the ideal path.
     pub memory: Option<Value>,
+    /// In a shard of a row split (`--split rows`): which rows of the layer this record is
+    /// (the other fields are the part's own run), the file of its rows of D, and the whole
+    /// layer's record from the formulas, for `merge` (`docs/workloads.md`); `None` otherwise.
+    pub part: Option<Value>,
 }
 
 impl LayerRecord {
@@ -301,9 +372,9 @@ fn traffic_json(t: &TrafficBytes) -> Value {
     })
 }
 
-/// One layer's object in `summary.json`.
-fn layer_json(r: &LayerRecord) -> Value {
-    json!({
+/// One layer's object in `summary.json` (`part` only in a row split's shard).
+pub fn layer_json(r: &LayerRecord) -> Value {
+    let mut l = json!({
         "index": r.index, "layer": r.name, "m": r.m, "n": r.n, "k": r.k, "conv": r.conv,
         "seed": r.seed, "cycles": r.cycles, "tiles": r.tiles, "utilization": r.utilization,
         "macs": r.macs, "reference": r.reference, "checked": r.checked,
@@ -316,7 +387,11 @@ fn layer_json(r: &LayerRecord) -> Value {
             "cycles": r.analytic_cycles, "traffic": traffic_json(&r.analytic_traffic),
             "agrees": r.agrees,
         },
-    })
+    });
+    if let Some(p) = &r.part {
+        l["part"] = p.clone();
+    }
+    l
 }
 
 /// `summary.json`: the header, each finished layer, the totals, and whether the run is
@@ -501,7 +576,7 @@ pub fn read(dir: &Path) -> Result<Report, String> {
 }
 
 /// A layer object of `summary.json` back as a record.
-fn layer_from_json(l: &Value, shape: &Shape) -> Result<LayerRecord, String> {
+pub fn layer_from_json(l: &Value, shape: &Shape) -> Result<LayerRecord, String> {
     let num = |path: &[&str]| -> Result<u64, String> {
         let mut v = l;
         for p in path {
@@ -573,6 +648,10 @@ fn layer_from_json(l: &Value, shape: &Shape) -> Result<LayerRecord, String> {
         energy: match l.get("energy") {
             None | Some(Value::Null) => None,
             Some(e) => Some(e.clone()),
+        },
+        part: match l.get("part") {
+            None | Some(Value::Null) => None,
+            Some(p) => Some(p.clone()),
         },
         utilization: 0.0,
     };

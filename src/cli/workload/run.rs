@@ -1,7 +1,9 @@
 //! `tcrtl workload run`: the layers of one shard of a topology, each run and checked on its
 //! own (on `--threads` threads), a checkpoint of the report after every finished layer while
 //! some are still to run (so an interrupt leaves a partial report that says so), and the
-//! final report; `--resume` continues from a checkpoint.
+//! final report; `--resume` continues from a checkpoint. With `--split rows` a shard runs its
+//! tile rows of every layer instead ([`RowSplit`]), its rows of D written beside the report
+//! for `merge`, the whole layer's cycles and traffic from the exact formulas.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -12,18 +14,21 @@ use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
 use tensorcore_rtl::gemm::{self, CoreConfig, Gemm, Problem};
+use tensorcore_rtl::hw::ws::ACC_ROWS;
 use tensorcore_rtl::hw::{Dataflow, MemPortConfig};
 use tensorcore_rtl::io::bounded::{read_text_bounded, MAX_TEXT_BYTES};
-use tensorcore_rtl::io::output::commit_staged;
+use tensorcore_rtl::io::npy::{npy_bytes, Dtype};
+use tensorcore_rtl::io::output::{commit_staged, write_file};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::int::{IntMode, IntOverflow};
 use tensorcore_rtl::verify::gemm_ref::Reference;
 use tensorcore_rtl::workload::{
-    self, analytic, check_layer, layer_seed, scalesim_cycles, LayerCheck, LayerKind, Topology,
+    self, analytic, check_layer, check_layer_rows, layer_seed, rows_of, scalesim_cycles, Layer,
+    LayerCheck, LayerKind, Topology,
 };
 
-use super::operands::OperandFiles;
+use super::operands::{self, OperandFiles};
 use super::report::{self, LayerRecord, Report, Shape, TrafficBytes};
 use crate::cli::array::ArrayArgs;
 use crate::cli::energy::{self as energy_cli, EnergyArgs};
@@ -53,6 +58,10 @@ pub struct RunArgs {
     /// Products per PE step w: 1, 2, 4, 8, 16 or 32.
     #[arg(long, default_value_t = 1)]
     width: usize,
+    /// Integer formats only: clamp each PE step's exact sum to the int32 range (PTX
+    /// `.satfinite`) instead of wrapping, as tcrtl gemm --satfinite.
+    #[arg(long)]
+    satfinite: bool,
     /// Seed of the run: layer i's operands come from a seed derived from this and i (and its
     /// sampled check, also with --operands).
     #[arg(long, default_value_t = 1)]
@@ -101,9 +110,16 @@ pub struct RunArgs {
     /// SLURM_ARRAY_TASK_COUNT).
     #[arg(long, default_value = "0/1", value_name = "I/N|slurm")]
     shard: String,
+    /// What a shard is: `layers` (every N-th layer, the default) or `rows` (every N-th tile
+    /// row of every layer: R rows of M in os, 1024-row chunks of A in ws; for one large
+    /// layer; the whole layer's cycles and traffic from the exact formulas of the ideal
+    /// memory path, merged by `workload merge`).
+    #[arg(long, default_value = "layers", value_name = "layers|rows")]
+    split: String,
     /// Real operands instead of random ones: layer NAME reads DIR/NAME.a.npy (M x K),
     /// DIR/NAME.b.npy (K x N) and, if present, DIR/NAME.c.npy (M x N, else zeros), in the
-    /// dtypes of tcrtl gemm --a/--b/--c (float formats only).
+    /// dtypes of tcrtl gemm --a/--b/--c (integer formats: int8, uint8, int16, int32 or int64
+    /// values in the format's range, C int32); each file fingerprinted in the report.
     #[arg(long, value_name = "DIR")]
     operands: Option<PathBuf>,
     #[command(flatten)]
@@ -128,10 +144,17 @@ fn core_config(args: &RunArgs) -> Result<(CoreConfig, Option<Preset>), String> {
         let mode = IntMode {
             a,
             b,
-            overflow: IntOverflow::Wrap,
+            overflow: if args.satfinite {
+                IntOverflow::SatFinite
+            } else {
+                IntOverflow::Wrap
+            },
         };
         let cfg = CoreConfig::new(a.container(), b.container(), AccMode::Int(mode), args.width);
         return Ok((args.array.apply(cfg)?, None));
+    }
+    if args.satfinite {
+        return Err("--satfinite applies to the integer formats (s8, u8, s4, u4) only".into());
     }
     let values::Arith {
         fmt_a,
@@ -187,6 +210,9 @@ fn run_header(
     // --energy's table and clock, --memory tma's parameters (each absent without its
     // option, so other reports keep their keys).
     let mut header = header;
+    if let AccMode::Int(im) = cfg.mode {
+        header["core"]["overflow"] = json!(im.overflow.name());
+    }
     if let Some(pc) = mem_cfg {
         header["memory_path"] = json!({
             "params": memory_cli::params_json(&pc.params),
@@ -292,24 +318,51 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         dataflow: cfg.dataflow().name().to_string(),
     };
     let count = topo.layers.len();
-    let selected: Vec<usize> = (0..count).filter(|&i| shard.owns(i as u64)).collect();
-    // Operand files: every file of the shard's layers there, in its shape, before any runs.
-    let operands = match &args.operands {
-        Some(_) if matches!(cfg.mode, AccMode::Int(_)) => {
-            return Err(
-                "--operands takes float formats in this version (integer operands from .npy: \
-                 tcrtl gemm --format s8 --a A.npy --b B.npy)"
-                    .into(),
-            )
+    let split = match args.split.as_str() {
+        "layers" => None,
+        "rows" => {
+            // The whole layer's cycles and traffic come from the formulas: only where they
+            // are exact (the ideal memory path) and nothing else is summed from the run.
+            let refuse = |why: &str| Err(format!("--split rows: {why} (use --split layers)"));
+            if mem_cfg.is_some() {
+                return refuse(
+                    "a layer's cycles through --memory tma depend on the whole layer's memory \
+                     traffic and have no exact formula to take them from",
+                );
+            }
+            if energy_plan.is_some() || args.energy.energy {
+                return refuse("a layer's energy is not the sum of its rows' (--energy)");
+            }
+            if args.analytic {
+                return refuse("--analytic simulates nothing, so there is nothing to split");
+            }
+            (shard.count > 1).then(|| RowSplit {
+                unit: match cfg.dataflow() {
+                    Dataflow::Os => cfg.rows(),
+                    Dataflow::Ws => ACC_ROWS,
+                },
+                shard,
+            })
         }
+        other => return Err(format!("--split {other}: layers or rows")),
+    };
+    // A layer split shard runs its layers; a row split shard a part of every layer.
+    let selected: Vec<usize> = (0..count)
+        .filter(|&i| split.is_some() || shard.owns(i as u64))
+        .collect();
+    // Operand files: every file of the shard's layers there, in its shape, before any runs.
+    // Every layer's files are checked and fingerprinted (not only this shard's), so that the
+    // reports of all shards name the same files.
+    let (operands, prints) = match &args.operands {
         Some(dir) => {
             let files = OperandFiles::new(dir)?;
-            for &i in &selected {
-                files.check(i, &topo.layers[i])?;
+            for (i, l) in topo.layers.iter().enumerate() {
+                files.check(i, l, &cfg)?;
             }
-            Some(files)
+            let prints = files.fingerprints(&topo.layers)?;
+            (Some(files), prints)
         }
-        None => None,
+        None => (None, Map::new()),
     };
     let mut header = run_header(
         args,
@@ -324,6 +377,12 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         "topology_digest".into(),
         Value::String(report::fnv1a64(text.bytes())),
     );
+    if split.is_some() {
+        header.insert("split".into(), Value::String("rows".into()));
+    }
+    if operands.is_some() {
+        header.insert(operands::FINGERPRINTS.into(), Value::Object(prints.clone()));
+    }
     // What an earlier, interrupted process of the same run finished.
     let resumed = if args.resume {
         resumable(&args.out, &header, &topo, &selected)?
@@ -337,6 +396,9 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         .collect();
     // The outputs, checked before the first layer runs.
     report::plan_out(&args.out)?;
+    if split.is_some() {
+        report::plan_parts(&args.out)?;
+    }
     // On a terminal, a bar of layers done with the simulated cycles a second and the time
     // left (indicatif draws nothing elsewhere, where the per-layer lines are the progress).
     let bar = indicatif::ProgressBar::with_draw_target(
@@ -371,17 +433,23 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             pending,
         }
     };
-    // One layer, start to end (its own seed, problem, run and check: layers are independent,
-    // so running them on several threads changes nothing but the order of the progress
-    // lines), then a checkpoint of the report while layers remain. `None`: not started
-    // (stopped).
-    let run_layer = |&i: &usize| -> Result<Option<()>, String> {
-        if stop.load(Ordering::SeqCst) {
-            return Ok(None);
-        }
+    // One layer (or, in a row split, this shard's rows of it), start to end: its own seed,
+    // problem, run and check. Layers are independent, so running them on several threads
+    // changes nothing but the order of the progress lines.
+    let layer_record = |i: usize| -> Result<LayerRecord, String> {
         let l = &topo.layers[i];
-        let (m, n, k) = l.gemm();
+        let (layer_m, n, k) = l.gemm();
         let seed = layer_seed(args.seed, i);
+        // A row split's shard runs the rows of its tile rows; otherwise the whole layer.
+        let rows = split.map(|s| s.rows(layer_m));
+        let m = rows.as_ref().map_or(layer_m, Vec::len);
+        if m == 0 {
+            // A part without rows (the layer has fewer tile rows than shards).
+            bar.inc(1);
+            let whole = whole_layer(&cfg, i, l, seed, "none", scalesim_timing, &shape);
+            let part = split.map(|s| s.part_json(&whole, 0, None));
+            return Ok(empty_part(i, l, seed, part));
+        }
         let formula = analytic(&cfg, m, n, k);
         let scalesim = scalesim_cycles(cfg.dataflow(), (cfg.rows(), cfg.cols()), m, n, k);
         let macs = (m * n * k) as u64;
@@ -413,14 +481,19 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             d_digest: None,
             energy: None,
             memory: None,
+            part: None,
         };
         let check = if args.analytic {
             LayerCheck::none()
         } else {
-            let g = match &operands {
-                Some(files) => files.load(l, cfg)?,
-                None => Gemm::random(m, n, k, cfg, seed)
+            let whole = match &operands {
+                Some(files) => files.load(l, cfg, &prints)?,
+                None => Gemm::random(layer_m, n, k, cfg, seed)
                     .map_err(|e| format!("layer {}: {e}", l.name))?,
+            };
+            let g = match &rows {
+                Some(r) => rows_of(&whole, r).map_err(|e| format!("layer {}: {e}", l.name))?,
+                None => whole,
             };
             let problem = Problem::Dense(&g);
             // With --energy the run counts every signal's toggles.
@@ -444,19 +517,37 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
                 record.energy = Some(energy_cli::json(&estimate));
             }
             let run = done.run;
-            let check = check_layer(
-                &g,
-                preset,
-                &run.out.d,
-                args.max_check,
-                args.samples,
-                seed.rotate_left(17) ^ 0x5EED,
-            )
+            let check_seed = seed.rotate_left(17) ^ 0x5EED;
+            let check = match &rows {
+                Some(r) => check_layer_rows(
+                    &g,
+                    r,
+                    layer_m,
+                    preset,
+                    &run.out.d,
+                    args.max_check,
+                    args.samples,
+                    check_seed,
+                ),
+                None => check_layer(
+                    &g,
+                    preset,
+                    &run.out.d,
+                    args.max_check,
+                    args.samples,
+                    check_seed,
+                ),
+            }
             .map_err(|e| format!("layer {}: {e}", l.name))?;
             let line = format!(
-                "layer {}/{count} {}: {m} x {n} x {k}, {} cycles, {:.3} s",
+                "layer {}/{count} {}: {m} x {n} x {k}{}, {} cycles, {:.3} s",
                 i + 1,
                 l.name,
+                if rows.is_some() {
+                    format!(" (rows of shard {} of {layer_m})", shard.text())
+                } else {
+                    String::new()
+                },
                 run.cycles,
                 run.sim_seconds
             );
@@ -486,6 +577,22 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             record.d_digest = Some(report::fnv1a64(
                 run.out.d.iter().flat_map(|w| w.to_le_bytes()),
             ));
+            if split.is_some() && !record.agrees {
+                return Err(format!(
+                    "layer {}: --split rows takes the whole layer's cycles and traffic from the \
+                     formulas, but the run of this shard's rows ({} cycles) does not agree with \
+                     them ({} cycles): run it with --split layers",
+                    l.name, record.model_cycles, record.analytic_cycles
+                ));
+            }
+            if split.is_some() {
+                // This part's rows of D, for merge (staged with the next checkpoint).
+                let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
+                write_file(
+                    &args.out.join(report::part_file(i)),
+                    &npy_bytes(&[m, n], Dtype::U32, &words),
+                )?;
+            }
             check
         };
         record.utilization = report::utilization(macs, record.cycles, &shape);
@@ -493,6 +600,19 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         record.checked = check.checked;
         record.elements = check.total;
         record.mismatches = check.mismatches.len();
+        if let Some(s) = split {
+            let whole = whole_layer(&cfg, i, l, seed, &record.reference, scalesim_timing, &shape);
+            record.part = Some(s.part_json(&whole, m, Some(report::part_file(i))));
+        }
+        Ok(record)
+    };
+    // A layer, then a checkpoint of the report while layers remain. `None`: not started
+    // (stopped).
+    let run_layer = |&i: &usize| -> Result<Option<()>, String> {
+        if stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        let record = layer_record(i)?;
         let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
         p.records.push(record);
         p.finished_here += 1;
@@ -548,6 +668,125 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
     Ok(if bad == 0 { 0 } else { 1 })
 }
 
+/// A row split (`--split rows`): shard `I/N` runs tile rows `t` with `t mod N = I` of every
+/// layer, a tile row being `unit` consecutive rows of M (R in os, [`ACC_ROWS`] in ws).
+#[derive(Clone, Copy, Debug)]
+struct RowSplit {
+    unit: usize,
+    shard: Shard,
+}
+
+impl RowSplit {
+    /// The rows of an `m`-row layer this shard runs, increasing.
+    fn rows(self, m: usize) -> Vec<usize> {
+        (0..m.div_ceil(self.unit))
+            .filter(|&t| self.shard.owns(t as u64))
+            .flat_map(|t| t * self.unit..((t + 1) * self.unit).min(m))
+            .collect()
+    }
+
+    /// A part's `part` object: its rows, the file of its rows of D, and the whole layer's
+    /// record `whole` (from the formulas) for `merge`.
+    fn part_json(self, whole: &LayerRecord, rows: usize, d_rows: Option<String>) -> Value {
+        json!({
+            "unit_rows": self.unit,
+            "tile_rows": (0..whole.m.div_ceil(self.unit))
+                .filter(|&t| self.shard.owns(t as u64))
+                .count(),
+            "rows": rows,
+            "layer_m": whole.m,
+            "d_rows": d_rows,
+            "layer": report::layer_json(whole),
+        })
+    }
+}
+
+/// Layer `i`'s whole record in a row split, from the formulas (exact on the ideal path,
+/// which each part's run confirms): what `merge` puts in the merged report, with the parts'
+/// checks, wall-clock seconds and D added.
+fn whole_layer(
+    cfg: &CoreConfig,
+    i: usize,
+    l: &Layer,
+    seed: u64,
+    reference: &str,
+    scalesim_timing: bool,
+    shape: &Shape,
+) -> LayerRecord {
+    let (m, n, k) = l.gemm();
+    let f = analytic(cfg, m, n, k);
+    let scalesim = scalesim_cycles(cfg.dataflow(), (cfg.rows(), cfg.cols()), m, n, k);
+    let cycles = if scalesim_timing { scalesim } else { f.cycles };
+    let macs = (m * n * k) as u64;
+    LayerRecord {
+        index: i,
+        name: l.name.clone(),
+        conv: conv_json(l.kind),
+        m,
+        n,
+        k,
+        seed,
+        cycles,
+        tiles: f.tiles,
+        utilization: report::utilization(macs, cycles, shape),
+        macs,
+        reference: reference.to_string(),
+        checked: 0,
+        elements: m * n,
+        mismatches: 0,
+        sim_seconds: 0.0,
+        analytic_cycles: f.cycles,
+        analytic_traffic: TrafficBytes::from(&f.traffic),
+        agrees: true,
+        model_cycles: f.cycles,
+        scalesim_cycles: scalesim,
+        traffic: Some(TrafficBytes::from(&f.traffic)),
+        d_digest: None,
+        energy: None,
+        memory: None,
+        part: None,
+    }
+}
+
+/// The record of a row split's part without rows (nothing run).
+fn empty_part(i: usize, l: &Layer, seed: u64, part: Option<Value>) -> LayerRecord {
+    let (_, n, k) = l.gemm();
+    let zero = TrafficBytes {
+        a_read: 0,
+        b_read: 0,
+        c_read: 0,
+        d_write: 0,
+    };
+    LayerRecord {
+        index: i,
+        name: l.name.clone(),
+        conv: conv_json(l.kind),
+        m: 0,
+        n,
+        k,
+        seed,
+        cycles: 0,
+        tiles: 0,
+        utilization: 0.0,
+        macs: 0,
+        reference: "none".into(),
+        checked: 0,
+        elements: 0,
+        mismatches: 0,
+        sim_seconds: 0.0,
+        analytic_cycles: 0,
+        analytic_traffic: zero,
+        agrees: true,
+        model_cycles: 0,
+        scalesim_cycles: 0,
+        traffic: Some(zero),
+        d_digest: None,
+        energy: None,
+        memory: None,
+        part,
+    }
+}
+
 /// The finished layers of the partial report in `out`, when it is a report of this very
 /// run (`header`); otherwise one line saying why it cannot be continued.
 fn resumable(
@@ -558,6 +797,12 @@ fn resumable(
 ) -> Result<Vec<LayerRecord>, String> {
     let old = report::read(out).map_err(|e| format!("--resume: {e}"))?;
     let path = out.join("summary.json");
+    if let Some((file, then, now)) = operands::changed_file(&old.header, header) {
+        return Err(format!(
+            "--resume: {} was run on other operand files: {file} was {then}, it is {now}",
+            path.display()
+        ));
+    }
     if let Some((key, theirs, ours)) = report::first_difference(&old.header, header) {
         return Err(format!(
             "--resume: {} is the report of another run: its {key} is {theirs}, this run's is \
@@ -625,8 +870,14 @@ fn print_text(
                 r.analytic_cycles
             )
         };
+        let part = r.part.as_ref().map_or(String::new(), |p| {
+            format!(
+                " ({} tile rows of {} rows: {} of its {} rows)",
+                p["tile_rows"], p["unit_rows"], r.m, p["layer_m"]
+            )
+        });
         outln!(
-            "{}: {} x {} x {}, {} cycles, {} tile{}, utilization {:.1}%, B {}, {tail}",
+            "{}{part}: {} x {} x {}, {} cycles, {} tile{}, utilization {:.1}%, B {}, {tail}",
             r.name,
             r.m,
             r.n,
