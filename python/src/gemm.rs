@@ -368,7 +368,9 @@ pub fn gemm_run<'py>(
             mem.set_item("bank_conflicts", cn.bank_conflicts)?;
             mem.set_item("oob_elements", cn.oob_elements)?;
             mem.set_item("requests", cn.requests)?;
-            mem.set_item("stages", r.layout.stages)?;
+            mem.set_item("stages", r.layout.stages())?;
+            mem.set_item("smem_read_bytes", r.run.smem_read_bytes)?;
+            mem.set_item("smem_write_bytes", cn.tx_bytes)?;
         }
     }
     out.set_item("memory", mem)?;

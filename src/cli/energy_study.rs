@@ -128,8 +128,9 @@ pub fn run(args: &EnergyStudyArgs) -> Result<i32, String> {
     if args.array.dataflow != tensorcore_rtl::hw::Dataflow::Os {
         return Err(format!(
             "--dataflow {}: the energy study runs output-stationary cores (its memory cases \
-             go through the TMA path, which the weight-stationary core does not take; \
-             `tcrtl gemm --dataflow ws --energy` estimates one run)",
+             compare A-panel reuse on and off, a choice of the output-stationary port; \
+             `tcrtl gemm --dataflow ws --energy`, with or without `--memory tma`, \
+             estimates one run)",
             args.array.dataflow
         ));
     }

@@ -603,11 +603,7 @@ fn dataflow_ws_runs_checks_and_refuses_what_it_does_not_build() {
         "unknown dataflow",
     );
     let wv = p(&d, "ws.vcd");
-    for extra in [
-        &["--sparse", "--memory", "tma"][..],
-        &["--memory", "tma"],
-        &["--memory", "tma", "--energy"],
-    ] {
+    for extra in [&["--sparse", "--memory", "tma"][..]] {
         let mut args = vec![
             "gemm",
             "--m",
@@ -651,12 +647,47 @@ fn dataflow_ws_runs_checks_and_refuses_what_it_does_not_build() {
         &tcrtl(&["energy", "--dataflow", "ws", "--out", &p(&d, "e")]),
         "--dataflow ws",
     );
-    assert_error(
-        &tcrtl(&["memsweep", "--dataflow", "ws", "--out", &p(&d, "m")]),
-        " ws",
-    );
     assert!(listing(&d).is_empty(), "{:?}", listing(&d));
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `ws` through the memory path: checked against the `ws` reference, with energy, and the
+/// shared-memory reads the dataflow must make: each pass's weight tile once (16 passes of
+/// 4 x 4 FP16 weights), each row of A once a pass (8 rows of 4 FP16), each row of C once an
+/// output block (8 rows of 4 FP32 words, 2 column tiles).
+#[test]
+fn dataflow_ws_runs_through_the_memory_path() {
+    let o = tcrtl(&[
+        "gemm",
+        "--m",
+        "8",
+        "--n",
+        "8",
+        "--k",
+        "32",
+        "--dataflow",
+        "ws",
+        "--memory",
+        "tma",
+        "--check",
+        "--energy",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let j: serde_json::Value = serde_json::from_str(&text(&o.stdout)).unwrap();
+    assert_eq!(j["dataflow"], "ws");
+    assert_eq!(j["memory"]["path"], "tma");
+    assert_eq!(j["check"]["mismatches"], 0);
+    let (passes, fold) = (2 * 8, 4u64);
+    let want = passes * fold * 4 * 2 + passes * 8 * fold * 2 + 8 * 2 * 4 * 4;
+    assert_eq!(j["memory"]["smem_read_bytes"], want);
+    assert_eq!(j["memory"]["smem_write_bytes"], j["memory"]["tx_bytes"]);
+    assert!(
+        j["energy"]["by_block"]["global_memory"]["pj"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
 }
 
 /// The operand-store traffic of a dense run on the ideal path: the text line right after the

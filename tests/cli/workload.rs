@@ -361,12 +361,6 @@ fn bad_topologies_are_refused_in_one_line() {
         "--memory dram: ideal or tma",
     );
     refused(
-        "memory_ws",
-        "Layer, M, N, K\nx, 4, 4, 4\n",
-        &["--memory", "tma", "--dataflow", "ws"],
-        "output-stationary core only",
-    );
-    refused(
         "memory_options",
         "Layer, M, N, K\nx, 4, 4, 4\n",
         &["--stages", "2"],

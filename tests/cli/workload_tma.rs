@@ -38,7 +38,18 @@ fn rows_without_timing(dir: &Path) -> Vec<String> {
 
 #[test]
 fn tma_layers_equal_tcrtl_gemm_through_the_memory_path() {
-    let d = scratch("workload", "tma");
+    tma_layers_equal_gemm("os");
+}
+
+#[test]
+fn ws_tma_layers_equal_tcrtl_gemm_through_the_memory_path() {
+    tma_layers_equal_gemm("ws");
+}
+
+/// Every layer of a small topology through `--memory tma` in dataflow `df` equals `tcrtl
+/// gemm` on the same problem: memory object, cycles, energy, D.
+fn tma_layers_equal_gemm(df: &str) {
+    let d = scratch("workload", &format!("tma_{df}"));
     let t = p(&d, "topo.csv");
     std::fs::write(
         &t,
@@ -54,6 +65,8 @@ fn tma_layers_equal_tcrtl_gemm_through_the_memory_path() {
         "32",
         "--stages",
         "2",
+        "--dataflow",
+        df,
     ];
     let out = d.join("tma");
     let o_s = out.display().to_string();

@@ -282,11 +282,6 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         other => return Err(format!("--timing {other}: model or scalesim")),
     };
     if mem_cfg.is_some() {
-        if cfg.dataflow() == Dataflow::Ws {
-            return Err("--memory tma runs the output-stationary core only (the \
-                        weight-stationary core takes the ideal memory path)"
-                .into());
-        }
         if args.analytic {
             return Err("--analytic models the ideal memory path only (not --memory tma)".into());
         }
