@@ -212,6 +212,21 @@ fn weight_stationary_any_order() {
         .expect("buf");
         WsCore::<2, _>::new(cfg, buf).expect("core")
     });
+    // Fed through the memory path: the supply's update follows the blocks' in every order.
+    let pc = tensorcore_rtl::hw::MemPortConfig {
+        params: tensorcore_rtl::hw::memory::MemParams {
+            latency: 30,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    ws_orders_agree("tma", g.macs(), || {
+        let port = tensorcore_rtl::hw::ws::mem::WsMemoryPort::<2>::new(
+            cfg, &pc, g.m, g.n, g.k, &g.a, &g.b, &g.c,
+        )
+        .expect("port");
+        WsCore::<2, _>::new(cfg, port).expect("core")
+    });
 }
 
 /// Runs the core `build` makes under every order of [`WS_BLOCKS`] that
@@ -224,7 +239,7 @@ fn ws_orders_agree<F>(
     F: tensorcore_rtl::hw::ws::WsSupply<2>,
     F::Extras: tensorcore_rtl::hw::ws::WsExtras<2>,
 {
-    use tensorcore_rtl::gemm::clocked::run_ws_core;
+    use tensorcore_rtl::gemm::clocked::run_ws_core_limited;
     use tensorcore_rtl::hw::ws::{WsBlock, WS_BLOCKS};
     let mut twice = WS_BLOCKS;
     twice[2] = WsBlock::Mesh;
@@ -241,7 +256,9 @@ fn ws_orders_agree<F>(
         let mut core = build();
         assert!(core.set_eval_order(order));
         let path = dir.join(format!("run{k}.vcd"));
-        let run = run_ws_core(core, macs, Some(&TraceConfig::vcd(&path))).expect("run");
+        let run = run_ws_core_limited(core, macs, 1 << 20, 4096, Some(&TraceConfig::vcd(&path)))
+            .expect("run")
+            .0;
         let got = (
             run.run.out.d,
             run.run.cycles,

@@ -204,6 +204,27 @@ const GEMM_RUNS: &[(&str, &[&str])] = &[
             "--m", "8", "--n", "8", "--k", "64", "--memory", "tma", "--sparse", "--width", "2",
         ],
     ),
+    (
+        "tma_fp16_w1_ws_3x5",
+        &[
+            "--m",
+            "7",
+            "--n",
+            "9",
+            "--k",
+            "20",
+            "--memory",
+            "tma",
+            "--dataflow",
+            "ws",
+            "--rows",
+            "3",
+            "--cols",
+            "5",
+            "--mem-latency",
+            "40",
+        ],
+    ),
 ];
 
 fn expected() -> BTreeMap<String, String> {
