@@ -183,13 +183,16 @@ proptest! {
 
 #[test]
 fn what_ws_cannot_build_is_refused() {
-    // The TMA memory port feeds the output-stationary core only.
+    // The weight-stationary memory path feeds dense problems only.
     let cfg = ws_config(FP16, FP16, AccMode::Ieee, 2, 4, 4);
     let g = SparseGemm::random(8, 8, 32, cfg, 1).expect("problem");
     let err = dispatch::run(Problem::Sparse(&g), Some(&MemPortConfig::default()), None)
-        .expect_err("ws through the memory port")
+        .expect_err("sparse ws through the memory port")
         .to_string();
-    assert!(err.contains("ws") && err.contains("TMA"), "{err}");
+    assert!(
+        err.contains("ws") && err.contains("2:4 sparse") && err.contains("ideal memory path"),
+        "{err}"
+    );
     // A B bus wider than one lane group (four TF32 values at w = 1), as in `os`.
     let cfg = ws_config(TF32, TF32, AccMode::Ieee, 1, 4, 4);
     let g = SparseGemm::random(4, 4, 8, cfg, 1).expect("problem");
