@@ -8,7 +8,7 @@ use tensorcore_rtl::gemm::{run_clocked, run_memory, CoreConfig, Gemm};
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
-use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, TF32};
+use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32, TF32};
 
 fn modes(fa: Format, fb: Format) -> Vec<AccMode> {
     let mut v = vec![AccMode::Ieee, AccMode::Fused];
@@ -190,5 +190,60 @@ fn tf32_travels_in_fp32_containers() {
     match run_memory(&g, &pc, None) {
         Ok(_) => panic!("w = 32 ran"),
         Err(e) => assert!(e.to_string().contains("shared-memory lanes"), "{e}"),
+    }
+}
+
+/// Arrays whose A and B rows take more than one 8-row swizzle atom (`R + C > 8`): a stage
+/// spans as many atoms as its rows need, an A panel block `ceil(R / 8)` atoms, a C/D slot a
+/// box of `R` rows; D equals the ideal path. A tile row of C must still divide a 16-byte box
+/// row (C of 1, 2 or 4 FP32 words, up to 8 FP16 words), and a step's read must fit one
+/// request's 32 lanes: other sizes are refused with the reason.
+#[test]
+fn arrays_beyond_one_swizzle_atom_match_the_ideal_path() {
+    let pc = MemPortConfig {
+        params: params(60, 16),
+        ..MemPortConfig::default()
+    };
+    let mut sizes: Vec<(usize, usize, Format)> = Vec::new();
+    for rows in 1..=8 {
+        for cols in [1, 2, 4] {
+            sizes.push((rows, cols, FP32));
+        }
+        sizes.push((rows, 8, FP16));
+    }
+    sizes.extend([
+        (16, 2, FP32),
+        (16, 4, FP32),
+        (12, 8, FP16),
+        (28, 4, FP32),
+        (31, 1, FP32),
+    ]);
+    for (s, &(rows, cols, acc)) in sizes.iter().enumerate() {
+        let w = [1, 2, 4][s % 3];
+        let cfg = CoreConfig::new(FP16, E4M3, AccMode::Ieee, w)
+            .with_acc(acc)
+            .with_array(rows, cols)
+            .expect("array");
+        let g =
+            Gemm::random(rows * 2 + 1, cols * 3 + 1, 70 + s, cfg, 300 + s as u64).expect("problem");
+        let ideal = run_clocked(&g, None).expect("ideal run");
+        let mem = run_memory(&g, &pc, None)
+            .unwrap_or_else(|e| panic!("{rows} x {cols} w {w} acc {}: {e}", acc.name));
+        assert_eq!(mem.run.run.out, ideal.out, "{rows} x {cols} w {w}");
+        assert!(mem.run.run.cycles >= ideal.cycles);
+        let lay = mem.layout.os().expect("an output-stationary layout");
+        assert_eq!(lay.stage_bytes, (rows + cols).div_ceil(8) as u32 * 1024);
+    }
+    for (rows, cols, why) in [
+        (6, 3, "must divide"),
+        (16, 16, "must divide"),
+        (32, 1, "lanes"),
+    ] {
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
+            .with_array(rows, cols)
+            .expect("array");
+        let g = Gemm::random(8, 8, 8, cfg, 1).expect("problem");
+        let err = run_memory(&g, &pc, None).expect_err("refused").to_string();
+        assert!(err.contains(why), "{rows} x {cols}: {err}");
     }
 }

@@ -12,9 +12,10 @@ use crate::hw::config::CoreConfig;
 use crate::hw::memory::SmemLane;
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor};
 
-/// A bit per word of a C tile: `R x C` words, at most 16 (the layout takes an array only
-/// if its `R + C` rows fit one 8-row swizzle atom, [`MemLayout::new`]).
-type WordMask = u16;
+/// A bit per word of a C tile: `R x C` words, at most 128 (`R` at most 32, and the layout
+/// takes a tile row only if it fits a 16-byte box row, so `C` is at most 4 FP32 words, or 8
+/// FP16 words, which a request's 32 lanes then bound: [`MemLayout::new`]).
+type WordMask = u128;
 /// A row of accumulators (C or D) in a register: `C` words of up to 32 bits, at most 128
 /// bits (the layout takes a tile row only if it fits a 16-byte box row).
 pub(super) type AccRow = u128;
@@ -49,7 +50,10 @@ impl CFetch {
     pub(super) fn new(cfg: &CoreConfig, lay: MemLayout, tiles: usize) -> RtlResult<Self> {
         let (rows, cols) = (lay.rows, lay.cols);
         let words = rows * cols;
-        debug_assert!(words <= WordMask::BITS as usize && cols * 32 <= AccRow::BITS as usize);
+        debug_assert!(
+            words <= WordMask::BITS as usize
+                && cols * cfg.acc.width() as usize <= AccRow::BITS as usize
+        );
         let row_bits = cols as u32 * cfg.acc.width();
         let reg32 = |name: &'static str| Reg::new(name, 32, 0u32);
         Ok(Self {

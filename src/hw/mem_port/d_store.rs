@@ -7,7 +7,7 @@
 
 use super::arbiter::{TmaKind, TmaRequest};
 use super::c_fetch::AccRow;
-use super::layout::{MemLayout, DESC_D, SLOT_BYTES};
+use super::layout::{MemLayout, DESC_D};
 use crate::hw::config::CoreConfig;
 use crate::hw::controller::index_bits;
 use crate::hw::memory::{SmemWriteLane, TmaCmd, TmaOp};
@@ -111,7 +111,7 @@ impl DStore {
                 op: TmaOp::Store,
                 desc: DESC_D,
                 coords: [c0 as i32, r0 as i32, 0, 0, 0],
-                smem_addr: lay.d_base + (ds % lay.tile_slots) as u32 * SLOT_BYTES,
+                smem_addr: lay.d_base + (ds % lay.tile_slots) as u32 * lay.slot_bytes,
                 mbar: 0,
             },
             kind: TmaKind::StoreD,

@@ -136,6 +136,10 @@ pub struct MemLayout {
     pub b_boxes: usize,
     /// Bytes of one operand stage in shared memory.
     pub stage_bytes: u32,
+    /// Bytes of one A panel block (a chunk of a tile row's A: `ceil(R / 8)` swizzle atoms).
+    pub panel_block_bytes: u32,
+    /// Bytes of one C or D slot (a box of `R` rows of 16 bytes, at a 128-byte boundary).
+    pub slot_bytes: u32,
     /// Global address and row pitch of A, Bᵀ, C and D.
     pub a: (u64, u64),
     /// Bᵀ (`N x K`).
@@ -247,16 +251,21 @@ impl MemLayout {
         let sparse = operands == OperandLayout::Sparse;
         let (rows, cols) = (cfg.rows(), cfg.cols());
         let esc = cfg.acc.width() / 8;
-        // A stage's atom holds A's rows then B's; a C/D box row is one TMA inner extent of a
-        // tile's row, and a box of `R` such rows fills one slot.
-        if rows + cols > ATOM_ROWS as usize
-            || rows as u32 * BOX_ROW_BYTES > SLOT_BYTES
-            || !BOX_ROW_BYTES.is_multiple_of(cols as u32 * esc)
-        {
+        // A dense stage holds A's rows then B's, in as many swizzle atoms as they take; a
+        // sparse stage's first atom holds E and A, so its A rows must fit one atom with B's
+        // sub-boxes after. A C/D box row is one TMA inner extent of a tile's row (or of
+        // several neighbouring tiles' rows), so a tile row of C must divide it.
+        let atom_rows = ATOM_ROWS as usize;
+        if sparse && (rows + cols > atom_rows || rows as u32 * BOX_ROW_BYTES > SLOT_BYTES) {
             return Err(HwError::Unsupported(format!(
-                "the {rows} x {cols} array through memory (A's {rows} and B's {cols} rows share one \
-                 {ATOM_ROWS}-row swizzle atom, and a tile row of C, {cols} x {esc} bytes, must \
-                 divide a {BOX_ROW_BYTES}-byte box row)"
+                "the {rows} x {cols} array through memory with 2:4 sparsity (A's {rows} and \
+                 B's {cols} rows share one {ATOM_ROWS}-row swizzle atom beside the metadata)"
+            )));
+        }
+        if !BOX_ROW_BYTES.is_multiple_of(cols as u32 * esc) {
+            return Err(HwError::Unsupported(format!(
+                "the {rows} x {cols} array through memory (a tile row of C, {cols} x {esc} \
+                 bytes, must divide a {BOX_ROW_BYTES}-byte box row)"
             )));
         }
         let (esa, esb) = (container_bytes(cfg.fmt_a), container_bytes(cfg.fmt_b));
@@ -292,12 +301,16 @@ impl MemLayout {
             )));
         }
         let chunks = k_steps.div_ceil(kc);
+        let atoms = |r: usize| r.div_ceil(atom_rows) as u32 * STAGE_BYTES;
         let stage_bytes = if sparse {
             // One swizzle atom for E and A, one for each B sub-box.
             STAGE_BYTES * (1 + b_boxes as u32)
         } else {
-            STAGE_BYTES
+            // A's rows then B's, one 128-byte row each, in whole swizzle atoms.
+            atoms(rows + cols)
         };
+        let panel_block_bytes = atoms(rows);
+        let slot_bytes = (rows as u32 * BOX_ROW_BYTES).div_ceil(SLOT_BYTES) * SLOT_BYTES;
         let a = (0u64, pitch((k_steps as u64) * u64::from(esa)));
         let e = (a.0 + a.1 * m as u64, pitch(k.div_ceil(2 * GROUP) as u64));
         let b_addr = if sparse { e.0 + e.1 * m as u64 } else { e.0 };
@@ -320,8 +333,8 @@ impl MemLayout {
         let box_bytes = u64::from(rows as u32 * BOX_ROW_BYTES);
         let slot_fill = u64::from(pc.params.latency) + 2 * box_bytes.div_ceil(bw) + 16;
         let tile_slots = (slot_fill.div_ceil(steps.max(1)) as usize + 2).clamp(2, MAX_TILE_SLOTS);
-        let tail = 2 * tile_slots as u32 * SLOT_BYTES;
-        let panel_bytes = 2 * chunks as u64 * u64::from(STAGE_BYTES);
+        let tail = 2 * tile_slots as u32 * slot_bytes;
+        let panel_bytes = 2 * chunks as u64 * u64::from(panel_block_bytes);
         let panel = n > cols && panel_bytes <= u64::from(smem / 2);
         let panel_base = 0u32;
         let stage_base = if panel { panel_bytes as u32 } else { 0 };
@@ -377,6 +390,8 @@ impl MemLayout {
             chunks,
             b_boxes,
             stage_bytes,
+            panel_block_bytes,
+            slot_bytes,
             a,
             b,
             c,
@@ -388,7 +403,7 @@ impl MemLayout {
             panel_base,
             stage_base,
             c_base,
-            d_base: c_base + tile_slots as u32 * SLOT_BYTES,
+            d_base: c_base + tile_slots as u32 * slot_bytes,
             tile_slots,
             swz_a: swizzle_for(kc as u32 * esa, pc.swizzle),
             swz_b: swizzle_for(
@@ -579,7 +594,7 @@ impl MemLayout {
     /// Shared-memory address of row `row` of tile `t` in its box's C slot.
     pub(super) fn c_row_addr(&self, t: usize, row: usize) -> u32 {
         self.c_base
-            + (self.box_of(t) % self.tile_slots) as u32 * SLOT_BYTES
+            + (self.box_of(t) % self.tile_slots) as u32 * self.slot_bytes
             + row as u32 * BOX_ROW_BYTES
             + self.tile_in_box(t)
     }
@@ -587,7 +602,7 @@ impl MemLayout {
     /// Shared-memory address of row `row` of tile `t` in its box's D slot.
     pub(super) fn d_row_addr(&self, t: usize, row: usize) -> u32 {
         self.d_base
-            + (self.box_of(t) % self.tile_slots) as u32 * SLOT_BYTES
+            + (self.box_of(t) % self.tile_slots) as u32 * self.slot_bytes
             + row as u32 * BOX_ROW_BYTES
             + self.tile_in_box(t)
     }
@@ -595,7 +610,7 @@ impl MemLayout {
     /// Shared-memory base of the A box of chunk `q` of tile row `tm` (panel) or stage `s`.
     fn a_base(&self, tm: usize, q: usize, stage: usize) -> u32 {
         let block = if self.panel {
-            self.panel_base + ((tm & 1) * self.chunks + q) as u32 * STAGE_BYTES
+            self.panel_base + ((tm & 1) * self.chunks + q) as u32 * self.panel_block_bytes
         } else {
             self.stage_base + stage as u32 * self.stage_bytes
         };

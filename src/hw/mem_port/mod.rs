@@ -35,9 +35,9 @@
 //! Global-memory layout: A is `M x K` row-major (K-major), B is stored transposed (`N x K`,
 //! K-major, as tensor cores prefer, the "TN" layout), C and D are `M x N` in the accumulator
 //! format (FP32 or FP16); every row starts at a 16-byte-aligned pitch. Shared memory: stage `s`
-//! is a 1024-byte block with A (stream mode) in its first `R` rows and B in the next `C`
-//! rows of the 128B swizzle pattern, so the eight lanes of a step fall in eight different
-//! 16-byte chunks (banks) and a step reads in one pass. When an `R`-row panel of A fits
+//! is a block of `ceil((R + C) / 8)` 1024-byte swizzle atoms with A (stream mode) in its first
+//! `R` rows and B in the next `C` rows of the 128B swizzle pattern, so up to eight lanes of a
+//! step fall in eight different 16-byte chunks (banks) and a step reads in one pass. When an `R`-row panel of A fits
 //! twice in shared memory, A is loaded once per tile row into one of two panels and reused by
 //! every tile of the row (panel mode, the reuse that keeps a GEMM under the bandwidth
 //! roofline).

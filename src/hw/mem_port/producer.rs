@@ -7,7 +7,7 @@
 //! barriers tell the consumer when the data is there.
 
 use super::arbiter::{TmaKind, TmaRequest};
-use super::layout::{MemLayout, DESC_C, SLOT_BYTES};
+use super::layout::{MemLayout, DESC_C};
 use crate::hw::memory::{MbarOp, MbarOpKind, TmaCmd, TmaOp};
 use crate::rtl::{Module, Reg, Result as RtlResult, Visitor};
 
@@ -99,7 +99,7 @@ impl Producer {
                 op: TmaOp::Load,
                 desc: DESC_C,
                 coords: [c0 as i32, r0 as i32, 0, 0, 0],
-                smem_addr: lay.c_base + slot as u32 * SLOT_BYTES,
+                smem_addr: lay.c_base + slot as u32 * lay.slot_bytes,
                 mbar: bar,
             },
             kind: TmaKind::LoadC,
