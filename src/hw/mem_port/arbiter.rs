@@ -5,7 +5,7 @@
 //! array), then operands (the stages ahead absorb a cycle's delay). The command presented is
 //! traced as `tma_cmd`.
 
-use crate::hw::memory::{MbarOp, TmaCmd};
+use crate::hw::memory::{MbarOp, MbarOpKind, TmaCmd, TmaOp};
 use crate::rtl::{Labels, Module, Result as RtlResult, Visitor, Wire};
 
 /// What a TMA command does, as traced on `tma_cmd` (0 is no command).
@@ -51,6 +51,48 @@ pub struct TmaRequest {
     pub kind: TmaKind,
     /// The barrier operation posted with it, if any.
     pub expect: Option<MbarOp>,
+}
+
+impl TmaRequest {
+    /// A TMA store of descriptor `desc`'s box at `coords` from shared memory at `smem_addr`.
+    pub fn store(desc: usize, coords: [i32; 5], smem_addr: u32) -> Self {
+        Self {
+            cmd: TmaCmd {
+                op: TmaOp::Store,
+                desc,
+                coords,
+                smem_addr,
+                mbar: 0,
+            },
+            kind: TmaKind::StoreD,
+            expect: None,
+        }
+    }
+
+    /// A TMA load of kind `kind` of descriptor `desc`'s box at `coords` into shared memory at
+    /// `smem_addr`, completing on mbarrier `bar`, which expects its `bytes` with the command.
+    pub fn load(
+        kind: TmaKind,
+        desc: usize,
+        coords: [i32; 5],
+        smem_addr: u32,
+        (bar, bytes): (usize, u32),
+    ) -> Self {
+        Self {
+            cmd: TmaCmd {
+                op: TmaOp::Load,
+                desc,
+                coords,
+                smem_addr,
+                mbar: bar,
+            },
+            kind,
+            expect: Some(MbarOp {
+                bar,
+                op: MbarOpKind::ArriveExpectTx(bytes),
+            }),
+        }
+    }
 }
 
 /// The arbiter (see the module documentation).

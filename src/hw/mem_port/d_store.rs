@@ -5,12 +5,12 @@
 //! next drained tile; the port is finished once every box is stored and no store is in
 //! flight.
 
-use super::arbiter::{TmaKind, TmaRequest};
+use super::arbiter::TmaRequest;
 use super::c_fetch::AccRow;
 use super::layout::{MemLayout, DESC_D};
 use crate::hw::config::CoreConfig;
 use crate::hw::controller::index_bits;
-use crate::hw::memory::{SmemWriteLane, TmaCmd, TmaOp};
+use crate::hw::memory::SmemWriteLane;
 use crate::hw::tensor_core::DRow;
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor};
 
@@ -106,17 +106,11 @@ impl DStore {
             return None;
         }
         let (r0, c0) = lay.box_origin(ds);
-        Some(TmaRequest {
-            cmd: TmaCmd {
-                op: TmaOp::Store,
-                desc: DESC_D,
-                coords: [c0 as i32, r0 as i32, 0, 0, 0],
-                smem_addr: lay.d_base + (ds % lay.tile_slots) as u32 * lay.slot_bytes,
-                mbar: 0,
-            },
-            kind: TmaKind::StoreD,
-            expect: None,
-        })
+        Some(TmaRequest::store(
+            DESC_D,
+            [c0 as i32, r0 as i32, 0, 0, 0],
+            lay.d_base + (ds % lay.tile_slots) as u32 * lay.slot_bytes,
+        ))
     }
 
     /// The cycle's outcome: a store granted, the head row written (`written`), a drain window

@@ -2,9 +2,27 @@
 //! memory before a launch, reading D back, and turning little-endian bytes from shared memory
 //! into lanes and words.
 
-use crate::hw::memory::MemorySystem;
+use crate::hw::memory::{MemParams, MemorySystem, TensorMap};
 use crate::hw::pe::set_lane;
+use crate::hw::HwError;
 use crate::rtl::Wide;
+
+/// A memory system of `gmem_bytes` bytes of global memory and `mbars` mbarriers with the
+/// descriptors `maps` set (slots `0..`), as a port builds it before the host fills it.
+pub(crate) fn memory_system(
+    params: MemParams,
+    gmem_bytes: u64,
+    mbars: usize,
+    maps: Vec<TensorMap>,
+) -> Result<MemorySystem, HwError> {
+    let mut mem = MemorySystem::new(params, gmem_bytes, mbars)
+        .map_err(|e| HwError::Unsupported(format!("memory system: {e}")))?;
+    for (i, map) in maps.into_iter().enumerate() {
+        mem.set_descriptor(i, map)
+            .map_err(|e| HwError::Unsupported(format!("descriptor {i}: {e}")))?;
+    }
+    Ok(mem)
+}
 
 /// Where a `bits`-bit pattern sits in its `es`-byte container: at the top (TF32 is an FP32
 /// word whose low 13 bits are zero); 0 when the pattern fills the container.

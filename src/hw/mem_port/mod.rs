@@ -227,13 +227,7 @@ impl<const W: usize, X: PortExtras<W>> MemoryPort<W, X> {
     /// The memory system of `lay`, its descriptors set.
     fn memory(pc: &MemPortConfig, lay: &MemLayout) -> Result<MemorySystem, HwError> {
         let mbars = lay.stages + lay.tile_slots;
-        let mut mem = MemorySystem::new(pc.params, lay.gmem_bytes, mbars)
-            .map_err(|e| HwError::Unsupported(format!("memory system: {e}")))?;
-        for (i, map) in lay.descriptors().into_iter().enumerate() {
-            mem.set_descriptor(i, map)
-                .map_err(|e| HwError::Unsupported(format!("descriptor {i}: {e}")))?;
-        }
-        Ok(mem)
+        host::memory_system(pc.params, lay.gmem_bytes, mbars, lay.descriptors())
     }
 
     /// The port's roles around a filled memory system.

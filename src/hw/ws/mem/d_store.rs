@@ -8,8 +8,8 @@
 
 use super::layout::{row_done, WsMemLayout, CD_SLOTS, DESC_D};
 use crate::hw::controller::index_bits;
-use crate::hw::mem_port::{TmaKind, TmaRequest};
-use crate::hw::memory::{SmemWriteLane, TmaCmd, TmaOp};
+use crate::hw::mem_port::TmaRequest;
+use crate::hw::memory::SmemWriteLane;
 use crate::hw::tensor_core::DRow;
 use crate::hw::PIPELINE_LATENCY;
 use crate::rtl::{Module, Reg, Result as RtlResult, Visitor};
@@ -109,17 +109,11 @@ impl WsDStore {
         if g >= lay.cd_boxes() || g >= self.dw_box.q() as usize {
             return None;
         }
-        Some(TmaRequest {
-            cmd: TmaCmd {
-                op: TmaOp::Store,
-                desc: DESC_D,
-                coords: lay.cd_coords(g),
-                smem_addr: lay.d_row_addr(g, 0),
-                mbar: 0,
-            },
-            kind: TmaKind::StoreD,
-            expect: None,
-        })
+        Some(TmaRequest::store(
+            DESC_D,
+            lay.cd_coords(g),
+            lay.d_row_addr(g, 0),
+        ))
     }
 
     /// The cycle's outcome: a store granted, the head row written, a row claimed by a feed,

@@ -23,10 +23,10 @@ pub mod reads;
 use super::supply::{WsIo, WsSupply};
 use crate::hw::config::CoreConfig;
 use crate::hw::feeder::{check_dense_problem, LaneGroup, OperandFeeder};
-use crate::hw::mem_port::host::{container_shift, host_rows};
+use crate::hw::mem_port::host::{container_shift, host_rows, le_word, memory_system};
 use crate::hw::mem_port::{TmaArbiter, TmaKind, TmaRequest};
 use crate::hw::memory::{
-    MbarOp, MbarOpKind, MemCounters, MemIn, MemorySystem, SmemLane, SmemWriteLane, TmaCmd, TmaOp,
+    MbarOp, MbarOpKind, MemCounters, MemIn, MemorySystem, SmemLane, SmemWriteLane,
 };
 use crate::hw::{HwError, MemPortConfig};
 use crate::rtl::{Module, Reg, Visitor};
@@ -84,12 +84,7 @@ impl<const W: usize> WsMemoryPort<W> {
     ) -> Result<Self, HwError> {
         check_dense_problem((m, n, k), (a.len(), b.len(), c.len()))?;
         let lay = WsMemLayout::new(&cfg, m, n, k, pc)?;
-        let mut mem = MemorySystem::new(pc.params, lay.gmem_bytes, lay.mbars())
-            .map_err(|e| HwError::Unsupported(format!("memory system: {e}")))?;
-        for (i, map) in lay.descriptors().into_iter().enumerate() {
-            mem.set_descriptor(i, map)
-                .map_err(|e| HwError::Unsupported(format!("descriptor {i}: {e}")))?;
-        }
+        let mut mem = memory_system(pc.params, lay.gmem_bytes, lay.mbars(), lay.descriptors())?;
         // The host fills global memory: A (K-major), B (N-major, as given), C.
         let (sa, sb) = (
             container_shift(lay.esa, cfg.fmt_a.width()),
@@ -147,13 +142,7 @@ impl<const W: usize> WsMemoryPort<W> {
         let mut d = Vec::with_capacity(s.m * s.n);
         for i in 0..s.m {
             for j in 0..s.n {
-                let bytes = self.mem.host_read(self.lay.cd_addr(false, i, j), es);
-                d.push(
-                    bytes
-                        .iter()
-                        .rev()
-                        .fold(0u32, |acc, &x| (acc << 8) | u32::from(x)),
-                );
+                d.push(le_word(self.mem.host_read(self.lay.cd_addr(false, i, j), es)) as u32);
             }
         }
         d
@@ -207,21 +196,7 @@ impl<const W: usize> WsMemoryPort<W> {
         addr: u32,
         bar: usize,
     ) -> TmaRequest {
-        let bytes = self.box_bytes[desc];
-        TmaRequest {
-            cmd: TmaCmd {
-                op: TmaOp::Load,
-                desc,
-                coords,
-                smem_addr: addr,
-                mbar: bar,
-            },
-            kind,
-            expect: Some(MbarOp {
-                bar,
-                op: MbarOpKind::ArriveExpectTx(bytes),
-            }),
-        }
+        TmaRequest::load(kind, desc, coords, addr, (bar, self.box_bytes[desc]))
     }
 
     fn stores_completed(&self) -> u32 {
