@@ -7,6 +7,9 @@ use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::rtl::TraceConfig;
 use tensorcore_rtl::tb::EnergyRequest;
 
+/// The clock `--clock-ghz` defaults to, in GHz.
+pub const DEFAULT_CLOCK_GHZ: f64 = 1.0;
+
 /// The energy options of a command that runs the clocked core.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EnergyArgs {
@@ -43,7 +46,7 @@ impl EnergyArgs {
             return Ok(None);
         }
         let tech = Tech::by_name(self.tech.as_deref().unwrap_or("45nm"))?;
-        let clock_ghz = self.clock_ghz.unwrap_or(1.0);
+        let clock_ghz = self.clock_ghz.unwrap_or(DEFAULT_CLOCK_GHZ);
         if !(clock_ghz.is_finite() && clock_ghz > 0.0) {
             return Err(format!(
                 "--clock-ghz must be a positive number of GHz, not {clock_ghz}"

@@ -72,3 +72,49 @@ pub fn scalesim_cycles(
     };
     (sr.div_ceil(r) * n.div_ceil(c) * fold).saturating_sub(1)
 }
+
+/// SCALE-Sim's mapping of an `m x n x k` GEMM onto an `rows x cols` array, as the PE slots
+/// its folds map and offer: `(mapped, offered)`, with SCALE-Sim's "Mapping Efficiency" the
+/// ratio of the two (SCALE-Sim v3, `scalesim/compute/systolic_compute_os.py` and
+/// `systolic_compute_ws.py`: each fold's `row_used * col_used / (R * C)`, averaged over the
+/// folds). The array holds an `S_r x S_c` operand in `ceil(S_r / R) * ceil(S_c / C)` folds,
+/// `os` `S_r = M` (output pixels), `S_c = N`; `ws` `S_r = K`, `S_c = N` (the filters). Summed
+/// over the folds, the used rows are `S_r` and the used columns `S_c`, so
+/// - `mapped = S_r * S_c`, `offered = ceil(S_r / R) * R * ceil(S_c / C) * C`,
+///
+/// and the fold average is `mapped / offered`. Sums of both over layers give the average over
+/// all their folds. `(0, 0)` for a GEMM without MACs (`m`, `n` or `k` zero: no folds).
+pub fn scalesim_mapping(
+    dataflow: Dataflow,
+    (rows, cols): (usize, usize),
+    m: usize,
+    n: usize,
+    k: usize,
+) -> (u64, u64) {
+    if m == 0 || n == 0 || k == 0 {
+        return (0, 0);
+    }
+    let (r, c) = (rows as u64, cols as u64);
+    let sr = match dataflow {
+        Dataflow::Os => m as u64,
+        Dataflow::Ws => k as u64,
+    };
+    let sc = n as u64;
+    (sr * sc, sr.div_ceil(r) * r * sc.div_ceil(c) * c)
+}
+
+/// SCALE-Sim's mapping efficiency of an `m x n x k` GEMM on an `rows x cols` array, a
+/// fraction (SCALE-Sim's report gives it in percent): the average over its folds of the share
+/// of the array's PEs the fold maps ([`scalesim_mapping`]); 0 for a GEMM without MACs.
+pub fn scalesim_mapping_efficiency(
+    dataflow: Dataflow,
+    array: (usize, usize),
+    m: usize,
+    n: usize,
+    k: usize,
+) -> f64 {
+    match scalesim_mapping(dataflow, array, m, n, k) {
+        (_, 0) => 0.0,
+        (mapped, offered) => mapped as f64 / offered as f64,
+    }
+}

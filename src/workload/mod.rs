@@ -7,7 +7,9 @@
 pub mod analytic;
 pub mod topology;
 
-pub use analytic::{analytic, scalesim_cycles, Analytic};
+pub use analytic::{
+    analytic, scalesim_cycles, scalesim_mapping, scalesim_mapping_efficiency, Analytic,
+};
 pub use topology::{parse, ConvLayer, Layer, LayerKind, Topology, TopologyError, TopologyFormat};
 
 use crate::gemm::dispatch::Problem;

@@ -30,6 +30,50 @@ fn os_cycles(r: u64, c: u64, m: u64, n: u64, k: u64) -> u64 {
     (r - l) + (tiles - 1) * p + (t + r + c - 2 + l) + r + 1
 }
 
+/// SCALE-Sim's mapping efficiency stated here as its compute module computes it, fold by fold
+/// (SCALE-Sim v3, `scalesim/compute/systolic_compute_os.py`, `systolic_compute_ws.py`): the
+/// array holds an `S_r x S_c` operand (os: `M x N`, the output; ws: `K x N`, the filters) in
+/// `R x C` folds; each fold's efficiency is the PEs it maps over `R * C`, and the layer's is
+/// the mean of its folds'. Returns (sum of the folds' efficiencies, number of folds).
+fn scalesim_folds(df: &str, r: u64, c: u64, m: u64, n: u64, k: u64) -> (f64, u64) {
+    let (sr, sc) = match df {
+        "os" => (m, n),
+        "ws" => (k, n),
+        _ => panic!("dataflow {df}"),
+    };
+    let (mut sum, mut folds) = (0.0, 0);
+    let mut col = 0;
+    while col < sc {
+        let mut row = 0;
+        while row < sr {
+            let rows_used = (sr - row).min(r);
+            let cols_used = (sc - col).min(c);
+            sum += (rows_used * cols_used) as f64 / (r * c) as f64;
+            folds += 1;
+            row += r;
+        }
+        col += c;
+    }
+    (sum, folds)
+}
+
+/// The fold mean of [`scalesim_folds`].
+fn scalesim_mapping_efficiency(df: &str, r: u64, c: u64, m: u64, n: u64, k: u64) -> f64 {
+    let (sum, folds) = scalesim_folds(df, r, c, m, n, k);
+    sum / folds as f64
+}
+
+/// Whether `a` and `b` agree to a relative 1e-12 (a mean of fractions summed in another
+/// order).
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+}
+
+/// A whole-number field of a layer object.
+fn dim(l: &Value, key: &str) -> u64 {
+    l[key].as_u64().expect(key)
+}
+
 /// layers.csv as (header, rows of fields).
 fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let s = std::fs::read_to_string(path).expect("layers.csv");
@@ -98,13 +142,25 @@ fn check_layers(dir: &Path, want: &[(&str, u64, u64, u64)], r: u64, c: u64, os: 
             "c_read_bytes",
             "d_write_bytes",
             "model_cycles",
-            "scalesim_cycles"
+            "scalesim_cycles",
+            "mapping_efficiency",
+            "simulated_seconds"
         ]
     );
     assert_eq!(rows.len(), want.len());
+    let df = if os { "os" } else { "ws" };
     for (row, &(name, m, n, k)) in rows.iter().zip(want) {
         let num = |i: usize| row[i].parse::<u64>().expect("number");
+        let real = |i: usize| row[i].parse::<f64>().expect("number");
         assert_eq!(row[0], name);
+        let e = scalesim_mapping_efficiency(df, r, c, m, n, k);
+        assert!(
+            close(real(18), e),
+            "{name}: mapping efficiency {} not {e}",
+            row[18]
+        );
+        // At the default clock, 1 GHz.
+        assert_eq!(real(19), num(4) as f64 / 1e9, "{name}: simulated seconds");
         assert_eq!((num(1), num(2), num(3)), (m, n, k), "{name}");
         if os {
             assert_eq!(num(4), os_cycles(r, c, m, n, k), "{name} cycles");
@@ -223,6 +279,27 @@ fn tiny_cnn_runs_with_the_os_cycle_formula_and_no_mismatches() {
     assert_eq!(j["totals"]["mismatches"], 0);
     let u = j["totals"]["utilization"].as_f64().unwrap();
     assert!((u - macs as f64 / (total * 16) as f64).abs() < 1e-12, "{u}");
+    assert_eq!(j["clock_ghz"], 1.0);
+    assert_eq!(j["totals"]["simulated_seconds"], total as f64 / 1e9);
+    // The network's mapping efficiency: the mean over every fold of every layer.
+    let (sum, folds) = TINY_CNN
+        .iter()
+        .map(|&(_, m, n, k)| scalesim_folds("os", 4, 4, m, n, k))
+        .fold((0.0, 0), |(s, f), (a, b)| (s + a, f + b));
+    let e = j["totals"]["mapping_efficiency"].as_f64().unwrap();
+    assert!(close(e, sum / folds as f64), "{e}");
+    for l in j["layers"].as_array().unwrap() {
+        let (m, n, k) = (dim(l, "m"), dim(l, "n"), dim(l, "k"));
+        let want = scalesim_mapping_efficiency("os", 4, 4, m, n, k);
+        assert!(
+            close(l["mapping_efficiency"].as_f64().unwrap(), want),
+            "{l}"
+        );
+        assert_eq!(
+            l["simulated_seconds"].as_f64().unwrap(),
+            dim(l, "cycles") as f64 / 1e9
+        );
+    }
 
     // Weight-stationary: the same layers, zero mismatches against the ws reference.
     let out = run_ok(&[
@@ -652,4 +729,255 @@ fn tiny_cnn_scalesim_4x8(d: &Path, df: &str) -> Vec<Vec<String>> {
         "8",
     ]);
     read_csv(&d.join(df).join("layers.csv")).1
+}
+
+/// GEMMs of awkward shapes (a dimension of 1, primes, more and less than an array's side).
+const ODD_SHAPES: [(&str, u64, u64, u64); 9] = [
+    ("G1", 5, 6, 7),
+    ("G2", 9, 4, 12),
+    ("G3", 1, 10, 256),
+    ("G4", 17, 3, 9),
+    ("G5", 16, 96, 32),
+    ("G6", 1, 1, 1),
+    ("G7", 33, 65, 3),
+    ("G8", 100, 7, 1),
+    ("G9", 7, 100, 70),
+];
+
+/// A GEMM topology of `shapes`, written into `d`.
+fn gemm_topology(d: &Path, shapes: &[(&str, u64, u64, u64)]) -> String {
+    let mut body = String::from("Layer, M, N, K,\n");
+    for (name, m, n, k) in shapes {
+        body += &format!("{name}, {m}, {n}, {k},\n");
+    }
+    let t = p(d, "odd.csv");
+    std::fs::write(&t, body).unwrap();
+    t
+}
+
+/// `mapping_efficiency` (each layer object, the layers.csv column, the total) is SCALE-Sim's,
+/// stated fold by fold here ([`scalesim_folds`]), for shapes of every kind on square,
+/// non-square and one-row arrays, in both dataflows; the total is the mean over every fold of
+/// the network. Worked by hand: 5 x 6 x 7 on 4 x 4 is os 2 x 2 folds of the 5 x 6 output,
+/// `(16 + 8 + 4 + 2) / 64 = 0.46875`, and ws 2 x 2 folds of the 7 x 6 filters, `(16 + 8 + 12
+/// + 6) / 64 = 0.65625`.
+#[test]
+fn mapping_efficiency_is_scalesims_fold_mean_for_any_shape_and_array() {
+    let d = scratch("workload", "mapping");
+    let topo = gemm_topology(&d, &ODD_SHAPES);
+    assert_eq!(scalesim_mapping_efficiency("os", 4, 4, 5, 6, 7), 0.46875);
+    assert_eq!(scalesim_mapping_efficiency("ws", 4, 4, 5, 6, 7), 0.65625);
+    for (r, c) in [(4u64, 4u64), (3, 5), (8, 8), (1, 7), (16, 2)] {
+        for df in ["os", "ws"] {
+            let name = format!("{r}x{c}_{df}");
+            let (rows, cols) = (r.to_string(), c.to_string());
+            let out = run_ok(&[
+                "workload",
+                "run",
+                &topo,
+                "--out",
+                &p(&d, &name),
+                "--analytic",
+                "--rows",
+                &rows,
+                "--cols",
+                &cols,
+                "--dataflow",
+                df,
+                "--json",
+            ]);
+            let j: Value = serde_json::from_str(&out).expect("json");
+            let (header, csv) = read_csv(&d.join(&name).join("layers.csv"));
+            let col = header
+                .iter()
+                .position(|h| h == "mapping_efficiency")
+                .expect("mapping_efficiency column");
+            let (mut sum, mut folds) = (0.0, 0);
+            for (i, &(layer, m, n, k)) in ODD_SHAPES.iter().enumerate() {
+                let want = scalesim_mapping_efficiency(df, r, c, m, n, k);
+                let got = j["layers"][i]["mapping_efficiency"].as_f64().unwrap();
+                assert!(close(got, want), "{name} {layer}: {got}, not {want}");
+                assert!((0.0..=1.0).contains(&got) && got > 0.0, "{name} {layer}");
+                let cell: f64 = csv[i][col].parse().expect("number");
+                assert_eq!(cell, got, "{name} {layer}: the column is the JSON's value");
+                let (s, f) = scalesim_folds(df, r, c, m, n, k);
+                sum += s;
+                folds += f;
+            }
+            let total = j["totals"]["mapping_efficiency"].as_f64().unwrap();
+            assert!(
+                close(total, sum / folds as f64),
+                "{name}: total {total}, not {}",
+                sum / folds as f64
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// An array, a dataflow, and SCALE-Sim's percentages for `tiny_cnn.csv` and the GEMMs.
+type MappingFigures = ((u64, u64), &'static str, [f64; 4], [f64; 5]);
+
+/// SCALE-Sim 3.0.0's own COMPUTE_REPORT.csv "Mapping Efficiency %" (percent) for every layer
+/// of `tiny_cnn.csv` and of [`ODD_SHAPES`]' first five GEMMs, on 4 x 4 and 8 x 8 arrays, in
+/// both dataflows (its `scalesim.scale` run with the configuration of
+/// scripts/workload_speed.sh, `-i conv` and `-i gemm`).
+const SCALESIM_V3_MAPPING: [MappingFigures; 4] = [
+    (
+        (4, 4),
+        "os",
+        [100.0, 94.23076923076923, 100.0, 20.833333333333336],
+        [46.875, 75.0, 20.833333333333336, 63.74999999999999, 100.0],
+    ),
+    (
+        (4, 4),
+        "ws",
+        [96.42857142857143, 100.0, 100.0, 83.33333333333334],
+        [65.625, 100.0, 83.33333333333334, 56.25, 100.0],
+    ),
+    (
+        (8, 8),
+        "os",
+        [98.0, 87.5, 100.0, 7.8125],
+        [46.875, 28.125, 7.8125, 26.5625, 100.0],
+    ),
+    (
+        (8, 8),
+        "ws",
+        [84.375, 100.0, 100.0, 62.5],
+        [65.625, 37.5, 62.5, 21.09375, 100.0],
+    ),
+];
+
+/// `mapping_efficiency` equals SCALE-Sim 3.0.0's own figures ([`SCALESIM_V3_MAPPING`]; a
+/// fraction here, a percentage there).
+#[test]
+fn mapping_efficiency_equals_scalesim_v3() {
+    let d = scratch("workload", "mapping_v3");
+    let gemms = gemm_topology(&d, &ODD_SHAPES[..5]);
+    let cnn = shipped("tiny_cnn.csv");
+    for ((r, c), df, cnn_want, gemm_want) in SCALESIM_V3_MAPPING {
+        let (rows, cols) = (r.to_string(), c.to_string());
+        for (topo, want) in [(&cnn, &cnn_want[..]), (&gemms, &gemm_want[..])] {
+            let out = run_ok(&[
+                "workload",
+                "run",
+                topo,
+                "--out",
+                &p(&d, "o"),
+                "--analytic",
+                "--rows",
+                &rows,
+                "--cols",
+                &cols,
+                "--dataflow",
+                df,
+                "--json",
+            ]);
+            let j: Value = serde_json::from_str(&out).expect("json");
+            let layers = j["layers"].as_array().unwrap();
+            assert_eq!(layers.len(), want.len());
+            for (l, &percent) in layers.iter().zip(want) {
+                let got = l["mapping_efficiency"].as_f64().unwrap();
+                assert!(
+                    (100.0 * got - percent).abs() < 1e-9,
+                    "{r}x{c} {df} {}: {got}, SCALE-Sim {percent}%",
+                    l["layer"]
+                );
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `simulated_seconds` is each layer's cycles at `--clock-ghz` (default 1 GHz; without
+/// `--energy` too), in every layer object, the layers.csv column and the totals; the clock
+/// is part of the run's identity (a resume at another clock is refused); a clock that is not
+/// a positive number is one line, exit 2, nothing written.
+#[test]
+fn simulated_seconds_are_the_cycles_at_the_clock() {
+    let d = scratch("workload", "clock");
+    let topo = shipped("transformer_block.csv");
+    let out = p(&d, "o");
+    let j: Value = serde_json::from_str(&run_ok(&[
+        "workload",
+        "run",
+        &topo,
+        "--out",
+        &out,
+        "--clock-ghz",
+        "1.5",
+        "--json",
+    ]))
+    .expect("json");
+    assert_eq!(j["clock_ghz"], 1.5);
+    assert!(j.get("energy").is_none(), "no --energy");
+    let (header, csv) = read_csv(&d.join("o/layers.csv"));
+    let col = header
+        .iter()
+        .position(|h| h == "simulated_seconds")
+        .expect("simulated_seconds column");
+    assert_eq!(col, header.len() - 1, "appended at the end");
+    let mut cycles = 0;
+    for (i, l) in j["layers"].as_array().unwrap().iter().enumerate() {
+        let want = dim(l, "cycles") as f64 / 1.5e9;
+        let got = l["simulated_seconds"].as_f64().unwrap();
+        assert!(close(got, want), "{l}");
+        assert_eq!(csv[i][col].parse::<f64>().unwrap(), got);
+        cycles += dim(l, "cycles");
+    }
+    assert_eq!(j["totals"]["cycles"], cycles);
+    let total = j["totals"]["simulated_seconds"].as_f64().unwrap();
+    assert!(close(total, cycles as f64 / 1.5e9), "{total}");
+    // With --energy the power's clock is the same one.
+    let e: Value = serde_json::from_str(&run_ok(&[
+        "workload",
+        "run",
+        &topo,
+        "--out",
+        &p(&d, "e"),
+        "--energy",
+        "--clock-ghz",
+        "2",
+        "--json",
+    ]))
+    .expect("json");
+    assert_eq!(e["clock_ghz"], 2.0);
+    assert_eq!(e["energy"]["clock_ghz"], 2.0);
+    let l = &e["layers"][0];
+    assert!(close(
+        l["simulated_seconds"].as_f64().unwrap(),
+        dim(l, "cycles") as f64 / 2e9
+    ));
+    // Another clock is another run: --resume of the report at 1.5 GHz refuses it.
+    assert_error(
+        &tcrtl(&[
+            "workload",
+            "run",
+            &topo,
+            "--out",
+            &out,
+            "--clock-ghz",
+            "3",
+            "--resume",
+        ]),
+        "its clock_ghz is 1.5, this run's is 3.0",
+    );
+    for bad in ["0", "-2", "inf", "NaN"] {
+        let none = d.join(format!("none_{bad}"));
+        assert_error(
+            &tcrtl(&[
+                "workload",
+                "run",
+                &topo,
+                "--out",
+                &none.display().to_string(),
+                "--clock-ghz",
+                bad,
+            ]),
+            "--clock-ghz must be a positive number of GHz",
+        );
+        assert!(!none.exists(), "--clock-ghz {bad}: nothing written");
+    }
+    let _ = std::fs::remove_dir_all(&d);
 }

@@ -102,14 +102,17 @@ fn leftovers(dir: &Path) -> Vec<String> {
 
 #[test]
 fn blanking_keeps_everything_but_the_timing_fields() {
-    let j = "{\n  \"sim_seconds\": 1.5e-3,\n  \"seed\": 7,\n  \"x\": {\"sim_seconds\": 12}\n}";
+    // `simulated_seconds` (cycles at the clock) is not a timing field: it stays compared.
+    let j = "{\n  \"sim_seconds\": 1.5e-3,\n  \"seed\": 7,\n  \"simulated_seconds\": 2.5e-6,\n  \
+             \"x\": {\"sim_seconds\": 12}\n}";
     assert_eq!(
         blank_json(j),
-        "{\n  \"sim_seconds\": 0,\n  \"seed\": 7,\n  \"x\": {\"sim_seconds\": 0}\n}"
+        "{\n  \"sim_seconds\": 0,\n  \"seed\": 7,\n  \"simulated_seconds\": 2.5e-6,\n  \
+         \"x\": {\"sim_seconds\": 0}\n}"
     );
     assert_eq!(
-        blank_csv("a,sim_seconds,b\n1,0.25,3\n"),
-        "a,sim_seconds,b\n1,,3\n"
+        blank_csv("a,sim_seconds,b,simulated_seconds\n1,0.25,3,2.5e-6\n"),
+        "a,sim_seconds,b,simulated_seconds\n1,,3,2.5e-6\n"
     );
 }
 
@@ -186,6 +189,10 @@ fn merged_shards_equal_the_unsharded_report() {
             args.extend(["--out", &m]);
             run_ok(&args);
             assert_same_report(&whole, &merged);
+            // The comparison covers the deterministic seconds and mapping efficiency.
+            let t = &summary(&merged)["totals"];
+            assert!(t["simulated_seconds"].as_f64().unwrap() > 0.0, "{tag}");
+            assert!(t["mapping_efficiency"].as_f64().unwrap() > 0.0, "{tag}");
         }
     }
     let _ = std::fs::remove_dir_all(&d);
@@ -211,6 +218,7 @@ fn merge_refuses_shards_that_do_not_make_one_run() {
     let ws = shard("ws", "1/2", &["--dataflow", "ws"]);
     let third = shard("third", "1/3", &[]);
     let cut = shard("cut", "1/2", &["--stop-after", "1"]);
+    let clock = shard("clock", "1/2", &["--clock-ghz", "2"]);
     let out = d.join("merged");
     let o = out.display().to_string();
     let merge = |dirs: &[&str]| {
@@ -221,6 +229,7 @@ fn merge_refuses_shards_that_do_not_make_one_run() {
     };
     assert_error(&merge(&[&s0, &seed2]), "its seed is 2, not 1");
     assert_error(&merge(&[&s0, &ws]), "its core is");
+    assert_error(&merge(&[&s0, &clock]), "its clock_ghz is 2.0, not 1.0");
     assert_error(&merge(&[&s0, &third]), "not shards of one split");
     assert_error(&merge(&[&s0, &s0, &s1]), "are both shard 0/2");
     assert_error(&merge(&[&s1]), "shard 0/2 is missing");

@@ -2,8 +2,9 @@
 //! shared memory and the TMA store of D. Each layer's `memory` object (bytes loaded from and
 //! stored to global memory, bytes landed in shared memory, stall cycles, ...), cycles, energy
 //! and D equal what `tcrtl gemm --memory tma` gives for the same problem (the layer's seed
-//! from summary.json); `layers.csv` carries the byte and stall columns; a stopped run
-//! resumes to the same report.
+//! from summary.json); `layers.csv` carries the byte and stall columns (global memory, the
+//! TMA's writes into shared memory and the array's reads from it); a stopped run resumes to
+//! the same report.
 
 use crate::common::cli::{p, scratch, tcrtl, text};
 use serde_json::Value;
@@ -83,6 +84,24 @@ fn tma_layers_equal_gemm(df: &str) {
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let col = |name: &str| header.iter().position(|c| *c == name).expect(name);
+    // The columns added since the first ones come last, so that no earlier index moved: the
+    // memory columns, energy_pj, then mapping_efficiency and simulated_seconds, then the
+    // shared-memory reads and writes.
+    assert_eq!(
+        header[17..],
+        [
+            "scalesim_cycles",
+            "gmem_bytes_loaded",
+            "gmem_bytes_stored",
+            "smem_tx_bytes",
+            "stall_cycles",
+            "energy_pj",
+            "mapping_efficiency",
+            "simulated_seconds",
+            "smem_read_bytes",
+            "smem_write_bytes"
+        ]
+    );
     for (l, row) in s["layers"].as_array().unwrap().iter().zip(lines) {
         let f: Vec<&str> = row.split(',').collect();
         let dims: Vec<String> = ["m", "n", "k", "seed"]
@@ -117,6 +136,8 @@ fn tma_layers_equal_gemm(df: &str) {
             ("gmem_bytes_stored", "bytes_stored"),
             ("smem_tx_bytes", "tx_bytes"),
             ("stall_cycles", "stall_cycles"),
+            ("smem_read_bytes", "smem_read_bytes"),
+            ("smem_write_bytes", "smem_write_bytes"),
         ] {
             assert_eq!(
                 f[col(column)],
@@ -125,7 +146,9 @@ fn tma_layers_equal_gemm(df: &str) {
             );
         }
         assert_eq!(f[col("a_read_bytes")], "");
-        assert!(gj["memory"]["bytes_loaded"].as_u64().unwrap() > 0);
+        for key in ["bytes_loaded", "smem_read_bytes", "smem_write_bytes"] {
+            assert!(gj["memory"][key].as_u64().unwrap() > 0, "{name} {key}");
+        }
         assert_eq!(f[col("energy_pj")], gj["energy"]["total_pj"].to_string());
     }
     // Stopped after one layer and resumed: the same report.

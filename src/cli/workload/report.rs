@@ -5,16 +5,18 @@
 //!
 //! **Timing fields** are the only fields that differ between two runs of the same inputs:
 //! the `sim_seconds` column of `layers.csv` and the `sim_seconds` keys of `summary.json` (in
-//! each layer object and in `totals`). Every other byte of the three files is fixed by the
-//! topology, the options and the seed (docs/workloads.md, "Timing fields").
+//! each layer object and in `totals`), wall-clock seconds. Every other byte of the three files
+//! is fixed by the topology, the options and the seed (docs/workloads.md, "Timing fields"),
+//! `simulated_seconds` (the cycles at `--clock-ghz`) and `mapping_efficiency` among them.
 
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
-use tensorcore_rtl::hw::Traffic;
+use tensorcore_rtl::hw::{Dataflow, Traffic};
 use tensorcore_rtl::io::bounded::{read_text_bounded, MAX_TEXT_BYTES};
 use tensorcore_rtl::io::output::{self, write_file};
 use tensorcore_rtl::io::OutputPlan;
+use tensorcore_rtl::workload::{scalesim_mapping, scalesim_mapping_efficiency};
 
 /// The files a report is made of, in the order they are written.
 pub const FILES: [&str; 3] = ["layers.csv", "summary.json", "layers.svg"];
@@ -116,7 +118,8 @@ pub fn file_fingerprint(path: &Path) -> Result<Value, String> {
     Ok(json!({"bytes": size, "digest": h.text()}))
 }
 
-/// The array a report's utilization and chart refer to.
+/// The array a report's utilization, mapping efficiency and chart refer to, and the clock its
+/// simulated seconds are counted at.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shape {
     /// Rows R.
@@ -126,7 +129,9 @@ pub struct Shape {
     /// Products per PE step w.
     pub width: usize,
     /// `os` or `ws`.
-    pub dataflow: String,
+    pub dataflow: Dataflow,
+    /// The clock in GHz (`--clock-ghz`, the summary's `clock_ghz`).
+    pub clock_ghz: f64,
 }
 
 /// Operand-store traffic in bytes.
@@ -176,6 +181,11 @@ pub struct LayerRecord {
     pub tiles: usize,
     /// `m * n * k / (cycles * R * C * w)`.
     pub utilization: f64,
+    /// SCALE-Sim's mapping efficiency of the GEMM on the array (a fraction,
+    /// [`mapping_efficiency`]).
+    pub mapping_efficiency: f64,
+    /// `cycles` at the run's clock, in seconds ([`simulated_seconds`]; not a timing field).
+    pub simulated_seconds: f64,
     /// `m * n * k`.
     pub macs: u64,
     /// The reference D was compared with (`none` when not simulated).
@@ -251,7 +261,33 @@ pub fn utilization(macs: u64, cycles: u64, shape: &Shape) -> f64 {
     }
 }
 
-/// Total cycles, MACs and simulated seconds.
+/// SCALE-Sim's mapping efficiency of an `m x n x k` GEMM on `shape`'s array, a fraction:
+/// each fold's mapped PEs over `R * C`, averaged over the folds (os folds `M x N` onto the
+/// array, ws `K x N`; `tensorcore_rtl::workload::scalesim_mapping`); 0 without MACs.
+pub fn mapping_efficiency(m: usize, n: usize, k: usize, shape: &Shape) -> f64 {
+    scalesim_mapping_efficiency(shape.dataflow, (shape.rows, shape.cols), m, n, k)
+}
+
+/// The mapping efficiency of `records` together: their mapped PE slots over the slots their
+/// folds offer, the average over every fold of every layer (0 without folds).
+pub fn total_mapping_efficiency(records: &[LayerRecord], shape: &Shape) -> f64 {
+    let (mapped, offered) = records.iter().fold((0u64, 0u64), |(a, b), r| {
+        let (m, o) = scalesim_mapping(shape.dataflow, (shape.rows, shape.cols), r.m, r.n, r.k);
+        (a + m, b + o)
+    });
+    if offered == 0 {
+        0.0
+    } else {
+        mapped as f64 / offered as f64
+    }
+}
+
+/// `cycles` at `shape`'s clock, in seconds: `cycles / (clock_ghz * 1e9)`.
+pub fn simulated_seconds(cycles: u64, shape: &Shape) -> f64 {
+    cycles as f64 / (shape.clock_ghz * 1e9)
+}
+
+/// Total cycles, MACs and wall-clock seconds.
 pub fn totals(records: &[LayerRecord]) -> (u64, u64, f64) {
     records.iter().fold((0, 0, 0.0), |(c, m, s), r| {
         (c + r.cycles, m + r.macs, s + r.sim_seconds)
@@ -294,10 +330,19 @@ const MEMORY_COLUMNS: [(&str, &str); 4] = [
     ("stall_cycles", "stall_cycles"),
 ];
 
-/// `layers.csv`: one row per finished layer in the topology's order; with `memory` (a run
-/// with `--memory tma`) the columns of [`MEMORY_COLUMNS`], then with `energy` (a run with
-/// `--energy`) a last column `energy_pj`. The operand-store columns are empty through the TMA
-/// path.
+/// The `memory` object's keys that `layers.csv` of a `--memory tma` run has as its last
+/// columns (added after the others, so that no column's index moved), with the column names.
+const SMEM_COLUMNS: [(&str, &str); 2] = [
+    ("smem_read_bytes", "smem_read_bytes"),
+    ("smem_write_bytes", "smem_write_bytes"),
+];
+
+/// `layers.csv`: one row per finished layer in the topology's order. After the columns every
+/// run has: with `memory` (a run with `--memory tma`) the columns of [`MEMORY_COLUMNS`], with
+/// `energy` (a run with `--energy`) `energy_pj`, then `mapping_efficiency` and
+/// `simulated_seconds`, and with `memory` last the columns of [`SMEM_COLUMNS`]: each added at
+/// the end when it came, so that a column's index never moved. The operand-store columns are
+/// empty through the TMA path.
 pub fn layers_csv(records: &[LayerRecord], memory: bool, energy: bool) -> String {
     let mut csv = String::from(
         "layer,m,n,k,cycles,tiles,utilization,macs,checked,mismatches,sim_seconds,\
@@ -310,7 +355,17 @@ pub fn layers_csv(records: &[LayerRecord], memory: bool, energy: bool) -> String
             csv.push_str(column);
         }
     }
-    csv.push_str(if energy { ",energy_pj\n" } else { "\n" });
+    if energy {
+        csv.push_str(",energy_pj");
+    }
+    csv.push_str(",mapping_efficiency,simulated_seconds");
+    if memory {
+        for (_, column) in SMEM_COLUMNS {
+            csv.push(',');
+            csv.push_str(column);
+        }
+    }
+    csv.push('\n');
     for r in records {
         let bytes = |f: fn(&TrafficBytes) -> u64| {
             r.traffic
@@ -360,6 +415,20 @@ pub fn layers_csv(records: &[LayerRecord], memory: bool, energy: bool) -> String
             csv.push_str(&cell);
             csv.push('\n');
         }
+        csv.pop();
+        csv.push_str(&format!(
+            ",{},{}",
+            r.mapping_efficiency, r.simulated_seconds
+        ));
+        if memory {
+            for (key, _) in SMEM_COLUMNS {
+                csv.push(',');
+                if let Some(v) = r.memory.as_ref().and_then(|m| m.get(key)) {
+                    csv.push_str(&v.to_string());
+                }
+            }
+        }
+        csv.push('\n');
     }
     csv
 }
@@ -377,6 +446,7 @@ pub fn layer_json(r: &LayerRecord) -> Value {
     let mut l = json!({
         "index": r.index, "layer": r.name, "m": r.m, "n": r.n, "k": r.k, "conv": r.conv,
         "seed": r.seed, "cycles": r.cycles, "tiles": r.tiles, "utilization": r.utilization,
+        "mapping_efficiency": r.mapping_efficiency, "simulated_seconds": r.simulated_seconds,
         "macs": r.macs, "reference": r.reference, "checked": r.checked,
         "elements": r.elements, "sampled": !r.complete_check(),
         "mismatches": r.mismatches, "sim_seconds": r.sim_seconds,
@@ -410,6 +480,8 @@ pub fn summary_json(report: &Report) -> Value {
         json!({
             "layers": records.len(), "cycles": cycles, "macs": macs,
             "utilization": utilization(macs, cycles, &report.shape), "mismatches": bad,
+            "mapping_efficiency": total_mapping_efficiency(records, &report.shape),
+            "simulated_seconds": simulated_seconds(cycles, &report.shape),
             "sim_seconds": secs,
         }),
     );
@@ -521,7 +593,7 @@ pub fn read(dir: &Path) -> Result<Report, String> {
     let bad = |what: &str| format!("{shown}: not a workload report ({what})");
     let summary = value.as_object().ok_or_else(|| bad("not a JSON object"))?;
     let header = header_of(summary);
-    for key in ["shard", "topology_digest", "topology_layers"] {
+    for key in ["shard", "topology_digest", "topology_layers", "clock_ghz"] {
         if !header.contains_key(key) {
             return Err(bad(&format!(
                 "no {key:?}: written by an older tcrtl, run it again"
@@ -542,8 +614,13 @@ pub fn read(dir: &Path) -> Result<Report, String> {
         dataflow: core
             .get("dataflow")
             .and_then(Value::as_str)
-            .ok_or_else(|| bad("no core.dataflow"))?
-            .to_string(),
+            .and_then(Dataflow::by_name)
+            .ok_or_else(|| bad("no core.dataflow os or ws"))?,
+        clock_ghz: header
+            .get("clock_ghz")
+            .and_then(Value::as_f64)
+            .filter(|c| c.is_finite() && *c > 0.0)
+            .ok_or_else(|| bad("clock_ghz is not a positive number"))?,
     };
     let layers = summary
         .get("layers")
@@ -654,8 +731,12 @@ pub fn layer_from_json(l: &Value, shape: &Shape) -> Result<LayerRecord, String> 
             Some(p) => Some(p.clone()),
         },
         utilization: 0.0,
+        mapping_efficiency: 0.0,
+        simulated_seconds: 0.0,
     };
-    // Recomputed from the exact counts, as the run computed it.
+    // Recomputed from the exact counts, as the run computed them.
     r.utilization = utilization(r.macs, r.cycles, shape);
+    r.mapping_efficiency = mapping_efficiency(r.m, r.n, r.k, shape);
+    r.simulated_seconds = simulated_seconds(r.cycles, shape);
     Ok(r)
 }

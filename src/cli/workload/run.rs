@@ -39,9 +39,17 @@ use crate::cli::values;
 /// `--acc` of `tcrtl workload run`: the modes the clocked tensor core runs (no `exact`).
 const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs --preset)";
 
+/// `--clock-ghz` of `tcrtl workload run`: taken with or without `--energy`.
+const CLOCK_HELP: &str = "The clock in GHz (default 1): each layer's simulated_seconds is its \
+                          cycles at this clock; with --energy also the clock the average power \
+                          is given at";
+
 /// Arguments of `tcrtl workload run`.
 #[derive(Args, Debug)]
 #[command(mut_arg("acc", |a| a.help(ACC_HELP)))]
+#[command(mut_arg("clock_ghz", |a| a
+    .requires(clap::builder::Resettable::<clap::Id>::Reset)
+    .help(CLOCK_HELP)))]
 pub struct RunArgs {
     /// The topology: SCALE-Sim's convolution CSV (Layer name, IFMAP Height, IFMAP Width,
     /// Filter Height, Filter Width, Channels, Num Filter, Strides) or GEMM CSV (Layer, M, N,
@@ -220,10 +228,12 @@ fn run_header(
             "swizzle": pc.swizzle,
         });
     }
+    let clock_ghz = energy.clock_ghz.unwrap_or(energy_cli::DEFAULT_CLOCK_GHZ);
+    header["clock_ghz"] = json!(clock_ghz);
     if energy.energy {
         header["energy"] = json!({
             "tech": energy.tech.as_deref().unwrap_or("45nm"),
-            "clock_ghz": energy.clock_ghz.unwrap_or(1.0),
+            "clock_ghz": clock_ghz,
         });
     }
     match header {
@@ -293,7 +303,16 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             );
         }
     }
-    // --energy: checked before any layer runs (either dataflow).
+    // --energy: checked before any layer runs (either dataflow); --clock-ghz with or without.
+    let clock_ghz = args
+        .energy
+        .clock_ghz
+        .unwrap_or(energy_cli::DEFAULT_CLOCK_GHZ);
+    if !(clock_ghz.is_finite() && clock_ghz > 0.0) {
+        return Err(format!(
+            "--clock-ghz must be a positive number of GHz, not {clock_ghz}"
+        ));
+    }
     let energy_plan = args.energy.plan()?;
     if energy_plan.is_some() && args.analytic {
         return Err("--energy needs a simulated run (not --analytic)".into());
@@ -310,7 +329,8 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
         rows: cfg.rows(),
         cols: cfg.cols(),
         width: cfg.width,
-        dataflow: cfg.dataflow().name().to_string(),
+        dataflow: cfg.dataflow(),
+        clock_ghz,
     };
     let count = topo.layers.len();
     let split = match args.split.as_str() {
@@ -461,6 +481,8 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             cycles: shown(formula.cycles),
             tiles: formula.tiles,
             utilization: 0.0,
+            mapping_efficiency: report::mapping_efficiency(m, n, k, &shape),
+            simulated_seconds: 0.0,
             macs,
             reference: String::new(),
             checked: 0,
@@ -591,6 +613,7 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
             check
         };
         record.utilization = report::utilization(macs, record.cycles, &shape);
+        record.simulated_seconds = report::simulated_seconds(record.cycles, &shape);
         record.reference = check.reference.to_string();
         record.checked = check.checked;
         record.elements = check.total;
@@ -724,6 +747,8 @@ fn whole_layer(
         cycles,
         tiles: f.tiles,
         utilization: report::utilization(macs, cycles, shape),
+        mapping_efficiency: report::mapping_efficiency(m, n, k, shape),
+        simulated_seconds: report::simulated_seconds(cycles, shape),
         macs,
         reference: reference.to_string(),
         checked: 0,
@@ -763,6 +788,8 @@ fn empty_part(i: usize, l: &Layer, seed: u64, part: Option<Value>) -> LayerRecor
         cycles: 0,
         tiles: 0,
         utilization: 0.0,
+        mapping_efficiency: 0.0,
+        simulated_seconds: 0.0,
         macs: 0,
         reference: "none".into(),
         checked: 0,
@@ -872,7 +899,8 @@ fn print_text(
             )
         });
         outln!(
-            "{}{part}: {} x {} x {}, {} cycles, {} tile{}, utilization {:.1}%, B {}, {tail}",
+            "{}{part}: {} x {} x {}, {} cycles, {} tile{}, utilization {:.1}% (mapping {:.1}%), \
+             B {}, {tail}",
             r.name,
             r.m,
             r.n,
@@ -881,6 +909,7 @@ fn print_text(
             r.tiles,
             if r.tiles == 1 { "" } else { "s" },
             100.0 * r.utilization,
+            100.0 * r.mapping_efficiency,
             r.traffic.map_or("through TMA".to_string(), |t| format!(
                 "{} bytes read",
                 t.b_read
@@ -889,9 +918,13 @@ fn print_text(
     }
     let (cycles, macs, secs) = report::totals(&done.records);
     outln!(
-        "total: {count} layer{}, {cycles} cycles, {macs} MACs, utilization {:.1}%, {bad} mismatches, {secs:.3} s simulated",
+        "total: {count} layer{}, {cycles} cycles ({:.3} us at {} GHz), {macs} MACs, utilization \
+         {:.1}% (mapping {:.1}%), {bad} mismatches, simulated in {secs:.3} s",
         if count == 1 { "" } else { "s" },
-        100.0 * report::utilization(macs, cycles, &done.shape)
+        1e6 * report::simulated_seconds(cycles, &done.shape),
+        done.shape.clock_ghz,
+        100.0 * report::utilization(macs, cycles, &done.shape),
+        100.0 * report::total_mapping_efficiency(&done.records, &done.shape)
     );
     outln!(
         "written: {}, {}, {}",
