@@ -1,14 +1,18 @@
 //! `gemm` (the clocked tensor core, `tcrtl gemm`) and `matmul` (the functional model): the
-//! problem built from numpy operands or a seeded random one, run by the library's one GEMM
-//! entry (`gemm::run`) or its functional model (`gemm::run_functional`).
+//! problem built from numpy operands or a seeded random one (dense, 2:4 sparse from a dense A
+//! that satisfies 2:4 or a random one, or block-scaled from codes and scales), run by the
+//! library's one GEMM entry (`gemm::run`) or its functional model (`gemm::run_functional`).
 
-use crate::arrays::{require_unsigned, Words};
+use crate::arrays::{int_words, require_unsigned, unsigned_words, Words};
 use crate::errors::{os_error, value_error, IntoPy};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tensorcore_rtl::gemm::problem::check_dims;
-use tensorcore_rtl::gemm::{self, run_functional, CoreConfig, Gemm, Problem};
+use tensorcore_rtl::gemm::mx_input::{self, check_fused, Codes};
+use tensorcore_rtl::gemm::problem::check_size;
+use tensorcore_rtl::gemm::{
+    self, run_functional, CoreConfig, Gemm, GemmRun, MxGemm, MxInput, MxOperand, MxOptions, Problem,
+};
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::{Dataflow, MemPortConfig};
 use tensorcore_rtl::io::arith::ArithNames;
@@ -18,8 +22,9 @@ use tensorcore_rtl::numerics::convert::tf32_from_container;
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::{Format, TF32};
 use tensorcore_rtl::numerics::int::{IntMode, IntOverflow};
+use tensorcore_rtl::numerics::mx::BlockFormat;
 use tensorcore_rtl::rtl::TraceConfig;
-use tensorcore_rtl::sparse::SparseGemm;
+use tensorcore_rtl::sparse::{check_b_bus, compress, Prune, SparseGemm};
 use tensorcore_rtl::verify::{self, gemm_ref::mismatches};
 
 /// A matrix operand of `fmt`: (rows, cols, patterns), each pattern checked.
@@ -52,6 +57,51 @@ fn matrix(w: Words, name: &str, fmt: Format) -> PyResult<(usize, usize, Vec<u64>
     Ok((r, c, out))
 }
 
+/// C's accumulator patterns (`m x n`), or zeros.
+fn c_words(py: Python<'_>, c: Option<&Bound<'_, PyAny>>, m: usize, n: usize) -> PyResult<Vec<u32>> {
+    match c {
+        Some(c) => {
+            let w = require_unsigned(py, c, "C")?;
+            if w.shape != [m, n] {
+                return Err(value_error(format!(
+                    "C must be {m} x {n} (as D) but has shape {:?}",
+                    w.shape
+                )));
+            }
+            Ok(w.words.into_iter().map(|x| x as u32).collect())
+        }
+        None => Ok(vec![0; m * n]),
+    }
+}
+
+/// The sparse problem of a dense `a` that satisfies 2:4 (compressed by the library as
+/// `tcrtl gemm --sparse --a A.npy` does; with `prune`, groups of more than two nonzeros keep
+/// their two largest magnitudes), `b` and `c`.
+fn sparse_from_arrays(
+    py: Python<'_>,
+    cfg: CoreConfig,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    c: Option<&Bound<'_, PyAny>>,
+    prune: bool,
+) -> PyResult<SparseGemm> {
+    let (m, k, av) = matrix(require_unsigned(py, a, "A")?, "A", cfg.fmt_a)?;
+    let prune = if prune {
+        Prune::KeepLargest
+    } else {
+        Prune::Off
+    };
+    let ca = compress(cfg.fmt_a, m, k, &av, prune).py()?;
+    let (kb, n, bv) = matrix(require_unsigned(py, b, "B")?, "B", cfg.fmt_b)?;
+    if kb != k {
+        return Err(value_error(format!(
+            "inner dimensions differ: A is {m} x {k} but B is {kb} x {n}"
+        )));
+    }
+    let cv = c_words(py, c, m, n)?;
+    SparseGemm::new(cfg, ca, n, bv, cv).py()
+}
+
 /// The dense problem of `a`, `b`, `c` (bit patterns; C m x n accumulator patterns or zeros).
 fn dense(
     py: Python<'_>,
@@ -67,20 +117,8 @@ fn dense(
             "inner dimensions differ: A is {m} x {ka} but B is {kb} x {n}"
         )));
     }
-    check_dims(m, n, ka).py()?;
-    let cv: Vec<u32> = match c {
-        Some(c) => {
-            let w = require_unsigned(py, c, "C")?;
-            if w.shape != [m, n] {
-                return Err(value_error(format!(
-                    "C must be {m} x {n} (as D) but has shape {:?}",
-                    w.shape
-                )));
-            }
-            w.words.into_iter().map(|x| x as u32).collect()
-        }
-        None => vec![0; m * n],
-    };
+    check_size(m, n, ka).py()?;
+    let cv = c_words(py, c, m, n)?;
     Gemm::new(m, n, ka, cfg, av, bv, cv).py()
 }
 
@@ -177,50 +215,13 @@ fn config(
     Ok((array(cfg)?, arith.preset))
 }
 
-/// `gemm`: D = A x B + C on the clocked tensor core (as `tcrtl gemm`), from numpy operands or
-/// a seeded random problem (`m`, `n`, `k`, `seed`), dense or 2:4 sparse (random), on the ideal
-/// operand store or through the TMA memory path (`memory="tma"`), with an optional VCD
-/// waveform. Returns a dict of the run: `d` (patterns, row-major), the command line's JSON
-/// counters and, for random problems or `check=True`, the check against the references.
-#[pyfunction]
-#[pyo3(signature = (a=None, b=None, c=None, *, m=None, n=None, k=None, seed=1, fmt="fp16", fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", memory="ideal", stages=None, swizzle=true, sparse=false, vcd=None, check=false, satfinite=false))]
-#[allow(clippy::too_many_arguments)]
-pub fn gemm_run<'py>(
-    py: Python<'py>,
-    a: Option<&Bound<'py, PyAny>>,
-    b: Option<&Bound<'py, PyAny>>,
-    c: Option<&Bound<'py, PyAny>>,
-    m: Option<usize>,
-    n: Option<usize>,
-    k: Option<usize>,
-    seed: u64,
-    fmt: &str,
-    fmt_b: Option<&str>,
-    acc: Option<&str>,
-    preset: Option<&str>,
-    out_fmt: &str,
-    width: usize,
-    rows: usize,
-    cols: usize,
-    dataflow: &str,
+/// The memory path `memory` names (`ideal` or `tma`, with `stages` and `swizzle`), refusing
+/// memory options on the ideal path as the command line does.
+fn memory_config(
     memory: &str,
     stages: Option<usize>,
     swizzle: bool,
-    sparse: bool,
-    vcd: Option<&str>,
-    check: bool,
-    satfinite: bool,
-) -> PyResult<Bound<'py, PyDict>> {
-    let (cfg, preset) = config(
-        fmt, fmt_b, acc, preset, out_fmt, width, rows, cols, dataflow, true, satfinite,
-    )?;
-    let int_mode = match cfg.mode {
-        AccMode::Int(im) => Some(im),
-        _ => None,
-    };
-    if int_mode.is_some() && sparse {
-        return Err(value_error("integer formats run dense (no --sparse)"));
-    }
+) -> PyResult<Option<MemPortConfig>> {
     let mem_cfg = match memory.to_ascii_lowercase().as_str() {
         "tma" => Some(MemPortConfig {
             params: MemParams::default(),
@@ -244,14 +245,93 @@ pub fn gemm_run<'py>(
     if stages == Some(0) {
         return Err(value_error("--stages 0: at least 1 stage is needed"));
     }
+    Ok(mem_cfg)
+}
+
+/// The run's waveform (a VCD at `vcd`, its path checked first), run with the GIL released.
+fn run_traced(
+    py: Python<'_>,
+    problem: Problem<'_>,
+    mem_cfg: Option<&MemPortConfig>,
+    vcd: Option<&str>,
+) -> PyResult<GemmRun> {
+    if let Some(p) = vcd {
+        OutputPlan::new()
+            .add_trace("--vcd", std::path::Path::new(p))
+            .map_err(os_error)?;
+    }
+    let trace = vcd.map(TraceConfig::vcd);
+    py.allow_threads(|| gemm::run(problem, mem_cfg, trace.as_ref()))
+        .py()
+}
+
+/// `gemm`: D = A x B + C on the clocked tensor core (as `tcrtl gemm`), from numpy operands or
+/// a seeded random problem (`m`, `n`, `k`, `seed`), dense or 2:4 sparse (a numpy A that
+/// satisfies 2:4, compressed by the library, or random), on the ideal
+/// operand store or through the TMA memory path (`memory="tma"`), with an optional VCD
+/// waveform. Returns a dict of the run: `d` (patterns, row-major), the command line's JSON
+/// counters and, for random problems or `check=True`, the check against the references.
+#[pyfunction]
+#[pyo3(signature = (a=None, b=None, c=None, *, m=None, n=None, k=None, seed=1, fmt="fp16", fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", memory="ideal", stages=None, swizzle=true, sparse=false, prune=false, vcd=None, check=false, satfinite=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_run<'py>(
+    py: Python<'py>,
+    a: Option<&Bound<'py, PyAny>>,
+    b: Option<&Bound<'py, PyAny>>,
+    c: Option<&Bound<'py, PyAny>>,
+    m: Option<usize>,
+    n: Option<usize>,
+    k: Option<usize>,
+    seed: u64,
+    fmt: &str,
+    fmt_b: Option<&str>,
+    acc: Option<&str>,
+    preset: Option<&str>,
+    out_fmt: &str,
+    width: usize,
+    rows: usize,
+    cols: usize,
+    dataflow: &str,
+    memory: &str,
+    stages: Option<usize>,
+    swizzle: bool,
+    sparse: bool,
+    prune: bool,
+    vcd: Option<&str>,
+    check: bool,
+    satfinite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    if prune && !sparse {
+        return Err(value_error(
+            "prune applies to 2:4 sparse problems (--prune needs --sparse)",
+        ));
+    }
+    let (cfg, preset) = config(
+        fmt, fmt_b, acc, preset, out_fmt, width, rows, cols, dataflow, true, satfinite,
+    )?;
+    let int_mode = match cfg.mode {
+        AccMode::Int(im) => Some(im),
+        _ => None,
+    };
+    if int_mode.is_some() && sparse {
+        return Err(value_error("integer formats run dense (no --sparse)"));
+    }
+    let mem_cfg = memory_config(memory, stages, swizzle)?;
     let random = m.is_some();
     let sparse_g = if sparse {
-        let (Some(m), Some(n), Some(k)) = (m, n, k) else {
-            return Err(value_error(
-                "the package runs random sparse problems: give m, n and k",
-            ));
-        };
-        Some(SparseGemm::random(m, n, k, cfg, seed).py()?)
+        check_b_bus(&cfg).py()?;
+        Some(match (a, b, m, n, k) {
+            (None, None, Some(m), Some(n), Some(k)) => {
+                check_size(m, n, k).py()?;
+                SparseGemm::random(m, n, k, cfg, seed).py()?
+            }
+            (Some(a), Some(b), None, None, None) => sparse_from_arrays(py, cfg, a, b, c, prune)?,
+            _ => {
+                return Err(value_error(
+                    "give --a A.npy --b B.npy, or --m M --n N --k K",
+                ))
+            }
+        })
     } else {
         None
     };
@@ -262,7 +342,7 @@ pub fn gemm_run<'py>(
             .ok_or_else(|| value_error("no problem"))?,
         (Some(a), Some(b), None, None, None) => dense(py, cfg, a, b, c)?,
         (None, None, Some(m), Some(n), Some(k)) => {
-            check_dims(m, n, k).py()?;
+            check_size(m, n, k).py()?;
             Gemm::random(m, n, k, cfg, seed).py()?
         }
         _ => {
@@ -275,15 +355,7 @@ pub fn gemm_run<'py>(
         Some(s) => Problem::Sparse(s),
         None => Problem::Dense(&g),
     };
-    if let Some(p) = vcd {
-        OutputPlan::new()
-            .add_trace("--vcd", std::path::Path::new(p))
-            .map_err(os_error)?;
-    }
-    let trace = vcd.map(TraceConfig::vcd);
-    let done = py
-        .allow_threads(|| gemm::run(problem, mem_cfg.as_ref(), trace.as_ref()))
-        .py()?;
+    let done = run_traced(py, problem, mem_cfg.as_ref(), vcd)?;
     let run = &done.run;
     let checked = if random || check {
         Some(match verify::check(problem, preset, &run.out.d).py()? {
@@ -381,6 +453,194 @@ pub fn gemm_run<'py>(
         d.set_item("c_read_bytes", t.c_read_bytes())?;
         d.set_item("d_write_bytes", t.d_write_bytes())?;
         out.set_item("traffic", d)?;
+    }
+    Ok(out)
+}
+
+/// Element or scale codes of a block-scaled GEMM: a matrix of unsigned codes (or, for
+/// MXINT8 elements, int8 values: their two's-complement bytes).
+fn codes(py: Python<'_>, obj: &Bound<'_, PyAny>, name: &str, signed_ok: bool) -> PyResult<Codes> {
+    let w = match unsigned_words(py, obj)? {
+        Some(w) => w,
+        None if signed_ok => match int_words(py, obj)? {
+            Some(w) => Words {
+                shape: w.shape,
+                words: w.words.into_iter().map(|x| x & 0xFF).collect(),
+            },
+            None => require_unsigned(py, obj, name)?,
+        },
+        None => require_unsigned(py, obj, name)?,
+    };
+    match w.shape.as_slice() {
+        [rows, cols] => Ok(Codes {
+            rows: *rows,
+            cols: *cols,
+            codes: w.words,
+        }),
+        s => Err(value_error(format!(
+            "{name} must be a matrix but has shape {s:?}"
+        ))),
+    }
+}
+
+/// A required array of a block-scaled GEMM (`flag`: the command line's option for it).
+fn need<'a, 'py>(x: Option<&'a Bound<'py, PyAny>>, flag: &str) -> PyResult<&'a Bound<'py, PyAny>> {
+    x.ok_or_else(|| value_error(mx_input::missing(flag).to_string()))
+}
+
+/// The block-scaled problem of the arrays, checked by the library (`gemm::mx_input`, the
+/// command line's checks and messages; a message about one array starts with its argument's
+/// name where the command line names its file).
+fn mx_problem(
+    py: Python<'_>,
+    cfg: CoreConfig,
+    spec: tensorcore_rtl::hw::MxSpec,
+    arrays: [Option<&Bound<'_, PyAny>>; 4],
+    c: Option<&Bound<'_, PyAny>>,
+) -> PyResult<MxGemm> {
+    let [a, b, sa, sb] = arrays;
+    let (a, b) = (need(a, "--a")?, need(b, "--b")?);
+    let (sa, sb) = (need(sa, "--a-scales")?, need(sb, "--b-scales")?);
+    let int8 = spec.int8();
+    let input = MxInput {
+        cfg,
+        spec,
+        a: codes(py, a, "A", int8)?,
+        b: codes(py, b, "B", int8)?,
+        a_scales: codes(py, sa, "a_scales", false)?,
+        b_scales: codes(py, sb, "b_scales", false)?,
+        c: None,
+    };
+    let mut g = input.build().map_err(|e| match e.operand {
+        Some(op) => {
+            let name = match op {
+                MxOperand::A => "a",
+                MxOperand::B => "b",
+                MxOperand::AScales => "a_scales",
+                MxOperand::BScales => "b_scales",
+            };
+            value_error(format!("{name}: {e}"))
+        }
+        None => value_error(e.to_string()),
+    })?;
+    if c.is_some() {
+        g.c = c_words(py, c, g.m, g.n)?;
+    }
+    Ok(g)
+}
+
+/// `gemm` with a block-scaled format (`tcrtl gemm --format mxfp8e4m3 --a A.npy --b B.npy
+/// --a-scales SA.npy --b-scales SB.npy ...`): element codes `a` (m x k) and `b` (k x n),
+/// scale codes `a_scales` (m x k/bs) and `b_scales` (k/bs x n), FP32 tensor scales (bits,
+/// NVFP4), C FP32 patterns or zeros; the core in MX mode (fused), on the ideal store, either
+/// dataflow. The options MX does not take are refused with the command line's messages.
+/// Returns the dict of the run: `d` and the keys of the command line's JSON.
+#[pyfunction]
+#[pyo3(signature = (a=None, b=None, c=None, a_scales=None, b_scales=None, a_tensor_scale=None, b_tensor_scale=None, *, fmt, fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", memory="ideal", stages=None, swizzle=true, sparse=false, random=false, vcd=None, check=false, satfinite=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_mx<'py>(
+    py: Python<'py>,
+    a: Option<&Bound<'py, PyAny>>,
+    b: Option<&Bound<'py, PyAny>>,
+    c: Option<&Bound<'py, PyAny>>,
+    a_scales: Option<&Bound<'py, PyAny>>,
+    b_scales: Option<&Bound<'py, PyAny>>,
+    a_tensor_scale: Option<u32>,
+    b_tensor_scale: Option<u32>,
+    fmt: &str,
+    fmt_b: Option<&str>,
+    acc: Option<&str>,
+    preset: Option<&str>,
+    out_fmt: &str,
+    width: usize,
+    rows: usize,
+    cols: usize,
+    dataflow: &str,
+    memory: &str,
+    stages: Option<usize>,
+    swizzle: bool,
+    sparse: bool,
+    random: bool,
+    vcd: Option<&str>,
+    check: bool,
+    satfinite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let fa = BlockFormat::by_name(fmt)
+        .ok_or_else(|| value_error(mx_input::scales_need_block_format(fmt).to_string()))?;
+    let df = Dataflow::by_name(&dataflow.to_ascii_lowercase()).ok_or_else(|| {
+        value_error("unknown dataflow (os: output-stationary, ws: weight-stationary)")
+    })?;
+    let memory_tma = match memory.to_ascii_lowercase().as_str() {
+        "tma" => true,
+        "ideal" => false,
+        other => {
+            return Err(value_error(format!(
+                "unknown memory path {other:?} (expected ideal or tma)"
+            )))
+        }
+    };
+    MxOptions {
+        acc,
+        preset: preset.is_some(),
+        random,
+        sparse,
+        memory_tma,
+        memh: false,
+        satfinite,
+        out_format: out_fmt,
+    }
+    .check()
+    .py()?;
+    // The ideal path's refusal of memory options (the block-scaled core has no other path).
+    memory_config(memory, stages, swizzle)?;
+    let fb = mx_input::format_b(fa, fmt_b).py()?;
+    let spec = mx_input::spec(fa, fb, a_tensor_scale, b_tensor_scale).py()?;
+    let cfg = mx_input::core_config(&spec, width)
+        .with_array(rows, cols)
+        .map(|c| c.with_dataflow(df))
+        .map_err(|e| value_error(format!("--rows {rows} --cols {cols}: {e}")))?;
+    mx_input::check_width(&spec, width).py()?;
+    let g = mx_problem(py, cfg, spec, [a, b, a_scales, b_scales], c)?;
+    let done = run_traced(py, Problem::Mx(&g), None, vcd)?;
+    let run = &done.run;
+    let checked = if check {
+        Some(check_fused(&g, &run.out.d).py()?)
+    } else {
+        None
+    };
+    let out = PyDict::new(py);
+    out.set_item("d", PyArray1::from_vec(py, run.out.d.clone()))?;
+    out.set_item("m", g.m)?;
+    out.set_item("n", g.n)?;
+    out.set_item("k", g.k)?;
+    out.set_item("format", fa.name())?;
+    out.set_item("format_b", fb.name())?;
+    out.set_item("acc", "fused")?;
+    out.set_item("block", spec.block())?;
+    out.set_item("width", g.cfg.width)?;
+    out.set_item("rows", g.cfg.rows())?;
+    out.set_item("cols", g.cfg.cols())?;
+    out.set_item("dataflow", g.cfg.dataflow().name())?;
+    out.set_item("out_format", "fp32")?;
+    out.set_item("a_tensor_scale", spec.a_tensor.map(f32::from_bits))?;
+    out.set_item("b_tensor_scale", spec.b_tensor.map(f32::from_bits))?;
+    out.set_item("cycles", run.cycles)?;
+    out.set_item("tiles", run.tiles)?;
+    out.set_item("macs", g.m * g.n * g.k)?;
+    out.set_item("mac_slots_used", run.mac_slots_used)?;
+    out.set_item("mac_slots_offered", run.mac_slots_offered)?;
+    out.set_item("utilization", run.utilization())?;
+    out.set_item("sim_seconds", run.sim_seconds)?;
+    out.set_item("flags", run.out.flags.names())?;
+    out.set_item("waves", vcd)?;
+    match checked {
+        Some(c) => {
+            let d = PyDict::new(py);
+            d.set_item("reference", c.reference)?;
+            d.set_item("mismatches", c.mismatches.len())?;
+            out.set_item("check", d)?;
+        }
+        None => out.set_item("check", py.None())?,
     }
     Ok(out)
 }

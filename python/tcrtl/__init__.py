@@ -9,7 +9,9 @@ line's one-line message.
 - ``dot(a, b, c, fmt=..., acc=..., preset=...)``: batches of dot products, one per row.
 - ``matmul(A, B, C, ...)``: a matrix product tiled into dot steps as the functional model does.
 - ``convert(x, to=...)``, ``quantize(x, fmt)``, ``dequantize(q)``: formats and MX/NVFP4 blocks.
-- ``gemm(m=..., n=..., k=..., ...)``: the clocked core, on the ideal store or the memory path.
+- ``gemm(m=..., n=..., k=..., ...)`` or ``gemm(A, B, C, ...)``: the clocked core, on the ideal
+  store or the memory path; dense, 2:4 sparse (``sparse=True``) or block-scaled (``fmt="mxfp8e4m3"``,
+  ``a_scales=...``, ``b_scales=...``).
 - ``tma_load(tensor, dtype=..., box=..., coords=...)``: one TMA load through the memory system.
 - ``PE(fmt, acc, width)``: one processing element, stepped cycle by cycle.
 """

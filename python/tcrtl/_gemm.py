@@ -118,7 +118,7 @@ class GemmResult:
         cycles, utilization, tiles, macs: as ``tcrtl gemm --json``.
         flags: the names of the IEEE flags D raised.
         check: ``{"reference": ..., "mismatches": ...}`` for random problems (or
-            ``check=True``), else ``None``.
+            ``check=True``; block-scaled problems with ``check=True``), else ``None``.
         json: every key of ``tcrtl gemm --json`` this run has (``memory``, ``traffic``,
             ``mac_slots_used``, ...).
     """
@@ -140,33 +140,83 @@ class GemmResult:
                 f"utilization={self.utilization:.3f})")
 
 
+def _block_arrays(a, b, a_scales, b_scales, fmt: str, fmt_b: Optional[str]):
+    """The element and scale codes of a block-scaled GEMM as uint8 (or int8 MXINT8) arrays:
+    uint8 codes as they are, ml_dtypes values of the element (or scale) format bit for bit.
+    An array of a format that is not block-scaled is handed on as it is (the native layer
+    refuses the format first)."""
+    fa, fb = fmt.lower(), (fmt_b or fmt).lower()
+
+    def conv(x, f, name, how):
+        if x is None or f not in _dtypes.BLOCK_ELEMENT:
+            return x
+        return how(x, f, name)
+
+    return (conv(a, fa, "A", _dtypes.block_elements), conv(b, fb, "B", _dtypes.block_elements),
+            conv(a_scales, fa, "a_scales", _dtypes.block_scales),
+            conv(b_scales, fb, "b_scales", _dtypes.block_scales))
+
+
 def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = None,
          k: Optional[int] = None, seed: int = 1, fmt: str = "fp16", fmt_b: Optional[str] = None,
          acc: str = "ieee", preset: Optional[str] = None, out_fmt: str = "fp32", width: int = 1,
          rows: int = 4, cols: int = 4, dataflow: str = "os", memory: str = "ideal",
          stages: Optional[int] = None, swizzle: bool = True, sparse: bool = False,
-         vcd: Optional[str] = None, check: bool = False, satfinite: bool = False) -> GemmResult:
+         prune: bool = False, a_scales=None, b_scales=None, a_tensor_scale=None,
+         b_tensor_scale=None, vcd: Optional[str] = None, check: bool = False,
+         satfinite: bool = False) -> GemmResult:
     """D = A x B + C on the clocked tensor core, as ``tcrtl gemm`` runs it.
 
     The problem: numpy operands ``a`` (m x k), ``b`` (k x n), ``c`` (m x n, or ``None``) as
     for ``matmul``; or a seeded random problem with ``m``, ``n``, ``k`` and ``seed`` (the same
-    operands as ``tcrtl gemm --m M --n N --k K --seed S``), dense or, with ``sparse=True``,
-    2:4-sparse A. Options as the command line's: ``fmt``, ``fmt_b``, ``acc`` (ieee, fused,
-    nvidia), ``preset``, ``out_fmt``, ``width`` (products per PE step: 1..32, a power of two),
-    the array ``rows`` x ``cols`` and ``dataflow`` (``os``, ``ws``), ``memory`` (``ideal``
-    or ``tma``: the TMA-like memory path, with ``stages`` and ``swizzle``), ``vcd`` (a
-    waveform path) and ``check`` (compare D with the independent reference; random problems
-    always are). Integer formats (``s8``, ``u8``, ``s4``, ``u4``) accumulate in int32,
-    wrapping or, with ``satfinite``, clamping; their operands as for ``matmul``.
+    operands as ``tcrtl gemm --m M --n N --k K --seed S``). Options as the command line's:
+    ``fmt``, ``fmt_b``, ``acc`` (ieee, fused, nvidia), ``preset``, ``out_fmt``, ``width``
+    (products per PE step: 1..32, a power of two), the array ``rows`` x ``cols`` and
+    ``dataflow`` (``os``, ``ws``), ``memory`` (``ideal`` or ``tma``: the TMA-like memory
+    path, with ``stages`` and ``swizzle``), ``vcd`` (a waveform path) and ``check`` (compare D
+    with the independent reference; random problems always are). Integer formats (``s8``,
+    ``u8``, ``s4``, ``u4``) accumulate in int32, wrapping or, with ``satfinite``, clamping;
+    their operands as for ``matmul``.
+
+    2:4 sparsity (``sparse=True``, as ``tcrtl gemm --sparse``): a random problem, or a dense
+    numpy ``a`` (m x k, k a multiple of 4) with at most two nonzeros in every group of four
+    along K, compressed by the library as ``--sparse --a A.npy`` is (a group with more is
+    refused, or with ``prune=True`` keeps its two largest magnitudes, as ``--prune``).
+
+    Block-scaled formats (``fmt="mxfp8e4m3"``, ``mxfp8e5m2``, ``mxfp6e2m3``, ``mxfp6e3m2``,
+    ``mxfp4``, ``mxint8``, ``nvfp4``; as ``tcrtl gemm --format mxfp8e4m3 --a A.npy --b B.npy
+    --a-scales SA.npy --b-scales SB.npy``): ``a`` and ``b`` are element codes (``uint8``, or
+    ml_dtypes values of the element format; MXINT8 also ``int8`` values), ``a_scales``
+    (m x k/bs) and ``b_scales`` (k/bs x n) scale codes (``uint8``, or ``float8_e8m0fnu``
+    / for NVFP4 ``float8_e4m3fn`` values), ``c`` FP32; K a multiple of the block size ``bs``
+    (32; 16 for NVFP4, whose FP32 ``a_tensor_scale`` and ``b_tensor_scale`` default to 1).
+    The core runs the fused MX datapath (``acc`` left out or ``"fused"``) on the ideal store,
+    in either dataflow (``ws`` needs ``width`` equal to the block size); no random problems,
+    presets, sparsity, memory path or output format other than FP32, as the command line.
 
     Returns:
         GemmResult: ``.d``, ``.values``, ``.cycles``, ``.utilization``, ``.json``.
 
     Raises:
-        ValueError: the command line's message for a bad option; OSError for a waveform path
-        that cannot be written.
+        ValueError: the command line's message for a bad option or operand (where it names an
+        operand's file, the message names the argument: ``a_scales: ...``); OSError for a
+        waveform path that cannot be written.
     """
     accn = None if acc is None or acc.lower() == "ieee" else acc
+    block = fmt.lower() in _dtypes.BLOCK_ELEMENT
+    scales = any(x is not None for x in (a_scales, b_scales, a_tensor_scale, b_tensor_scale))
+    if block or scales:
+        A, B, SA, SB = _block_arrays(a, b, a_scales, b_scales, fmt, fmt_b)
+        C = None if c is None else _c_matrix(c, 0, 0, "fp32")
+        ta = None if a_tensor_scale is None else _dtypes.fp32_bits(a_tensor_scale)
+        tb = None if b_tensor_scale is None else _dtypes.fp32_bits(b_tensor_scale)
+        random = m is not None or n is not None or k is not None
+        info = _tcrtl.gemm_mx(A, B, C, SA, SB, ta, tb, fmt=fmt, fmt_b=fmt_b, acc=accn,
+                              preset=preset, out_fmt=out_fmt, width=width, rows=rows,
+                              cols=cols, dataflow=dataflow, memory=memory, stages=stages,
+                              swizzle=swizzle, sparse=sparse, random=random, vcd=vcd,
+                              check=check, satfinite=satfinite)
+        return GemmResult(dict(info))
     integer = fmt.lower() in INT_BITS
     A = None if a is None else _operand(a, fmt, "A")
     B = None if b is None else _operand(b, fmt_b or fmt, "B")
@@ -178,5 +228,6 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
     info = _tcrtl.gemm_run(A, B, C, m=m, n=n, k=k, seed=seed, fmt=fmt, fmt_b=fmt_b, acc=accn,
                            preset=preset, out_fmt=out_fmt, width=width, rows=rows, cols=cols,
                            dataflow=dataflow, memory=memory, stages=stages, swizzle=swizzle,
-                           sparse=sparse, vcd=vcd, check=check, satfinite=satfinite)
+                           sparse=sparse, prune=prune, vcd=vcd, check=check,
+                           satfinite=satfinite)
     return GemmResult(dict(info))

@@ -11,8 +11,6 @@ use super::values;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::CoreRun;
-use tensorcore_rtl::gemm::CoreConfig;
-use tensorcore_rtl::hw::pe::sparse_b_lanes;
 use tensorcore_rtl::hw::Dataflow;
 use tensorcore_rtl::io::npy::{read_npy, shape_text, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
@@ -22,27 +20,6 @@ use tensorcore_rtl::sparse::{
     compress, overfull_groups, Compressed, Prune, SparseError, SparseGemm,
 };
 use tensorcore_rtl::verify::measurements::encode_exact;
-
-/// Refuses, before the core is built, a 2:4 sparse configuration whose B bus does not fit
-/// the lane storage of its width: a step presents `max(2w, 4)` B values per column
-/// (docs/sparsity.md) in `w` 64-bit words (docs/architecture.md, `Wide<W>`), so at `w = 1`
-/// (the nvidia presets, or `--width 1`) four B values must fit 64 bits, which a TF32 B
-/// (19 bits) does not.
-pub fn check_b_bus(cfg: &CoreConfig) -> Result<(), String> {
-    let w = cfg.width;
-    let lanes = sparse_b_lanes(w);
-    let bits = cfg.fmt_b.width() as usize * lanes;
-    if bits > 64 * w {
-        return Err(format!(
-            "--sparse at w = {w} carries {lanes} {} B values ({bits} bits) a step on a \
-             {}-bit bus: use --width 2 or more (ieee or fused), or a B format of at most {} bits",
-            cfg.fmt_b.name,
-            64 * w,
-            64 * w / lanes
-        ));
-    }
-    Ok(())
-}
 
 /// Arguments of `tcrtl sparse`.
 #[derive(Args, Debug)]

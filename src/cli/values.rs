@@ -4,7 +4,6 @@
 
 use clap::Args;
 use std::path::PathBuf;
-use tensorcore_rtl::gemm::problem::check_dims;
 use tensorcore_rtl::io::arith::ArithNames;
 pub use tensorcore_rtl::io::values::{
     acc_format, input_format, int_operand, int_operands, operand, operands, parse_window, preset,
@@ -182,18 +181,9 @@ pub fn traffic_json(t: &tensorcore_rtl::hw::Traffic) -> serde_json::Value {
     })
 }
 
-/// The most 4x4 output tiles the tensor core's tile counter holds (`2^24 - 3`).
-pub const MAX_TILES: usize = (1 << 24) - 3;
-
 /// Refuses a problem too large to run before anything is allocated: each matrix within
-/// `gemm::problem::MAX_ELEMENTS` and at most [`MAX_TILES`] tiles.
+/// `gemm::problem::MAX_ELEMENTS` and at most `gemm::problem::MAX_TILES` tiles
+/// (`gemm::problem::check_size`).
 pub fn check_size(m: usize, n: usize, k: usize) -> Result<(), String> {
-    check_dims(m, n, k).map_err(|e| e.to_string())?;
-    let tiles = m.div_ceil(4).saturating_mul(n.div_ceil(4));
-    if tiles > MAX_TILES {
-        return Err(format!(
-            "a {m} x {n} D needs {tiles} 4x4 tiles; the tensor core runs at most {MAX_TILES}"
-        ));
-    }
-    Ok(())
+    tensorcore_rtl::gemm::problem::check_size(m, n, k).map_err(|e| e.to_string())
 }

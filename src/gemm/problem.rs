@@ -11,6 +11,9 @@ use crate::numerics::format::{Format, ACC_FORMATS, INPUT_FORMATS};
 /// words), so that a mistyped dimension is an error rather than an allocation failure.
 pub const MAX_ELEMENTS: usize = 1 << 28;
 
+/// The most 4x4 output tiles the tensor core's tile counter holds (`2^24 - 3`).
+pub const MAX_TILES: usize = (1 << 24) - 3;
+
 /// The dot-product widths a PE can be built with.
 pub const WIDTHS: [usize; 6] = [1, 2, 4, 8, 16, 32];
 
@@ -61,6 +64,16 @@ pub enum GemmError {
         rows: usize,
         /// Columns.
         cols: usize,
+    },
+    /// D needs more 4x4 tiles than the tile counter holds ([`MAX_TILES`]).
+    #[error("a {m} x {n} D needs {tiles} 4x4 tiles; the tensor core runs at most {max}", max = MAX_TILES)]
+    TooManyTiles {
+        /// Rows of D.
+        m: usize,
+        /// Columns of D.
+        n: usize,
+        /// The 4x4 tiles D needs.
+        tiles: usize,
     },
     /// The width is not one a PE can be built with.
     #[error("width {0} is not one of 1, 2, 4, 8, 16, 32")]
@@ -114,6 +127,17 @@ pub fn check_dims(m: usize, n: usize, k: usize) -> Result<(), GemmError> {
         if rows.checked_mul(cols).is_none_or(|e| e > MAX_ELEMENTS) {
             return Err(GemmError::TooLarge { matrix, rows, cols });
         }
+    }
+    Ok(())
+}
+
+/// Refuses a problem too large to run before anything is allocated: [`check_dims`], and at
+/// most [`MAX_TILES`] 4x4 tiles of D.
+pub fn check_size(m: usize, n: usize, k: usize) -> Result<(), GemmError> {
+    check_dims(m, n, k)?;
+    let tiles = m.div_ceil(4).saturating_mul(n.div_ceil(4));
+    if tiles > MAX_TILES {
+        return Err(GemmError::TooManyTiles { m, n, tiles });
     }
     Ok(())
 }

@@ -106,6 +106,25 @@ pub enum SparseError {
         /// The configuration's `fmt_a`.
         expected: &'static str,
     },
+    /// The B bus of the sparse PE at this width cannot carry a step's B values
+    /// ([`crate::sparse::problem::check_b_bus`]).
+    #[error(
+        "--sparse at w = {width} carries {lanes} {format} B values ({bits} bits) a step on a \
+         {bus}-bit bus: use --width 2 or more (ieee or fused), or a B format of at most {} bits",
+        bus / lanes
+    )]
+    BBusTooNarrow {
+        /// The width (kept products a step).
+        width: usize,
+        /// B values a step presents per column.
+        lanes: usize,
+        /// B's format.
+        format: &'static str,
+        /// Their bits.
+        bits: usize,
+        /// The bus's bits (64 per lane of the width).
+        bus: usize,
+    },
     /// The rest of the problem (B, C, formats, width, mode) is not valid.
     #[error(transparent)]
     Gemm(#[from] crate::gemm::GemmError),

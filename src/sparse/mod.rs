@@ -27,4 +27,4 @@ pub use clocked::{run_clocked_sparse, run_clocked_sparse_measured};
 pub use compress::{compress, overfull_groups, Compressed, Prune, SparseError};
 pub use memory::run_memory_sparse;
 pub use meta::{NibbleError, VALID_NIBBLES};
-pub use problem::{run_functional_sparse, SparseGemm};
+pub use problem::{check_b_bus, run_functional_sparse, SparseGemm};

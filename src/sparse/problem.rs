@@ -40,6 +40,28 @@ pub struct SparseGemm {
     pub c: Vec<u32>,
 }
 
+/// Refuses, before the core is built, a 2:4 sparse configuration whose B bus does not fit
+/// the lane storage of its width: a step presents `max(2w, 4)` B values per column
+/// (docs/sparsity.md) in `w` 64-bit words (docs/architecture.md, `Wide<W>`), so at `w = 1`
+/// (the nvidia presets, or width 1) four B values must fit 64 bits, which a TF32 B (19 bits)
+/// does not.
+pub fn check_b_bus(cfg: &CoreConfig) -> Result<(), SparseError> {
+    let width = cfg.width;
+    let lanes = crate::hw::pe::sparse_b_lanes(width);
+    let bits = cfg.fmt_b.width() as usize * lanes;
+    let bus = 64 * width;
+    if bits > bus {
+        return Err(SparseError::BBusTooNarrow {
+            width,
+            lanes,
+            format: cfg.fmt_b.name,
+            bits,
+            bus,
+        });
+    }
+    Ok(())
+}
+
 impl SparseGemm {
     /// The problem as the independent reference ([`crate::verify::sparse`]) takes it: raw
     /// kept values, metadata nibbles, B and C, nothing derived by the code under test.

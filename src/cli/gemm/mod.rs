@@ -35,11 +35,10 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         || args.a_tensor_scale.is_some()
         || args.b_tensor_scale.is_some()
     {
-        return Err(format!(
-            "--a-scales/--b-scales and the tensor scales need a block-scaled --format \
-             (mxfp8e4m3, mxfp8e5m2, mxfp6e2m3, mxfp6e3m2, mxfp4, mxint8, nvfp4), not {}",
-            args.arith.format
-        ));
+        return Err(
+            tensorcore_rtl::gemm::mx_input::scales_need_block_format(&args.arith.format)
+                .to_string(),
+        );
     }
     if let Some((a, b)) = args.arith.int_formats()? {
         if !args.out_format.eq_ignore_ascii_case("fp32") {
@@ -304,7 +303,7 @@ fn run_int(args: &GemmArgs, a: IntFormat, b: IntFormat) -> Result<i32, String> {
 /// The sparse problem of `tcrtl gemm --sparse`: a dense --a (checked, or pruned with
 /// --prune), a compressed --a-values/--a-meta, or a random one with valid nibbles.
 fn sparse_problem(args: &GemmArgs, cfg: CoreConfig) -> Result<SparseGemm, String> {
-    super::sparse::check_b_bus(&cfg)?;
+    tensorcore_rtl::sparse::check_b_bus(&cfg).map_err(|e| e.to_string())?;
     let prune = if args.sparse_a.prune {
         Prune::KeepLargest
     } else {

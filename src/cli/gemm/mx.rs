@@ -6,39 +6,29 @@
 //! `--a-tensor-scale`/`--b-tensor-scale`); K must be a multiple of `bs`. The core runs the
 //! `fused` MX semantics (exact block sum, scaled, one round-to-nearest-even add per block),
 //! so `--check` compares D with the independent `verify::mx_ref` and with `mx_dot` in
-//! `fused` mode. Ideal operand path only.
+//! `fused` mode. Ideal operand path only. The checks of the options, formats and codes and
+//! the check of D are the library's (`gemm::mx_input`, which the Python package calls too);
+//! this file reads the files and reports.
 
 use super::args::GemmArgs;
 use super::load::{load_c, matrix_shape, plan_outputs};
 use crate::cli::array::ArrayArgs;
 use crate::cli::memory::MemoryPath;
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::gemm::{self, CoreConfig, MxGemm, Problem};
-use tensorcore_rtl::hw::{Dataflow, MxSpec};
+use tensorcore_rtl::gemm::mx_input::{self, check_fused, check_reference, Codes};
+use tensorcore_rtl::gemm::{self, MxInput, MxInputError, MxOperand, MxOptions, Problem};
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
-use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::mx::BlockFormat;
-use tensorcore_rtl::verify;
 
 /// The block format named `name` (every one runs on the tensor core).
 pub(super) fn core_format(name: &str) -> Option<BlockFormat> {
     BlockFormat::by_name(name)
 }
 
-/// The block-format names, for messages.
-fn format_names() -> String {
-    BlockFormat::ALL.map(|f| f.name()).join(", ")
-}
-
-/// Reads a uint8 .npy matrix (or int8, if `signed_ok`); returns (rows, cols, bytes), each
-/// below `2^bits`.
-fn load_u8(
-    path: &Path,
-    name: &str,
-    bits: u32,
-    signed_ok: bool,
-) -> Result<(usize, usize, Vec<u8>), String> {
+/// Reads a uint8 .npy matrix (or int8, if `signed_ok`) of codes; the library checks their
+/// values ([`MxInput::build`]).
+fn load_u8(path: &Path, name: &str, signed_ok: bool) -> Result<Codes, String> {
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     let (rows, cols) = matrix_shape(&arr, path, name)?;
     if arr.dtype != Dtype::U8 && !(signed_ok && arr.dtype == Dtype::I8) {
@@ -49,116 +39,55 @@ fn load_u8(
             if signed_ok { " or int8" } else { "" }
         ));
     }
-    if let Some(i) = arr.iter_words().position(|w| w >> bits != 0) {
-        return Err(format!(
-            "{}: {name}[{}][{}] = {:#04x} does not fit in {bits} bits",
-            path.display(),
-            i / cols.max(1),
-            i % cols.max(1),
-            arr.word(i)
-        ));
-    }
-    Ok((rows, cols, arr.iter_words().map(|w| w as u8).collect()))
+    Ok(Codes {
+        rows,
+        cols,
+        codes: arr.words(),
+    })
 }
 
 fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a PathBuf, String> {
     p.as_ref()
-        .ok_or_else(|| format!("block-scaled formats need {flag} (uint8 .npy)"))
+        .ok_or_else(|| mx_input::missing(flag).to_string())
 }
 
 /// Parses `--a-tensor-scale`/`--b-tensor-scale` (NVFP4 only): an FP32 value or pattern.
 fn tensor_scale(fmt: BlockFormat, text: Option<&str>, flag: &str) -> Result<Option<u32>, String> {
-    match (fmt, text) {
-        (BlockFormat::NvFp4, Some(t)) => crate::cli::values::operand(FP32, t)
-            .map(|bits| Some(bits as u32))
-            .map_err(|e| format!("{flag}: {e}")),
-        (_, Some(_)) => Err(format!("{flag} applies to nvfp4 only ({fmt} has none)")),
-        (_, None) => Ok(None),
-    }
+    let Some(t) = text else {
+        return Ok(None);
+    };
+    mx_input::tensor_scale_allowed(fmt, flag).map_err(|e| e.to_string())?;
+    crate::cli::values::operand(FP32, t)
+        .map(|bits| Some(bits as u32))
+        .map_err(|e| format!("{flag}: {e}"))
 }
 
-/// Checks the scale codes: NVFP4's are UE4M3 (PTX's unsigned E4M3: the sign bit must be 0).
-fn check_scales(fmt: BlockFormat, scales: &[u8], path: &Path, cols: usize) -> Result<(), String> {
-    if fmt != BlockFormat::NvFp4 {
-        return Ok(());
+/// The options an MX GEMM does not take, as given.
+fn options(args: &GemmArgs) -> MxOptions<'_> {
+    MxOptions {
+        acc: args.arith.acc.as_deref(),
+        preset: args.arith.preset.is_some(),
+        random: args.m.is_some(),
+        sparse: args.sparse,
+        memory_tma: args.memory == MemoryPath::Tma,
+        memh: args.memh.is_some(),
+        satfinite: args.satfinite,
+        out_format: &args.out_format,
     }
-    match scales.iter().position(|&x| x & 0x80 != 0) {
-        Some(i) => Err(format!(
-            "{}: scale [{}][{}] = {:#04x} has its sign bit set; NVFP4 block scales are \
-             unsigned E4M3 (UE4M3, as in PTX)",
-            path.display(),
-            i / cols.max(1),
-            i % cols.max(1),
-            scales[i]
-        )),
-        None => Ok(()),
-    }
-}
-
-/// Refuses the options an MX GEMM does not take.
-fn refuse_options(args: &GemmArgs) -> Result<(), String> {
-    // Leaving --acc out means the fused MX datapath; any other mode named is refused (an
-    // explicit `ieee` would otherwise run fused without a word).
-    if let Some(acc) = args.arith.acc.as_deref() {
-        if !acc.eq_ignore_ascii_case("fused") {
-            return Err(format!(
-                "--acc {acc}: MX GEMMs run the fused MX datapath (give --acc fused or leave it out)"
-            ));
-        }
-    }
-    let refused = [
-        (args.arith.preset.is_some(), "--preset"),
-        (
-            args.m.is_some(),
-            "--m/--n/--k (MX takes --a, --b, --a-scales, --b-scales)",
-        ),
-        (args.sparse, "--sparse"),
-        (args.memory == MemoryPath::Tma, "--memory tma"),
-        (args.memh.is_some(), "--memh"),
-        (args.satfinite, "--satfinite"),
-        (
-            !args.out_format.eq_ignore_ascii_case("fp32"),
-            "--out-format other than fp32 (the MX datapath accumulates in FP32)",
-        ),
-    ];
-    for (given, what) in refused {
-        if given {
-            return Err(format!("{what} is not available with MX formats"));
-        }
-    }
-    Ok(())
 }
 
 /// Runs a block-scaled GEMM (`fa`: the block format of A; B's from `--format-b` or the
 /// same).
 pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
-    refuse_options(args)?;
-    let fb = match &args.arith.format_b {
-        Some(name) => core_format(name).ok_or_else(|| {
-            format!(
-                "--format-b {name}: a block-scaled --format needs a block-scaled --format-b ({})",
-                format_names()
-            )
-        })?,
-        None => fa,
-    };
-    let spec = MxSpec::new(fa, fb).with_tensor_scales(
-        tensor_scale(fa, args.a_tensor_scale.as_deref(), "--a-tensor-scale")?,
-        tensor_scale(fb, args.b_tensor_scale.as_deref(), "--b-tensor-scale")?,
-    );
-    spec.check()
-        .map_err(|e| format!("--format {fa} --format-b {fb}: {e}"))?;
-    let (ea, eb) = (MxSpec::lane_format(fa), MxSpec::lane_format(fb));
+    let text = |e: MxInputError| e.to_string();
+    options(args).check().map_err(text)?;
+    let fb = mx_input::format_b(fa, args.arith.format_b.as_deref()).map_err(text)?;
+    let ta = tensor_scale(fa, args.a_tensor_scale.as_deref(), "--a-tensor-scale")?;
+    let tb = tensor_scale(fb, args.b_tensor_scale.as_deref(), "--b-tensor-scale")?;
+    let spec = mx_input::spec(fa, fb, ta, tb).map_err(text)?;
     let bs = spec.block();
-    let cfg = args
-        .array
-        .apply(CoreConfig::new(ea, eb, AccMode::Fused, args.width))?;
-    if args.width > bs {
-        return Err(format!(
-            "--width {}: {fa} blocks hold {bs} elements, and a PE step must not straddle two",
-            args.width
-        ));
-    }
+    let cfg = args.array.apply(mx_input::core_config(&spec, args.width))?;
+    mx_input::check_width(&spec, args.width).map_err(text)?;
     plan_outputs(args)?;
     let energy = args.energy.plan()?;
     let trace = args.trace.config()?;
@@ -168,52 +97,32 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         need(&args.b_scales, "--b-scales")?,
     );
     let int8 = spec.int8();
-    let (m, k, a) = load_u8(pa, "A", ea.width(), int8)?;
-    let (kb, n, b) = load_u8(pb, "B", eb.width(), int8)?;
-    if k != kb {
-        return Err(format!(
-            "inner dimensions differ: A is {m} x {k} but B is {kb} x {n}"
-        ));
-    }
-    if !k.is_multiple_of(bs) || k == 0 {
-        return Err(format!(
-            "K = {k}: {fa} GEMMs need K a multiple of {bs} (one scale per {bs} elements)"
-        ));
-    }
-    crate::cli::values::check_size(m, n, k)?;
-    let blocks = k / bs;
-    let (sr, sc, sa) = load_u8(psa, "A scales", 8, false)?;
-    if (sr, sc) != (m, blocks) {
-        return Err(format!(
-            "{}: A scales are {sr} x {sc} but A ({m} x {k}) needs {m} x {blocks}",
-            psa.display()
-        ));
-    }
-    check_scales(fa, &sa, psa, sc)?;
-    let (sr, sc, sb) = load_u8(psb, "B scales", 8, false)?;
-    if (sr, sc) != (blocks, n) {
-        return Err(format!(
-            "{}: B scales are {sr} x {sc} but B ({k} x {n}) needs {blocks} x {n}",
-            psb.display()
-        ));
-    }
-    check_scales(fb, &sb, psb, sc)?;
-    let c = match &args.c {
-        Some(pc) => load_c(pc, m, n, FP32)?,
-        None => vec![0; m * n],
-    };
-    let g = MxGemm {
+    let input = MxInput {
         cfg,
         spec,
-        m,
-        n,
-        k,
-        a: a.iter().map(|&x| u64::from(x)).collect(),
-        b: b.iter().map(|&x| u64::from(x)).collect(),
-        c,
-        a_scales: sa,
-        b_scales: sb,
+        a: load_u8(pa, "A", int8)?,
+        b: load_u8(pb, "B", int8)?,
+        a_scales: load_u8(psa, "A scales", false)?,
+        b_scales: load_u8(psb, "B scales", false)?,
+        c: None,
     };
+    // The library's checks; a message about one array names its file.
+    let mut g = input.build().map_err(|e| match e.operand {
+        Some(op) => {
+            let path = match op {
+                MxOperand::A => pa,
+                MxOperand::B => pb,
+                MxOperand::AScales => psa,
+                MxOperand::BScales => psb,
+            };
+            format!("{}: {e}", path.display())
+        }
+        None => e.to_string(),
+    })?;
+    let (m, n, k) = (g.m, g.n, g.k);
+    if let Some(pc) = &args.c {
+        g.c = load_c(pc, m, n, FP32)?;
+    }
     let problem = Problem::Mx(&g);
     let trace = trace.map(|t| t.budget(problem.schedule_cycles(), args.trace.vcd_limit_bytes()));
     let run_trace = match &energy {
@@ -231,7 +140,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         write_npy(out, &[m, n], Dtype::F32, &words).map_err(|e| e.to_string())?;
     }
     let bad = if args.check {
-        Some(check_fused(&g, &run.out.d)?)
+        Some(check_fused(&g, &run.out.d)?.mismatches)
     } else {
         None
     };
@@ -241,8 +150,8 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             "format": fa.name(), "format_b": fb.name(),
             "acc": "fused", "block": bs, "width": cfg.width,
             "rows": cfg.rows(), "cols": cfg.cols(), "dataflow": cfg.dataflow().name(),
-            "a_tensor_scale": spec.a_tensor.map(f32::from_bits),
-            "b_tensor_scale": spec.b_tensor.map(f32::from_bits),
+            "a_tensor_scale": g.spec.a_tensor.map(f32::from_bits),
+            "b_tensor_scale": g.spec.b_tensor.map(f32::from_bits),
             "cycles": run.cycles, "tiles": run.tiles, "macs": g.m * g.n * g.k,
             "utilization": run.utilization(),
             "sim_seconds": run.sim_seconds,
@@ -250,7 +159,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             "out": args.out.as_ref().map(|p| p.display().to_string()),
             "waves": trace.as_ref().map(|t| t.path.display().to_string()),
             "check": bad.as_ref().map(|b| serde_json::json!({
-                "reference": check_references(&g), "mismatches": b.len(),
+                "reference": check_reference(&g), "mismatches": b.len(),
             })),
         });
         let mut obj = obj;
@@ -272,7 +181,7 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         if let Some(b) = &bad {
             outln!(
                 "check against {}: {} mismatches",
-                check_references(&g),
+                check_reference(&g),
                 b.len()
             );
             for &i in b.iter().take(5) {
@@ -293,27 +202,4 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         Some(b) if !b.is_empty() => 1,
         _ => 0,
     })
-}
-
-/// What `--check` compares D with, by dataflow.
-fn check_references(g: &MxGemm) -> &'static str {
-    match g.cfg.dataflow() {
-        Dataflow::Os => "verify::mx_ref and mx_dot fused",
-        Dataflow::Ws => "verify::mx_ref and mx_dot fused, in the ws order",
-    }
-}
-
-/// Indices of D that differ from the independent `verify::mx_ref` or from the functional
-/// `mx_dot` in `fused` mode (both in the core's dataflow's order).
-fn check_fused(g: &MxGemm, d: &[u32]) -> Result<Vec<usize>, String> {
-    let functional = g.functional().map_err(|e| e.to_string())?;
-    let independent = verify::check(Problem::Mx(g), None, d)?
-        .ok_or("no independent reference for this block-scaled problem")?;
-    let mut bad = vec![false; d.len()];
-    for &i in &independent.mismatches {
-        bad[i] = true;
-    }
-    Ok((0..d.len())
-        .filter(|&i| functional[i].bits as u32 != d[i] || bad[i])
-        .collect())
 }
