@@ -200,10 +200,11 @@ proptest! {
     }
 }
 
-/// The memory path keeps its 4 x 4 layout (`docs/hardware.md`): the arrays it can feed (A's
-/// R and B's C rows in one 8-row swizzle atom, a tile row of C dividing a 16-byte box row) run
-/// through it and equal the ideal port and the functional model, dense and 2:4 sparse; the
-/// others are refused before the run, with that reason.
+/// The output-stationary memory path derives its stages from R and C (`docs/hardware.md`): the
+/// arrays it can feed (a tile row of C dividing a 16-byte box row; for 2:4 sparsity, A's R and
+/// B's C rows in one 8-row swizzle atom) run through it and equal the ideal port and the
+/// functional model, dense and 2:4 sparse; the others are refused before the run, with that
+/// reason.
 #[test]
 fn the_memory_path_feeds_the_arrays_its_layout_holds_and_refuses_the_others() {
     use tensorcore_rtl::gemm::run_memory;
@@ -246,7 +247,30 @@ fn the_memory_path_feeds_the_arrays_its_layout_holds_and_refuses_the_others() {
             "{rows}x{cols} sparse"
         );
     }
-    for (rows, cols) in [(8, 8), (5, 3), (2, 6), (7, 2)] {
+    // Beyond one swizzle atom (`R + C > 8`): dense runs through memory, 2:4 sparse (whose
+    // stage shares its first atom with the metadata) is refused.
+    for (rows, cols) in [(7, 2), (8, 4)] {
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
+            .with_array(rows, cols)
+            .expect("a valid array");
+        let g = Gemm::random(2 * rows + 1, 9, 40, cfg, 7).expect("problem");
+        let mem = run_memory(&g, &pc, None).expect("memory-path run");
+        assert_eq!(
+            mem.run.run.out,
+            run_clocked(&g, None).expect("ideal").out,
+            "{rows}x{cols}"
+        );
+        let sg = SparseGemm::random(9, 9, 32, cfg, 8).expect("sparse problem");
+        match run_memory_sparse(&sg, &pc, None) {
+            Err(HwError::Unsupported(why)) => assert!(why.contains("swizzle atom"), "{why}"),
+            other => panic!(
+                "{rows}x{cols} sparse: {:?}",
+                other.map(|r| r.run.run.cycles)
+            ),
+        }
+    }
+    // A tile row of C that does not divide a 16-byte box row.
+    for (rows, cols) in [(8, 8), (5, 3), (2, 6)] {
         let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
             .with_array(rows, cols)
             .expect("a valid array");
@@ -254,7 +278,7 @@ fn the_memory_path_feeds_the_arrays_its_layout_holds_and_refuses_the_others() {
         match run_memory(&g, &pc, None) {
             Err(HwError::Unsupported(why)) => assert!(
                 why.contains(&format!("{rows} x {cols} array through memory"))
-                    && why.contains("swizzle atom"),
+                    && why.contains("must divide"),
                 "{rows}x{cols}: {why}"
             ),
             Err(e) => panic!("{rows}x{cols}: another error {e}"),
