@@ -185,11 +185,7 @@ impl TileBuffer {
     /// The lanes of step `step` (its first `k`, and how many lanes it has: 0 past K).
     #[inline]
     fn step_k<const W: usize>(&self, step: usize) -> (usize, usize) {
-        let k0 = step * self.width;
-        if k0 >= self.k {
-            return (k0, 0);
-        }
-        (k0, self.width.min(self.k - k0).min(W))
+        step_lanes::<W>(self.k, self.width, step)
     }
 
     /// Row `i` of A, `lanes` lanes from `k0` (0 lanes past M).
@@ -215,6 +211,17 @@ impl TileBuffer {
         add(&self.b_bits_read, lanes as u64 * u64::from(self.bits_b));
         column_lanes(&self.b, self.n, self.bits_b, j, k0, lanes)
     }
+}
+
+/// Step `step` of a K of `k` at width `width`: its first K position, and how many of its `W`
+/// lanes hold data (0 past K). Every operand store serves lanes by this rule.
+#[inline]
+pub(crate) fn step_lanes<const W: usize>(k: usize, width: usize, step: usize) -> (usize, usize) {
+    let k0 = step * width;
+    if k0 >= k {
+        return (k0, 0);
+    }
+    (k0, width.min(k - k0).min(W))
 }
 
 /// Adds `bits` to a traffic counter.

@@ -71,9 +71,9 @@ fn same_as_ideal(g: &Gemm, pc: &MemPortConfig) -> MemRun {
     assert_eq!(mem.run.run.out.d, ideal.out.d, "{label}: D");
     assert_eq!(mem.run.run.out.flags, ideal.out.flags, "{label}: flags");
     assert!(mem.run.run.cycles >= ideal.cycles, "{label}: cycles");
-    assert_eq!(
-        mem.run.stall_cycles == 0,
-        mem.run.run.cycles == ideal.cycles,
+    // A cycle the schedule wanted a row the supply did not have costs a cycle.
+    assert!(
+        mem.run.run.cycles >= ideal.cycles + mem.run.stall_cycles.min(1),
         "{label}: stalls and cycles"
     );
     // D is stored once, as column-tile panels of C words padded to 16 bytes.
@@ -194,7 +194,6 @@ fn weights_are_read_once_per_pass_not_once_per_output_tile() {
     let ws_b = (n / 4 * k.div_ceil(4)) as u64 * 4 * 4 * 2;
     assert_eq!(os_b / ws_b, (m / 4) as u64);
     assert!(r_ws.run.smem_read_bytes < r_os.run.smem_read_bytes);
-    assert_eq!(r_os.run.run.out.d.len(), r_ws.run.run.out.d.len());
     // TMA wrote into shared memory what it loaded, out-of-bounds fill included.
     assert!(r_ws.counters.tx_bytes >= r_ws.counters.bytes_loaded);
 }

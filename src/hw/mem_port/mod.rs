@@ -276,11 +276,7 @@ impl<const W: usize, X: PortExtras<W>> MemoryPort<W, X> {
             let bytes = self
                 .mem
                 .host_read(self.lay.d.0 + i as u64 * self.lay.d.1, n * es);
-            d.extend(bytes.chunks_exact(es).map(|w| {
-                w.iter()
-                    .rev()
-                    .fold(0u32, |acc, &x| (acc << 8) | u32::from(x))
-            }));
+            d.extend(bytes.chunks_exact(es).map(|w| host::le_word(w) as u32));
         }
         d
     }

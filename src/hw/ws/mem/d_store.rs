@@ -85,17 +85,16 @@ impl WsDStore {
         let lay = &self.lay;
         let es = lay.esc as usize;
         let row = &self.dq[usize::from(self.dq_head.q())];
-        let mut bytes = Vec::with_capacity(row.len() * es);
-        for r in row {
-            bytes.extend_from_slice(&r.q().to_le_bytes()[..es]);
-        }
         let addr = lay.d_row_addr(g as usize, self.dw_row.q() as usize % lay.cd_box_rows);
-        for (x, chunk) in bytes.chunks(16).enumerate() {
+        // The row's words, little-endian, in lanes of up to 16 bytes.
+        for (x, words) in row.chunks(16 / es).enumerate() {
             let mut data = [0u8; 16];
-            data[..chunk.len()].copy_from_slice(chunk);
+            for (y, r) in words.iter().enumerate() {
+                data[y * es..(y + 1) * es].copy_from_slice(&r.q().to_le_bytes()[..es]);
+            }
             out.push(SmemWriteLane {
                 addr: addr + 16 * x as u32,
-                len: chunk.len() as u8,
+                len: (words.len() * es) as u8,
                 data,
             });
         }

@@ -22,7 +22,7 @@ pub mod reads;
 
 use super::supply::{WsIo, WsSupply};
 use crate::hw::config::CoreConfig;
-use crate::hw::feeder::{check_dense_problem, LaneGroup, OperandFeeder};
+use crate::hw::feeder::{check_dense_problem, step_lanes, LaneGroup, OperandFeeder};
 use crate::hw::mem_port::host::{container_shift, host_rows, le_word, memory_system};
 use crate::hw::mem_port::{TmaArbiter, TmaKind, TmaRequest};
 use crate::hw::memory::{
@@ -203,15 +203,10 @@ impl<const W: usize> WsMemoryPort<W> {
         self.d_store.stored() - self.mem.stores_outstanding()
     }
 
-    /// Whether lanes `k = step * w ..` hold data: how many of the `w` (0 past K).
+    /// How many of step `step`'s `w` lanes hold data (0 past K).
     fn lanes_at(&self, step: usize) -> usize {
         let s = &self.lay.sched;
-        let k0 = step * s.width;
-        if k0 >= s.k {
-            0
-        } else {
-            s.width.min(s.k - k0).min(W)
-        }
+        step_lanes::<W>(s.k, s.width, step).1
     }
 }
 
