@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds scripts/gpu/capture.cu and captures, on the Hopper GPU of this machine, the
+# measurement sets (OUTDIR/GPU/FORMAT/) and the TMA box loads (OUTDIR/GPU/tma_loads.txt).
+# Usage: scripts/gpu/capture.sh OUTDIR [GPU] [SAMPLES] [all|mma|tma]
+# Needs nvcc (CUDA 12.3 or later) and an sm_90 GPU; the project never needs it to build or test.
+set -euo pipefail
+out=${1:?usage: capture.sh OUTDIR [GPU] [SAMPLES] [all|mma|tma]}
+gpu=${2:-H200}
+samples=${3:-4096}
+what=${4:-all}
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(mktemp -d)/capture
+nvcc -O2 -std=c++17 -arch=sm_90a -o "$bin" "$here/capture.cu" -ldl
+mkdir -p "$out/$gpu"
+if [ "$what" != tma ]; then
+    "$bin" "$out" "$gpu" "$samples"
+fi
+if [ "$what" != mma ]; then
+    # One process a case: a load the GPU refuses at run time leaves its context unusable.
+    f="$out/$gpu/tma_loads.txt"
+    "$bin" tma-header >"$f"
+    n=$("$bin" tma-count)
+    for ((i = 0; i < n; i++)); do
+        "$bin" tma-one "$i" orig >>"$f"
+        if tail -n 1 "$f" | grep -q ' error='; then
+            "$bin" tma-one "$i" smem0 >>"$f"
+            "$bin" tma-one "$i" coords0 >>"$f"
+        fi
+    done
+    echo "tma: $n cases, $(grep -c ' bytes=' "$f") loads ran, $(grep -c ' error=' "$f") errors"
+fi
