@@ -426,7 +426,7 @@ pub fn dot_int_rows<'py>(
 }
 
 /// Parses the mode of a block-scaled dot product (as `tcrtl dot`).
-fn mx_mode(name: &str) -> PyResult<MxDotMode> {
+pub(crate) fn mx_mode(name: &str) -> PyResult<MxDotMode> {
     MxDotMode::ALL
         .into_iter()
         .find(|m| m.name().eq_ignore_ascii_case(name))

@@ -1,9 +1,11 @@
 //! `gemm` (the clocked tensor core, `tcrtl gemm`) and `matmul` (the functional model): the
-//! problem built from numpy operands or a seeded random one (dense, 2:4 sparse from a dense A
-//! that satisfies 2:4 or a random one, or block-scaled from codes and scales), run by the
-//! library's one GEMM entry (`gemm::run`) or its functional model (`gemm::run_functional`).
+//! problem built from numpy operands or a seeded random one (dense; 2:4 sparse from a dense A
+//! that satisfies 2:4, a pre-compressed A or a random one; or block-scaled from codes and
+//! scales), run by the library's one GEMM entry (`gemm::run`) or its functional models
+//! (`gemm::run_functional`; `MxGemm::functional` and `MxGemm::reference` for block formats).
 
 use crate::arrays::{int_words, require_unsigned, unsigned_words, Words};
+use crate::dot::mx_mode;
 use crate::errors::{os_error, value_error, IntoPy};
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -14,7 +16,7 @@ use tensorcore_rtl::gemm::{
     self, run_functional, CoreConfig, Gemm, GemmRun, MxGemm, MxInput, MxOperand, MxOptions, Problem,
 };
 use tensorcore_rtl::hw::memory::MemParams;
-use tensorcore_rtl::hw::{Dataflow, MemPortConfig};
+use tensorcore_rtl::hw::{Dataflow, MemPortConfig, MxSpec};
 use tensorcore_rtl::io::arith::ArithNames;
 use tensorcore_rtl::io::values::acc_format;
 use tensorcore_rtl::io::OutputPlan;
@@ -23,7 +25,12 @@ use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::{Format, TF32};
 use tensorcore_rtl::numerics::int::{IntMode, IntOverflow};
 use tensorcore_rtl::numerics::mx::BlockFormat;
+use tensorcore_rtl::numerics::mx_dot::MxDotMode;
+use tensorcore_rtl::numerics::Flags;
 use tensorcore_rtl::rtl::TraceConfig;
+use tensorcore_rtl::sparse::input::{
+    self, CompressedInput, CompressedInputError, CompressedOperand,
+};
 use tensorcore_rtl::sparse::{check_b_bus, compress, Prune, SparseGemm};
 use tensorcore_rtl::verify::{self, gemm_ref::mismatches};
 
@@ -92,6 +99,87 @@ fn sparse_from_arrays(
         Prune::Off
     };
     let ca = compress(cfg.fmt_a, m, k, &av, prune).py()?;
+    let (kb, n, bv) = matrix(require_unsigned(py, b, "B")?, "B", cfg.fmt_b)?;
+    if kb != k {
+        return Err(value_error(format!(
+            "inner dimensions differ: A is {m} x {k} but B is {kb} x {n}"
+        )));
+    }
+    let cv = c_words(py, c, m, n)?;
+    SparseGemm::new(cfg, ca, n, bv, cv).py()
+}
+
+/// A matrix argument of a compressed A, `(rows, cols)`, refused with the command line's
+/// messages for its file (`name` in place of the path): not two-dimensional, or empty.
+fn compressed_shape(shape: &[usize], name: &str) -> PyResult<(usize, usize)> {
+    match shape {
+        [r, c] if *r > 0 && *c > 0 => Ok((*r, *c)),
+        [_, _] => Err(value_error(format!(
+            "{name}: empty matrix of shape {shape:?}"
+        ))),
+        s => Err(value_error(format!(
+            "{name}: expected a 2-D array, found shape {}",
+            tensorcore_rtl::io::npy::shape_text(s)
+        ))),
+    }
+}
+
+/// The sparse problem of a pre-compressed A (as `tcrtl gemm --sparse --a-values V.npy
+/// --a-meta M.npy --b B.npy`): `values` (m x K/2 bit patterns of A's format; TF32 as FP32
+/// containers) and `meta` (m x K/4 `uint8` nibbles) checked by the library
+/// (`sparse::input`, then `Compressed::new`: every value and nibble), then B and C. A message
+/// about one matrix starts with its argument's name where the command line names its file.
+fn sparse_from_compressed(
+    py: Python<'_>,
+    cfg: CoreConfig,
+    values: &Bound<'_, PyAny>,
+    meta: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    c: Option<&Bound<'_, PyAny>>,
+) -> PyResult<SparseGemm> {
+    let v = require_unsigned(py, values, "a_values")?;
+    let (m, kept) = compressed_shape(&v.shape, "a_values")?;
+    // TF32 values come in FP32 containers: narrowed where they are TF32 patterns (any other
+    // word is left as it is, for the library to refuse as not a tf32 bit pattern).
+    let codes = if cfg.fmt_a == TF32 {
+        v.words
+            .into_iter()
+            .map(|x| {
+                u32::try_from(x)
+                    .ok()
+                    .and_then(tf32_from_container)
+                    .unwrap_or(x)
+            })
+            .collect()
+    } else {
+        v.words
+    };
+    let named = |e: CompressedInputError| match e.operand {
+        Some(CompressedOperand::Values) => value_error(format!("a_values: {e}")),
+        Some(CompressedOperand::Meta) => value_error(format!("a_meta: {e}")),
+        None => value_error(e.to_string()),
+    };
+    // The metadata's shape, then its element type (one nibble a byte), then its bytes.
+    let shape: Vec<usize> = meta.getattr("shape")?.extract()?;
+    let meta_shape = compressed_shape(&shape, "a_meta")?;
+    let dtype: String = meta.getattr("dtype")?.getattr("name")?.extract()?;
+    input::meta_dtype(&dtype).map_err(named)?;
+    let meta_words = require_unsigned(py, meta, "a_meta")?;
+    let ca = CompressedInput {
+        fmt: cfg.fmt_a,
+        values: Codes {
+            rows: m,
+            cols: kept,
+            codes,
+        },
+        meta_shape,
+        // uint8 (checked above): every word is a byte.
+        meta: meta_words.words.into_iter().map(|x| x as u8).collect(),
+    }
+    .build()
+    .map_err(named)?
+    .py()?;
+    let k = ca.k();
     let (kb, n, bv) = matrix(require_unsigned(py, b, "B")?, "B", cfg.fmt_b)?;
     if kb != k {
         return Err(value_error(format!(
@@ -175,9 +263,7 @@ fn config(
         acc,
         preset,
     };
-    let df = Dataflow::by_name(&dataflow.to_ascii_lowercase()).ok_or_else(|| {
-        value_error("unknown dataflow (os: output-stationary, ws: weight-stationary)")
-    })?;
+    let df = dataflow_by_name(dataflow)?;
     let array = |cfg: CoreConfig| {
         cfg.with_array(rows, cols)
             .map(|c| c.with_dataflow(df))
@@ -267,12 +353,13 @@ fn run_traced(
 
 /// `gemm`: D = A x B + C on the clocked tensor core (as `tcrtl gemm`), from numpy operands or
 /// a seeded random problem (`m`, `n`, `k`, `seed`), dense or 2:4 sparse (a numpy A that
-/// satisfies 2:4, compressed by the library, or random), on the ideal
+/// satisfies 2:4, compressed by the library; a pre-compressed A, `a_values` and `a_meta`, as
+/// `--a-values`/`--a-meta`; or random), on the ideal
 /// operand store or through the TMA memory path (`memory="tma"`), with an optional VCD
 /// waveform. Returns a dict of the run: `d` (patterns, row-major), the command line's JSON
 /// counters and, for random problems or `check=True`, the check against the references.
 #[pyfunction]
-#[pyo3(signature = (a=None, b=None, c=None, *, m=None, n=None, k=None, seed=1, fmt="fp16", fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", memory="ideal", stages=None, swizzle=true, sparse=false, prune=false, vcd=None, check=false, satfinite=false))]
+#[pyo3(signature = (a=None, b=None, c=None, *, m=None, n=None, k=None, seed=1, fmt="fp16", fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", memory="ideal", stages=None, swizzle=true, sparse=false, prune=false, a_values=None, a_meta=None, vcd=None, check=false, satfinite=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_run<'py>(
     py: Python<'py>,
@@ -297,6 +384,8 @@ pub fn gemm_run<'py>(
     swizzle: bool,
     sparse: bool,
     prune: bool,
+    a_values: Option<&Bound<'py, PyAny>>,
+    a_meta: Option<&Bound<'py, PyAny>>,
     vcd: Option<&str>,
     check: bool,
     satfinite: bool,
@@ -304,6 +393,12 @@ pub fn gemm_run<'py>(
     if prune && !sparse {
         return Err(value_error(
             "prune applies to 2:4 sparse problems (--prune needs --sparse)",
+        ));
+    }
+    let compressed = a_values.is_some() || a_meta.is_some();
+    if compressed && !sparse {
+        return Err(value_error(
+            "a_values and a_meta are a 2:4-compressed A (--a-values and --a-meta need --sparse)",
         ));
     }
     let (cfg, preset) = config(
@@ -321,6 +416,17 @@ pub fn gemm_run<'py>(
     let sparse_g = if sparse {
         check_b_bus(&cfg).py()?;
         Some(match (a, b, m, n, k) {
+            _ if compressed => match (a, a_values, a_meta, b, m) {
+                (None, Some(v), Some(md), Some(b), None) => {
+                    sparse_from_compressed(py, cfg, v, md, b, c)?
+                }
+                (None, Some(_), Some(_), None, None) => return Err(value_error("give --b B.npy")),
+                _ => {
+                    return Err(value_error(
+                        "give --a A.npy, or --a-values V.npy --a-meta M.npy, with --b B.npy",
+                    ))
+                }
+            },
             (None, None, Some(m), Some(n), Some(k)) => {
                 check_size(m, n, k).py()?;
                 SparseGemm::random(m, n, k, cfg, seed).py()?
@@ -494,7 +600,7 @@ fn need<'a, 'py>(x: Option<&'a Bound<'py, PyAny>>, flag: &str) -> PyResult<&'a B
 fn mx_problem(
     py: Python<'_>,
     cfg: CoreConfig,
-    spec: tensorcore_rtl::hw::MxSpec,
+    spec: MxSpec,
     arrays: [Option<&Bound<'_, PyAny>>; 4],
     c: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<MxGemm> {
@@ -527,6 +633,124 @@ fn mx_problem(
         g.c = c_words(py, c, g.m, g.n)?;
     }
     Ok(g)
+}
+
+/// The block format `fmt` names, or the command line's refusal of block scales with a format
+/// that is not block-scaled.
+fn block_format(fmt: &str) -> PyResult<BlockFormat> {
+    BlockFormat::by_name(fmt)
+        .ok_or_else(|| value_error(mx_input::scales_need_block_format(fmt).to_string()))
+}
+
+/// The dataflow `name` names (`os`, `ws`).
+fn dataflow_by_name(name: &str) -> PyResult<Dataflow> {
+    Dataflow::by_name(&name.to_ascii_lowercase()).ok_or_else(|| {
+        value_error("unknown dataflow (os: output-stationary, ws: weight-stationary)")
+    })
+}
+
+/// B's block format, the spec (formats and FP32 tensor scales) and the core of a
+/// block-scaled problem, checked by the library in the command line's order (`gemm::mx_input`:
+/// B's format, the pairing and tensor scales, the array, the width).
+fn mx_core(
+    fa: BlockFormat,
+    fmt_b: Option<&str>,
+    [a_tensor, b_tensor]: [Option<u32>; 2],
+    width: usize,
+    (rows, cols): (usize, usize),
+    df: Dataflow,
+) -> PyResult<(BlockFormat, MxSpec, CoreConfig)> {
+    let fb = mx_input::format_b(fa, fmt_b).py()?;
+    let spec = mx_input::spec(fa, fb, a_tensor, b_tensor).py()?;
+    let cfg = mx_input::core_config(&spec, width)
+        .with_array(rows, cols)
+        .map(|c| c.with_dataflow(df))
+        .map_err(|e| value_error(format!("--rows {rows} --cols {cols}: {e}")))?;
+    mx_input::check_width(&spec, width).py()?;
+    Ok((fb, spec, cfg))
+}
+
+/// `matmul` with a block-scaled format: D = A x B + C by the functional model of a
+/// block-scaled GEMM ([`MxGemm`]), from the arrays `gemm` takes (element codes `a` m x k and
+/// `b` k x n, scale codes `a_scales` m x k/bs and `b_scales` k/bs x n, NVFP4's FP32 tensor
+/// scales as bits, C FP32 patterns or zeros), checked by the library as `tcrtl gemm --format
+/// mxfp8e4m3 ...` checks them. Element (i, j) is `mx_dot` of row i of A and column j of B
+/// into C[i, j]: in `fused` mode (`acc` left out or `"fused"`; one rounding per K-block, the
+/// bits of the clocked core) in the order of the dataflow (`ws`: folds of `rows` K-blocks,
+/// `width` the block size, as the core), or for `dataflow="os"` in `exact` or `block-rz` mode
+/// (the modes `dot` offers). Returns D's FP32 patterns (m x n, row-major), the OR of every
+/// element's flags, m and n.
+#[pyfunction]
+#[pyo3(signature = (a=None, b=None, c=None, a_scales=None, b_scales=None, a_tensor_scale=None, b_tensor_scale=None, *, fmt, fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", satfinite=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_mx<'py>(
+    py: Python<'py>,
+    a: Option<&Bound<'py, PyAny>>,
+    b: Option<&Bound<'py, PyAny>>,
+    c: Option<&Bound<'py, PyAny>>,
+    a_scales: Option<&Bound<'py, PyAny>>,
+    b_scales: Option<&Bound<'py, PyAny>>,
+    a_tensor_scale: Option<u32>,
+    b_tensor_scale: Option<u32>,
+    fmt: &str,
+    fmt_b: Option<&str>,
+    acc: Option<&str>,
+    preset: Option<&str>,
+    out_fmt: &str,
+    width: usize,
+    rows: usize,
+    cols: usize,
+    dataflow: &str,
+    satfinite: bool,
+) -> PyResult<(Bound<'py, PyArray1<u32>>, u8, usize, usize)> {
+    let fa = block_format(fmt)?;
+    let df = dataflow_by_name(dataflow)?;
+    // The options no block-scaled product takes, refused as `tcrtl gemm` refuses them; the
+    // mode is `dot`'s (exact, fused, block-rz), fused when left out as on the core.
+    MxOptions {
+        acc: None,
+        preset: preset.is_some(),
+        satfinite,
+        out_format: out_fmt,
+        ..MxOptions::default()
+    }
+    .check()
+    .py()?;
+    let mode = match acc {
+        Some(name) => mx_mode(name)?,
+        None => MxDotMode::Fused,
+    };
+    let (_, spec, cfg) = mx_core(
+        fa,
+        fmt_b,
+        [a_tensor_scale, b_tensor_scale],
+        width,
+        (rows, cols),
+        df,
+    )?;
+    if df == Dataflow::Ws {
+        if mode != MxDotMode::Fused {
+            return Err(value_error(format!(
+                "--acc {}: the weight-stationary order (dataflow ws) is the fused MX \
+                 datapath's (give --acc fused or leave it out)",
+                mode.name()
+            )));
+        }
+        spec.check_ws_width(width).py()?;
+    }
+    let g = mx_problem(py, cfg, spec, [a, b, a_scales, b_scales], c)?;
+    let d = py
+        .allow_threads(|| match df {
+            Dataflow::Os => g.reference(mode),
+            Dataflow::Ws => g.functional(),
+        })
+        .py()?;
+    let flags = d.iter().fold(Flags::NONE, |mut f, r| {
+        f |= r.flags;
+        f
+    });
+    let bits: Vec<u32> = d.iter().map(|r| r.bits as u32).collect();
+    Ok((PyArray1::from_vec(py, bits), flags.to_bits(), g.m, g.n))
 }
 
 /// `gemm` with a block-scaled format (`tcrtl gemm --format mxfp8e4m3 --a A.npy --b B.npy
@@ -565,11 +789,8 @@ pub fn gemm_mx<'py>(
     check: bool,
     satfinite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let fa = BlockFormat::by_name(fmt)
-        .ok_or_else(|| value_error(mx_input::scales_need_block_format(fmt).to_string()))?;
-    let df = Dataflow::by_name(&dataflow.to_ascii_lowercase()).ok_or_else(|| {
-        value_error("unknown dataflow (os: output-stationary, ws: weight-stationary)")
-    })?;
+    let fa = block_format(fmt)?;
+    let df = dataflow_by_name(dataflow)?;
     let memory_tma = match memory.to_ascii_lowercase().as_str() {
         "tma" => true,
         "ideal" => false,
@@ -593,13 +814,14 @@ pub fn gemm_mx<'py>(
     .py()?;
     // The ideal path's refusal of memory options (the block-scaled core has no other path).
     memory_config(memory, stages, swizzle)?;
-    let fb = mx_input::format_b(fa, fmt_b).py()?;
-    let spec = mx_input::spec(fa, fb, a_tensor_scale, b_tensor_scale).py()?;
-    let cfg = mx_input::core_config(&spec, width)
-        .with_array(rows, cols)
-        .map(|c| c.with_dataflow(df))
-        .map_err(|e| value_error(format!("--rows {rows} --cols {cols}: {e}")))?;
-    mx_input::check_width(&spec, width).py()?;
+    let (fb, spec, cfg) = mx_core(
+        fa,
+        fmt_b,
+        [a_tensor_scale, b_tensor_scale],
+        width,
+        (rows, cols),
+        df,
+    )?;
     let g = mx_problem(py, cfg, spec, [a, b, a_scales, b_scales], c)?;
     let done = run_traced(py, Problem::Mx(&g), None, vcd)?;
     let run = &done.run;

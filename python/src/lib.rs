@@ -23,6 +23,7 @@ fn _tcrtl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dot::dot_int_rows, m)?)?;
     m.add_function(wrap_pyfunction!(dot::dot_block, m)?)?;
     m.add_function(wrap_pyfunction!(gemm::matmul_bits, m)?)?;
+    m.add_function(wrap_pyfunction!(gemm::matmul_mx, m)?)?;
     m.add_function(wrap_pyfunction!(gemm::gemm_run, m)?)?;
     m.add_function(wrap_pyfunction!(gemm::gemm_mx, m)?)?;
     m.add_function(wrap_pyfunction!(convert::convert_bits, m)?)?;

@@ -7,10 +7,12 @@ command line runs; errors raise ``ValueError`` (``OSError`` for files) with the 
 line's one-line message.
 
 - ``dot(a, b, c, fmt=..., acc=..., preset=...)``: batches of dot products, one per row.
-- ``matmul(A, B, C, ...)``: a matrix product tiled into dot steps as the functional model does.
+- ``matmul(A, B, C, ...)``: a matrix product tiled into dot steps as the functional model does;
+  block-scaled too (``fmt="mxfp8e4m3"``, ``a_scales=...``, ``b_scales=...``).
 - ``convert(x, to=...)``, ``quantize(x, fmt)``, ``dequantize(q)``: formats and MX/NVFP4 blocks.
 - ``gemm(m=..., n=..., k=..., ...)`` or ``gemm(A, B, C, ...)``: the clocked core, on the ideal
-  store or the memory path; dense, 2:4 sparse (``sparse=True``) or block-scaled (``fmt="mxfp8e4m3"``,
+  store or the memory path; dense, 2:4 sparse (``sparse=True``; a dense A, or a pre-compressed
+  one as ``a_values=...``, ``a_meta=...``) or block-scaled (``fmt="mxfp8e4m3"``,
   ``a_scales=...``, ``b_scales=...``).
 - ``tma_load(tensor, dtype=..., box=..., coords=...)``: one TMA load through the memory system.
 - ``PE(fmt, acc, width)``: one processing element, stepped cycle by cycle.

@@ -86,7 +86,8 @@ class MatmulResult:
 
 def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc: str = "ieee",
            preset: Optional[str] = None, out_fmt: str = "fp32", width: int = 1, rows: int = 4,
-           cols: int = 4, dataflow: str = "os", satfinite: bool = False) -> MatmulResult:
+           cols: int = 4, dataflow: str = "os", satfinite: bool = False, a_scales=None,
+           b_scales=None, a_tensor_scale=None, b_tensor_scale=None) -> MatmulResult:
     """D = A x B + C by the functional model: element (i, j) is the whole-K dot product of row
     i of A and column j of B into C[i, j] (``dot`` with this ``width``; for
     ``dataflow="ws"`` the weight-stationary order of an array of ``rows`` PE rows), exactly
@@ -95,13 +96,48 @@ def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc:
     ``a`` (m x k) and ``b`` (k x n) are bit patterns or values of their format as for ``dot``;
     ``c`` (m x n) accumulator patterns or values, or ``None`` for zeros. Integer formats
     (``s8``, ``u8``, ``s4``, ``u4``): ``a``, ``b`` uint8 patterns (or int8 values of a signed
-    format), ``c`` int32, D int32, wrapping or, with ``satfinite``, clamping."""
+    format), ``c`` int32, D int32, wrapping or, with ``satfinite``, clamping.
+
+    Block-scaled formats (``fmt="mxfp8e4m3"``, ``mxfp8e5m2``, ``mxfp6e2m3``, ``mxfp6e3m2``,
+    ``mxfp4``, ``mxint8``, ``nvfp4``, mixed with ``fmt_b`` where they pair up) take the arrays
+    ``gemm`` takes: element codes ``a`` (m x k) and ``b`` (k x n) (``uint8``, ml_dtypes values
+    of the element format, ``int8`` for mxint8), scale codes ``a_scales`` (m x k/bs) and
+    ``b_scales`` (k/bs x n) (``uint8``; ``float8_e8m0fnu`` values, or ``float8_e4m3fn`` for
+    nvfp4), nvfp4's FP32 ``a_tensor_scale`` and ``b_tensor_scale`` (default 1), ``c`` FP32;
+    K a multiple of the block size bs (32; 16 for nvfp4). Element (i, j) is the block-scaled
+    dot product of row i and column j into C[i, j] (``dot`` with a block format): with
+    ``acc`` left out (or ``"fused"``) one rounding per K-block, the bits of the clocked core
+    (``gemm`` and ``tcrtl gemm`` with the same arrays), in the order of ``dataflow`` (``ws``
+    takes ``width`` equal to the block size, as the core does); for ``dataflow="os"`` also
+    ``acc="exact"`` or ``"block-rz"``, as ``dot``. No presets, ``satfinite`` or output formats
+    other than FP32; every check is the command line's (``tcrtl gemm --format mxfp8e4m3
+    ...``), with its message.
+
+    Returns:
+        MatmulResult: ``.bits`` (m x n), ``.values`` (float64), ``.flags`` (the OR of every
+        element's flags: invalid 8, overflow 4, underflow 2, inexact 1).
+
+    Raises:
+        ValueError: the command line's message for a bad option or operand."""
+    accn = None if acc is None or acc.lower() == "ieee" else acc
+    block = fmt.lower() in _dtypes.BLOCK_ELEMENT
+    scales = any(x is not None for x in (a_scales, b_scales, a_tensor_scale, b_tensor_scale))
+    if block or scales:
+        A, B, SA, SB = _block_arrays(a, b, a_scales, b_scales, fmt, fmt_b)
+        C = None if c is None else _c_matrix(c, 0, 0, "fp32")
+        ta = None if a_tensor_scale is None else _dtypes.fp32_bits(a_tensor_scale)
+        tb = None if b_tensor_scale is None else _dtypes.fp32_bits(b_tensor_scale)
+        d, flags, m, n = _tcrtl.matmul_mx(A, B, C, SA, SB, ta, tb, fmt=fmt, fmt_b=fmt_b,
+                                          acc=accn, preset=preset, out_fmt=out_fmt,
+                                          width=width, rows=rows, cols=cols,
+                                          dataflow=dataflow, satfinite=satfinite)
+        bits, values = _acc_view(d, "fp32", m, n)
+        return MatmulResult(bits, values, flags)
     fb = fmt_b or fmt
     integer = fmt.lower() in INT_BITS
     A = _operand(a, fmt, "A")
     B = _operand(b, fb, "B")
     C = _c_matrix(c, A.shape[0] if A.ndim == 2 else 0, B.shape[-1], out_fmt, integer)
-    accn = None if acc is None or acc.lower() == "ieee" else acc
     d, flags, m, n = _tcrtl.matmul_bits(A, B, C, fmt=fmt, fmt_b=fmt_b, acc=accn, preset=preset,
                                         out_fmt=out_fmt, width=width, rows=rows, cols=cols,
                                         dataflow=dataflow, satfinite=satfinite)
@@ -162,9 +198,9 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
          acc: str = "ieee", preset: Optional[str] = None, out_fmt: str = "fp32", width: int = 1,
          rows: int = 4, cols: int = 4, dataflow: str = "os", memory: str = "ideal",
          stages: Optional[int] = None, swizzle: bool = True, sparse: bool = False,
-         prune: bool = False, a_scales=None, b_scales=None, a_tensor_scale=None,
-         b_tensor_scale=None, vcd: Optional[str] = None, check: bool = False,
-         satfinite: bool = False) -> GemmResult:
+         prune: bool = False, a_values=None, a_meta=None, a_scales=None, b_scales=None,
+         a_tensor_scale=None, b_tensor_scale=None, vcd: Optional[str] = None,
+         check: bool = False, satfinite: bool = False) -> GemmResult:
     """D = A x B + C on the clocked tensor core, as ``tcrtl gemm`` runs it.
 
     The problem: numpy operands ``a`` (m x k), ``b`` (k x n), ``c`` (m x n, or ``None``) as
@@ -181,7 +217,15 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
     2:4 sparsity (``sparse=True``, as ``tcrtl gemm --sparse``): a random problem, or a dense
     numpy ``a`` (m x k, k a multiple of 4) with at most two nonzeros in every group of four
     along K, compressed by the library as ``--sparse --a A.npy`` is (a group with more is
-    refused, or with ``prune=True`` keeps its two largest magnitudes, as ``--prune``).
+    refused, or with ``prune=True`` keeps its two largest magnitudes, as ``--prune``); or A
+    already compressed, as ``--sparse --a-values V.npy --a-meta M.npy`` takes it (and
+    ``tcrtl sparse compress`` writes it): ``a_values`` (m x k/2, the kept values as bit
+    patterns or values of the format, as ``a``) and ``a_meta`` (m x k/4 ``uint8``, one
+    metadata nibble a byte in PTX ``mma.sp::ordered_metadata`` encoding: the low two bits the
+    index of the first kept value in its group of four, the high two bits the second,
+    strictly increasing), in place of ``a``. Bad metadata (a nibble outside the six valid
+    ones, another dtype, a shape that does not pair with the values) raises the command
+    line's message.
 
     Block-scaled formats (``fmt="mxfp8e4m3"``, ``mxfp8e5m2``, ``mxfp6e2m3``, ``mxfp6e3m2``,
     ``mxfp4``, ``mxint8``, ``nvfp4``; as ``tcrtl gemm --format mxfp8e4m3 --a A.npy --b B.npy
@@ -211,6 +255,8 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
         ta = None if a_tensor_scale is None else _dtypes.fp32_bits(a_tensor_scale)
         tb = None if b_tensor_scale is None else _dtypes.fp32_bits(b_tensor_scale)
         random = m is not None or n is not None or k is not None
+        # A compressed A asks for 2:4 sparsity, which block-scaled GEMMs refuse (--sparse).
+        sparse = sparse or a_values is not None or a_meta is not None
         info = _tcrtl.gemm_mx(A, B, C, SA, SB, ta, tb, fmt=fmt, fmt_b=fmt_b, acc=accn,
                               preset=preset, out_fmt=out_fmt, width=width, rows=rows,
                               cols=cols, dataflow=dataflow, memory=memory, stages=stages,
@@ -220,14 +266,20 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
     integer = fmt.lower() in INT_BITS
     A = None if a is None else _operand(a, fmt, "A")
     B = None if b is None else _operand(b, fmt_b or fmt, "B")
+    # A pre-compressed A: its kept values as A's patterns (a format without an array dtype is
+    # handed on for the native layer to refuse by name), its metadata as given.
+    AV = a_values
+    if a_values is not None and fmt.lower() in _dtypes.BITS_DTYPE:
+        AV = _dtypes.bits(a_values, fmt, "a_values")
+    AM = None if a_meta is None else np.asarray(a_meta)
     C = None
     if c is not None:
-        if A is None or B is None:
-            raise ValueError("c needs a and b")
-        C = _c_matrix(c, A.shape[0], B.shape[-1], out_fmt, integer)
+        if (A is None and AV is None) or B is None:
+            raise ValueError("c needs a (or a_values and a_meta) and b")
+        C = _c_matrix(c, 0, 0, out_fmt, integer)
     info = _tcrtl.gemm_run(A, B, C, m=m, n=n, k=k, seed=seed, fmt=fmt, fmt_b=fmt_b, acc=accn,
                            preset=preset, out_fmt=out_fmt, width=width, rows=rows, cols=cols,
                            dataflow=dataflow, memory=memory, stages=stages, swizzle=swizzle,
-                           sparse=sparse, prune=prune, vcd=vcd, check=check,
-                           satfinite=satfinite)
+                           sparse=sparse, prune=prune, a_values=AV, a_meta=AM, vcd=vcd,
+                           check=check, satfinite=satfinite)
     return GemmResult(dict(info))

@@ -11,11 +11,15 @@ use super::values;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::clocked::CoreRun;
+use tensorcore_rtl::gemm::mx_input::Codes;
 use tensorcore_rtl::hw::Dataflow;
 use tensorcore_rtl::io::npy::{read_npy, shape_text, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::format::{Format, FP16};
 use tensorcore_rtl::sparse::clocked::sparse_figures;
+use tensorcore_rtl::sparse::input::{
+    self, CompressedInput, CompressedInputError, CompressedOperand,
+};
 use tensorcore_rtl::sparse::{
     compress, overfull_groups, Compressed, Prune, SparseError, SparseGemm,
 };
@@ -263,22 +267,27 @@ pub fn read_compressed(
 ) -> Result<Result<Compressed, SparseError>, String> {
     let (m, kept, v) = read_matrix(values, fmt)?;
     let meta_arr = read_2d(meta)?;
-    if meta_arr.dtype != Dtype::U8 {
-        return Err(format!(
-            "{}: metadata must be uint8 (one nibble per byte), found {}",
-            meta.display(),
-            meta_arr.dtype.numpy_name()
-        ));
-    }
-    let (mm, groups) = (meta_arr.shape[0], meta_arr.shape[1]);
-    if mm != m || 2 * groups != kept {
-        return Err(format!(
-            "metadata is {mm} x {groups} but values are {m} x {kept}; expected {m} x {}",
-            kept / 2
-        ));
-    }
+    // The checks are the library's (`sparse::input`, which the Python package calls too); a
+    // message about one matrix starts with its file.
+    let named = |e: CompressedInputError| match e.operand {
+        Some(CompressedOperand::Values) => format!("{}: {e}", values.display()),
+        Some(CompressedOperand::Meta) => format!("{}: {e}", meta.display()),
+        None => e.to_string(),
+    };
+    input::meta_dtype(meta_arr.dtype.numpy_name()).map_err(named)?;
     let md: Vec<u8> = meta_arr.iter_words().map(|w| w as u8).collect();
-    Ok(Compressed::new(fmt, m, 2 * kept, v, md))
+    CompressedInput {
+        fmt,
+        values: Codes {
+            rows: m,
+            cols: kept,
+            codes: v,
+        },
+        meta_shape: (meta_arr.shape[0], meta_arr.shape[1]),
+        meta: md,
+    }
+    .build()
+    .map_err(named)
 }
 
 /// Where `dense_cycles` comes from: the schedule formula of the dense problem (equal to the

@@ -139,7 +139,9 @@ impl MxGemm {
 
     /// D (row-major, with flags) in the order of the core's dataflow: [`MxGemm::reference`]
     /// in `fused` mode for `os`; for `ws` the folds of `R` K-blocks (`docs/numerics.md`,
-    /// "Weight-stationary order"), which the clocked `ws` core equals.
+    /// "Weight-stationary order"), which the clocked `ws` core equals. That order takes the
+    /// width the `ws` core takes, the block size ([`MxSpec::check_ws_width`]: a fold of
+    /// another width would split a block); callers check it first, as the core does.
     pub fn functional(&self) -> Result<Vec<Rounded>, MxDotError> {
         if self.cfg.dataflow() == Dataflow::Os {
             return self.reference(MxDotMode::Fused);

@@ -258,6 +258,24 @@ impl MxSpec {
         t(self.a_tensor) * t(self.b_tensor)
     }
 
+    /// Checks the width of a weight-stationary core (and of the functional model's `ws`
+    /// order, [`crate::gemm::MxGemm::functional`]): a K-block's scaled sum is fired into the
+    /// partial sum at once, so each PE must hold whole blocks, i.e. `width` is the block size
+    /// (the MX checks already ask `width <= block`).
+    pub fn check_ws_width(&self, width: usize) -> Result<(), HwError> {
+        if width != self.block() {
+            return Err(HwError::Unsupported(format!(
+                "{} in ws at width {width} (each PE must hold one whole K-block of {}: a block \
+                 spread over several PEs down a column would need its exact sum carried \
+                 between them; use --width {})",
+                self.a,
+                self.block(),
+                self.block()
+            )));
+        }
+        Ok(())
+    }
+
     /// Checks that A and B pair up: one block size, one scale format, integer elements on
     /// both sides or on neither.
     pub fn check(&self) -> Result<(), HwError> {

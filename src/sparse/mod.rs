@@ -7,6 +7,8 @@
 //! - [`compress`](mod@compress): dense -> compressed (with the canonical pair for groups with fewer
 //!   than two nonzeros, and optional pruning), validation of a given compressed pair, and
 //!   decompression;
+//! - [`input`]: a compressed A as the front doors take it (values and metadata matrices),
+//!   checked with the command line's messages;
 //! - [`problem`]: a sparse GEMM problem and [`run_functional_sparse`], the model the clocked
 //!   sparse run must match bit for bit.
 //!
@@ -19,12 +21,14 @@
 
 pub mod clocked;
 pub mod compress;
+pub mod input;
 pub mod memory;
 pub mod meta;
 pub mod problem;
 
 pub use clocked::{run_clocked_sparse, run_clocked_sparse_measured};
 pub use compress::{compress, overfull_groups, Compressed, Prune, SparseError};
+pub use input::{CompressedInput, CompressedInputError, CompressedOperand};
 pub use memory::run_memory_sparse;
 pub use meta::{NibbleError, VALID_NIBBLES};
 pub use problem::{check_b_bus, run_functional_sparse, SparseGemm};

@@ -159,7 +159,14 @@ fn a_width_other_than_the_block_is_refused() {
         .with_dataflow(Dataflow::Ws);
     match run_clocked_mx(&g, None) {
         Err(HwError::Unsupported(msg)) => {
-            assert!(msg.contains("ws") && msg.contains("--width 32"), "{msg}")
+            assert!(msg.contains("ws") && msg.contains("--width 32"), "{msg}");
+            // The core refuses with the spec's own check, which the functional `ws` order's
+            // callers (the Python package's `matmul`) run first; the block's width passes.
+            match g.spec.check_ws_width(16) {
+                Err(HwError::Unsupported(own)) => assert_eq!(own, msg),
+                other => panic!("expected the same refusal, got {other:?}"),
+            }
+            assert!(g.spec.check_ws_width(32).is_ok());
         }
         other => panic!("expected a refusal, got {other:?}"),
     }

@@ -8,6 +8,7 @@ mod common;
 
 mod clocked;
 mod compress;
+mod input;
 mod meta_nibbles;
 mod props;
 mod select_rtl;

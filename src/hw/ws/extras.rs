@@ -129,20 +129,7 @@ impl<const W: usize> WsExtras<W> for SparseSelects {
 /// A block-scaled supply: A's block scale beside each row of A, B's beside each weight.
 impl<const W: usize> WsExtras<W> for BlockScales {
     fn check_ws(cfg: &CoreConfig, spec: &MxSpec) -> Result<(), HwError> {
-        // A K-block's scaled sum is fired into the partial sum at once, so each PE must hold
-        // whole blocks: the width is the block size (the MX checks already ask w <= bs).
-        if cfg.width != spec.block() {
-            return Err(HwError::Unsupported(format!(
-                "{} in ws at width {} (each PE must hold one whole K-block of {}: a block \
-                 spread over several PEs down a column would need its exact sum carried \
-                 between them; use --width {})",
-                spec.a,
-                cfg.width,
-                spec.block(),
-                spec.block()
-            )));
-        }
-        Ok(())
+        spec.check_ws_width(cfg.width)
     }
 
     fn ws_mesh(cfg: &CoreConfig, spec: &MxSpec) -> Result<WsMesh<W>, HwError> {
