@@ -24,7 +24,7 @@ pub fn run(tb: &mut Bench) -> Result<(), String> {
         let mut m = TensorMap::dense(ElemType::Fp16, 0, &[64, 32], &[span / 2, 16]);
         m.swizzle = mode;
         let trace = (mode == Swizzle::B128).then(|| tb.trace());
-        check_load(tb, &format!("swizzle {}", mode.name()), &img, m, [4, 3, 0, 0, 0], 2048, trace.as_ref())?;
+        check_load(tb, &format!("swizzle {}", mode.name()), &img, m, [8, 3, 0, 0, 0], 2048, trace.as_ref())?;
         // Chunk 2 of row 5 of a 1024-aligned block lands at chunk 2 ^ (5 & m).
         let a = 1024 + 5 * 128 + 2 * 16 + 3;
         let want = 1024 + 5 * 128 + (2 ^ (5 & doc_mask(mode))) * 16 + 3;

@@ -93,6 +93,7 @@ pub fn tma_load<'py>(
         swizzle: sw,
         oob_fill,
         smem_base,
+        smem_fill: 0,
     };
     let host = HostTensor {
         shape: &shape,

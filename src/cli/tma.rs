@@ -112,6 +112,7 @@ fn load(a: &LoadArgs) -> Result<i32, String> {
         swizzle,
         oob_fill,
         smem_base: a.smem_base,
+        smem_fill: 0,
     };
     let tensor = HostTensor {
         shape: &npy.shape,

@@ -69,7 +69,8 @@ pub fn check_load(
     tb.add_cycles(run.cycles);
     let (dense, oob) = tma_ref::dense_box(img, &map, &coords);
     let mut want = vec![0u8; params.smem_bytes as usize];
-    tma_ref::place(&dense, base, doc_mask(map.swizzle), &mut want);
+    let (row, pitch) = tma_ref::row_layout(&map);
+    tma_ref::place_rows(&dense, row, pitch, base, doc_mask(map.swizzle), &mut want);
     let got = top.mem().smem_host_read(0, want.len());
     for (row, (g, w)) in got.chunks(128).zip(want.chunks(128)).enumerate() {
         if g != w || w.iter().any(|&b| b != 0) {

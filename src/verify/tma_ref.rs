@@ -5,27 +5,29 @@
 
 use crate::hw::memory::{OobFill, TensorMap};
 
-/// The bytes of one NaN-filled element as this model writes them (little-endian): for each
-/// float size, the quiet NaN with every payload bit set and the sign clear.
+/// The bytes of one NaN-filled element (little-endian): the 16-bit pattern `0x7FF7` once per
+/// two bytes, as measured on an H200 (`0x7FF7` for 2-byte, `0x7FF77FF7` for 4-byte elements;
+/// data/tma-measurements); `0x7F` for a 1-byte element (no GPU map type has one).
 fn nan_bytes(esize: usize) -> Vec<u8> {
     match esize {
         1 => vec![0x7F],
-        2 => 0x7FFFu16.to_le_bytes().to_vec(),
-        _ => 0x7FFF_FFFFu32.to_le_bytes().to_vec(),
+        2 => vec![0xF7, 0x7F],
+        _ => vec![0xF7, 0x7F, 0xF7, 0x7F],
     }
 }
 
 /// The dense box of a load of `map` at `coords` from global memory `gmem` (byte 0 = global
 /// address 0), element `(k0, .., k4)` at byte `esize * (k0 + n0 * (k1 + n1 * (..)))`, and the
-/// number of out-of-bounds elements. Reads outside `gmem` count as zero bytes.
+/// number of out-of-bounds elements. Reads outside `gmem` count as zero bytes. Dimension 0
+/// takes every one of its `box_dims[0]` elements whatever its element stride (measured on an
+/// H200); the outer dimensions take every `element_strides[i]`-th.
 pub fn dense_box(gmem: &[u8], map: &TensorMap, coords: &[i32; 5]) -> (Vec<u8>, u64) {
     let rank = map.rank as usize;
     let es = map.dtype.size() as usize;
     let mut n = [1usize; 5];
     for (i, ni) in n.iter_mut().enumerate().take(rank) {
         let b = map.box_dims[i] as usize;
-        let s = map.element_strides[i] as usize;
-        *ni = b.div_ceil(s);
+        *ni = b.div_ceil(step(map, i) as usize);
     }
     let total: usize = n.iter().product();
     let mut out = Vec::with_capacity(total * es);
@@ -43,8 +45,7 @@ pub fn dense_box(gmem: &[u8], map: &TensorMap, coords: &[i32; 5]) -> (Vec<u8>, u
                         let mut addr = map.global_address as i128;
                         let mut inside = true;
                         for i in 0..rank {
-                            let g = i128::from(coords[i])
-                                + k[i] as i128 * i128::from(map.element_strides[i]);
+                            let g = i128::from(coords[i]) + k[i] as i128 * i128::from(step(map, i));
                             if g < 0 || g >= i128::from(map.global_dims[i]) {
                                 inside = false;
                             }
@@ -75,6 +76,38 @@ pub fn dense_box(gmem: &[u8], map: &TensorMap, coords: &[i32; 5]) -> (Vec<u8>, u
         }
     }
     (out, oob)
+}
+
+/// The distance between loaded elements of dimension `i`: 1 for dimension 0, the element
+/// stride for the others.
+fn step(map: &TensorMap, i: usize) -> u32 {
+    if i == 0 {
+        1
+    } else {
+        map.element_strides[i]
+    }
+}
+
+/// A box row's bytes in the dense box, and the distance between rows in shared memory: the
+/// row itself without a swizzle; with one, the swizzle's span (32, 64 or 128 bytes, by the
+/// mode's name), a narrower row being padded to it (measured on an H200).
+pub fn row_layout(map: &TensorMap) -> (usize, usize) {
+    let row = map.box_dims[0] as usize * map.dtype.size() as usize;
+    let span = match map.swizzle.name() {
+        "32B" => 32,
+        "64B" => 64,
+        "128B" => 128,
+        _ => 0,
+    };
+    (row, row.max(span))
+}
+
+/// Places the dense box rows (`row` bytes each) at pre-swizzle addresses `base + j * pitch`
+/// (see [`place`] for the swizzle).
+pub fn place_rows(dense: &[u8], row: usize, pitch: usize, base: u32, mask: u32, smem: &mut [u8]) {
+    for (j, r) in dense.chunks(row.max(1)).enumerate() {
+        place(r, base + (j * pitch) as u32, mask, smem);
+    }
 }
 
 /// The 16-byte chunk permutation mask of a swizzle span in bytes (0 = none, 32, 64, 128).

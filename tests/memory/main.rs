@@ -10,5 +10,6 @@ mod gemm_memory;
 mod port_scopes;
 mod roofline;
 mod sparse_tma;
+mod tma_gpu;
 mod tma_props;
 mod ws_tma;

@@ -1,12 +1,12 @@
 //! One TMA load of a box of a tensor held in host memory, through the clocked memory system
-//! ([`run_loads`]): the tensor map built from the box, the coordinates and the tensor's shape
+//! ([`run_loads_over`]): the tensor map built from the box, the coordinates and the tensor's shape
 //! (or explicit global dimensions and strides), checked, run, and the shared-memory image read
 //! back. The command line's `tcrtl tma load` and the Python package's `tma_load` both call
 //! [`box_load`], so they refuse the same mistakes with the same messages.
 
 use super::{
-    run_loads, ElemType, HarnessLoad, Interleave, LoadRun, MapMode, MemParams, OobFill, Swizzle,
-    TensorMap,
+    run_loads_over, ElemType, HarnessLoad, Interleave, LoadRun, MapMode, MemParams, OobFill,
+    Swizzle, TensorMap,
 };
 use crate::rtl::TraceConfig;
 
@@ -46,6 +46,9 @@ pub struct BoxSpec {
     pub oob_fill: OobFill,
     /// Shared-memory byte address of the box.
     pub smem_base: u32,
+    /// Every byte of shared memory before the load (0, the reset contents, normally; another
+    /// value shows which bytes the load wrote).
+    pub smem_fill: u8,
 }
 
 /// A finished box load.
@@ -56,8 +59,9 @@ pub struct BoxLoad {
     pub map: TensorMap,
     /// Bytes the box moved.
     pub tx_bytes: u64,
-    /// Shared memory from `smem_base` to the end of the last 128-byte row the box touched,
-    /// one element-sized slot a word.
+    /// Shared memory from `smem_base` to the end of the last 128-byte row the box touched
+    /// (its rows padded to the swizzle's span, [`TensorMap::smem_box_bytes`]), one
+    /// element-sized slot a word.
     pub slots: Vec<u64>,
 }
 
@@ -155,6 +159,14 @@ pub fn box_load(
         }
     }
     map.validate().map_err(|e| e.to_string())?;
+    if !map.inner_coord_aligned(coords[0]) {
+        return Err(format!(
+            "--coords: inner coordinate {} starts the box {} bytes in, not at a multiple of 16 \
+             bytes (a GPU stops the kernel with an illegal-instruction error)",
+            coords[0],
+            i64::from(coords[0]) * es as i64
+        ));
+    }
     let mut image = Vec::with_capacity(tensor.words.len() * es);
     for w in tensor.words {
         image.extend_from_slice(&w.to_le_bytes()[..es]);
@@ -174,11 +186,19 @@ pub fn box_load(
     };
     let trace = trace()?;
     let gmem_bytes = (image.len() as u64).div_ceil(16) * 16 + 16;
-    let (run, top) = run_loads(params, gmem_bytes, &image, &[map], &[load], trace.as_ref())
-        .map_err(|e| e.to_string())?;
+    let (run, top) = run_loads_over(
+        params,
+        gmem_bytes,
+        &image,
+        spec.smem_fill,
+        &[map],
+        &[load],
+        trace.as_ref(),
+    )
+    .map_err(|e| e.to_string())?;
     let tx_bytes = map.box_bytes();
     let base = u64::from(spec.smem_base);
-    let end_row = (base + tx_bytes).div_ceil(128) * 128;
+    let end_row = (base + map.smem_box_bytes()).div_ceil(128) * 128;
     let bytes = top
         .mem()
         .smem_host_read(spec.smem_base, (end_row - base) as usize);

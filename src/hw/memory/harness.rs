@@ -200,8 +200,26 @@ pub fn run_loads(
     loads: &[HarnessLoad],
     trace: Option<&TraceConfig>,
 ) -> Result<(LoadRun, TmaHarness), HarnessError> {
+    run_loads_over(params, gmem_bytes, gmem_image, 0, descs, loads, trace)
+}
+
+/// [`run_loads`] with shared memory holding `smem_fill` in every byte before the first load
+/// (0 is the reset contents).
+pub fn run_loads_over(
+    params: MemParams,
+    gmem_bytes: u64,
+    gmem_image: &[u8],
+    smem_fill: u8,
+    descs: &[TensorMap],
+    loads: &[HarnessLoad],
+    trace: Option<&TraceConfig>,
+) -> Result<(LoadRun, TmaHarness), HarnessError> {
     let mut mem = MemorySystem::new(params, gmem_bytes, 1)?;
     mem.host_write(0, gmem_image);
+    if smem_fill != 0 {
+        let fill = vec![smem_fill; params.smem_bytes as usize];
+        mem.smem_host_write(0, &fill);
+    }
     for (i, d) in descs.iter().enumerate() {
         mem.set_descriptor(i, *d)?;
     }

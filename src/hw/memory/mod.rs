@@ -69,7 +69,8 @@ pub mod tma;
 
 pub use gmem::{GlobalMemory, GmemFault, GmemOut, GmemReq, GmemResp};
 pub use harness::{
-    run_loads, run_script, HarnessError, HarnessLoad, LoadRun, MemScript, Stim, StimLog, TmaHarness,
+    run_loads, run_loads_over, run_script, HarnessError, HarnessLoad, LoadRun, MemScript, Stim,
+    StimLog, TmaHarness,
 };
 pub use mbarrier::{MBarrier, MbarMisuse, MbarOp, MbarOpKind, MbarState, MBAR_MAX};
 pub use params::{MemParams, ParamError};

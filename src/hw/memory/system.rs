@@ -131,6 +131,9 @@ impl MemFault {
             }
             MemFault::Smem(SmemFault::OutOfRange { addr }) => (12, u128::from(addr), 0),
             MemFault::Gmem(g) => (13, u128::from(g.len), u128::from(g.addr)),
+            MemFault::Tma(TmaFault::InnerCoordAlign { coord, elem_bytes }) => {
+                (14, u128::from(coord as u32), u128::from(elem_bytes))
+            }
         };
         k | (x & 0xFFFF_FFFF) << 8 | y << 40
     }
@@ -175,6 +178,10 @@ impl MemFault {
                 len: y as u8,
             }),
             12 => MemFault::Smem(SmemFault::OutOfRange { addr: x }),
+            14 => MemFault::Tma(TmaFault::InnerCoordAlign {
+                coord: x as i32,
+                elem_bytes: y as u32,
+            }),
             _ => MemFault::Gmem(GmemFault { addr: y, len: x }),
         }
     }

@@ -75,15 +75,22 @@ impl ElemType {
         ElemType::ALL.into_iter().find(|t| t.name() == s)
     }
 
-    /// The bits this model writes for a NaN fill: all ones but the sign, little-endian, one
-    /// byte per element byte (`0x7F`, `0x7FFF`, `0x7FFF_FFFF`: a quiet NaN in every float
-    /// format here; the design leaves the NaN's bits unspecified).
+    /// The bits of a NaN fill, byte `byte` of an element, little-endian: the 16-bit pattern
+    /// `0x7FF7` repeated (`0x7FF7` for FP16 and BF16, `0x7FF77FF7` for FP32 and TF32), as an
+    /// H200 writes it (docs/memory.md, "Checked on an H200"). A GPU has no FP8 tensor-map type
+    /// (FP8 tensors are mapped as 8-bit integers, which refuse a NaN fill); for E4M3 and E5M2
+    /// this model writes `0x7F`, a NaN in both.
     pub fn nan_fill_byte(self, byte: u32) -> u8 {
-        if byte + 1 == self.size() {
-            0x7F
-        } else {
-            0xFF
-        }
+        nan_fill_byte(self.size(), byte)
+    }
+}
+
+/// Byte `byte` of a NaN fill of `size`-byte elements ([`ElemType::nan_fill_byte`]).
+pub(crate) fn nan_fill_byte(size: u32, byte: u32) -> u8 {
+    if size == 1 || byte % 2 == 1 {
+        0x7F
+    } else {
+        0xF7
     }
 }
 
@@ -134,8 +141,10 @@ pub struct TensorMap {
     pub global_strides: [u64; 4],
     /// Box dimensions in elements (the traversal range of each dimension), each 1..=256.
     pub box_dims: [u32; 5],
-    /// Element (traversal) strides, each 1..=8: a dimension of box `b` and stride `s` loads
-    /// `ceil(b / s)` elements.
+    /// Element (traversal) strides, each 1..=8: an outer dimension (1..) of box `b` and
+    /// stride `s` loads `ceil(b / s)` elements. Dimension 0's stride is checked but does not
+    /// thin the row: an H200 moves all `box_dims[0]` elements of every row and counts them in
+    /// the transaction bytes (docs/memory.md, "Checked on an H200").
     pub element_strides: [u32; 5],
     /// Interleave (only `None` supported).
     pub interleave: Interleave,
@@ -179,22 +188,54 @@ impl TensorMap {
         }
     }
 
-    /// Elements loaded along dimension `i`: `ceil(box_dims[i] / element_strides[i])` (1 for
-    /// `i >= rank`).
+    /// Elements loaded along dimension `i`: `box_dims[0]` for dimension 0, and
+    /// `ceil(box_dims[i] / element_strides[i])` for the outer ones (1 for `i >= rank`).
     pub fn box_elems(&self, i: usize) -> u32 {
         if i as u32 >= self.rank {
             return 1;
         }
-        let s = self.element_strides[i].max(1);
-        self.box_dims[i].div_ceil(s)
+        self.box_dims[i].div_ceil(self.traversal_stride(i))
     }
 
-    /// Bytes of one box in shared memory (the transaction count of one load).
+    /// The stride between consecutive loaded elements of dimension `i`: `element_strides[i]`
+    /// for the outer dimensions, 1 for dimension 0 (see [`TensorMap::element_strides`]).
+    pub fn traversal_stride(&self, i: usize) -> u32 {
+        if i == 0 {
+            1
+        } else {
+            self.element_strides[i].max(1)
+        }
+    }
+
+    /// Bytes of one box's data (the transaction count of one load).
     pub fn box_bytes(&self) -> u64 {
         (0..5)
             .map(|i| u64::from(self.box_elems(i)))
             .product::<u64>()
             * u64::from(self.dtype.size())
+    }
+
+    /// Bytes from one box row to the next in shared memory: the row's own bytes without a
+    /// swizzle, the swizzle's span with one (a row narrower than the span is padded to it, as
+    /// an H200 lays it out; docs/memory.md, "Checked on an H200").
+    pub fn smem_row_pitch(&self) -> u32 {
+        let row = self.box_elems(0) * self.dtype.size();
+        self.swizzle.span().map_or(row, |span| span.max(row))
+    }
+
+    /// Bytes one box spans in shared memory, from its first row to the end of its last
+    /// ([`TensorMap::smem_row_pitch`] times the rows).
+    pub fn smem_box_bytes(&self) -> u64 {
+        (1..5)
+            .map(|i| u64::from(self.box_elems(i)))
+            .product::<u64>()
+            * u64::from(self.smem_row_pitch())
+    }
+
+    /// Whether a load or store may start at inner coordinate `c0`: its byte offset must be a
+    /// multiple of 16 (an H200 stops the kernel with an illegal-instruction error otherwise).
+    pub fn inner_coord_aligned(&self, c0: i32) -> bool {
+        (i64::from(c0) * i64::from(self.dtype.size())) % 16 == 0
     }
 
     /// The global byte address one past the highest element of the tensor.

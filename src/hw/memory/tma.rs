@@ -5,7 +5,7 @@
 use super::gmem::GmemOut;
 use super::smem::{SmemLane, SmemWriteLane};
 use super::swizzle::swizzle;
-use super::tensor_map::{OobFill, TensorMap};
+use super::tensor_map::{nan_fill_byte, OobFill, TensorMap};
 use crate::rtl::{Mem, Module, RareBank, Reg, Result, Visitor, Wire};
 
 /// The direction of a TMA command.
@@ -46,6 +46,14 @@ pub enum TmaFault {
         /// The alignment needed (128 or 1024).
         align: u32,
     },
+    /// The box's inner start coordinate is not at a 16-byte boundary (an H200 stops the kernel
+    /// with an illegal-instruction error).
+    InnerCoordAlign {
+        /// The inner (dimension 0) coordinate.
+        coord: i32,
+        /// Bytes per element.
+        elem_bytes: u32,
+    },
     /// The box does not fit in shared memory.
     SmemRange {
         /// The address.
@@ -63,6 +71,12 @@ impl std::fmt::Display for TmaFault {
             TmaFault::SmemAlign { addr, align } => write!(
                 f,
                 "TMA shared-memory address {addr:#x} is not {align}-byte aligned"
+            ),
+            TmaFault::InnerCoordAlign { coord, elem_bytes } => write!(
+                f,
+                "TMA box starts at inner coordinate {coord} ({} bytes), not a multiple of 16 bytes \
+                 (a GPU stops the kernel with an illegal-instruction error)",
+                i64::from(*coord) * i64::from(*elem_bytes)
             ),
             TmaFault::SmemRange { addr, bytes } => write!(
                 f,
@@ -462,7 +476,7 @@ impl TmaEngine {
         let k0 = u32::from(self.k[0].q());
         let rem = n0 - k0;
         let c0 = i64::from(self.cmd_c[0].q() as i32);
-        let s0 = i64::from(m.element_strides[0]);
+        let s0 = i64::from(m.traversal_stride(0));
         let dim0 = m.global_dims[0] as i64;
         let g0 = c0 + i64::from(k0) * s0;
         let max_fill = self.request_bytes / es;
@@ -506,7 +520,7 @@ impl TmaEngine {
         for i in (1..5).rev() {
             line = line * m.box_elems(i) + u32::from(self.k[i].q());
         }
-        self.cmd_smem.q() + m.dtype.size() * (u32::from(self.k[0].q()) + m.box_elems(0) * line)
+        self.cmd_smem.q() + m.dtype.size() * u32::from(self.k[0].q()) + m.smem_row_pitch() * line
     }
 
     /// Splits `len` bytes from pre-swizzle address `dst` at 16-byte boundaries: calls `f` with
@@ -553,8 +567,9 @@ impl TmaEngine {
                 match p.kind {
                     K_FILL if p.nan => {
                         for e in dense[..len].chunks_mut(es) {
-                            e.fill(0xFF);
-                            e[es - 1] = 0x7F;
+                            for (b, byte) in e.iter_mut().enumerate() {
+                                *byte = nan_fill_byte(p.esize, b as u32);
+                            }
                         }
                     }
                     K_FILL => {}
@@ -741,7 +756,7 @@ impl TmaEngine {
                 kind: K_FILL,
                 dst: self.dst(&m),
                 cnt: 0,
-                step: m.element_strides[0] * es,
+                step: m.traversal_stride(0) * es,
                 esize: es,
                 swz: m.swizzle.mask().unwrap_or(0),
                 mbar: u32::from(self.cmd_mbar.q()),
@@ -827,7 +842,13 @@ impl TmaEngine {
                 align,
             });
         }
-        let bytes = m.box_bytes();
+        if !m.inner_coord_aligned(c.coords[0]) {
+            return Err(TmaFault::InnerCoordAlign {
+                coord: c.coords[0],
+                elem_bytes: m.dtype.size(),
+            });
+        }
+        let bytes = m.smem_box_bytes();
         if u64::from(c.smem_addr) + bytes > u64::from(self.smem_bytes) {
             return Err(TmaFault::SmemRange {
                 addr: c.smem_addr,

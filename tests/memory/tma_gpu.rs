@@ -1,0 +1,200 @@
+//! Every TMA case measured on an H200 (data/tma-measurements/H200/tma_loads.txt), replayed
+//! through the model: the driver's refusals against `TensorMap::validate`, the loads the GPU
+//! trapped on against the engine's fault, and every load's shared-memory bytes (with the same
+//! 0xa5 background), the bytes it wrote beyond the measured window, and its transaction count.
+
+use std::collections::HashMap;
+use tensorcore_rtl::hw::memory::box_load::{box_load, BoxSpec, HostTensor};
+use tensorcore_rtl::hw::memory::{ElemType, MemParams, OobFill, Swizzle, TensorMap};
+
+const SENTINEL: u8 = 0xA5;
+
+/// Global byte `o` of the measured tensor (the capture program's formula).
+fn gbyte(o: u64) -> u8 {
+    ((o as u32).wrapping_mul(2_654_435_761) >> 13) as u8
+}
+
+fn list<T: std::str::FromStr>(s: &str) -> Vec<T> {
+    if s == "-" {
+        return Vec::new();
+    }
+    s.split(',')
+        .map(|x| x.parse().ok().expect("a number"))
+        .collect()
+}
+
+struct Case {
+    line: usize,
+    f: HashMap<String, String>,
+}
+
+impl Case {
+    fn get(&self, k: &str) -> &str {
+        self.f
+            .get(k)
+            .unwrap_or_else(|| panic!("line {}: no {k}", self.line))
+    }
+    fn dtype(&self) -> ElemType {
+        ElemType::parse(self.get("dtype")).expect("a dtype the model names")
+    }
+    fn spec(&self) -> BoxSpec {
+        BoxSpec {
+            dtype: self.dtype(),
+            box_dims: list(self.get("box")),
+            coords: list(self.get("coords")),
+            gdim: Some(list(self.get("gdim"))),
+            gstride: Some(list(self.get("gstride"))),
+            estride: Some(list(self.get("estride"))),
+            swizzle: Swizzle::parse(self.get("swizzle")).expect("a swizzle"),
+            oob_fill: if self.get("fill") == "nan" {
+                OobFill::Nan
+            } else {
+                OobFill::Zero
+            },
+            smem_base: self.get("smem").parse().expect("smem"),
+            smem_fill: SENTINEL,
+        }
+    }
+    /// The map as the driver saw it (global address offset included).
+    fn map(&self) -> TensorMap {
+        let s = self.spec();
+        let rank = s.box_dims.len();
+        let gdim = s.gdim.clone().expect("gdim");
+        let mut m = TensorMap::dense(s.dtype, 0, &gdim, &s.box_dims);
+        m.global_address = self.get("gaddr").parse().expect("gaddr");
+        for (i, &st) in s.gstride.as_ref().expect("gstride").iter().enumerate() {
+            m.global_strides[i] = st;
+        }
+        for (i, &e) in s
+            .estride
+            .as_ref()
+            .expect("estride")
+            .iter()
+            .enumerate()
+            .take(rank)
+        {
+            m.element_strides[i] = e;
+        }
+        m.swizzle = s.swizzle;
+        m.oob_fill = s.oob_fill;
+        m
+    }
+    fn name(&self) -> String {
+        format!("line {} (case {})", self.line, self.get("case"))
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/tma-measurements/H200/tma_loads.txt"
+    );
+    let text = std::fs::read_to_string(path).expect("the measured TMA cases");
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("case="))
+        .map(|(i, l)| Case {
+            line: i + 1,
+            f: l.split(' ')
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.trim_matches('"').to_string()))
+                .collect(),
+        })
+        .collect()
+}
+
+fn run(case: &Case) -> Result<tensorcore_rtl::hw::memory::box_load::BoxLoad, String> {
+    let spec = case.spec();
+    let es = spec.dtype.size() as usize;
+    let words: Vec<u64> = (0..(1usize << 20) / es)
+        .map(|i| {
+            let mut w = [0u8; 8];
+            for (b, x) in w.iter_mut().enumerate().take(es) {
+                *x = gbyte((i * es + b) as u64);
+            }
+            u64::from_le_bytes(w)
+        })
+        .collect();
+    let shape = [words.len()];
+    let tensor = HostTensor {
+        shape: &shape,
+        words: &words,
+        elem_bytes: es,
+        dtype_name: "bytes",
+        name: "the measured tensor",
+    };
+    let params = MemParams {
+        smem_bytes: 64 * 1024,
+        ..MemParams::default()
+    };
+    box_load(&spec, &tensor, params, || Ok(None))
+}
+
+#[test]
+fn every_measured_case_is_reproduced() {
+    let all = cases();
+    assert_eq!(all.len(), 120, "the file holds the 120 measured cases");
+    let (mut refused, mut trapped, mut loaded) = (0, 0, 0);
+    for case in &all {
+        let name = case.name();
+        let encode: i32 = case.get("encode").parse().expect("encode");
+        let valid = case.map().validate();
+        if encode != 0 {
+            assert!(
+                valid.is_err(),
+                "{name}: the driver refused the map, the model accepts it"
+            );
+            refused += 1;
+            continue;
+        }
+        assert!(
+            valid.is_ok(),
+            "{name}: the driver accepted the map: {valid:?}"
+        );
+        let got = run(case);
+        if case.f.contains_key("error") {
+            let e = got
+                .err()
+                .unwrap_or_else(|| panic!("{name}: the GPU trapped, the model ran"));
+            assert!(e.contains("inner coordinate"), "{name}: {e}");
+            trapped += 1;
+            continue;
+        }
+        let load = got.unwrap_or_else(|e| panic!("{name}: {e}"));
+        let es = case.dtype().size() as usize;
+        let ours: Vec<u8> = load
+            .slots
+            .iter()
+            .flat_map(|w| w.to_le_bytes()[..es].to_vec())
+            .collect();
+        let gpu: Vec<u8> = (0..case.get("bytes").len() / 2)
+            .map(|i| u8::from_str_radix(&case.get("bytes")[2 * i..2 * i + 2], 16).expect("hex"))
+            .collect();
+        assert!(
+            ours.len() >= gpu.len(),
+            "{name}: the model's image is shorter"
+        );
+        assert_eq!(ours[..gpu.len()], gpu[..], "{name}: shared memory differs");
+        let beyond = ours[gpu.len()..].iter().filter(|&&b| b != SENTINEL).count();
+        assert_eq!(
+            beyond.to_string(),
+            case.get("outside"),
+            "{name}: bytes written beyond the measured window"
+        );
+        // The count the barrier completed on: every case whose program expected the whole
+        // rows (element stride 1 on dimension 0, or the full-row count) completed.
+        let full_rows = case.get("estride").split(',').next() == Some("1")
+            || case.f.contains_key("tx_full_inner");
+        if full_rows {
+            assert_eq!(case.get("wait"), "1", "{name}: the GPU's barrier completed");
+            assert_eq!(
+                load.tx_bytes.to_string(),
+                case.get("tx"),
+                "{name}: tx bytes"
+            );
+        }
+        loaded += 1;
+    }
+    // The file's mix: 9 maps refused by the driver, 3 loads trapped, 108 loads run.
+    assert_eq!((refused, trapped, loaded), (9, 3, 108));
+}
