@@ -117,6 +117,13 @@ fn up16(bytes: u64) -> u64 {
     bytes.div_ceil(16) * 16
 }
 
+/// The most bytes a band of `band_bytes` can start past a 16-byte boundary: band `i` starts
+/// at `i * band_bytes`, whose remainder mod 16 is a multiple of `gcd(band_bytes, 16)`.
+fn band_skew_max(band_bytes: u32) -> u32 {
+    let g = (1u32 << band_bytes.trailing_zeros().min(4)).min(16);
+    16 - g
+}
+
 /// Bytes rounded up to a multiple of 128 (a TMA destination's alignment).
 fn up128(bytes: u32) -> u32 {
     bytes.div_ceil(128) * 128
@@ -206,7 +213,10 @@ impl WsMemLayout {
             s if s > 0 && band_boxes <= s.min(ring_max) => wide,
             _ => 1,
         };
-        let a_pitch = up16(u64::from(a_row) * a_folds as u64) as u32;
+        // A band's start is aligned down to 16 bytes (a TMA box's inner start must be), so
+        // the box also holds the bytes between that boundary and the band.
+        let band_bytes = a_row * a_folds as u32;
+        let a_pitch = up16(u64::from(band_bytes + band_skew_max(band_bytes))) as u32;
         let cd_pitch = up16(u64::from(cols as u32 * esc)) as u32;
         if w_pitch / esb > 256 || a_pitch / esa > 256 {
             return refuse("a box's inner extent exceeds 256 elements".into());
@@ -246,11 +256,13 @@ impl WsMemLayout {
                 pc.params.smem_bytes
             ));
         }
-        let (mu, nu, ku) = (m as u64, n as u64, k as u64);
+        let (mu, ku) = (m as u64, k as u64);
         let a = (0u64, up16(ku * u64::from(esa)));
-        let b = (a.0 + mu * a.1, up16(nu * u64::from(esb)));
         let panels = sched.col_tiles as u64;
-        let c = (b.0 + ku * b.1, u64::from(cd_pitch));
+        // B in column-tile panels of `C` columns, each row padded to 16 bytes (so a weight
+        // box starts at a 16-byte boundary): panel `t`'s row `k` at `b + (t * K + k) * pitch`.
+        let b = (a.0 + mu * a.1, u64::from(w_pitch));
+        let c = (b.0 + panels * ku * b.1, u64::from(cd_pitch));
         let d = (c.0 + panels * mu * c.1, c.1);
         Ok(Self {
             sched,
@@ -288,7 +300,8 @@ impl WsMemLayout {
         }
     }
 
-    /// The four descriptors: A `[K, M]`, B `[N, K]`, C and D `[N, M]` (inner first).
+    /// The four descriptors (inner dimension first): A `[K, M]`; B, C and D in column-tile
+    /// panels, `[padded C, K, panel]` and `[padded C, M, panel]`.
     pub fn descriptors(&self) -> Vec<TensorMap> {
         let s = &self.sched;
         let mut a = TensorMap::dense(
@@ -301,10 +314,15 @@ impl WsMemLayout {
         let mut b = TensorMap::dense(
             Self::elem(self.esb),
             self.b.0,
-            &[s.n as u64, s.k as u64],
-            &[self.w_pitch / self.esb, (s.rows * s.width) as u32],
+            &[
+                u64::from(self.w_pitch / self.esb),
+                s.k as u64,
+                s.col_tiles as u64,
+            ],
+            &[self.w_pitch / self.esb, (s.rows * s.width) as u32, 1],
         );
         b.global_strides[0] = self.b.1;
+        b.global_strides[1] = self.b.1 * s.k as u64;
         let mut c = TensorMap::dense(
             Self::elem(self.esc),
             self.c.0,
@@ -382,7 +400,9 @@ impl WsMemLayout {
             let before = (s.chunks - 1) * units;
             before * full + (band - before) * self.boxes_of(s.chunks - 1, self.a_box_rows)
         };
-        let offset = (pass.fold % self.a_folds * s.rows * s.width) as u32 * self.esa;
+        let band_start = (pass.fold / self.a_folds * self.a_folds * s.rows * s.width) as u32;
+        let skew = band_start * self.esa % 16;
+        let offset = skew + (pass.fold % self.a_folds * s.rows * s.width) as u32 * self.esa;
         (first + row / self.a_box_rows, offset)
     }
 
@@ -420,12 +440,19 @@ impl WsMemLayout {
         self.block_rows(b).div_ceil(self.cd_box_rows)
     }
 
-    /// The TMA coordinates of weight box `p` (pass `p`'s tile): `[column, K]`.
+    /// The TMA coordinates of weight box `p` (pass `p`'s tile): `[0, K, panel]`.
     pub fn w_coords(&self, p: usize) -> [i32; 5] {
         let s = &self.sched;
         let pass = s.pass(p);
         let k0 = pass.fold * s.rows * s.width;
-        [(pass.col_tile * s.cols) as i32, k0 as i32, 0, 0, 0]
+        [0, k0 as i32, pass.col_tile as i32, 0, 0]
+    }
+
+    /// The global address of element `(p, j)` of B (K row `p`, column `j`) in its panel.
+    pub fn b_addr(&self, p: usize, j: usize) -> u64 {
+        let s = &self.sched;
+        let (panel, col) = (j / s.cols, j % s.cols);
+        self.b.0 + (panel * s.k + p) as u64 * self.b.1 + (col as u64) * u64::from(self.esb)
     }
 
     /// The TMA coordinates of A box `g`: `[K, row]`.
@@ -435,6 +462,8 @@ impl WsMemLayout {
         let (band, x) = self.locate(g, s.col_tiles * bands, self.a_box_rows);
         let chunk = band / (s.col_tiles * bands);
         let k0 = (band % bands) * self.a_folds * s.rows * s.width;
+        // Aligned down to a 16-byte boundary; `a_box`'s offsets add the difference.
+        let k0 = k0 - (k0 * self.esa as usize % 16) / self.esa as usize;
         let r0 = chunk * s.chunk_rows + x * self.a_box_rows;
         [k0 as i32, r0 as i32, 0, 0, 0]
     }

@@ -85,14 +85,19 @@ impl<const W: usize> WsMemoryPort<W> {
         check_dense_problem((m, n, k), (a.len(), b.len(), c.len()))?;
         let lay = WsMemLayout::new(&cfg, m, n, k, pc)?;
         let mut mem = memory_system(pc.params, lay.gmem_bytes, lay.mbars(), lay.descriptors())?;
-        // The host fills global memory: A (K-major), B (N-major, as given), C.
+        // The host fills global memory: A (K-major), B and C (column-tile panels).
         let (sa, sb) = (
             container_shift(lay.esa, cfg.fmt_a.width()),
             container_shift(lay.esb, cfg.fmt_b.width()),
         );
         host_rows(&mut mem, lay.a, lay.esa, m, k, |i, p| a[i * k + p] << sa);
-        host_rows(&mut mem, lay.b, lay.esb, k, n, |p, j| b[p * n + j] << sb);
-        // C into its column-tile panels.
+        // B and C into their column-tile panels.
+        for p in 0..k {
+            for j in 0..n {
+                let word = (b[p * n + j] << sb).to_le_bytes();
+                mem.host_write(lay.b_addr(p, j), &word[..lay.esb as usize]);
+            }
+        }
         for i in 0..m {
             for j in 0..n {
                 let word = c[i * n + j].to_le_bytes();
