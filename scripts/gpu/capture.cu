@@ -980,6 +980,67 @@ static int tma_one(int idx, const std::string& variant) {
     return 0;
 }
 
+// `capture probe KIND IN OUT`: runs the rows of file IN through one instruction and writes
+// D per row to OUT. A row of IN is K format bit patterns of a, K of b and C (an FP32 word, or
+// FP16 bits for an FP16 accumulator), all hex; D is written in hex. KIND names the instruction:
+// f16.k16.f32, f16.k16.f16, f16.k8.f32, f16.k8.f16, bf16.k16.f32, tf32.k4.f32, tf32.k8.f32,
+// e4m3.e4m3.f32, e4m3.e4m3.f16, e5m2.e5m2.f32, e5m2.e5m2.f16, e4m3.e5m2.f32, e4m3.e5m2.f16,
+// e5m2.e4m3.f32, e5m2.e4m3.f16.
+static int probe(const std::string& kind, const char* in, const char* out) {
+    struct K {
+        const char* name;
+        MmaFn fn;
+        int k;
+    } kinds[] = {
+        {"f16.k16.f32", mma_kernel<F16_K16_F32>, 16}, {"f16.k16.f16", mma_kernel<F16_K16_F16>, 16},
+        {"f16.k8.f32", mma_kernel<F16_K8_F32>, 8},    {"f16.k8.f16", mma_kernel<F16_K8_F16>, 8},
+        {"bf16.k16.f32", mma_kernel<BF16_K16_F32>, 16}, {"tf32.k4.f32", mma_kernel<TF32_K4_F32>, 4},
+        {"tf32.k8.f32", mma_kernel<TF32_K8_F32>, 8},  {"e4m3.e4m3.f32", mma_kernel<E4E4_F32>, 32},
+        {"e4m3.e4m3.f16", mma_kernel<E4E4_F16>, 32},  {"e5m2.e5m2.f32", mma_kernel<E5E5_F32>, 32},
+        {"e5m2.e5m2.f16", mma_kernel<E5E5_F16>, 32},  {"e4m3.e5m2.f32", mma_kernel<E4E5_F32>, 32},
+        {"e4m3.e5m2.f16", mma_kernel<E4E5_F16>, 32},  {"e5m2.e4m3.f32", mma_kernel<E5E4_F32>, 32},
+        {"e5m2.e4m3.f16", mma_kernel<E5E4_F16>, 32},
+    };
+    const K* kd = nullptr;
+    for (const K& x : kinds)
+        if (kind == x.name) kd = &x;
+    if (!kd) {
+        fprintf(stderr, "probe: unknown kind %s\n", kind.c_str());
+        return 2;
+    }
+    FILE* f = fopen(in, "r");
+    if (!f) {
+        fprintf(stderr, "probe: cannot read %s\n", in);
+        return 2;
+    }
+    std::vector<uint32_t> a, b, c;
+    for (;;) {
+        unsigned v;
+        int i = 0;
+        for (; i < 2 * kd->k + 1; ++i) {
+            if (fscanf(f, "%x", &v) != 1) break;
+            if (i < kd->k)
+                a.push_back(v);
+            else if (i < 2 * kd->k)
+                b.push_back(v);
+            else
+                c.push_back(v);
+        }
+        if (i == 0) break;
+        if (i != 2 * kd->k + 1) {
+            fprintf(stderr, "probe: a short row in %s\n", in);
+            return 2;
+        }
+    }
+    fclose(f);
+    std::vector<uint32_t> d = run_mma(kd->fn, kd->k, a, b, c);
+    FILE* o = fopen(out, "w");
+    for (uint32_t x : d) fprintf(o, "%08x\n", x);
+    fclose(o);
+    printf("probe %s: %zu rows\n", kind.c_str(), d.size());
+    return 0;
+}
+
 int main(int argc, char** argv) {
     // `capture tma-header`, `capture tma-count` and `capture tma-one IDX VARIANT` serve the
     // TMA cases, one process a case (scripts/gpu/capture.sh).
@@ -993,6 +1054,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (cmd == "tma-one" && argc > 3) return tma_one(atoi(argv[2]), argv[3]);
+    if (cmd == "probe" && argc > 4) return probe(argv[2], argv[3], argv[4]);
     std::string out = argc > 1 ? argv[1] : "capture-out";
     std::string gpu = argc > 2 ? argv[2] : "H200";
     int ns = argc > 3 ? atoi(argv[3]) : 4096;

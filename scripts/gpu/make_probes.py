@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Writes structured probe rows for `capture probe` (scripts/gpu/capture.cu): few nonzero
+products at chosen positions, C near a product, rounding boundaries. One file per kind in
+DIR (default .probe/), each row: K a patterns, K b patterns, C (FP32 word, or FP16 bits for an
+FP16 accumulator), hex. Fixed seed: the same rows every run."""
+import random
+import sys
+
+FMT = {  # name: (exponent bits, mantissa bits, bias, largest exponent field, one)
+    "e4m3": (4, 3, 7, 15, 0x38),
+    "e5m2": (5, 2, 15, 30, 0x3C),
+    "f16": (5, 10, 15, 30, 0x3C00),
+    "tf32": (8, 10, 127, 254, 0x3F800000),
+}
+
+
+def bits(fmt, sign, e, m):
+    eb, mb, _, _, _ = FMT[fmt]
+    v = (sign << (eb + mb)) | (e << mb) | m
+    if fmt == "e4m3" and e == 15 and m == 7:
+        v -= 1  # 0x7F is NaN: take the largest finite instead
+    return v << 13 if fmt == "tf32" else v
+
+
+def rand_val(r, fmt, elo=None, ehi=None):
+    eb, mb, bias, emax, _ = FMT[fmt]
+    elo = 1 if elo is None else max(0, elo)
+    ehi = emax if ehi is None else min(emax, ehi)
+    e = r.randint(min(elo, ehi), ehi)
+    return bits(fmt, r.randint(0, 1), e, r.randint(0, (1 << mb) - 1)), e - bias
+
+
+def fp32(sign, e, m):
+    e = max(-126, min(127, e))
+    return (sign << 31) | ((e + 127) << 23) | (m & 0x7FFFFF)
+
+
+def fp16(sign, e, m):
+    e = max(-14, min(15, e))
+    return (sign << 15) | ((e + 15) << 10) | (m & 0x3FF)
+
+
+def rows(r, fa, fb, k, acc):
+    one = FMT[fb][4]
+    out = []
+
+    def c_near(e, spread):
+        ce = e + r.randint(-spread, spread)
+        s = r.randint(0, 1)
+        return fp32(s, ce, r.getrandbits(23)) if acc == "f32" else fp16(s, ce, r.getrandbits(10))
+
+    def row(a, b, c):
+        out.append(" ".join(f"{x:x}" for x in a + b + [c]))
+
+    for _ in range(300):  # one product and C
+        a, b = [0] * k, [0] * k
+        i = r.randrange(k)
+        a[i], e = rand_val(r, fa)
+        b[i] = one
+        row(a, b, c_near(e, 30))
+    for _ in range(300):  # two products, C = 0
+        a, b = [0] * k, [0] * k
+        i, j = r.sample(range(k), 2)
+        a[i], e = rand_val(r, fa)
+        a[j], _ = rand_val(r, fa, e + FMT[fa][2] - r.randint(0, 12), e + FMT[fa][2])
+        b[i] = b[j] = one
+        row(a, b, 0)
+    for _ in range(300):  # two products and C
+        a, b = [0] * k, [0] * k
+        i, j = r.sample(range(k), 2)
+        a[i], e = rand_val(r, fa)
+        a[j], _ = rand_val(r, fa)
+        b[i] = b[j] = one
+        row(a, b, c_near(e, 26))
+    for _ in range(300):  # one large product and many small ones
+        a, b = [0] * k, [0] * k
+        big = r.randrange(k)
+        for x in range(k):
+            if x == big:
+                a[x], e = rand_val(r, fa, FMT[fa][3] - 3, FMT[fa][3])
+            else:
+                a[x], _ = rand_val(r, fa, 1, 4)
+            b[x] = one
+        row(a, b, 0 if r.random() < 0.5 else c_near(e, 10))
+    for _ in range(300):  # random products of both operands, few of them
+        a, b = [0] * k, [0] * k
+        for x in r.sample(range(k), r.randint(2, min(6, k))):
+            a[x], _ = rand_val(r, fa)
+            b[x], _ = rand_val(r, fb)
+        ea = r.randint(-8, 8)
+        row(a, b, c_near(ea, 20))
+    for _ in range(300):  # C a power of two and one product at its rounding boundary
+        a, b = [0] * k, [0] * k
+        i = r.randrange(k)
+        a[i], e = rand_val(r, fa, FMT[fa][2] - 6, FMT[fa][2] + 6)
+        b[i] = one
+        w = 24 if acc == "f32" else 11
+        ce = e + w + r.randint(-2, 2)
+        c = fp32(r.randint(0, 1), ce, 0) if acc == "f32" else fp16(r.randint(0, 1), min(ce, 15), 0)
+        row(a, b, c)
+    return out
+
+
+def main():
+    outdir = sys.argv[1] if len(sys.argv) > 1 else ".probe"
+    r = random.Random(20261204)
+    kinds = [
+        ("e4m3.e4m3.f32", "e4m3", "e4m3", 32, "f32"),
+        ("e5m2.e5m2.f32", "e5m2", "e5m2", 32, "f32"),
+        ("e4m3.e5m2.f32", "e4m3", "e5m2", 32, "f32"),
+        ("e4m3.e4m3.f16", "e4m3", "e4m3", 32, "f16"),
+        ("e5m2.e5m2.f16", "e5m2", "e5m2", 32, "f16"),
+        ("e4m3.e5m2.f16", "e4m3", "e5m2", 32, "f16"),
+        ("tf32.k8.f32", "tf32", "tf32", 8, "f32"),
+        ("f16.k16.f32", "f16", "f16", 16, "f32"),
+    ]
+    for name, fa, fb, k, acc in kinds:
+        with open(f"{outdir}/{name}.in", "w") as f:
+            f.write("\n".join(rows(r, fa, fb, k, acc)) + "\n")
+
+
+main()
