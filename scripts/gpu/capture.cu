@@ -980,6 +980,138 @@ static int tma_one(int idx, const std::string& variant) {
     return 0;
 }
 
+// ---------------------------------------------------------------------------------------
+// TMA box stores: shared memory holds byte i = (i * 7 + 3) mod 256 (offset from the
+// 1024-byte-aligned buffer), global memory 0xee; one `cp.async.bulk.tensor` store of the
+// box at `off`, then the tensor's bytes are read back.
+// ---------------------------------------------------------------------------------------
+
+__global__ void tma_store_kernel(const __grid_constant__ CUtensorMap map, int rank, int c0,
+                                 int c1, int c2, int c3, int c4, uint32_t off) {
+    extern __shared__ __align__(1024) uint8_t raw[];
+    uint32_t raw_addr = (uint32_t)__cvta_generic_to_shared(raw);
+    uint32_t aligned = (raw_addr + 1023) & ~1023u;
+    uint8_t* buf = raw + (aligned - raw_addr);
+    for (int i = threadIdx.x; i < SMEM_BUF; i += blockDim.x) buf[i] = (uint8_t)(i * 7 + 3);
+    __syncthreads();
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        uint32_t src = aligned + off;
+        uint64_t desc = reinterpret_cast<uint64_t>(&map);
+        switch (rank) {
+            case 1:
+                asm volatile(
+                    "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%0, {%1}], "
+                    "[%2];\n" ::"l"(desc),
+                    "r"(c0), "r"(src)
+                    : "memory");
+                break;
+            case 2:
+                asm volatile(
+                    "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], "
+                    "[%3];\n" ::"l"(desc),
+                    "r"(c0), "r"(c1), "r"(src)
+                    : "memory");
+                break;
+            case 3:
+                asm volatile(
+                    "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, "
+                    "%3}], [%4];\n" ::"l"(desc),
+                    "r"(c0), "r"(c1), "r"(c2), "r"(src)
+                    : "memory");
+                break;
+            case 4:
+                asm volatile(
+                    "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, "
+                    "%3, %4}], [%5];\n" ::"l"(desc),
+                    "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(src)
+                    : "memory");
+                break;
+            default:
+                asm volatile(
+                    "cp.async.bulk.tensor.5d.global.shared::cta.tile.bulk_group [%0, {%1, %2, "
+                    "%3, %4, %5}], [%6];\n" ::"l"(desc),
+                    "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(src)
+                    : "memory");
+                break;
+        }
+        asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+        asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+    }
+    __syncthreads();
+}
+
+static std::vector<TmaCase> tma_store_cases() {
+    std::vector<TmaCase> v;
+    v.push_back(mk(DT_F16, 2, {40, 12}, {}, {16, 8}, {8, 2}));
+    v.push_back(mk(DT_F16, 2, {40, 12}, {}, {16, 8}, {8, 2}, 0, 0, 256));
+    v.push_back(mk(DT_F16, 2, {40, 12}, {}, {16, 8}, {8, 2}, 3, 0, 384));   // 32 B rows, 128B
+    v.push_back(mk(DT_F16, 2, {40, 12}, {}, {16, 8}, {8, 2}, 1, 0, 128));   // 32 B rows, 32B
+    v.push_back(mk(DT_U8, 2, {70, 12}, {}, {16, 8}, {16, 1}, 2, 0, 640));   // 16 B rows, 64B
+    v.push_back(mk(DT_F32, 2, {40, 12}, {}, {16, 8}, {8, 2}, 2, 0, 0));     // 64 B rows, 64B
+    v.push_back(mk(DT_U8, 2, {300, 12}, {}, {128, 6}, {32, 3}, 3, 0, 896)); // 128 B rows, 128B
+    v.push_back(mk(DT_F16, 2, {21, 11}, {}, {16, 6}, {-8, -2}));            // in front
+    v.push_back(mk(DT_F16, 2, {21, 11}, {}, {16, 6}, {8, 8}, 3, 0, 128));   // past the end
+    v.push_back(mk(DT_F32, 3, {9, 5, 4}, {}, {8, 4, 3}, {4, -1, 2}, 2, 0, 256));
+    v.push_back(mk(DT_F16, 2, {40, 30}, {}, {16, 8}, {8, 2}, 0, 0, 0, {1, 2}));
+    v.push_back(mk(DT_F16, 2, {40, 30}, {}, {16, 8}, {8, 2}, 0, 0, 0, {2, 1}));
+    v.push_back(mk(DT_U8, 2, {70, 30}, {}, {32, 4}, {16, 1}, 0, 0, 0, {3, 2}));
+    v.push_back(mk(DT_F16, 2, {40, 12}, {}, {16, 8}, {1, 2}));              // off a boundary
+    return v;
+}
+
+// Runs store case `idx` and prints its line: the map as for the loads, then `tensor=` the
+// tensor's bytes (from its address to the end of its extent) after the store.
+static int tma_store_one(int idx) {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW);
+    EncodeTiledFn encode = lib ? (EncodeTiledFn)dlsym(lib, "cuTensorMapEncodeTiled") : nullptr;
+    if (!encode) return 1;
+    std::vector<TmaCase> cases = tma_store_cases();
+    if (idx < 0 || idx >= (int)cases.size()) return 1;
+    TmaCase c = cases[idx];
+    uint64_t extent = (uint64_t)c.es * c.gdim[0];
+    for (int i = 1; i < c.rank; ++i) extent = c.gstride[i - 1] * c.gdim[i];
+    uint8_t* g;
+    CHECK(cudaMalloc(&g, (1 << 20)));
+    CHECK(cudaMemset(g, 0xEE, (1 << 20)));
+    CHECK(cudaFuncSetAttribute(tma_store_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               SMEM_BUF + 1024));
+    printf("case=%d dtype=%s rank=%d gdim=", idx, c.dtype, c.rank);
+    for (int i = 0; i < c.rank; ++i) printf(i ? ",%llu" : "%llu", (unsigned long long)c.gdim[i]);
+    printf(" gstride=");
+    for (int i = 0; i + 1 < c.rank; ++i)
+        printf(i ? ",%llu" : "%llu", (unsigned long long)c.gstride[i]);
+    if (c.rank == 1) printf("-");
+    printf(" box=");
+    for (int i = 0; i < c.rank; ++i) printf(i ? ",%u" : "%u", c.box[i]);
+    printf(" estride=");
+    for (int i = 0; i < c.rank; ++i) printf(i ? ",%u" : "%u", c.estride[i]);
+    printf(" swizzle=%s fill=zero coords=", SWZ[c.swz]);
+    for (int i = 0; i < c.rank; ++i) printf(i ? ",%d" : "%d", c.coords[i]);
+    printf(" smem=%u gaddr=0", c.off);
+    CUtensorMap map;
+    CUresult r = encode_case(encode, c, g, &map);
+    printf(" encode=%d", (int)r);
+    if (r != CUDA_SUCCESS) {
+        printf("\n");
+        return 0;
+    }
+    tma_store_kernel<<<1, 128, SMEM_BUF + 1024>>>(map, c.rank, c.coords[0], c.coords[1],
+                                                 c.coords[2], c.coords[3], c.coords[4], c.off);
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+        printf(" error=\"%s\"\n", cudaGetErrorString(e));
+        return 0;
+    }
+    std::vector<uint8_t> bytes(extent);
+    CHECK(cudaMemcpy(bytes.data(), g, extent, cudaMemcpyDeviceToHost));
+    printf(" tensor=");
+    for (uint8_t b : bytes) printf("%02x", b);
+    printf("\n");
+    return 0;
+}
+
 // `capture probe KIND IN OUT`: runs the rows of file IN through one instruction and writes
 // D per row to OUT. A row of IN is K format bit patterns of a, K of b and C (an FP32 word, or
 // FP16 bits for an FP16 accumulator), all hex; D is written in hex. KIND names the instruction:
@@ -1055,6 +1187,11 @@ int main(int argc, char** argv) {
     }
     if (cmd == "tma-one" && argc > 3) return tma_one(atoi(argv[2]), argv[3]);
     if (cmd == "probe" && argc > 4) return probe(argv[2], argv[3], argv[4]);
+    if (cmd == "tma-store-count") {
+        printf("%zu\n", tma_store_cases().size());
+        return 0;
+    }
+    if (cmd == "tma-store-one" && argc > 2) return tma_store_one(atoi(argv[2]));
     std::string out = argc > 1 ? argv[1] : "capture-out";
     std::string gpu = argc > 2 ? argv[2] : "H200";
     int ns = argc > 3 ? atoi(argv[3]) : 4096;

@@ -115,6 +115,29 @@ fn an_inner_start_off_a_16_byte_boundary_faults() {
 }
 
 #[test]
+fn a_store_at_a_negative_coordinate_faults() {
+    // An H200 stops the kernel (illegal instruction) on a store whose box starts before the
+    // tensor in any dimension; past the end it clips. The engine refuses the former.
+    let map = TensorMap::dense(ElemType::Fp32, 0, &[24, 20], &[8, 6]);
+    for coords in [[-8, 0, 0, 0, 0], [0, -1, 0, 0, 0]] {
+        let store = TmaCmd {
+            op: TmaOp::Store,
+            desc: 0,
+            coords,
+            smem_addr: 0,
+            mbar: 0,
+        };
+        let steps = vec![Stim {
+            tma_cmd: Some(store),
+            ..Stim::default()
+        }];
+        let (r, _) = script(small_params(), &vec![0u8; 24 * 20 * 4], &[map], 1, steps);
+        let e = r.expect_err("the store ran").to_string();
+        assert!(e.contains("negative coordinate"), "{e}");
+    }
+}
+
+#[test]
 fn hardware_md_bank_example() {
     // Eight 16-byte reads at chunk 0 of rows with a 128-byte pitch.
     let plain: Vec<(u32, u32)> = (0..8).map(|r| (r * 128, 16)).collect();
@@ -180,7 +203,8 @@ fn mbarrier_misuse_is_an_error_naming_cycle_and_barrier() {
 #[test]
 fn store_writes_the_box_back_skipping_oob() {
     // Load a 2-D fp32 box from tensor 0, store it to tensor 1 at other coordinates, partly
-    // out of bounds; tensor 1 must equal the reference scatter of the dense box.
+    // past the end; tensor 1 must equal the reference scatter of the dense box. (A store
+    // starting at a negative coordinate traps on a GPU: `a_store_at_a_negative_coordinate_faults`.)
     let dims = [24u64, 20];
     let g0 = pattern(24 * 20 * 4, 9);
     let bytes1 = 24 * 20 * 4;
@@ -198,7 +222,7 @@ fn store_writes_the_box_back_skipping_oob() {
     let store = TmaCmd {
         op: TmaOp::Store,
         desc: 1,
-        coords: [20, -2, 0, 0, 0],
+        coords: [20, 16, 0, 0, 0],
         smem_addr: 512,
         mbar: 0,
     };
@@ -234,7 +258,7 @@ fn store_writes_the_box_back_skipping_oob() {
     let mut want = vec![0u8; bytes1];
     for k1 in 0..6i64 {
         for k0 in 0..8i64 {
-            let (x, y) = (20 + k0, -2 + k1);
+            let (x, y) = (20 + k0, 16 + k1);
             if (0..24).contains(&x) && (0..20).contains(&y) {
                 let src = ((k1 * 8 + k0) * 4) as usize;
                 let dst = ((y * 24 + x) * 4) as usize;
@@ -938,7 +962,7 @@ proptest! {
         s in (1u32..4, 1u32..3),
         b1 in 1u32..6,
         c_load in (-3i32..6, -2i32..5),
-        c_store in (-9i32..20, -4i32..10),
+        c_store in (0i32..20, 0i32..10),
         seed in any::<u64>(),
         bw in prop::sample::select(vec![4u32, 64]),
     ) {

@@ -134,6 +134,9 @@ impl MemFault {
             MemFault::Tma(TmaFault::InnerCoordAlign { coord, elem_bytes }) => {
                 (14, u128::from(coord as u32), u128::from(elem_bytes))
             }
+            MemFault::Tma(TmaFault::StoreNegativeCoord { dim, coord }) => {
+                (15, u128::from(coord as u32), dim as u128)
+            }
         };
         k | (x & 0xFFFF_FFFF) << 8 | y << 40
     }
@@ -181,6 +184,10 @@ impl MemFault {
             14 => MemFault::Tma(TmaFault::InnerCoordAlign {
                 coord: x as i32,
                 elem_bytes: y as u32,
+            }),
+            15 => MemFault::Tma(TmaFault::StoreNegativeCoord {
+                dim: y as usize,
+                coord: x as i32,
             }),
             _ => MemFault::Gmem(GmemFault { addr: y, len: x }),
         }

@@ -54,6 +54,14 @@ pub enum TmaFault {
         /// Bytes per element.
         elem_bytes: u32,
     },
+    /// A store's box starts at a negative coordinate (an H200 stops the kernel with an
+    /// illegal-instruction error; a box past the end is clipped instead).
+    StoreNegativeCoord {
+        /// The dimension.
+        dim: usize,
+        /// Its coordinate.
+        coord: i32,
+    },
     /// The box does not fit in shared memory.
     SmemRange {
         /// The address.
@@ -77,6 +85,11 @@ impl std::fmt::Display for TmaFault {
                 "TMA box starts at inner coordinate {coord} ({} bytes), not a multiple of 16 bytes \
                  (a GPU stops the kernel with an illegal-instruction error)",
                 i64::from(*coord) * i64::from(*elem_bytes)
+            ),
+            TmaFault::StoreNegativeCoord { dim, coord } => write!(
+                f,
+                "TMA store box starts at negative coordinate {coord} in dimension {dim} (a GPU \
+                 stops the kernel with an illegal-instruction error)"
             ),
             TmaFault::SmemRange { addr, bytes } => write!(
                 f,
@@ -841,6 +854,14 @@ impl TmaEngine {
                 addr: c.smem_addr,
                 align,
             });
+        }
+        if c.op == TmaOp::Store {
+            if let Some(dim) = (0..m.rank as usize).find(|&i| c.coords[i] < 0) {
+                return Err(TmaFault::StoreNegativeCoord {
+                    dim,
+                    coord: c.coords[dim],
+                });
+            }
         }
         if !m.inner_coord_aligned(c.coords[0]) {
             return Err(TmaFault::InnerCoordAlign {
