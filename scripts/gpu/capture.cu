@@ -928,6 +928,24 @@ static void tma_header() {
            SMEM_BUF);
 }
 
+// Prints the map and load fields of case `idx` (the start of its line).
+static void print_case(int idx, const TmaCase& c) {
+    printf("case=%d dtype=%s rank=%d gdim=", idx, c.dtype, c.rank);
+    for (int i = 0; i < c.rank; ++i) printf(i ? ",%llu" : "%llu", (unsigned long long)c.gdim[i]);
+    printf(" gstride=");
+    for (int i = 0; i + 1 < c.rank; ++i)
+        printf(i ? ",%llu" : "%llu", (unsigned long long)c.gstride[i]);
+    if (c.rank == 1) printf("-");
+    printf(" box=");
+    for (int i = 0; i < c.rank; ++i) printf(i ? ",%u" : "%u", c.box[i]);
+    printf(" estride=");
+    for (int i = 0; i < c.rank; ++i) printf(i ? ",%u" : "%u", c.estride[i]);
+    printf(" swizzle=%s fill=%s coords=", SWZ[c.swz], c.fill ? "nan" : "zero");
+    for (int i = 0; i < c.rank; ++i) printf(i ? ",%d" : "%d", c.coords[i]);
+    printf(" smem=%u gaddr=%u", c.off, c.gaddr_off);
+    if (c.tx_full_inner) printf(" tx_full_inner=1");
+}
+
 // Runs case `idx` of tma_cases() (variant "orig", "smem0" or "coords0") and prints its line.
 static int tma_one(int idx, const std::string& variant) {
     void* lib = dlopen("libcuda.so.1", RTLD_NOW);
@@ -947,20 +965,7 @@ static int tma_one(int idx, const std::string& variant) {
     for (size_t o = 0; o < dev.gbytes; ++o) host[o] = gbyte((uint32_t)o);
     dev.setup(host);
     if (variant != "orig") printf("variant=%s ", variant.c_str());
-    printf("case=%d dtype=%s rank=%d gdim=", idx, c.dtype, c.rank);
-    for (int i = 0; i < c.rank; ++i) printf(i ? ",%llu" : "%llu", (unsigned long long)c.gdim[i]);
-    printf(" gstride=");
-    for (int i = 0; i + 1 < c.rank; ++i)
-        printf(i ? ",%llu" : "%llu", (unsigned long long)c.gstride[i]);
-    if (c.rank == 1) printf("-");
-    printf(" box=");
-    for (int i = 0; i < c.rank; ++i) printf(i ? ",%u" : "%u", c.box[i]);
-    printf(" estride=");
-    for (int i = 0; i < c.rank; ++i) printf(i ? ",%u" : "%u", c.estride[i]);
-    printf(" swizzle=%s fill=%s coords=", SWZ[c.swz], c.fill ? "nan" : "zero");
-    for (int i = 0; i < c.rank; ++i) printf(i ? ",%d" : "%d", c.coords[i]);
-    printf(" smem=%u gaddr=%u", c.off, c.gaddr_off);
-    if (c.tx_full_inner) printf(" tx_full_inner=1");
+    print_case(idx, c);
     CUtensorMap probe;
     CUresult r = encode_case(encode, c, dev.g, &probe);
     printf(" encode=%d", (int)r);
@@ -1077,19 +1082,7 @@ static int tma_store_one(int idx) {
     CHECK(cudaMemset(g, 0xEE, (1 << 20)));
     CHECK(cudaFuncSetAttribute(tma_store_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                SMEM_BUF + 1024));
-    printf("case=%d dtype=%s rank=%d gdim=", idx, c.dtype, c.rank);
-    for (int i = 0; i < c.rank; ++i) printf(i ? ",%llu" : "%llu", (unsigned long long)c.gdim[i]);
-    printf(" gstride=");
-    for (int i = 0; i + 1 < c.rank; ++i)
-        printf(i ? ",%llu" : "%llu", (unsigned long long)c.gstride[i]);
-    if (c.rank == 1) printf("-");
-    printf(" box=");
-    for (int i = 0; i < c.rank; ++i) printf(i ? ",%u" : "%u", c.box[i]);
-    printf(" estride=");
-    for (int i = 0; i < c.rank; ++i) printf(i ? ",%u" : "%u", c.estride[i]);
-    printf(" swizzle=%s fill=zero coords=", SWZ[c.swz]);
-    for (int i = 0; i < c.rank; ++i) printf(i ? ",%d" : "%d", c.coords[i]);
-    printf(" smem=%u gaddr=0", c.off);
+    print_case(idx, c);
     CUtensorMap map;
     CUresult r = encode_case(encode, c, g, &map);
     printf(" encode=%d", (int)r);

@@ -84,12 +84,13 @@ impl Case {
     }
 }
 
-fn cases() -> Vec<Case> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/tma-measurements/H200/tma_loads.txt"
+/// The `case=` lines of a measurement file of data/tma-measurements/H200.
+fn read_cases(file: &str) -> Vec<Case> {
+    let path = format!(
+        "{}/data/tma-measurements/H200/{file}",
+        env!("CARGO_MANIFEST_DIR")
     );
-    let text = std::fs::read_to_string(path).expect("the measured TMA cases");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     text.lines()
         .enumerate()
         .filter(|(_, l)| l.starts_with("case="))
@@ -132,7 +133,7 @@ fn run(case: &Case) -> Result<tensorcore_rtl::hw::memory::box_load::BoxLoad, Str
 
 #[test]
 fn every_measured_case_is_reproduced() {
-    let all = cases();
+    let all = read_cases("tma_loads.txt");
     assert_eq!(all.len(), 120, "the file holds the 120 measured cases");
     let (mut refused, mut trapped, mut loaded) = (0, 0, 0);
     for case in &all {
@@ -199,25 +200,6 @@ fn every_measured_case_is_reproduced() {
     assert_eq!((refused, trapped, loaded), (9, 3, 108));
 }
 
-fn store_cases() -> Vec<Case> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/tma-measurements/H200/tma_stores.txt"
-    );
-    let text = std::fs::read_to_string(path).expect("the measured TMA stores");
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| l.starts_with("case="))
-        .map(|(i, l)| Case {
-            line: i + 1,
-            f: l.split(' ')
-                .filter_map(|kv| kv.split_once('='))
-                .map(|(k, v)| (k.to_string(), v.trim_matches('"').to_string()))
-                .collect(),
-        })
-        .collect()
-}
-
 /// Every TMA store measured on the H200 (data/tma-measurements/H200/tma_stores.txt), replayed
 /// through the engine's store path: shared memory holds byte `i` = `(i * 7 + 3) mod 256`,
 /// global memory `0xee`; after the store the tensor's bytes must equal the GPU's, and the
@@ -227,7 +209,7 @@ fn store_cases() -> Vec<Case> {
 fn every_measured_store_is_reproduced() {
     use tensorcore_rtl::hw::memory::{run_script, MemScript, MemorySystem, Stim, TmaCmd, TmaOp};
     use tensorcore_rtl::rtl::Simulator;
-    let all = store_cases();
+    let all = read_cases("tma_stores.txt");
     assert_eq!(all.len(), 14, "the file holds the 14 measured stores");
     let (mut ran, mut trapped, mut chunk_tail) = (0, 0, 0);
     for case in &all {
