@@ -1,7 +1,8 @@
 //! The C fetch (scope `mem.c_fetch`): the `R x C` words of a tile's C, once its box has
 //! landed in a C slot (`c_full` barrier), are read from shared memory into one of two register
 //! banks (`c_b<k>_r<i>`), riding along with the consumer's operand reads in the banks those
-//! leave free (so a read stays one pass), or all at once in a cycle without an operand read.
+//! leave free (so a read stays one pass), or as many as a request's 32 lanes take in a cycle
+//! without an operand read.
 //! `c_ready(t)` once every word is there; the window that loads C reads the rows from the
 //! bank, and a bank is refilled only after its window has read it (`c_used`).
 

@@ -26,11 +26,14 @@
 //!
 //! C and D words are as wide as the accumulator: 4 bytes for FP32, 2 for FP16 (the C
 //! registers and D queue rows are `C x 32` or `C x 16` bits). A TMA box's inner extent
-//! must be a multiple of 16 bytes, so the C/D box is 16 bytes wide: one 4 x 4 FP32 tile, or
-//! for FP16 two neighbouring tiles of a tile row side by side (8 x 4 FP16, the left tile at
-//! byte 0 of a box row, the right at byte 8). Either way a box is 64 bytes and fills one
-//! 128-byte slot; a box's right tile past N is out of bounds (zeros loaded, nothing stored),
-//! so global memory moves exactly `2` (FP16) or `4` (FP32) bytes per element of C and D.
+//! must be a multiple of 16 bytes, so on the 4 x 4 core the C/D box is 16 bytes wide: one
+//! 4 x 4 FP32 tile, or for FP16 two neighbouring tiles of a tile row side by side (8 x 4 FP16,
+//! the left tile at byte 0 of a box row, the right at byte 8). Either way a box is 64 bytes
+//! and fills one 128-byte slot; a box's right tile past N is out of bounds (zeros loaded,
+//! nothing stored), so global memory moves exactly `2` (FP16) or `4` (FP32) bytes per element
+//! of C and D. On any array a box row is `lcm(C x bytes, 16)` bytes, as many whole tiles as
+//! that takes ([`MemLayout::box_row_bytes`]), and a step wider than one request is read in
+//! beats (`docs/memory.md`, "Any array size").
 //!
 //! Global-memory layout: A is `M x K` row-major (K-major), B is stored transposed (`N x K`,
 //! K-major, as tensor cores prefer, the "TN" layout), C and D are `M x N` in the accumulator
