@@ -7,8 +7,9 @@
 //! whole tiles side by side, and its columns past N are out of bounds).
 //!
 //! The default run samples a few cases per size; `TCRTL_OS_TMA_SWEEP=1` runs every format
-//! pair, width and output format on every size (`cargo test --release --test memory
-//! os_tma_sizes:: -- --include-ignored`, minutes).
+//! pair, width and output format on every size (as does `cargo test --test memory
+//! os_tma_sizes:: -- --include-ignored`: about 5,600 runs, a minute and a half). A proptest
+//! adds random arrays of any R, C in 1..=32 (`PROPTEST_CASES`, default 12).
 
 use tensorcore_rtl::gemm::{run_clocked, run_memory, CoreConfig, Gemm, MemRun, Problem};
 use tensorcore_rtl::hw::memory::MemParams;
@@ -327,5 +328,52 @@ fn cd_boxes_hold_whole_tiles_side_by_side() {
             "{rows} x {cols} {}",
             acc.name
         );
+    }
+}
+
+/// Random cases of the proptest below: `PROPTEST_CASES`, else 12 (400 pass in about 20 s).
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(12)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: cases(), ..Default::default() })]
+    /// Any R, C in 1..=32 (not only the set above), a random shape, pair, mode, width and
+    /// output format, dense or 2:4 sparse: the same checks.
+    #[test]
+    fn any_array_size_matches_the_ideal_port(
+        rows in 1usize..=32, cols in 1usize..=32,
+        m in 1usize..40, n in 1usize..40, kq in 1usize..40,
+        pick in 0usize..1000, sparse_run in proptest::bool::ANY, seed in proptest::num::u64::ANY,
+    ) {
+        let w = WIDTHS[pick % WIDTHS.len()];
+        let fp16_out = pick % 5 == 4;
+        let (pairs, k): (&[(Format, Format)], usize) = if sparse_run {
+            (&SPARSE_PAIRS, 4 * kq)
+        } else {
+            (&DENSE_PAIRS, 3 * kq)
+        };
+        let (fa, fb) = pairs[(pick / 7) % pairs.len()];
+        let mode = if fp16_out {
+            [AccMode::Ieee, AccMode::Fused][pick % 2]
+        } else {
+            let ms = modes(fa, fb);
+            ms[(pick / 3) % ms.len()]
+        };
+        let acc = if fp16_out { FP16 } else { FP32 };
+        let cfg = CoreConfig::new(fa, fb, mode, w)
+            .with_acc(acc)
+            .with_array(rows, cols)
+            .expect("a valid array");
+        if sparse_run {
+            let g = SparseGemm::random(m, n, k, cfg, seed).expect("sparse problem");
+            sparse(&g, pick);
+        } else {
+            let g = Gemm::random(m, n, k, cfg, seed).expect("problem");
+            dense(&g, pick);
+        }
     }
 }
