@@ -140,8 +140,8 @@ fn sweep(args: &MemSweepArgs) -> Result<i32, String> {
             }
         }
     }
-    // A configuration the memory layout cannot hold (an array too large for its swizzle
-    // atom, say) is refused once, before the sweep, with the layout's reason.
+    // A configuration the memory layout cannot hold (a shared memory too small for two
+    // stages, say) is refused once, before the sweep, with the layout's reason.
     if let Some((_, stages, params)) = jobs.first() {
         let pc = MemPortConfig {
             params: *params,

@@ -101,7 +101,7 @@ fn block_scaled(
 
 /// Every case for a format study of `size`^3 GEMMs and memory and data studies of
 /// `(size / 2)`^3 ones (at least 8), seeded with `seed`, on cores of `array` PEs (4 x 4 by
-/// default; the memory path feeds only the arrays its layout holds, `docs/hardware.md`).
+/// default; the memory path feeds every size, `docs/memory.md`, "Any array size").
 pub fn cases(size: usize, seed: u64, array: Array) -> Result<Vec<StudyCase>, StudyError> {
     let half = (size / 2).max(8);
     let mut out = Vec::new();

@@ -66,14 +66,26 @@ pub struct MemRun {
     pub layout: RunLayout,
 }
 
-/// A cycle bound no correct run reaches on a `rows x cols` array: the ideal schedule, plus
-/// every byte at the bandwidth, plus the latency for every chunk, tile and store, twice over.
+/// A cycle bound no correct run reaches on a `rows x cols` array: the ideal schedule (times
+/// the beats plus one where a step's read takes several requests), plus every byte at the
+/// bandwidth, plus the latency for every chunk, tile and store, plus a cycle for every C word
+/// of every tile, twice over.
 fn cycle_limit(lay: &MemLayout, p: &MemParams, (rows, cols): (usize, usize), ideal: u64) -> u64 {
     let bytes = lay.gmem_bytes * (lay.n.div_ceil(cols) as u64 + 1);
     let bw = u64::from(p.bytes_per_cycle.min(p.request_bytes).max(1));
     let tiles = (lay.m.div_ceil(rows) * lay.n.div_ceil(cols)) as u64;
     let events = tiles * (lay.chunks as u64 + 2) + 8;
-    2 * (ideal + bytes / bw + events * (u64::from(p.latency) + 64)) + 10_000
+    let steps = if lay.max_beats > 1 {
+        ideal * (lay.max_beats as u64 + 1)
+    } else {
+        ideal
+    };
+    let c_words = if rows * cols > 16 {
+        tiles * (rows * cols) as u64
+    } else {
+        0
+    };
+    2 * (steps + bytes / bw + events * (u64::from(p.latency) + 64) + c_words) + 10_000
 }
 
 /// Runs `g` through the memory path built as `pc` says, optionally tracing.

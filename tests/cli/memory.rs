@@ -96,12 +96,12 @@ fn memory_options_need_the_memory_path_and_valid_values() {
             &[
                 &base[..],
                 &[
-                    "--memory", "tma", "--sparse", "--format", "fp16", "--width", "32",
+                    "--memory", "tma", "--sparse", "--format", "tf32", "--width", "4",
                 ],
             ]
             .concat(),
         ),
-        "shared-memory lanes",
+        "1 or 2 bytes",
     );
 }
 

@@ -200,13 +200,13 @@ proptest! {
     }
 }
 
-/// The output-stationary memory path derives its stages from R and C (`docs/hardware.md`): the
-/// arrays it can feed (a tile row of C dividing a 16-byte box row; for 2:4 sparsity, A's R and
-/// B's C rows in one 8-row swizzle atom) run through it and equal the ideal port and the
-/// functional model, dense and 2:4 sparse; the others are refused before the run, with that
-/// reason.
+/// The output-stationary memory path derives its stages, boxes and beats from R and C
+/// (`docs/memory.md`): arrays of every shape class run through it and equal the ideal port and
+/// the functional model, dense and 2:4 sparse, including those beyond one swizzle atom (the
+/// tall sparse stage), tile rows of C that do not divide 16 bytes (boxes of several tiles) and
+/// steps wider than one request (beats). `tests/memory/os_tma_sizes.rs` covers every size.
 #[test]
-fn the_memory_path_feeds_the_arrays_its_layout_holds_and_refuses_the_others() {
+fn the_memory_path_feeds_arrays_of_every_shape_class() {
     use tensorcore_rtl::gemm::run_memory;
     use tensorcore_rtl::hw::memory::MemParams;
     use tensorcore_rtl::hw::MemPortConfig;
@@ -247,9 +247,9 @@ fn the_memory_path_feeds_the_arrays_its_layout_holds_and_refuses_the_others() {
             "{rows}x{cols} sparse"
         );
     }
-    // Beyond one swizzle atom (`R + C > 8`): dense runs through memory, 2:4 sparse (whose
-    // stage shares its first atom with the metadata) is refused.
-    for (rows, cols) in [(7, 2), (8, 4)] {
+    // Beyond one swizzle atom (`R + C > 8`): dense, and 2:4 sparse in the tall stage (E, A
+    // and each B sub-box in atoms of their own); tile rows of C of 3, 6 or 8 FP32 words.
+    for (rows, cols) in [(7, 2), (8, 4), (8, 8), (5, 3), (2, 6)] {
         let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
             .with_array(rows, cols)
             .expect("a valid array");
@@ -261,28 +261,11 @@ fn the_memory_path_feeds_the_arrays_its_layout_holds_and_refuses_the_others() {
             "{rows}x{cols}"
         );
         let sg = SparseGemm::random(9, 9, 32, cfg, 8).expect("sparse problem");
-        match run_memory_sparse(&sg, &pc, None) {
-            Err(HwError::Unsupported(why)) => assert!(why.contains("swizzle atom"), "{why}"),
-            other => panic!(
-                "{rows}x{cols} sparse: {:?}",
-                other.map(|r| r.run.run.cycles)
-            ),
-        }
-    }
-    // A tile row of C that does not divide a 16-byte box row.
-    for (rows, cols) in [(8, 8), (5, 3), (2, 6)] {
-        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
-            .with_array(rows, cols)
-            .expect("a valid array");
-        let g = Gemm::random(9, 9, 16, cfg, 1).expect("problem");
-        match run_memory(&g, &pc, None) {
-            Err(HwError::Unsupported(why)) => assert!(
-                why.contains(&format!("{rows} x {cols} array through memory"))
-                    && why.contains("must divide"),
-                "{rows}x{cols}: {why}"
-            ),
-            Err(e) => panic!("{rows}x{cols}: another error {e}"),
-            Ok(_) => panic!("{rows}x{cols}: ran through memory"),
-        }
+        let smem = run_memory_sparse(&sg, &pc, None).expect("sparse memory-path run");
+        assert_eq!(
+            smem.run.run.out,
+            run_functional_sparse(&sg).expect("sparse functional"),
+            "{rows}x{cols} sparse"
+        );
     }
 }

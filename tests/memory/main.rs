@@ -7,6 +7,7 @@
 mod common;
 
 mod gemm_memory;
+mod os_tma_sizes;
 mod port_scopes;
 mod roofline;
 mod sparse_tma;

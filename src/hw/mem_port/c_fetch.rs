@@ -1,24 +1,62 @@
 //! The C fetch (scope `mem.c_fetch`): the `R x C` words of a tile's C, once its box has
 //! landed in a C slot (`c_full` barrier), are read from shared memory into one of two register
 //! banks (`c_b<k>_r<i>`), riding along with the consumer's operand reads in the banks those
-//! leave free (so a read stays one pass), or all at once in a cycle without an operand read.
+//! leave free (so a read stays one pass), or as many as a request's 32 lanes take in a cycle
+//! without an operand read.
 //! `c_ready(t)` once every word is there; the window that loads C reads the rows from the
 //! bank, and a bank is refilled only after its window has read it (`c_used`).
 
-use super::host::le_u128;
+use super::host::le_word;
 use super::layout::MemLayout;
 use super::MAX_REQUEST_LANES;
 use crate::hw::config::CoreConfig;
 use crate::hw::memory::SmemLane;
-use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor};
+use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor, Wide};
 
-/// A bit per word of a C tile: `R x C` words, at most 128 (`R` at most 32, and the layout
-/// takes a tile row only if it fits a 16-byte box row, so `C` is at most 4 FP32 words, or 8
-/// FP16 words, which a request's 32 lanes then bound: [`MemLayout::new`]).
-type WordMask = u128;
-/// A row of accumulators (C or D) in a register: `C` words of up to 32 bits, at most 128
-/// bits (the layout takes a tile row only if it fits a 16-byte box row).
-pub(super) type AccRow = u128;
+/// A bit per word of a C tile: `R x C` words, at most 1024 (32 x 32).
+pub(super) type WordMask = Wide<16>;
+/// A row of accumulators (C or D) in a register: `C` words of up to 32 bits, at most 1024
+/// bits (32 FP32 words).
+pub(super) type AccRow = Wide<16>;
+
+/// Bit `i` of a word mask.
+#[inline]
+fn bit(m: &WordMask, i: usize) -> bool {
+    m.words()[i / 64] >> (i % 64) & 1 == 1
+}
+
+/// `m` with bit `i` set.
+#[inline]
+fn with_bit(mut m: WordMask, i: usize) -> WordMask {
+    m.set_field(i, 1, 1);
+    m
+}
+
+/// The union of two word masks.
+#[inline]
+fn union(a: &WordMask, b: &WordMask) -> WordMask {
+    let mut w = *a.words();
+    for (x, y) in w.iter_mut().zip(b.words()) {
+        *x |= y;
+    }
+    WordMask::from_words_array(w)
+}
+
+/// The mask of the low `n` words.
+fn low_words(n: usize) -> WordMask {
+    let mut w = [0u64; 16];
+    for (i, x) in w.iter_mut().enumerate() {
+        let lo = 64 * i;
+        *x = if n >= lo + 64 {
+            u64::MAX
+        } else if n > lo {
+            (1u64 << (n - lo)) - 1
+        } else {
+            0
+        };
+    }
+    WordMask::from_words_array(w)
+}
 /// C register banks (the tile being fetched and the tile its window reads).
 const BANKS: usize = 2;
 
@@ -50,29 +88,28 @@ impl CFetch {
     pub(super) fn new(cfg: &CoreConfig, lay: MemLayout, tiles: usize) -> RtlResult<Self> {
         let (rows, cols) = (lay.rows, lay.cols);
         let words = rows * cols;
-        debug_assert!(
-            words <= WordMask::BITS as usize
-                && cols * cfg.acc.width() as usize <= AccRow::BITS as usize
-        );
+        debug_assert!(words <= 1024 && cols * cfg.acc.width() as usize <= 1024);
         let row_bits = cols as u32 * cfg.acc.width();
         let reg32 = |name: &'static str| Reg::new(name, 32, 0u32);
         Ok(Self {
             lay,
             tiles,
             words,
-            all: WordMask::MAX >> (WordMask::BITS as usize - words),
-            rq_cmask: Reg::new("rq_cmask", words as u32, 0)?,
-            got_cmask: Reg::new("got_cmask", words as u32, 0)?,
+            all: low_words(words),
+            rq_cmask: Reg::new("rq_cmask", words as u32, WordMask::ZERO)?,
+            got_cmask: Reg::new("got_cmask", words as u32, WordMask::ZERO)?,
             cf_tile: reg32("cf_tile")?,
-            cf_have: Reg::new("cf_have", words as u32, 0)?,
-            cf_asked: Reg::new("cf_asked", words as u32, 0)?,
+            cf_have: Reg::new("cf_have", words as u32, WordMask::ZERO)?,
+            cf_asked: Reg::new("cf_asked", words as u32, WordMask::ZERO)?,
             c_used: reg32("c_used")?,
             c_regs: (0..BANKS * rows)
                 .map(|x| {
-                    Ok(
-                        Reg::new(format!("c_b{}_r{}", x / rows, x % rows), row_bits, 0)?
-                            .with_display(Display::Filter(cfg.acc.name)),
-                    )
+                    Ok(Reg::new(
+                        format!("c_b{}_r{}", x / rows, x % rows),
+                        row_bits,
+                        AccRow::ZERO,
+                    )?
+                    .with_display(Display::Filter(cfg.acc.name)))
                 })
                 .collect::<RtlResult<_>>()?,
         })
@@ -93,7 +130,7 @@ impl CFetch {
     /// C is complete.
     pub(super) fn absorb(&mut self, data: &[u8], step_bytes: impl FnOnce() -> usize) -> bool {
         let got = self.got_cmask.q();
-        if got == 0 {
+        if got == WordMask::ZERO {
             return false;
         }
         let mut at = step_bytes();
@@ -102,20 +139,19 @@ impl CFetch {
         let bank = (t % BANKS) * rows;
         let es = self.lay.esc as usize;
         let bits = 8 * es;
-        let mask = (1 as AccRow).wrapping_shl(bits as u32).wrapping_sub(1);
         // Words arrive in word order (row-major), so row by row.
         for (r, reg) in self.c_regs[bank..bank + rows].iter_mut().enumerate() {
             let mut v = reg.q();
-            for col in (0..cols).filter(|col| got >> (r * cols + col) & 1 == 1) {
-                let word = le_u128(&data[at..at + es]);
-                v = (v & !(mask << (bits * col))) | (word << (bits * col));
+            for col in (0..cols).filter(|col| bit(&got, r * cols + col)) {
+                let word = le_word(&data[at..at + es]);
+                v.set_field(bits * col, bits, word);
                 at += es;
             }
             reg.set_d(v);
         }
-        let have = self.cf_have.q() | got;
+        let have = union(&self.cf_have.q(), &got);
         if have == self.all {
-            self.cf_have.set_d(0);
+            self.cf_have.set_d(WordMask::ZERO);
             self.cf_tile.set_d(t as u32 + 1);
             true
         } else {
@@ -166,21 +202,24 @@ impl CFetch {
                     used |= 1 << (w % 32);
                 }
             }
-            let mut m: WordMask = 0;
+            let mut m = WordMask::ZERO;
             let mut room = MAX_REQUEST_LANES.saturating_sub(lanes.len());
             let asked = self.cf_asked.q();
-            for w in (0..self.words).filter(|w| asked >> w & 1 == 0) {
+            for w in (0..self.words).filter(|&w| !bit(&asked, w)) {
+                if room == 0 {
+                    break;
+                }
                 let bank = (self.word_addr(w) >> 2) % 32;
-                if room > 0 && (!want_ops || urgent || used >> bank & 1 == 0) {
-                    m |= 1 << w;
+                if !want_ops || urgent || used >> bank & 1 == 0 {
+                    m = with_bit(m, w);
                     room -= 1;
                 }
             }
             m
         } else {
-            0
+            WordMask::ZERO
         };
-        for w in (0..self.words).filter(|w| cmask >> w & 1 == 1) {
+        for w in (0..self.words).filter(|&w| bit(&cmask, w)) {
             lanes.push(SmemLane {
                 addr: self.word_addr(w),
                 len: self.lay.esc as u8,
@@ -199,11 +238,12 @@ impl CFetch {
         c_read: Option<(usize, usize)>,
     ) {
         self.rq_cmask.set_d(cmask);
-        self.got_cmask.set_d(if accepted { cmask } else { 0 });
+        self.got_cmask
+            .set_d(if accepted { cmask } else { WordMask::ZERO });
         if complete {
-            self.cf_asked.set_d(0);
+            self.cf_asked.set_d(WordMask::ZERO);
         } else if accepted {
-            self.cf_asked.set_d(self.cf_asked.q() | cmask);
+            self.cf_asked.set_d(union(&self.cf_asked.q(), &cmask));
         }
         if let Some((_, 0)) = c_read {
             self.c_used.set_d(self.c_used.q() + 1);

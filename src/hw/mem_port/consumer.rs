@@ -9,6 +9,14 @@
 //! last step has been read. The C fetch's words ride in the same request (`rq_busy` is the
 //! request's: one not accepted is presented again unchanged).
 //!
+//! A step whose lanes exceed one request (a tall or wide array, wide lanes: more than 32
+//! lanes) is read in *beats* (`MemLayout::beats`): consecutive requests of whole lane groups
+//! (an A row, a B column, a metadata row), `rd_beat` counting them. Each beat's data, the
+//! cycle after it is accepted (`got_beat`, `off_beat`), is written into the hold registers of
+//! its rows and columns (and a metadata row into `e_row_<i>`); the cycle after the last beat
+//! lands, the step is offered from the hold registers (`held`). A layout whose steps all fit
+//! one request has no beat registers and reads exactly as before.
+//!
 //! What it serves beside A and B is its [`PortExtras`] type: nothing for a dense layout, the
 //! 2:4 selects (decoded from the metadata rows) for a sparse one.
 
@@ -81,6 +89,14 @@ pub struct Consumer<const W: usize, X: PortExtras<W>> {
     hold_e: Vec<Reg<u64>>,
     /// A sparse chunk's metadata rows, read on its first step, for its later steps.
     e_row: Vec<Reg<u128>>,
+    /// Beats (several requests per step) in this layout: the beat registers exist.
+    beats: bool,
+    /// The beat of the step the next read asks for.
+    rd_beat: Reg<u8>,
+    /// A beat of a several-beat step is in shared memory's read register this cycle.
+    got_beat: Reg<bool>,
+    /// That beat's number.
+    off_beat: Reg<u8>,
     /// The step decoded for the hold registers (a buffer, not a register).
     scratch: StepOperands<W, X>,
 }
@@ -133,8 +149,46 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
             e_row: (0..e_rows)
                 .map(|i| Reg::new(format!("e_row_{i}"), 8 * E_ROW_BYTES, 0u128))
                 .collect::<RtlResult<_>>()?,
+            beats: lay.max_beats > 1,
+            rd_beat: Reg::new("rd_beat", 8, 0u8)?,
+            got_beat: Reg::new("got_beat", 1, false)?,
+            off_beat: Reg::new("off_beat", 8, 0u8)?,
             scratch: StepOperands::new(rows, cols),
         })
+    }
+
+    /// Rows and columns of tile `tile` inside the problem.
+    fn inside(&self, tile: usize) -> (usize, usize) {
+        let (r0, c0) = self.sched.tile_origin(tile);
+        (
+            (self.lay.m - r0).min(self.sched.rows),
+            (self.lay.n - c0).min(self.sched.cols),
+        )
+    }
+
+    /// The beat the next read asks for (0 in a layout without beats).
+    fn rd_beat(&self) -> usize {
+        if self.beats {
+            usize::from(self.rd_beat.q())
+        } else {
+            0
+        }
+    }
+
+    /// A beat of a several-beat step returned this cycle.
+    fn got_beat(&self) -> bool {
+        self.beats && self.got_beat.q()
+    }
+
+    /// The selects of step `step` (`la` valid lanes) from a metadata row `e`.
+    fn selects_of(&self, e: u128, step: usize, la: usize) -> u64 {
+        let kk = self.lay.kept_offset(step, self.width);
+        let mask = if la >= 32 {
+            u64::MAX
+        } else {
+            (1u64 << (2 * la)) - 1
+        };
+        (e >> (2 * kk)) as u64 & mask
     }
 
     /// A step's lanes are in shared memory's read register (offered fresh).
@@ -167,14 +221,15 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
     /// Bytes of the fresh step's lanes at the front of shared memory's read data (0 when no
     /// step returned): the C words of the same read follow them.
     pub(super) fn returned_step_bytes(&self) -> usize {
-        if !self.fresh() {
+        let beat = if self.fresh() {
+            0
+        } else if self.got_beat() {
+            usize::from(self.off_beat.q())
+        } else {
             return 0;
-        }
+        };
         let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
-        let (r0, c0) = self.sched.tile_origin(t);
-        let rows = (self.lay.m - r0).min(self.sched.rows);
-        let cols = (self.lay.n - c0).min(self.sched.cols);
-        self.lay.step_bytes(rows, cols, s, self.width)
+        self.lay.beat_bytes(self.inside(t), s, self.width, beat)
     }
 
     /// Metadata row `r` a sparse step selects from: that of its read (first step of a chunk)
@@ -230,20 +285,54 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
             }
         }
         if let Some(selects) = o.extras.selects_mut() {
-            let kk = lay.kept_offset(step, w);
-            let mask = if la >= 32 {
-                u64::MAX
-            } else {
-                (1u64 << (2 * la)) - 1
-            };
             for (r, m) in selects.iter_mut().enumerate() {
                 *m = if r0 + r < lay.m {
-                    (self.e_row(tile, step, data, r) >> (2 * kk)) as u64 & mask
+                    self.selects_of(self.e_row(tile, step, data, r), step, la)
                 } else {
                     0
                 };
             }
         }
+    }
+
+    /// The returned beat of a several-beat step into the hold registers of its rows and
+    /// columns (a metadata row into `e_row_<i>` and its selects into `hold_e_<i>`; on a step
+    /// without metadata rows, the last beat takes every row's selects from `e_row_<i>`).
+    /// Returns whether it was the step's last beat.
+    fn absorb_beat(&mut self, data: &[u8]) -> bool {
+        let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
+        let beat = usize::from(self.off_beat.q());
+        let (lay, w) = (self.lay, self.width);
+        let inside @ (rows_in, cols_in) = self.inside(t);
+        let (g0, g1) = lay.beat_groups(inside, s, w, beat);
+        let (a, b, e) = lay.group_bytes(s, w);
+        let (la, lb) = lay.step_valid_lanes(s, w, W);
+        let mut at = 0usize;
+        for x in g0..g1 {
+            if x < rows_in {
+                self.hold_a[x].set_d(lanes_of(&data[at..], lay.esa, self.a_bits, la));
+                at += a as usize;
+            } else if x < rows_in + cols_in {
+                let j = x - rows_in;
+                self.hold_b[j].set_d(lanes_of(&data[at..], lay.esb, self.b_bits, lb));
+                at += b as usize;
+            } else {
+                let r = x - rows_in - cols_in;
+                let row = le_u128(&data[at..at + E_ROW_BYTES as usize]);
+                self.e_row[r].set_d(row);
+                let sel = self.selects_of(row, s, la);
+                self.hold_e[r].set_d(sel);
+                at += e as usize;
+            }
+        }
+        let last = beat + 1 == lay.beats(inside, s, w);
+        if last && e == 0 {
+            for r in 0..rows_in.min(self.e_row.len()) {
+                let sel = self.selects_of(self.e_row[r].q(), s, la);
+                self.hold_e[r].set_d(sel);
+            }
+        }
+        last
     }
 
     /// Writes the offered step's operands into `o`: decoded from shared memory's read data
@@ -290,6 +379,9 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
     /// offer slot is free for the next read's data (taken, or nothing offered).
     pub(super) fn hold(&mut self, take: bool, data: &[u8]) -> bool {
         let valid = self.valid();
+        // The last beat of a several-beat step: offered from the hold registers next cycle,
+        // so the offer slot is not free for another read's data.
+        let completing = self.got_beat() && self.absorb_beat(data);
         if self.fresh() {
             let (t, s) = (self.off_tile.q() as usize, self.off_step.q() as usize);
             if self.lay.e_step_bytes(s, self.width) > 0 {
@@ -315,13 +407,14 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
                 self.scratch = ops;
             }
         }
-        self.held.set_d(valid && !take);
-        take || !valid
+        self.held.set_d((valid && !take) || completing);
+        (take || !valid) && !completing
     }
 
     /// Whether to read a step's lanes this cycle (pushing them onto `lanes`): the pending
-    /// request's choice while it is presented again, else when set up, a tile is left, the
-    /// offer slot frees and the step's chunk has landed (`landed(g)`).
+    /// request's choice while it is presented again, else the next beat of a several-beat
+    /// step, else when set up, a tile is left, the offer slot frees and the step's chunk has
+    /// landed (`landed(g)`).
     pub(super) fn request(
         &self,
         ready_to_work: bool,
@@ -330,8 +423,11 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
         lanes: &mut Vec<SmemLane>,
     ) -> bool {
         let (rt, rs) = (self.rd_tile.q() as usize, self.rd_step.q() as usize);
+        let beat = self.rd_beat();
         let want = if self.busy() {
             self.rq_ops.q()
+        } else if beat > 0 {
+            true
         } else {
             ready_to_work
                 && rt < self.sched.tiles()
@@ -339,22 +435,41 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
                 && landed(self.lay.chunk_of(rt, rs, self.width))
         };
         if want {
-            self.lay
-                .step_lanes(rt, self.sched.tile_origin(rt), rs, self.width, lanes);
+            let origin = self.sched.tile_origin(rt);
+            self.lay.step_lanes(rt, origin, rs, self.width, beat, lanes);
         }
         want
     }
 
     /// The request's outcome: `rd_req` presented, `accepted` by shared memory, `want_ops` its
-    /// step part. An accepted step advances the read position and may release its stage.
+    /// step part. An accepted step (its last beat) advances the read position and may
+    /// release its stage.
     pub(super) fn commit(&mut self, rd_req: bool, accepted: bool, want_ops: bool) {
         self.rq_busy.set_d(rd_req && !accepted);
         self.rq_ops.set_d(want_ops);
-        self.got_ops.set_d(accepted && want_ops);
-        if accepted && want_ops {
-            let (rt, rs) = (self.rd_tile.q() as usize, self.rd_step.q() as usize);
+        let (rt, rs) = (self.rd_tile.q() as usize, self.rd_step.q() as usize);
+        let read = accepted && want_ops;
+        let beats = if read && self.beats {
+            self.lay.beats(self.inside(rt), rs, self.width)
+        } else {
+            1
+        };
+        self.got_ops.set_d(read && beats == 1);
+        if self.beats {
+            self.got_beat.set_d(read && beats > 1);
+        }
+        if read {
             self.off_tile.set_d(rt as u32);
             self.off_step.set_d(rs as u32);
+            if beats > 1 {
+                let beat = self.rd_beat();
+                self.off_beat.set_d(beat as u8);
+                if beat + 1 < beats {
+                    self.rd_beat.set_d(beat as u8 + 1);
+                    return;
+                }
+                self.rd_beat.set_d(0);
+            }
             let w = self.width;
             let g = self.lay.chunk_of(rt, rs, w);
             let last_step = rs + 1 == self.sched.steps;
@@ -393,6 +508,11 @@ impl<const W: usize, X: PortExtras<W>> Module for Consumer<W, X> {
         }
         for r in &mut self.e_row {
             v.reg(r);
+        }
+        if self.beats {
+            v.reg(&mut self.rd_beat);
+            v.reg(&mut self.got_beat);
+            v.reg(&mut self.off_beat);
         }
     }
 }

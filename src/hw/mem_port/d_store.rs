@@ -1,5 +1,6 @@
 //! The D store (scope `mem.d_store`): rows leaving the output register are queued (`dq_*`,
-//! two tiles of rows) and written one a cycle into one of the D slots in shared memory; once
+//! two tiles of rows) and written one a cycle into one of the D slots in shared memory (one
+//! write request: the row's `C` words split at 16-byte chunks, one lane each); once
 //! every tile of a slot's box has all its rows written, the box's TMA store is bid for
 //! (`producer_stores` counts those issued). `d_ready` reserves a slot and queue room for the
 //! next drained tile; the port is finished once every box is stored and no store is in
@@ -46,7 +47,7 @@ impl DStore {
             d_rows_written: reg32("d_rows_written")?,
             dq: (0..depth)
                 .map(|x| {
-                    Ok(Reg::new(format!("dq_{x}"), row_bits, 0)?
+                    Ok(Reg::new(format!("dq_{x}"), row_bits, AccRow::ZERO)?
                         .with_display(Display::Filter(cfg.acc.name)))
                 })
                 .collect::<RtlResult<_>>()?,
@@ -76,24 +77,35 @@ impl DStore {
         self.stored.q() as usize == self.lay.cd_boxes() && self.dq_count.q() == 0
     }
 
-    /// The oldest queued row's write into its slot. Rows of a tile drain bottom row first.
-    pub(super) fn write_request(&self) -> Option<SmemWriteLane> {
+    /// The oldest queued row's write into its slot, as lanes pushed onto `out` (one per
+    /// 16-byte chunk the row touches); whether there is one. Rows of a tile drain bottom row
+    /// first.
+    pub(super) fn write_request(&self, out: &mut Vec<SmemWriteLane>) -> bool {
         if self.dq_count.q() == 0 {
-            return None;
+            return false;
         }
         let v = self.dq[usize::from(self.dq_head.q())].q();
-        let mut data = [0u8; 16];
-        for (x, b) in data.iter_mut().enumerate() {
-            *b = (v >> (8 * x)) as u8;
-        }
         let written = self.d_rows_written.q() as usize;
         let rows = self.lay.rows;
         let (tile, row) = (written / rows, rows - 1 - written % rows);
-        Some(SmemWriteLane {
-            addr: self.lay.d_row_addr(tile, row),
-            len: (self.lay.cols as u32 * self.lay.esc) as u8,
-            data,
-        })
+        let addr = self.lay.d_row_addr(tile, row);
+        let bytes = self.lay.cols as u32 * self.lay.esc;
+        let mut at = 0u32;
+        while at < bytes {
+            let a = addr + at;
+            let len = (bytes - at).min(16 - a % 16);
+            let mut data = [0u8; 16];
+            for (x, b) in data.iter_mut().enumerate().take(len as usize) {
+                *b = v.field(8 * (at as usize + x), 8) as u8;
+            }
+            out.push(SmemWriteLane {
+                addr: a,
+                len: len as u8,
+                data,
+            });
+            at += len;
+        }
+        true
     }
 
     /// The store bid: box `producer_stores` once the last of its tiles has all its rows
@@ -136,9 +148,9 @@ impl DStore {
             self.d_rows_written.set_d(self.d_rows_written.q() + 1);
         }
         if let Some(row) = row {
-            let mut v: AccRow = 0;
+            let mut v = AccRow::ZERO;
             for (j, w) in row.values.iter().enumerate() {
-                v |= AccRow::from(*w) << (self.acc_bits * j);
+                v.set_field(self.acc_bits * j, self.acc_bits, u64::from(*w));
             }
             let tail =
                 (usize::from(self.dq_head.q()) + usize::from(self.dq_count.q())) % self.dq.len();

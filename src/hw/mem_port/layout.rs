@@ -15,8 +15,8 @@ use super::arbiter::TmaKind;
 
 /// Bytes of one row of the 128B swizzle atom (and of a stage's A or B box row).
 pub(super) const ATOM_ROW_BYTES: u32 = 128;
-/// Rows of a swizzle atom: a stage block holds A's `R` rows, then B's `C` rows (so an array
-/// takes this layout only if `R + C` rows fit, which [`MemLayout::new`] checks).
+/// Rows of a swizzle atom: a dense stage block holds A's `R` rows, then B's `C` rows, in as
+/// many atoms as they take.
 const ATOM_ROWS: u32 = 8;
 /// Bytes of one stage block (one 128B swizzle atom: A rows `0..R`, B rows `R..R + C`).
 const STAGE_BYTES: u32 = ATOM_ROWS * ATOM_ROW_BYTES;
@@ -31,14 +31,14 @@ pub(super) const DESC_E: usize = 4;
 pub const SPARSE_KC: usize = 64;
 /// Bytes of one metadata box row (the 16-byte TMA inner extent).
 pub(super) const E_ROW_BYTES: u32 = 16;
-/// Offset of a sparse A box in its block (row 2 of the 128B swizzle atom; the metadata box
-/// sits in row 0).
+/// Offset of a sparse A box in its block in the compact sparse stage (row 2 of the 128B
+/// swizzle atom; the metadata box sits in row 0).
 const SPARSE_A_OFF: u32 = 2 * ATOM_ROW_BYTES;
-/// Bytes of a C or D slot in shared memory (a box at a 128-byte boundary, the alignment a
+/// Bytes of a C or D slot are a multiple of this (a box at a 128-byte boundary, the alignment a
 /// TMA destination needs).
 pub(super) const SLOT_BYTES: u32 = 128;
-/// Bytes of a row of a C or D box: the 16-byte inner extent a TMA box needs (four FP32
-/// words, or eight FP16 words from two tiles).
+/// A C or D box row is a multiple of this: the 16 bytes a TMA box's inner extent is a
+/// multiple of.
 pub(super) const BOX_ROW_BYTES: u32 = 16;
 /// Dense K positions per 2:4 group, and kept values per group.
 const GROUP: usize = 4;
@@ -124,8 +124,12 @@ pub struct MemLayout {
     pub esb: u32,
     /// Bytes of a C or D element (the accumulator format: 4 for FP32, 2 for FP16).
     pub esc: u32,
-    /// Tiles of a tile row one C or D box covers side by side (1 for FP32, 2 for FP16).
+    /// Tiles of a tile row one C or D box covers side by side: `box_row_bytes / (C x esc)`
+    /// (1 for a 4-column FP32 tile, 2 for a 4-column FP16 one, 4 for a 3-column FP32 one).
     pub tiles_per_box: usize,
+    /// Bytes of a C or D box row: the least common multiple of a tile row (`C x esc`) and
+    /// the 16 bytes a TMA inner extent is a multiple of, so a box is whole tiles side by side.
+    pub box_row_bytes: u32,
     /// Tiles along N, `ceil(N / C)`.
     pub tiles_n: usize,
     /// K elements a chunk (one TMA box along K; kept values for a sparse A).
@@ -138,8 +142,20 @@ pub struct MemLayout {
     pub stage_bytes: u32,
     /// Bytes of one A panel block (a chunk of a tile row's A: `ceil(R / 8)` swizzle atoms).
     pub panel_block_bytes: u32,
-    /// Bytes of one C or D slot (a box of `R` rows of 16 bytes, at a 128-byte boundary).
+    /// Bytes of one C or D slot (a box of `R` rows of `box_row_bytes`, at a 128-byte
+    /// boundary).
     pub slot_bytes: u32,
+    /// Offset of the A box in its block (stage or panel): 0 dense; for a sparse A, after the
+    /// metadata box (row 2 of the first atom in the compact stage, the atoms after E's in the
+    /// tall one).
+    pub a_off: u32,
+    /// Offset of B's (first) box in a stage, and between a sparse chunk's B sub-boxes.
+    pub b_off: u32,
+    /// See `b_off`.
+    pub b_stride: u32,
+    /// Most shared-memory requests (beats) one step's read takes (1 when every step fits one
+    /// request of 32 lanes).
+    pub max_beats: usize,
     /// Global address and row pitch of A, Bᵀ, C and D.
     pub a: (u64, u64),
     /// Bᵀ (`N x K`).
@@ -170,6 +186,36 @@ pub struct MemLayout {
     pub swz_a: Swizzle,
     /// Swizzle of B boxes.
     pub swz_b: Swizzle,
+}
+
+/// The least common multiple of `a` and `b` (both positive).
+fn lcm(a: u32, b: u32) -> u32 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    a / x * b
+}
+
+/// Packs a step's lane groups (each an A row, a B column or a metadata row, given by its
+/// lanes, in request order) into beats of at most [`MAX_REQUEST_LANES`] lanes, greedily and in
+/// order: the group ranges `start..end` of the beats.
+fn pack_beats(groups: impl Iterator<Item = usize>) -> impl Iterator<Item = (usize, usize)> {
+    let mut groups = groups.enumerate().peekable();
+    std::iter::from_fn(move || {
+        let (start, _) = *groups.peek()?;
+        let mut end = start;
+        let mut lanes = 0;
+        while let Some(&(i, l)) = groups.peek() {
+            if lanes > 0 && lanes + l > MAX_REQUEST_LANES {
+                break;
+            }
+            lanes += l;
+            end = i + 1;
+            groups.next();
+        }
+        Some((start, end))
+    })
 }
 
 fn pitch(bytes: u64) -> u64 {
@@ -251,23 +297,12 @@ impl MemLayout {
         let sparse = operands == OperandLayout::Sparse;
         let (rows, cols) = (cfg.rows(), cfg.cols());
         let esc = cfg.acc.width() / 8;
-        // A dense stage holds A's rows then B's, in as many swizzle atoms as they take; a
-        // sparse stage's first atom holds E and A, so its A rows must fit one atom with B's
-        // sub-boxes after. A C/D box row is one TMA inner extent of a tile's row (or of
-        // several neighbouring tiles' rows), so a tile row of C must divide it.
+        // A dense stage holds A's rows then B's, in as many swizzle atoms as they take. A C/D
+        // box row is one TMA inner extent (a multiple of 16 bytes) holding whole tile rows
+        // side by side: the least common multiple of a tile row and 16 bytes.
         let atom_rows = ATOM_ROWS as usize;
-        if sparse && (rows + cols > atom_rows || rows as u32 * BOX_ROW_BYTES > SLOT_BYTES) {
-            return Err(HwError::Unsupported(format!(
-                "the {rows} x {cols} array through memory with 2:4 sparsity (A's {rows} and \
-                 B's {cols} rows share one {ATOM_ROWS}-row swizzle atom beside the metadata)"
-            )));
-        }
-        if !BOX_ROW_BYTES.is_multiple_of(cols as u32 * esc) {
-            return Err(HwError::Unsupported(format!(
-                "the {rows} x {cols} array through memory (a tile row of C, {cols} x {esc} \
-                 bytes, must divide a {BOX_ROW_BYTES}-byte box row)"
-            )));
-        }
+        let tile_row = cols as u32 * esc;
+        let box_row_bytes = lcm(tile_row, BOX_ROW_BYTES);
         let (esa, esb) = (container_bytes(cfg.fmt_a), container_bytes(cfg.fmt_b));
         let bytes_wide = |f: &Format| matches!(f.width(), 8 | 16);
         if sparse && !(bytes_wide(&cfg.fmt_a) && bytes_wide(&cfg.fmt_b)) {
@@ -283,40 +318,49 @@ impl MemLayout {
             ((ATOM_ROW_BYTES / esa.max(esb)) as usize, k, 1)
         };
         // One step's read (the A rows, the B columns, and for 2:4 sparsity 2w B lanes and
-        // the metadata) must fit one shared-memory request.
-        let lanes = |n: usize, bytes: u32| n * bytes.div_ceil(16) as usize;
+        // the metadata) is one shared-memory request where it fits one, else several beats.
         let w = cfg.width;
-        let need = if sparse {
-            lanes(rows, lane_bytes(esa, w)) + lanes(cols, lane_bytes(esb, sparse_b_lanes(w))) + rows
-        } else {
-            lanes(rows, lane_bytes(esa, w)) + lanes(cols, lane_bytes(esb, w))
-        };
-        if need > MAX_REQUEST_LANES {
-            return Err(HwError::Unsupported(format!(
-                "{}GEMMs through memory at w = {w} with {} x {}: a step's read needs {need} \
-                 shared-memory lanes (a request has at most {MAX_REQUEST_LANES})",
-                if sparse { "2:4 sparse " } else { "" },
-                cfg.fmt_a.name,
-                cfg.fmt_b.name
-            )));
-        }
         let chunks = k_steps.div_ceil(kc);
         let atoms = |r: usize| r.div_ceil(atom_rows) as u32 * STAGE_BYTES;
-        let stage_bytes = if sparse {
-            // One swizzle atom for E and A, one for each B sub-box.
-            STAGE_BYTES * (1 + b_boxes as u32)
-        } else {
+        let bytes_atoms = |b: u32| b.div_ceil(STAGE_BYTES) * STAGE_BYTES;
+        // The compact sparse stage (E in row 0 and A from row 2 of the first atom, each B
+        // sub-box from row 2 (16-bit B) or 1 (8-bit B) of its own atom) holds A's and B's rows
+        // when `R + C <= 8` and B's rows stay in their atom; otherwise the tall one: E, A and
+        // each B sub-box in whole atoms of their own.
+        let b_row0 = if esb == 2 { 2 } else { 1 };
+        let compact = rows + cols <= atom_rows && b_row0 + cols <= atom_rows;
+        let a_row_bytes = kc as u32 * esa;
+        let (stage_bytes, panel_block_bytes, a_off, b_off, b_stride) = if !sparse {
             // A's rows then B's, one 128-byte row each, in whole swizzle atoms.
-            atoms(rows + cols)
+            let b_off = rows as u32 * ATOM_ROW_BYTES;
+            (atoms(rows + cols), atoms(rows), 0, b_off, 0)
+        } else if compact {
+            // One swizzle atom for E and A, one for each B sub-box. Seven 128-byte A rows
+            // from row 2 end in the next atom's row 0, which a stage leaves free (its B
+            // sub-box starts at row 1 or 2) but a panel block must hold: two atoms then.
+            let b_off = STAGE_BYTES + b_row0 as u32 * ATOM_ROW_BYTES;
+            let stage = STAGE_BYTES * (1 + b_boxes as u32);
+            let block = bytes_atoms(SPARSE_A_OFF + rows as u32 * a_row_bytes);
+            (stage, block, SPARSE_A_OFF, b_off, STAGE_BYTES)
+        } else {
+            let e_bytes = bytes_atoms(rows as u32 * E_ROW_BYTES);
+            let block = e_bytes + bytes_atoms(rows as u32 * a_row_bytes);
+            let b_stride = atoms(cols);
+            (
+                block + b_boxes as u32 * b_stride,
+                block,
+                e_bytes,
+                block,
+                b_stride,
+            )
         };
-        let panel_block_bytes = atoms(rows);
-        let slot_bytes = (rows as u32 * BOX_ROW_BYTES).div_ceil(SLOT_BYTES) * SLOT_BYTES;
+        let slot_bytes = (rows as u32 * box_row_bytes).div_ceil(SLOT_BYTES) * SLOT_BYTES;
         let a = (0u64, pitch((k_steps as u64) * u64::from(esa)));
         let e = (a.0 + a.1 * m as u64, pitch(k.div_ceil(2 * GROUP) as u64));
         let b_addr = if sparse { e.0 + e.1 * m as u64 } else { e.0 };
         let b = (b_addr, pitch((k as u64) * u64::from(esb)));
         let c_addr = b.0 + b.1 * n as u64;
-        let tiles_per_box = (BOX_ROW_BYTES / (cols as u32 * esc)) as usize;
+        let tiles_per_box = (box_row_bytes / tile_row) as usize;
         let c = (c_addr, pitch(n as u64 * u64::from(esc)));
         let d = (c.0 + c.1 * m as u64, c.1);
         let gmem_bytes = d.0 + d.1 * m as u64;
@@ -330,14 +374,24 @@ impl MemLayout {
                 .min(pc.params.request_bytes)
                 .max(1),
         );
-        let box_bytes = u64::from(rows as u32 * BOX_ROW_BYTES);
+        let box_bytes = u64::from(rows as u32 * box_row_bytes);
         let slot_fill = u64::from(pc.params.latency) + 2 * box_bytes.div_ceil(bw) + 16;
-        let tile_slots = (slot_fill.div_ceil(steps.max(1)) as usize + 2).clamp(2, MAX_TILE_SLOTS);
-        let tail = 2 * tile_slots as u32 * slot_bytes;
+        let mut tile_slots =
+            (slot_fill.div_ceil(steps.max(1)) as usize + 2).clamp(2, MAX_TILE_SLOTS);
         let panel_bytes = 2 * chunks as u64 * u64::from(panel_block_bytes);
         let panel = n > cols && panel_bytes <= u64::from(smem / 2);
         let panel_base = 0u32;
         let stage_base = if panel { panel_bytes as u32 } else { 0 };
+        // Large slots (a wide or tall array's C and D boxes) give way to two operand stages:
+        // fewer slots (at least two each), where all of them would not leave room for two.
+        let slots_need = |s: usize| 2 * u64::from(s as u32 * slot_bytes);
+        while tile_slots > 2
+            && u64::from(stage_base) + slots_need(tile_slots) + 2 * u64::from(stage_bytes)
+                > u64::from(smem)
+        {
+            tile_slots -= 1;
+        }
+        let tail = 2 * tile_slots as u32 * slot_bytes;
         let chunk_bytes = if sparse {
             let a_e = if panel {
                 0
@@ -373,6 +427,17 @@ impl MemLayout {
         }
         let stages = want.min(room as usize).max(1);
         let c_base = stage_base + stages as u32 * stage_bytes;
+        // The beats of the largest step: every row and column inside the problem, and the
+        // metadata rows of a chunk's first step.
+        let group_lanes = |bytes: u32| bytes.div_ceil(16) as usize;
+        let (la, lb) = (
+            group_lanes(lane_bytes(esa, w)),
+            group_lanes(lane_bytes(esb, if sparse { sparse_b_lanes(w) } else { w })),
+        );
+        let groups = std::iter::repeat_n(la, rows)
+            .chain(std::iter::repeat_n(lb, cols))
+            .chain(std::iter::repeat_n(1, if sparse { rows } else { 0 }));
+        let max_beats = pack_beats(groups).count();
         Ok(Self {
             rows,
             cols,
@@ -385,6 +450,7 @@ impl MemLayout {
             esb,
             esc,
             tiles_per_box,
+            box_row_bytes,
             tiles_n: n.div_ceil(cols),
             kc,
             chunks,
@@ -392,6 +458,10 @@ impl MemLayout {
             stage_bytes,
             panel_block_bytes,
             slot_bytes,
+            a_off,
+            b_off,
+            b_stride,
+            max_beats,
             a,
             b,
             c,
@@ -583,7 +653,7 @@ impl MemLayout {
 
     /// Bytes of one C or D box (the transaction count of a C load).
     pub(super) fn cd_box_bytes(&self) -> u32 {
-        self.rows as u32 * BOX_ROW_BYTES
+        self.rows as u32 * self.box_row_bytes
     }
 
     /// Shared-memory byte offset of tile `t`'s first word within a row of its box's slot.
@@ -595,7 +665,7 @@ impl MemLayout {
     pub(super) fn c_row_addr(&self, t: usize, row: usize) -> u32 {
         self.c_base
             + (self.box_of(t) % self.tile_slots) as u32 * self.slot_bytes
-            + row as u32 * BOX_ROW_BYTES
+            + row as u32 * self.box_row_bytes
             + self.tile_in_box(t)
     }
 
@@ -603,7 +673,7 @@ impl MemLayout {
     pub(super) fn d_row_addr(&self, t: usize, row: usize) -> u32 {
         self.d_base
             + (self.box_of(t) % self.tile_slots) as u32 * self.slot_bytes
-            + row as u32 * BOX_ROW_BYTES
+            + row as u32 * self.box_row_bytes
             + self.tile_in_box(t)
     }
 
@@ -614,33 +684,27 @@ impl MemLayout {
         } else {
             self.stage_base + stage as u32 * self.stage_bytes
         };
-        block
-            + match self.operands {
-                OperandLayout::Sparse => SPARSE_A_OFF,
-                OperandLayout::Dense => 0,
-            }
+        block + self.a_off
     }
 
-    /// Shared-memory base of B sub-box `j` of a sparse stage: swizzle atom `1 + j` of the
-    /// stage, from row 2 (16-bit B) or row 1 (8-bit B) of the atom, the rows against which a
-    /// step's B lanes and A lanes (row 2 of their atom) share the fewest banks.
+    /// Shared-memory base of B sub-box `j` of a sparse stage. Compact stage: swizzle atom
+    /// `1 + j` of the stage, from row 2 (16-bit B) or row 1 (8-bit B) of the atom, the rows
+    /// against which a step's B lanes and A lanes (row 2 of their atom) share the fewest
+    /// banks. Tall stage: the `ceil(C / 8)` atoms of sub-box `j` after E's and A's.
     fn b_box_base(&self, stage: usize, j: usize) -> u32 {
-        let row = if self.esb == 2 { 2 } else { 1 };
-        self.stage_base
-            + stage as u32 * self.stage_bytes
-            + (1 + j as u32) * STAGE_BYTES
-            + row * ATOM_ROW_BYTES
+        self.b_base(stage) + j as u32 * self.b_stride
     }
 
-    /// Shared-memory base of the B box of a dense stage: the atom's rows after A's.
+    /// Shared-memory base of the B box of a dense stage (the atom's rows after A's), or of
+    /// a sparse stage's first B sub-box.
     fn b_base(&self, stage: usize) -> u32 {
-        self.stage_base + stage as u32 * self.stage_bytes + self.rows as u32 * ATOM_ROW_BYTES
+        self.stage_base + stage as u32 * self.stage_bytes + self.b_off
     }
 
-    /// Shared-memory base of the metadata box of chunk `q` of tile row `tm` (sparse): row 0 of
-    /// A's block (its panel block in panel mode, the stage's first atom otherwise).
+    /// Shared-memory base of the metadata box of chunk `q` of tile row `tm` (sparse): the
+    /// start of A's block (its panel block in panel mode, the stage otherwise).
     fn e_base(&self, tm: usize, q: usize, stage: usize) -> u32 {
-        self.a_base(tm, q, stage) - SPARSE_A_OFF
+        self.a_base(tm, q, stage) - self.a_off
     }
 
     /// The chunk step `step` of tile `tile` reads at width `w`.
@@ -682,34 +746,96 @@ impl MemLayout {
         }
     }
 
-    /// The lane reads of step `step` of tile `tile` (origin `(r0, c0)`) at width `w`, in
-    /// request order: the A rows, then the B columns, then (sparse) each row's metadata;
-    /// rows and columns outside the problem are not read.
+    /// Bytes of one lane group of step `step` at width `w`: an A row, a B column, a
+    /// metadata row (0 on a step that reads none).
+    pub(super) fn group_bytes(&self, step: usize, w: usize) -> (u32, u32, u32) {
+        (
+            lane_bytes(self.esa, w),
+            lane_bytes(self.esb, self.b_step_lanes(w)),
+            self.e_step_bytes(step, w),
+        )
+    }
+
+    /// The lane groups of step `step` of a tile with `rows` rows and `cols` columns inside
+    /// the problem, in request order (the A rows, the B columns, the metadata rows of a
+    /// sparse chunk's first step), as their lane counts.
+    fn groups(
+        &self,
+        (rows, cols): (usize, usize),
+        step: usize,
+        w: usize,
+    ) -> impl Iterator<Item = usize> {
+        let (a, b, e) = self.group_bytes(step, w);
+        let lanes = |bytes: u32| bytes.div_ceil(16) as usize;
+        let e_rows = if e > 0 { rows } else { 0 };
+        std::iter::repeat_n(lanes(a), rows)
+            .chain(std::iter::repeat_n(lanes(b), cols))
+            .chain(std::iter::repeat_n(lanes(e), e_rows))
+    }
+
+    /// Shared-memory requests (beats) step `step` of a tile with `inside` = (rows, columns)
+    /// in the problem takes: 1 when its lanes fit one request, else its lane groups packed
+    /// greedily, in request order, into requests of at most [`MAX_REQUEST_LANES`] lanes.
+    pub(super) fn beats(&self, inside: (usize, usize), step: usize, w: usize) -> usize {
+        if self.max_beats == 1 {
+            return 1;
+        }
+        pack_beats(self.groups(inside, step, w)).count()
+    }
+
+    /// The lane groups (`start..end` in request order) of beat `beat` of step `step`
+    /// (everything for a one-beat step).
+    pub(super) fn beat_groups(
+        &self,
+        inside: (usize, usize),
+        step: usize,
+        w: usize,
+        beat: usize,
+    ) -> (usize, usize) {
+        if self.max_beats == 1 {
+            let (_, _, e) = self.group_bytes(step, w);
+            let e_rows = if e > 0 { inside.0 } else { 0 };
+            return (0, inside.0 + inside.1 + e_rows);
+        }
+        pack_beats(self.groups(inside, step, w))
+            .nth(beat)
+            .unwrap_or((0, 0))
+    }
+
+    /// The lane reads of beat `beat` of step `step` of tile `tile` (origin `(r0, c0)`) at
+    /// width `w`, in request order: the A rows, then the B columns, then (sparse) each row's
+    /// metadata, those of the beat's groups ([`MemLayout::beat_groups`]; all of them for a
+    /// one-beat step); rows and columns outside the problem are not read.
     pub(super) fn step_lanes(
         &self,
         tile: usize,
         (r0, c0): (usize, usize),
         step: usize,
         w: usize,
+        beat: usize,
         out: &mut Vec<SmemLane>,
     ) {
         let g = self.chunk_of(tile, step, w);
         let (q, stage) = (g % self.chunks, g % self.stages);
         let tm = tile / self.tiles_n;
         let kk = step * w - q * self.kc;
-        let rows = (0..self.rows).filter(|r| r0 + r < self.m);
+        let rows_in = (self.m - r0).min(self.rows);
+        let cols_in = (self.n - c0).min(self.cols);
+        let (g0, g1) = self.beat_groups((rows_in, cols_in), step, w, beat);
+        let in_beat = |x: usize| (g0..g1).contains(&x);
         let a_row = self.kc as u32 * self.esa;
         let a_base = self.a_base(tm, q, stage);
-        for r in rows.clone() {
+        for r in (0..rows_in).filter(|&r| in_beat(r)) {
             let logical = a_base + r as u32 * a_row + kk as u32 * self.esa;
             push_lanes(out, logical, lane_bytes(self.esa, w), self.swz_a);
         }
         let b_bytes = lane_bytes(self.esb, self.b_step_lanes(w));
+        let b_cols = (0..cols_in).filter(|&c| in_beat(rows_in + c));
         match self.operands {
             OperandLayout::Dense => {
                 let b_row = self.kc as u32 * self.esb;
                 let base = self.b_base(stage);
-                for c in (0..self.cols).filter(|c| c0 + c < self.n) {
+                for c in b_cols {
                     let logical = base + c as u32 * b_row + kk as u32 * self.esb;
                     push_lanes(out, logical, b_bytes, self.swz_b);
                 }
@@ -717,13 +843,13 @@ impl MemLayout {
             OperandLayout::Sparse => {
                 let at = (GROUP * (kk / KEPT_PER_GROUP)) as u32 * self.esb;
                 let b_box = self.b_box_base(stage, (at / ATOM_ROW_BYTES) as usize);
-                for c in (0..self.cols).filter(|c| c0 + c < self.n) {
+                for c in b_cols {
                     let logical = b_box + c as u32 * ATOM_ROW_BYTES + at % ATOM_ROW_BYTES;
                     push_lanes(out, logical, b_bytes, self.swz_b);
                 }
                 let e_base = self.e_base(tm, q, stage);
                 let e_bytes = self.e_step_bytes(step, w);
-                for r in rows {
+                for r in (0..rows_in).filter(|&r| in_beat(rows_in + cols_in + r)) {
                     let logical = e_base + r as u32 * E_ROW_BYTES;
                     push_lanes(out, logical, e_bytes, Swizzle::None);
                 }
@@ -731,11 +857,29 @@ impl MemLayout {
         }
     }
 
-    /// Bytes of operand data step `step` of a tile with `rows` rows and `cols` columns inside
-    /// the problem returns (before any C words).
-    pub(super) fn step_bytes(&self, rows: usize, cols: usize, step: usize, w: usize) -> usize {
-        rows * (lane_bytes(self.esa, w) + self.e_step_bytes(step, w)) as usize
-            + cols * lane_bytes(self.esb, self.b_step_lanes(w)) as usize
+    /// Bytes of operand data beat `beat` of step `step` of a tile with `inside` = (rows,
+    /// columns) in the problem returns (before any C words); for a one-beat step, the step's.
+    pub(super) fn beat_bytes(
+        &self,
+        inside: (usize, usize),
+        step: usize,
+        w: usize,
+        beat: usize,
+    ) -> usize {
+        let (a, b, e) = self.group_bytes(step, w);
+        let (g0, g1) = self.beat_groups(inside, step, w, beat);
+        let (rows, cols) = inside;
+        (g0..g1)
+            .map(|x| {
+                if x < rows {
+                    a
+                } else if x < rows + cols {
+                    b
+                } else {
+                    e
+                }
+            })
+            .sum::<u32>() as usize
     }
 
     /// The kept offset of step `step`'s first A lane within its chunk (width `w`).

@@ -26,11 +26,14 @@
 //!
 //! C and D words are as wide as the accumulator: 4 bytes for FP32, 2 for FP16 (the C
 //! registers and D queue rows are `C x 32` or `C x 16` bits). A TMA box's inner extent
-//! must be a multiple of 16 bytes, so the C/D box is 16 bytes wide: one 4 x 4 FP32 tile, or
-//! for FP16 two neighbouring tiles of a tile row side by side (8 x 4 FP16, the left tile at
-//! byte 0 of a box row, the right at byte 8). Either way a box is 64 bytes and fills one
-//! 128-byte slot; a box's right tile past N is out of bounds (zeros loaded, nothing stored),
-//! so global memory moves exactly `2` (FP16) or `4` (FP32) bytes per element of C and D.
+//! must be a multiple of 16 bytes, so on the 4 x 4 core the C/D box is 16 bytes wide: one
+//! 4 x 4 FP32 tile, or for FP16 two neighbouring tiles of a tile row side by side (8 x 4 FP16,
+//! the left tile at byte 0 of a box row, the right at byte 8). Either way a box is 64 bytes
+//! and fills one 128-byte slot; a box's right tile past N is out of bounds (zeros loaded,
+//! nothing stored), so global memory moves exactly `2` (FP16) or `4` (FP32) bytes per element
+//! of C and D. On any array a box row is `lcm(C x bytes, 16)` bytes, as many whole tiles as
+//! that takes ([`MemLayout::box_row_bytes`]), and a step wider than one request is read in
+//! beats (`docs/memory.md`, "Any array size").
 //!
 //! Global-memory layout: A is `M x K` row-major (K-major), B is stored transposed (`N x K`,
 //! K-major, as tensor cores prefer, the "TN" layout), C and D are `M x N` in the accumulator
@@ -74,7 +77,9 @@ pub use producer::Producer;
 use super::config::CoreConfig;
 use super::extras::SparseSelects;
 use super::feeder::check_dense_problem;
-use super::memory::{MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane};
+use super::memory::{
+    MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane, SmemWriteLane,
+};
 use super::port::{OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
 use super::sparse_feeder::check_sparse_problem;
@@ -134,6 +139,7 @@ pub struct MemoryPort<const W: usize, X: PortExtras<W> = ()> {
     mem: MemorySystem,
     mbar_ops: Vec<MbarOp>,
     lanes: Vec<SmemLane>,
+    write_lanes: Vec<SmemWriteLane>,
     // Shared state.
     init_done: Reg<bool>,
     overlap: Reg<u64>,
@@ -242,6 +248,7 @@ impl<const W: usize, X: PortExtras<W>> MemoryPort<W, X> {
             mem,
             mbar_ops: Vec::with_capacity(mbars),
             lanes: Vec::with_capacity(MAX_REQUEST_LANES + 1),
+            write_lanes: Vec::with_capacity(MAX_REQUEST_LANES),
             init_done: Reg::new("init_done", 1, false)?,
             overlap: Reg::new("overlap_count", 64, 0)?,
             valid: Wire::new("valid", 1, false)?,
@@ -343,10 +350,9 @@ impl<const W: usize, X: PortExtras<W>> OperandPort<W> for MemoryPort<W, X> {
 
     fn c_row(&self, tile: usize, row: usize, out: &mut [u32]) {
         let v = self.c_fetch.row(tile, row);
-        let bits = self.cfg.acc.width();
-        let mask = (1u128 << bits) - 1;
+        let bits = self.cfg.acc.width() as usize;
         for (j, o) in out.iter_mut().enumerate() {
-            *o = ((v >> (bits as usize * j)) & mask) as u32;
+            *o = v.field(bits * j, bits) as u32;
         }
     }
 
@@ -420,11 +426,12 @@ impl<const W: usize, X: PortExtras<W>> OperandPort<W> for MemoryPort<W, X> {
             |b| mem.try_wait_parity(Self::c_bar(stages, b % slots), (b / slots) & 1 == 1),
             &mut self.lanes,
         );
-        let rd_req = want_ops || cmask != 0;
+        let rd_req = want_ops || cmask != c_fetch::WordMask::ZERO;
         self.rd_req.set(rd_req);
 
         // The D queue's oldest row to its slot.
-        let write = self.d_store.write_request();
+        self.write_lanes.clear();
+        let write = self.d_store.write_request(&mut self.write_lanes);
 
         // The TMA command: a store, else a C load, else an operand load.
         let pin = ProducerIn {
@@ -447,7 +454,7 @@ impl<const W: usize, X: PortExtras<W>> OperandPort<W> for MemoryPort<W, X> {
         let out = self.mem.comb(&MemIn {
             tma_cmd: grant.map(|g| g.cmd),
             smem_read: rd_req.then_some(&self.lanes[..]),
-            smem_write: write.as_ref().map(std::slice::from_ref),
+            smem_write: write.then_some(&self.write_lanes[..]),
             mbar_ops: &self.mbar_ops,
         });
 
@@ -462,7 +469,7 @@ impl<const W: usize, X: PortExtras<W>> OperandPort<W> for MemoryPort<W, X> {
         self.c_fetch.commit(accepted, cmask, c_complete, io.c_read);
         self.d_store.commit(
             kind == Some(TmaKind::StoreD),
-            write.is_some() && out.smem_write_ready,
+            write && out.smem_write_ready,
             io.d_claim.is_some(),
             io.d_row.as_ref(),
         );
