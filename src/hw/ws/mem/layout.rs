@@ -29,6 +29,15 @@
 //!   tile; C box `g` in slot `g mod 2`, D likewise. C and D boxes share one numbering: by
 //!   output block (row chunk, column tile, in the order of the passes), then down the rows.
 //!
+//! - **Side regions** (a 2:4 sparse or block-scaled problem, [`WsOperands`]): after D, E
+//!   (`M x ceil(K/8)` bytes, 2 bits a kept value, the output-stationary port's packing) or
+//!   A's scales (`M x K/bs`), and B's scales (`K/bs x N`), rows padded to 16 bytes, each with a
+//!   descriptor (`DESC_XA`, `DESC_XB`). An A stage holds, after its A rows (128-aligned), the
+//!   side box of the same rows: the band's E bytes from the byte holding its first kept value,
+//!   or its `F R` scales; a weight stage holds, after its tile, the fold's `R` rows of B's
+//!   scales. A sparse A's weight tile is the `2 R w` dense rows of B its kept values select
+//!   from (`2R + 2` at `w = 1` with `R` odd: a fold may start mid-group, [`WsMemLayout::w_k0`]).
+//!
 //! Shared-memory reads are whole spans (a row of A, `w` rows of a weight tile's `C`
 //! columns, a row of C), so no swizzle is used: a span of up to 128 bytes never meets itself
 //! in a bank.

@@ -10,8 +10,14 @@
 //!   is queued (`c_claimed` counts those claimed), and the accumulator block takes it `R + L`
 //!   cycles later, at the bottom of column 0.
 //!
+//! - beside a sparse or block-scaled problem's operands: a row of A's side bytes (its fold's
+//!   E bits, or its `R` scales) are read in the same request as the row and queued beside it,
+//!   one word an array row (`eq_<x>_<i>`: `2w` selects, from bit `got_eshift`; `xaq_<x>_<i>`:
+//!   a scale); B's scales are a fourth stream (`xb_rd_pass`, `xb_rd_row`, `xbq_<x>_<j>`), one
+//!   row of `C` a weight row, taken with it (a 32-span MX weight row fills a request alone).
+//!
 //! One read request a cycle carries whichever streams have room and data (weights, then A,
-//! then C, within a request's 32 lanes); the data returns in shared memory's read register
+//! then C, then B's scales, within a request's 32 lanes); the data returns in shared memory's read register
 //! the next cycle (`got_parts` says whose) and enters the queues at that edge. A request
 //! not accepted (a bank conflict's extra pass) is presented again unchanged (`rq_busy`,
 //! `rq_parts`).
