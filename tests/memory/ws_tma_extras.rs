@@ -407,6 +407,24 @@ fn every_block_format_and_odd_folds_through_memory() {
 }
 
 #[test]
+fn row_chunks_longer_than_the_accumulator() {
+    // M beyond the accumulator block's 1024 rows: two row chunks, the side blocks of the
+    // second chunk's boxes of rows after the first's (the reads formulas hold per chunk, so
+    // only D, flags and cycles are compared here).
+    let cfg = ws(CoreConfig::new(FP16, FP16, AccMode::Ieee, 2), 3, 2);
+    let g = SparseGemm::random(1030, 3, 24, cfg, 11).expect("problem");
+    let ideal = run_clocked_sparse_measured(&g, None).expect("ideal");
+    let mem = run_memory_sparse(&g, &pc(60, 32, 0), None).expect("memory");
+    assert_eq!(mem.run.run.out, ideal.run.out);
+    assert!(mem.run.run.cycles >= ideal.run.cycles);
+    let g = mx_problem(BlockFormat::NvFp4, (1030, 3, 48), (2, 2), 12);
+    let ideal = run_clocked_mx(&g, None).expect("ideal");
+    let mem = run_memory_mx(&g, &pc(60, 32, 0), None).expect("memory");
+    assert_eq!(mem.run.run.out, ideal.out);
+    assert!(mem.run.run.cycles >= ideal.cycles);
+}
+
+#[test]
 fn what_the_ws_memory_path_cannot_lay_out_beside_the_operands_is_refused() {
     // MX (blocks of 32, w = 32) on 16 rows: a weight tile of 512 K positions.
     let g = mx_problem(BlockFormat::MxFp8E4M3, (4, 4, 64), (16, 2), 1);

@@ -30,12 +30,13 @@
 //!   output block (row chunk, column tile, in the order of the passes), then down the rows.
 //!
 //! - **Side regions** (a 2:4 sparse or block-scaled problem, [`WsOperands`]): after D, E
-//!   (`M x ceil(K/8)` bytes, 2 bits a kept value, the output-stationary port's packing) or
-//!   A's scales (`M x K/bs`), and B's scales (`K/bs x N`), rows padded to 16 bytes, each with a
-//!   descriptor (`DESC_XA`, `DESC_XB`). An A stage holds, after its A rows (128-aligned), the
-//!   side box of the same rows: the band's E bytes from the byte holding its first kept value,
-//!   or its `F R` scales; a weight stage holds, after its tile, the fold's `R` rows of B's
-//!   scales. A sparse A's weight tile is the `2 R w` dense rows of B its kept values select
+//!   (2 bits a kept value, the output-stationary port's packing) or A's scales, and B's
+//!   scales, each with a descriptor (`DESC_XA`, `DESC_XB`), kept in blocks ([`SideRegion`]):
+//!   one a box of A's rows and band (each row's E bytes from the byte holding the band's
+//!   first kept value, or its `F R` scales), one a pass (its `R` K-blocks' rows of `C` scales
+//!   of B), so that a side box is one block of a few long TMA rows. An A stage holds, after
+//!   its A rows (128-aligned), the block beside them; a weight stage, after its tile, the
+//!   block of B's scales. A sparse A's weight tile is the `2 R w` dense rows of B its kept values select
 //!   from (`2R + 2` at `w = 1` with `R` odd: a fold may start mid-group, [`WsMemLayout::w_k0`]).
 //!
 //! Shared-memory reads are whole spans (a row of A, `w` rows of a weight tile's `C`
@@ -157,39 +158,90 @@ pub enum WsOperands {
     },
 }
 
-/// A region of side bytes (metadata or scales) and its place beside an operand's stage.
+/// A region of side bytes (metadata or scales), kept in global memory as *blocks*, as a
+/// sparse kernel keeps its metadata reordered for the loads that fetch it: a block holds the
+/// side bytes of one box of the operand's rows (A's side: a box of A's rows in one band; B's
+/// scales: one pass's `R` K-blocks by `C` columns), row after row, `row_bytes` a row, so that
+/// its TMA box is a few rows of up to 256 bytes rather than one 16-byte row (and global
+/// request) for every row of the operand. In a stage the block lands as it is, after the
+/// operand's rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SideRegion {
-    /// Global memory: address and row pitch.
+    /// Global memory: the address, and the pitch of the region's rows (`q`).
     pub gmem: (u64, u64),
-    /// The global tensor: bytes a row, rows.
-    pub dims: (u64, u64),
-    /// Bytes of a stage row (the box's inner extent).
-    pub pitch: u32,
-    /// Rows of a box.
-    pub box_rows: usize,
-    /// Offset of the side rows in their stage (after the operand's rows, 128-aligned).
+    /// Blocks of the region.
+    pub blocks: usize,
+    /// Rows of the operand (or K-blocks of B's scales) a block holds.
+    pub rows: usize,
+    /// Bytes one of them takes in a block.
+    pub row_bytes: u32,
+    /// Bytes of a box row (its inner extent: a multiple of 16, at most 256).
+    pub q: u32,
+    /// Bytes of a block (a whole number of box rows).
+    pub block_bytes: u32,
+    /// Offset of the block in its stage (after the operand's rows, 128-aligned).
     pub offset: u32,
-    /// Bytes one read takes (with the row of A, or the weight row, it goes beside).
+    /// Bytes one read takes (with the row of A, or beside the weight row).
     pub read: u32,
 }
 
 impl SideRegion {
-    /// Bytes the side rows take in a stage.
-    fn stage_bytes(&self) -> u32 {
-        up128(self.pitch * self.box_rows as u32)
+    /// `blocks` blocks of `rows` rows of `row_bytes` each, at `offset` in their stage.
+    fn new(blocks: usize, rows: usize, row_bytes: u32, offset: u32, read: u32) -> Self {
+        let raw = rows as u32 * row_bytes;
+        let q = (up16(u64::from(raw)) as u32).min(256);
+        SideRegion {
+            gmem: (0, u64::from(q)),
+            blocks,
+            rows,
+            row_bytes,
+            q,
+            block_bytes: raw.div_ceil(q) * q,
+            offset,
+            read,
+        }
     }
 
-    /// The descriptor of the region (bytes, box `pitch x box_rows`).
+    /// Box rows of a block.
+    fn q_rows(&self) -> u32 {
+        self.block_bytes / self.q
+    }
+
+    /// Bytes the block takes in a stage.
+    fn stage_bytes(&self) -> u32 {
+        up128(self.block_bytes)
+    }
+
+    /// Bytes of the region in global memory.
+    fn gmem_bytes(&self) -> u64 {
+        self.blocks as u64 * u64::from(self.block_bytes)
+    }
+
+    /// The descriptor of the region: bytes, `[q, blocks * q_rows]`, a box one block.
     fn descriptor(&self) -> TensorMap {
         let mut t = TensorMap::dense(
             ElemType::U8,
             self.gmem.0,
-            &[self.dims.0, self.dims.1],
-            &[self.pitch, self.box_rows as u32],
+            &[
+                u64::from(self.q),
+                self.blocks as u64 * u64::from(self.q_rows()),
+            ],
+            &[self.q, self.q_rows()],
         );
         t.global_strides[0] = self.gmem.1;
         t
+    }
+
+    /// The TMA coordinates of block `b`.
+    pub fn coords(&self, b: usize) -> [i32; 5] {
+        [0, (b as u32 * self.q_rows()) as i32, 0, 0, 0]
+    }
+
+    /// The global address of row `r` of block `b` (where the host writes it).
+    pub fn row_gmem(&self, b: usize, r: usize) -> u64 {
+        self.gmem.0
+            + b as u64 * u64::from(self.block_bytes)
+            + (r as u64) * u64::from(self.row_bytes)
     }
 }
 
@@ -397,47 +449,44 @@ impl WsMemLayout {
         // The side regions' rows and widths (their global places are set below).
         let w_part = up128(w_pitch * w_rows as u32);
         let a_part = up128(a_pitch * a_box_rows as u32);
-        let side =
-            |dims: (u64, u64), pitch: u64, box_rows: usize, offset: u32, read: u32| SideRegion {
-                gmem: (0, up16(dims.0)),
-                dims,
-                pitch: up16(pitch) as u32,
-                box_rows,
-                offset,
-                read,
-            };
+        // A's side: a block a box of rows and band; B's scales: a block a pass's fold and
+        // column tile.
+        let bands = sched.folds.div_ceil(a_folds);
+        let row_boxes = m.div_ceil(a_box_rows);
         let (xa, xb) = match operands {
             WsOperands::Dense => (None, None),
-            // E: a band's box starts at the byte holding its first kept value; a fold of it
+            // E: a band's bytes start at the byte holding its first kept value; a fold of it
             // starts at most 6 bits into its first byte.
-            WsOperands::Sparse { k_dense } => {
+            WsOperands::Sparse { .. } => {
                 let last = (6 + 2 * (a_folds - 1) * fold_k) / 8;
-                let e = side(
-                    ((k_dense as u64).div_ceil(8), mu),
-                    (last as u32 + xa_read).into(),
+                let e = SideRegion::new(
+                    row_boxes * bands,
                     a_box_rows,
+                    last as u32 + xa_read,
                     a_part,
                     xa_read,
                 );
                 (Some(e), None)
             }
-            WsOperands::Mx { block } => {
-                let blocks = ku / block as u64;
-                let sa = side(
-                    (blocks, mu),
-                    (a_folds * rows) as u64,
+            WsOperands::Mx { .. } => {
+                let sa = SideRegion::new(
+                    row_boxes * bands,
                     a_box_rows,
+                    (a_folds * rows) as u32,
                     a_part,
                     xa_read,
                 );
-                let sb = side((nu, blocks), cols as u64, rows, w_part, xb_read);
+                let sb = SideRegion::new(
+                    sched.col_tiles * sched.folds,
+                    rows,
+                    cols as u32,
+                    w_part,
+                    xb_read,
+                );
                 (Some(sa), Some(sb))
             }
         };
-        if w_pitch / esb > 256
-            || a_pitch / esa > 256
-            || xa.is_some_and(|x| x.pitch > 256)
-            || xb.is_some_and(|x| x.pitch > 256)
+        if w_pitch / esb > 256 || a_pitch / esa > 256 || xa.or(xb).is_some_and(|x| x.q_rows() > 256)
         {
             return refuse("a box's inner extent exceeds 256 elements".into());
         }
@@ -490,7 +539,7 @@ impl WsMemLayout {
         let mut place = |x: Option<SideRegion>| {
             x.map(|mut x| {
                 x.gmem.0 = end;
-                end += x.dims.1 * x.gmem.1;
+                end += x.gmem_bytes();
                 x
             })
         };
@@ -678,18 +727,32 @@ impl WsMemLayout {
         [(pass.col_tile * s.cols) as i32, k0 as i32, 0, 0, 0]
     }
 
-    /// The TMA coordinates of the box of B's scales beside weight box `p`: `[column,
-    /// K-block]` (MX only).
+    /// The block of B's scales beside weight box `p` (its column tile and fold; MX only).
+    pub fn xb_block(&self, p: usize) -> usize {
+        let pass = self.sched.pass(p);
+        pass.col_tile * self.sched.folds + pass.fold
+    }
+
+    /// The TMA coordinates of the box of B's scales beside weight box `p` (MX only).
     pub fn xb_coords(&self, p: usize) -> [i32; 5] {
-        let s = &self.sched;
-        let pass = s.pass(p);
-        [
-            (pass.col_tile * s.cols) as i32,
-            (pass.fold * s.rows) as i32,
-            0,
-            0,
-            0,
-        ]
+        self.xb.map_or([0; 5], |x| x.coords(self.xb_block(p)))
+    }
+
+    /// The first K position (kept value for a sparse A) of band `band` of a column tile.
+    pub fn band_k0(&self, band: usize) -> usize {
+        band * self.a_folds * self.sched.rows * self.sched.width
+    }
+
+    /// The block of side bytes beside A box `g`: its box of rows, its band.
+    pub fn xa_block(&self, g: usize) -> usize {
+        let [k0, r0, ..] = self.a_coords(g);
+        let bands = self.bands_per_tile();
+        r0 as usize / self.a_box_rows * bands + self.band_of(k0 as usize)
+    }
+
+    /// The band (of a column tile) whose first K position is `k0`.
+    fn band_of(&self, k0: usize) -> usize {
+        k0 / (self.a_folds * self.sched.rows * self.sched.width)
     }
 
     /// The first K position (kept value for a sparse A) of A box `g`'s band.
@@ -697,15 +760,9 @@ impl WsMemLayout {
         self.a_coords(g)[0] as usize
     }
 
-    /// The TMA coordinates of the side box beside A box `g` (the same rows): `[byte, row]`,
-    /// the byte of E holding the band's first kept value, or the band's first K-block.
+    /// The TMA coordinates of the side box beside A box `g` (its block).
     pub fn xa_coords(&self, g: usize) -> [i32; 5] {
-        let mut c = self.a_coords(g);
-        c[0] = match self.operands {
-            WsOperands::Mx { block } => (self.a_k0(g) / block) as i32,
-            _ => (self.a_k0(g) / 4) as i32,
-        };
-        c
+        self.xa.map_or([0; 5], |x| x.coords(self.xa_block(g)))
     }
 
     /// The TMA coordinates of A box `g`: `[K, row]`.
@@ -760,7 +817,7 @@ impl WsMemLayout {
             self.w_base
                 + (p % self.w_stages) as u32 * self.w_stage_bytes
                 + x.offset
-                + r as u32 * x.pitch
+                + r as u32 * x.row_bytes
         })
     }
 
@@ -779,7 +836,7 @@ impl WsMemLayout {
             let row = self.a_base
                 + (g % self.a_stages) as u32 * self.a_stage_bytes
                 + x.offset
-                + r as u32 * x.pitch;
+                + r as u32 * x.row_bytes;
             let kf = self.a_k0(g) + s.pass(p).fold % self.a_folds * fold_k;
             match self.operands {
                 WsOperands::Mx { block } => (row + ((kf - self.a_k0(g)) / block) as u32, 0),

@@ -176,6 +176,33 @@ fn host_operand(
     host_rows(mem, region, es, rows, cols, |r, x| a[r * cols + x] << shift);
 }
 
+/// The host writes the side blocks beside A (`side`: E, or A's scales): for every box of
+/// rows and band, byte `t` of row `i`'s share is `byte(i, band, t)`.
+fn host_side(
+    mem: &mut MemorySystem,
+    lay: &WsMemLayout,
+    side: Option<layout::SideRegion>,
+    byte: impl Fn(usize, usize, usize) -> u8,
+) {
+    let Some(x) = side else {
+        return;
+    };
+    let bands = x.blocks / lay.sched.m.div_ceil(lay.a_box_rows);
+    let mut row = Vec::with_capacity(x.row_bytes as usize);
+    for b in 0..x.blocks {
+        let (row_box, band) = (b / bands, b % bands);
+        for r in 0..x.rows {
+            let i = row_box * lay.a_box_rows + r;
+            if i >= lay.sched.m {
+                break;
+            }
+            row.clear();
+            row.extend((0..x.row_bytes as usize).map(|t| byte(i, band, t)));
+            mem.host_write(x.row_gmem(b, r), &row);
+        }
+    }
+}
+
 impl<const W: usize> WsMemoryPort<W> {
     /// A supply holding the dense `m x n x k` problem (`a`: `m x k`, `b`: `k x n`, row-major
     /// bit patterns; `c`: `m x n` in the accumulator format) in global memory, laid out as
@@ -206,9 +233,9 @@ impl<const W: usize> WsMemoryPort<W, SparseSelects> {
     /// A supply holding the 2:4 sparse `m x n x k` problem (`k` dense, a multiple of 4):
     /// `values` (`m x k/2` kept values of A), `meta` (`m x k/4` metadata nibbles, one a
     /// byte), `b` (`k x n`), `c` (`m x n` in the accumulator format). A holds the kept values
-    /// and E, beside it, their metadata, 2 bits a kept value (`m x ceil(k/8)` bytes, two
-    /// nibbles a byte, group `2x` in the low half of byte `x`), as the output-stationary port
-    /// keeps them.
+    /// and E, beside it, their metadata, 2 bits a kept value (two nibbles a byte, group `2x`
+    /// in the low half of byte `x`, as the output-stationary port packs them), kept in the
+    /// blocks [`layout::SideRegion`] describes.
     #[allow(clippy::too_many_arguments)] // the shape and the four matrices of the problem
     pub fn new_sparse(
         cfg: CoreConfig,
@@ -233,19 +260,20 @@ impl<const W: usize> WsMemoryPort<W, SparseSelects> {
         );
         host_operand(&mut mem, lay.b, (lay.esb, cfg.fmt_b.width()), (k, n), b);
         host_c(&mut mem, &lay, c);
-        if let Some(e) = lay.xa {
-            let (groups, bytes) = (k / 4, k.div_ceil(8));
-            host_rows(&mut mem, e.gmem, 1, m, bytes, |i, x| {
-                let nib = |g: usize| {
-                    if g < groups {
-                        u64::from(meta[i * groups + g] & 0xF)
-                    } else {
-                        0
-                    }
-                };
-                nib(2 * x) | nib(2 * x + 1) << 4
-            });
-        }
+        // E: byte `x` of row `i` holds the nibbles of groups `2x` and `2x + 1`; each block
+        // holds a box of rows' bytes of one band, from the byte of its first kept value.
+        let groups = k / 4;
+        let nib = |i: usize, g: usize| {
+            if g < groups {
+                meta[i * groups + g] & 0xF
+            } else {
+                0
+            }
+        };
+        host_side(&mut mem, &lay, lay.xa, |i, band, t| {
+            let x = lay.band_k0(band) / 4 + t;
+            nib(i, 2 * x) | nib(i, 2 * x + 1) << 4
+        });
         Self::assemble(cfg, lay, mem, ())
     }
 }
@@ -254,7 +282,7 @@ impl<const W: usize> WsMemoryPort<W, BlockScales> {
     /// A supply holding the block-scaled `m x n x k` problem of `spec` (`k` a multiple of
     /// its block size `bs`): element codes `a` (`m x k`) and `b` (`k x n`), `c` (`m x n`
     /// FP32 bits), and the scale codes of A (`m x k/bs`, kept beside A) and B (`k/bs x n`,
-    /// kept beside the weights).
+    /// kept beside the weights), each in the blocks [`layout::SideRegion`] describes.
     #[allow(clippy::too_many_arguments)] // the spec, the shape and five matrices
     pub fn new_mx(
         cfg: CoreConfig,
@@ -274,14 +302,36 @@ impl<const W: usize> WsMemoryPort<W, BlockScales> {
         host_operand(&mut mem, lay.a, (lay.esa, cfg.fmt_a.width()), (m, k), a);
         host_operand(&mut mem, lay.b, (lay.esb, cfg.fmt_b.width()), (k, n), b);
         host_c(&mut mem, &lay, c);
+        // A's scales: a block holds a box of rows' scales of one band; B's: a block holds a
+        // pass's `R` K-blocks by `C` columns (zeros past K or N).
         let blocks = k / bs;
-        if let (Some(sa), Some(sb)) = (lay.xa, lay.xb) {
-            host_rows(&mut mem, sa.gmem, 1, m, blocks, |i, x| {
-                u64::from(a_scales[i * blocks + x])
-            });
-            host_rows(&mut mem, sb.gmem, 1, blocks, n, |x, j| {
-                u64::from(b_scales[x * n + j])
-            });
+        host_side(&mut mem, &lay, lay.xa, |i, band, t| {
+            let x = lay.band_k0(band) / bs + t;
+            if x < blocks {
+                a_scales[i * blocks + x]
+            } else {
+                0
+            }
+        });
+        if let Some(sb) = lay.xb {
+            let s = lay.sched;
+            for p in 0..s.col_tiles * s.folds {
+                let (col_tile, fold) = (p / s.folds, p % s.folds);
+                for r in 0..sb.rows {
+                    let x = fold * s.rows + r;
+                    let row: Vec<u8> = (0..s.cols)
+                        .map(|j| {
+                            let col = col_tile * s.cols + j;
+                            if x < blocks && col < n {
+                                b_scales[x * n + col]
+                            } else {
+                                0
+                            }
+                        })
+                        .collect();
+                    mem.host_write(sb.row_gmem(p, r), &row);
+                }
+            }
         }
         Self::assemble(cfg, lay, mem, spec)
     }

@@ -1,6 +1,6 @@
 //! The read side of the weight-stationary memory path (scope `mem.consumer`): three streams
-//! read from shared memory into queues the core takes from, in the order the controller
-//! takes them:
+//! (four with B's block scales) read from shared memory into queues the core takes from, in
+//! the order the controller takes them:
 //! - weight rows (`wq_<x>_<j>`, 3 deep): pass `p`'s `R` rows, array row `R - 1` first, each
 //!   `w` spans of the stage's `C` columns, once the stage's `full` barrier has completed;
 //! - rows of A (`aq_<x>_<i>`, 3 deep): the rows every pass streams, one span of `R * w`
@@ -8,8 +8,7 @@
 //! - rows of C (`cq_<x>_<j>`, `R + L + 4` deep): one per row of each output block, read
 //!   ahead; a row of A on its pass's first fold may be fed only when an unclaimed row of C
 //!   is queued (`c_claimed` counts those claimed), and the accumulator block takes it `R + L`
-//!   cycles later, at the bottom of column 0.
-//!
+//!   cycles later, at the bottom of column 0;
 //! - beside a sparse or block-scaled problem's operands: a row of A's side bytes (its fold's
 //!   E bits, or its `R` scales) are read in the same request as the row and queued beside it,
 //!   one word an array row (`eq_<x>_<i>`: `2w` selects, from bit `got_eshift`; `xaq_<x>_<i>`:
@@ -17,10 +16,10 @@
 //!   row of `C` a weight row, taken with it (a 32-span MX weight row fills a request alone).
 //!
 //! One read request a cycle carries whichever streams have room and data (weights, then A,
-//! then C, then B's scales, within a request's 32 lanes); the data returns in shared memory's read register
-//! the next cycle (`got_parts` says whose) and enters the queues at that edge. A request
-//! not accepted (a bank conflict's extra pass) is presented again unchanged (`rq_busy`,
-//! `rq_parts`).
+//! then C, then B's scales, within a request's 32 lanes); the data returns in shared memory's
+//! read register the next cycle (`got_parts` says whose) and enters the queues at that
+//! edge. A request not accepted (a bank conflict's extra pass) is presented again unchanged
+//! (`rq_busy`, `rq_parts`).
 
 use super::layout::{push_span, row_done, span_lanes, WsMemLayout, WsOperands, REQUEST_LANES};
 use crate::hw::controller::index_bits;
@@ -349,10 +348,11 @@ impl<const W: usize> WsReads<W> {
                 parts |= PART_C;
                 used += span_lanes(0, lay.cd_span());
             }
-            if let (Some((xp, _)), Some(q), Some(x)) = (&self.xb_rd, &self.xbq, lay.xb) {
+            if let (Some((xp, xk)), Some(q), Some(x)) = (&self.xb_rd, &self.xbq, lay.xb) {
                 let xp = xp.q() as usize;
+                let addr = lay.xb_row_addr(xp, s.rows - 1 - xk.q() as usize);
                 if xp < lay.passes()
-                    && used + span_lanes(0, x.read) <= REQUEST_LANES
+                    && used + span_lanes(addr.unwrap_or(0), x.read) <= REQUEST_LANES
                     && room(q.count(), QUEUE_DEPTH, PART_XB)
                     && full(lay.w_bar(xp))
                 {
@@ -364,7 +364,7 @@ impl<const W: usize> WsReads<W> {
         if parts & PART_W != 0 {
             let (p, k) = (self.w_rd_pass.q() as usize, self.w_rd_row.q() as usize);
             // Load cycle `k` fills array row `i = R - 1 - k`: K rows `i * w ..` of the fold's
-            // tile (for a sparse A, its kept values' groups), and K-block `i`'s scales.
+            // tile (for a sparse A, the dense rows of its kept values' groups).
             let i = s.rows - 1 - k;
             let r0 = lay.w_tile_row(s.pass(p).fold, i);
             for l in 0..lay.w_spans {
