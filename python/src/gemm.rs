@@ -13,7 +13,8 @@ use pyo3::types::PyDict;
 use tensorcore_rtl::gemm::mx_input::{self, check_fused, Codes};
 use tensorcore_rtl::gemm::problem::check_size;
 use tensorcore_rtl::gemm::{
-    self, run_functional, CoreConfig, Gemm, GemmRun, MxGemm, MxInput, MxOperand, MxOptions, Problem,
+    self, run_functional, CoreConfig, Gemm, GemmRun, MemRun, MxGemm, MxInput, MxOperand, MxOptions,
+    Problem,
 };
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::{Dataflow, MemPortConfig, MxSpec};
@@ -351,6 +352,36 @@ fn run_traced(
         .py()
 }
 
+/// The `memory` dict of a run: the ideal path's zeros, or the TMA path's counters (as the
+/// command line's JSON `memory` object).
+fn memory_dict<'py>(py: Python<'py>, run: Option<&MemRun>) -> PyResult<Bound<'py, PyDict>> {
+    let mem = PyDict::new(py);
+    match run {
+        None => {
+            mem.set_item("path", "ideal")?;
+            mem.set_item("stall_cycles", 0)?;
+            mem.set_item("window_wait_cycles", 0)?;
+        }
+        Some(r) => {
+            let cn = &r.counters;
+            mem.set_item("path", "tma")?;
+            mem.set_item("bytes_loaded", cn.bytes_loaded)?;
+            mem.set_item("bytes_stored", cn.bytes_stored)?;
+            mem.set_item("tx_bytes", cn.tx_bytes)?;
+            mem.set_item("stall_cycles", r.run.stall_cycles)?;
+            mem.set_item("window_wait_cycles", r.run.window_wait_cycles)?;
+            mem.set_item("overlap_cycles", r.run.overlap_cycles)?;
+            mem.set_item("bank_conflicts", cn.bank_conflicts)?;
+            mem.set_item("oob_elements", cn.oob_elements)?;
+            mem.set_item("requests", cn.requests)?;
+            mem.set_item("stages", r.layout.stages())?;
+            mem.set_item("smem_read_bytes", r.run.smem_read_bytes)?;
+            mem.set_item("smem_write_bytes", cn.tx_bytes)?;
+        }
+    }
+    Ok(mem)
+}
+
 /// `gemm`: D = A x B + C on the clocked tensor core (as `tcrtl gemm`), from numpy operands or
 /// a seeded random problem (`m`, `n`, `k`, `seed`), dense or 2:4 sparse (a numpy A that
 /// satisfies 2:4, compressed by the library; a pre-compressed A, `a_values` and `a_meta`, as
@@ -527,31 +558,7 @@ pub fn gemm_run<'py>(
     } else {
         out.set_item("check", py.None())?;
     }
-    let mem = PyDict::new(py);
-    match &done.memory {
-        None => {
-            mem.set_item("path", "ideal")?;
-            mem.set_item("stall_cycles", 0)?;
-            mem.set_item("window_wait_cycles", 0)?;
-        }
-        Some(r) => {
-            let cn = &r.counters;
-            mem.set_item("path", "tma")?;
-            mem.set_item("bytes_loaded", cn.bytes_loaded)?;
-            mem.set_item("bytes_stored", cn.bytes_stored)?;
-            mem.set_item("tx_bytes", cn.tx_bytes)?;
-            mem.set_item("stall_cycles", r.run.stall_cycles)?;
-            mem.set_item("window_wait_cycles", r.run.window_wait_cycles)?;
-            mem.set_item("overlap_cycles", r.run.overlap_cycles)?;
-            mem.set_item("bank_conflicts", cn.bank_conflicts)?;
-            mem.set_item("oob_elements", cn.oob_elements)?;
-            mem.set_item("requests", cn.requests)?;
-            mem.set_item("stages", r.layout.stages())?;
-            mem.set_item("smem_read_bytes", r.run.smem_read_bytes)?;
-            mem.set_item("smem_write_bytes", cn.tx_bytes)?;
-        }
-    }
-    out.set_item("memory", mem)?;
+    out.set_item("memory", memory_dict(py, done.memory.as_ref())?)?;
     if let Some(t) = &run.traffic {
         let d = PyDict::new(py);
         d.set_item("a_read_bytes", t.a_read_bytes())?;
@@ -806,14 +813,16 @@ pub fn gemm_mx<'py>(
         random,
         sparse,
         memory_tma,
+        ws: df == Dataflow::Ws,
         memh: false,
         satfinite,
         out_format: out_fmt,
     }
     .check()
     .py()?;
-    // The ideal path's refusal of memory options (the block-scaled core has no other path).
-    memory_config(memory, stages, swizzle)?;
+    // The memory path (in ws; MxOptions refused it in os), or the ideal path's refusal of
+    // memory options.
+    let mem_cfg = memory_config(memory, stages, swizzle)?;
     let (fb, spec, cfg) = mx_core(
         fa,
         fmt_b,
@@ -823,7 +832,7 @@ pub fn gemm_mx<'py>(
         df,
     )?;
     let g = mx_problem(py, cfg, spec, [a, b, a_scales, b_scales], c)?;
-    let done = run_traced(py, Problem::Mx(&g), None, vcd)?;
+    let done = run_traced(py, Problem::Mx(&g), mem_cfg.as_ref(), vcd)?;
     let run = &done.run;
     let checked = if check {
         Some(check_fused(&g, &run.out.d).py()?)
@@ -855,6 +864,9 @@ pub fn gemm_mx<'py>(
     out.set_item("sim_seconds", run.sim_seconds)?;
     out.set_item("flags", run.out.flags.names())?;
     out.set_item("waves", vcd)?;
+    if done.memory.is_some() {
+        out.set_item("memory", memory_dict(py, done.memory.as_ref())?)?;
+    }
     match checked {
         Some(c) => {
             let d = PyDict::new(py);

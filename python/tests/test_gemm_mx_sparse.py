@@ -71,6 +71,11 @@ MX_RUNS = [
     dict(fmt="mxfp4", m=6, n=5, k=64, width=32, dataflow="ws"),
     dict(fmt="mxint8", m=4, n=6, k=96, width=32, rows=3, cols=2, dataflow="ws"),
     dict(fmt="nvfp4", m=5, n=4, k=64, width=16, dataflow="ws", tensor=(2.0, 0.25)),
+    # Through the TMA memory path (ws: the block scales travel beside their operands).
+    dict(fmt="mxfp6e2m3", m=5, n=6, k=96, width=32, rows=2, cols=3, dataflow="ws",
+         memory="tma"),
+    dict(fmt="nvfp4", m=6, n=5, k=64, width=16, dataflow="ws", memory="tma",
+         tensor=(0.5, -2.0)),
 ]
 
 
@@ -103,6 +108,10 @@ def test_mx_gemm_matches_cli(tmp_path, npy, run):
         else:
             assert np.float32(r.json[key]) == np.float32(j[key]), key
     assert r.cycles == j["cycles"] and r.utilization == j["utilization"]
+    assert ("memory" in j) == ("memory" in r.json) == (run.get("memory") == "tma")
+    for key, v in j.get("memory", {}).items():
+        if key in r.json["memory"]:
+            assert r.json["memory"][key] == v, key
 
 
 def test_mx_gemm_takes_ml_dtypes_values(tmp_path, npy):
@@ -233,6 +242,9 @@ SPARSE_RUNS = [
     dict(fmt="fp16", m=8, n=6, k=32, width=2, rows=2, cols=3, dataflow="ws"),
     dict(fmt="fp16", m=5, n=7, k=48, acc="fused", width=4, dataflow="ws"),
     dict(fmt="fp16", m=8, n=8, k=32, width=2, memory="tma"),
+    # The weight-stationary core through the TMA memory path: E beside A in its stages.
+    dict(fmt="fp16", m=9, n=6, k=40, width=2, rows=2, cols=3, dataflow="ws", memory="tma"),
+    dict(fmt="bf16", m=7, n=5, k=32, acc="fused", width=1, dataflow="ws", memory="tma"),
 ]
 
 

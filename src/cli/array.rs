@@ -13,8 +13,8 @@ pub struct ArrayArgs {
     /// Columns C of the PE array, 1 to 32.
     #[arg(long, default_value_t = 4, value_name = "C")]
     pub cols: usize,
-    /// The dataflow: os (output-stationary, the default) or ws (weight-stationary; dense
-    /// GEMMs on either memory path, 2:4 sparse and block-scaled ones on the ideal path).
+    /// The dataflow: os (output-stationary, the default) or ws (weight-stationary; dense,
+    /// 2:4 sparse and block-scaled GEMMs on either memory path).
     #[arg(long, default_value = "os", value_name = "os|ws", value_parser = parse_dataflow)]
     pub dataflow: Dataflow,
 }

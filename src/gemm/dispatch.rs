@@ -8,7 +8,7 @@
 //! `gemm`'s): it imports them, and neither imports it.
 
 use super::clocked::{run_clocked_measured, ClockedRun, CoreRun};
-use super::memory::{run_memory, MemRun};
+use super::memory::{run_memory, run_memory_mx, MemRun};
 use super::mx::{run_clocked_mx, MxGemm};
 use super::problem::Gemm;
 use crate::hw::schedule::Schedule;
@@ -67,8 +67,9 @@ pub enum RunError {
     /// The core refused the configuration or stopped (watchdog, unsupported width).
     #[error(transparent)]
     Hw(#[from] HwError),
-    /// Block-scaled problems run on the ideal operand store only.
-    #[error("block-scaled (MX) GEMMs run on the ideal memory path only")]
+    /// Block-scaled problems run through the memory path in the weight-stationary dataflow
+    /// only (the output-stationary port carries no block scales).
+    #[error("{}", super::memory::MX_OS_MEMORY)]
     MxMemory,
     /// An energy estimate was asked of a run whose trace counted no switching activity.
     #[error("the run counted no switching activity")]
@@ -99,7 +100,17 @@ pub fn run(
     trace: Option<&TraceConfig>,
 ) -> Result<GemmRun, RunError> {
     let (measured, memory) = match (problem, memory) {
-        (Problem::Mx(_), Some(_)) => return Err(RunError::MxMemory),
+        (Problem::Mx(g), Some(_)) if g.cfg.dataflow() != Dataflow::Ws => {
+            return Err(RunError::MxMemory)
+        }
+        (Problem::Mx(g), Some(pc)) => {
+            let r = run_memory_mx(g, pc, trace)?;
+            return Ok(GemmRun {
+                run: r.run.run.clone(),
+                measured: None,
+                memory: Some(r),
+            });
+        }
         (Problem::Mx(g), None) => {
             return Ok(GemmRun {
                 run: run_clocked_mx(g, trace)?,

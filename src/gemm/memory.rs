@@ -5,12 +5,14 @@
 
 use super::clocked::run_ws_core_limited;
 use super::clocked::{run_core, CoreRun};
+use super::mx::MxGemm;
 use super::problem::Gemm;
 use crate::hw::config::{CoreConfig, Dataflow};
+use crate::hw::extras::BlockScales;
 use crate::hw::mem_port::PortExtras;
 use crate::hw::memory::{MemCounters, MemParams, Swizzle};
 use crate::hw::ws::mem::layout::WsMemLayout;
-use crate::hw::ws::mem::WsMemoryPort;
+use crate::hw::ws::mem::{WsMemExtras, WsMemoryPort};
 use crate::hw::ws::WsCore;
 use crate::hw::{HwError, MemLayout, MemPortConfig, MemoryPort, TensorCore};
 use crate::rtl::TraceConfig;
@@ -157,12 +159,29 @@ fn run_ws<const W: usize>(
     trace: Option<&TraceConfig>,
 ) -> Result<MemRun, HwError> {
     let port = WsMemoryPort::<W>::new(g.cfg, pc, g.m, g.n, g.k, &g.a, &g.b, &g.c)?;
+    run_ws_port(g.cfg, port, g.macs(), pc, trace)
+}
+
+/// Runs the weight-stationary core built for `cfg` on a filled memory-fed supply (dense, 2:4
+/// sparse or block-scaled) until `Done` and every D box is stored; `macs` counts the useful
+/// multiply-accumulates. D is read back from global memory and must equal what left the
+/// array.
+pub fn run_ws_port<const W: usize, X: WsMemExtras<W>>(
+    cfg: CoreConfig,
+    port: WsMemoryPort<W, X>,
+    macs: u64,
+    pc: &MemPortConfig,
+    trace: Option<&TraceConfig>,
+) -> Result<MemRun, HwError> {
     let lay = *port.layout();
-    let core = WsCore::<W, WsMemoryPort<W>>::new(g.cfg, port)?;
+    let core = WsCore::<W, WsMemoryPort<W, X>>::new(cfg, port)?;
     let ideal = core.schedule().total_cycles();
     let p = &pc.params;
-    // Every byte of every box at the bandwidth, and the latency for every box, twice over.
-    let boxes = (lay.passes() + lay.a_boxes() + 2 * lay.cd_boxes()) as u64;
+    // Every byte of every box at the bandwidth, and the latency for every box, twice over
+    // (a side box counts as one more of its operand's).
+    let sides = usize::from(lay.xa.is_some()) * lay.a_boxes()
+        + usize::from(lay.xb.is_some()) * lay.passes();
+    let boxes = (lay.passes() + lay.a_boxes() + 2 * lay.cd_boxes() + sides) as u64;
     let bytes = boxes
         * u64::from(
             lay.a_stage_bytes
@@ -172,13 +191,50 @@ fn run_ws<const W: usize>(
     let bw = u64::from(p.bytes_per_cycle.min(p.request_bytes).max(1));
     let limit = 2 * (ideal + bytes / bw + boxes * (u64::from(p.latency) + 64)) + 10_000;
     let watchdog = 4 * u64::from(p.latency) + 4096;
-    let (run, core) = run_ws_core_limited(core, g.macs(), limit, watchdog, trace)?;
+    let (run, core) = run_ws_core_limited(core, macs, limit, watchdog, trace)?;
     let stored = core.feeder().read_d();
-    check_stored(&stored, &run.run.out.d, g.n)?;
+    check_stored(&stored, &run.run.out.d, lay.sched.n)?;
     Ok(MemRun {
         counters: core.feeder().counters(),
         run,
         params: pc.params,
         layout: RunLayout::Ws(lay),
     })
+}
+
+/// Runs the block-scaled `g` through the memory path built as `pc` says, optionally tracing:
+/// on the weight-stationary core only (its supply carries the block scales beside A and the
+/// weights; the output-stationary port carries none, and refuses with that reason).
+pub fn run_memory_mx(
+    g: &MxGemm,
+    pc: &MemPortConfig,
+    trace: Option<&TraceConfig>,
+) -> Result<MemRun, HwError> {
+    if g.cfg.dataflow() != Dataflow::Ws {
+        return Err(HwError::Unsupported(MX_OS_MEMORY.into()));
+    }
+    crate::hw::dispatch_width!(g.cfg.width, W => run_ws_mx::<W>(g, pc, trace))
+}
+
+/// Why a block-scaled GEMM does not run through the output-stationary memory port.
+pub const MX_OS_MEMORY: &str = "block-scaled (MX) GEMMs through --memory tma run in the \
+     weight-stationary dataflow (--dataflow ws): the output-stationary memory port carries no \
+     block scales";
+
+fn run_ws_mx<const W: usize>(
+    g: &MxGemm,
+    pc: &MemPortConfig,
+    trace: Option<&TraceConfig>,
+) -> Result<MemRun, HwError> {
+    let port = WsMemoryPort::<W, BlockScales>::new_mx(
+        g.cfg,
+        g.spec,
+        pc,
+        (g.m, g.n, g.k),
+        &g.a,
+        &g.b,
+        &g.c,
+        (&g.a_scales, &g.b_scales),
+    )?;
+    run_ws_port(g.cfg, port, (g.m * g.n * g.k) as u64, pc, trace)
 }

@@ -17,7 +17,7 @@ pub use crate::hw::CoreConfig;
 pub use clocked::{run_clocked, ClockedRun};
 pub use dispatch::{run, GemmRun, Problem, RunError};
 pub use functional::run_functional;
-pub use memory::{run_memory, MemRun, RunLayout};
+pub use memory::{run_memory, run_memory_mx, MemRun, RunLayout};
 pub use mx::{run_clocked_mx, MxGemm};
 pub use mx_input::{MxInput, MxInputError, MxOperand, MxOptions};
 pub use problem::{Gemm, GemmError, GemmOutput};

@@ -89,6 +89,9 @@ pub struct MxOptions<'a> {
     pub sparse: bool,
     /// The TMA memory path was asked for.
     pub memory_tma: bool,
+    /// The weight-stationary dataflow was asked for (the TMA memory path carries block
+    /// scales in `ws` only).
+    pub ws: bool,
     /// `$readmemh` golden images were asked for.
     pub memh: bool,
     /// Integer saturation was asked for.
@@ -116,7 +119,11 @@ impl MxOptions<'_> {
                 "--m/--n/--k (MX takes --a, --b, --a-scales, --b-scales)",
             ),
             (self.sparse, "--sparse"),
-            (self.memory_tma, "--memory tma"),
+            (
+                self.memory_tma && !self.ws,
+                "--memory tma in --dataflow os (the block scales travel through the memory \
+                 path in --dataflow ws)",
+            ),
             (self.memh, "--memh"),
             (self.satfinite, "--satfinite"),
             (

@@ -30,6 +30,39 @@ pub struct MxTileBuffer {
     b_scales: Vec<u8>,
 }
 
+/// Checks a block-scaled problem's spec, `k` (a multiple of the block size) and the lengths
+/// of the scales of A (`m x k/bs`) and B (`k/bs x n`). Every block-scaled operand source (this
+/// buffer, the memory-fed weight-stationary supply) checks through it.
+pub(crate) fn check_mx_problem(
+    spec: &MxSpec,
+    (m, n, k): (usize, usize, usize),
+    a_scales: usize,
+    b_scales: usize,
+) -> Result<(), HwError> {
+    spec.check()?;
+    let bs = spec.block();
+    if !k.is_multiple_of(bs) {
+        return Err(HwError::Unsupported(format!(
+            "{} with K = {k} (K must be a multiple of {bs})",
+            spec.a
+        )));
+    }
+    let blocks = k / bs;
+    for (matrix, expected, len) in [
+        ("A scales", m * blocks, a_scales),
+        ("B scales", blocks * n, b_scales),
+    ] {
+        if expected != len {
+            return Err(HwError::Shape {
+                matrix,
+                expected,
+                len,
+            });
+        }
+    }
+    Ok(())
+}
+
 impl MxTileBuffer {
     /// A buffer of A (`m x k` element codes), B (`k x n`), C (`m x n` FP32 bits) and the
     /// scales of A (`m x k/bs`) and B (`k/bs x n`), for a core built for `spec` (block size
@@ -45,27 +78,7 @@ impl MxTileBuffer {
         a_scales: Vec<u8>,
         b_scales: Vec<u8>,
     ) -> Result<Self, HwError> {
-        spec.check()?;
-        let bs = spec.block();
-        if !k.is_multiple_of(bs) {
-            return Err(HwError::Unsupported(format!(
-                "{} with K = {k} (K must be a multiple of {bs})",
-                spec.a
-            )));
-        }
-        let blocks = k / bs;
-        for (matrix, expected, len) in [
-            ("A scales", m * blocks, a_scales.len()),
-            ("B scales", blocks * n, b_scales.len()),
-        ] {
-            if expected != len {
-                return Err(HwError::Shape {
-                    matrix,
-                    expected,
-                    len,
-                });
-            }
-        }
+        check_mx_problem(&spec, (m, n, k), a_scales.len(), b_scales.len())?;
         Ok(Self {
             elems: TileBuffer::new(cfg, m, n, k, a, b, c)?,
             array: (cfg.rows(), cfg.cols()),

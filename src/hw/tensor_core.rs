@@ -293,9 +293,8 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
     pub fn with_port(cfg: CoreConfig, port: P) -> Result<Self, HwError> {
         if cfg.dataflow() != Dataflow::Os {
             return Err(HwError::Unsupported(format!(
-                "this run in {} (the weight-stationary core's memory path feeds dense \
-                 floating-point and integer GEMMs; 2:4 sparse and block-scaled GEMMs in ws \
-                 run on the ideal memory path)",
+                "the output-stationary memory port in {} (the weight-stationary core is \
+                 fed by its own memory-fed supply, hw::ws::mem::WsMemoryPort)",
                 cfg.dataflow()
             )));
         }

@@ -602,8 +602,10 @@ fn dataflow_ws_runs_checks_and_refuses_what_it_does_not_build() {
         ]),
         "unknown dataflow",
     );
-    let wv = p(&d, "ws.vcd");
-    // 2:4 sparse in ws takes the ideal path only.
+    // 2:4 sparse in ws runs through the memory path too (E beside A in its stages), with
+    // its waveform (in a directory of its own: `d` holds only what refusals left, nothing).
+    let dv = scratch("gemm", "sparse-ws-vcd");
+    let wv = p(&dv, "ws.vcd");
     let o = tcrtl(&[
         "gemm",
         "--m",
@@ -612,6 +614,8 @@ fn dataflow_ws_runs_checks_and_refuses_what_it_does_not_build() {
         "8",
         "--k",
         "32",
+        "--width",
+        "2",
         "--dataflow",
         "ws",
         "--vcd",
@@ -619,12 +623,20 @@ fn dataflow_ws_runs_checks_and_refuses_what_it_does_not_build() {
         "--sparse",
         "--memory",
         "tma",
+        "--check",
     ]);
-    assert_error(&o, " ws");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
     assert!(
-        !std::path::Path::new(&wv).exists(),
-        "sparse ws --memory tma left a waveform"
+        out.contains("over the kept products: 0 mismatches"),
+        "{out}"
     );
+    assert!(out.contains("memory (tma"), "{out}");
+    assert!(
+        std::path::Path::new(&wv).exists(),
+        "sparse ws --memory tma left no waveform"
+    );
+    let _ = std::fs::remove_dir_all(&dv);
     assert_error(
         &tcrtl(&[
             "gemm",
@@ -688,6 +700,52 @@ fn dataflow_ws_runs_through_the_memory_path() {
             .unwrap()
             > 0.0
     );
+}
+
+/// `gemm --dataflow ws --memory tma --sparse`: the compressed A and its metadata through TMA
+/// beside each other, 0 mismatches against the kept-products reference, the same D and flags
+/// as the ideal port, and the shared-memory reads of the closed form: each pass (2 column
+/// tiles x 2 folds of R w = 8 kept values) reads 4 weight rows of 2w = 4 dense K positions
+/// by 4 FP16 columns; each of the 8 rows of A once a pass, 8 FP16 kept values and their 2
+/// bytes of metadata; each row of C once a column tile.
+#[test]
+fn sparse_ws_runs_through_the_memory_path() {
+    let d = scratch("gemm", "sparse-ws-tma");
+    let run = |memory: &str| {
+        let out = p(&d, &format!("{memory}.npy"));
+        let o = tcrtl(&[
+            "gemm",
+            "--m",
+            "8",
+            "--n",
+            "8",
+            "--k",
+            "32",
+            "--width",
+            "2",
+            "--dataflow",
+            "ws",
+            "--sparse",
+            "--memory",
+            memory,
+            "--check",
+            "--json",
+            "--out",
+            &out,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let j = serde_json::from_str::<serde_json::Value>(&text(&o.stdout)).unwrap();
+        (j, std::fs::read(&out).expect("D"))
+    };
+    let ((j, d_tma), (ideal, d_ideal)) = (run("tma"), run("ideal"));
+    assert_eq!(d_tma, d_ideal, "D through memory against the ideal port");
+    assert_eq!(j["memory"]["path"], "tma");
+    assert_eq!(j["check"]["mismatches"], 0);
+    assert_eq!(j["flags"], ideal["flags"]);
+    assert!(j["cycles"].as_u64() >= ideal["cycles"].as_u64());
+    let passes = 2 * 2;
+    let want = passes * 4 * 4 * 4 * 2 + passes * 8 * (8 * 2 + 2) + 8 * 2 * 4 * 4;
+    assert_eq!(j["memory"]["smem_read_bytes"], want);
 }
 
 /// The operand-store traffic of a dense run on the ideal path: the text line right after the

@@ -129,6 +129,88 @@ fn gemm_mx_matches_mx_dot() {
     }
 }
 
+/// `gemm --dataflow ws --memory tma` with an MX and an NVFP4 format: the block scales
+/// travel by TMA beside their operands; 0 mismatches against the `ws` reference, D equal to
+/// the ideal `ws` run's, and the shared-memory reads of the closed form (each of the
+/// `ceil(N / C) * ceil(K / (R w))` passes reads `R` weight rows of `w` elements by `C`
+/// columns and `R` rows of `C` scales of B; each row of A once a pass, `R w` elements and
+/// `R` scales; each row of C once a column tile, 4 bytes a word).
+#[test]
+fn gemm_mx_runs_through_the_ws_memory_path() {
+    let (m, n, k, rows, cols) = (5, 7, 160, 2, 3);
+    for (s, fmt) in [BlockFormat::MxFp8E4M3, BlockFormat::NvFp4]
+        .into_iter()
+        .enumerate()
+    {
+        let d = scratch("gemm-mx-ws-tma", fmt.name());
+        let (qa, qb, _) = write_problem(&d, fmt, (m, n, k), 70 + s as u64);
+        let w = fmt.block_size();
+        let width = w.to_string();
+        let tensor: Vec<String> = match (qa.tensor_scale, qb.tensor_scale) {
+            (Some(ta), Some(tb)) => vec![
+                "--a-tensor-scale".into(),
+                format!("{ta:#010x}"),
+                "--b-tensor-scale".into(),
+                format!("{tb:#010x}"),
+            ],
+            _ => Vec::new(),
+        };
+        let files = ["a.npy", "b.npy", "sa.npy", "sb.npy", "c.npy"].map(|f| p(&d, f));
+        let run = |memory: &str| {
+            let out = p(&d, &format!("d-{memory}.npy"));
+            let mut args = vec![
+                "gemm",
+                "--format",
+                fmt.name(),
+                "--a",
+                &files[0],
+                "--b",
+                &files[1],
+                "--a-scales",
+                &files[2],
+                "--b-scales",
+                &files[3],
+                "--c",
+                &files[4],
+                "--width",
+                &width,
+                "--rows",
+                "2",
+                "--cols",
+                "3",
+                "--dataflow",
+                "ws",
+                "--memory",
+                memory,
+                "--out",
+                &out,
+                "--check",
+                "--json",
+            ];
+            args.extend(tensor.iter().map(String::as_str));
+            let o = tcrtl(&args);
+            assert_eq!(o.status.code(), Some(0), "{fmt}: {}", text(&o.stderr));
+            let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+            assert_eq!(j["check"]["mismatches"], 0, "{fmt}: {j}");
+            (j, std::fs::read(&out).expect("D"))
+        };
+        let ((j, d_tma), (ideal, d_ideal)) = (run("tma"), run("ideal"));
+        assert_eq!(
+            d_tma, d_ideal,
+            "{fmt}: D through memory against the ideal port"
+        );
+        assert_eq!(j["flags"], ideal["flags"], "{fmt}");
+        assert!(j["cycles"].as_u64() >= ideal["cycles"].as_u64(), "{fmt}");
+        assert_eq!(j["memory"]["path"], "tma", "{fmt}");
+        let passes = n.div_ceil(cols) * k.div_ceil(rows * w);
+        let want = passes * rows * (w * cols + cols)
+            + passes * m * (rows * w + rows)
+            + m * n.div_ceil(cols) * cols * 4;
+        assert_eq!(j["memory"]["smem_read_bytes"], want, "{fmt}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
+
 /// Wrong scale shapes, K not a multiple of 32, codes too wide for the element format, and
 /// options MX does not take: one-line errors, exit code 2.
 #[test]

@@ -288,6 +288,28 @@ const GEMM_RUNS: &[(&str, &[&str])] = &[
             "40",
         ],
     ),
+    (
+        "tma_sparse_fp16_w1_ws_3x5",
+        &[
+            "--m",
+            "7",
+            "--n",
+            "9",
+            "--k",
+            "24",
+            "--memory",
+            "tma",
+            "--sparse",
+            "--dataflow",
+            "ws",
+            "--rows",
+            "3",
+            "--cols",
+            "5",
+            "--mem-latency",
+            "40",
+        ],
+    ),
 ];
 
 fn expected() -> BTreeMap<String, String> {

@@ -1,4 +1,4 @@
-//! Tests of the memory path: TMA descriptors and boxes, shared memory, GEMMs through TMA (dense and sparse).
+//! Tests of the memory path: TMA descriptors and boxes, shared memory, GEMMs through TMA (dense, sparse and block-scaled).
 //!
 //! One test binary for the block (`cargo test --test memory`); each file below is one
 //! subject, and `cargo test --test memory NAME::` runs one of them.
@@ -14,3 +14,4 @@ mod sparse_tma;
 mod tma_gpu;
 mod tma_props;
 mod ws_tma;
+mod ws_tma_extras;

@@ -6,7 +6,8 @@
 //! `--a-tensor-scale`/`--b-tensor-scale`); K must be a multiple of `bs`. The core runs the
 //! `fused` MX semantics (exact block sum, scaled, one round-to-nearest-even add per block),
 //! so `--check` compares D with the independent `verify::mx_ref` and with `mx_dot` in
-//! `fused` mode. Ideal operand path only. The checks of the options, formats and codes and
+//! `fused` mode. On the ideal operand path, or in `--dataflow ws` through the TMA memory
+//! path (`--memory tma`: the scales travel beside their operands, `docs/memory.md`). The checks of the options, formats and codes and
 //! the check of D are the library's (`gemm::mx_input`, which the Python package calls too);
 //! this file reads the files and reports.
 
@@ -17,6 +18,7 @@ use crate::cli::memory::MemoryPath;
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::mx_input::{self, check_fused, check_reference, Codes};
 use tensorcore_rtl::gemm::{self, MxInput, MxInputError, MxOperand, MxOptions, Problem};
+use tensorcore_rtl::hw::Dataflow;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::mx::BlockFormat;
@@ -70,6 +72,7 @@ fn options(args: &GemmArgs) -> MxOptions<'_> {
         random: args.m.is_some(),
         sparse: args.sparse,
         memory_tma: args.memory == MemoryPath::Tma,
+        ws: args.array.dataflow == Dataflow::Ws,
         memh: args.memh.is_some(),
         satfinite: args.satfinite,
         out_format: &args.out_format,
@@ -89,6 +92,8 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
     let cfg = args.array.apply(mx_input::core_config(&spec, args.width))?;
     mx_input::check_width(&spec, args.width).map_err(text)?;
     plan_outputs(args)?;
+    let mem_cfg =
+        crate::cli::memory::port_config(args.memory, &args.mem, args.stages, args.no_swizzle)?;
     let energy = args.energy.plan()?;
     let trace = args.trace.config()?;
     let (pa, pb) = (need(&args.a, "--a")?, need(&args.b, "--b")?);
@@ -126,14 +131,16 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
     let problem = Problem::Mx(&g);
     let trace = trace.map(|t| t.budget(problem.schedule_cycles(), args.trace.vcd_limit_bytes()));
     let run_trace = match &energy {
-        Some(e) => Some(e.trace(trace.clone(), &problem, None)?),
+        Some(e) => Some(e.trace(trace.clone(), &problem, mem_cfg.as_ref())?),
         None => trace.clone(),
     };
-    let done = gemm::run(problem, None, run_trace.as_ref()).map_err(|e| e.to_string())?;
+    let done =
+        gemm::run(problem, mem_cfg.as_ref(), run_trace.as_ref()).map_err(|e| e.to_string())?;
     let energy = match &energy {
         Some(e) => Some(e.estimate(&problem, &done)?),
         None => None,
     };
+    let mem_run = done.memory;
     let run = done.run;
     if let Some(out) = &args.out {
         let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
@@ -163,6 +170,9 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             })),
         });
         let mut obj = obj;
+        if mem_run.is_some() {
+            obj["memory"] = crate::cli::memory::memory_json(args.memory, mem_run.as_ref());
+        }
         if let Some(e) = &energy {
             obj["energy"] = crate::cli::energy::json(e);
         }
@@ -178,6 +188,9 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
             100.0 * run.utilization(),
             run.out.flags
         );
+        if let Some(r) = &mem_run {
+            outln!("{}", crate::cli::memory::memory_line(r));
+        }
         if let Some(b) = &bad {
             outln!(
                 "check against {}: {} mismatches",

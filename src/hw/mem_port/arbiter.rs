@@ -22,10 +22,13 @@ pub enum TmaKind {
     StoreD = 4,
     /// A box of a sparse A's metadata E.
     LoadE = 5,
+    /// A box of block scales (the weight-stationary memory path's MX problems: A's scales
+    /// beside A, B's beside the weights).
+    LoadS = 6,
 }
 
 impl TmaKind {
-    /// The traced code of the command (1..=5).
+    /// The traced code of the command (1..=6).
     pub const fn code(self) -> u8 {
         self as u8
     }
@@ -39,6 +42,7 @@ const CMD_LABELS: Labels = &[
     (TmaKind::LoadC as u64, "load_c"),
     (TmaKind::StoreD as u64, "store_d"),
     (TmaKind::LoadE as u64, "load_e"),
+    (TmaKind::LoadS as u64, "load_s"),
 ];
 
 /// One role's bid for the TMA engine: the command, what it is, and the barrier operation that

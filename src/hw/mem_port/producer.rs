@@ -145,7 +145,8 @@ impl Producer {
     pub(super) fn granted(&mut self, kind: TmaKind) {
         match kind {
             TmaKind::LoadC => self.c_boxes.set_d(self.c_boxes.q() + 1),
-            TmaKind::StoreD => {}
+            // Block scales travel through the weight-stationary path only.
+            TmaKind::StoreD | TmaKind::LoadS => {}
             TmaKind::LoadA | TmaKind::LoadB | TmaKind::LoadE => {
                 let g = self.chunk.q();
                 let sent = self.sent() + 1;

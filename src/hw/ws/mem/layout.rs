@@ -29,6 +29,16 @@
 //!   tile; C box `g` in slot `g mod 2`, D likewise. C and D boxes share one numbering: by
 //!   output block (row chunk, column tile, in the order of the passes), then down the rows.
 //!
+//! - **Side regions** (a 2:4 sparse or block-scaled problem, [`WsOperands`]): after D, E
+//!   (2 bits a kept value, the output-stationary port's packing) or A's scales, and B's
+//!   scales, each with a descriptor (`DESC_XA`, `DESC_XB`), kept in blocks ([`SideRegion`]):
+//!   one a box of A's rows and band (each row's E bytes from the byte holding the band's
+//!   first kept value, or its `F R` scales), one a pass (its `R` K-blocks' rows of `C` scales
+//!   of B), so that a side box is one block of a few long TMA rows. An A stage holds, after
+//!   its A rows (128-aligned), the block beside them; a weight stage, after its tile, the
+//!   block of B's scales. A sparse A's weight tile is the `2 R w` dense rows of B its kept values select
+//!   from (`2R + 2` at `w = 1` with `R` odd: a fold may start mid-group, [`WsMemLayout::w_k0`]).
+//!
 //! Shared-memory reads are whole spans (a row of A, `w` rows of a weight tile's `C`
 //! columns, a row of C), so no swizzle is used: a span of up to 128 bytes never meets itself
 //! in a bank.
@@ -36,6 +46,7 @@
 use super::super::schedule::WsSchedule;
 use crate::hw::config::CoreConfig;
 use crate::hw::memory::{ElemType, SmemLane, TensorMap, MAX_MBARS};
+use crate::hw::pe::sparse_b_lanes;
 use crate::hw::HwError;
 use crate::hw::MemPortConfig;
 
@@ -57,6 +68,9 @@ pub(super) const DESC_A: usize = 0;
 pub(super) const DESC_B: usize = 1;
 pub(super) const DESC_C: usize = 2;
 pub(super) const DESC_D: usize = 3;
+/// Descriptor slots of the side regions: beside A (E, or A's scales), beside B (B's scales).
+pub(super) const DESC_XA: usize = 4;
+pub(super) const DESC_XB: usize = 5;
 
 /// The layout of one weight-stationary problem (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,18 +124,136 @@ pub struct WsMemLayout {
     pub c_base: u32,
     /// See `w_base`.
     pub d_base: u32,
+    /// What travels beside the operands (dense: nothing).
+    pub operands: WsOperands,
+    /// Rows of B (dense K positions) a weight box holds: `R * w`, or for a 2:4 sparse A the
+    /// dense positions its `R * w` kept values select from.
+    pub w_rows: usize,
+    /// Spans of `C` columns one weight row reads (the datapath's B lanes: `w`, or for a 2:4
+    /// sparse A [`sparse_b_lanes`]`(w)`).
+    pub w_spans: usize,
+    /// Beside A, in each A stage: a 2:4 sparse A's metadata E, or A's block scales.
+    pub xa: Option<SideRegion>,
+    /// Beside the weights, in each weight stage: B's block scales (MX only).
+    pub xb: Option<SideRegion>,
 }
 
-/// Bytes rounded up to a multiple of 16 (a TMA inner extent, a global row pitch).
-fn up16(bytes: u64) -> u64 {
-    bytes.div_ceil(16) * 16
+/// What a weight-stationary problem carries beside its operands, and so what its layout adds
+/// (`docs/memory.md`, "Sparse and block-scaled problems").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WsOperands {
+    /// Dense A and B.
+    Dense,
+    /// A 2:4 sparse A: its kept values (`M x K/2`) and, beside them, its metadata E
+    /// (`M x ceil(K/8)` bytes, 2 bits a kept value); B is dense (`K` rows).
+    Sparse {
+        /// The dense inner dimension `K` (B's rows).
+        k_dense: usize,
+    },
+    /// Block-scaled A and B with a scale byte every `block` elements of K: A's (`M x K/bs`)
+    /// beside A, B's (`K/bs x N`) beside the weights.
+    Mx {
+        /// The block size `bs` (the width: each PE holds one K-block).
+        block: usize,
+    },
+}
+
+/// A region of side bytes (metadata or scales), kept in global memory as *blocks*, as a
+/// sparse kernel keeps its metadata reordered for the loads that fetch it: a block holds the
+/// side bytes of one box of the operand's rows (A's side: a box of A's rows in one band; B's
+/// scales: one pass's `R` K-blocks by `C` columns), row after row, `row_bytes` a row, so that
+/// its TMA box is a few rows of up to 256 bytes rather than one 16-byte row (and global
+/// request) for every row of the operand. In a stage the block lands as it is, after the
+/// operand's rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SideRegion {
+    /// Global memory: the address, and the pitch of the region's rows (`q`).
+    pub gmem: (u64, u64),
+    /// Blocks of the region.
+    pub blocks: usize,
+    /// Rows of the operand (or K-blocks of B's scales) a block holds.
+    pub rows: usize,
+    /// Bytes one of them takes in a block.
+    pub row_bytes: u32,
+    /// Bytes of a box row (its inner extent: a multiple of 16, at most 256).
+    pub q: u32,
+    /// Bytes of a block (a whole number of box rows).
+    pub block_bytes: u32,
+    /// Offset of the block in its stage (after the operand's rows, 128-aligned).
+    pub offset: u32,
+    /// Bytes one read takes (with the row of A, or beside the weight row).
+    pub read: u32,
+}
+
+impl SideRegion {
+    /// `blocks` blocks of `rows` rows of `row_bytes` each, at `offset` in their stage.
+    fn new(blocks: usize, rows: usize, row_bytes: u32, offset: u32, read: u32) -> Self {
+        let raw = rows as u32 * row_bytes;
+        let q = (up16(u64::from(raw)) as u32).min(256);
+        SideRegion {
+            gmem: (0, u64::from(q)),
+            blocks,
+            rows,
+            row_bytes,
+            q,
+            block_bytes: raw.div_ceil(q) * q,
+            offset,
+            read,
+        }
+    }
+
+    /// Box rows of a block.
+    fn q_rows(&self) -> u32 {
+        self.block_bytes / self.q
+    }
+
+    /// Bytes the block takes in a stage.
+    fn stage_bytes(&self) -> u32 {
+        up128(self.block_bytes)
+    }
+
+    /// Bytes of the region in global memory.
+    fn gmem_bytes(&self) -> u64 {
+        self.blocks as u64 * u64::from(self.block_bytes)
+    }
+
+    /// The descriptor of the region: bytes, `[q, blocks * q_rows]`, a box one block.
+    fn descriptor(&self) -> TensorMap {
+        let mut t = TensorMap::dense(
+            ElemType::U8,
+            self.gmem.0,
+            &[
+                u64::from(self.q),
+                self.blocks as u64 * u64::from(self.q_rows()),
+            ],
+            &[self.q, self.q_rows()],
+        );
+        t.global_strides[0] = self.gmem.1;
+        t
+    }
+
+    /// The TMA coordinates of block `b`.
+    pub fn coords(&self, b: usize) -> [i32; 5] {
+        [0, (b as u32 * self.q_rows()) as i32, 0, 0, 0]
+    }
+
+    /// The global address of row `r` of block `b` (where the host writes it).
+    pub fn row_gmem(&self, b: usize, r: usize) -> u64 {
+        self.gmem.0
+            + b as u64 * u64::from(self.block_bytes)
+            + (r as u64) * u64::from(self.row_bytes)
+    }
 }
 
 /// The most bytes a band of `band_bytes` can start past a 16-byte boundary: band `i` starts
 /// at `i * band_bytes`, whose remainder mod 16 is a multiple of `gcd(band_bytes, 16)`.
 fn band_skew_max(band_bytes: u32) -> u32 {
-    let g = (1u32 << band_bytes.trailing_zeros().min(4)).min(16);
-    16 - g
+    16 - (1u32 << band_bytes.trailing_zeros().min(4))
+}
+
+/// Bytes rounded up to a multiple of 16 (a TMA inner extent, a global row pitch).
+fn up16(bytes: u64) -> u64 {
+    bytes.div_ceil(16) * 16
 }
 
 /// Bytes rounded up to a multiple of 128 (a TMA destination's alignment).
@@ -163,6 +295,17 @@ pub(super) fn row_done(next: usize, rows: usize, box_rows: usize) -> (bool, bool
     (next == rows || next.is_multiple_of(box_rows), next == rows)
 }
 
+impl WsOperands {
+    /// What travels beside A, in words.
+    fn xa_name(&self) -> &'static str {
+        match self {
+            WsOperands::Dense => "nothing",
+            WsOperands::Sparse { .. } => "2:4 metadata",
+            WsOperands::Mx { .. } => "block scales",
+        }
+    }
+}
+
 impl WsMemLayout {
     /// The layout of an `m x n x k` dense problem for `cfg` (dataflow `ws`) under `pc`, or
     /// the reason it cannot be laid out.
@@ -173,6 +316,60 @@ impl WsMemLayout {
         k: usize,
         pc: &MemPortConfig,
     ) -> Result<Self, HwError> {
+        Self::build(cfg, (m, n, k), WsOperands::Dense, pc)
+    }
+
+    /// The layout of an `m x n x k` 2:4 sparse problem (`k` dense, a multiple of 4: A holds
+    /// `m x k/2` kept values, E their metadata), or the reason it cannot be laid out.
+    pub fn new_sparse(
+        cfg: &CoreConfig,
+        m: usize,
+        n: usize,
+        k: usize,
+        pc: &MemPortConfig,
+    ) -> Result<Self, HwError> {
+        Self::build(cfg, (m, n, k / 2), WsOperands::Sparse { k_dense: k }, pc)
+    }
+
+    /// The layout of an `m x n x k` block-scaled problem with blocks of `block` elements of
+    /// K (`k` a multiple of it), or the reason it cannot be laid out.
+    pub fn new_mx(
+        cfg: &CoreConfig,
+        m: usize,
+        n: usize,
+        k: usize,
+        block: usize,
+        pc: &MemPortConfig,
+    ) -> Result<Self, HwError> {
+        Self::build(cfg, (m, n, k), WsOperands::Mx { block }, pc)
+    }
+
+    /// The first dense K position (B's row) the weight row of schedule step `step` reads:
+    /// `step * w`, or for a 2:4 sparse A the first position of its kept values' groups,
+    /// `4 * floor(step * w / 2)`.
+    pub fn w_k0(&self, step: usize) -> usize {
+        let w = self.sched.width;
+        match self.operands {
+            WsOperands::Sparse { .. } => 4 * (step * w / 2),
+            _ => step * w,
+        }
+    }
+
+    /// Rows of B (dense K positions): `K`.
+    pub fn b_rows(&self) -> usize {
+        match self.operands {
+            WsOperands::Sparse { k_dense } => k_dense,
+            _ => self.sched.k,
+        }
+    }
+
+    /// `m x n x k` in the schedule's positions (`k`: kept values for a sparse A).
+    fn build(
+        cfg: &CoreConfig,
+        (m, n, k): (usize, usize, usize),
+        operands: WsOperands,
+        pc: &MemPortConfig,
+    ) -> Result<Self, HwError> {
         let sched = WsSchedule::for_core(cfg, m, n, k);
         let (rows, cols, w) = (sched.rows, sched.cols, sched.width);
         let esa = container(cfg.fmt_a.width());
@@ -180,25 +377,64 @@ impl WsMemLayout {
         let esc = container(cfg.acc.width());
         let refuse = |why: String| Err(HwError::Unsupported(format!("{why} (ws, --memory tma)")));
         let fold_k = rows * w;
-        if fold_k > 256 {
-            return refuse(format!(
-                "a weight tile of R x w = {fold_k} K positions exceeds a TMA box's 256 rows"
-            ));
+        // The dense K positions a weight tile spans (a sparse fold's kept values select from
+        // twice as many; at w = 1 with R odd a fold may begin mid-group: two more).
+        let (w_rows, w_spans) = match operands {
+            WsOperands::Sparse { .. } => {
+                let bl = sparse_b_lanes(w);
+                let k0 = |step: usize| 4 * (step * w / 2);
+                let span = |f: usize| k0(f * rows + rows - 1) + bl - k0(f * rows);
+                (span(0).max(span(1)), bl)
+            }
+            _ => (fold_k, w),
+        };
+        if w_rows > 256 {
+            return refuse(match operands {
+                WsOperands::Sparse { .. } => format!(
+                    "a 2:4 sparse weight tile of {w_rows} dense K positions (the groups of \
+                     R x w = {fold_k} kept values) exceeds a TMA box's 256 rows"
+                ),
+                _ => format!(
+                    "a weight tile of R x w = {fold_k} K positions exceeds a TMA box's 256 rows"
+                ),
+            });
         }
         let a_row = fold_k as u32 * esa;
+        // Beside a row of A, the bytes its fold's side values take: E's 2 bits a kept value
+        // (a fold starting mid-byte reads one more), or one scale a K-block.
+        let xa_read = match operands {
+            WsOperands::Dense => 0,
+            WsOperands::Sparse { .. } if fold_k.is_multiple_of(4) => (fold_k / 4) as u32,
+            WsOperands::Sparse { .. } => (2 * fold_k + 6).div_ceil(8) as u32,
+            WsOperands::Mx { block } => (fold_k / block) as u32,
+        };
         // A fold's span in a wide box may start anywhere in a 16-byte chunk.
-        if span_lanes(15, a_row) > REQUEST_LANES {
-            return refuse(format!(
-                "one row of A ({a_row} bytes: R x w elements) exceeds a shared-memory \
-                 request's {REQUEST_LANES} lanes of 16 bytes"
-            ));
+        let a_lanes = span_lanes(15, a_row) + span_lanes(15, xa_read);
+        if a_lanes > REQUEST_LANES {
+            return refuse(match operands {
+                WsOperands::Dense => format!(
+                    "one row of A ({a_row} bytes: R x w elements) exceeds a shared-memory \
+                     request's {REQUEST_LANES} lanes of 16 bytes"
+                ),
+                _ => format!(
+                    "one row of A ({a_row} bytes: R x w elements) and its {xa_read} bytes of \
+                     {} ({a_lanes} lanes) exceed a shared-memory request's {REQUEST_LANES} \
+                     lanes of 16 bytes",
+                    operands.xa_name()
+                ),
+            });
         }
         let w_span = cols as u32 * esb;
-        let w_lanes = w * span_lanes(0, w_span);
+        let xb_read = match operands {
+            WsOperands::Mx { .. } => cols as u32,
+            _ => 0,
+        };
+        // (B's scales are a stream of their own: a row of `C` bytes is one or two lanes.)
+        let w_lanes = w_spans * span_lanes(0, w_span);
         if w_lanes > REQUEST_LANES {
             return refuse(format!(
-                "one weight row ({w} spans of {cols} columns of B: {w_lanes} lanes) exceeds a \
-                 shared-memory request's {REQUEST_LANES} lanes"
+                "one weight row ({w_spans} spans of {cols} columns of B: {w_lanes} lanes) \
+                 exceeds a shared-memory request's {REQUEST_LANES} lanes"
             ));
         }
         let w_pitch = up16(u64::from(w_span)) as u32;
@@ -213,17 +449,59 @@ impl WsMemLayout {
             s if s > 0 && band_boxes <= s.min(ring_max) => wide,
             _ => 1,
         };
-        // A band's start is aligned down to 16 bytes (a TMA box's inner start must be), so
-        // the box also holds the bytes between that boundary and the band.
+        // A band's start is aligned down to 16 bytes (a TMA box's inner start must be; a GPU
+        // traps otherwise), so the box also holds the bytes between that boundary and the band.
         let band_bytes = a_row * a_folds as u32;
         let a_pitch = up16(u64::from(band_bytes + band_skew_max(band_bytes))) as u32;
         let cd_pitch = up16(u64::from(cols as u32 * esc)) as u32;
-        if w_pitch / esb > 256 || a_pitch / esa > 256 {
+        let (mu, ku) = (m as u64, k as u64);
+        // The side regions' rows and widths (their global places are set below).
+        let w_part = up128(w_pitch * w_rows as u32);
+        let a_part = up128(a_pitch * a_box_rows as u32);
+        // A's side: a block a box of rows and band; B's scales: a block a pass's fold and
+        // column tile.
+        let bands = sched.folds.div_ceil(a_folds);
+        let row_boxes = m.div_ceil(a_box_rows);
+        let (xa, xb) = match operands {
+            WsOperands::Dense => (None, None),
+            // E: a band's bytes start at the byte holding its first kept value; a fold of it
+            // starts at most 6 bits into its first byte.
+            WsOperands::Sparse { .. } => {
+                let last = (6 + 2 * (a_folds - 1) * fold_k) / 8;
+                let e = SideRegion::new(
+                    row_boxes * bands,
+                    a_box_rows,
+                    last as u32 + xa_read,
+                    a_part,
+                    xa_read,
+                );
+                (Some(e), None)
+            }
+            WsOperands::Mx { .. } => {
+                let sa = SideRegion::new(
+                    row_boxes * bands,
+                    a_box_rows,
+                    (a_folds * rows) as u32,
+                    a_part,
+                    xa_read,
+                );
+                let sb = SideRegion::new(
+                    sched.col_tiles * sched.folds,
+                    rows,
+                    cols as u32,
+                    w_part,
+                    xb_read,
+                );
+                (Some(sa), Some(sb))
+            }
+        };
+        if w_pitch / esb > 256 || a_pitch / esa > 256 || xa.or(xb).is_some_and(|x| x.q_rows() > 256)
+        {
             return refuse("a box's inner extent exceeds 256 elements".into());
         }
         let cd_box_rows = sched.chunk_rows.min(CD_BOX_ROWS);
-        let w_stage_bytes = up128(w_pitch * fold_k as u32);
-        let a_stage_bytes = up128(a_pitch * a_box_rows as u32);
+        let w_stage_bytes = w_part + xb.map_or(0, |x| x.stage_bytes());
+        let a_stage_bytes = a_part + xa.map_or(0, |x| x.stage_bytes());
         let cd_slot_bytes = up128(cd_pitch * cd_box_rows as u32);
         let a_stages = match pc.stages {
             // Cover the latency; with bands, two of them (one read, the next loading).
@@ -256,14 +534,27 @@ impl WsMemLayout {
                 pc.params.smem_bytes
             ));
         }
-        let (mu, ku) = (m as u64, k as u64);
         let a = (0u64, up16(ku * u64::from(esa)));
+        let b_rows = match operands {
+            WsOperands::Sparse { k_dense } => k_dense as u64,
+            _ => ku,
+        };
         let panels = sched.col_tiles as u64;
         // B in column-tile panels of `C` columns, each row padded to 16 bytes (so a weight
-        // box starts at a 16-byte boundary): panel `t`'s row `k` at `b + (t * K + k) * pitch`.
+        // box starts at a 16-byte boundary): panel `t`'s K row `k` at `b + (t * K + k) * pitch`.
         let b = (a.0 + mu * a.1, u64::from(w_pitch));
-        let c = (b.0 + panels * ku * b.1, u64::from(cd_pitch));
+        let c = (b.0 + panels * b_rows * b.1, u64::from(cd_pitch));
         let d = (c.0 + panels * mu * c.1, c.1);
+        // The side regions after D: E or A's scales, then B's scales.
+        let mut end = d.0 + panels * mu * d.1;
+        let mut place = |x: Option<SideRegion>| {
+            x.map(|mut x| {
+                x.gmem.0 = end;
+                end += x.gmem_bytes();
+                x
+            })
+        };
+        let (xa, xb) = (place(xa), place(xb));
         Ok(Self {
             sched,
             esa,
@@ -273,7 +564,7 @@ impl WsMemLayout {
             b,
             c,
             d,
-            gmem_bytes: d.0 + panels * mu * d.1,
+            gmem_bytes: end,
             w_pitch,
             w_stage_bytes,
             a_pitch,
@@ -289,6 +580,11 @@ impl WsMemLayout {
             a_base,
             c_base,
             d_base,
+            operands,
+            w_rows,
+            w_spans,
+            xa,
+            xb,
         })
     }
 
@@ -300,8 +596,8 @@ impl WsMemLayout {
         }
     }
 
-    /// The four descriptors (inner dimension first): A `[K, M]`; B, C and D in column-tile
-    /// panels, `[padded C, K, panel]` and `[padded C, M, panel]`.
+    /// The descriptors (inner dimension first): A `[K, M]`; B, C and D in column-tile panels,
+    /// `[padded C, K, panel]` and `[padded C, M, panel]`; then the side regions'.
     pub fn descriptors(&self) -> Vec<TensorMap> {
         let s = &self.sched;
         let mut a = TensorMap::dense(
@@ -316,13 +612,13 @@ impl WsMemLayout {
             self.b.0,
             &[
                 u64::from(self.w_pitch / self.esb),
-                s.k as u64,
+                self.b_rows() as u64,
                 s.col_tiles as u64,
             ],
-            &[self.w_pitch / self.esb, (s.rows * s.width) as u32, 1],
+            &[self.w_pitch / self.esb, self.w_rows as u32, 1],
         );
         b.global_strides[0] = self.b.1;
-        b.global_strides[1] = self.b.1 * s.k as u64;
+        b.global_strides[1] = self.b.1 * self.b_rows() as u64;
         let mut c = TensorMap::dense(
             Self::elem(self.esc),
             self.c.0,
@@ -337,7 +633,9 @@ impl WsMemLayout {
         c.global_strides[1] = self.c.1 * s.m as u64;
         let mut d = c;
         d.global_address = self.d.0;
-        vec![a, b, c, d]
+        let mut maps = vec![a, b, c, d];
+        maps.extend(self.xa.iter().chain(&self.xb).map(SideRegion::descriptor));
+        maps
     }
 
     /// Passes of the run (one weight box each).
@@ -400,8 +698,7 @@ impl WsMemLayout {
             let before = (s.chunks - 1) * units;
             before * full + (band - before) * self.boxes_of(s.chunks - 1, self.a_box_rows)
         };
-        let band_start = (pass.fold / self.a_folds * self.a_folds * s.rows * s.width) as u32;
-        let skew = band_start * self.esa % 16;
+        let skew = self.band_k0(pass.fold / self.a_folds) as u32 * self.esa % 16;
         let offset = skew + (pass.fold % self.a_folds * s.rows * s.width) as u32 * self.esa;
         (first + row / self.a_box_rows, offset)
     }
@@ -444,7 +741,7 @@ impl WsMemLayout {
     pub fn w_coords(&self, p: usize) -> [i32; 5] {
         let s = &self.sched;
         let pass = s.pass(p);
-        let k0 = pass.fold * s.rows * s.width;
+        let k0 = self.w_k0(pass.fold * s.rows);
         [0, k0 as i32, pass.col_tile as i32, 0, 0]
     }
 
@@ -452,19 +749,58 @@ impl WsMemLayout {
     pub fn b_addr(&self, p: usize, j: usize) -> u64 {
         let s = &self.sched;
         let (panel, col) = (j / s.cols, j % s.cols);
-        self.b.0 + (panel * s.k + p) as u64 * self.b.1 + (col as u64) * u64::from(self.esb)
+        self.b.0
+            + (panel * self.b_rows() + p) as u64 * self.b.1
+            + (col as u64) * u64::from(self.esb)
     }
 
-    /// The TMA coordinates of A box `g`: `[K, row]`.
-    pub fn a_coords(&self, g: usize) -> [i32; 5] {
+    /// The block of B's scales beside weight box `p` (its column tile and fold; MX only).
+    pub fn xb_block(&self, p: usize) -> usize {
+        let pass = self.sched.pass(p);
+        pass.col_tile * self.sched.folds + pass.fold
+    }
+
+    /// The TMA coordinates of the box of B's scales beside weight box `p` (MX only).
+    pub fn xb_coords(&self, p: usize) -> [i32; 5] {
+        self.xb.map_or([0; 5], |x| x.coords(self.xb_block(p)))
+    }
+
+    /// The first K position (kept value for a sparse A) of band `band` of a column tile.
+    pub fn band_k0(&self, band: usize) -> usize {
+        band * self.a_folds * self.sched.rows * self.sched.width
+    }
+
+    /// The block of side bytes beside A box `g`: its box of rows, its band.
+    pub fn xa_block(&self, g: usize) -> usize {
+        let (band, r0) = self.a_band_rows(g);
+        r0 / self.a_box_rows * self.bands_per_tile() + band
+    }
+
+    /// The first K position (kept value for a sparse A) of A box `g`'s band.
+    fn a_k0(&self, g: usize) -> usize {
+        self.band_k0(self.a_band_rows(g).0)
+    }
+
+    /// A box `g`'s band (of its column tile) and first row.
+    fn a_band_rows(&self, g: usize) -> (usize, usize) {
         let s = &self.sched;
         let bands = self.bands_per_tile();
         let (band, x) = self.locate(g, s.col_tiles * bands, self.a_box_rows);
         let chunk = band / (s.col_tiles * bands);
-        let k0 = (band % bands) * self.a_folds * s.rows * s.width;
+        (band % bands, chunk * s.chunk_rows + x * self.a_box_rows)
+    }
+
+    /// The TMA coordinates of the side box beside A box `g` (its block).
+    pub fn xa_coords(&self, g: usize) -> [i32; 5] {
+        self.xa.map_or([0; 5], |x| x.coords(self.xa_block(g)))
+    }
+
+    /// The TMA coordinates of A box `g`: `[K, row]`.
+    pub fn a_coords(&self, g: usize) -> [i32; 5] {
+        let (band, r0) = self.a_band_rows(g);
+        let k0 = self.band_k0(band);
         // Aligned down to a 16-byte boundary; `a_box`'s offsets add the difference.
         let k0 = k0 - (k0 * self.esa as usize % 16) / self.esa as usize;
-        let r0 = chunk * s.chunk_rows + x * self.a_box_rows;
         [k0 as i32, r0 as i32, 0, 0, 0]
     }
 
@@ -493,6 +829,51 @@ impl WsMemLayout {
     /// The shared-memory address of A box `g`'s row `r`.
     pub fn a_row_addr(&self, g: usize, r: usize) -> u32 {
         self.a_base + (g % self.a_stages) as u32 * self.a_stage_bytes + r as u32 * self.a_pitch
+    }
+
+    /// The K row of pass `fold`'s weight tile where array row `i`'s weight row starts (`i *
+    /// w`; for a sparse A the row of its kept values' first group).
+    pub fn w_tile_row(&self, fold: usize, i: usize) -> usize {
+        let first = fold * self.sched.rows;
+        self.w_k0(first + i) - self.w_k0(first)
+    }
+
+    /// The shared-memory address of the side row beside row `r` of weight stage `p mod S_w`
+    /// (B's scales of K-block `r` of the fold), if any.
+    pub fn xb_row_addr(&self, p: usize, r: usize) -> Option<u32> {
+        self.xb.map(|x| {
+            self.w_base
+                + (p % self.w_stages) as u32 * self.w_stage_bytes
+                + x.offset
+                + r as u32 * x.row_bytes
+        })
+    }
+
+    /// The shared-memory address of the side box beside A box `g` (its stage's side rows).
+    pub fn xa_box_addr(&self, g: usize) -> u32 {
+        self.a_row_addr(g, 0) + self.xa.map_or(0, |x| x.offset)
+    }
+
+    /// The shared-memory address and first bit of the side values beside the row of A that
+    /// pass `p` reads at row `r` of A box `g` (E bits of the fold's kept values, or the
+    /// fold's scales), if any.
+    pub fn xa_read_at(&self, g: usize, r: usize, p: usize) -> Option<(u32, u32)> {
+        self.xa.map(|x| {
+            let s = &self.sched;
+            let fold_k = s.rows * s.width;
+            let row = self.a_base
+                + (g % self.a_stages) as u32 * self.a_stage_bytes
+                + x.offset
+                + r as u32 * x.row_bytes;
+            let kf = self.a_k0(g) + s.pass(p).fold % self.a_folds * fold_k;
+            match self.operands {
+                WsOperands::Mx { block } => (row + ((kf - self.a_k0(g)) / block) as u32, 0),
+                _ => {
+                    let bit = 2 * kf - 8 * (self.a_k0(g) / 4);
+                    (row + (bit / 8) as u32, (bit % 8) as u32)
+                }
+            }
+        })
     }
 
     /// The shared-memory address of C box `g`'s row `r`.
@@ -541,6 +922,11 @@ impl WsMemLayout {
             self.w_stages + self.a_stages + g % CD_SLOTS,
             (g / CD_SLOTS) & 1 == 1,
         )
+    }
+
+    /// Lanes one weight row's read takes (its spans of B).
+    pub fn w_read_lanes(&self) -> usize {
+        self.w_spans * span_lanes(0, self.w_span())
     }
 
     /// mbarriers in use.

@@ -1,6 +1,6 @@
 //! The read side of the weight-stationary memory path (scope `mem.consumer`): three streams
-//! read from shared memory into queues the core takes from, in the order the controller
-//! takes them:
+//! (four with B's block scales) read from shared memory into queues the core takes from, in
+//! the order the controller takes them:
 //! - weight rows (`wq_<x>_<j>`, 3 deep): pass `p`'s `R` rows, array row `R - 1` first, each
 //!   `w` spans of the stage's `C` columns, once the stage's `full` barrier has completed;
 //! - rows of A (`aq_<x>_<i>`, 3 deep): the rows every pass streams, one span of `R * w`
@@ -8,17 +8,22 @@
 //! - rows of C (`cq_<x>_<j>`, `R + L + 4` deep): one per row of each output block, read
 //!   ahead; a row of A on its pass's first fold may be fed only when an unclaimed row of C
 //!   is queued (`c_claimed` counts those claimed), and the accumulator block takes it `R + L`
-//!   cycles later, at the bottom of column 0.
+//!   cycles later, at the bottom of column 0;
+//! - beside a sparse or block-scaled problem's operands: a row of A's side bytes (its fold's
+//!   E bits, or its `R` scales) are read in the same request as the row and queued beside it,
+//!   one word an array row (`eq_<x>_<i>`: `2w` selects, from bit `got_eshift`; `xaq_<x>_<i>`:
+//!   a scale); B's scales are a fourth stream (`xb_rd_pass`, `xb_rd_row`, `xbq_<x>_<j>`), one
+//!   row of `C` a weight row, taken with it (a 32-span MX weight row fills a request alone).
 //!
 //! One read request a cycle carries whichever streams have room and data (weights, then A,
-//! then C, within a request's 32 lanes); the data returns in shared memory's read register
-//! the next cycle (`got_parts` says whose) and enters the queues at that edge. A request
-//! not accepted (a bank conflict's extra pass) is presented again unchanged (`rq_busy`,
-//! `rq_parts`).
+//! then C, then B's scales, within a request's 32 lanes); the data returns in shared memory's
+//! read register the next cycle (`got_parts` says whose) and enters the queues at that
+//! edge. A request not accepted (a bank conflict's extra pass) is presented again unchanged
+//! (`rq_busy`, `rq_parts`).
 
-use super::layout::{push_span, row_done, span_lanes, WsMemLayout, REQUEST_LANES};
+use super::layout::{push_span, row_done, span_lanes, WsMemLayout, WsOperands, REQUEST_LANES};
 use crate::hw::controller::index_bits;
-use crate::hw::mem_port::host::{container_shift, lanes_of, le_word};
+use crate::hw::mem_port::host::{container_shift, lanes_of, le_u128, le_word};
 use crate::hw::memory::SmemLane;
 use crate::hw::pe::set_lane;
 use crate::hw::PIPELINE_LATENCY;
@@ -28,6 +33,9 @@ use crate::rtl::{Bundle, Module, Reg, Result as RtlResult, Visitor, Wide};
 pub(super) const PART_W: u8 = 1;
 pub(super) const PART_A: u8 = 2;
 pub(super) const PART_C: u8 = 4;
+/// The request part of B's scales (MX only: a stream of its own, so that a weight row of
+/// `w = 32` spans still fits one request).
+pub(super) const PART_XB: u8 = 8;
 
 /// Depth of the weight and A queues: a row taken every cycle while the next is in shared
 /// memory's read register and the one after is being read.
@@ -118,6 +126,30 @@ pub struct WsReads<const W: usize> {
     cq: RowQueue<u32>,
     /// Queued rows of C claimed by fed rows of A and not yet read by the accumulator.
     c_claimed: Reg<u8>,
+    /// Beside the A queue, each queued row's side values per array row (`eq_<x>_<i>`: a
+    /// sparse step's selects; `xaq_<x>_<i>`: a K-block's scale of A); beside the weight
+    /// queue, each column's scale of B (`xbq_<x>_<j>`, MX). Absent when dense.
+    xaq: Option<RowQueue<u64>>,
+    xbq: Option<RowQueue<u64>>,
+    /// Bits of one array row's side word: `2w` selects, or an 8-bit scale.
+    xa_bits: u32,
+    /// The first E bit of the arriving row's fold in its first byte (sparse only).
+    got_shift: Option<Reg<u8>>,
+    /// The next row of B's scales to read (MX only): pass, and load cycle `k` (K-block
+    /// `R - 1 - k` of the fold), as the weight rows.
+    xb_rd: Option<(Reg<u32>, Reg<u32>)>,
+}
+
+/// `n` bits (at most 64) from bit `bit` of little-endian `bytes` (zeros past their end).
+fn bits_at(bytes: &[u8], bit: usize, n: u32) -> u64 {
+    let from = (bit / 8).min(bytes.len());
+    let to = (bit + n as usize).div_ceil(8).clamp(from, bytes.len());
+    let v = (le_u128(&bytes[from..to]) >> (bit % 8)) as u64;
+    if n >= 64 {
+        v
+    } else {
+        v & ((1u64 << n) - 1)
+    }
 }
 
 impl<const W: usize> WsReads<W> {
@@ -130,6 +162,33 @@ impl<const W: usize> WsReads<W> {
         let s = &lay.sched;
         let reg32 = |name: &'static str| Reg::new(name, 32, 0u32);
         let c_depth = s.rows + PIPELINE_LATENCY as usize + 4;
+        let (xa_name, xa_bits) = match lay.operands {
+            WsOperands::Sparse { .. } => ("eq", 2 * s.width as u32),
+            _ => ("xaq", 8),
+        };
+        let xaq = lay
+            .xa
+            .map(|_| RowQueue::new(xa_name, QUEUE_DEPTH, s.rows, xa_bits))
+            .transpose()?;
+        let xbq = lay
+            .xb
+            .map(|_| RowQueue::new("xbq", QUEUE_DEPTH, s.cols, 8))
+            .transpose()?;
+        let xb_rd = lay
+            .xb
+            .map(|_| -> RtlResult<_> {
+                Ok((
+                    Reg::new("xb_rd_pass", 32, 0)?,
+                    Reg::new("xb_rd_row", 32, 0)?,
+                ))
+            })
+            .transpose()?;
+        // One bit a stream of the request (B's scales only where there are some).
+        let part_bits = if lay.xb.is_some() { 4 } else { 3 };
+        let got_shift = match lay.operands {
+            WsOperands::Sparse { .. } => Some(Reg::new("got_eshift", 3, 0u8)?),
+            _ => None,
+        };
         Ok(Self {
             lay,
             a_bits,
@@ -143,18 +202,23 @@ impl<const W: usize> WsReads<W> {
             c_rd_row: reg32("c_rd_row")?,
             c_rd_box: reg32("c_rd_box")?,
             rq_busy: Reg::new("rq_busy", 1, false)?,
-            rq_parts: Reg::new("rq_parts", 3, 0)?,
-            got_parts: Reg::new("got_parts", 3, 0)?,
-            wq: RowQueue::new("wq", QUEUE_DEPTH, s.cols, b_bits * W as u32)?,
+            rq_parts: Reg::new("rq_parts", part_bits, 0)?,
+            got_parts: Reg::new("got_parts", part_bits, 0)?,
+            wq: RowQueue::new("wq", QUEUE_DEPTH, s.cols, b_bits * lay.w_spans as u32)?,
             aq: RowQueue::new("aq", QUEUE_DEPTH, s.rows, a_bits * W as u32)?,
             cq: RowQueue::new("cq", c_depth, s.cols, acc_bits)?,
             c_claimed: Reg::new("c_claimed", index_bits(c_depth + 1), 0)?,
+            xaq,
+            xbq,
+            xa_bits,
+            got_shift,
+            xb_rd,
         })
     }
 
-    /// A weight row is queued.
+    /// A weight row is queued (and, for MX, its row of B's scales).
     pub(super) fn w_ready(&self) -> bool {
-        self.wq.count() > 0
+        self.wq.count() > 0 && self.xbq.as_ref().is_none_or(|q| q.count() > 0)
     }
 
     /// A row of A is queued, and with it an unclaimed row of C if `first`.
@@ -172,14 +236,28 @@ impl<const W: usize> WsReads<W> {
         self.aq.head(i)
     }
 
+    /// Array row `i`'s side word beside the queued row of A (0 when dense).
+    pub(super) fn xa_head(&self, i: usize) -> u64 {
+        self.xaq.as_ref().map_or(0, |q| q.head(i))
+    }
+
+    /// Column `j`'s side word beside the queued weight row (0 unless MX).
+    pub(super) fn xb_head(&self, j: usize) -> u64 {
+        self.xbq.as_ref().map_or(0, |q| q.head(j))
+    }
+
     /// Column `j` of the queued row of C, if one is queued.
     pub(super) fn c_head(&self, j: usize) -> Option<u32> {
         (self.cq.count() > 0).then(|| self.cq.head(j))
     }
 
-    /// Weight passes whose every row has been read (their stages are free).
+    /// Weight passes whose every row (and row of B's scales) has been read (their stages
+    /// are free).
     pub(super) fn w_passes_read(&self) -> usize {
-        self.w_rd_pass.q() as usize
+        let w = self.w_rd_pass.q() as usize;
+        self.xb_rd
+            .as_ref()
+            .map_or(w, |(p, _)| w.min(p.q() as usize))
     }
 
     /// A boxes whose every row has been read by every pass that reads it.
@@ -198,6 +276,25 @@ impl<const W: usize> WsReads<W> {
         let row = self.a_rd_row.q() as usize;
         let (g, offset) = lay.a_box(p, row);
         (g, lay.a_row_addr(g, row % lay.a_box_rows) + offset)
+    }
+
+    /// The shared-memory address and first bit of the next row of A's side values (of pass
+    /// `p`), if any.
+    fn xa_addr(&self, p: usize) -> Option<(u32, u32)> {
+        let lay = &self.lay;
+        let row = self.a_rd_row.q() as usize;
+        let (g, _) = lay.a_box(p, row);
+        lay.xa_read_at(g, row % lay.a_box_rows, p)
+    }
+
+    /// Lanes the next row of A takes with its side values (of pass `p`).
+    fn a_lanes(&self, p: usize, addr: u32) -> usize {
+        let lay = &self.lay;
+        span_lanes(addr, lay.a_span())
+            + self
+                .xa_addr(p)
+                .zip(lay.xa)
+                .map_or(0, |((x, _), r)| span_lanes(x, r.read))
     }
 
     /// This cycle's read request into `lanes`: the parts it carries (0: none). `full((bar,
@@ -221,7 +318,7 @@ impl<const W: usize> WsReads<W> {
             let mut parts = 0;
             let mut used = 0;
             let (wp, ap) = (self.w_rd_pass.q() as usize, self.a_rd_pass.q() as usize);
-            let w_lanes = s.width * span_lanes(0, lay.w_span());
+            let w_lanes = lay.w_read_lanes();
             if wp < lay.passes()
                 && room(self.wq.count(), QUEUE_DEPTH, PART_W)
                 && full(lay.w_bar(wp))
@@ -231,7 +328,7 @@ impl<const W: usize> WsReads<W> {
             }
             let a_lanes = (ap < lay.passes()).then(|| {
                 let (g, addr) = self.a_addr(ap);
-                (g, span_lanes(addr, lay.a_span()))
+                (g, self.a_lanes(ap, addr))
             });
             if let Some((g, n)) = a_lanes {
                 if used + n <= REQUEST_LANES
@@ -249,26 +346,49 @@ impl<const W: usize> WsReads<W> {
                 && full(lay.c_bar(gc))
             {
                 parts |= PART_C;
+                used += span_lanes(0, lay.cd_span());
+            }
+            if let (Some((xp, xk)), Some(q), Some(x)) = (&self.xb_rd, &self.xbq, lay.xb) {
+                let xp = xp.q() as usize;
+                let addr = lay.xb_row_addr(xp, s.rows - 1 - xk.q() as usize);
+                if xp < lay.passes()
+                    && used + span_lanes(addr.unwrap_or(0), x.read) <= REQUEST_LANES
+                    && room(q.count(), QUEUE_DEPTH, PART_XB)
+                    && full(lay.w_bar(xp))
+                {
+                    parts |= PART_XB;
+                }
             }
             parts
         };
         if parts & PART_W != 0 {
             let (p, k) = (self.w_rd_pass.q() as usize, self.w_rd_row.q() as usize);
-            // Load cycle `k` fills array row `R - 1 - k`: K rows `(R - 1 - k) * w ..` of the
-            // fold's tile.
-            let r0 = (s.rows - 1 - k) * s.width;
-            for l in 0..s.width {
+            // Load cycle `k` fills array row `i = R - 1 - k`: K rows `i * w ..` of the fold's
+            // tile (for a sparse A, the dense rows of its kept values' groups).
+            let i = s.rows - 1 - k;
+            let r0 = lay.w_tile_row(s.pass(p).fold, i);
+            for l in 0..lay.w_spans {
                 push_span(lanes, lay.w_row_addr(p, r0 + l), lay.w_span());
             }
         }
         if parts & PART_A != 0 {
-            let (_, addr) = self.a_addr(self.a_rd_pass.q() as usize);
+            let p = self.a_rd_pass.q() as usize;
+            let (_, addr) = self.a_addr(p);
             push_span(lanes, addr, lay.a_span());
+            if let (Some((addr, _)), Some(x)) = (self.xa_addr(p), lay.xa) {
+                push_span(lanes, addr, x.read);
+            }
         }
         if parts & PART_C != 0 {
             let g = self.c_rd_box.q() as usize;
             let r = self.c_rd_row.q() as usize % lay.cd_box_rows;
             push_span(lanes, lay.c_row_addr(g, r), lay.cd_span());
+        }
+        if let (Some((p, k)), Some(x), true) = (&self.xb_rd, lay.xb, parts & PART_XB != 0) {
+            // B's scales of K-block `R - 1 - k` of pass `p`'s fold, one a column.
+            let i = s.rows - 1 - k.q() as usize;
+            let addr = lay.xb_row_addr(p.q() as usize, i).unwrap_or(0);
+            push_span(lanes, addr, x.read);
         }
         parts
     }
@@ -293,7 +413,14 @@ impl<const W: usize> WsReads<W> {
         let got = self.got_parts.q();
         // Arrivals: the parts of last cycle's read, in request order.
         let mut off = 0;
-        let (w_bytes, a_bytes) = (s.width * lay.w_span() as usize, lay.a_span() as usize);
+        let (xa_read, xb_read) = (
+            lay.xa.map_or(0, |x| x.read as usize),
+            lay.xb.map_or(0, |x| x.read as usize),
+        );
+        let (w_bytes, a_bytes) = (
+            lay.w_spans * lay.w_span() as usize,
+            lay.a_span() as usize + xa_read,
+        );
         let w_push = if got & PART_W != 0 {
             let bytes = &data[off..off + w_bytes];
             off += w_bytes;
@@ -308,15 +435,20 @@ impl<const W: usize> WsReads<W> {
         } else {
             None
         };
-        let c_push = (got & PART_C != 0).then(|| &data[off..off + lay.cd_span() as usize]);
+        let c_push = (got & PART_C != 0).then(|| {
+            let bytes = &data[off..off + lay.cd_span() as usize];
+            off += bytes.len();
+            bytes
+        });
+        let xb_push = (got & PART_XB != 0).then(|| &data[off..off + xb_read]);
         let (esa, esb, esc) = (lay.esa, lay.esb, lay.esc as usize);
         let (a_bits, b_bits, width) = (self.a_bits, self.b_bits, s.width);
-        let w_span = lay.w_span() as usize;
+        let (w_span, w_spans) = (lay.w_span() as usize, lay.w_spans);
         let w_word = w_push.map(|bytes| {
             move |j: usize| {
                 let mut words = Wide::<W>::ZERO;
                 let shift = container_shift(esb, b_bits);
-                for l in 0..width {
+                for l in 0..w_spans {
                     let at = l * w_span + j * esb as usize;
                     let v = le_word(&bytes[at..at + esb as usize]) >> shift;
                     set_lane(&mut words, l, b_bits, v);
@@ -328,6 +460,22 @@ impl<const W: usize> WsReads<W> {
             w_pop,
             w_word.as_ref().map(|f| f as &dyn Fn(usize) -> Wide<W>),
         );
+        // B's scales, taken with their weight row: column `j`'s byte.
+        if let Some(q) = self.xbq.as_mut() {
+            let word = xb_push.map(|bytes| move |j: usize| u64::from(bytes[j]));
+            q.update(w_pop, word.as_ref().map(|f| f as &dyn Fn(usize) -> u64));
+        }
+        // The row of A's side values after its elements: array row `i`'s selects (2w bits
+        // from the fold's first bit) or its K-block's scale byte.
+        if let Some(q) = self.xaq.as_mut() {
+            let at = lay.a_span() as usize;
+            let shift = self.got_shift.as_ref().map_or(0, |r| usize::from(r.q()));
+            let xa_bits = self.xa_bits;
+            let word = a_push.map(|bytes| {
+                move |i: usize| bits_at(&bytes[at..], shift + i * xa_bits as usize, xa_bits)
+            });
+            q.update(a_pop, word.as_ref().map(|f| f as &dyn Fn(usize) -> u64));
+        }
         let a_word = a_push.map(|bytes| {
             move |i: usize| lanes_of::<W>(&bytes[i * width * esa as usize..], esa, a_bits, width)
         });
@@ -343,6 +491,16 @@ impl<const W: usize> WsReads<W> {
         self.c_claimed.set_d(claimed as u8);
 
         // The request: presented again if not accepted, else the streams advance.
+        // The fold's first E bit travels with its read (sparse: a fold may start mid-byte).
+        let shift = if accepted && parts & PART_A != 0 {
+            self.xa_addr(self.a_rd_pass.q() as usize)
+                .map_or(0, |(_, bit)| bit)
+        } else {
+            0
+        };
+        if let Some(r) = self.got_shift.as_mut() {
+            r.set_d(shift as u8);
+        }
         self.rq_busy.set_d(parts != 0 && !accepted);
         self.rq_parts.set_d(if accepted { 0 } else { parts });
         self.got_parts.set_d(if accepted { parts } else { 0 });
@@ -386,6 +544,15 @@ impl<const W: usize> WsReads<W> {
                 self.c_rd_row.set_d(r as u32);
             }
         }
+        if let Some((p, k)) = self.xb_rd.as_mut().filter(|_| parts & PART_XB != 0) {
+            let next = k.q() as usize + 1;
+            if next == s.rows {
+                k.set_d(0);
+                p.set_d(p.q() + 1);
+            } else {
+                k.set_d(next as u32);
+            }
+        }
     }
 }
 
@@ -409,5 +576,18 @@ impl<const W: usize> Module for WsReads<W> {
         self.aq.visit(v);
         self.cq.visit(v);
         v.reg(&mut self.c_claimed);
+        if let Some(q) = self.xaq.as_mut() {
+            q.visit(v);
+        }
+        if let Some(q) = self.xbq.as_mut() {
+            q.visit(v);
+        }
+        if let Some(r) = self.got_shift.as_mut() {
+            v.reg(r);
+        }
+        if let Some((p, k)) = self.xb_rd.as_mut() {
+            v.reg(p);
+            v.reg(k);
+        }
     }
 }
