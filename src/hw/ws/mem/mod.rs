@@ -232,7 +232,7 @@ impl<const W: usize> WsMemoryPort<W> {
         check_dense_problem((m, n, k), (a.len(), b.len(), c.len()))?;
         let lay = WsMemLayout::new(&cfg, m, n, k, pc)?;
         let mut mem = memory_system(pc.params, lay.gmem_bytes, lay.mbars(), lay.descriptors())?;
-        // The host fills global memory: A (K-major), B (N-major, as given), C.
+        // The host fills global memory: A (K-major), B and C (column-tile panels).
         host_operand(&mut mem, lay.a, (lay.esa, cfg.fmt_a.width()), (m, k), a);
         host_b(&mut mem, &lay, cfg.fmt_b.width(), (k, n), b);
         host_c(&mut mem, &lay, c);
