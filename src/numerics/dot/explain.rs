@@ -13,7 +13,7 @@ use super::nvidia::{self, BlockAlign, BlockSum};
 use super::step::{stage_multiply, stage_special, MultiplyStage, SpecialStage};
 use super::{dot_rounded, DotResult};
 use crate::numerics::flags::{Flags, RoundingMode};
-use crate::numerics::format::Format;
+use crate::numerics::format::{Format, FP32};
 use crate::numerics::round::Rounded;
 
 /// What the mode-specific stages of one step produced.
@@ -122,7 +122,11 @@ fn step(
         return (m, None, StepStages::Ieee(fmas), acc, flags);
     }
     let sp = stage_special(&m, c);
-    if let Some(bits) = sp.result {
+    if let Some(mut bits) = sp.result {
+        if matches!(mode, AccMode::Nvidia(_)) && FP32.is_nan(u64::from(bits)) {
+            // The nvidia mode returns NVIDIA's canonical NaN.
+            bits = nvidia::nvidia_nan(FP32);
+        }
         return (m, Some(sp), StepStages::Special, bits, sp.flags);
     }
     match mode {
