@@ -49,6 +49,9 @@ pub enum StepStages {
     /// `nvidia` Blackwell FP8 block (exact product sum, truncated, then one RNE addition of
     /// `c`): only the result is broken out.
     NvidiaExactThenRne,
+    /// `nvidia` H200 FP8 block ([`BlockRule::K16Steps`]: two truncating k16 steps, then one
+    /// RNE addition of `c`): only the result is broken out.
+    NvidiaK16Steps,
 }
 
 /// One step (one block for `nvidia`, one rounding for `fused`/`exact`).
@@ -150,6 +153,10 @@ fn step(
                 round,
             };
             (m, Some(sp), stages, bits, flags)
+        }
+        AccMode::Nvidia(p) if p.rule == BlockRule::K16Steps => {
+            let r = nvidia::block(p, &m, c);
+            (m, Some(sp), StepStages::NvidiaK16Steps, r.bits, r.flags)
         }
         AccMode::Nvidia(p) => {
             let r = nvidia::block(p, &m, c);
