@@ -61,6 +61,8 @@ pub enum BlockRule {
     /// with k mod 4 in {2, 3}))`, `d = RNE(s2 + c)` in the accumulator format, where each
     /// inner block is the truncating alignment with `neab` extra bits and `R` rounds it to
     /// the accumulator per `out_rounding` (toward zero into FP32, to nearest even into FP16).
+    /// It is the code CUDA 13.0 emits for FP8 `mma.sync` on sm_90a: FP8-to-FP16 conversions
+    /// (`F2FP.F16.E4M3.UNPACK_B`), two `HMMA.16816` steps, then `FADD` (or `HADD2`) of `c`.
     K16Steps,
 }
 
@@ -96,8 +98,9 @@ pub enum Preset {
     Hopper,
     /// B200 (FP16, BF16, TF32, E4M3, E5M2).
     Blackwell,
-    /// H200 through `mma.sync` (measured by this project, 2026-12-04): Hopper's FP16, BF16
-    /// and TF32 blocks (TF32 in blocks of 8, one `m16n8k8`), FP8 per [`BlockRule::K16Steps`].
+    /// H200 through `mma.sync` built with CUDA 13.0 (measured by this project, 2026-12-04):
+    /// Hopper's FP16, BF16 and TF32 blocks (TF32 in blocks of 8, one `m16n8k8`), FP8 per
+    /// [`BlockRule::K16Steps`].
     H200,
 }
 
