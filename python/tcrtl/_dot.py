@@ -145,7 +145,8 @@ def dot(
         width: products per step for ieee and fused (1..=32); ``None`` is the command line's
             default, K capped at 32. (``ieee`` gives the same bits for every width: its FMAs
             run one product at a time.) ``nvidia`` uses its block size.
-        preset: ``volta``, ``ampere``, ``ada``, ``hopper`` or ``blackwell`` for ``nvidia``.
+        preset: ``volta``, ``ampere``, ``ada``, ``hopper``, ``blackwell`` or ``h200`` for
+            ``nvidia``.
         rounding: ``rne`` (default), ``rtz``, ``rdn``, ``rup`` for ieee, fused and exact.
         out_fmt: ``fp32`` (default) or ``fp16``: the accumulator format of C and D.
         satfinite: integer formats: clamp each step's sum to int32 instead of wrapping.

@@ -28,7 +28,7 @@ pub struct ArithArgs {
     /// Accumulation mode: ieee (default), fused, exact, nvidia (needs --preset).
     #[arg(long)]
     pub acc: Option<String>,
-    /// GPU preset for --acc nvidia: volta, ampere, ada, hopper, blackwell.
+    /// GPU preset for --acc nvidia: volta, ampere, ada, hopper, blackwell, h200.
     #[arg(long)]
     pub preset: Option<String>,
 }

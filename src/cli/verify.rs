@@ -33,10 +33,13 @@ enum VerifyCommand {
 pub struct MeasurementArgs {
     /// Directory of the set, e.g. .../tensor-core-measurements/H100/fp16.
     dir: PathBuf,
-    /// Input format of A and B: e4m3, e5m2, fp16, bf16, tf32.
+    /// Input format of A (and of B unless --b-format): e4m3, e5m2, fp16, bf16, tf32.
     #[arg(long)]
     format: String,
-    /// GPU preset: volta, ampere, ada, hopper, blackwell.
+    /// Input format of B, if it differs from A's (the mixed FP8 sets: e4m3 x e5m2).
+    #[arg(long, alias = "format-b")]
+    b_format: Option<String>,
+    /// GPU preset: volta, ampere, ada, hopper, blackwell, h200.
     #[arg(long)]
     preset: String,
     /// The accumulator the GPU wrote: fp32 (d_*fp32.txt) or fp16 (d_*fp16.txt, with C
@@ -75,10 +78,14 @@ fn hex_row(r: &[u32]) -> String {
 
 fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
     let fmt = values::input_format(&args.format)?;
+    let fmt_b = match &args.b_format {
+        Some(name) => values::input_format(name)?,
+        None => fmt,
+    };
     let preset = values::preset(&args.preset)?;
     let acc = values::acc_format(&args.out_format)?;
     let params = preset
-        .params_for(fmt, fmt, acc)
+        .params_for(fmt, fmt_b, acc)
         .map_err(|e| e.to_string())?;
     let mode = AccMode::Nvidia(params);
     let set = load_acc(&args.dir, args.limit, acc)?;
@@ -97,27 +104,27 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
     let mut matched = 0usize;
     let mut mismatches = Vec::new();
     for (row, ((ra, rb), &d)) in set.a.iter().zip(&set.b).zip(&set.d).enumerate() {
-        let enc = |r: &[u32]| -> Result<Vec<u64>, String> {
+        let enc = |f, r: &[u32]| -> Result<Vec<u64>, String> {
             r.iter()
                 .map(|&w| {
-                    encode_word(fmt, w).ok_or_else(|| {
+                    encode_word(f, w).ok_or_else(|| {
                         format!(
-                            "row {}: {w:08x} is not exactly representable in {fmt}",
+                            "row {}: {w:08x} is not exactly representable in {f}",
                             row + 1
                         )
                     })
                 })
                 .collect()
         };
-        let a = enc(ra)?;
-        let b = enc(rb)?;
+        let a = enc(fmt, ra)?;
+        let b = enc(fmt_b, rb)?;
         let c = if args.zero_c { 0 } else { set.c_in(row, acc) };
         let ours = dot_acc(
             &mode,
             RoundingMode::NearestEven,
             acc,
             fmt,
-            fmt,
+            fmt_b,
             &a,
             &b,
             c,
@@ -146,15 +153,21 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
             })
             .collect();
         let obj = serde_json::json!({
-            "dir": args.dir.display().to_string(), "format": fmt.name, "preset": preset.name(),
+            "dir": args.dir.display().to_string(), "format": fmt.name, "b_format": fmt_b.name,
+            "preset": preset.name(),
             "out_format": acc.name,
             "k": set.k, "files": files, "matched": matched, "total": total, "first_mismatches": list,
         });
         outln!("{obj}");
     } else {
         outln!(
-            "{}: {matched}/{total} rows match (format {fmt}, output {acc}, preset {preset}, K = {}, n = {})",
+            "{}: {matched}/{total} rows match (format {}, output {acc}, preset {preset}, K = {}, n = {})",
             args.dir.display(),
+            if fmt_b == fmt {
+                fmt.name.to_string()
+            } else {
+                format!("{fmt} x {fmt_b}")
+            },
             set.k,
             params.block
         );

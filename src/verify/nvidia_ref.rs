@@ -10,8 +10,9 @@
 //! normalised and truncated by this file's own code. Only a format's name is read from
 //! [`Format`]; the block parameters come from this file's own table ([`ref_params`]).
 //!
-//! Conventions (those of the MATLAB models the measurements were taken against): NaN results
-//! are `0x7FC00000` (FP16 output: `0x7E00`); an exactly zero aligned sum (also a block in
+//! Conventions: NaN results are NVIDIA's canonical NaN `0x7FFFFFFF` (FP16 output: `0x7FFF`),
+//! as an H200 returns them (docs/numerics.md, "Checked on an H200"); the other conventions are
+//! those of the MATLAB models the measurements were taken against: an exactly zero aligned sum (also a block in
 //! which no term takes part) gives `+0`; overflow of the truncated FP32 result gives the
 //! signed infinity (FP16 output: round to nearest even, overflowing to the infinity).
 
@@ -22,8 +23,8 @@ use crate::numerics::dot::Preset;
 use crate::numerics::format::{Format, BF16, E4M3, E5M2, FP16, TF32};
 use num_bigint::{BigInt, BigUint, Sign};
 
-/// The canonical FP32 NaN the reference returns.
-pub const REF_NAN: u32 = 0x7FC0_0000;
+/// The canonical FP32 NaN the reference returns (NVIDIA's, measured on an H200).
+pub const REF_NAN: u32 = 0x7FFF_FFFF;
 
 /// How a block combines its products with `c`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +39,12 @@ pub enum RefRule {
     /// 32: `s1 = RNE16(block(products with k mod 4 in {0, 1}))` from zero, `s2 =
     /// RNE16(block(s1 and the products with k mod 4 in {2, 3}))`, `d = RNE16(s2 + c)`.
     HalfSteps,
+    /// H200 FP8 through `mma.sync` (measured, docs/numerics.md "Checked on an H200"), per
+    /// block of 32 into either accumulator: `s1 = block(products with k mod 4 in {0, 1})` from
+    /// zero, `s2 = block(s1 and the products with k mod 4 in {2, 3})` (each block with its own
+    /// specials, truncated to FP32 or rounded to nearest even to FP16), then
+    /// `d = RNE(s2 + c)` in the accumulator, IEEE specials included.
+    K16Steps,
 }
 
 /// The parameters of one preset for one input kind, from the presets table of docs/numerics.md.
@@ -86,11 +93,11 @@ pub fn ref_params(preset: Preset, fmt_a: Format, fmt_b: Format) -> Option<RefPar
     } else {
         return None;
     };
-    use Preset::{Ada, Ampere, Blackwell, Hopper, Volta};
+    use Preset::{Ada, Ampere, Blackwell, Hopper, Volta, H200};
     let floor = match preset {
         Volta => -1024,
         Ampere | Ada => -132,
-        Hopper | Blackwell => -133,
+        Hopper | Blackwell | H200 => -133,
     };
     let fma = |n, neab, out_frac_bits| RefParams {
         n,
@@ -105,8 +112,13 @@ pub fn ref_params(preset: Preset, fmt_a: Format, fmt_b: Format) -> Option<RefPar
         (Ampere | Ada, Input::Fp16 | Input::Bf16) => Some(fma(8, 1, 23)),
         (Ampere | Ada, Input::Tf32) => Some(fma(4, 1, 23)),
         (Ada, Input::Fp8) => Some(fma(16, -10, 13)),
-        (Hopper | Blackwell, Input::Fp16 | Input::Bf16) => Some(fma(16, 2, 23)),
+        (Hopper | Blackwell | H200, Input::Fp16 | Input::Bf16) => Some(fma(16, 2, 23)),
         (Hopper | Blackwell, Input::Tf32) => Some(fma(4, 2, 23)),
+        (H200, Input::Tf32) => Some(fma(8, 2, 23)),
+        (H200, Input::Fp8) => Some(RefParams {
+            rule: RefRule::K16Steps,
+            ..fma(32, 2, 23)
+        }),
         (Hopper, Input::Fp8) => Some(fma(32, -10, 13)),
         (Blackwell, Input::Fp8) => Some(RefParams {
             rule: RefRule::RzSumThenRne,
@@ -142,7 +154,7 @@ pub fn ref_params_acc(
     };
     match preset {
         _ if fmt_a == FP16 && fmt_b == FP16 => Some(fp16),
-        Preset::Ada if fp8(fmt_a) && fp8(fmt_b) => Some(fp16),
+        Preset::Ada | Preset::H200 if fp8(fmt_a) && fp8(fmt_b) => Some(fp16),
         Preset::Hopper | Preset::Blackwell if fp8(fmt_a) && fp8(fmt_b) => Some(RefParams {
             n: 32,
             neab: 2,
@@ -225,12 +237,12 @@ fn special(products: &[f64], c: f64) -> Option<u32> {
     }
 }
 
-/// An FP32 special result as the FP16 pattern of the same class (NaN `0x7E00`, `+-Inf`).
+/// An FP32 special result as the FP16 pattern of the same class (NaN `0x7FFF`, `+-Inf`).
 fn special16(s: u32) -> u32 {
     match s {
         0x7F80_0000 => 0x7C00,
         0xFF80_0000 => 0xFC00,
-        _ => 0x7E00,
+        _ => 0x7FFF,
     }
 }
 
@@ -353,6 +365,34 @@ fn half_steps(p: &RefParams, fa: Format, fb: Format, a: &[u64], b: &[u64], c: u3
     u32::from(round_fp16_flags(&exact_of_finite(&[s2f, cf]), RefRounding::NearestEven).0)
 }
 
+/// One H200 FP8 block ([`RefRule::K16Steps`]): two truncating k16 blocks (the products with
+/// `k mod 4` in `{0, 1}` from zero, then those in `{2, 3}` onto the first's result), each
+/// deciding its own specials, then `c` added once with round to nearest even in the
+/// accumulator (specials first: `+Inf` and `-Inf` give the NaN).
+fn k16_steps(p: &RefParams, fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32) -> u32 {
+    let pick = |first: usize| -> (Vec<u64>, Vec<u64>) {
+        (0..a.len().min(b.len()))
+            .filter(|k| k % 4 == first || k % 4 == first + 1)
+            .map(|k| (a[k], b[k]))
+            .unzip()
+    };
+    let (a1, b1) = pick(0);
+    let (a2, b2) = pick(2);
+    let s1 = block_fma(p, fa, fb, &a1, &b1, 0);
+    let s2 = block_fma(p, fa, fb, &a2, &b2, s1);
+    let (s2f, _) = acc_value(p, s2);
+    let (cf, _) = acc_value(p, c);
+    if let Some(s) = special(&[s2f], cf) {
+        return if p.fp16_out { special16(s) } else { s };
+    }
+    let sum = exact_of_finite(&[cf, s2f]);
+    if p.fp16_out {
+        u32::from(round_fp16_flags(&sum, RefRounding::NearestEven).0)
+    } else {
+        round_fp32(&sum, RefRounding::NearestEven)
+    }
+}
+
 /// One Blackwell FP8 block: `RNE32(c + RZ32(exact sum of the products))`, specials first.
 fn block_rz_then_rne(fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32) -> u32 {
     let products: Vec<f64> = a
@@ -388,6 +428,7 @@ pub fn nvidia_ref_dot(
             RefRule::BlockFma => block_fma(p, fmt_a, fmt_b, ca, cb, acc),
             RefRule::RzSumThenRne => block_rz_then_rne(fmt_a, fmt_b, ca, cb, acc),
             RefRule::HalfSteps => half_steps(p, fmt_a, fmt_b, ca, cb, acc),
+            RefRule::K16Steps => k16_steps(p, fmt_a, fmt_b, ca, cb, acc),
         };
     }
     acc

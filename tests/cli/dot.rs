@@ -225,6 +225,49 @@ fn verify_measurements_vendored_set() {
     assert_eq!(v["total"], 300);
 }
 
+/// A mixed FP8 set needs `--b-format`: with it every committed row of the H200 E4M3 x E5M2
+/// set matches `h200` (FP32 and FP16 output); without it B's E5M2 values are not E4M3 words.
+#[test]
+fn verify_measurements_mixed_formats() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/tensor-core-measurements/H200/E4M3xE5M2"
+    );
+    for out in ["fp32", "fp16"] {
+        let o = tcrtl(&[
+            "verify",
+            "measurements",
+            dir,
+            "--format",
+            "e4m3",
+            "--b-format",
+            "e5m2",
+            "--preset",
+            "h200",
+            "--out-format",
+            out,
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        assert_eq!(v["matched"], 1024, "{out}");
+        assert_eq!(v["total"], 1024, "{out}");
+        assert_eq!(v["b_format"], "e5m2", "{out}");
+    }
+    assert_error(
+        &[
+            "verify",
+            "measurements",
+            dir,
+            "--format",
+            "e4m3",
+            "--preset",
+            "h200",
+        ],
+        "not exactly representable in e4m3",
+    );
+}
+
 #[test]
 fn verify_measurements_reports_mismatches() {
     // H100 FP8 was measured with C = 0: using the c file must mismatch and exit 1.

@@ -30,21 +30,21 @@ const CASES: [(&str, &str, &str, &str, &[&str]); 3] = [
         "0x3c00,0x3c00,0x3c00,0x3c00,0x3c00",
         "0x4000,0x0001,0x0003,0x3c00,0xbc00",
         "0x3f800001",
-        &["volta", "ampere", "ada", "hopper", "blackwell"],
+        &["volta", "ampere", "ada", "hopper", "blackwell", "h200"],
     ),
     (
         "bf16",
         "0x3f80,0x3f81,0x0001",
         "0x3f80,0xbf80,0x3f80",
         "0x33800000",
-        &["ampere", "ada", "hopper", "blackwell"],
+        &["ampere", "ada", "hopper", "blackwell", "h200"],
     ),
     (
         "e4m3",
         "0x38,0x01,0x7e,0xfe",
         "0x38,0x01,0x38,0x38",
         "0x3f800000",
-        &["ada", "hopper", "blackwell"],
+        &["ada", "hopper", "blackwell", "h200"],
     ),
 ];
 
@@ -145,7 +145,7 @@ fn table_has_a_row_per_mode() {
     assert!(o.status.success());
     let text = String::from_utf8_lossy(&o.stdout);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 1 + 6, "{text}"); // header, ieee, fused, exact, ada, hopper, blackwell
+    assert_eq!(lines.len(), 1 + 7, "{text}"); // header, ieee, fused, exact, ada, hopper, blackwell, h200
     assert!(lines[0].starts_with("acc"));
     for l in &lines[1..] {
         assert!(l.contains("0x41300000"), "{l}"); // 1*3 + 2*4 = 11 exactly, in every mode

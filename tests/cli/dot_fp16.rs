@@ -149,7 +149,7 @@ fn out_format_errors() {
     );
 }
 
-/// `--acc all` with FP16 output lists ada, and every row is FP16 (4 hex digits).
+/// `--acc all` with FP16 output lists ada (and h200), and every row is FP16 (4 hex digits).
 #[test]
 fn acc_all_fp16_output_has_ada() {
     let v = json(&[
@@ -168,7 +168,7 @@ fn acc_all_fp16_output_has_ada() {
     ]);
     let rows = v.as_array().expect("a list");
     let presets: Vec<&str> = rows.iter().filter_map(|r| r["preset"].as_str()).collect();
-    assert_eq!(presets, ["ada", "hopper", "blackwell"]);
+    assert_eq!(presets, ["ada", "hopper", "blackwell", "h200"]);
     for r in rows {
         assert_eq!(r["out_format"], "fp16");
         assert_eq!(r["bits"].as_str().map(str::len), Some(6), "{r}");

@@ -383,5 +383,5 @@ fn convert_trace_digest() {
 
 #[test]
 fn step_trace_digest() {
-    check("step", &step_digest(), 0x939c00699acb330d);
+    check("step", &step_digest(), 0x190313ecde4c8718);
 }

@@ -261,9 +261,9 @@ fn fp16_output_c_and_subnormals() {
         assert_eq!(run(&mode, FP16, FP16, &[0.0], &[0.0], h(p2(-24)), 0, 4), 1);
         assert_eq!(run(&mode, FP16, FP16, &[p2(-24)], &[0.5], 0, 0, 4), 0);
         assert_eq!(run(&mode, FP16, FP16, &[p2(-24)], &[1.5], 0, 0, 4), 2);
-        // Overflow of the FP16 accumulator gives +Inf; NaN is FP16's canonical 0x7E00.
+        // Overflow of the FP16 accumulator gives +Inf; NaN is NVIDIA's canonical 0x7FFF.
         assert_eq!(run(&mode, FP16, FP16, &[65504.0], &[2.0], 0, 0, 4), 0x7C00);
-        assert_eq!(run(&mode, FP16, FP16, &[1.0], &[1.0], 0x7C01, 0, 4), 0x7E00);
+        assert_eq!(run(&mode, FP16, FP16, &[1.0], &[1.0], 0x7C01, 0, 4), 0x7FFF);
     }
 }
 

@@ -10,6 +10,7 @@ mod course_edition;
 mod exact_ref;
 mod fp16_tf32_probes;
 mod fp8_table;
+mod h200_measurements;
 mod mx_ref;
 mod nvidia_measurements;
 mod nvidia_probes;

@@ -1,7 +1,8 @@
 //! Every vendored real-GPU measurement set (first 300 rows of each) must match the `nvidia`
 //! mode bit for bit, FP32 outputs and, where the GPU also accumulated into FP16, FP16
 //! outputs. The full sets: `tcrtl verify measurements DIR --format F --preset P
-//! [--out-format fp16]`.
+//! [--out-format fp16]`. Our own H200 sets (data/tensor-core-measurements/H200) are checked
+//! in `h200_measurements.rs`.
 
 use std::path::PathBuf;
 use tensorcore_rtl::numerics::dot::{dot, dot_acc, AccMode, BlockRule, Preset};

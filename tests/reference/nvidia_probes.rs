@@ -5,7 +5,7 @@
 use tensorcore_rtl::numerics::dot::{dot, AccMode, Preset};
 use tensorcore_rtl::numerics::format::{E4M3, FP16};
 
-const ALL: [Preset; 5] = Preset::ALL;
+const ALL: [Preset; 6] = Preset::ALL;
 
 /// FP16 encoding of an exactly representable value (via the `half` crate).
 fn h(v: f64) -> u64 {
@@ -191,9 +191,9 @@ fn specials_first() {
     for p in ALL {
         assert_eq!(run(p, &[inf], &[1.0], 1.0), 0x7F80_0000, "{p}");
         assert_eq!(run(p, &[-inf], &[1.0], 1.0), 0xFF80_0000, "{p}");
-        assert_eq!(run(p, &[inf, inf], &[1.0, -1.0], 0.0), 0x7FC0_0000, "{p}");
-        assert_eq!(run(p, &[inf], &[0.0], 0.0), 0x7FC0_0000, "{p}");
-        assert_eq!(run(p, &[1.0], &[1.0], f64::NAN), 0x7FC0_0000, "{p}");
+        assert_eq!(run(p, &[inf, inf], &[1.0, -1.0], 0.0), 0x7FFF_FFFF, "{p}");
+        assert_eq!(run(p, &[inf], &[0.0], 0.0), 0x7FFF_FFFF, "{p}");
+        assert_eq!(run(p, &[1.0], &[1.0], f64::NAN), 0x7FFF_FFFF, "{p}");
         assert_eq!(run(p, &[1.0], &[1.0], -inf), 0xFF80_0000, "{p}");
     }
 }

@@ -172,6 +172,13 @@ fn step_lines(s: &StepExplained, fmt_a: Format, fmt_b: Format, rounding: &str) -
         StepStages::NvidiaExactThenRne => {
             out.push("  block: exact product sum truncated to FP32, then RNE32(c + it)".into());
         }
+        StepStages::NvidiaK16Steps => {
+            out.push(
+                "  block: s1 = k16 step over k mod 4 in {0,1} from 0, s2 = k16 step over s1 and \
+                 k mod 4 in {2,3} (each truncating, RZ to FP32), then RNE32(c + s2)"
+                    .into(),
+            );
+        }
     }
     out.push(format!("  -> acc {} flags {}", fp32(s.bits), s.flags));
     out

@@ -13,7 +13,7 @@ use super::nvidia::{self, BlockAlign, BlockSum};
 use super::step::{stage_multiply, stage_special, MultiplyStage, SpecialStage};
 use super::{dot_rounded, DotResult};
 use crate::numerics::flags::{Flags, RoundingMode};
-use crate::numerics::format::Format;
+use crate::numerics::format::{Format, FP32};
 use crate::numerics::round::Rounded;
 
 /// What the mode-specific stages of one step produced.
@@ -49,6 +49,9 @@ pub enum StepStages {
     /// `nvidia` Blackwell FP8 block (exact product sum, truncated, then one RNE addition of
     /// `c`): only the result is broken out.
     NvidiaExactThenRne,
+    /// `nvidia` H200 FP8 block ([`BlockRule::K16Steps`]: two truncating k16 steps, then one
+    /// RNE addition of `c`): only the result is broken out.
+    NvidiaK16Steps,
 }
 
 /// One step (one block for `nvidia`, one rounding for `fused`/`exact`).
@@ -122,7 +125,11 @@ fn step(
         return (m, None, StepStages::Ieee(fmas), acc, flags);
     }
     let sp = stage_special(&m, c);
-    if let Some(bits) = sp.result {
+    if let Some(mut bits) = sp.result {
+        if matches!(mode, AccMode::Nvidia(_)) && FP32.is_nan(u64::from(bits)) {
+            // The nvidia mode returns NVIDIA's canonical NaN.
+            bits = nvidia::nvidia_nan(FP32);
+        }
         return (m, Some(sp), StepStages::Special, bits, sp.flags);
     }
     match mode {
@@ -146,6 +153,10 @@ fn step(
                 round,
             };
             (m, Some(sp), stages, bits, flags)
+        }
+        AccMode::Nvidia(p) if p.rule == BlockRule::K16Steps => {
+            let r = nvidia::block(p, &m, c);
+            (m, Some(sp), StepStages::NvidiaK16Steps, r.bits, r.flags)
         }
         AccMode::Nvidia(p) => {
             let r = nvidia::block(p, &m, c);

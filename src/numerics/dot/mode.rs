@@ -54,6 +54,16 @@ pub enum BlockRule {
     /// products with k mod 4 in {2, 3}))`, `d = RNE16(s2 + c)`; each inner block is the
     /// truncating alignment with `neab` extra bits.
     HalfSteps,
+    /// H200 FP8 through `mma.sync` (measured on an H200, docs/numerics.md "Checked on an
+    /// H200"): per block of 32 products two k16 steps into the accumulator from zero, then
+    /// `c` added last, each step deciding its own NaN and infinities (IEEE):
+    /// `s1 = R(block(products with k mod 4 in {0, 1}))`, `s2 = R(block(s1 and the products
+    /// with k mod 4 in {2, 3}))`, `d = RNE(s2 + c)` in the accumulator format, where each
+    /// inner block is the truncating alignment with `neab` extra bits and `R` rounds it to
+    /// the accumulator per `out_rounding` (toward zero into FP32, to nearest even into FP16).
+    /// It is the code CUDA 13.0 emits for FP8 `mma.sync` on sm_90a: FP8-to-FP16 conversions
+    /// (`F2FP.F16.E4M3.UNPACK_B`), two `HMMA.16816` steps, then `FADD` (or `HADD2`) of `c`.
+    K16Steps,
 }
 
 /// Parameters of the NVIDIA block FMA.
@@ -88,6 +98,10 @@ pub enum Preset {
     Hopper,
     /// B200 (FP16, BF16, TF32, E4M3, E5M2).
     Blackwell,
+    /// H200 through `mma.sync` built with CUDA 13.0 (measured by this project, 2026-12-04):
+    /// Hopper's FP16, BF16 and TF32 blocks (TF32 in blocks of 8, one `m16n8k8`), FP8 per
+    /// [`BlockRule::K16Steps`].
+    H200,
 }
 
 /// Errors of the dot-product unit's configuration and inputs.
@@ -158,15 +172,16 @@ pub enum DotError {
 
 impl Preset {
     /// All presets, oldest first.
-    pub const ALL: [Preset; 5] = [
+    pub const ALL: [Preset; 6] = [
         Preset::Volta,
         Preset::Ampere,
         Preset::Ada,
         Preset::Hopper,
         Preset::Blackwell,
+        Preset::H200,
     ];
 
-    /// Short name (`volta`, `ampere`, `ada`, `hopper`, `blackwell`).
+    /// Short name (`volta`, `ampere`, `ada`, `hopper`, `blackwell`, `h200`).
     pub const fn name(self) -> &'static str {
         match self {
             Preset::Volta => "volta",
@@ -174,6 +189,7 @@ impl Preset {
             Preset::Ada => "ada",
             Preset::Hopper => "hopper",
             Preset::Blackwell => "blackwell",
+            Preset::H200 => "h200",
         }
     }
 
@@ -190,7 +206,7 @@ impl Preset {
         match self {
             Preset::Volta => -1024,
             Preset::Ampere | Preset::Ada => -132,
-            Preset::Hopper | Preset::Blackwell => -133,
+            Preset::Hopper | Preset::Blackwell | Preset::H200 => -133,
         }
     }
 
@@ -209,7 +225,8 @@ impl Preset {
     /// bits; Blackwell FP8 follows [`BlockRule::ExactThenRne`]). FP16 output rounds each
     /// block's exact aligned sum once to FP16, to nearest even, with the same `n`, `neab` and
     /// floor; Hopper and Blackwell FP8 into FP16 follow [`BlockRule::HalfSteps`] with the FP16
-    /// preset's alignment (two extra bits).
+    /// preset's alignment (two extra bits). H200 FP8 follows [`BlockRule::K16Steps`] into
+    /// either accumulator (two extra bits).
     pub fn params_for(
         self,
         fmt_a: Format,
@@ -250,10 +267,12 @@ impl Preset {
             (Preset::Volta, InputKind::Fp16) => block_fma(4, 0),
             (Preset::Ampere | Preset::Ada, InputKind::Fp16 | InputKind::Bf16) => block_fma(8, 1),
             (Preset::Ampere | Preset::Ada, InputKind::Tf32) => block_fma(4, 1),
-            (Preset::Hopper | Preset::Blackwell, InputKind::Fp16 | InputKind::Bf16) => {
-                block_fma(16, 2)
-            }
+            (
+                Preset::Hopper | Preset::Blackwell | Preset::H200,
+                InputKind::Fp16 | InputKind::Bf16,
+            ) => block_fma(16, 2),
             (Preset::Hopper | Preset::Blackwell, InputKind::Tf32) => block_fma(4, 2),
+            (Preset::H200, InputKind::Tf32) => block_fma(8, 2),
             (Preset::Ada, InputKind::Fp8) => NvidiaParams {
                 out_frac_bits: 13,
                 ..block_fma(16, -10)
@@ -264,6 +283,10 @@ impl Preset {
             },
             (Preset::Blackwell, InputKind::Fp8) => NvidiaParams {
                 rule: BlockRule::ExactThenRne,
+                ..block_fma(32, 2)
+            },
+            (Preset::H200, InputKind::Fp8) => NvidiaParams {
+                rule: BlockRule::K16Steps,
                 ..block_fma(32, 2)
             },
             _ => return Err(unsupported),
@@ -277,7 +300,9 @@ impl Preset {
             ..p
         };
         match (self, kind) {
-            (_, InputKind::Fp16) | (Preset::Ada, InputKind::Fp8) => Ok(to_fp16(fp32)),
+            (_, InputKind::Fp16) | (Preset::Ada | Preset::H200, InputKind::Fp8) => {
+                Ok(to_fp16(fp32))
+            }
             (Preset::Hopper | Preset::Blackwell, InputKind::Fp8) => Ok(NvidiaParams {
                 rule: BlockRule::HalfSteps,
                 ..to_fp16(block_fma(32, 2))

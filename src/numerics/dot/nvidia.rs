@@ -13,6 +13,10 @@
 //!    or to `out_frac_bits` fraction bits (the Hopper FP8 cut, 13), through the shared
 //!    [`round_pack`].
 //!
+//! NaN results (a NaN term, `+Inf` with `-Inf`, or FP16 steps overflowing into opposite
+//! infinities) are NVIDIA's canonical NaN, [`nvidia_nan`]: `0x7FFFFFFF` into FP32, `0x7FFF`
+//! into FP16 (measured on an H200, docs/numerics.md "Checked on an H200").
+//!
 //! Zero results: an exactly zero aligned sum (including a block with no nonzero term) gives
 //! `+0`, as in the reference MATLAB models; a nonzero sum that truncates to zero keeps its
 //! sign. Overflow gives the signed infinity (as the MATLAB models do; RZ in IEEE would give
@@ -185,6 +189,23 @@ pub fn stage_normalize_round_acc(params: &NvidiaParams, s: &BlockSum, acc: Forma
     r
 }
 
+/// NVIDIA's canonical NaN in the accumulator format `acc`: sign clear, exponent and fraction
+/// all ones (FP32 `0x7FFFFFFF`, FP16 `0x7FFF`), the pattern an H200 returns for every NaN
+/// result of `mma.sync` (scripts/gpu/capture.cu, 2026-12-04).
+pub const fn nvidia_nan(acc: Format) -> u32 {
+    ((acc.exp_field_max() << acc.frac_bits) | acc.frac_mask()) as u32
+}
+
+/// `bits` with any NaN of `acc` replaced by [`nvidia_nan`].
+#[inline(always)]
+fn nan_canon(bits: u32, acc: Format) -> u32 {
+    if acc.is_nan(bits as u64) {
+        nvidia_nan(acc)
+    } else {
+        bits
+    }
+}
+
 /// One block (`m.lanes <= params.block` products plus the FP32 `c`) under `params`.
 pub fn block<const W: usize>(params: &NvidiaParams, m: &MultiplyStage<W>, c: u32) -> StepRecord {
     block_acc(params, m, c, FP32)
@@ -199,11 +220,17 @@ pub fn block_acc<const W: usize>(
     c: u32,
     acc: Format,
 ) -> StepRecord {
+    if params.rule == BlockRule::K16Steps {
+        // Each step decides its own specials (an FP16 step may overflow to an infinity).
+        let mut r = k16_steps(params, m, c, acc);
+        r.bits = nan_canon(r.bits, acc);
+        return r;
+    }
     let sp = stage_special_acc(m, c, acc);
     if let Some(bits) = sp.result {
-        return StepRecord::special(bits, sp.flags);
+        return StepRecord::special(nan_canon(bits, acc), sp.flags);
     }
-    match params.rule {
+    let mut r = match params.rule {
         BlockRule::Truncating => {
             let mut r = truncating(params, m, c, acc);
             r.flags |= sp.flags;
@@ -211,7 +238,10 @@ pub fn block_acc<const W: usize>(
         }
         BlockRule::ExactThenRne => exact_then_rne(m, c, sp.flags),
         BlockRule::HalfSteps => half_steps(params, m, c, sp.flags),
-    }
+        BlockRule::K16Steps => unreachable!("decided above"),
+    };
+    r.bits = nan_canon(r.bits, acc);
+    r
 }
 
 /// The block FMA of [`BlockRule::Truncating`] (specials already decided).
@@ -275,7 +305,7 @@ pub fn block_bits_acc(
     let flags = if special || !cu.class.is_finite() {
         let sp = stage_special_of(products, product_flags, c, acc);
         if let Some(bits) = sp.result {
-            return (bits, sp.flags);
+            return (nan_canon(bits, acc), sp.flags);
         }
         sp.flags
     } else {
@@ -343,6 +373,36 @@ fn half_steps<const W: usize>(
         flags: r.rounded.flags | s1.flags | s2.flags | flags,
         special: false,
         max_exp: s2.max_exp,
+        align_shift: s2.align_shift,
+        sticky: s2.sticky,
+        lzc: r.rounded.trace.lzc,
+        round: r.rounded.trace,
+    }
+}
+
+/// H200 FP8 ([`BlockRule::K16Steps`]): `s1` = one truncating block over the products with
+/// `k mod 4` in `{0, 1}` from `+0`, `s2` = one over `s1` and those with `k mod 4` in
+/// `{2, 3}` (each rounded to `acc` by `params`, each with its own specials stage), then
+/// `d = RNE(c + s2)` in `acc` (IEEE, specials included: `+Inf` from an overflowing FP16 step
+/// plus a `c` of `-Inf` is a NaN).
+fn k16_steps<const W: usize>(
+    params: &NvidiaParams,
+    m: &MultiplyStage<W>,
+    c: u32,
+    acc: Format,
+) -> StepRecord {
+    let step = NvidiaParams {
+        rule: BlockRule::Truncating,
+        ..*params
+    };
+    let s1 = block_acc(&step, &k_mod_4_pair(m, 0), 0, acc);
+    let s2 = block_acc(&step, &k_mod_4_pair(m, 2), s1.bits, acc);
+    let r = add(acc, c as u64, s2.bits as u64, RoundingMode::NearestEven);
+    StepRecord {
+        bits: r.rounded.bits as u32,
+        flags: r.rounded.flags | s1.flags | s2.flags | m.flags,
+        special: s2.special || !acc.classify(c as u64).is_finite(),
+        max_exp: r.align.max_exp,
         align_shift: s2.align_shift,
         sticky: s2.sticky,
         lzc: r.rounded.trace.lzc,
