@@ -35,11 +35,8 @@ pub enum RefRule {
     BlockFma,
     /// Blackwell FP8 (inferred from B200 measurements): `RNE32(c + RZ32(exact product sum))`.
     RzSumThenRne,
-    /// Hopper and Blackwell FP8 into FP16 (inferred from H100/B200 measurements), per block of
-    /// 32: `s1 = RNE16(block(products with k mod 4 in {0, 1}))` from zero, `s2 =
-    /// RNE16(block(s1 and the products with k mod 4 in {2, 3}))`, `d = RNE16(s2 + c)`.
-    HalfSteps,
-    /// H200 FP8 through `mma.sync` (measured, docs/numerics.md "Checked on an H200"), per
+    /// FP8 through `mma.sync` as the H200 computes it (measured, docs/numerics.md "Checked on an
+    /// H200"; also Hopper and Blackwell FP8 into FP16, whose measured rows it reproduces), per
     /// block of 32 into either accumulator: `s1 = block(products with k mod 4 in {0, 1})` from
     /// zero, `s2 = block(s1 and the products with k mod 4 in {2, 3})` (each block with its own
     /// specials, truncated to FP32 or rounded to nearest even to FP16), then
@@ -158,7 +155,7 @@ pub fn ref_params_acc(
         Preset::Hopper | Preset::Blackwell if fp8(fmt_a) && fp8(fmt_b) => Some(RefParams {
             n: 32,
             neab: 2,
-            rule: RefRule::HalfSteps,
+            rule: RefRule::K16Steps,
             ..fp16
         }),
         _ => None,
@@ -337,34 +334,6 @@ fn block_fma(p: &RefParams, fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32
     truncate_pack(&sum, lsb, p.out_frac_bits)
 }
 
-/// Hopper and Blackwell FP8 into FP16, one block of at most 32 products: two k16 half steps
-/// from zero over the products with `k mod 4` in `{0, 1}` and then `{2, 3}` (each an FP16
-/// block FMA with `p`'s alignment, the second starting from the first's result), then one
-/// FP16 addition of `c` (IEEE, nearest even). Specials of the whole block come first.
-fn half_steps(p: &RefParams, fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32) -> u32 {
-    let products: Vec<f64> = a
-        .iter()
-        .zip(b)
-        .map(|(&x, &y)| to_f64(decode(fa, x)) * to_f64(decode(fb, y)))
-        .collect();
-    let (cf, _) = acc_value(p, c);
-    if let Some(s) = special(&products, cf) {
-        return special16(s);
-    }
-    let pick = |first: usize| -> (Vec<u64>, Vec<u64>) {
-        (0..a.len().min(b.len()))
-            .filter(|k| k % 4 == first || k % 4 == first + 1)
-            .map(|k| (a[k], b[k]))
-            .unzip()
-    };
-    let (a1, b1) = pick(0);
-    let (a2, b2) = pick(2);
-    let s1 = block_fma(p, fa, fb, &a1, &b1, 0);
-    let s2 = block_fma(p, fa, fb, &a2, &b2, s1);
-    let s2f = half::f16::from_bits(s2 as u16).to_f64();
-    u32::from(round_fp16_flags(&exact_of_finite(&[s2f, cf]), RefRounding::NearestEven).0)
-}
-
 /// One H200 FP8 block ([`RefRule::K16Steps`]): two truncating k16 blocks (the products with
 /// `k mod 4` in `{0, 1}` from zero, then those in `{2, 3}` onto the first's result), each
 /// deciding its own specials, then `c` added once with round to nearest even in the
@@ -427,7 +396,6 @@ pub fn nvidia_ref_dot(
         acc = match p.rule {
             RefRule::BlockFma => block_fma(p, fmt_a, fmt_b, ca, cb, acc),
             RefRule::RzSumThenRne => block_rz_then_rne(fmt_a, fmt_b, ca, cb, acc),
-            RefRule::HalfSteps => half_steps(p, fmt_a, fmt_b, ca, cb, acc),
             RefRule::K16Steps => k16_steps(p, fmt_a, fmt_b, ca, cb, acc),
         };
     }

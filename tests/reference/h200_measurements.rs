@@ -194,25 +194,28 @@ fn tf32_k8_is_one_block_of_8() {
     assert_eq!(Preset::H200.params(TF32, TF32).unwrap().block, 8);
 }
 
-/// The FP8 rules the H200 data rule out: Hopper's (the 13-bit cut into FP32, the half steps
-/// with the whole block's specials decided first into FP16), Blackwell's `RNE32(c +
-/// RZ32(exact sum))`, and the plain truncating block of 32 with C inside.
+/// The FP8 rules the H200 data rule out: Hopper's 13-bit cut into FP32, the half steps with
+/// the whole block's specials decided first into FP16 (the rule Hopper and Blackwell used
+/// before these data; they now share the H200's), Blackwell's `RNE32(c + RZ32(exact sum))`,
+/// and the plain truncating block of 32 with C inside.
 #[test]
 fn h200_fp8_is_none_of_the_other_rules() {
     for (name, fa, fb) in FP8_SETS {
         for acc in [FP32, FP16] {
             let h200 = Preset::H200.params_for(fa, fb, acc).unwrap();
             assert_eq!(h200.rule, BlockRule::K16Steps);
-            let mut others = vec![
-                Preset::Hopper.params_for(fa, fb, acc).unwrap(),
-                NvidiaParams {
-                    rule: BlockRule::Truncating,
-                    ..h200
-                },
-            ];
+            let mut others = vec![NvidiaParams {
+                rule: BlockRule::Truncating,
+                ..h200
+            }];
             if acc == FP32 {
+                others.push(Preset::Hopper.params_for(fa, fb, acc).unwrap());
                 others.push(Preset::Blackwell.params_for(fa, fb, acc).unwrap());
             } else {
+                // Into FP16 every FP8 preset of Hopper and Blackwell takes the H200's steps.
+                for p in [Preset::Hopper, Preset::Blackwell] {
+                    assert_eq!(p.params_for(fa, fb, acc).unwrap(), h200);
+                }
                 others.push(NvidiaParams {
                     rule: BlockRule::HalfSteps,
                     ..h200

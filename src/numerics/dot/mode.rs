@@ -48,13 +48,16 @@ pub enum BlockRule {
     /// Blackwell FP8 (inferred from B200 measurements): `d = RNE32(c + RZ32(exact sum of the
     /// products))`.
     ExactThenRne,
-    /// Hopper and Blackwell FP8 with FP16 output (inferred from H100/B200 measurements): per
-    /// block of 32 products two FP16 k16 steps from zero, then one FP16 addition of `c`:
+    /// The FP16-output FP8 rule inferred from the H100/B200 measurements before the H200's,
+    /// kept as a selectable alternative (no preset uses it: the H200 data rule it out, see
+    /// [`BlockRule::K16Steps`]): the whole block's specials decided first, then per block of
+    /// 32 products two FP16 k16 steps from zero and one FP16 addition of `c`:
     /// `s1 = RNE16(block(products with k mod 4 in {0, 1}))`, `s2 = RNE16(block(s1 and the
     /// products with k mod 4 in {2, 3}))`, `d = RNE16(s2 + c)`; each inner block is the
     /// truncating alignment with `neab` extra bits.
     HalfSteps,
-    /// H200 FP8 through `mma.sync` (measured on an H200, docs/numerics.md "Checked on an
+    /// FP8 through `mma.sync` (H200 into both accumulators, Hopper and Blackwell into FP16;
+    /// measured on an H200, docs/numerics.md "Checked on an
     /// H200"): per block of 32 products two k16 steps into the accumulator from zero, then
     /// `c` added last, each step deciding its own NaN and infinities (IEEE):
     /// `s1 = R(block(products with k mod 4 in {0, 1}))`, `s2 = R(block(s1 and the products
@@ -224,9 +227,8 @@ impl Preset {
     /// FP32 output truncates each block (the FP8 blocks of Hopper and Ada to 13 fraction
     /// bits; Blackwell FP8 follows [`BlockRule::ExactThenRne`]). FP16 output rounds each
     /// block's exact aligned sum once to FP16, to nearest even, with the same `n`, `neab` and
-    /// floor; Hopper and Blackwell FP8 into FP16 follow [`BlockRule::HalfSteps`] with the FP16
-    /// preset's alignment (two extra bits). H200 FP8 follows [`BlockRule::K16Steps`] into
-    /// either accumulator (two extra bits).
+    /// floor; Hopper and Blackwell FP8 into FP16 follow [`BlockRule::K16Steps`] with the FP16
+    /// preset's alignment (two extra bits), as H200 FP8 does into either accumulator.
     pub fn params_for(
         self,
         fmt_a: Format,
@@ -304,7 +306,7 @@ impl Preset {
                 Ok(to_fp16(fp32))
             }
             (Preset::Hopper | Preset::Blackwell, InputKind::Fp8) => Ok(NvidiaParams {
-                rule: BlockRule::HalfSteps,
+                rule: BlockRule::K16Steps,
                 ..to_fp16(block_fma(32, 2))
             }),
             _ => Err(DotError::UnsupportedOutput {

@@ -355,7 +355,7 @@ fn k_mod_4_pair<const W: usize>(m: &MultiplyStage<W>, first: usize) -> MultiplyS
     out
 }
 
-/// Hopper and Blackwell FP8 into FP16 ([`BlockRule::HalfSteps`]): two FP16 k16 steps from
+/// The whole-block-specials alternative ([`BlockRule::HalfSteps`]): two FP16 k16 steps from
 /// zero, `s1` over the products with `k mod 4` in `{0, 1}`, `s2` over `s1` and those with
 /// `k mod 4` in `{2, 3}` (each a truncating block rounded to FP16 by `params`), then
 /// `d = RNE16(s2 + c)`. Specials are already decided, so every term is finite.
