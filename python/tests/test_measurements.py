@@ -1,7 +1,7 @@
-"""The vendored real-GPU measurement rows (data/tensor-core-measurements/, the first 300 rows
-of each set, as tests/reference/nvidia_measurements.rs loads them) through tcrtl.dot in one
-batch per set, bit for bit: FP32 outputs and, where the GPU also accumulated into FP16, FP16
-outputs (C rounded to FP16 first)."""
+"""The vendored real-GPU measurement rows (data/tensor-core-measurements/: the first 300 rows
+of each published set, and the project's own H200 sets) through tcrtl.dot in one batch per
+set, bit for bit: FP32 outputs and, where the GPU also accumulated into FP16, FP16 outputs (C
+rounded to FP16 first)."""
 
 import ml_dtypes
 import numpy as np
@@ -11,8 +11,10 @@ import tcrtl
 from conftest import REPO
 
 DATA = REPO / "data" / "tensor-core-measurements"
-PRESET = {"V100": "volta", "A100": "ampere", "Ada": "ada", "H100": "hopper", "B200": "blackwell"}
-FMT = {"fp16": "fp16", "bf16": "bf16", "tf32": "tf32", "E4M3": "e4m3", "E5M2": "e5m2"}
+PRESET = {"V100": "volta", "A100": "ampere", "Ada": "ada", "H100": "hopper", "B200": "blackwell",
+          "H200": "h200"}
+FMT = {"fp16": "fp16", "fp16_k8": "fp16", "bf16": "bf16", "tf32": "tf32", "tf32_k8": "tf32",
+       "E4M3": "e4m3", "E5M2": "e5m2"}
 VALUE_DTYPE = {"fp16": np.float16, "bf16": ml_dtypes.bfloat16,
                "e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}
 
@@ -57,9 +59,14 @@ FP32_SETS = [("V100/fp16", False), ("A100/fp16", False), ("A100/bf16", False),
              ("Ada/tf32", False), ("Ada/E4M3", False), ("Ada/E5M2", False),
              ("H100/fp16", False), ("H100/bf16", False), ("H100/tf32", False),
              ("H100/E4M3", True), ("H100/E5M2", True), ("B200/fp16", False),
-             ("B200/bf16", False), ("B200/tf32", False)]
+             ("B200/bf16", False), ("B200/tf32", False),
+             # This project's own H200 sets (1,024 rows each; the mixed FP8 sets are in the Rust tests).
+             ("H200/fp16", False), ("H200/fp16_k8", False), ("H200/bf16", False),
+             ("H200/tf32", False), ("H200/tf32_k8", False), ("H200/E4M3", False),
+             ("H200/E5M2", False)]
 FP16_SETS = ["V100/fp16", "A100/fp16", "Ada/fp16", "H100/fp16", "B200/fp16", "Ada/E4M3",
-             "Ada/E5M2", "H100/E4M3", "H100/E5M2", "B200/E4M3", "B200/E5M2"]
+             "Ada/E5M2", "H100/E4M3", "H100/E5M2", "B200/E4M3", "B200/E5M2", "H200/fp16",
+             "H200/fp16_k8", "H200/E4M3", "H200/E5M2"]
 
 
 @pytest.mark.parametrize("name,zero_c", FP32_SETS)
