@@ -284,3 +284,74 @@ fn clocked_core_equals_the_model_on_h200_rows() {
         }
     }
 }
+
+/// cuBLAS's FP8 GEMM on the same H200 (`torch._scaled_mm`, the native Hopper FP8 path;
+/// data/tensor-core-measurements/H200/cublas/scaled_mm_fp8.txt, no C): into FP32 every row is
+/// the `hopper` preset with C = 0 (the 13-bit cut of the H100 sets), not `h200`'s `mma.sync`
+/// steps; its FP16 and BF16 outputs are that FP32 result rounded to nearest even (an epilogue
+/// conversion, not an FP16 accumulator).
+#[test]
+fn cublas_fp8_is_the_hopper_rule() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("data/tensor-core-measurements/H200/cublas/scaled_mm_fp8.txt");
+    let text = std::fs::read_to_string(&path).expect("the cuBLAS rows");
+    let mut lines = text.lines().skip(1);
+    let mut fp32: std::collections::HashMap<String, Vec<u32>> = Default::default();
+    let mut checked = 0;
+    while let (Some(head), Some(words)) = (lines.next(), lines.next()) {
+        let words: Vec<u32> = words
+            .split_whitespace()
+            .map(|w| u32::from_str_radix(w, 16).expect("hex"))
+            .collect();
+        let mut it = head.split_whitespace();
+        let (name, fast, out) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+        let (fa, fb) = FP8_SETS
+            .iter()
+            .find(|s| s.0 == name)
+            .map(|s| (s.1, s.2))
+            .expect("an FP8 set");
+        let key = format!("{name} {fast}");
+        if out == "out=float32" {
+            let data = load(name, FP32);
+            let hopper = AccMode::Nvidia(Preset::Hopper.params_for(fa, fb, FP32).unwrap());
+            for (i, &gpu) in words.iter().enumerate() {
+                let ours = dot_acc(
+                    &hopper,
+                    RoundingMode::NearestEven,
+                    FP32,
+                    fa,
+                    fb,
+                    &enc(fa, &data.a[i]),
+                    &enc(fb, &data.b[i]),
+                    0,
+                    32,
+                )
+                .unwrap()
+                .bits;
+                assert_eq!(ours, gpu, "cuBLAS {key} row {}: hopper {ours:#010x}", i + 1);
+            }
+            fp32.insert(key, words);
+        } else {
+            // The narrow outputs, as FP32 words: the FP32 result rounded to nearest even
+            // (host conversions by the `half` crate, a reference).
+            let wide = &fp32[&key];
+            for (i, (&w, &n)) in wide.iter().zip(&words).enumerate() {
+                let x = f32::from_bits(w);
+                let want = if out == "out=float16" {
+                    half::f16::from_f32(x).to_f32()
+                } else {
+                    half::bf16::from_f32(x).to_f32()
+                };
+                let got = f32::from_bits(n);
+                assert!(
+                    want.to_bits() == got.to_bits() || (want.is_nan() && got.is_nan()),
+                    "cuBLAS {key} {out} row {}: {got} against RNE {want}",
+                    i + 1
+                );
+            }
+        }
+        checked += 1;
+    }
+    // Three sets, two accumulation modes, three outputs.
+    assert_eq!(checked, 18);
+}
