@@ -1,8 +1,8 @@
 //! Where everything lives (pure address arithmetic, no registers): the global-memory regions
-//! of A, Bᵀ, C, D (and E for a 2:4 sparse A), the chunking of K, the shared-memory map of
-//! stages, A panels, C and D slots, the TMA descriptors, and each chunk's load plan (the boxes
-//! it loads, in order). The dense and 2:4 sparse problems differ only here, in
-//! [`OperandLayout`]; the blocks of the port ask the layout and never test the variant.
+//! of A, Bᵀ, C, D (and E for a 2:4 sparse A, XA and XB for block scales), the chunking of K,
+//! the shared-memory map of stages, A panels, C and D slots, the TMA descriptors, and each
+//! chunk's load plan (the boxes it loads, in order). The dense, 2:4 sparse and block-scaled
+//! problems differ only here, in [`OperandLayout`]; the blocks of the port ask the layout.
 
 use super::{MemPortConfig, MAX_REQUEST_LANES, MAX_STAGES, MAX_TILE_SLOTS};
 use crate::hw::config::CoreConfig;

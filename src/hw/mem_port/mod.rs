@@ -147,7 +147,8 @@ impl MemPortConfig {
 }
 
 /// The memory-fed operand port (see the module documentation), serving extras `X`: `()`
-/// for a dense problem, [`SparseSelects`] for a 2:4 sparse one.
+/// for a dense problem, [`SparseSelects`] for a 2:4 sparse one, [`BlockScales`] for a
+/// block-scaled one.
 pub struct MemoryPort<const W: usize, X: PortExtras<W> = ()> {
     cfg: CoreConfig,
     spec: <X as EdgeExtras<W>>::Spec,
