@@ -1,6 +1,7 @@
 //! Block-scaled (MX, NVFP4) problems on the output-stationary core fed through the memory
 //! path (`--dataflow os --memory tma`, [`MemoryPort::new_mx`]): A's and B's scales live in
-//! global memory beside their operands (a 16-byte slot per row and chunk), travel by TMA into
+//! global memory beside their operands (in blocks: a tile's 16-byte slots per chunk, one box
+//! at inner coordinate 0), travel by TMA into
 //! the same stages as their operands (one `expect_tx` for the chunk's four boxes), are read on
 //! each chunk's first step beside the step's operand lanes and kept in registers, and go to
 //! the array as the step's extras. D read back from global memory and the flags equal the

@@ -29,8 +29,9 @@ pub(super) const DESC_E: usize = 4;
 /// Descriptor slots of a block-scaled problem's scale regions (A's, B's; no E beside them).
 pub(super) const DESC_XA: usize = 4;
 pub(super) const DESC_XB: usize = 5;
-/// Bytes of one chunk's slot in a scale row (the 16-byte TMA inner extent): a chunk's
-/// `KC / bs` scales of a row or column, A's from byte 0, B's from byte [`XB_SLOT_OFF`].
+/// Bytes of one row's (column's) slot in a block of scales: a chunk's `KC / bs` scales of the
+/// row, A's from byte 0, B's from byte [`XB_SLOT_OFF`] (a block is a tile's slots, `R` or
+/// `C` of them, so its box is a multiple of 16 bytes).
 pub(super) const X_SLOT_BYTES: u32 = 16;
 /// Where B's scales sit in their 16-byte slot: the upper half, so a step's reads of A's and
 /// B's scales fall in different banks.
@@ -188,11 +189,13 @@ pub struct MemLayout {
     pub d: (u64, u64),
     /// E, the metadata of a sparse A (`M x ceil(K / 8)` bytes; unused when dense).
     pub e: (u64, u64),
-    /// A's block scales (block-scaled problems): `M` rows of a 16-byte slot per chunk, the
-    /// chunk's `KC / bs` scales from byte 0 of its slot (after D; unused otherwise).
+    /// A's block scales (block-scaled problems), in blocks: one block per tile row and
+    /// chunk (block `tm * chunks + q`, a row of the region), holding the tile row's `R` rows'
+    /// 16-byte slots, each the chunk's `KC / bs` scales of its row from byte 0 (after D;
+    /// unused otherwise).
     pub xa: (u64, u64),
-    /// B's block scales, stored transposed as B is: `N` rows of a 16-byte slot per chunk,
-    /// the chunk's scales from byte 8 of its slot (after A's scales).
+    /// B's block scales, in blocks likewise: one per tile column and chunk, its `C` columns'
+    /// slots, each the chunk's scales of its column from byte 8 (after A's scales).
     pub xb: (u64, u64),
     /// Scale bytes a row (or column) reads per chunk: `KC / bs` (0 without block scales).
     pub x_bytes: u32,
@@ -454,14 +457,16 @@ impl MemLayout {
         let tiles_per_box = (box_row_bytes / tile_row) as usize;
         let c = (c_addr, pitch(n as u64 * u64::from(esc)));
         let d = (c.0 + c.1 * m as u64, c.1);
-        // The scale regions after D (block-scaled problems only).
-        let xa = (
-            d.0 + d.1 * m as u64,
-            pitch(chunks as u64 * u64::from(X_SLOT_BYTES)),
+        // The scale regions after D (block-scaled problems only): a block (row) per tile row
+        // (column) and chunk, `R` (`C`) slots of 16 bytes.
+        let slots = |lines: usize| u64::from(lines as u32 * X_SLOT_BYTES);
+        let xa = (d.0 + d.1 * m as u64, slots(rows));
+        let xb = (
+            xa.0 + xa.1 * (m.div_ceil(rows) * chunks) as u64,
+            slots(cols),
         );
-        let xb = (xa.0 + xa.1 * m as u64, xa.1);
         let gmem_bytes = if mx_block.is_some() {
-            xb.0 + xb.1 * n as u64
+            xb.0 + xb.1 * (n.div_ceil(cols) * chunks) as u64
         } else {
             d.0 + d.1 * m as u64
         };
@@ -662,16 +667,18 @@ impl MemLayout {
             maps.push(e);
         }
         if self.is_mx() {
-            // A's scales then B's: a 16-byte slot per chunk, the box one slot of `R` rows
-            // (`C` columns), its inner coordinate `16 q` at a 16-byte boundary.
-            for ((addr, pitch), lines, box_lines) in
-                [(self.xa, self.m, self.rows), (self.xb, self.n, self.cols)]
-            {
+            // A's scales then B's: a box is one block (a row of the region: `R` or `C` slots
+            // of 16 bytes, moved as 4-byte words), at inner coordinate 0.
+            for ((addr, pitch), blocks) in [
+                (self.xa, self.m.div_ceil(self.rows)),
+                (self.xb, self.tiles_n),
+            ] {
+                let words = (pitch / 4) as u32;
                 let mut x = TensorMap::dense(
-                    ElemType::U8,
+                    ElemType::U32,
                     addr,
-                    &[self.chunks as u64 * u64::from(X_SLOT_BYTES), lines as u64],
-                    &[X_SLOT_BYTES, box_lines as u32],
+                    &[u64::from(words), (blocks * self.chunks) as u64],
+                    &[words, 1],
                 );
                 x.global_strides[0] = pitch;
                 maps.push(x);
@@ -749,13 +756,13 @@ impl MemLayout {
             }
             LoadPart::Xa => (
                 DESC_XA,
-                [(q as u32 * X_SLOT_BYTES) as i32, r0 as i32],
+                [0, (tm * self.chunks + q) as i32],
                 self.xa_base(tm, q, stage),
                 TmaKind::LoadS,
             ),
             LoadPart::Xb => (
                 DESC_XB,
-                [(q as u32 * X_SLOT_BYTES) as i32, c0 as i32],
+                [0, (tn * self.chunks + q) as i32],
                 self.xb_base(stage),
                 TmaKind::LoadS,
             ),

@@ -61,10 +61,11 @@
 //!
 //! **Block-scaled** (MX, NVFP4: [`MemoryPort::new_mx`], a `MemoryPort<W, BlockScales>`): A and
 //! B as dense (one byte an element, `KC = 128`), and two more regions and descriptors after D,
-//! XA (A's scales, `M` rows) and XB (B's, `N` rows, transposed as B is), each row a 16-byte
-//! slot per chunk holding the chunk's `128 / bs` scales (4, or 8 for NVFP4): A's from byte 0
-//! of the slot, B's from byte 8, so that a box's inner coordinate `16 q` is at a 16-byte
-//! boundary and a step's reads of A's and B's scales never share a bank. A chunk loads A, XA,
+//! XA (A's scales) and XB (B's), kept in blocks: one block (a row of the region, one box at
+//! inner coordinate 0, a 16-byte boundary) per tile row (column) and chunk, holding a 16-byte
+//! slot per row (column) of the tile with the chunk's `128 / bs` scales (4, or 8 for NVFP4):
+//! A's from byte 0 of the slot, B's from byte 8, so that a step's reads of A's and B's scales
+//! never share a bank. A chunk loads A, XA,
 //! B, XB (`load_s` for the scale boxes; one `expect_tx` for all); a stage holds the dense
 //! operand atoms then the XA box (`R` slots) and the XB box (`C` slots), each at a 128-byte
 //! boundary, in whole atoms; in panel mode XA sits in the panel block after A's atoms. A
@@ -276,22 +277,28 @@ impl<const W: usize> MemoryPort<W> {
         host_rows(&mut mem, lay.c, lay.esc, m, n, |i, j| {
             u64::from(c[i * n + j])
         });
-        // The scales: chunk `q`'s `x_bytes` scales of a row in its 16-byte slot, A's from
-        // byte 0, B's from byte 8; the rest of a slot (and blocks past K) zero.
-        let (blocks, per_chunk) = (k / bs, lay.x_bytes as usize);
+        // The scales, in blocks: block `t * chunks + q` holds tile row (column) `t`'s slots
+        // of chunk `q`, each the chunk's `x_bytes` scales of one row (column), A's from byte
+        // 0, B's from byte 8; the rest of a slot, rows past M, columns past N and K-blocks
+        // past K zero.
+        let (blocks, per_chunk, chunks) = (k / bs, lay.x_bytes as usize, lay.chunks);
         let slot = layout::X_SLOT_BYTES as usize;
-        let slots = lay.chunks * slot;
-        let block_of = |x: usize, off: usize| {
+        let (rows, cols) = (cfg.rows(), cfg.cols());
+        // The (line, K-block) byte `x` of block `b` holds, `lines` lines a tile.
+        let scale_at = |b: usize, x: usize, lines: usize, off: usize, limit: usize| {
             let o = (x % slot).checked_sub(off)?;
-            let blk = (x / slot) * per_chunk + o;
-            (o < per_chunk && blk < blocks).then_some(blk)
+            let line = (b / chunks) * lines + x / slot;
+            let blk = (b % chunks) * per_chunk + o;
+            (o < per_chunk && line < limit && blk < blocks).then_some((line, blk))
         };
-        host_rows(&mut mem, lay.xa, 1, m, slots, |i, x| {
-            block_of(x, 0).map_or(0, |blk| u64::from(a_scales[i * blocks + blk]))
+        let a_blocks = m.div_ceil(rows) * chunks;
+        host_rows(&mut mem, lay.xa, 1, a_blocks, rows * slot, |b, x| {
+            scale_at(b, x, rows, 0, m).map_or(0, |(i, blk)| u64::from(a_scales[i * blocks + blk]))
         });
         let xb_off = layout::XB_SLOT_OFF as usize;
-        host_rows(&mut mem, lay.xb, 1, n, slots, |j, x| {
-            block_of(x, xb_off).map_or(0, |blk| u64::from(b_scales[blk * n + j]))
+        let b_blocks = n.div_ceil(cols) * chunks;
+        host_rows(&mut mem, lay.xb, 1, b_blocks, cols * slot, |b, x| {
+            scale_at(b, x, cols, xb_off, n).map_or(0, |(j, blk)| u64::from(b_scales[blk * n + j]))
         });
         MemoryPort::assemble(cfg, spec, lay, mem)
     }
