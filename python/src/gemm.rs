@@ -798,30 +798,26 @@ pub fn gemm_mx<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let fa = block_format(fmt)?;
     let df = dataflow_by_name(dataflow)?;
-    let memory_tma = match memory.to_ascii_lowercase().as_str() {
-        "tma" => true,
-        "ideal" => false,
+    match memory.to_ascii_lowercase().as_str() {
+        "tma" | "ideal" => {}
         other => {
             return Err(value_error(format!(
                 "unknown memory path {other:?} (expected ideal or tma)"
             )))
         }
-    };
+    }
     MxOptions {
         acc,
         preset: preset.is_some(),
         random,
         sparse,
-        memory_tma,
-        ws: df == Dataflow::Ws,
         memh: false,
         satfinite,
         out_format: out_fmt,
     }
     .check()
     .py()?;
-    // The memory path (in ws; MxOptions refused it in os), or the ideal path's refusal of
-    // memory options.
+    // The memory path (either dataflow), or the ideal path's refusal of memory options.
     let mem_cfg = memory_config(memory, stages, swizzle)?;
     let (fb, spec, cfg) = mx_core(
         fa,

@@ -235,8 +235,9 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
     / for NVFP4 ``float8_e4m3fn`` values), ``c`` FP32; K a multiple of the block size ``bs``
     (32; 16 for NVFP4, whose FP32 ``a_tensor_scale`` and ``b_tensor_scale`` default to 1).
     The core runs the fused MX datapath (``acc`` left out or ``"fused"``) on the ideal store,
-    in either dataflow (``ws`` needs ``width`` equal to the block size), or in ``ws`` through
-    the TMA memory path (``memory="tma"``: the scales travel beside their operands); no
+    in either dataflow (``ws`` needs ``width`` equal to the block size), or in either
+    dataflow through the TMA memory path (``memory="tma"``: the scales travel beside their
+    operands); no
     random problems, presets, sparsity or output format other than FP32, as the command
     line.
 

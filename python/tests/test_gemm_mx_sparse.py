@@ -71,7 +71,11 @@ MX_RUNS = [
     dict(fmt="mxfp4", m=6, n=5, k=64, width=32, dataflow="ws"),
     dict(fmt="mxint8", m=4, n=6, k=96, width=32, rows=3, cols=2, dataflow="ws"),
     dict(fmt="nvfp4", m=5, n=4, k=64, width=16, dataflow="ws", tensor=(2.0, 0.25)),
-    # Through the TMA memory path (ws: the block scales travel beside their operands).
+    # Through the TMA memory path (the block scales travel beside their operands), in os
+    # and in ws.
+    dict(fmt="mxfp8e4m3", m=9, n=6, k=160, width=16, memory="tma"),
+    dict(fmt="nvfp4", m=5, n=7, k=64, width=8, rows=2, cols=3, memory="tma",
+         tensor=(0.5, -2.0)),
     dict(fmt="mxfp6e2m3", m=5, n=6, k=96, width=32, rows=2, cols=3, dataflow="ws",
          memory="tma"),
     dict(fmt="nvfp4", m=6, n=5, k=64, width=16, dataflow="ws", memory="tma",
@@ -163,7 +167,6 @@ def test_mx_gemm_refusals_match_cli(npy):
     assert msg.startswith("a: A[0][0] = 0x3f does not fit in 4 bits"), msg
     assert "inner dimensions differ" in case("mxfp6e2m3", [], b_=np.ones((32, 4), np.uint8))
     # Options MX does not take.
-    assert "--memory tma" in case("mxfp6e2m3", ["--memory", "tma"], memory="tma")
     assert "fused" in case("mxfp6e2m3", ["--acc", "nvidia", "--preset", "hopper"],
                            acc="nvidia", preset="hopper")
     assert "--preset" in case("mxfp6e2m3", ["--acc", "fused", "--preset", "hopper"],

@@ -67,10 +67,6 @@ pub enum RunError {
     /// The core refused the configuration or stopped (watchdog, unsupported width).
     #[error(transparent)]
     Hw(#[from] HwError),
-    /// Block-scaled problems run through the memory path in the weight-stationary dataflow
-    /// only (the output-stationary port carries no block scales).
-    #[error("{}", super::memory::MX_OS_MEMORY)]
-    MxMemory,
     /// An energy estimate was asked of a run whose trace counted no switching activity.
     #[error("the run counted no switching activity")]
     NoActivity,
@@ -100,9 +96,6 @@ pub fn run(
     trace: Option<&TraceConfig>,
 ) -> Result<GemmRun, RunError> {
     let (measured, memory) = match (problem, memory) {
-        (Problem::Mx(g), Some(_)) if g.cfg.dataflow() != Dataflow::Ws => {
-            return Err(RunError::MxMemory)
-        }
         (Problem::Mx(g), Some(pc)) => {
             let r = run_memory_mx(g, pc, trace)?;
             return Ok(GemmRun {

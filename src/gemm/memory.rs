@@ -203,23 +203,38 @@ pub fn run_ws_port<const W: usize, X: WsMemExtras<W>>(
 }
 
 /// Runs the block-scaled `g` through the memory path built as `pc` says, optionally tracing:
-/// on the weight-stationary core only (its supply carries the block scales beside A and the
-/// weights; the output-stationary port carries none, and refuses with that reason).
+/// in the output-stationary dataflow through the memory port built by
+/// [`MemoryPort::new_mx`] (the scales in global memory beside their operands, loaded into the
+/// same stages), in the weight-stationary one through its supply (the scales beside A and the
+/// weights).
 pub fn run_memory_mx(
     g: &MxGemm,
     pc: &MemPortConfig,
     trace: Option<&TraceConfig>,
 ) -> Result<MemRun, HwError> {
     if g.cfg.dataflow() != Dataflow::Ws {
-        return Err(HwError::Unsupported(MX_OS_MEMORY.into()));
+        return crate::hw::dispatch_width!(g.cfg.width, W => run_os_mx::<W>(g, pc, trace));
     }
     crate::hw::dispatch_width!(g.cfg.width, W => run_ws_mx::<W>(g, pc, trace))
 }
 
-/// Why a block-scaled GEMM does not run through the output-stationary memory port.
-pub const MX_OS_MEMORY: &str = "block-scaled (MX) GEMMs through --memory tma run in the \
-     weight-stationary dataflow (--dataflow ws): the output-stationary memory port carries no \
-     block scales";
+fn run_os_mx<const W: usize>(
+    g: &MxGemm,
+    pc: &MemPortConfig,
+    trace: Option<&TraceConfig>,
+) -> Result<MemRun, HwError> {
+    let port = MemoryPort::<W>::new_mx(
+        g.cfg,
+        g.spec,
+        pc,
+        (g.m, g.n, g.k),
+        &g.a,
+        &g.b,
+        &g.c,
+        (&g.a_scales, &g.b_scales),
+    )?;
+    run_port(g.cfg, port, (g.m * g.n * g.k) as u64, pc, trace)
+}
 
 fn run_ws_mx<const W: usize>(
     g: &MxGemm,

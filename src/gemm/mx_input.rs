@@ -87,11 +87,6 @@ pub struct MxOptions<'a> {
     pub random: bool,
     /// 2:4 sparsity was asked for.
     pub sparse: bool,
-    /// The TMA memory path was asked for.
-    pub memory_tma: bool,
-    /// The weight-stationary dataflow was asked for (the TMA memory path carries block
-    /// scales in `ws` only).
-    pub ws: bool,
     /// `$readmemh` golden images were asked for.
     pub memh: bool,
     /// Integer saturation was asked for.
@@ -119,11 +114,6 @@ impl MxOptions<'_> {
                 "--m/--n/--k (MX takes --a, --b, --a-scales, --b-scales)",
             ),
             (self.sparse, "--sparse"),
-            (
-                self.memory_tma && !self.ws,
-                "--memory tma in --dataflow os (the block scales travel through the memory \
-                 path in --dataflow ws)",
-            ),
             (self.memh, "--memh"),
             (self.satfinite, "--satfinite"),
             (

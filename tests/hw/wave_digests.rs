@@ -1,5 +1,6 @@
 //! The bytes of the waveforms the project writes, pinned: every testbench's VCD and a `gemm
-//! --vcd` run of every mode, width class, output format and memory path are hashed and
+//! --vcd` run of every mode, width class, output format and memory path (a block-scaled one
+//! from fixed codes written here) are hashed and
 //! compared with `tests/data/wave_digests.txt`, recorded from the design before its
 //! restructuring (the refactor must not move one byte of any waveform).
 //!
@@ -10,6 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::common::cli::{scratch, tcrtl, text};
+use tensorcore_rtl::io::npy::{write_npy, Dtype};
 
 /// FNV-1a over the bytes, 64 bits, with the length beside it: a change detector (not a
 /// cryptographic hash; the file is ours and nobody forges it).
@@ -368,6 +370,57 @@ fn waveform_bytes_are_unchanged() {
             digest(&std::fs::read(&vcd).expect("vcd")),
         );
     }
+    // A block-scaled run through the output-stationary memory port: MXFP8 (E4M3) 6 x 5 x 160
+    // at w = 8, two chunks (the scales of each loaded beside its operands), from fixed codes.
+    let (m, n, k) = (6usize, 5usize, 160usize);
+    let code = |i: usize| ((i * 37 + 11) % 256) as u64 & !0x01;
+    let files = [
+        ("a", vec![m, k], (0..m * k).map(code).collect::<Vec<u64>>()),
+        ("b", vec![k, n], (0..k * n).map(|i| code(i + 5)).collect()),
+        (
+            "sa",
+            vec![m, k / 32],
+            (0..m * k / 32).map(|i| 120 + (i % 13) as u64).collect(),
+        ),
+        (
+            "sb",
+            vec![k / 32, n],
+            (0..k / 32 * n).map(|i| 122 + (i % 9) as u64).collect(),
+        ),
+    ];
+    let mut paths = Vec::new();
+    for (name, shape, codes) in &files {
+        let path = dir.join(format!("mx_{name}.npy"));
+        write_npy(&path, shape, Dtype::U8, codes).expect("npy");
+        paths.push(path.to_str().unwrap().to_string());
+    }
+    let vcd = dir.join("tma_mxfp8_w8_os.vcd");
+    let o = tcrtl(&[
+        "gemm",
+        "--format",
+        "mxfp8e4m3",
+        "--a",
+        &paths[0],
+        "--b",
+        &paths[1],
+        "--a-scales",
+        &paths[2],
+        "--b-scales",
+        &paths[3],
+        "--width",
+        "8",
+        "--memory",
+        "tma",
+        "--mem-latency",
+        "40",
+        "--vcd",
+        vcd.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "mx: {}", text(&o.stderr));
+    got.insert(
+        "gemm/tma_mxfp8_w8_os".into(),
+        digest(&std::fs::read(&vcd).expect("vcd")),
+    );
     let _ = std::fs::remove_dir_all(&dir);
 
     if std::env::var_os("TCRTL_BLESS_WAVES").is_some() {

@@ -1,4 +1,4 @@
-//! Tests of the memory path: TMA descriptors and boxes, shared memory, GEMMs through TMA (dense, sparse and block-scaled).
+//! Tests of the memory path: TMA descriptors and boxes, shared memory, GEMMs through TMA (dense, sparse and block-scaled, both dataflows).
 //!
 //! One test binary for the block (`cargo test --test memory`); each file below is one
 //! subject, and `cargo test --test memory NAME::` runs one of them.
@@ -7,6 +7,7 @@
 mod common;
 
 mod gemm_memory;
+mod os_tma_mx;
 mod os_tma_sizes;
 mod port_scopes;
 mod roofline;

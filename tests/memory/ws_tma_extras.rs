@@ -447,14 +447,4 @@ fn what_the_ws_memory_path_cannot_lay_out_beside_the_operands_is_refused() {
         why.contains("2:4 sparse weight tile") && why.contains("256"),
         "{why}"
     );
-    // The output-stationary port carries no block scales.
-    let mut g = mx_problem(BlockFormat::MxFp4, (4, 4, 32), (2, 2), 5);
-    g.cfg = g.cfg.with_dataflow(Dataflow::Os);
-    match run_memory_mx(&g, &pc(10, 16, 0), None) {
-        Err(HwError::Unsupported(why)) => assert!(why.contains("--dataflow ws"), "{why}"),
-        other => panic!(
-            "expected a refusal, got {:?}",
-            other.map(|r| r.run.run.cycles)
-        ),
-    }
 }

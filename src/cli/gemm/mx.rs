@@ -6,19 +6,18 @@
 //! `--a-tensor-scale`/`--b-tensor-scale`); K must be a multiple of `bs`. The core runs the
 //! `fused` MX semantics (exact block sum, scaled, one round-to-nearest-even add per block),
 //! so `--check` compares D with the independent `verify::mx_ref` and with `mx_dot` in
-//! `fused` mode. On the ideal operand path, or in `--dataflow ws` through the TMA memory
-//! path (`--memory tma`: the scales travel beside their operands, `docs/memory.md`). The checks of the options, formats and codes and
+//! `fused` mode. On the ideal operand path, or in either dataflow through the TMA memory
+//! path (`--memory tma`: the scales travel beside their operands, `docs/memory.md`). The
+//! checks of the options, formats and codes and
 //! the check of D are the library's (`gemm::mx_input`, which the Python package calls too);
 //! this file reads the files and reports.
 
 use super::args::GemmArgs;
 use super::load::{load_c, matrix_shape, plan_outputs};
 use crate::cli::array::ArrayArgs;
-use crate::cli::memory::MemoryPath;
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::mx_input::{self, check_fused, check_reference, Codes};
 use tensorcore_rtl::gemm::{self, MxInput, MxInputError, MxOperand, MxOptions, Problem};
-use tensorcore_rtl::hw::Dataflow;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::mx::BlockFormat;
@@ -71,8 +70,6 @@ fn options(args: &GemmArgs) -> MxOptions<'_> {
         preset: args.arith.preset.is_some(),
         random: args.m.is_some(),
         sparse: args.sparse,
-        memory_tma: args.memory == MemoryPath::Tma,
-        ws: args.array.dataflow == Dataflow::Ws,
         memh: args.memh.is_some(),
         satfinite: args.satfinite,
         out_format: &args.out_format,

@@ -22,8 +22,8 @@ pub enum TmaKind {
     StoreD = 4,
     /// A box of a sparse A's metadata E.
     LoadE = 5,
-    /// A box of block scales (the weight-stationary memory path's MX problems: A's scales
-    /// beside A, B's beside the weights).
+    /// A box of block scales (MX problems: A's scales beside A, B's beside B, or beside the
+    /// weights in the weight-stationary path).
     LoadS = 6,
 }
 

@@ -18,46 +18,78 @@
 //! one request has no beat registers and reads exactly as before.
 //!
 //! What it serves beside A and B is its [`PortExtras`] type: nothing for a dense layout, the
-//! 2:4 selects (decoded from the metadata rows) for a sparse one.
+//! 2:4 selects (decoded from the metadata rows) for a sparse one, the block scales for a
+//! block-scaled one. A block-scaled chunk's first step also reads each row's `KC / bs` scales
+//! of the chunk (its XA slot) and each column's (its XB slot) into `xa_row_<i>` and
+//! `xb_row_<j>`, which hold them for the chunk's later steps; every step takes the byte of its
+//! K-block from them (or from the read data on the first step), and while held or assembled
+//! from beats the step's scales sit in `hold_xa_<i>`, `hold_xb_<j>`.
 
 use super::host::{lanes_of, le_u128};
-use super::layout::{lane_bytes, MemLayout, E_ROW_BYTES};
+use super::layout::{lane_bytes, MemLayout, OperandLayout, E_ROW_BYTES};
 use crate::hw::config::CoreConfig;
-use crate::hw::extras::{EdgeExtras, SparseSelects};
+use crate::hw::extras::{BlockScales, EdgeExtras, SparseSelects};
 use crate::hw::feeder::LaneGroup;
 use crate::hw::memory::SmemLane;
 use crate::hw::port::StepOperands;
 use crate::hw::schedule::Schedule;
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor, Wide};
 
-/// The extras a memory-fed port can serve: none (`()`, a dense layout) or the 2:4 selects
-/// read beside A ([`SparseSelects`], a sparse layout).
-pub trait PortExtras<const W: usize>: EdgeExtras<W, Spec = ()> {
-    /// The step's select word of each mesh row, if these extras carry them.
-    fn selects(&self) -> Option<&[u64]>;
-    /// The same, to be written.
-    fn selects_mut(&mut self) -> Option<&mut [u64]>;
+/// The extras a memory-fed port can serve: none (`()`, a dense layout), the 2:4 selects
+/// read beside A ([`SparseSelects`], a sparse layout) or the block scales read beside A and
+/// B ([`BlockScales`], a block-scaled layout). Their values are *side slots*: the mesh
+/// rows' first (selects, or A's scales), then the mesh columns' (B's scales).
+pub trait PortExtras<const W: usize>: EdgeExtras<W> {
+    /// Side slot `slot`'s value.
+    fn side(&self, slot: usize) -> u64;
+    /// Sets side slot `slot`'s value (a slot these extras do not carry is ignored).
+    fn set_side(&mut self, slot: usize, v: u64);
 }
 
 impl<const W: usize> PortExtras<W> for () {
     #[inline]
-    fn selects(&self) -> Option<&[u64]> {
-        None
+    fn side(&self, _slot: usize) -> u64 {
+        0
     }
     #[inline]
-    fn selects_mut(&mut self) -> Option<&mut [u64]> {
-        None
-    }
+    fn set_side(&mut self, _slot: usize, _v: u64) {}
 }
 
 impl<const W: usize> PortExtras<W> for SparseSelects {
     #[inline]
-    fn selects(&self) -> Option<&[u64]> {
-        Some(&self.meta)
+    fn side(&self, slot: usize) -> u64 {
+        self.meta.get(slot).copied().unwrap_or(0)
     }
     #[inline]
-    fn selects_mut(&mut self) -> Option<&mut [u64]> {
-        Some(&mut self.meta)
+    fn set_side(&mut self, slot: usize, v: u64) {
+        if let Some(m) = self.meta.get_mut(slot) {
+            *m = v;
+        }
+    }
+}
+
+impl<const W: usize> PortExtras<W> for BlockScales {
+    #[inline]
+    fn side(&self, slot: usize) -> u64 {
+        let rows = self.a.len();
+        let x = if slot < rows {
+            self.a.get(slot)
+        } else {
+            self.b.get(slot - rows)
+        };
+        x.copied().map_or(0, u64::from)
+    }
+    #[inline]
+    fn set_side(&mut self, slot: usize, v: u64) {
+        let rows = self.a.len();
+        let x = if slot < rows {
+            self.a.get_mut(slot)
+        } else {
+            self.b.get_mut(slot - rows)
+        };
+        if let Some(x) = x {
+            *x = v as u8;
+        }
     }
 }
 
@@ -86,9 +118,14 @@ pub struct Consumer<const W: usize, X: PortExtras<W>> {
     held: Reg<bool>,
     hold_a: Vec<Reg<Wide<W>>>,
     hold_b: Vec<Reg<Wide<W>>>,
+    /// The offered step's side values while held: a sparse row's selects (`hold_e_<i>`), or
+    /// the scales of each row then each column (`hold_xa_<i>`, `hold_xb_<j>`).
     hold_e: Vec<Reg<u64>>,
-    /// A sparse chunk's metadata rows, read on its first step, for its later steps.
+    /// A sparse chunk's metadata rows, or a block-scaled chunk's scale rows of each row then
+    /// each column, read on its first step, for its later steps.
     e_row: Vec<Reg<u128>>,
+    /// Side slots of the rows and of the columns ([`MemLayout::side_slots`]).
+    sides: (usize, usize),
     /// Beats (several requests per step) in this layout: the beat registers exist.
     beats: bool,
     /// The beat of the step the next read asks for.
@@ -105,7 +142,7 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
     pub(super) fn new(cfg: &CoreConfig, lay: MemLayout, sched: Schedule) -> RtlResult<Self> {
         let b_lanes = lay.b_step_lanes(W);
         let (rows, cols) = sched.array();
-        let e_rows = if lay.is_sparse() { rows } else { 0 };
+        let sides = lay.side_slots();
         let reg32 = |name: &'static str| Reg::new(name, 32, 0u32);
         Ok(Self {
             lay,
@@ -140,15 +177,42 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
                     )
                 })
                 .collect::<RtlResult<_>>()?,
-            hold_e: (0..e_rows)
-                .map(|i| {
-                    Ok(Reg::new(format!("hold_e_{i}"), 2 * W as u32, 0u64)?
-                        .with_display(Display::Filter("meta")))
-                })
-                .collect::<RtlResult<_>>()?,
-            e_row: (0..e_rows)
-                .map(|i| Reg::new(format!("e_row_{i}"), 8 * E_ROW_BYTES, 0u128))
-                .collect::<RtlResult<_>>()?,
+            hold_e: if lay.is_mx() {
+                (0..sides.0 + sides.1)
+                    .map(|x| {
+                        let name = if x < sides.0 {
+                            format!("hold_xa_{x}")
+                        } else {
+                            format!("hold_xb_{}", x - sides.0)
+                        };
+                        Reg::new(name, 8, 0u64)
+                    })
+                    .collect::<RtlResult<_>>()?
+            } else {
+                (0..sides.0)
+                    .map(|i| {
+                        Ok(Reg::new(format!("hold_e_{i}"), 2 * W as u32, 0u64)?
+                            .with_display(Display::Filter("meta")))
+                    })
+                    .collect::<RtlResult<_>>()?
+            },
+            e_row: if lay.is_mx() {
+                (0..sides.0 + sides.1)
+                    .map(|x| {
+                        let name = if x < sides.0 {
+                            format!("xa_row_{x}")
+                        } else {
+                            format!("xb_row_{}", x - sides.0)
+                        };
+                        Reg::new(name, 8 * lay.x_bytes, 0u128)
+                    })
+                    .collect::<RtlResult<_>>()?
+            } else {
+                (0..sides.0)
+                    .map(|i| Reg::new(format!("e_row_{i}"), 8 * E_ROW_BYTES, 0u128))
+                    .collect::<RtlResult<_>>()?
+            },
+            sides,
             beats: lay.max_beats > 1,
             rd_beat: Reg::new("rd_beat", 8, 0u8)?,
             got_beat: Reg::new("got_beat", 1, false)?,
@@ -180,15 +244,28 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
         self.beats && self.got_beat.q()
     }
 
-    /// The selects of step `step` (`la` valid lanes) from a metadata row `e`.
+    /// The side value of step `step` (`la` valid lanes) from a side row `e`: the selects of
+    /// its lanes from a metadata row, or its K-block's scale from a row of scales.
     fn selects_of(&self, e: u128, step: usize, la: usize) -> u64 {
         let kk = self.lay.kept_offset(step, self.width);
+        if let OperandLayout::Mx { block } = self.lay.operands {
+            return (e >> (8 * (kk / block))) as u64 & 0xFF;
+        }
         let mask = if la >= 32 {
             u64::MAX
         } else {
             (1u64 << (2 * la)) - 1
         };
         (e >> (2 * kk)) as u64 & mask
+    }
+
+    /// Side slot `x` is inside the problem in a tile with `inside` rows and columns in it.
+    fn side_inside(&self, x: usize, (rows_in, cols_in): (usize, usize)) -> bool {
+        if x < self.sides.0 {
+            x < rows_in
+        } else {
+            x - self.sides.0 < cols_in
+        }
     }
 
     /// A step's lanes are in shared memory's read register (offered fresh).
@@ -232,24 +309,30 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
         self.lay.beat_bytes(self.inside(t), s, self.width, beat)
     }
 
-    /// Metadata row `r` a sparse step selects from: that of its read (first step of a chunk)
-    /// or the `e_row_<r>` register, which holds it from the chunk's first step on (0 for a
-    /// row past M).
+    /// Side row `r` (a metadata row, or a row's or column's scales) a step takes its side
+    /// value from: that of its read (first step of a chunk) or the `e_row_<r>` (`xa_row_<i>`,
+    /// `xb_row_<j>`) register, which holds it from the chunk's first step on (0 for a row
+    /// past M or a column past N).
     fn e_row(&self, tile: usize, step: usize, data: &[u8], r: usize) -> u128 {
-        if self.lay.e_step_bytes(step, self.width) == 0 {
+        let bytes = self.lay.e_step_bytes(step, self.width) as usize;
+        if bytes == 0 {
             return self.e_row.get(r).map_or(0, |reg| reg.q());
         }
-        let (r0, c0) = self.sched.tile_origin(tile);
-        let rows_in = (self.lay.m - r0).min(self.sched.rows);
-        if r >= rows_in {
+        let inside @ (rows_in, cols_in) = self.inside(tile);
+        if !self.side_inside(r, inside) {
             return 0;
         }
-        let cols_in = (self.lay.n - c0).min(self.sched.cols);
         let w = self.width;
+        // Side slot `r` is read after every row's side bytes if it is a column's.
+        let slot = if r < self.sides.0 {
+            r
+        } else {
+            rows_in + r - self.sides.0
+        };
         let at = rows_in * lane_bytes(self.lay.esa, w) as usize
             + cols_in * lane_bytes(self.lay.esb, self.lay.b_step_lanes(w)) as usize
-            + r * E_ROW_BYTES as usize;
-        le_u128(&data[at..at + E_ROW_BYTES as usize])
+            + slot * bytes;
+        le_u128(&data[at..at + bytes])
     }
 
     /// Decodes the bytes of step `step` of tile `tile` (as laid out by
@@ -284,14 +367,14 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
                 at += lane_bytes(es, span) as usize;
             }
         }
-        if let Some(selects) = o.extras.selects_mut() {
-            for (r, m) in selects.iter_mut().enumerate() {
-                *m = if r0 + r < lay.m {
-                    self.selects_of(self.e_row(tile, step, data, r), step, la)
-                } else {
-                    0
-                };
-            }
+        let inside = self.inside(tile);
+        for x in 0..self.sides.0 + self.sides.1 {
+            let v = if self.side_inside(x, inside) {
+                self.selects_of(self.e_row(tile, step, data, x), step, la)
+            } else {
+                0
+            };
+            o.extras.set_side(x, v);
         }
     }
 
@@ -305,7 +388,7 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
         let (lay, w) = (self.lay, self.width);
         let inside @ (rows_in, cols_in) = self.inside(t);
         let (g0, g1) = lay.beat_groups(inside, s, w, beat);
-        let (a, b, e) = lay.group_bytes(s, w);
+        let (a, b, e, _) = lay.group_bytes(s, w);
         let (la, lb) = lay.step_valid_lanes(s, w, W);
         let mut at = 0usize;
         for x in g0..g1 {
@@ -317,8 +400,14 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
                 self.hold_b[j].set_d(lanes_of(&data[at..], lay.esb, self.b_bits, lb));
                 at += b as usize;
             } else {
-                let r = x - rows_in - cols_in;
-                let row = le_u128(&data[at..at + E_ROW_BYTES as usize]);
+                // A side row: a row's (metadata or scales), then a column's (scales).
+                let y = x - rows_in - cols_in;
+                let r = if y < rows_in {
+                    y
+                } else {
+                    self.sides.0 + y - rows_in
+                };
+                let row = le_u128(&data[at..at + e as usize]);
                 self.e_row[r].set_d(row);
                 let sel = self.selects_of(row, s, la);
                 self.hold_e[r].set_d(sel);
@@ -327,7 +416,10 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
         }
         let last = beat + 1 == lay.beats(inside, s, w);
         if last && e == 0 {
-            for r in 0..rows_in.min(self.e_row.len()) {
+            for r in 0..self.e_row.len() {
+                if !self.side_inside(r, inside) {
+                    continue;
+                }
                 let sel = self.selects_of(self.e_row[r].q(), s, la);
                 self.hold_e[r].set_d(sel);
             }
@@ -344,7 +436,6 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
         }
         let (r0, c0) = self.sched.tile_origin(t);
         let (la, lb) = self.lay.step_valid_lanes(s, self.width, W);
-        let mut selects = o.extras.selects_mut();
         for (i, g) in o.a.iter_mut().enumerate() {
             let inside = r0 + i < self.lay.m;
             *g = if inside {
@@ -355,12 +446,15 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
             } else {
                 LaneGroup::default()
             };
-            if let Some(m) = selects.as_mut().and_then(|s| s.get_mut(i)) {
-                *m = match self.hold_e.get(i) {
-                    Some(e) if inside => e.q(),
-                    _ => 0,
-                };
-            }
+        }
+        let inside = self.inside(t);
+        for (x, e) in self.hold_e.iter().enumerate() {
+            let v = if self.side_inside(x, inside) {
+                e.q()
+            } else {
+                0
+            };
+            o.extras.set_side(x, v);
         }
         for (j, g) in o.b.iter_mut().enumerate() {
             *g = if c0 + j < self.lay.n {
@@ -399,10 +493,8 @@ impl<const W: usize, X: PortExtras<W>> Consumer<W, X> {
                 for (r, g) in self.hold_b.iter_mut().zip(&ops.b) {
                     r.set_d(g.bits);
                 }
-                if let Some(selects) = ops.extras.selects() {
-                    for (r, m) in self.hold_e.iter_mut().zip(selects) {
-                        r.set_d(*m);
-                    }
+                for (x, r) in self.hold_e.iter_mut().enumerate() {
+                    r.set_d(ops.extras.side(x));
                 }
                 self.scratch = ops;
             }

@@ -1,8 +1,8 @@
 //! Where everything lives (pure address arithmetic, no registers): the global-memory regions
-//! of A, Bᵀ, C, D (and E for a 2:4 sparse A), the chunking of K, the shared-memory map of
-//! stages, A panels, C and D slots, the TMA descriptors, and each chunk's load plan (the boxes
-//! it loads, in order). The dense and 2:4 sparse problems differ only here, in
-//! [`OperandLayout`]; the blocks of the port ask the layout and never test the variant.
+//! of A, Bᵀ, C, D (and E for a 2:4 sparse A, XA and XB for block scales), the chunking of K,
+//! the shared-memory map of stages, A panels, C and D slots, the TMA descriptors, and each
+//! chunk's load plan (the boxes it loads, in order). The dense, 2:4 sparse and block-scaled
+//! problems differ only here, in [`OperandLayout`]; the blocks of the port ask the layout.
 
 use super::{MemPortConfig, MAX_REQUEST_LANES, MAX_STAGES, MAX_TILE_SLOTS};
 use crate::hw::config::CoreConfig;
@@ -26,6 +26,16 @@ pub(super) const DESC_B: usize = 1;
 pub(super) const DESC_C: usize = 2;
 pub(super) const DESC_D: usize = 3;
 pub(super) const DESC_E: usize = 4;
+/// Descriptor slots of a block-scaled problem's scale regions (A's, B's; no E beside them).
+pub(super) const DESC_XA: usize = 4;
+pub(super) const DESC_XB: usize = 5;
+/// Bytes of one row's (column's) slot in a block of scales: a chunk's `KC / bs` scales of the
+/// row, A's from byte 0, B's from byte [`XB_SLOT_OFF`] (a block is a tile's slots, `R` or
+/// `C` of them, so its box is a multiple of 16 bytes).
+pub(super) const X_SLOT_BYTES: u32 = 16;
+/// Where B's scales sit in their 16-byte slot: the upper half, so a step's reads of A's and
+/// B's scales fall in different banks.
+pub(super) const XB_SLOT_OFF: u32 = 8;
 /// Kept A values a sparse chunk covers: one 16-byte metadata box row (2 bits a value), and
 /// twice as many dense K positions of B.
 pub const SPARSE_KC: usize = 64;
@@ -52,6 +62,13 @@ pub enum OperandLayout {
     /// A holds the `M x K/2` kept values, E their 2-bit selects; a chunk is one A box, one
     /// E box and `bytes(B)` B sub-boxes of 128 dense positions (see the module docs).
     Sparse,
+    /// Block-scaled A and B (elements of one byte, a scale byte every `block` elements of
+    /// K): a chunk is the dense A and B boxes plus a box of A's scales (XA) and one of B's
+    /// (XB), each a 16-byte row per A row or B column (see the module docs).
+    Mx {
+        /// Elements of K a scale covers (32, or 16 for NVFP4).
+        block: usize,
+    },
 }
 
 /// One box of a chunk's load plan.
@@ -63,6 +80,10 @@ pub enum LoadPart {
     E,
     /// B sub-box `j` (dense: the only one, `j = 0`).
     B(usize),
+    /// The box of A's block scales (block-scaled problems).
+    Xa,
+    /// The box of B's block scales (block-scaled problems).
+    Xb,
 }
 
 /// What a chunk loads: A (and E for a sparse A) unless a panel already holds them, then its
@@ -75,27 +96,29 @@ pub struct LoadPlan {
     pub boxes: usize,
     /// Bytes the chunk's boxes land on the stage's `full` barrier.
     pub tx_bytes: u32,
-    sparse: bool,
+    operands: OperandLayout,
 }
 
 impl LoadPlan {
     /// Box `i` of the plan.
     pub fn part(&self, i: usize) -> LoadPart {
         let i = if self.loads_a { i } else { i + self.a_parts() };
-        match (i, self.sparse) {
+        match (i, self.operands) {
             (0, _) => LoadPart::A,
-            (1, true) => LoadPart::E,
-            (i, true) => LoadPart::B(i - 2),
-            (_, false) => LoadPart::B(0),
+            (1, OperandLayout::Sparse) => LoadPart::E,
+            (i, OperandLayout::Sparse) => LoadPart::B(i - 2),
+            (_, OperandLayout::Dense) => LoadPart::B(0),
+            (1, OperandLayout::Mx { .. }) => LoadPart::Xa,
+            (2, OperandLayout::Mx { .. }) => LoadPart::B(0),
+            (_, OperandLayout::Mx { .. }) => LoadPart::Xb,
         }
     }
 
-    /// Boxes of A's side (A, and E for a sparse A).
+    /// Boxes of A's side (A, and E for a sparse A, XA for a block-scaled one).
     fn a_parts(&self) -> usize {
-        if self.sparse {
-            2
-        } else {
-            1
+        match self.operands {
+            OperandLayout::Dense => 1,
+            _ => 2,
         }
     }
 }
@@ -166,6 +189,23 @@ pub struct MemLayout {
     pub d: (u64, u64),
     /// E, the metadata of a sparse A (`M x ceil(K / 8)` bytes; unused when dense).
     pub e: (u64, u64),
+    /// A's block scales (block-scaled problems), in blocks: one block per tile row and
+    /// chunk (block `tm * chunks + q`, a row of the region), holding the tile row's `R` rows'
+    /// 16-byte slots, each the chunk's `KC / bs` scales of its row from byte 0 (after D;
+    /// unused otherwise).
+    pub xa: (u64, u64),
+    /// B's block scales, in blocks likewise: one per tile column and chunk, its `C` columns'
+    /// slots, each the chunk's scales of its column from byte 8 (after A's scales).
+    pub xb: (u64, u64),
+    /// Scale bytes a row (or column) reads per chunk: `KC / bs` (0 without block scales).
+    pub x_bytes: u32,
+    /// Offset of the XA box in a stage (stream mode) and in a panel block (panel mode), and
+    /// of the XB box in a stage (block-scaled problems).
+    pub xa_stage_off: u32,
+    /// See `xa_stage_off`.
+    pub xa_panel_off: u32,
+    /// See `xa_stage_off`.
+    pub xb_off: u32,
     /// Global memory bytes.
     pub gmem_bytes: u64,
     /// A reused across a tile row from one of two panels.
@@ -281,9 +321,32 @@ impl MemLayout {
         Self::build(cfg, m, n, k, pc, OperandLayout::Sparse)
     }
 
+    /// The layout of an `m x n x k` block-scaled problem with a scale every `block` elements
+    /// of K (elements of at most 8 bits, one byte each in memory): the dense layout plus the
+    /// scale regions XA and XB and their boxes beside A's and B's in every chunk (module
+    /// documentation).
+    pub fn new_mx(
+        cfg: &CoreConfig,
+        block: usize,
+        (m, n, k): (usize, usize, usize),
+        pc: &MemPortConfig,
+    ) -> Result<Self, HwError> {
+        Self::build(cfg, m, n, k, pc, OperandLayout::Mx { block })
+    }
+
     /// A 2:4 sparse A.
     pub fn is_sparse(&self) -> bool {
         self.operands == OperandLayout::Sparse
+    }
+
+    /// Block-scaled A and B.
+    pub fn is_mx(&self) -> bool {
+        matches!(self.operands, OperandLayout::Mx { .. })
+    }
+
+    /// A chunk's plan has more than the dense two boxes (sparse or block-scaled).
+    pub(super) fn multi_part(&self) -> bool {
+        self.operands != OperandLayout::Dense
     }
 
     fn build(
@@ -295,6 +358,10 @@ impl MemLayout {
         operands: OperandLayout,
     ) -> Result<Self, HwError> {
         let sparse = operands == OperandLayout::Sparse;
+        let mx_block = match operands {
+            OperandLayout::Mx { block } => Some(block),
+            _ => None,
+        };
         let (rows, cols) = (cfg.rows(), cfg.cols());
         let esc = cfg.acc.width() / 8;
         // A dense stage holds A's rows then B's, in as many swizzle atoms as they take. A C/D
@@ -309,6 +376,12 @@ impl MemLayout {
             return Err(HwError::Unsupported(
                 "2:4 sparse GEMMs through memory: A and B of 1 or 2 bytes an element \
                  (FP8, FP16, BF16)"
+                    .into(),
+            ));
+        }
+        if mx_block.is_some() && (esa, esb) != (1, 1) {
+            return Err(HwError::Unsupported(
+                "block-scaled GEMMs through memory: elements of at most 8 bits (one byte each)"
                     .into(),
             ));
         }
@@ -330,7 +403,28 @@ impl MemLayout {
         let b_row0 = if esb == 2 { 2 } else { 1 };
         let compact = rows + cols <= atom_rows && b_row0 + cols <= atom_rows;
         let a_row_bytes = kc as u32 * esa;
-        let (stage_bytes, panel_block_bytes, a_off, b_off, b_stride) = if !sparse {
+        // Block scales: a chunk's `KC / bs` scales of each row (column) in a 16-byte slot;
+        // the XA box (`R` slots) and XB box (`C` slots) after the stage's operand atoms, each
+        // at a 128-byte boundary (the TMA destination's alignment), in whole atoms; in panel
+        // mode XA after A's atoms in the panel block.
+        let x_bytes = mx_block.map_or(0, |b| (kc / b) as u32);
+        let x_box = |n: usize| (n as u32 * X_SLOT_BYTES).div_ceil(SLOT_BYTES) * SLOT_BYTES;
+        let (xa_stage_off, xa_panel_off, xb_off) = if mx_block.is_some() {
+            let ops = atoms(rows + cols);
+            (ops, atoms(rows), ops + x_box(rows))
+        } else {
+            (0, 0, 0)
+        };
+        let (stage_bytes, panel_block_bytes, a_off, b_off, b_stride) = if mx_block.is_some() {
+            let b_off = rows as u32 * ATOM_ROW_BYTES;
+            (
+                atoms(rows + cols) + bytes_atoms(x_box(rows) + x_box(cols)),
+                atoms(rows) + bytes_atoms(x_box(rows)),
+                0,
+                b_off,
+                0,
+            )
+        } else if !sparse {
             // A's rows then B's, one 128-byte row each, in whole swizzle atoms.
             let b_off = rows as u32 * ATOM_ROW_BYTES;
             (atoms(rows + cols), atoms(rows), 0, b_off, 0)
@@ -363,7 +457,19 @@ impl MemLayout {
         let tiles_per_box = (box_row_bytes / tile_row) as usize;
         let c = (c_addr, pitch(n as u64 * u64::from(esc)));
         let d = (c.0 + c.1 * m as u64, c.1);
-        let gmem_bytes = d.0 + d.1 * m as u64;
+        // The scale regions after D (block-scaled problems only): a block (row) per tile row
+        // (column) and chunk, `R` (`C`) slots of 16 bytes.
+        let slots = |lines: usize| u64::from(lines as u32 * X_SLOT_BYTES);
+        let xa = (d.0 + d.1 * m as u64, slots(rows));
+        let xb = (
+            xa.0 + xa.1 * (m.div_ceil(rows) * chunks) as u64,
+            slots(cols),
+        );
+        let gmem_bytes = if mx_block.is_some() {
+            xb.0 + xb.1 * (n.div_ceil(cols) * chunks) as u64
+        } else {
+            d.0 + d.1 * m as u64
+        };
         let smem = pc.params.smem_bytes;
         // C and D slots: enough tiles ahead (C) and behind (D, until its store completes) to
         // cover the latency at one tile per `steps` cycles.
@@ -401,6 +507,11 @@ impl MemLayout {
             rows as u32 * (a_e + KEPT_PER_GROUP as u32 * kc as u32 * esb)
         } else {
             rows as u32 * ATOM_ROW_BYTES * if panel { 1 } else { 2 }
+                + if mx_block.is_some() {
+                    (rows + cols) as u32 * X_SLOT_BYTES
+                } else {
+                    0
+                }
         };
         let steps_per_chunk = kc.div_ceil(cfg.width) as u32;
         let want = if pc.stages == 0 {
@@ -436,7 +547,11 @@ impl MemLayout {
         );
         let groups = std::iter::repeat_n(la, rows)
             .chain(std::iter::repeat_n(lb, cols))
-            .chain(std::iter::repeat_n(1, if sparse { rows } else { 0 }));
+            .chain(std::iter::repeat_n(1, if sparse { rows } else { 0 }))
+            .chain(std::iter::repeat_n(
+                1,
+                if mx_block.is_some() { rows + cols } else { 0 },
+            ));
         let max_beats = pack_beats(groups).count();
         Ok(Self {
             rows,
@@ -467,6 +582,12 @@ impl MemLayout {
             c,
             d,
             e,
+            xa,
+            xb,
+            x_bytes,
+            xa_stage_off,
+            xa_panel_off,
+            xb_off,
             gmem_bytes,
             panel,
             stages,
@@ -499,7 +620,7 @@ impl MemLayout {
     fn b_box_k(&self) -> usize {
         match self.operands {
             OperandLayout::Sparse => (ATOM_ROW_BYTES / self.esb) as usize,
-            OperandLayout::Dense => self.kc,
+            OperandLayout::Dense | OperandLayout::Mx { .. } => self.kc,
         }
     }
 
@@ -545,6 +666,24 @@ impl MemLayout {
             e.global_strides[0] = self.e.1;
             maps.push(e);
         }
+        if self.is_mx() {
+            // A's scales then B's: a box is one block (a row of the region: `R` or `C` slots
+            // of 16 bytes, moved as 4-byte words), at inner coordinate 0.
+            for ((addr, pitch), blocks) in [
+                (self.xa, self.m.div_ceil(self.rows)),
+                (self.xb, self.tiles_n),
+            ] {
+                let words = (pitch / 4) as u32;
+                let mut x = TensorMap::dense(
+                    ElemType::U32,
+                    addr,
+                    &[u64::from(words), (blocks * self.chunks) as u64],
+                    &[words, 1],
+                );
+                x.global_strides[0] = pitch;
+                maps.push(x);
+            }
+        }
         maps
     }
 
@@ -554,6 +693,7 @@ impl MemLayout {
         match self.operands {
             OperandLayout::Sparse => box_a + self.rows as u32 * E_ROW_BYTES,
             OperandLayout::Dense => box_a,
+            OperandLayout::Mx { .. } => box_a + self.rows as u32 * X_SLOT_BYTES,
         }
     }
 
@@ -563,6 +703,9 @@ impl MemLayout {
             // A B sub-box is `C` rows of one atom row each.
             OperandLayout::Sparse => self.b_boxes as u32 * self.cols as u32 * ATOM_ROW_BYTES,
             OperandLayout::Dense => (self.cols * self.kc) as u32 * self.esb,
+            OperandLayout::Mx { .. } => {
+                (self.cols * self.kc) as u32 * self.esb + self.cols as u32 * X_SLOT_BYTES
+            }
         }
     }
 
@@ -570,13 +713,13 @@ impl MemLayout {
     pub fn load_plan(&self, g: usize) -> LoadPlan {
         let t = g / self.chunks;
         let loads_a = !self.panel || t.is_multiple_of(self.tiles_n);
-        let sparse = self.is_sparse();
-        let a_parts = if sparse { 2 } else { 1 };
+        let a_parts = if self.multi_part() { 2 } else { 1 };
+        let b_parts = self.b_boxes + usize::from(self.is_mx());
         LoadPlan {
             loads_a,
-            boxes: self.b_boxes + if loads_a { a_parts } else { 0 },
+            boxes: b_parts + if loads_a { a_parts } else { 0 },
             tx_bytes: self.b_side_bytes() + if loads_a { self.a_side_bytes() } else { 0 },
-            sparse,
+            operands: self.operands,
         }
     }
 
@@ -605,10 +748,24 @@ impl MemLayout {
                         KEPT_PER_GROUP * q * self.kc + j * self.b_box_k(),
                         self.b_box_base(stage, j),
                     ),
-                    OperandLayout::Dense => (q * self.kc, self.b_base(stage)),
+                    OperandLayout::Dense | OperandLayout::Mx { .. } => {
+                        (q * self.kc, self.b_base(stage))
+                    }
                 };
                 (DESC_B, [kq as i32, c0 as i32], at, TmaKind::LoadB)
             }
+            LoadPart::Xa => (
+                DESC_XA,
+                [0, (tm * self.chunks + q) as i32],
+                self.xa_base(tm, q, stage),
+                TmaKind::LoadS,
+            ),
+            LoadPart::Xb => (
+                DESC_XB,
+                [0, (tn * self.chunks + q) as i32],
+                self.xb_base(stage),
+                TmaKind::LoadS,
+            ),
         };
         (
             TmaCmd {
@@ -701,6 +858,23 @@ impl MemLayout {
         self.stage_base + stage as u32 * self.stage_bytes + self.b_off
     }
 
+    /// Shared-memory base of the box of A's scales of chunk `q` of tile row `tm`: after A's
+    /// atoms in its panel block (panel mode) or after the operand atoms of stage `stage`.
+    fn xa_base(&self, tm: usize, q: usize, stage: usize) -> u32 {
+        let block = self.a_base(tm, q, stage) - self.a_off;
+        block
+            + if self.panel {
+                self.xa_panel_off
+            } else {
+                self.xa_stage_off
+            }
+    }
+
+    /// Shared-memory base of the box of B's scales in stage `stage`.
+    fn xb_base(&self, stage: usize) -> u32 {
+        self.stage_base + stage as u32 * self.stage_bytes + self.xb_off
+    }
+
     /// Shared-memory base of the metadata box of chunk `q` of tile row `tm` (sparse): the
     /// start of A's block (its panel block in panel mode, the stage otherwise).
     fn e_base(&self, tm: usize, q: usize, stage: usize) -> u32 {
@@ -717,17 +891,40 @@ impl MemLayout {
     pub(super) fn b_step_lanes(&self, w: usize) -> usize {
         match self.operands {
             OperandLayout::Sparse => sparse_b_lanes(w),
-            OperandLayout::Dense => w,
+            OperandLayout::Dense | OperandLayout::Mx { .. } => w,
         }
     }
 
     /// Bytes of metadata a step reads per A row: for a sparse A the whole 16-byte row of the
     /// chunk (its 64 kept values' selects) on the chunk's first step, nothing on the others
     /// (they take their selects from the `e_row_<i>` registers); nothing for a dense A.
+    /// For a block-scaled problem, the chunk's `KC / bs` scales of each row of A (its XA
+    /// slot) on the chunk's first step, kept in `xa_row_<i>` for its other steps.
     pub(super) fn e_step_bytes(&self, step: usize, w: usize) -> u32 {
         match self.operands {
             OperandLayout::Sparse if (step * w).is_multiple_of(self.kc) => E_ROW_BYTES,
+            OperandLayout::Mx { .. } if (step * w).is_multiple_of(self.kc) => self.x_bytes,
             _ => 0,
+        }
+    }
+
+    /// Bytes of B's scales a step reads per B column: the chunk's `KC / bs` scales (its XB
+    /// slot) on a block-scaled chunk's first step, kept in `xb_row_<j>` for its other
+    /// steps; nothing otherwise.
+    pub(super) fn xb_step_bytes(&self, step: usize, w: usize) -> u32 {
+        match self.operands {
+            OperandLayout::Mx { .. } if (step * w).is_multiple_of(self.kc) => self.x_bytes,
+            _ => 0,
+        }
+    }
+
+    /// Side registers of a tile (metadata rows, or A's and B's scale rows): `R` for a
+    /// sparse A, `R + C` for a block-scaled problem, none for a dense one.
+    pub(super) fn side_slots(&self) -> (usize, usize) {
+        match self.operands {
+            OperandLayout::Dense => (0, 0),
+            OperandLayout::Sparse => (self.rows, 0),
+            OperandLayout::Mx { .. } => (self.rows, self.cols),
         }
     }
 
@@ -739,7 +936,7 @@ impl MemLayout {
                 w.min(self.k_steps - k0).min(max),
                 sparse_b_lanes(w).min(self.k - GROUP * (k0 / KEPT_PER_GROUP)),
             ),
-            OperandLayout::Dense => {
+            OperandLayout::Dense | OperandLayout::Mx { .. } => {
                 let lanes = w.min(self.k - k0).min(max);
                 (lanes, lanes)
             }
@@ -747,12 +944,13 @@ impl MemLayout {
     }
 
     /// Bytes of one lane group of step `step` at width `w`: an A row, a B column, a
-    /// metadata row (0 on a step that reads none).
-    pub(super) fn group_bytes(&self, step: usize, w: usize) -> (u32, u32, u32) {
+    /// metadata row or row of A's scales, a column's B scales (0 on a step that reads none).
+    pub(super) fn group_bytes(&self, step: usize, w: usize) -> (u32, u32, u32, u32) {
         (
             lane_bytes(self.esa, w),
             lane_bytes(self.esb, self.b_step_lanes(w)),
             self.e_step_bytes(step, w),
+            self.xb_step_bytes(step, w),
         )
     }
 
@@ -765,12 +963,14 @@ impl MemLayout {
         step: usize,
         w: usize,
     ) -> impl Iterator<Item = usize> {
-        let (a, b, e) = self.group_bytes(step, w);
+        let (a, b, e, x) = self.group_bytes(step, w);
         let lanes = |bytes: u32| bytes.div_ceil(16) as usize;
         let e_rows = if e > 0 { rows } else { 0 };
+        let x_cols = if x > 0 { cols } else { 0 };
         std::iter::repeat_n(lanes(a), rows)
             .chain(std::iter::repeat_n(lanes(b), cols))
             .chain(std::iter::repeat_n(lanes(e), e_rows))
+            .chain(std::iter::repeat_n(lanes(x), x_cols))
     }
 
     /// Shared-memory requests (beats) step `step` of a tile with `inside` = (rows, columns)
@@ -793,9 +993,10 @@ impl MemLayout {
         beat: usize,
     ) -> (usize, usize) {
         if self.max_beats == 1 {
-            let (_, _, e) = self.group_bytes(step, w);
+            let (_, _, e, x) = self.group_bytes(step, w);
             let e_rows = if e > 0 { inside.0 } else { 0 };
-            return (0, inside.0 + inside.1 + e_rows);
+            let x_cols = if x > 0 { inside.1 } else { 0 };
+            return (0, inside.0 + inside.1 + e_rows + x_cols);
         }
         pack_beats(self.groups(inside, step, w))
             .nth(beat)
@@ -832,12 +1033,28 @@ impl MemLayout {
         let b_bytes = lane_bytes(self.esb, self.b_step_lanes(w));
         let b_cols = (0..cols_in).filter(|&c| in_beat(rows_in + c));
         match self.operands {
-            OperandLayout::Dense => {
+            OperandLayout::Dense | OperandLayout::Mx { .. } => {
                 let b_row = self.kc as u32 * self.esb;
                 let base = self.b_base(stage);
                 for c in b_cols {
                     let logical = base + c as u32 * b_row + kk as u32 * self.esb;
                     push_lanes(out, logical, b_bytes, self.swz_b);
+                }
+                // A block-scaled chunk's first step: each row's scales of the chunk (its XA
+                // slot), then each column's (its XB slot, from byte 8).
+                let x_bytes = self.e_step_bytes(step, w);
+                if x_bytes > 0 {
+                    let xa = self.xa_base(tm, q, stage);
+                    let side = rows_in + cols_in;
+                    for r in (0..rows_in).filter(|&r| in_beat(side + r)) {
+                        let logical = xa + r as u32 * X_SLOT_BYTES;
+                        push_lanes(out, logical, x_bytes, Swizzle::None);
+                    }
+                    let xb = self.xb_base(stage) + XB_SLOT_OFF;
+                    for c in (0..cols_in).filter(|&c| in_beat(side + rows_in + c)) {
+                        let logical = xb + c as u32 * X_SLOT_BYTES;
+                        push_lanes(out, logical, x_bytes, Swizzle::None);
+                    }
                 }
             }
             OperandLayout::Sparse => {
@@ -866,7 +1083,7 @@ impl MemLayout {
         w: usize,
         beat: usize,
     ) -> usize {
-        let (a, b, e) = self.group_bytes(step, w);
+        let (a, b, e, xb) = self.group_bytes(step, w);
         let (g0, g1) = self.beat_groups(inside, step, w, beat);
         let (rows, cols) = inside;
         (g0..g1)
@@ -875,8 +1092,10 @@ impl MemLayout {
                     a
                 } else if x < rows + cols {
                     b
-                } else {
+                } else if x < 2 * rows + cols {
                     e
+                } else {
+                    xb
                 }
             })
             .sum::<u32>() as usize

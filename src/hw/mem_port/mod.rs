@@ -58,6 +58,20 @@
 //! [`MemoryPort::new`] builds a `MemoryPort<W>` (dense, extras `()`),
 //! [`MemoryPort::new_sparse`] a `MemoryPort<W, SparseSelects>`, so the core built on it gets
 //! the sparse datapath from the type.
+//!
+//! **Block-scaled** (MX, NVFP4: [`MemoryPort::new_mx`], a `MemoryPort<W, BlockScales>`): A and
+//! B as dense (one byte an element, `KC = 128`), and two more regions and descriptors after D,
+//! XA (A's scales) and XB (B's), kept in blocks: one block (a row of the region, one box at
+//! inner coordinate 0, a 16-byte boundary) per tile row (column) and chunk, holding a 16-byte
+//! slot per row (column) of the tile with the chunk's `128 / bs` scales (4, or 8 for NVFP4):
+//! A's from byte 0 of the slot, B's from byte 8, so that a step's reads of A's and B's scales
+//! never share a bank. A chunk loads A, XA,
+//! B, XB (`load_s` for the scale boxes; one `expect_tx` for all); a stage holds the dense
+//! operand atoms then the XA box (`R` slots) and the XB box (`C` slots), each at a 128-byte
+//! boundary, in whole atoms; in panel mode XA sits in the panel block after A's atoms. A
+//! chunk's first step reads each row's and column's scales of the chunk beside its operands
+//! (one lane each) into `xa_row_<i>`, `xb_row_<j>`; every step's scales (its K-block's byte)
+//! go beside A and B in its extras, [`BlockScales`].
 
 pub mod arbiter;
 pub mod c_fetch;
@@ -75,11 +89,13 @@ pub use layout::{LoadPart, LoadPlan, MemLayout, OperandLayout, SPARSE_KC};
 pub use producer::Producer;
 
 use super::config::CoreConfig;
-use super::extras::SparseSelects;
+use super::config::MxSpec;
+use super::extras::{BlockScales, EdgeExtras, SparseSelects};
 use super::feeder::check_dense_problem;
 use super::memory::{
     MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane, SmemWriteLane,
 };
+use super::mx_feeder::check_mx_problem;
 use super::port::{OperandPort, PortIo, StepOperands};
 use super::schedule::Schedule;
 use super::sparse_feeder::check_sparse_problem;
@@ -132,9 +148,11 @@ impl MemPortConfig {
 }
 
 /// The memory-fed operand port (see the module documentation), serving extras `X`: `()`
-/// for a dense problem, [`SparseSelects`] for a 2:4 sparse one.
+/// for a dense problem, [`SparseSelects`] for a 2:4 sparse one, [`BlockScales`] for a
+/// block-scaled one.
 pub struct MemoryPort<const W: usize, X: PortExtras<W> = ()> {
     cfg: CoreConfig,
+    spec: <X as EdgeExtras<W>>::Spec,
     lay: MemLayout,
     mem: MemorySystem,
     mbar_ops: Vec<MbarOp>,
@@ -183,7 +201,7 @@ impl<const W: usize> MemoryPort<W> {
         host_rows(&mut mem, lay.c, lay.esc, m, n, |i, j| {
             u64::from(c[i * n + j])
         });
-        Self::assemble(cfg, lay, mem)
+        Self::assemble(cfg, (), lay, mem)
     }
 
     /// A port holding an `m x n x k` 2:4 sparse problem (`k` dense, a multiple of 4):
@@ -225,7 +243,64 @@ impl<const W: usize> MemoryPort<W> {
         host_rows(&mut mem, lay.c, lay.esc, m, n, |i, j| {
             u64::from(c[i * n + j])
         });
-        MemoryPort::assemble(cfg, lay, mem)
+        MemoryPort::assemble(cfg, (), lay, mem)
+    }
+
+    /// A port holding an `m x n x k` block-scaled problem for a core built for `spec` (`k` a
+    /// multiple of its block size `bs`): `a` (`m x k` element codes), `b` (`k x n`), `c`
+    /// (`m x n` FP32 bits) and the scale codes of A (`m x k/bs`) and B (`k/bs x n`), laid out
+    /// as [`MemLayout::new_mx`] says: global memory holds the scales in the regions XA and XB
+    /// (module documentation). The port serves the scales beside A and B: its type is
+    /// `MemoryPort<W, BlockScales>`.
+    #[allow(clippy::too_many_arguments)] // the spec, the shape, and the five matrices
+    pub fn new_mx(
+        cfg: CoreConfig,
+        spec: MxSpec,
+        pc: &MemPortConfig,
+        (m, n, k): (usize, usize, usize),
+        a: &[u64],
+        b: &[u64],
+        c: &[u32],
+        (a_scales, b_scales): (&[u8], &[u8]),
+    ) -> Result<MemoryPort<W, BlockScales>, HwError> {
+        check_mx_problem(&spec, (m, n, k), a_scales.len(), b_scales.len())?;
+        check_dense_problem((m, n, k), (a.len(), b.len(), c.len()))?;
+        let bs = spec.block();
+        let lay = MemLayout::new_mx(&cfg, bs, (m, n, k), pc)?;
+        let mut mem = MemoryPort::<W, BlockScales>::memory(pc, &lay)?;
+        let (sa, sb) = (
+            container_shift(lay.esa, cfg.fmt_a.width()),
+            container_shift(lay.esb, cfg.fmt_b.width()),
+        );
+        host_rows(&mut mem, lay.a, lay.esa, m, k, |i, p| a[i * k + p] << sa);
+        host_rows(&mut mem, lay.b, lay.esb, n, k, |j, p| b[p * n + j] << sb);
+        host_rows(&mut mem, lay.c, lay.esc, m, n, |i, j| {
+            u64::from(c[i * n + j])
+        });
+        // The scales, in blocks: block `t * chunks + q` holds tile row (column) `t`'s slots
+        // of chunk `q`, each the chunk's `x_bytes` scales of one row (column), A's from byte
+        // 0, B's from byte 8; the rest of a slot, rows past M, columns past N and K-blocks
+        // past K zero.
+        let (blocks, per_chunk, chunks) = (k / bs, lay.x_bytes as usize, lay.chunks);
+        let slot = layout::X_SLOT_BYTES as usize;
+        let (rows, cols) = (cfg.rows(), cfg.cols());
+        // The (line, K-block) byte `x` of block `b` holds, `lines` lines a tile.
+        let scale_at = |b: usize, x: usize, lines: usize, off: usize, limit: usize| {
+            let o = (x % slot).checked_sub(off)?;
+            let line = (b / chunks) * lines + x / slot;
+            let blk = (b % chunks) * per_chunk + o;
+            (o < per_chunk && line < limit && blk < blocks).then_some((line, blk))
+        };
+        let a_blocks = m.div_ceil(rows) * chunks;
+        host_rows(&mut mem, lay.xa, 1, a_blocks, rows * slot, |b, x| {
+            scale_at(b, x, rows, 0, m).map_or(0, |(i, blk)| u64::from(a_scales[i * blocks + blk]))
+        });
+        let xb_off = layout::XB_SLOT_OFF as usize;
+        let b_blocks = n.div_ceil(cols) * chunks;
+        host_rows(&mut mem, lay.xb, 1, b_blocks, cols * slot, |b, x| {
+            scale_at(b, x, cols, xb_off, n).map_or(0, |(j, blk)| u64::from(b_scales[blk * n + j]))
+        });
+        MemoryPort::assemble(cfg, spec, lay, mem)
     }
 }
 
@@ -237,12 +312,22 @@ impl<const W: usize, X: PortExtras<W>> MemoryPort<W, X> {
     }
 
     /// The port's roles around a filled memory system.
-    fn assemble(cfg: CoreConfig, lay: MemLayout, mem: MemorySystem) -> Result<Self, HwError> {
+    fn assemble(
+        cfg: CoreConfig,
+        spec: <X as EdgeExtras<W>>::Spec,
+        lay: MemLayout,
+        mem: MemorySystem,
+    ) -> Result<Self, HwError> {
         let mbars = lay.stages + lay.tile_slots;
-        let sched = Schedule::for_core(&cfg, lay.m, lay.n, lay.k_steps, cfg.block());
+        let block = match lay.operands {
+            layout::OperandLayout::Mx { block } => block,
+            _ => cfg.block(),
+        };
+        let sched = Schedule::for_core(&cfg, lay.m, lay.n, lay.k_steps, block);
         let tiles = sched.tiles();
         Ok(Self {
             cfg,
+            spec,
             lay,
 
             mem,
@@ -332,7 +417,9 @@ impl<const W: usize, X: PortExtras<W>> OperandPort<W> for MemoryPort<W, X> {
         (self.lay.m, self.lay.n, self.lay.k_steps)
     }
 
-    fn spec(&self) {}
+    fn spec(&self) -> <X as EdgeExtras<W>>::Spec {
+        self.spec
+    }
 
     #[inline]
     fn valid(&self) -> bool {

@@ -34,7 +34,7 @@ pub struct Producer {
     chunk: Reg<u32>,
     /// Dense: the chunk's A box is issued, its B box is next.
     a_sent: Reg<bool>,
-    /// Sparse: boxes of the chunk's plan issued.
+    /// Sparse or block-scaled: boxes of the chunk's plan issued.
     boxes_sent: Reg<u8>,
     /// C boxes issued.
     c_boxes: Reg<u32>,
@@ -56,7 +56,7 @@ impl Producer {
     /// Boxes of the current chunk's plan issued (one register or the other, by layout: the
     /// dense plan has at most two boxes).
     fn sent(&self) -> usize {
-        if self.lay.is_sparse() {
+        if self.lay.multi_part() {
             usize::from(self.boxes_sent.q())
         } else {
             usize::from(self.a_sent.q())
@@ -64,7 +64,7 @@ impl Producer {
     }
 
     fn set_sent(&mut self, n: usize) {
-        if self.lay.is_sparse() {
+        if self.lay.multi_part() {
             self.boxes_sent.set_d(n as u8);
         } else {
             self.a_sent.set_d(n == 1);
@@ -145,9 +145,8 @@ impl Producer {
     pub(super) fn granted(&mut self, kind: TmaKind) {
         match kind {
             TmaKind::LoadC => self.c_boxes.set_d(self.c_boxes.q() + 1),
-            // Block scales travel through the weight-stationary path only.
-            TmaKind::StoreD | TmaKind::LoadS => {}
-            TmaKind::LoadA | TmaKind::LoadB | TmaKind::LoadE => {
+            TmaKind::StoreD => {}
+            TmaKind::LoadA | TmaKind::LoadB | TmaKind::LoadE | TmaKind::LoadS => {
                 let g = self.chunk.q();
                 let sent = self.sent() + 1;
                 if sent == self.lay.load_plan(g as usize).boxes {
@@ -168,7 +167,7 @@ impl Module for Producer {
     fn visit<V: Visitor>(&mut self, v: &mut V) {
         v.reg(&mut self.chunk);
         v.reg(&mut self.a_sent);
-        if self.lay.is_sparse() {
+        if self.lay.multi_part() {
             v.reg(&mut self.boxes_sent);
         }
         v.reg(&mut self.c_boxes);
