@@ -15,12 +15,10 @@
 //!
 //! [`MemoryPort::new_mx`]: tensorcore_rtl::hw::MemoryPort::new_mx
 
-use crate::common::Rng;
-use tensorcore_rtl::gemm::{run_clocked_mx, run_memory_mx, CoreConfig, MxGemm, Problem};
+use crate::common::mx::random_problem;
+use tensorcore_rtl::gemm::{run_clocked_mx, run_memory_mx, MxGemm, Problem};
 use tensorcore_rtl::hw::memory::MemParams;
-use tensorcore_rtl::hw::{Dataflow, MemPortConfig, MxSpec};
-use tensorcore_rtl::numerics::dot::AccMode;
-use tensorcore_rtl::numerics::format::{E4M3, E5M2};
+use tensorcore_rtl::hw::{Dataflow, MemPortConfig};
 use tensorcore_rtl::numerics::mx::BlockFormat;
 use tensorcore_rtl::verify;
 
@@ -54,90 +52,6 @@ fn sample(all: bool) -> impl Iterator<Item = (usize, (usize, usize))> {
         .into_iter()
         .enumerate()
         .filter(move |&(s, (r, c))| all || s % 3 == 0 || r > 8 || c > 8)
-}
-
-/// A random element code of `fmt`'s lane format: zeros, largest finite magnitudes, random
-/// codes; no NaN or infinity codes (a scale may still be NaN).
-fn element(rng: &mut Rng, fmt: BlockFormat) -> u64 {
-    let f = MxSpec::lane_format(fmt);
-    let w = f.width();
-    let sign = rng.below(2) << (w - 1);
-    let code = match rng.below(10) {
-        0 => 0,
-        1 => (1 << (w - 1)) - 1,
-        _ => rng.below(1 << w),
-    } | sign;
-    let mag = code & ((1 << (w - 1)) - 1);
-    if f == E4M3 && mag == 0x7F {
-        sign | 0x7E
-    } else if f == E5M2 && mag >= 0x7C {
-        sign | 0x7B
-    } else {
-        code
-    }
-}
-
-/// A random scale code: E8M0 near 2^0 with some extremes and rarely NaN; for NVFP4
-/// unsigned E4M3, mostly normal, some zero and subnormal, rarely NaN.
-fn scale(rng: &mut Rng, fmt: BlockFormat) -> u8 {
-    if fmt == BlockFormat::NvFp4 {
-        return match rng.below(30) {
-            0 => 0x00,
-            1 => 1 + rng.below(7) as u8,
-            2 => 0x7F,
-            _ => (0x30 + rng.below(0x18)) as u8,
-        };
-    }
-    match rng.below(40) {
-        0 => 0x00,
-        1 => 0xFE,
-        2 => 0xFF,
-        _ => (127 - 12 + rng.below(24)) as u8,
-    }
-}
-
-/// A random block-scaled `m x n x k` problem of `fmt` on a `rows x cols` `os` array at width
-/// `w`; NVFP4 with tensor scales 0.75 and -2.
-fn mx_problem(
-    fmt: BlockFormat,
-    (m, n, k): (usize, usize, usize),
-    (rows, cols, w): (usize, usize, usize),
-    seed: u64,
-) -> MxGemm {
-    let mut rng = Rng(seed);
-    let nv = fmt == BlockFormat::NvFp4;
-    let spec = MxSpec::new(fmt, fmt).with_tensor_scales(
-        nv.then_some(0.75f32.to_bits()),
-        nv.then_some((-2.0f32).to_bits()),
-    );
-    let bs = spec.block();
-    let lane = MxSpec::lane_format(fmt);
-    let cfg = CoreConfig::new(lane, lane, AccMode::Fused, w)
-        .with_array(rows, cols)
-        .expect("a valid array")
-        .with_dataflow(Dataflow::Os);
-    let c = (0..m * n)
-        .map(|_| match rng.below(8) {
-            0 => 0x8000_0000,
-            1 => 0,
-            _ => {
-                let e = 127 - 12 + rng.below(24) as u32;
-                (rng.below(2) as u32) << 31 | e << 23 | rng.below(1 << 23) as u32
-            }
-        })
-        .collect();
-    MxGemm {
-        cfg,
-        spec,
-        m,
-        n,
-        k,
-        a: (0..m * k).map(|_| element(&mut rng, fmt)).collect(),
-        b: (0..k * n).map(|_| element(&mut rng, fmt)).collect(),
-        c,
-        a_scales: (0..m * k / bs).map(|_| scale(&mut rng, fmt)).collect(),
-        b_scales: (0..k / bs * n).map(|_| scale(&mut rng, fmt)).collect(),
-    }
 }
 
 /// What the `os` port must read from shared memory for the block-scaled `g` (elements and
@@ -224,7 +138,7 @@ fn sizes_run(all: bool) {
             128 / bs + 1 + s % (256 / bs)
         };
         let shape = (rows + 1 + s % 5, cols + 1 + s % 3, bs * blocks);
-        let g = mx_problem(fmt, shape, (rows, cols, w), 9000 + s as u64);
+        let g = mx_problem_os(fmt, shape, (rows, cols, w), 9000 + s as u64);
         same_as_ideal(&g, &pc_of(s));
     }
 }
@@ -252,7 +166,7 @@ fn every_block_format_and_width_on_the_default_core() {
         for (y, w) in widths(fmt).into_iter().enumerate() {
             let bs = fmt.block_size();
             let k = bs * (256 / bs + 2);
-            let g = mx_problem(fmt, (9, 7, k), (4, 4, w), 300 + (8 * x + y) as u64);
+            let g = mx_problem_os(fmt, (9, 7, k), (4, 4, w), 300 + (8 * x + y) as u64);
             same_as_ideal(&g, &pc(60 + 30 * y as u32, 16, 0));
         }
     }
@@ -267,9 +181,9 @@ fn stream_mode_and_a_tall_array() {
         .enumerate()
     {
         let bs = fmt.block_size();
-        let g = mx_problem(fmt, (6, 3, 6 * bs), (2, 4, bs), 400 + x as u64);
+        let g = mx_problem_os(fmt, (6, 3, 6 * bs), (2, 4, bs), 400 + x as u64);
         same_as_ideal(&g, &pc(100, 8, 2));
-        let g = mx_problem(fmt, (40, 5, 5 * bs), (32, 2, bs), 410 + x as u64);
+        let g = mx_problem_os(fmt, (40, 5, 5 * bs), (32, 2, bs), 410 + x as u64);
         same_as_ideal(&g, &pc(40, 32, 0));
     }
 }
@@ -277,7 +191,17 @@ fn stream_mode_and_a_tall_array() {
 #[test]
 fn the_64x64x256_mxfp8_gemm_through_memory() {
     // The figure docs/memory.md quotes: 64 x 64 x 256 mxfp8e4m3 at w = 32 on the 4 x 4 core.
-    let g = mx_problem(BlockFormat::MxFp8E4M3, (64, 64, 256), (4, 4, 32), 64);
+    let g = mx_problem_os(BlockFormat::MxFp8E4M3, (64, 64, 256), (4, 4, 32), 64);
     let (ideal, mem) = same_as_ideal(&g, &MemPortConfig::default());
     assert!(mem > ideal, "{mem} against {ideal}");
+}
+
+/// A random block-scaled problem on a `rows x cols` `os` array at width `w`.
+fn mx_problem_os(
+    fmt: BlockFormat,
+    shape: (usize, usize, usize),
+    array: (usize, usize, usize),
+    seed: u64,
+) -> MxGemm {
+    random_problem(fmt, shape, array, Dataflow::Os, seed)
 }

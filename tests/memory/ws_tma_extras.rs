@@ -9,7 +9,6 @@
 //! problem alone. The default run samples the `1..=8 x 1..=8` sizes (plus 16 x 16, 1 x 32,
 //! 32 x 1, 32 x 32); `cargo test --test memory ws_tma_extras:: -- --ignored` runs every one.
 
-use crate::common::Rng;
 use tensorcore_rtl::gemm::{run_clocked_mx, run_memory_mx, CoreConfig, MemRun, MxGemm, Problem};
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::{Dataflow, HwError, MemPortConfig, MxSpec};
@@ -230,87 +229,6 @@ fn sparse_matches_the_ideal_ws_core_on_every_size() {
     sparse_sizes(true);
 }
 
-/// A random element code of `fmt`'s lane format: zeros, largest finite magnitudes, random
-/// codes; no NaN or infinity codes (a scale may still be NaN).
-fn element(rng: &mut Rng, fmt: BlockFormat) -> u64 {
-    let f = MxSpec::lane_format(fmt);
-    let w = f.width();
-    let sign = rng.below(2) << (w - 1);
-    let code = match rng.below(10) {
-        0 => 0,
-        1 => (1 << (w - 1)) - 1,
-        _ => rng.below(1 << w),
-    } | sign;
-    let mag = code & ((1 << (w - 1)) - 1);
-    if f == E4M3 && mag == 0x7F {
-        sign | 0x7E
-    } else if f == E5M2 && mag >= 0x7C {
-        sign | 0x7B
-    } else {
-        code
-    }
-}
-
-/// A random scale code: E8M0 near 2^0 with some extremes and rarely NaN; for NVFP4
-/// unsigned E4M3, mostly normal, some zero and subnormal, rarely NaN.
-fn scale(rng: &mut Rng, fmt: BlockFormat) -> u8 {
-    if fmt == BlockFormat::NvFp4 {
-        return match rng.below(30) {
-            0 => 0x00,
-            1 => 1 + rng.below(7) as u8,
-            2 => 0x7F,
-            _ => (0x30 + rng.below(0x18)) as u8,
-        };
-    }
-    match rng.below(40) {
-        0 => 0x00,
-        1 => 0xFE,
-        2 => 0xFF,
-        _ => (127 - 12 + rng.below(24)) as u8,
-    }
-}
-
-/// A random block-scaled `m x n x k` problem of `fmt` on a `rows x cols` `ws` array (width =
-/// the block size); NVFP4 with tensor scales 0.75 and -2.
-fn mx_problem(
-    fmt: BlockFormat,
-    (m, n, k): (usize, usize, usize),
-    (rows, cols): (usize, usize),
-    seed: u64,
-) -> MxGemm {
-    let mut rng = Rng(seed);
-    let nv = fmt == BlockFormat::NvFp4;
-    let spec = MxSpec::new(fmt, fmt).with_tensor_scales(
-        nv.then_some(0.75f32.to_bits()),
-        nv.then_some((-2.0f32).to_bits()),
-    );
-    let bs = spec.block();
-    let lane = MxSpec::lane_format(fmt);
-    let cfg = ws(CoreConfig::new(lane, lane, AccMode::Fused, bs), rows, cols);
-    let c = (0..m * n)
-        .map(|_| match rng.below(8) {
-            0 => 0x8000_0000,
-            1 => 0,
-            _ => {
-                let e = 127 - 12 + rng.below(24) as u32;
-                (rng.below(2) as u32) << 31 | e << 23 | rng.below(1 << 23) as u32
-            }
-        })
-        .collect();
-    MxGemm {
-        cfg,
-        spec,
-        m,
-        n,
-        k,
-        a: (0..m * k).map(|_| element(&mut rng, fmt)).collect(),
-        b: (0..k * n).map(|_| element(&mut rng, fmt)).collect(),
-        c,
-        a_scales: (0..m * k / bs).map(|_| scale(&mut rng, fmt)).collect(),
-        b_scales: (0..k / bs * n).map(|_| scale(&mut rng, fmt)).collect(),
-    }
-}
-
 /// Runs the block-scaled `g` ideal and through memory; compares. Returns the refusal, if
 /// the memory path refused the problem before the run.
 fn mx_same_as_ideal(g: &MxGemm, pc: &MemPortConfig) -> Option<String> {
@@ -356,7 +274,7 @@ fn mx_sizes(all: bool) {
             cols + 1 + s % 3,
             bs * (1 + (7 * s) % (2 * rows + 1)),
         );
-        let g = mx_problem(fmt, shape, (rows, cols), 9000 + s as u64);
+        let g = mx_problem_ws(fmt, shape, (rows, cols), 9000 + s as u64);
         let Some(why) = mx_same_as_ideal(&g, &pc_of(s)) else {
             continue;
         };
@@ -364,7 +282,7 @@ fn mx_sizes(all: bool) {
         assert!(why.contains("256") || why.contains("lanes"), "{why}");
         let nv = BlockFormat::NvFp4;
         let shape = (rows + 1, cols + 2, 16 * (1 + s % 3));
-        let g = mx_problem(nv, shape, (rows, cols), 9500 + s as u64);
+        let g = mx_problem_ws(nv, shape, (rows, cols), 9500 + s as u64);
         match mx_same_as_ideal(&g, &pc_of(s)) {
             None => assert!(rows * 16 <= 256, "{rows} x {cols}"),
             Some(why) => {
@@ -391,7 +309,7 @@ fn every_block_format_and_odd_folds_through_memory() {
     // Each block format on a non-square array, K of three folds and a partial one.
     for (x, fmt) in BlockFormat::ALL.into_iter().enumerate() {
         let bs = fmt.block_size();
-        let g = mx_problem(fmt, (7, 6, 7 * bs), (3, 2), 300 + x as u64);
+        let g = mx_problem_ws(fmt, (7, 6, 7 * bs), (3, 2), 300 + x as u64);
         assert_eq!(mx_same_as_ideal(&g, &pc(60 + 30 * x as u32, 16, 0)), None);
     }
     // 2:4 sparse at w = 1 on an odd R: a fold of R kept values starts mid-group, and its
@@ -417,7 +335,7 @@ fn row_chunks_longer_than_the_accumulator() {
     let mem = run_memory_sparse(&g, &pc(60, 32, 0), None).expect("memory");
     assert_eq!(mem.run.run.out, ideal.run.out);
     assert!(mem.run.run.cycles >= ideal.run.cycles);
-    let g = mx_problem(BlockFormat::NvFp4, (1030, 3, 48), (2, 2), 12);
+    let g = mx_problem_ws(BlockFormat::NvFp4, (1030, 3, 48), (2, 2), 12);
     let ideal = run_clocked_mx(&g, None).expect("ideal");
     let mem = run_memory_mx(&g, &pc(60, 32, 0), None).expect("memory");
     assert_eq!(mem.run.run.out, ideal.out);
@@ -427,11 +345,11 @@ fn row_chunks_longer_than_the_accumulator() {
 #[test]
 fn what_the_ws_memory_path_cannot_lay_out_beside_the_operands_is_refused() {
     // MX (blocks of 32, w = 32) on 16 rows: a weight tile of 512 K positions.
-    let g = mx_problem(BlockFormat::MxFp8E4M3, (4, 4, 64), (16, 2), 1);
+    let g = mx_problem_ws(BlockFormat::MxFp8E4M3, (4, 4, 64), (16, 2), 1);
     let why = refused(&run_memory_mx(&g, &pc(10, 16, 0), None)).expect("a refusal");
     assert!(why.contains("256 rows"), "{why}");
     // MX on 32 columns: a weight row of 32 spans of 32 bytes, 64 lanes.
-    let g = mx_problem(BlockFormat::MxFp4, (4, 40, 64), (1, 32), 2);
+    let g = mx_problem_ws(BlockFormat::MxFp4, (4, 40, 64), (1, 32), 2);
     let why = refused(&run_memory_mx(&g, &pc(10, 16, 0), None)).expect("a refusal");
     assert!(why.contains("64 lanes"), "{why}");
     // 2:4 sparse FP16 at w = 8 on 32 columns: 16 spans of 64 bytes.
@@ -447,4 +365,15 @@ fn what_the_ws_memory_path_cannot_lay_out_beside_the_operands_is_refused() {
         why.contains("2:4 sparse weight tile") && why.contains("256"),
         "{why}"
     );
+}
+
+/// A random block-scaled problem on a `rows x cols` `ws` array (width = the block size).
+fn mx_problem_ws(
+    fmt: BlockFormat,
+    shape: (usize, usize, usize),
+    (rows, cols): (usize, usize),
+    seed: u64,
+) -> MxGemm {
+    let bs = MxSpec::new(fmt, fmt).block();
+    crate::common::mx::random_problem(fmt, shape, (rows, cols, bs), Dataflow::Ws, seed)
 }
