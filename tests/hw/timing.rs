@@ -71,3 +71,17 @@ fn back_to_back_tiles_overlap() {
         assert!(r.run.cycles < tiles * (tile_cycles(&c, k) + 8));
     }
 }
+
+/// A 256 x 256 x 256 GEMM keeps the output-stationary array at least 95% busy on 4 x 4, 8 x 8
+/// and 16 x 16 (issue 21's utilization point; the `ws` counterpart is
+/// `ws::long_streams_keep_the_array_busy`), by the schedule whose totals the clocked core
+/// equals (the tests above, and `array_sizes` for every size).
+#[test]
+fn a_256_cube_keeps_the_os_array_busy() {
+    for r in [4usize, 8, 16] {
+        let c = cfg(AccMode::Fused, 1).with_array(r, r).expect("array");
+        let s = Schedule::for_core(&c, 256, 256, 256, 0);
+        let util = (256u64 * 256 * 256) as f64 / (s.total_cycles() * (r * r) as u64) as f64;
+        assert!(util >= 0.95, "{r} x {r}: utilization {util}");
+    }
+}
