@@ -129,6 +129,81 @@ fn gemm_mx_matches_mx_dot() {
     }
 }
 
+/// Runs `fmt` (an MX and an NVFP4 format) on a `rows x cols` array of `dataflow` at `width`
+/// through `--memory tma` and the ideal port, both with `--check`; asserts 0 mismatches, the
+/// same D and flags, no fewer cycles through memory, and returns its `--json` and the problem
+/// shape.
+fn mx_through_memory(
+    fmt: BlockFormat,
+    (m, n, k): (usize, usize, usize),
+    (rows, cols, width): (usize, usize, usize),
+    dataflow: &str,
+    seed: u64,
+) -> serde_json::Value {
+    let d = scratch(&format!("gemm-mx-{dataflow}-tma"), fmt.name());
+    let (qa, qb, _) = write_problem(&d, fmt, (m, n, k), seed);
+    let tensor: Vec<String> = match (qa.tensor_scale, qb.tensor_scale) {
+        (Some(ta), Some(tb)) => vec![
+            "--a-tensor-scale".into(),
+            format!("{ta:#010x}"),
+            "--b-tensor-scale".into(),
+            format!("{tb:#010x}"),
+        ],
+        _ => Vec::new(),
+    };
+    let files = ["a.npy", "b.npy", "sa.npy", "sb.npy", "c.npy"].map(|f| p(&d, f));
+    let (rows, cols, width) = (rows.to_string(), cols.to_string(), width.to_string());
+    let run = |memory: &str| {
+        let out = p(&d, &format!("d-{memory}.npy"));
+        let mut args = vec![
+            "gemm",
+            "--format",
+            fmt.name(),
+            "--a",
+            &files[0],
+            "--b",
+            &files[1],
+            "--a-scales",
+            &files[2],
+            "--b-scales",
+            &files[3],
+            "--c",
+            &files[4],
+            "--width",
+            &width,
+            "--rows",
+            &rows,
+            "--cols",
+            &cols,
+            "--dataflow",
+            dataflow,
+            "--memory",
+            memory,
+            "--out",
+            &out,
+            "--check",
+            "--json",
+        ];
+        args.extend(tensor.iter().map(String::as_str));
+        let o = tcrtl(&args);
+        assert_eq!(o.status.code(), Some(0), "{fmt}: {}", text(&o.stderr));
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(j["check"]["mismatches"], 0, "{fmt}: {j}");
+        (j, std::fs::read(&out).expect("D"))
+    };
+    let ((j, d_tma), (ideal, d_ideal)) = (run("tma"), run("ideal"));
+    assert_eq!(
+        d_tma, d_ideal,
+        "{fmt}: D through memory against the ideal port"
+    );
+    assert_eq!(j["flags"], ideal["flags"], "{fmt}");
+    assert_eq!(j["dataflow"], dataflow, "{fmt}");
+    assert!(j["cycles"].as_u64() >= ideal["cycles"].as_u64(), "{fmt}");
+    assert_eq!(j["memory"]["path"], "tma", "{fmt}");
+    let _ = std::fs::remove_dir_all(&d);
+    j
+}
+
 /// `gemm --dataflow ws --memory tma` with an MX and an NVFP4 format: the block scales
 /// travel by TMA beside their operands; 0 mismatches against the `ws` reference, D equal to
 /// the ideal `ws` run's, and the shared-memory reads of the closed form (each of the
@@ -142,72 +217,13 @@ fn gemm_mx_runs_through_the_ws_memory_path() {
         .into_iter()
         .enumerate()
     {
-        let d = scratch("gemm-mx-ws-tma", fmt.name());
-        let (qa, qb, _) = write_problem(&d, fmt, (m, n, k), 70 + s as u64);
         let w = fmt.block_size();
-        let width = w.to_string();
-        let tensor: Vec<String> = match (qa.tensor_scale, qb.tensor_scale) {
-            (Some(ta), Some(tb)) => vec![
-                "--a-tensor-scale".into(),
-                format!("{ta:#010x}"),
-                "--b-tensor-scale".into(),
-                format!("{tb:#010x}"),
-            ],
-            _ => Vec::new(),
-        };
-        let files = ["a.npy", "b.npy", "sa.npy", "sb.npy", "c.npy"].map(|f| p(&d, f));
-        let run = |memory: &str| {
-            let out = p(&d, &format!("d-{memory}.npy"));
-            let mut args = vec![
-                "gemm",
-                "--format",
-                fmt.name(),
-                "--a",
-                &files[0],
-                "--b",
-                &files[1],
-                "--a-scales",
-                &files[2],
-                "--b-scales",
-                &files[3],
-                "--c",
-                &files[4],
-                "--width",
-                &width,
-                "--rows",
-                "2",
-                "--cols",
-                "3",
-                "--dataflow",
-                "ws",
-                "--memory",
-                memory,
-                "--out",
-                &out,
-                "--check",
-                "--json",
-            ];
-            args.extend(tensor.iter().map(String::as_str));
-            let o = tcrtl(&args);
-            assert_eq!(o.status.code(), Some(0), "{fmt}: {}", text(&o.stderr));
-            let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-            assert_eq!(j["check"]["mismatches"], 0, "{fmt}: {j}");
-            (j, std::fs::read(&out).expect("D"))
-        };
-        let ((j, d_tma), (ideal, d_ideal)) = (run("tma"), run("ideal"));
-        assert_eq!(
-            d_tma, d_ideal,
-            "{fmt}: D through memory against the ideal port"
-        );
-        assert_eq!(j["flags"], ideal["flags"], "{fmt}");
-        assert!(j["cycles"].as_u64() >= ideal["cycles"].as_u64(), "{fmt}");
-        assert_eq!(j["memory"]["path"], "tma", "{fmt}");
+        let j = mx_through_memory(fmt, (m, n, k), (rows, cols, w), "ws", 70 + s as u64);
         let passes = n.div_ceil(cols) * k.div_ceil(rows * w);
         let want = passes * rows * (w * cols + cols)
             + passes * m * (rows * w + rows)
             + m * n.div_ceil(cols) * cols * 4;
         assert_eq!(j["memory"]["smem_read_bytes"], want, "{fmt}");
-        let _ = std::fs::remove_dir_all(&d);
     }
 }
 
@@ -224,67 +240,13 @@ fn gemm_mx_runs_through_the_os_memory_path() {
         .into_iter()
         .enumerate()
     {
-        let d = scratch("gemm-mx-os-tma", fmt.name());
-        let (qa, qb, _) = write_problem(&d, fmt, (m, n, k), 90 + s as u64);
         let bs = fmt.block_size();
-        let width = (bs / 2).to_string();
-        let tensor: Vec<String> = match (qa.tensor_scale, qb.tensor_scale) {
-            (Some(ta), Some(tb)) => vec![
-                "--a-tensor-scale".into(),
-                format!("{ta:#010x}"),
-                "--b-tensor-scale".into(),
-                format!("{tb:#010x}"),
-            ],
-            _ => Vec::new(),
-        };
-        let files = ["a.npy", "b.npy", "sa.npy", "sb.npy", "c.npy"].map(|f| p(&d, f));
-        let run = |memory: &str| {
-            let out = p(&d, &format!("d-{memory}.npy"));
-            let mut args = vec![
-                "gemm",
-                "--format",
-                fmt.name(),
-                "--a",
-                &files[0],
-                "--b",
-                &files[1],
-                "--a-scales",
-                &files[2],
-                "--b-scales",
-                &files[3],
-                "--c",
-                &files[4],
-                "--width",
-                &width,
-                "--memory",
-                memory,
-                "--out",
-                &out,
-                "--check",
-                "--json",
-            ];
-            args.extend(tensor.iter().map(String::as_str));
-            let o = tcrtl(&args);
-            assert_eq!(o.status.code(), Some(0), "{fmt}: {}", text(&o.stderr));
-            let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-            assert_eq!(j["check"]["mismatches"], 0, "{fmt}: {j}");
-            (j, std::fs::read(&out).expect("D"))
-        };
-        let ((j, d_tma), (ideal, d_ideal)) = (run("tma"), run("ideal"));
-        assert_eq!(
-            d_tma, d_ideal,
-            "{fmt}: D through memory against the ideal port"
-        );
-        assert_eq!(j["flags"], ideal["flags"], "{fmt}");
-        assert_eq!(j["dataflow"], "os", "{fmt}");
-        assert!(j["cycles"].as_u64() >= ideal["cycles"].as_u64(), "{fmt}");
-        assert_eq!(j["memory"]["path"], "tma", "{fmt}");
+        let j = mx_through_memory(fmt, (m, n, k), (4, 4, bs / 2), "os", 90 + s as u64);
         let (tiles_m, tiles_n) = (m.div_ceil(4), n.div_ceil(4));
         let chunks = k.div_ceil(128);
         let want =
             (tiles_n * m + tiles_m * n) * (k + chunks * 128 / bs) + tiles_m * tiles_n * 16 * 4;
         assert_eq!(j["memory"]["smem_read_bytes"], want, "{fmt}");
-        let _ = std::fs::remove_dir_all(&d);
     }
 }
 
