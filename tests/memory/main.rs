@@ -16,3 +16,20 @@ mod tma_gpu;
 mod tma_props;
 mod ws_tma;
 mod ws_tma_extras;
+
+use tensorcore_rtl::hw::memory::MemParams;
+use tensorcore_rtl::hw::MemPortConfig;
+
+/// A memory port of `latency` cycles and `bw` bytes a cycle with `stages` stages (0: the
+/// automatic count), the other parameters at their defaults.
+pub fn pc(latency: u32, bw: u32, stages: usize) -> MemPortConfig {
+    MemPortConfig {
+        params: MemParams {
+            latency,
+            bytes_per_cycle: bw,
+            ..MemParams::default()
+        },
+        stages,
+        ..MemPortConfig::default()
+    }
+}

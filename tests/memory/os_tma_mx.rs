@@ -16,23 +16,11 @@
 //! [`MemoryPort::new_mx`]: tensorcore_rtl::hw::MemoryPort::new_mx
 
 use crate::common::mx::random_problem;
+use crate::pc;
 use tensorcore_rtl::gemm::{run_clocked_mx, run_memory_mx, MxGemm, Problem};
-use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::{Dataflow, MemPortConfig};
 use tensorcore_rtl::numerics::mx::BlockFormat;
 use tensorcore_rtl::verify;
-
-fn pc(latency: u32, bw: u32, stages: usize) -> MemPortConfig {
-    MemPortConfig {
-        params: MemParams {
-            latency,
-            bytes_per_cycle: bw,
-            ..MemParams::default()
-        },
-        stages,
-        ..MemPortConfig::default()
-    }
-}
 
 /// The memory parameters of sample `s`: latencies from 20 to 260 cycles, 8 to 32 bytes a
 /// cycle, the automatic stage count or two or three stages.

@@ -7,26 +7,14 @@
 //! pass, each row of A once per pass, each row of C once per output block. Run alone with
 //! `cargo test --test memory ws_tma::`.
 
+use crate::pc;
 use proptest::prelude::*;
 use tensorcore_rtl::gemm::{run_clocked, run_memory, CoreConfig, Gemm, MemRun, Problem};
-use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::{Dataflow, HwError, MemPortConfig};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, TF32};
 use tensorcore_rtl::numerics::int::{IntMode, IntOverflow, S8, U8};
 use tensorcore_rtl::verify;
-
-fn pc(latency: u32, bw: u32, stages: usize) -> MemPortConfig {
-    MemPortConfig {
-        params: MemParams {
-            latency,
-            bytes_per_cycle: bw,
-            ..MemParams::default()
-        },
-        stages,
-        ..MemPortConfig::default()
-    }
-}
 
 fn ws(cfg: CoreConfig, rows: usize, cols: usize) -> CoreConfig {
     cfg.with_array(rows, cols)

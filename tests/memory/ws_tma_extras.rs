@@ -9,26 +9,14 @@
 //! problem alone. The default run samples the `1..=8 x 1..=8` sizes (plus 16 x 16, 1 x 32,
 //! 32 x 1, 32 x 32); `cargo test --test memory ws_tma_extras:: -- --ignored` runs every one.
 
+use crate::pc;
 use tensorcore_rtl::gemm::{run_clocked_mx, run_memory_mx, CoreConfig, MemRun, MxGemm, Problem};
-use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::{Dataflow, HwError, MemPortConfig, MxSpec};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, TF32};
 use tensorcore_rtl::numerics::mx::BlockFormat;
 use tensorcore_rtl::sparse::{run_clocked_sparse_measured, run_memory_sparse, SparseGemm};
 use tensorcore_rtl::verify;
-
-fn pc(latency: u32, bw: u32, stages: usize) -> MemPortConfig {
-    MemPortConfig {
-        params: MemParams {
-            latency,
-            bytes_per_cycle: bw,
-            ..MemParams::default()
-        },
-        stages,
-        ..MemPortConfig::default()
-    }
-}
 
 /// The memory parameters of sample `s`: latencies from 20 to 260 cycles, 8 to 32 bytes a
 /// cycle, the automatic stage count or one or two A stages.
