@@ -33,3 +33,19 @@ pub fn pc(latency: u32, bw: u32, stages: usize) -> MemPortConfig {
         ..MemPortConfig::default()
     }
 }
+
+/// Every array size of issue 21's set: every R, C in 1..=8, and 16 x 16, 1 x 32, 32 x 1,
+/// 32 x 32.
+pub fn sizes() -> Vec<(usize, usize)> {
+    let mut v: Vec<(usize, usize)> = (1..=8).flat_map(|r| (1..=8).map(move |c| (r, c))).collect();
+    v.extend([(16, 16), (1, 32), (32, 1), (32, 32)]);
+    v
+}
+
+/// Every size (`all`), or every third of the `1..=8` grid and the large ones, with its index.
+pub fn sample(all: bool) -> impl Iterator<Item = (usize, (usize, usize))> {
+    sizes()
+        .into_iter()
+        .enumerate()
+        .filter(move |&(s, (r, c))| all || s % 3 == 0 || r > 8 || c > 8)
+}

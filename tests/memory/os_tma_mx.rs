@@ -17,6 +17,7 @@
 
 use crate::common::mx::random_problem;
 use crate::pc;
+use crate::sample;
 use tensorcore_rtl::gemm::{run_clocked_mx, run_memory_mx, MxGemm, Problem};
 use tensorcore_rtl::hw::{Dataflow, MemPortConfig};
 use tensorcore_rtl::numerics::mx::BlockFormat;
@@ -26,20 +27,6 @@ use tensorcore_rtl::verify;
 /// cycle, the automatic stage count or two or three stages.
 fn pc_of(s: usize) -> MemPortConfig {
     pc(20 + (s as u32 % 4) * 80, 8 << (s % 3), [0, 0, 2, 3][s % 4])
-}
-
-fn sizes() -> Vec<(usize, usize)> {
-    let mut v: Vec<(usize, usize)> = (1..=8).flat_map(|r| (1..=8).map(move |c| (r, c))).collect();
-    v.extend([(16, 16), (1, 32), (32, 1), (32, 32)]);
-    v
-}
-
-/// Every size (`all`), or every third of the `1..=8` grid and the large ones.
-fn sample(all: bool) -> impl Iterator<Item = (usize, (usize, usize))> {
-    sizes()
-        .into_iter()
-        .enumerate()
-        .filter(move |&(s, (r, c))| all || s % 3 == 0 || r > 8 || c > 8)
 }
 
 /// What the `os` port must read from shared memory for the block-scaled `g` (elements and

@@ -11,6 +11,7 @@
 //! os_tma_sizes:: -- --include-ignored`: about 5,600 runs, a minute and a half). A proptest
 //! adds random arrays of any R, C in 1..=32 (`PROPTEST_CASES`, default 12).
 
+use crate::sizes;
 use tensorcore_rtl::gemm::{run_clocked, run_memory, CoreConfig, Gemm, MemRun, Problem};
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::MemPortConfig;
@@ -41,13 +42,6 @@ const SPARSE_PAIRS: [(Format, Format); 5] = [
     (E5M2, E4M3),
     (FP16, E4M3),
 ];
-
-/// Every size of the set.
-fn sizes() -> Vec<(usize, usize)> {
-    let mut v: Vec<(usize, usize)> = (1..=8).flat_map(|r| (1..=8).map(move |c| (r, c))).collect();
-    v.extend([(16, 16), (1, 32), (32, 1), (32, 32)]);
-    v
-}
 
 /// Every mode of a pair: ieee, fused, each NVIDIA preset that takes it.
 fn modes(fa: Format, fb: Format) -> Vec<AccMode> {

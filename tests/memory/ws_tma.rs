@@ -8,6 +8,7 @@
 //! `cargo test --test memory ws_tma::`.
 
 use crate::pc;
+use crate::sizes;
 use proptest::prelude::*;
 use tensorcore_rtl::gemm::{run_clocked, run_memory, CoreConfig, Gemm, MemRun, Problem};
 use tensorcore_rtl::hw::{Dataflow, HwError, MemPortConfig};
@@ -85,12 +86,6 @@ fn same_as_ideal(g: &Gemm, pc: &MemPortConfig) -> MemRun {
         );
     }
     mem
-}
-
-fn sizes() -> Vec<(usize, usize)> {
-    let mut v: Vec<(usize, usize)> = (1..=8).flat_map(|r| (1..=8).map(move |c| (r, c))).collect();
-    v.extend([(16, 16), (1, 32), (32, 1), (32, 32)]);
-    v
 }
 
 #[test]

@@ -10,6 +10,7 @@
 //! 32 x 1, 32 x 32); `cargo test --test memory ws_tma_extras:: -- --ignored` runs every one.
 
 use crate::pc;
+use crate::sample;
 use tensorcore_rtl::gemm::{run_clocked_mx, run_memory_mx, CoreConfig, MemRun, MxGemm, Problem};
 use tensorcore_rtl::hw::{Dataflow, HwError, MemPortConfig, MxSpec};
 use tensorcore_rtl::numerics::dot::AccMode;
@@ -33,20 +34,6 @@ fn ws(cfg: CoreConfig, rows: usize, cols: usize) -> CoreConfig {
 /// Bytes an element of `f` occupies in memory.
 fn bytes_of(f: Format) -> u64 {
     u64::from(f.width().div_ceil(8).next_power_of_two())
-}
-
-fn sizes() -> Vec<(usize, usize)> {
-    let mut v: Vec<(usize, usize)> = (1..=8).flat_map(|r| (1..=8).map(move |c| (r, c))).collect();
-    v.extend([(16, 16), (1, 32), (32, 1), (32, 32)]);
-    v
-}
-
-/// Every size (`all`), or every third of the `1..=8` grid and the large ones.
-fn sample(all: bool) -> impl Iterator<Item = (usize, (usize, usize))> {
-    sizes()
-        .into_iter()
-        .enumerate()
-        .filter(move |&(s, (r, c))| all || s % 3 == 0 || r > 8 || c > 8)
 }
 
 /// A refusal of the weight-stationary memory path, before the run.
