@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
+use tensorcore_rtl::hw::Dataflow;
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP16;
 use tensorcore_rtl::rtl::TraceConfig;
@@ -49,12 +50,13 @@ fn bench(c: &mut Criterion) {
             grp.bench_function(format!("fp16_w{w}_saif_all_cycles"), |b| {
                 b.iter(|| black_box(run_clocked(black_box(&g), Some(&trace)).map(|r| r.cycles)))
             });
-            // Toggle totals only, no file: what `--energy` counts.
-            let trace = TraceConfig::counting();
-            grp.bench_function(format!("fp16_w{w}_energy_counting_cycles"), |b| {
-                b.iter(|| black_box(run_clocked(black_box(&g), Some(&trace)).map(|r| r.cycles)))
-            });
         }
+        // Toggle totals only, no file: what `--energy` counts (every register and the
+        // arithmetic units' inputs), at both widths.
+        let trace = tensorcore_rtl::gemm::energy::counting_only(Dataflow::Os);
+        grp.bench_function(format!("fp16_w{w}_energy_counting_cycles"), |b| {
+            b.iter(|| black_box(run_clocked(black_box(&g), Some(&trace)).map(|r| r.cycles)))
+        });
     }
     let g = problem(1, 512);
     grp.throughput(Throughput::Elements(g.macs()));

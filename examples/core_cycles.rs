@@ -13,7 +13,7 @@
 //! simulated cycles.
 
 use tensorcore_rtl::gemm::{run_clocked, run_clocked_mx, run_memory, CoreConfig, Gemm, MxGemm};
-use tensorcore_rtl::hw::MemPortConfig;
+use tensorcore_rtl::hw::{Dataflow, MemPortConfig};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{E4M3, FP16, FP32};
 use tensorcore_rtl::numerics::int::{IntMode, IntOverflow, S8};
@@ -63,6 +63,10 @@ fn main() {
     let cycles = match kind {
         "ieee" => run_clocked(&dense(fp16(1), k), None).map(|r| r.cycles),
         "ieee4" => run_clocked(&dense(fp16(4), k), None).map(|r| r.cycles),
+        "ieee4_energy" => {
+            let trace = tensorcore_rtl::gemm::energy::counting_only(Dataflow::Os);
+            run_clocked(&dense(fp16(4), k), Some(&trace)).map(|r| r.cycles)
+        }
         "nvidia" => run_clocked(&dense(hopper(1), k), None).map(|r| r.cycles),
         "nvidia4" => run_clocked(&dense(hopper(4), k), None).map(|r| r.cycles),
         "int" => {
@@ -93,7 +97,14 @@ fn main() {
             run_clocked_mx(&g, None).map(|r| r.cycles)
         }
         "ieee_energy" => {
-            // Every signal's toggle totals counted, no file (what `--energy` runs).
+            // The toggle totals `--energy` counts with no waveform (every register and the
+            // arithmetic units' inputs), no file.
+            let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
+            let trace = tensorcore_rtl::gemm::energy::counting_only(Dataflow::Os);
+            run_clocked(&dense(cfg, k), Some(&trace)).map(|r| r.cycles)
+        }
+        "ieee_count_all" => {
+            // Every signal's toggle totals counted (`TraceConfig::counting`), no file.
             let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1);
             run_clocked(&dense(cfg, k), Some(&TraceConfig::counting())).map(|r| r.cycles)
         }

@@ -324,6 +324,40 @@ fn in_pe(path: &str) -> bool {
     path.contains(".mesh.pe_")
 }
 
+/// The output-stationary PEs' multiplier inputs and adder inputs (see the module's text).
+const OS_MULTIPLIER_INPUTS: [&str; 2] = ["a_in", "b_in"];
+const OS_ADDER_INPUTS: [&str; 3] = ["s1_prod", "acc_0", "acc_1"];
+/// The weight-stationary PEs' multiplier and adder inputs, and the prefixes of its
+/// accumulator block's adder inputs (`add_psum_<j>`, `add_acc_<j>`).
+const WS_MULTIPLIER_INPUTS: [&str; 2] = ["a_mul", "w_mul"];
+const WS_ADDER_INPUTS: [&str; 2] = ["s1_prod", "psum_in"];
+const WS_ACCUMULATOR_INPUTS: [&str; 2] = ["add_psum_", "add_acc_"];
+
+/// The signals an estimate of a `dataflow` core charges besides its registers, as trace
+/// globs ([`crate::rtl::TraceConfig::glob`]): every arithmetic unit's inputs (some of them
+/// wires, the rest registers). A trace that selects every register and these
+/// ([`crate::rtl::TraceConfig::registers`]) counts every toggle [`estimate`] reads.
+pub fn charged_globs(dataflow: Dataflow) -> Vec<String> {
+    let pe = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| format!("mesh.pe_*.{n}"))
+            .collect::<Vec<_>>()
+    };
+    match dataflow {
+        Dataflow::Os => [pe(&OS_MULTIPLIER_INPUTS), pe(&OS_ADDER_INPUTS)].concat(),
+        Dataflow::Ws => [
+            pe(&WS_MULTIPLIER_INPUTS),
+            pe(&WS_ADDER_INPUTS),
+            WS_ACCUMULATOR_INPUTS
+                .iter()
+                .map(|p| format!("accum.{p}*"))
+                .collect(),
+        ]
+        .concat(),
+    }
+}
+
 /// The blocks a toggle of signal `path` (a register or not) of a `dataflow` core is charged
 /// to: an arithmetic unit's input (see the module's documentation), a register's block,
 /// both, or none (every other wire).
@@ -335,20 +369,20 @@ pub(crate) fn toggle_blocks(
     let name = leaf(path);
     let (arithmetic, registers) = match dataflow {
         Dataflow::Os => (
-            match (in_pe(path), name) {
-                (true, "a_in" | "b_in") => Some(block_index::MULTIPLIERS),
-                (true, "s1_prod" | "acc_0" | "acc_1") => Some(block_index::ADDERS),
+            match in_pe(path) {
+                true if OS_MULTIPLIER_INPUTS.contains(&name) => Some(block_index::MULTIPLIERS),
+                true if OS_ADDER_INPUTS.contains(&name) => Some(block_index::ADDERS),
                 _ => None,
             },
             &REGISTER_BLOCKS,
         ),
         Dataflow::Ws => (
-            match (in_pe(path), name) {
-                (true, "a_mul" | "w_mul") => Some(block_index::MULTIPLIERS),
-                (true, "s1_prod" | "psum_in") => Some(block_index::ADDERS),
-                (false, n)
+            match in_pe(path) {
+                true if WS_MULTIPLIER_INPUTS.contains(&name) => Some(block_index::MULTIPLIERS),
+                true if WS_ADDER_INPUTS.contains(&name) => Some(block_index::ADDERS),
+                false
                     if path.contains(".accum.")
-                        && (n.starts_with("add_psum_") || n.starts_with("add_acc_")) =>
+                        && WS_ACCUMULATOR_INPUTS.iter().any(|p| name.starts_with(p)) =>
                 {
                     Some(block_index::ACCUMULATOR)
                 }

@@ -11,7 +11,8 @@ pub mod power;
 pub mod table;
 
 pub use estimate::{
-    estimate, AccKind, BlockEnergy, EnergyInputs, EnergyReport, MemoryEvents, MulKind,
+    charged_globs, estimate, AccKind, BlockEnergy, EnergyInputs, EnergyReport, MemoryEvents,
+    MulKind,
 };
 pub use power::PowerWeights;
 pub use table::{Tech, HOROWITZ_45NM, SCALED_7NM, TECHS};

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::energy::{
     self, AccKind, EnergyInputs, EnergyReport, MemoryEvents, MulKind, PowerWeights, Tech,
 };
-use crate::hw::MemPortConfig;
+use crate::hw::{Dataflow, MemPortConfig};
 use crate::numerics::dot::AccMode;
 use crate::rtl::{TraceConfig, TraceFormat};
 
@@ -130,9 +130,21 @@ pub fn counting_trace(
             t.clone().count().power(Arc::new(weights))
         }
         Some(t) => t.clone().count(),
-        None => TraceConfig::counting(),
+        None => counting_only(dataflow),
     };
     Ok(counted.energy_probes())
+}
+
+/// The trace an estimate of a `dataflow` core's run needs when no waveform is written: the
+/// toggle totals of every register and of the arithmetic units' inputs
+/// ([`energy::charged_globs`]), all that [`energy::estimate()`] reads. The other wires are
+/// then neither counted nor computed, and each register's toggles are counted at the
+/// register itself (`docs/energy.md`, "Cost").
+pub fn counting_only(dataflow: Dataflow) -> TraceConfig {
+    energy::charged_globs(dataflow)
+        .into_iter()
+        .fold(TraceConfig::counting().registers(), TraceConfig::glob)
+        .energy_probes()
 }
 
 /// Runs `problem` as [`dispatch::run`] does, with every signal's toggles counted (beside the

@@ -55,6 +55,9 @@ pub struct RegBank<S: Copy + 'static> {
     /// The bank belongs to a [`RareBank`] (whose own `set` notes each write): checked in
     /// debug builds, where a write through [`RegBank::set`] is refused.
     rare: bool,
+    /// The outputs at each traced cycle since the toggle counter last read them (empty
+    /// unless a trace counts toggle totals); engine-only.
+    history: Vec<S>,
 }
 
 /// A field's width and descriptor, read only by the engine's observers.
@@ -74,6 +77,7 @@ impl<S: Copy + 'static> RegBank<S> {
             reset,
             fields: Vec::new(),
             rare: false,
+            history: Vec::new(),
         }
     }
 
@@ -165,6 +169,18 @@ impl<S: Copy + 'static> RegBank<S> {
     #[inline(always)]
     pub(in crate::rtl) fn field_meta(&self, i: usize) -> &BankField {
         &self.fields[i]
+    }
+
+    /// The outputs kept at each traced cycle for the toggle counter; engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn history(&mut self) -> &mut Vec<S> {
+        &mut self.history
+    }
+
+    /// Keeps this cycle's outputs for the toggle counter (one copy of the record); engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn record_q(&mut self) {
+        self.history.push(self.q);
     }
 
     /// The common rising edge: `q <- d` for every field at once. Engine-only.

@@ -72,6 +72,9 @@ pub struct DelayLines<E: Copy + 'static> {
     fields: Vec<Vec<BankField>>,
     /// Per declared field: its width (every stage's).
     widths: Vec<u32>,
+    /// Every stage's output (one row of `stages()` entries) at each traced cycle since the
+    /// toggle counter last read them (empty unless a trace counts toggle totals).
+    history: Vec<E>,
 }
 
 impl<E: Copy + 'static> DelayLines<E> {
@@ -108,6 +111,7 @@ impl<E: Copy + 'static> DelayLines<E> {
             stage_at,
             fields: Vec::new(),
             widths: Vec::new(),
+            history: Vec::new(),
         }
     }
 
@@ -237,6 +241,25 @@ impl<E: Copy + 'static> DelayLines<E> {
     #[inline]
     pub(in crate::rtl) fn q_of(&self, stage: usize) -> E {
         self.buf[self.top * self.lanes + self.cells[stage]]
+    }
+
+    /// The stages' outputs kept at each traced cycle for the toggle counter, a row of
+    /// [`DelayLines::stages`] entries a cycle; engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn history(&mut self) -> &mut Vec<E> {
+        &mut self.history
+    }
+
+    /// Keeps this cycle's stage outputs for the toggle counter (one row); engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn record_q(&mut self) {
+        let at = self.top * self.lanes;
+        let row = &self.buf[at..];
+        self.history.extend(
+            self.cells
+                .iter()
+                .map(|&c| row.get(c).copied().unwrap_or(self.reset)),
+        );
     }
 
     /// Stage `stage`'s next value: its lane's input, or the stage before it; engine-only.

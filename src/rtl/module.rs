@@ -77,15 +77,19 @@ pub(in crate::rtl) use sealed::Sealed;
 ///
 /// Sealed: only the engine implements it, so only the engine commits registers or reads wires.
 /// Calls are statically dispatched and inline into a block's `visit`.
-pub trait Visitor: Sealed {
+pub trait Visitor: Sealed + Sized {
     /// A register.
     fn reg<T: Bundle>(&mut self, r: &mut Reg<T>);
     /// A named combinational wire.
     fn wire<T: Bundle>(&mut self, w: &mut Wire<T>);
     /// A testbench-driven input.
     fn input<T: Value>(&mut self, i: &mut Input<T>);
-    /// A child module (a nested scope named [`Module::name`]).
-    fn child<M: Module>(&mut self, m: &mut M);
+    /// A child module (a nested scope named [`Module::name`]): by default, its signals in
+    /// place (a pass that names scopes overrides it).
+    #[inline(always)]
+    fn child<M: Module>(&mut self, m: &mut M) {
+        m.visit(self);
+    }
     /// A memory array: its port signals form a nested scope named after it (like a child);
     /// the clock pass also commits its posted writes and its synchronous read. The contents
     /// are never traced.
@@ -139,10 +143,6 @@ impl Visitor for Clock {
     fn wire<T: Bundle>(&mut self, _w: &mut Wire<T>) {}
     #[inline(always)]
     fn input<T: Value>(&mut self, _i: &mut Input<T>) {}
-    #[inline(always)]
-    fn child<M: Module>(&mut self, m: &mut M) {
-        m.visit(self);
-    }
     #[inline(always)]
     fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
         m.visit(self);
@@ -206,10 +206,6 @@ impl Visitor for ClockChecked {
     fn wire<T: Bundle>(&mut self, _w: &mut Wire<T>) {}
     #[inline]
     fn input<T: Value>(&mut self, _i: &mut Input<T>) {}
-    #[inline]
-    fn child<M: Module>(&mut self, m: &mut M) {
-        m.visit(self);
-    }
     #[inline]
     fn mem<T: Value>(&mut self, m: &mut Mem<T>) {
         m.visit(self);
@@ -287,6 +283,11 @@ pub(in crate::rtl) trait SignalAccess {
     fn encode_next(&self, out: &mut [u64]);
     /// Turns a wire's observation on or off (nothing for registers and inputs).
     fn observe(&mut self, _on: bool) {}
+    /// Whether this is a field register (of a register bank or a stage of delay lines),
+    /// whose outputs the record keeps for the toggle counter.
+    fn is_field(&self) -> bool {
+        false
+    }
 }
 
 impl<T: Bundle> SignalAccess for Reg<T> {
@@ -371,6 +372,9 @@ impl<T: Bundle> SignalAccess for FieldView<'_, T> {
     }
     fn encode_next(&self, out: &mut [u64]) {
         encode_field(&self.d, self.width(), out);
+    }
+    fn is_field(&self) -> bool {
+        true
     }
 }
 

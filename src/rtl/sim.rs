@@ -99,6 +99,9 @@ impl<D: Design> Simulator<D> {
         if !was {
             Observe::all(&mut self.top);
             self.all_observed = true;
+            if let Some(t) = self.tracer.as_mut() {
+                t.observing_all();
+            }
         }
         !was
     }
@@ -278,7 +281,10 @@ impl<D: Design> Simulator<D> {
     /// written. On a write error the incomplete file is removed.
     pub fn finish(mut self) -> Result<(D, Option<TraceSummary>)> {
         let summary = match self.tracer.take() {
-            Some(t) => Some(t.finish(self.cycle)?),
+            Some(mut t) => {
+                t.drain(&mut self.top);
+                Some(t.finish(self.cycle)?)
+            }
             None if self.trace_failed => return Err(RtlError::TraceClosed),
             None => None,
         };

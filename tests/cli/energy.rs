@@ -568,3 +568,40 @@ fn power_in_the_waves_adds_up_to_the_report() {
     assert!(vcd_real_sums(Path::new(&plain)).is_empty());
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// The estimate without a waveform counts only every register and the arithmetic units'
+/// inputs, each register's toggles at the register itself (`docs/energy.md`, "Cost"); with
+/// `--fst` every signal is counted that way, and with `--saif` every bit of every signal is
+/// counted from snapshots of the whole design. In every dense and sparse mode of `gemm`, both
+/// dataflows and both ports, the three give the same count and energy for every block
+/// (block-scaled runs: `gemm_mx::mx_energy_counts_the_same_every_way`).
+#[test]
+fn every_way_of_counting_gives_the_same_estimate() {
+    let d = scratch("energy", "counting_paths");
+    let cases: [&[&str]; 8] = [
+        &[],
+        &["--format", "e4m3", "--acc", "nvidia", "--preset", "hopper"],
+        &["--sparse", "--format", "bf16"],
+        &["--format", "s8"],
+        &["--memory", "tma"],
+        &["--dataflow", "ws"],
+        &["--dataflow", "ws", "--sparse"],
+        &["--dataflow", "ws", "--memory", "tma", "--format", "e5m2"],
+    ];
+    for (i, extra) in cases.iter().enumerate() {
+        let (fst, saif) = (p(&d, &format!("{i}.fst")), p(&d, &format!("{i}.saif")));
+        let plain = gemm(8, 8, 64, extra);
+        let with_fst = gemm(8, 8, 64, &[&["--fst", &fst][..], extra].concat());
+        let with_saif = gemm(8, 8, 64, &[&["--saif", &saif][..], extra].concat());
+        let blocks = plain["energy"]["by_block"].as_object().expect("blocks");
+        assert!(blocks.len() >= 9, "{extra:?}");
+        for (name, b) in blocks {
+            for other in [&with_fst, &with_saif] {
+                assert_eq!(other["energy"]["by_block"][name], *b, "{name} {extra:?}");
+            }
+        }
+        assert!(block(&plain, "multipliers").1 > 0 && block(&plain, "pe_registers").1 > 0);
+        assert_eq!(plain["energy"]["total_pj"], with_saif["energy"]["total_pj"]);
+    }
+    std::fs::remove_dir_all(&d).ok();
+}

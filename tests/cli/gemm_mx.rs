@@ -435,6 +435,58 @@ fn gemm_mx_energy() {
     assert!(per_mac[1] < per_mac[0], "{per_mac:?}");
 }
 
+/// A block-scaled GEMM's estimate counts the same with no waveform (every register and the
+/// arithmetic units' inputs, counted at the registers) as with a SAIF (every bit of every
+/// signal, from snapshots), on both dataflows.
+#[test]
+fn mx_energy_counts_the_same_every_way() {
+    let d = scratch("gemm_mx_energy", "every_way");
+    write_problem(&d, BlockFormat::MxFp8E4M3, (8, 8, 64), 5);
+    let (a, b, sa, sb) = (
+        p(&d, "a.npy"),
+        p(&d, "b.npy"),
+        p(&d, "sa.npy"),
+        p(&d, "sb.npy"),
+    );
+    let saif = p(&d, "run.saif");
+    for dataflow in ["os", "ws"] {
+        let run = |extra: &[&str]| -> serde_json::Value {
+            let mut args = vec![
+                "gemm",
+                "--format",
+                "mxfp8e4m3",
+                "--a",
+                &a,
+                "--b",
+                &b,
+                "--a-scales",
+                &sa,
+                "--b-scales",
+                &sb,
+                "--dataflow",
+                dataflow,
+                "--width",
+                "32",
+                "--energy",
+                "--json",
+            ];
+            args.extend(extra);
+            let o = tcrtl(&args);
+            assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+            serde_json::from_slice(&o.stdout).expect("json")
+        };
+        let plain = run(&[]);
+        let full = run(&["--saif", &saif]);
+        assert_eq!(
+            plain["energy"]["by_block"], full["energy"]["by_block"],
+            "{dataflow}"
+        );
+        let muls = plain["energy"]["by_block"]["multipliers"]["count"].as_u64();
+        assert!(muls.is_some_and(|m| m > 0), "{dataflow}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// `--energy` on block-scaled GEMMs in `--dataflow ws` (MXFP8, MXFP4 and MXINT8 at width
 /// 32, NVFP4 at 16, its tensor scales given): the multipliers are charged the same figure as
 /// in `os` (the element format's multiply per half the elements' bits; MXINT8 an INT8

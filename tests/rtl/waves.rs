@@ -744,3 +744,147 @@ fn counting_totals_hold_at_the_most_toggles_a_word_can_have() {
         assert_eq!(find("narrow"), want, "{n} cycles");
     }
 }
+
+/// Registers of every kind the engine has (a register, a register bank's fields, delay-line
+/// stages, driven only in some cycles so their inputs hold in the others), a wire and a
+/// testbench input: what the toggle counters must agree on.
+struct Mixed {
+    count: Reg<u16>,
+    bank: RegBank<Pair>,
+    lines: DelayLines<u8>,
+    sum: Wire<u32>,
+    din: Input<u8>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Pair {
+    low: u8,
+    odd: bool,
+}
+
+impl Mixed {
+    fn new() -> Self {
+        let mut lines = DelayLines::new(0u8, &[1, 3]);
+        lines.field(|j, k| format!("d{j}_{k}"), 8, |e| e).unwrap();
+        Self {
+            count: Reg::new("count", 12, 0u16).unwrap(),
+            bank: RegBank::new(Pair::default())
+                .field::<u8>("low", 8, |p| &p.low)
+                .unwrap()
+                .field::<bool>("odd", 1, |p| &p.odd)
+                .unwrap(),
+            lines,
+            sum: Wire::new("sum", 32, 0u32).unwrap(),
+            din: Input::new("din", 8, 0u8).unwrap(),
+        }
+    }
+}
+
+impl Module for Mixed {
+    fn name(&self) -> &str {
+        "mixed"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.reg(&mut self.count);
+        v.bank_reg(&mut self.bank, 0, |p| &p.low);
+        v.bank_reg(&mut self.bank, 1, |p| &p.odd);
+        v.bank(&mut self.bank);
+        for stage in 0..self.lines.stages() {
+            v.delay_reg(&mut self.lines, stage, 0, |e| e);
+        }
+        v.delay(&mut self.lines);
+        v.wire(&mut self.sum);
+        v.input(&mut self.din);
+    }
+}
+
+impl Design for Mixed {
+    fn comb(&mut self) {
+        let c = self.count.q();
+        self.count.set_d((c + 3) & 0xFFF);
+        self.bank.set(|p| &mut p.low, (c as u8) ^ self.din.get());
+        self.bank.set(|p| &mut p.odd, c & 1 == 1);
+        if c.is_multiple_of(2) {
+            self.lines.set_inputs(&[c as u8, !(c as u8)]);
+        }
+        self.sum.set(u32::from(c) * 7);
+    }
+}
+
+/// The toggle totals alone (`TraceConfig::counting`: each register's counted at the
+/// register itself, from `q` and the value it is about to latch, each wire against its last
+/// value) equal the per-bit counts of a SAIF run (every signal compared with its last
+/// traced value) for every signal, through resets in the middle of the run and in windows
+/// that start and end in it; with `TraceConfig::registers` the registers keep the same
+/// totals and the wires the globs leave out are not reported, also when a peek turns every
+/// wire on before or during the run.
+#[test]
+fn totals_at_the_registers_equal_the_snapshot_counts() {
+    let dir = tmp_dir("edge_counts");
+    let run_peeking = |cfg: &TraceConfig, peek_at: u64| {
+        let mut sim = Simulator::with_trace(Mixed::new(), cfg).unwrap();
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        for cycle in 0..90u64 {
+            if cycle == peek_at {
+                // Every wire observed from here on (the unselected `sum` too).
+                assert!(sim.peek("mixed.sum").is_ok());
+            }
+            sim.set_reset(cycle < 2 || (37..40).contains(&cycle) || cycle == 71);
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            sim.top_mut().din.set(rng as u8);
+            sim.step().unwrap();
+        }
+        sim.finish().unwrap().1.unwrap().activity.expect("counted")
+    };
+    let run = |cfg: &TraceConfig| run_peeking(cfg, u64::MAX);
+    for window in [
+        None,
+        Some((0, 90)),
+        Some((5, 60)),
+        Some((38, 72)),
+        Some((20, 200)),
+    ] {
+        let with = |c: TraceConfig| match window {
+            Some((a, b)) => c.window(a, b),
+            None => c,
+        };
+        let per_bit = run(&with(TraceConfig::activity(dir.join("m.saif"))));
+        let totals = run(&with(TraceConfig::counting()));
+        assert_eq!(per_bit.signals.len(), totals.signals.len());
+        for (a, b) in per_bit.signals.iter().zip(&totals.signals) {
+            assert_eq!(a.path, b.path);
+            assert_eq!(
+                a.total_toggles(),
+                b.total_toggles(),
+                "{} {window:?}",
+                a.path
+            );
+        }
+        for peek_at in [u64::MAX, 0, 50] {
+            let regs = run_peeking(
+                &with(TraceConfig::counting().registers().glob("din")),
+                peek_at,
+            );
+            let names: Vec<&str> = regs.signals.iter().map(|s| s.path.as_str()).collect();
+            assert!(!names.contains(&"mixed.sum") && names.contains(&"mixed.din"));
+            for b in &regs.signals {
+                let a = per_bit.signals.iter().find(|a| a.path == b.path).unwrap();
+                assert_eq!(
+                    a.total_toggles(),
+                    b.total_toggles(),
+                    "{} {window:?}",
+                    a.path
+                );
+            }
+        }
+        // Something toggled everywhere: the comparison is not between zeros.
+        assert!(per_bit
+            .signals
+            .iter()
+            .skip(2)
+            .all(|s| s.total_toggles() > 0));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

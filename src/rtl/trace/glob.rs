@@ -31,15 +31,25 @@ pub(crate) fn glob_match(pat: &[u8], s: &[u8]) -> bool {
 /// `acc`, `mesh.pe_0_*` selects everything under `mesh.pe_0_0`, `mesh.pe_0_1`, ..., and
 /// `tensor_core.mesh.pe_1_2.acc` selects exactly that signal.
 pub(crate) fn selects(pattern: &str, path: &str) -> bool {
-    let comps: Vec<&str> = path.split('.').collect();
-    let pat = pattern.as_bytes();
-    for i in 0..comps.len() {
-        for j in i..comps.len() {
-            let sub = comps[i..=j].join(".");
-            if glob_match(pat, sub.as_bytes()) {
-                return true;
-            }
-        }
+    // A match ends with a whole component of `path` that the pattern's last component
+    // matches: a last component without wildcards must equal one of the path's (a quick
+    // rejection of most paths, before the runs are tried).
+    let last = pattern.rsplit('.').next().unwrap_or(pattern);
+    if !last.contains(['*', '?']) && !path.split('.').any(|c| c == last) {
+        return false;
     }
-    false
+    // Each run of whole components is a slice of `path` from a component's start to a
+    // component's end: matched in place, nothing joined.
+    let starts = std::iter::once(0).chain(path.match_indices('.').map(|(i, _)| i + 1));
+    let ends: Vec<usize> = path
+        .match_indices('.')
+        .map(|(i, _)| i)
+        .chain(std::iter::once(path.len()))
+        .collect();
+    let pat = pattern.as_bytes();
+    starts.enumerate().any(|(i, start)| {
+        ends[i..]
+            .iter()
+            .any(|&end| glob_match(pat, &path.as_bytes()[start..end]))
+    })
 }

@@ -12,6 +12,7 @@
 //! beside `NAME` (`crate::rtl::file::OutputFile`) that is put in place when the run finishes
 //! cleanly and the command commits its outputs, and removed when writing fails.
 
+mod count;
 mod fst;
 pub(crate) mod glob;
 mod gtkw;
@@ -81,6 +82,9 @@ pub struct TraceConfig {
     /// Ask the design to declare its energy probes: wires that exist only for an energy
     /// estimate ([`TraceConfig::energy_probes`]).
     pub probes: bool,
+    /// Select every register, besides the signals the globs select
+    /// ([`TraceConfig::registers`]).
+    pub registers: bool,
 }
 
 impl TraceConfig {
@@ -98,6 +102,7 @@ impl TraceConfig {
             count: false,
             power: None,
             probes: false,
+            registers: false,
         }
     }
 
@@ -213,7 +218,7 @@ impl TraceConfig {
         let traced = cycles.min(to).saturating_sub(from);
         let per_cycle: u64 = table
             .iter()
-            .filter(|s| self.selects(&s.path()))
+            .filter(|s| self.selects_signal(s))
             .map(|s| u64::from(s.width) + 4)
             .sum::<u64>()
             / 2
@@ -221,9 +226,26 @@ impl TraceConfig {
         traced.saturating_mul(per_cycle)
     }
 
-    /// Whether the glob list selects `path`.
+    /// Selects every register of the design besides the signals the globs select (with no
+    /// glob, the registers alone): what an energy estimate counts, every register and the
+    /// few wires that carry an arithmetic unit's inputs (`docs/energy.md`). The wires left
+    /// out are neither counted nor, with no waveform asking for them, computed.
+    pub fn registers(mut self) -> Self {
+        self.registers = true;
+        self
+    }
+
+    /// Whether the glob list selects `path` (registers aside: see
+    /// [`TraceConfig::selects_signal`]).
     pub fn selects(&self, path: &str) -> bool {
-        self.globs.is_empty() || self.globs.iter().any(|g| glob::selects(g, path))
+        (self.globs.is_empty() && !self.registers)
+            || self.globs.iter().any(|g| glob::selects(g, path))
+    }
+
+    /// Whether this trace selects signal `s`: a register when [`TraceConfig::registers`]
+    /// says so, else as the globs say.
+    pub fn selects_signal(&self, s: &SignalInfo) -> bool {
+        (self.registers && s.kind == SignalKind::Reg) || self.selects(&s.path())
     }
 }
 
@@ -457,10 +479,6 @@ impl Visitor for Sample<'_, '_> {
         self.signal(i.get(), i.width());
     }
     #[inline(always)]
-    fn child<M: Module>(&mut self, m: &mut M) {
-        m.visit(self);
-    }
-    #[inline(always)]
     fn bank_reg<S: Copy + 'static, T: Bundle>(
         &mut self,
         b: &mut RegBank<S>,
@@ -552,10 +570,6 @@ impl Visitor for Snap<'_> {
         self.signal(i.get());
     }
     #[inline(always)]
-    fn child<M: Module>(&mut self, m: &mut M) {
-        m.visit(self);
-    }
-    #[inline(always)]
     fn bank_reg<S: Copy + 'static, T: Bundle>(
         &mut self,
         b: &mut RegBank<S>,
@@ -595,11 +609,13 @@ enum Wave {
 }
 
 /// The open sinks: the waveform writer and the activity counter (with the snapshot it
-/// counts from), either or both.
+/// counts from, or, for toggle totals alone, the counters kept where the values are), either
+/// or both.
 struct Writer {
     wave: Option<Wave>,
     activity: Option<Box<saif::Activity>>,
     snapshot: Option<Snapshot>,
+    edges: Option<count::EdgeCount>,
     power: Option<Power>,
 }
 
@@ -831,7 +847,7 @@ impl Tracer {
                 real: false,
             },
         ];
-        if !config.globs.is_empty() && !table.iter().any(|s| config.selects(&s.path())) {
+        if !config.globs.is_empty() && !table.iter().any(|s| config.selects_signal(s)) {
             return Err(RtlError::NoSignalMatches {
                 globs: config.globs.clone(),
             });
@@ -848,7 +864,7 @@ impl Tracer {
                 wide += store;
             }
             max_words = max_words.max(store);
-            if config.selects(&s.path()) {
+            if config.selects_signal(s) {
                 ids.push(decls.len() as u32);
                 decls.push(Decl {
                     scope: s.scope.clone(),
@@ -909,17 +925,30 @@ impl Tracer {
             }
             None => (None, None),
         };
-        let snapshot = (config.counts_activity() || power_model.is_some())
+        // Every bit for a SAIF; the toggle totals alone suffice otherwise, and are counted
+        // where the values are (`count`) unless the power trace takes a snapshot anyway.
+        let per_bit = config.saif_path().is_some();
+        let totals_alone = config.counts_activity() && !per_bit && power_model.is_none();
+        let snapshot = ((config.counts_activity() && !totals_alone) || power_model.is_some())
             .then(|| Snapshot::new(table, storage));
-        let activity = match &snapshot {
-            Some(snap) if config.counts_activity() => {
-                // Every bit for a SAIF; the toggle totals alone suffice otherwise.
-                let per_bit = config.saif_path().is_some();
+        let edges = totals_alone.then(|| {
+            let selected: Vec<bool> = ids.iter().map(|&id| id != u32::MAX).collect();
+            count::EdgeCount::new(table, storage, &selected)
+        });
+        let activity = match (&snapshot, &edges) {
+            (Some(snap), _) if config.counts_activity() => Some(Box::new(saif::Activity::new(
+                &decls,
+                &slots,
+                &snap.places,
+                per_bit,
+            ))),
+            (_, Some(_)) => {
+                // One total per design signal, at its place in visit order.
+                let places: Vec<Place> = (0..table.len() as u32)
+                    .map(|off| Place { off, words: 1 })
+                    .collect();
                 Some(Box::new(saif::Activity::new(
-                    &decls,
-                    &slots,
-                    &snap.places,
-                    per_bit,
+                    &decls, &slots, &places, false,
                 )))
             }
             _ => None,
@@ -960,6 +989,7 @@ impl Tracer {
             wave,
             activity,
             snapshot,
+            edges,
             power,
         });
         Ok(tracer)
@@ -989,6 +1019,14 @@ impl Tracer {
         self.state.ids.iter().map(|&id| id != u32::MAX).collect()
     }
 
+    /// The simulator now observes every wire (a peek, a settle): the toggle counters, which
+    /// skip a wire nobody observes, give each wire a counter.
+    pub fn observing_all(&mut self) {
+        if let Some(edges) = self.sink.as_mut().and_then(|w| w.edges.as_mut()) {
+            edges.observe_all();
+        }
+    }
+
     /// Whether `cycle` lies in the window.
     #[inline(always)]
     pub fn active(&self, cycle: u64) -> bool {
@@ -1003,6 +1041,29 @@ impl Tracer {
         let t = cycle * PERIOD;
         let force = !self.dumped;
         let last_rst = self.last_rst;
+        if let (None, Some(edges), Some(a)) = (
+            &writer.wave,
+            writer.edges.as_mut(),
+            writer.activity.as_mut(),
+        ) {
+            // Toggle totals alone: `clk` is counted from the number of traced cycles when
+            // the trace finishes (`Activity::set_clock`), `rst` at its changes.
+            let res = a.time(t).and_then(|()| {
+                if force || rst != last_rst {
+                    a.change(1, 1, &[u64::from(rst)])?;
+                }
+                Ok(())
+            });
+            if let Err(e) = res {
+                return Err(self.fail(e));
+            }
+            edges.cycle(top);
+            self.dumped = true;
+            self.last_rst = rst;
+            self.end_time = t + PERIOD;
+            self.cycles += 1;
+            return Ok(());
+        }
         let mut res = writer.each(|sink| {
             sink.time(t)?;
             if force {
@@ -1015,6 +1076,10 @@ impl Tracer {
             Ok(())
         });
         if res.is_ok() {
+            // The toggle totals beside a waveform (an FST, or a VCD without power signals).
+            if let Some(edges) = writer.edges.as_mut() {
+                edges.cycle(top);
+            }
             // The counter's and the power trace's snapshot (its own pass: the waveform's
             // formats as it compares).
             if let Some(snap) = writer.snapshot.as_mut() {
@@ -1061,6 +1126,14 @@ impl Tracer {
         }
     }
 
+    /// Ends the toggle count of `top`'s run: the outputs its field registers kept are
+    /// compared, and the design keeps none (before [`Tracer::finish`]).
+    pub fn drain<M: Module>(&mut self, top: &mut M) {
+        if let Some(edges) = self.sink.as_mut().and_then(|w| w.edges.as_mut()) {
+            edges.drain(top);
+        }
+    }
+
     /// Finishes the file, renames it into place and writes the `.gtkw`; `cycles_run` is the
     /// length of the run. A window that held no cycle of the run is an error (the file is
     /// removed).
@@ -1080,8 +1153,11 @@ impl Tracer {
             wave,
             activity,
             snapshot,
+            edges,
             power: _,
         } = sink;
+        // Without a waveform the sampling did not report `clk`'s edges (see `sample`).
+        let clock_by_count = wave.is_none() && edges.is_some();
         let wave_done = match wave {
             Some(Wave::Vcd(s)) => s.finish(self.end_time),
             Some(Wave::Fst(s)) => s.finish(self.end_time),
@@ -1092,6 +1168,12 @@ impl Tracer {
         }
         let activity = match activity {
             Some(mut a) => {
+                if let Some(edges) = edges {
+                    a.set_totals(edges.finish());
+                }
+                if clock_by_count {
+                    a.set_clock(self.cycles);
+                }
                 let last = snapshot.as_ref().map_or(&[][..], |s| &s.cur[..]);
                 let saif = self.saif.as_ref().map(|(p, _)| p.clone());
                 let report = a.report(&self.decls, self.end_time, last, saif);

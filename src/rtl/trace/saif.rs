@@ -406,6 +406,26 @@ impl Activity {
         }
     }
 
+    /// Sets the toggle totals of the design signals, counted elsewhere (one per design signal,
+    /// at the places this counter was built with): what a totals-only trace counts at the
+    /// registers themselves.
+    pub fn set_totals(&mut self, totals: Vec<u64>) {
+        debug_assert!(!self.snap.per_bit);
+        self.snap.word_toggles = totals;
+    }
+
+    /// Sets `clk`'s counts for `cycles` traced cycles (a totals-only trace does not report
+    /// each of its edges): it rises at each cycle's start and falls at its middle, so it
+    /// toggles `2 * cycles - 1` times (the first rise is its initial state) and is at 1 for
+    /// half of each cycle.
+    pub fn set_clock(&mut self, cycles: u64) {
+        let bit = self.bit_base[0] as usize;
+        self.toggles[bit] = (2 * cycles).saturating_sub(1);
+        self.high[bit] = cycles * (super::PERIOD / 2);
+        self.seen[0] = true;
+        self.last[self.word_base[0] as usize] = 0;
+    }
+
     /// The counts at `end_time` (the end of the last traced cycle), per declaration; `last`
     /// is the snapshot of the last traced cycle.
     pub fn report(

@@ -1,0 +1,532 @@
+//! Toggle totals counted where the values are: what an energy estimate reads
+//! ([`crate::rtl::TraceConfig::counting`]), without the snapshot of every signal that a SAIF's
+//! per-bit counts or the power trace need.
+//!
+//! A signal's toggles are the bits in which its values at two consecutive traced cycles
+//! differ. Where they are compared depends on where the values live:
+//!
+//! - **Field registers** (the fields of a register bank, the stages of delay lines: most of a
+//!   core's registers) are compared in batches. Each traced cycle, a bank keeps a copy of its
+//!   whole output record (one copy, whatever its number of fields) and delay lines a copy of
+//!   their stages' outputs; every [`BATCH`] traced cycles, and at the end, one pass compares
+//!   each field's consecutive kept values in a tight loop, adds their population counts to
+//!   the field's total and keeps only the last record, the next batch's first.
+//! - **A register of its own, a wire or an input** is compared each traced cycle with its value
+//!   at the last one, kept beside its total.
+//!
+//! Either way the first traced value is a state, not a toggle, and the totals equal those of
+//! the snapshot comparison (a test checks them signal by signal through resets and windows).
+//! A wire nobody observes ([`crate::rtl::Wire::is_observed`]: one the trace does not select,
+//! until the simulator observes every wire) is not computed in the combinational phase and
+//! takes no counter: the pass skips it at the cost of one flag test.
+
+use super::super::bank::{RareBank, RegBank};
+use super::super::bundle::{clear_above, Bundle};
+use super::super::delay::DelayLines;
+use super::super::module::{Cold, ColdPass, Module, Sealed, SignalAccess, Visitor};
+use super::super::reg::Reg;
+use super::super::table::{SignalInfo, SignalKind};
+use super::super::value::Value;
+use super::super::wire::{Input, Wire};
+
+/// Traced cycles whose field-register outputs are kept before they are compared.
+const BATCH: u32 = 64;
+
+/// One counted signal's counter.
+#[derive(Clone, Copy)]
+struct Cell {
+    /// Its toggles so far.
+    total: u64,
+    /// A one-word signal compared each cycle: its last traced value. A wider one: where its
+    /// words start in [`EdgeCount::wide`].
+    last: u64,
+    /// A one-word signal: the bits its width keeps. A wider one: its width.
+    mask: u64,
+    /// Counted (a wire the trace does not select has a counter once every wire is observed,
+    /// but is not counted).
+    counted: bool,
+}
+
+/// What a design signal is, for the counters.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A field of a register bank or a stage register of delay lines (compared in batches).
+    Field,
+    /// A register of its own or an input (compared each cycle).
+    Own,
+    /// A wire (compared each cycle while observed).
+    Wire,
+}
+
+/// The counters of the design signals: one per field register (the batch pass's, in visit
+/// order), and one per register of its own, input and observed wire (the cycle pass's).
+pub(in crate::rtl) struct EdgeCount {
+    /// Per design signal (visit order): its kind (learnt at the first cycle), and whether
+    /// the trace selects it.
+    kinds: Vec<(Kind, bool)>,
+    selected: Vec<bool>,
+    /// Per design signal: its words, and the bits a one-word signal keeps (a wider one's
+    /// width).
+    storage: Vec<usize>,
+    masks: Vec<u64>,
+    /// The cycle pass's counters and the batch pass's.
+    cells: Vec<Cell>,
+    fields: Vec<Cell>,
+    wide: Vec<u64>,
+    /// Room for an encoded value of the widest signal.
+    scratch: Vec<u64>,
+    /// Every wire has a counter (the simulator observes every wire).
+    all_wires: bool,
+    /// Traced cycles whose field outputs are kept and not yet compared.
+    kept: u32,
+    /// The counters are laid out (at the first traced cycle).
+    started: bool,
+}
+
+impl EdgeCount {
+    /// Counters for the design signals of `table` (visit order), whose values take `storage`
+    /// words each; `selected` says which the trace counts (every register is counted,
+    /// reported or not).
+    pub fn new(table: &[SignalInfo], storage: &[usize], selected: &[bool]) -> Self {
+        let masks = table
+            .iter()
+            .zip(storage)
+            .map(|(s, &store)| {
+                if store == 1 {
+                    u64::MAX >> (64 - s.width.clamp(1, 64))
+                } else {
+                    u64::from(s.width)
+                }
+            })
+            .collect();
+        let max_words = storage.iter().copied().max().unwrap_or(1).max(1);
+        Self {
+            kinds: Vec::new(),
+            selected: selected.to_vec(),
+            storage: storage.to_vec(),
+            masks,
+            cells: Vec::new(),
+            fields: Vec::new(),
+            wide: Vec::new(),
+            scratch: vec![0; 2 * max_words],
+            all_wires: false,
+            kept: 0,
+            started: false,
+        }
+    }
+
+    /// Whether design signal `i` has a counter of the cycle pass.
+    fn in_cycle_pass(&self, i: usize) -> bool {
+        match self.kinds[i] {
+            (Kind::Field, _) => false,
+            (Kind::Own, _) => true,
+            (Kind::Wire, selected) => selected || self.all_wires,
+        }
+    }
+
+    /// Builds the cycle pass's counters, keeping the counts and last values of `old` (the
+    /// counters of the layout before, each with its design signal).
+    fn lay_out(&mut self, old: &[(usize, Cell)]) {
+        let mut old = old.iter().peekable();
+        let mut cells = Vec::new();
+        let mut wide = Vec::new();
+        for i in 0..self.kinds.len() {
+            if !self.in_cycle_pass(i) {
+                continue;
+            }
+            let store = self.storage[i];
+            let kept = old.next_if(|(j, _)| *j == i).map(|(_, c)| *c);
+            let last = match (store, kept) {
+                (1, Some(k)) => k.last,
+                (1, None) => 0,
+                _ => {
+                    let at = wide.len();
+                    let from = kept.map_or(0..0, |k| k.last as usize..k.last as usize + store);
+                    match self.wide.get(from) {
+                        Some(words) if words.len() == store => wide.extend_from_slice(words),
+                        _ => wide.resize(at + store, 0),
+                    }
+                    at as u64
+                }
+            };
+            cells.push(Cell {
+                total: kept.map_or(0, |k| k.total),
+                last,
+                mask: self.masks[i],
+                counted: self.kinds[i].0 != Kind::Wire || self.kinds[i].1,
+            });
+        }
+        self.cells = cells;
+        self.wide = wide;
+    }
+
+    /// The cycle pass's counters with the design signal each belongs to.
+    fn indexed(&self) -> Vec<(usize, Cell)> {
+        (0..self.kinds.len())
+            .filter(|&i| self.in_cycle_pass(i))
+            .zip(self.cells.iter().copied())
+            .collect()
+    }
+
+    /// Every wire is observed from now on: each gets a counter (a wire the trace does not
+    /// select is not counted).
+    pub fn observe_all(&mut self) {
+        if self.all_wires {
+            return;
+        }
+        let old = self.indexed();
+        self.all_wires = true;
+        if self.started {
+            self.lay_out(&old);
+        }
+    }
+
+    /// Counts one traced cycle of `top`, after its combinational phase.
+    pub fn cycle<M: Module>(&mut self, top: &mut M) {
+        let first = !self.started;
+        if first {
+            self.start(top);
+        }
+        top.visit(&mut CyclePass {
+            cells: self.cells.iter_mut(),
+            wide: &mut self.wide,
+            scratch: &mut self.scratch,
+        });
+        if first {
+            // A signal's first traced value is a state, not a toggle.
+            for c in &mut self.cells {
+                c.total = 0;
+            }
+        }
+        self.kept += 1;
+        if self.kept >= BATCH {
+            self.compare_fields(top, true);
+        }
+    }
+
+    /// Learns each signal's kind, lays out the counters and empties any outputs a bank or
+    /// delay lines kept from an earlier run.
+    fn start<M: Module>(&mut self, top: &mut M) {
+        let mut learn = Learn {
+            selected: &self.selected,
+            kinds: Vec::with_capacity(self.selected.len()),
+        };
+        Cold::run(top, &mut learn);
+        self.kinds = learn.kinds;
+        self.fields = (0..self.kinds.len())
+            .filter(|&i| self.kinds[i].0 == Kind::Field)
+            .map(|i| Cell {
+                total: 0,
+                last: 0,
+                mask: self.masks[i],
+                counted: true,
+            })
+            .collect();
+        self.lay_out(&[]);
+        top.visit(&mut FieldPass {
+            cells: None,
+            keep_last: false,
+        });
+        self.started = true;
+    }
+
+    /// Compares the kept field outputs and keeps only the last (`keep_last`), or none.
+    #[inline(never)]
+    fn compare_fields<M: Module>(&mut self, top: &mut M, keep_last: bool) {
+        top.visit(&mut FieldPass {
+            cells: Some(self.fields.iter_mut()),
+            keep_last,
+        });
+        self.kept = 0;
+    }
+
+    /// Ends the count: compares what the fields kept, and leaves the design holding none.
+    pub fn drain<M: Module>(&mut self, top: &mut M) {
+        if self.started {
+            self.compare_fields(top, false);
+        }
+    }
+
+    /// Each design signal's toggles between the first and the last traced cycle (0 for a
+    /// wire with no counter).
+    pub fn finish(self) -> Vec<u64> {
+        let mut totals = vec![0; self.kinds.len()];
+        for (i, c) in self.indexed() {
+            totals[i] = c.total;
+        }
+        let fields = (0..self.kinds.len()).filter(|&i| self.kinds[i].0 == Kind::Field);
+        for (i, c) in fields.zip(&self.fields) {
+            totals[i] = c.total;
+        }
+        totals
+    }
+}
+
+/// Learns each design signal's kind.
+struct Learn<'a> {
+    selected: &'a [bool],
+    kinds: Vec<(Kind, bool)>,
+}
+
+impl ColdPass for Learn<'_> {
+    fn signal(&mut self, kind: SignalKind, s: &mut dyn SignalAccess) {
+        let i = self.kinds.len();
+        let k = match kind {
+            SignalKind::Reg if s.is_field() => Kind::Field,
+            SignalKind::Wire => Kind::Wire,
+            _ => Kind::Own,
+        };
+        self.kinds
+            .push((k, self.selected.get(i).copied().unwrap_or(false)));
+    }
+}
+
+/// A value `v` against the last one its counter keeps (in the cell, or from `cell.last` on in
+/// `wide`): the toggles, and `v` kept as the last.
+#[inline(never)]
+fn record_toggles<T: Bundle>(v: &T, cell: &mut Cell, wide: &mut [u64], cur: &mut [u64]) -> u32 {
+    let cur = &mut cur[..T::WORDS];
+    v.encode(cur);
+    if T::WORDS == 1 {
+        let now = cur[0] & cell.mask;
+        let n = (now ^ cell.last).count_ones();
+        cell.last = now;
+        return n;
+    }
+    if !T::CLEAN_ABOVE_WIDTH {
+        clear_above(cur, cell.mask as u32);
+    }
+    let off = cell.last as usize;
+    let Some(last) = wide.get_mut(off..off + T::WORDS) else {
+        return 0;
+    };
+    let n = last
+        .iter()
+        .zip(cur.iter())
+        .map(|(p, q)| (p ^ q).count_ones())
+        .sum();
+    last.copy_from_slice(cur);
+    n
+}
+
+/// The pass of every traced cycle: compares each register of its own, input and observed
+/// wire with its last value, and has each bank and each set of delay lines keep its outputs.
+struct CyclePass<'a> {
+    cells: std::slice::IterMut<'a, Cell>,
+    wide: &'a mut [u64],
+    scratch: &'a mut [u64],
+}
+
+impl CyclePass<'_> {
+    /// The next signal compared each cycle holds `v`.
+    #[inline(always)]
+    fn compare<T: Bundle>(&mut self, v: T) {
+        let Some(cell) = self.cells.next() else {
+            return;
+        };
+        if !cell.counted {
+            return;
+        }
+        let n = if T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH {
+            let mut cur = [0u64; 1];
+            v.encode(&mut cur);
+            let n = (cell.last ^ cur[0]).count_ones();
+            cell.last = cur[0];
+            n
+        } else {
+            record_toggles(&v, cell, self.wide, self.scratch)
+        };
+        cell.total += u64::from(n);
+    }
+}
+
+impl Sealed for CyclePass<'_> {}
+impl Visitor for CyclePass<'_> {
+    #[inline(always)]
+    fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
+        self.compare(r.q());
+    }
+    #[inline(always)]
+    fn wire<T: Bundle>(&mut self, w: &mut Wire<T>) {
+        // A wire nobody observes has no counter (and holds a stale value).
+        if w.is_observed() {
+            self.compare(w.get());
+        }
+    }
+    #[inline(always)]
+    fn input<T: Value>(&mut self, i: &mut Input<T>) {
+        self.compare(i.get());
+    }
+    #[inline(always)]
+    fn bank_reg<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        _b: &mut RegBank<S>,
+        _i: usize,
+        _get: impl Fn(&S) -> &T,
+    ) {
+    }
+    #[inline(always)]
+    fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
+        b.record_q();
+    }
+    #[inline(always)]
+    fn rare_bank<S: Copy + 'static>(&mut self, b: &mut RareBank<S>) {
+        b.bank_mut().record_q();
+    }
+    #[inline(always)]
+    fn delay_reg<E: Copy + 'static, T: Bundle>(
+        &mut self,
+        _dl: &mut DelayLines<E>,
+        _stage: usize,
+        _field: usize,
+        _get: impl Fn(&E) -> &T,
+    ) {
+    }
+    #[inline(always)]
+    fn delay<E: Copy + 'static>(&mut self, dl: &mut DelayLines<E>) {
+        dl.record_q();
+    }
+}
+
+/// The toggles of one field between consecutive kept values (`values`, in order), below
+/// its width (`mask`: the bits a one-word field keeps, a wider one's width).
+#[inline(always)]
+fn field_toggles<'e, T: Bundle>(mut values: impl Iterator<Item = &'e T>, mask: u64) -> u64 {
+    if !(T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH) {
+        return record_field_toggles(values, mask);
+    }
+    let word = |v: &T| {
+        let mut x = [0u64; 1];
+        v.encode(&mut x);
+        x[0]
+    };
+    let Some(mut prev) = values.next().map(word) else {
+        return 0;
+    };
+    let mut n = 0u64;
+    for v in values {
+        let cur = word(v);
+        n += u64::from((prev ^ cur).count_ones());
+        prev = cur;
+    }
+    n
+}
+
+/// [`field_toggles`] of a record or a wide value, out of line (a record's encoding packs
+/// fields): the values encoded into two buffers by turns.
+#[inline(never)]
+fn record_field_toggles<'e, T: Bundle>(mut values: impl Iterator<Item = &'e T>, mask: u64) -> u64 {
+    // Two buffers of the value's words: on the stack for a value of up to 8 words.
+    let (mut small, mut large) = ([[0u64; 8]; 2], [Vec::new(), Vec::new()]);
+    let mut bufs: [&mut [u64]; 2] = if T::WORDS <= 8 {
+        let [x, y] = &mut small;
+        [&mut x[..T::WORDS], &mut y[..T::WORDS]]
+    } else {
+        large[0].resize(T::WORDS, 0);
+        large[1].resize(T::WORDS, 0);
+        let [x, y] = &mut large;
+        [&mut x[..], &mut y[..]]
+    };
+    let encode = |v: &T, out: &mut [u64]| {
+        v.encode(out);
+        if T::WORDS == 1 {
+            out[0] &= mask;
+        } else if !T::CLEAN_ABOVE_WIDTH {
+            clear_above(out, mask as u32);
+        }
+    };
+    let Some(first) = values.next() else {
+        return 0;
+    };
+    encode(first, bufs[0]);
+    let mut n = 0u64;
+    for (k, v) in values.enumerate() {
+        let (a, b) = bufs.split_at_mut(1);
+        let (prev, cur) = if k % 2 == 0 {
+            (&*a[0], &mut *b[0])
+        } else {
+            (&*b[0], &mut *a[0])
+        };
+        encode(v, cur);
+        n += prev
+            .iter()
+            .zip(cur.iter())
+            .map(|(p, q)| u64::from((p ^ q).count_ones()))
+            .sum::<u64>();
+    }
+    n
+}
+
+/// The batch pass: each field register's kept outputs compared, the kept outputs then
+/// emptied but for the last (`keep_last`). With no counters it only empties them.
+struct FieldPass<'a> {
+    cells: Option<std::slice::IterMut<'a, Cell>>,
+    keep_last: bool,
+}
+
+impl FieldPass<'_> {
+    /// The next field's counter, if counting.
+    #[inline(always)]
+    fn next(&mut self) -> Option<&mut Cell> {
+        self.cells.as_mut().and_then(|c| c.next())
+    }
+
+    /// Empties `kept` but for its last `row` entries when `keep_last`.
+    #[inline(always)]
+    fn trim<E>(&self, kept: &mut Vec<E>, row: usize) {
+        let keep = if self.keep_last { row } else { 0 };
+        let from = kept.len().saturating_sub(keep);
+        kept.drain(..from);
+    }
+}
+
+impl Sealed for FieldPass<'_> {}
+impl Visitor for FieldPass<'_> {
+    #[inline(always)]
+    fn reg<T: Bundle>(&mut self, _r: &mut Reg<T>) {}
+    #[inline(always)]
+    fn wire<T: Bundle>(&mut self, _w: &mut Wire<T>) {}
+    #[inline(always)]
+    fn input<T: Value>(&mut self, _i: &mut Input<T>) {}
+    #[inline(always)]
+    fn bank_reg<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        _i: usize,
+        get: impl Fn(&S) -> &T,
+    ) {
+        if let Some(cell) = self.next() {
+            let mask = cell.mask;
+            cell.total += field_toggles(b.history().iter().map(get), mask);
+        }
+    }
+    #[inline(always)]
+    fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
+        self.trim(b.history(), 1);
+    }
+    #[inline(always)]
+    fn rare_bank<S: Copy + 'static>(&mut self, b: &mut RareBank<S>) {
+        self.trim(b.bank_mut().history(), 1);
+    }
+    #[inline(always)]
+    fn delay_reg<E: Copy + 'static, T: Bundle>(
+        &mut self,
+        dl: &mut DelayLines<E>,
+        stage: usize,
+        _field: usize,
+        get: impl Fn(&E) -> &T,
+    ) {
+        let stages = dl.stages().max(1);
+        if let Some(cell) = self.next() {
+            let mask = cell.mask;
+            let kept = dl.history();
+            let column = kept.get(stage..).unwrap_or_default();
+            cell.total += field_toggles(column.iter().step_by(stages).map(get), mask);
+        }
+    }
+    #[inline(always)]
+    fn delay<E: Copy + 'static>(&mut self, dl: &mut DelayLines<E>) {
+        let stages = dl.stages();
+        self.trim(dl.history(), stages);
+    }
+}
