@@ -78,6 +78,12 @@ pub(in crate::rtl) use sealed::Sealed;
 /// Sealed: only the engine implements it, so only the engine commits registers or reads wires.
 /// Calls are statically dispatched and inline into a block's `visit`.
 pub trait Visitor: Sealed + Sized {
+    /// Whether this pass reads only the wires somebody observes
+    /// ([`Wire::is_observed`]): a block may then leave out a group of wires none of which is
+    /// observed (it must present every other signal as usual). False for every pass that
+    /// builds or reads the signal table by position.
+    const OBSERVED_WIRES_ONLY: bool = false;
+
     /// A register.
     fn reg<T: Bundle>(&mut self, r: &mut Reg<T>);
     /// A named combinational wire.

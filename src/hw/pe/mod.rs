@@ -724,12 +724,18 @@ impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
         self.path.visit_b_side(v);
         v.bank_reg(regs, S1_PROD, |r| &r.s1_prod);
         v.bank_reg(regs, S1_CTL, |r| &r.s1_ctl);
-        v.wire(&mut self.exp_sum);
-        v.wire(&mut self.sig_product);
+        // A pass that reads only observed wires is spared the wave-only groups nobody
+        // observes (`Shows`, kept by `observed`).
+        if !V::OBSERVED_WIRES_ONLY || self.shows.stage1 {
+            v.wire(&mut self.exp_sum);
+            v.wire(&mut self.sig_product);
+        }
         v.bank_reg(regs, ACC_0, |r| &r.acc[0]);
         v.bank_reg(regs, ACC_1, |r| &r.acc[1]);
-        v.wire(&mut self.acc);
-        self.stage2.visit(v);
+        if !V::OBSERVED_WIRES_ONLY || self.shows.stage2 {
+            v.wire(&mut self.acc);
+            self.stage2.visit(v);
+        }
         self.path.visit_gather(v);
         v.bank_reg(regs, FLAGS, |r| &r.flags);
         v.bank_reg(regs, DONE, |r| &r.done);

@@ -342,6 +342,9 @@ impl CyclePass<'_> {
 
 impl Sealed for CyclePass<'_> {}
 impl Visitor for CyclePass<'_> {
+    // A wire nobody observes takes no counter: a block may leave such wires out.
+    const OBSERVED_WIRES_ONLY: bool = true;
+
     #[inline(always)]
     fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
         self.compare(r.q());
