@@ -29,6 +29,9 @@ use super::wire::{Input, Wire};
 /// }
 /// ```
 ///
+/// The one exception: for a pass whose [`Visitor::OBSERVED_WIRES_ONLY`] is true, a block may
+/// leave out a group of wires none of which is observed ([`Wire::is_observed`]).
+///
 /// Combinational logic is an inherent method, by convention `fn comb(&mut self, inputs..) ->
 /// outputs`, that reads its own registers' `q`, the arguments its parent passes (taken from
 /// register outputs or from other children's return values) and writes its registers' `d` and
