@@ -415,6 +415,39 @@ fn field_toggles<'e, T: Bundle>(mut values: impl Iterator<Item = &'e T>, mask: u
     n
 }
 
+/// [`field_toggles`] of one stage's field in delay lines' kept rows (`kept`, `stages`
+/// entries a row): the values at `stage`, `stage + stages`, ..., walked by index.
+#[inline(always)]
+fn column_toggles<E, T: Bundle>(
+    kept: &[E],
+    stage: usize,
+    stages: usize,
+    mask: u64,
+    get: impl Fn(&E) -> &T,
+) -> u64 {
+    if !(T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH) {
+        let column = kept.get(stage..).unwrap_or_default();
+        return record_field_toggles(column.iter().step_by(stages).map(get), mask);
+    }
+    let word = |e: &E| {
+        let mut x = [0u64; 1];
+        get(e).encode(&mut x);
+        x[0]
+    };
+    let Some(first) = kept.get(stage) else {
+        return 0;
+    };
+    let mut prev = word(first);
+    let (mut n, mut i) = (0u64, stage + stages);
+    while i < kept.len() {
+        let cur = word(&kept[i]);
+        n += u64::from((prev ^ cur).count_ones());
+        prev = cur;
+        i += stages;
+    }
+    n
+}
+
 /// [`field_toggles`] of a record or a wide value, out of line (a record's encoding packs
 /// fields): the values encoded into two buffers by turns.
 #[inline(never)]
@@ -522,9 +555,7 @@ impl Visitor for FieldPass<'_> {
         let stages = dl.stages().max(1);
         if let Some(cell) = self.next() {
             let mask = cell.mask;
-            let kept = dl.history();
-            let column = kept.get(stage..).unwrap_or_default();
-            cell.total += field_toggles(column.iter().step_by(stages).map(get), mask);
+            cell.total += column_toggles(dl.history(), stage, stages, mask, get);
         }
     }
     #[inline(always)]
