@@ -38,7 +38,7 @@ struct Cell {
     /// Its toggles so far.
     total: u64,
     /// A one-word signal compared each cycle: its last traced value. A wider one: where its
-    /// words start in [`EdgeCount::wide`].
+    /// words start in [`ToggleTotals::wide`].
     last: u64,
     /// A one-word signal: the bits its width keeps. A wider one: its width.
     mask: u64,
@@ -60,7 +60,7 @@ enum Kind {
 
 /// The counters of the design signals: one per field register (the batch pass's, in visit
 /// order), and one per register of its own, input and observed wire (the cycle pass's).
-pub(in crate::rtl) struct EdgeCount {
+pub(in crate::rtl) struct ToggleTotals {
     /// Per design signal (visit order): its kind (learnt at the first cycle), and whether
     /// the trace selects it.
     kinds: Vec<(Kind, bool)>,
@@ -83,7 +83,7 @@ pub(in crate::rtl) struct EdgeCount {
     started: bool,
 }
 
-impl EdgeCount {
+impl ToggleTotals {
     /// Counters for the design signals of `table` (visit order), whose values take `storage`
     /// words each; `selected` says which the trace counts (every register is counted,
     /// reported or not).

@@ -615,7 +615,7 @@ struct Writer {
     wave: Option<Wave>,
     activity: Option<Box<saif::Activity>>,
     snapshot: Option<Snapshot>,
-    edges: Option<count::EdgeCount>,
+    totals: Option<count::ToggleTotals>,
     power: Option<Power>,
 }
 
@@ -931,11 +931,11 @@ impl Tracer {
         let totals_alone = config.counts_activity() && !per_bit && power_model.is_none();
         let snapshot = ((config.counts_activity() && !totals_alone) || power_model.is_some())
             .then(|| Snapshot::new(table, storage));
-        let edges = totals_alone.then(|| {
+        let totals = totals_alone.then(|| {
             let selected: Vec<bool> = ids.iter().map(|&id| id != u32::MAX).collect();
-            count::EdgeCount::new(table, storage, &selected)
+            count::ToggleTotals::new(table, storage, &selected)
         });
-        let activity = match (&snapshot, &edges) {
+        let activity = match (&snapshot, &totals) {
             (Some(snap), _) if config.counts_activity() => Some(Box::new(saif::Activity::new(
                 &decls,
                 &slots,
@@ -989,7 +989,7 @@ impl Tracer {
             wave,
             activity,
             snapshot,
-            edges,
+            totals,
             power,
         });
         Ok(tracer)
@@ -1022,8 +1022,8 @@ impl Tracer {
     /// The simulator now observes every wire (a peek, a settle): the toggle counters, which
     /// skip a wire nobody observes, give each wire a counter.
     pub fn observing_all(&mut self) {
-        if let Some(edges) = self.sink.as_mut().and_then(|w| w.edges.as_mut()) {
-            edges.observe_all();
+        if let Some(totals) = self.sink.as_mut().and_then(|w| w.totals.as_mut()) {
+            totals.observe_all();
         }
     }
 
@@ -1041,9 +1041,9 @@ impl Tracer {
         let t = cycle * PERIOD;
         let force = !self.dumped;
         let last_rst = self.last_rst;
-        if let (None, Some(edges), Some(a)) = (
+        if let (None, Some(totals), Some(a)) = (
             &writer.wave,
-            writer.edges.as_mut(),
+            writer.totals.as_mut(),
             writer.activity.as_mut(),
         ) {
             // Toggle totals alone: `clk` is counted from the number of traced cycles when
@@ -1057,7 +1057,7 @@ impl Tracer {
             if let Err(e) = res {
                 return Err(self.fail(e));
             }
-            edges.cycle(top);
+            totals.cycle(top);
             self.dumped = true;
             self.last_rst = rst;
             self.end_time = t + PERIOD;
@@ -1077,8 +1077,8 @@ impl Tracer {
         });
         if res.is_ok() {
             // The toggle totals beside a waveform (an FST, or a VCD without power signals).
-            if let Some(edges) = writer.edges.as_mut() {
-                edges.cycle(top);
+            if let Some(totals) = writer.totals.as_mut() {
+                totals.cycle(top);
             }
             // The counter's and the power trace's snapshot (its own pass: the waveform's
             // formats as it compares).
@@ -1129,8 +1129,8 @@ impl Tracer {
     /// Ends the toggle count of `top`'s run: the outputs its field registers kept are
     /// compared, and the design keeps none (before [`Tracer::finish`]).
     pub fn drain<M: Module>(&mut self, top: &mut M) {
-        if let Some(edges) = self.sink.as_mut().and_then(|w| w.edges.as_mut()) {
-            edges.drain(top);
+        if let Some(totals) = self.sink.as_mut().and_then(|w| w.totals.as_mut()) {
+            totals.drain(top);
         }
     }
 
@@ -1153,11 +1153,11 @@ impl Tracer {
             wave,
             activity,
             snapshot,
-            edges,
+            totals,
             power: _,
         } = sink;
         // Without a waveform the sampling did not report `clk`'s edges (see `sample`).
-        let clock_by_count = wave.is_none() && edges.is_some();
+        let clock_by_count = wave.is_none() && totals.is_some();
         let wave_done = match wave {
             Some(Wave::Vcd(s)) => s.finish(self.end_time),
             Some(Wave::Fst(s)) => s.finish(self.end_time),
@@ -1168,8 +1168,8 @@ impl Tracer {
         }
         let activity = match activity {
             Some(mut a) => {
-                if let Some(edges) = edges {
-                    a.set_totals(edges.finish());
+                if let Some(totals) = totals {
+                    a.set_totals(totals.finish());
                 }
                 if clock_by_count {
                     a.set_clock(self.cycles);
