@@ -138,21 +138,23 @@ fn check_run(
     }
 }
 
+/// A run's label: the array, the problem's shape and the core's mode.
+fn label(kind: &str, cfg: &CoreConfig, (m, n, k): (usize, usize, usize)) -> String {
+    format!(
+        "{kind}{} x {} array, {m}x{n}x{k} {} x {} {:?} w {} acc {}",
+        cfg.rows(),
+        cfg.cols(),
+        cfg.fmt_a.name,
+        cfg.fmt_b.name,
+        cfg.mode,
+        cfg.width,
+        cfg.acc.name
+    )
+}
+
 /// Runs the dense `g` through memory and checks it.
 fn dense(g: &Gemm, s: usize) {
-    let label = format!(
-        "{} x {} array, {}x{}x{} {} x {} {:?} w {} acc {}",
-        g.cfg.rows(),
-        g.cfg.cols(),
-        g.m,
-        g.n,
-        g.k,
-        g.cfg.fmt_a.name,
-        g.cfg.fmt_b.name,
-        g.cfg.mode,
-        g.cfg.width,
-        g.cfg.acc.name
-    );
+    let label = label("", &g.cfg, (g.m, g.n, g.k));
     let ideal = run_clocked(g, None).unwrap_or_else(|e| panic!("{label}: ideal: {e}"));
     let mem = run_memory(g, &pc(s), None).unwrap_or_else(|e| panic!("{label}: memory: {e}"));
     check_run(&label, &mem, &ideal, Problem::Dense(g), &g.cfg, (g.m, g.n));
@@ -160,19 +162,7 @@ fn dense(g: &Gemm, s: usize) {
 
 /// Runs the 2:4 sparse `g` through memory and checks it.
 fn sparse(g: &SparseGemm, s: usize) {
-    let label = format!(
-        "sparse {} x {} array, {}x{}x{} {} x {} {:?} w {} acc {}",
-        g.cfg.rows(),
-        g.cfg.cols(),
-        g.m,
-        g.n,
-        g.k,
-        g.cfg.fmt_a.name,
-        g.cfg.fmt_b.name,
-        g.cfg.mode,
-        g.cfg.width,
-        g.cfg.acc.name
-    );
+    let label = label("sparse ", &g.cfg, (g.m, g.n, g.k));
     let ideal = run_clocked_sparse(g, None).unwrap_or_else(|e| panic!("{label}: ideal: {e}"));
     let mem = run_memory_sparse(g, &pc(s), None).unwrap_or_else(|e| panic!("{label}: memory: {e}"));
     check_run(&label, &mem, &ideal, Problem::Sparse(g), &g.cfg, (g.m, g.n));

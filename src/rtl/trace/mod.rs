@@ -1058,10 +1058,7 @@ impl Tracer {
                 return Err(self.fail(e));
             }
             totals.cycle(top);
-            self.dumped = true;
-            self.last_rst = rst;
-            self.end_time = t + PERIOD;
-            self.cycles += 1;
+            self.sampled(t, rst);
             return Ok(());
         }
         let mut res = writer.each(|sink| {
@@ -1116,14 +1113,19 @@ impl Tracer {
         }
         match res {
             Ok(()) => {
-                self.dumped = true;
-                self.last_rst = rst;
-                self.end_time = t + PERIOD;
-                self.cycles += 1;
+                self.sampled(t, rst);
                 Ok(())
             }
             Err(e) => Err(self.fail(e)),
         }
+    }
+
+    /// Notes a traced cycle that started at time `t` with reset `rst`.
+    fn sampled(&mut self, t: u64, rst: bool) {
+        self.dumped = true;
+        self.last_rst = rst;
+        self.end_time = t + PERIOD;
+        self.cycles += 1;
     }
 
     /// Ends the toggle count of `top`'s run: the outputs its field registers kept are
