@@ -111,4 +111,4 @@ pub use trace::{
 };
 pub use value::{low_mask_u64, Value, Wide};
 pub use watchdog::Watchdog;
-pub use wire::{Input, Wire};
+pub use wire::{Input, NextWire, Wire};

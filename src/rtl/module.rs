@@ -9,7 +9,7 @@ use super::reg::Reg;
 use super::regfile::RegFile;
 use super::signal::SignalMeta;
 use super::value::Value;
-use super::wire::{Input, Wire};
+use super::wire::{Input, NextWire, Wire};
 
 /// A hardware block: an instance name and a list of its signals and children.
 ///
@@ -120,6 +120,15 @@ pub trait Visitor: Sealed + Sized {
         i: usize,
         get: impl Fn(&S) -> &T,
     );
+    /// A wire that shows field `get` of a register bank's next value ([`NextWire`]: the net
+    /// on that field register's D input), visited where it stands in the module's signal
+    /// list.
+    fn bank_next<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        w: &mut NextWire<T>,
+        get: impl Fn(&S) -> &T,
+    );
     /// A register bank's edge: visited once, after every field of the bank.
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>);
     /// A rare bank's edge (its fields are visited as a [`RegBank`]'s, through
@@ -166,6 +175,14 @@ impl Visitor for Clock {
         &mut self,
         _b: &mut RegBank<S>,
         _i: usize,
+        _get: impl Fn(&S) -> &T,
+    ) {
+    }
+    #[inline(always)]
+    fn bank_next<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        _b: &mut RegBank<S>,
+        _w: &mut NextWire<T>,
         _get: impl Fn(&S) -> &T,
     ) {
     }
@@ -240,6 +257,14 @@ impl Visitor for ClockChecked {
             let width = b.field_meta(i).width;
             self.changed |= !get(next).same_bits(get(b.q()), width);
         }
+    }
+    #[inline]
+    fn bank_next<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        _b: &mut RegBank<S>,
+        _w: &mut NextWire<T>,
+        _get: impl Fn(&S) -> &T,
+    ) {
     }
     #[inline]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
@@ -387,6 +412,34 @@ impl<T: Bundle> SignalAccess for FieldView<'_, T> {
     }
 }
 
+/// A [`NextWire`] as a cold pass sees it: the wire and the field's next value, read when the
+/// view is made.
+struct NextView<'a, T: Bundle> {
+    wire: &'a mut NextWire<T>,
+    next: T,
+}
+
+impl<T: Bundle> SignalAccess for NextView<'_, T> {
+    fn meta(&self) -> &SignalMeta {
+        self.wire.meta_ref()
+    }
+    fn width(&self) -> u32 {
+        self.wire.width()
+    }
+    fn words(&self) -> usize {
+        T::WORDS
+    }
+    fn encode_now(&self, out: &mut [u64]) {
+        encode_field(&self.next, self.width(), out);
+    }
+    fn encode_next(&self, out: &mut [u64]) {
+        self.encode_now(out);
+    }
+    fn observe(&mut self, on: bool) {
+        self.wire.observe(on);
+    }
+}
+
 /// A pass over the design that runs rarely (at elaboration, on a peek, in the settle check):
 /// it sees each signal through [`SignalAccess`] and each scope by name.
 pub(in crate::rtl) trait ColdPass {
@@ -447,6 +500,16 @@ impl Visitor for Cold<'_> {
             d: *get(b.d()),
         };
         self.0.signal(SignalKind::Reg, &mut view);
+    }
+    fn bank_next<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        w: &mut NextWire<T>,
+        get: impl Fn(&S) -> &T,
+    ) {
+        let next = *get(b.d());
+        self.0
+            .signal(SignalKind::Wire, &mut NextView { wire: w, next });
     }
     fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
     fn rare_bank<S: Copy + 'static>(&mut self, _b: &mut RareBank<S>) {}

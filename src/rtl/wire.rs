@@ -1,6 +1,7 @@
 //! Named combinational values ([`Wire`]) and testbench-driven top-level inputs ([`Input`]).
 
 use std::borrow::Cow;
+use std::marker::PhantomData;
 
 use super::bundle::Bundle;
 use super::error::Result;
@@ -106,6 +107,68 @@ impl<T: Bundle> Wire<T> {
     #[inline(always)]
     pub(in crate::rtl) fn get(&self) -> T {
         self.value
+    }
+}
+
+/// A named wire that carries a register-bank field's next value: the net on the field
+/// register's D input, as `a_in` is the D input of a PE's `a_out` register. Its value is
+/// whatever the block's combinational phase wrote into the field with
+/// [`crate::rtl::RegBank::set`] this cycle, so it stores nothing and the combinational phase
+/// pays nothing for it, traced or not; the block presents it where it stands in its signal
+/// list with [`crate::rtl::Visitor::bank_next`] (the bank and the field's accessor beside
+/// it). Traced, it is a wire like any other: the same name, width, display and value a
+/// [`Wire`] set to the field's next value would show.
+///
+/// Like every wire it is readable by the engine only: block code cannot read a register's
+/// next value through it.
+///
+/// ```
+/// use tensorcore_rtl::rtl::NextWire;
+/// let w = NextWire::<u16>::new("a_in", 16).unwrap().in_overview();
+/// assert_eq!(w.width(), 16);
+/// assert!(w.is_overview());
+/// ```
+#[derive(Debug, Clone)]
+pub struct NextWire<T: Bundle> {
+    width: u32,
+    /// The mask of the low `min(width, 64)` bits.
+    low: u64,
+    observed: bool,
+    meta: Boxed,
+    value: PhantomData<fn() -> T>,
+}
+
+signal_accessors!(NextWire, Bundle);
+
+impl<T: Bundle> NextWire<T> {
+    /// A wire of `width` bits named `name` that shows a field of type `T`.
+    pub fn new(name: impl Into<Cow<'static, str>>, width: u32) -> Result<Self> {
+        Ok(Self {
+            meta: SignalMeta::new::<T>(name, width)?,
+            width,
+            low: low_mask_u64(width),
+            observed: true,
+            value: PhantomData,
+        })
+    }
+
+    /// Whether anything reads this wire (as [`Wire::is_observed`]; it costs nothing either
+    /// way, and only tells the toggle counter whether the wire has a counter).
+    #[inline(always)]
+    pub fn is_observed(&self) -> bool {
+        self.observed
+    }
+
+    /// Turns the wire's observation on or off (the simulator's elaboration pass). Engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn observe(&mut self, on: bool) {
+        self.observed = on;
+    }
+
+    /// The mask of the low `min(width, 64)` bits. Engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn low(&self) -> u64 {
+        self.low
     }
 }
 

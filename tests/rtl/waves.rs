@@ -750,6 +750,9 @@ fn counting_totals_hold_at_the_most_toggles_a_word_can_have() {
 /// testbench input: what the toggle counters must agree on.
 struct Mixed {
     count: Reg<u16>,
+    /// The D input of the bank's `low`, and a plain wire driven with the same value.
+    low_in: NextWire<u8>,
+    low_copy: Wire<u8>,
     bank: RegBank<Pair>,
     lines: DelayLines<u8>,
     sum: Wire<u32>,
@@ -768,6 +771,8 @@ impl Mixed {
         lines.field(|j, k| format!("d{j}_{k}"), 8, |e| e).unwrap();
         Self {
             count: Reg::new("count", 12, 0u16).unwrap(),
+            low_in: NextWire::new("low_in", 8).unwrap(),
+            low_copy: Wire::new("low_copy", 8, 0u8).unwrap(),
             bank: RegBank::new(Pair::default())
                 .field::<u8>("low", 8, |p| &p.low)
                 .unwrap()
@@ -786,6 +791,7 @@ impl Module for Mixed {
     }
     fn visit<V: Visitor>(&mut self, v: &mut V) {
         v.reg(&mut self.count);
+        v.bank_next(&mut self.bank, &mut self.low_in, |p| &p.low);
         v.bank_reg(&mut self.bank, 0, |p| &p.low);
         v.bank_reg(&mut self.bank, 1, |p| &p.odd);
         v.bank(&mut self.bank);
@@ -794,6 +800,7 @@ impl Module for Mixed {
         }
         v.delay(&mut self.lines);
         v.wire(&mut self.sum);
+        v.wire(&mut self.low_copy);
         v.input(&mut self.din);
     }
 }
@@ -802,7 +809,9 @@ impl Design for Mixed {
     fn comb(&mut self) {
         let c = self.count.q();
         self.count.set_d((c + 3) & 0xFFF);
-        self.bank.set(|p| &mut p.low, (c as u8) ^ self.din.get());
+        let low = (c as u8) ^ self.din.get();
+        self.bank.set(|p| &mut p.low, low);
+        self.low_copy.set(low);
         self.bank.set(|p| &mut p.odd, c & 1 == 1);
         if c.is_multiple_of(2) {
             self.lines.set_inputs(&[c as u8, !(c as u8)]);
@@ -815,7 +824,9 @@ impl Design for Mixed {
 /// register itself, from `q` and the value it is about to latch, each wire against its last
 /// value) equal the per-bit counts of a SAIF run (every signal compared with its last
 /// traced value) for every signal, through resets in the middle of the run and in windows
-/// that start and end in it; with `TraceConfig::registers` the registers keep the same
+/// that start and end in it (a window's last cycle a reset cycle too); a register's next
+/// value shown as a wire (`low_in`, a `NextWire`) toggles as a plain wire driven with the
+/// same value (`low_copy`) in both; with `TraceConfig::registers` the registers keep the same
 /// totals and the wires the globs leave out are not reported, also when a peek turns every
 /// wire on before or during the run.
 #[test]
@@ -878,6 +889,15 @@ fn totals_at_the_registers_equal_the_snapshot_counts() {
                     a.path
                 );
             }
+        }
+        // The D input shown by the bank is the value the plain wire was driven with: the
+        // same toggles, and per bit the same toggles and time at 1.
+        for counts in [&per_bit, &totals] {
+            let of = |name: &str| {
+                let s = counts.signals.iter().find(|s| s.path == name).unwrap();
+                (s.total_toggles(), s.toggles.clone(), s.high_ns.clone())
+            };
+            assert_eq!(of("mixed.low_in"), of("mixed.low_copy"), "{window:?}");
         }
         // Something toggled everywhere: the comparison is not between zeros.
         assert!(per_bit

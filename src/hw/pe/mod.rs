@@ -31,7 +31,7 @@ pub mod mx;
 pub mod sparse;
 
 use crate::numerics::flags::Flags;
-use crate::rtl::{Display, Module, RegBank, Result, Value, Visitor, Wide, Wire};
+use crate::rtl::{Display, Module, NextWire, RegBank, Result, Value, Visitor, Wide, Wire};
 
 pub use fp::FpPath;
 pub use int::IntPath;
@@ -443,8 +443,9 @@ mod field {
 /// One processing element with `W` lanes and datapath `D`.
 pub struct Pe<const W: usize, D: Datapath<W>> {
     name: String,
-    a_in: Wire<Wide<W>>,
-    b_in: Wire<Wide<W>>,
+    /// The operands entering: the D inputs of `a_out` and `b_out`.
+    a_in: NextWire<Wide<W>>,
+    b_in: NextWire<Wide<W>>,
     regs: RegBank<PeRegs<W, D::Stage1>>,
     exp_sum: Wire<ExpSums<D::Stage1>>,
     sig_product: Wire<SigProducts<D::Stage1>>,
@@ -458,8 +459,6 @@ pub struct Pe<const W: usize, D: Datapath<W>> {
 /// ([`Module::observed`]), so the clock loop tests one flag per group.
 #[derive(Clone, Copy, Debug)]
 struct Shows {
-    /// `a_in`, `b_in`.
-    buses: bool,
     /// `exp_sum`, `sig_product`.
     stage1: bool,
     /// `acc`, `max_exp`, `align_shift`, `sticky`, `lzc`, `round_inc`, `special`.
@@ -517,10 +516,10 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
         .field("hazard", 1, |r| &r.hazard)?;
         Ok(Self {
             name,
-            a_in: Wire::new("a_in", cfg.fmt_a.width() * w, Wide::ZERO)?
+            a_in: NextWire::new("a_in", cfg.fmt_a.width() * w)?
                 .with_display(disp_a)
                 .in_overview(),
-            b_in: Wire::new("b_in", cfg.fmt_b.width() * b_lanes, Wide::ZERO)?
+            b_in: NextWire::new("b_in", cfg.fmt_b.width() * b_lanes)?
                 .with_display(disp_b)
                 .in_overview(),
             regs,
@@ -531,7 +530,6 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
             path,
             // A wire outside a simulator is observed.
             shows: Shows {
-                buses: true,
                 stage1: true,
                 stage2: true,
             },
@@ -600,7 +598,7 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
     /// Whether any of the PE's wave-only wires is observed (see [`Pe::comb_as`]).
     pub fn shows_any(&self) -> bool {
         let s = self.shows;
-        s.buses || s.stage1 || s.stage2
+        s.stage1 || s.stage2
     }
 
     /// [`Pe::comb`] for an array that knows, once per cycle, whether any of its PEs'
@@ -611,16 +609,12 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
     pub fn comb_as<const SHOWS: bool>(&mut self, i: PeInput<W, D>) {
         debug_assert!(SHOWS || !self.shows_any());
         let shows = Shows {
-            buses: SHOWS && self.shows.buses,
             stage1: SHOWS && self.shows.stage1,
             stage2: SHOWS && self.shows.stage2,
         };
         self.path.pass(i.side_a, i.side_b);
-        // Operands pass on to the neighbours through registers.
-        if shows.buses {
-            self.a_in.set(i.a);
-            self.b_in.set(i.b);
-        }
+        // Operands pass on to the neighbours through registers (whose D inputs the `a_in` and
+        // `b_in` wires show).
         let regs = &mut self.regs;
         regs.set(|r| &mut r.a_out, i.a);
         regs.set(|r| &mut r.a_ctl, i.a_ctl);
@@ -714,8 +708,8 @@ impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
     fn visit<V: Visitor>(&mut self, v: &mut V) {
         use field::*;
         let regs = &mut self.regs;
-        v.wire(&mut self.a_in);
-        v.wire(&mut self.b_in);
+        v.bank_next(regs, &mut self.a_in, |r| &r.a_out);
+        v.bank_next(regs, &mut self.b_in, |r| &r.b_out);
         v.bank_reg(regs, A_OUT, |r| &r.a_out);
         v.bank_reg(regs, A_CTL, |r| &r.a_ctl);
         self.path.visit_a_side(v);
@@ -744,7 +738,6 @@ impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
     }
     fn observed(&mut self) {
         self.shows = Shows {
-            buses: self.a_in.is_observed() || self.b_in.is_observed(),
             stage1: self.exp_sum.is_observed() || self.sig_product.is_observed(),
             stage2: self.acc.is_observed() || self.stage2.is_observed(),
         };

@@ -27,7 +27,7 @@ use super::super::module::{Cold, ColdPass, Module, Sealed, SignalAccess, Visitor
 use super::super::reg::Reg;
 use super::super::table::{SignalInfo, SignalKind};
 use super::super::value::Value;
-use super::super::wire::{Input, Wire};
+use super::super::wire::{Input, NextWire, Wire};
 
 /// Traced cycles whose field-register outputs are kept before they are compared.
 const BATCH: u32 = 64;
@@ -340,6 +340,28 @@ impl CyclePass<'_> {
     }
 }
 
+impl CyclePass<'_> {
+    /// [`CyclePass::compare`] of a register-bank field's next value (a [`NextWire`]'s), its
+    /// bits above the low `low` mask cleared for a one-word value.
+    #[inline(always)]
+    fn compare_next<T: Bundle>(&mut self, v: T, low: u64) {
+        if !(T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH) {
+            return self.compare(v);
+        }
+        let Some(cell) = self.cells.next() else {
+            return;
+        };
+        if !cell.counted {
+            return;
+        }
+        let mut cur = [0u64; 1];
+        v.encode(&mut cur);
+        let now = cur[0] & low;
+        cell.total += u64::from((cell.last ^ now).count_ones());
+        cell.last = now;
+    }
+}
+
 impl Sealed for CyclePass<'_> {}
 impl Visitor for CyclePass<'_> {
     // A wire nobody observes takes no counter: a block may leave such wires out.
@@ -367,6 +389,18 @@ impl Visitor for CyclePass<'_> {
         _i: usize,
         _get: impl Fn(&S) -> &T,
     ) {
+    }
+    #[inline(always)]
+    fn bank_next<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        w: &mut NextWire<T>,
+        get: impl Fn(&S) -> &T,
+    ) {
+        // Observed as a wire is; a field's value fits its width, the low bits kept anyway.
+        if w.is_observed() {
+            self.compare_next(*get(b.d()), w.low());
+        }
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
@@ -535,6 +569,14 @@ impl Visitor for FieldPass<'_> {
             let mask = cell.mask;
             cell.total += field_toggles(b.history().iter().map(get), mask);
         }
+    }
+    #[inline(always)]
+    fn bank_next<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        _b: &mut RegBank<S>,
+        _w: &mut NextWire<T>,
+        _get: impl Fn(&S) -> &T,
+    ) {
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {

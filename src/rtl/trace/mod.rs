@@ -36,7 +36,7 @@ use super::reg::Reg;
 use super::signal::{Display, Labels};
 use super::table::{SignalInfo, SignalKind};
 use super::value::Value;
-use super::wire::{Input, Wire};
+use super::wire::{Input, NextWire, Wire};
 
 /// Simulated time units per clock cycle (the timescale is 1 ns: a nominal 100 MHz clock).
 pub const PERIOD: u64 = 10;
@@ -495,6 +495,16 @@ impl Visitor for Sample<'_, '_> {
         self.signal_by(v, width, true);
     }
     #[inline(always)]
+    fn bank_next<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        w: &mut NextWire<T>,
+        get: impl Fn(&S) -> &T,
+    ) {
+        // As the field's value is shown (its low `width` bits).
+        self.signal_by(*get(b.d()), w.width(), true);
+    }
+    #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
     #[inline(always)]
     fn rare_bank<S: Copy + 'static>(&mut self, _b: &mut RareBank<S>) {}
@@ -583,6 +593,15 @@ impl Visitor for Snap<'_> {
             encode_field(&v, b.field_meta(i).width, &mut vec![0; T::WORDS]);
         }
         self.signal(v);
+    }
+    #[inline(always)]
+    fn bank_next<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        _w: &mut NextWire<T>,
+        get: impl Fn(&S) -> &T,
+    ) {
+        self.signal(*get(b.d()));
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, _b: &mut RegBank<S>) {}
