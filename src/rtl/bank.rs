@@ -180,7 +180,8 @@ impl<S: Copy + 'static> RegBank<S> {
     /// Keeps this cycle's outputs for the toggle counter (one copy of the record); engine-only.
     #[inline(always)]
     pub(in crate::rtl) fn record_q(&mut self) {
-        self.history.push(self.q);
+        self.history
+            .extend_from_slice(std::slice::from_ref(&self.q));
     }
 
     /// The common rising edge: `q <- d` for every field at once. Engine-only.

@@ -129,7 +129,8 @@ pub trait Visitor: Sealed + Sized {
         w: &mut NextWire<T>,
         get: impl Fn(&S) -> &T,
     );
-    /// A register bank's edge: visited once, after every field of the bank.
+    /// A register bank's edge: visited once, after every field of the bank and every
+    /// [`NextWire`] that shows one.
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>);
     /// A rare bank's edge (its fields are visited as a [`RegBank`]'s, through
     /// [`RareBank::bank_mut`]): visited once, after every field.
@@ -322,6 +323,11 @@ pub(in crate::rtl) trait SignalAccess {
     fn is_field(&self) -> bool {
         false
     }
+    /// Whether this is a register-bank field's next value shown as a wire
+    /// ([`NextWire`]), which the toggle counter reads from the bank's kept outputs.
+    fn is_next(&self) -> bool {
+        false
+    }
 }
 
 impl<T: Bundle> SignalAccess for Reg<T> {
@@ -437,6 +443,9 @@ impl<T: Bundle> SignalAccess for NextView<'_, T> {
     }
     fn observe(&mut self, on: bool) {
         self.wire.observe(on);
+    }
+    fn is_next(&self) -> bool {
+        true
     }
 }
 

@@ -131,8 +131,6 @@ impl<T: Bundle> Wire<T> {
 #[derive(Debug, Clone)]
 pub struct NextWire<T: Bundle> {
     width: u32,
-    /// The mask of the low `min(width, 64)` bits.
-    low: u64,
     observed: bool,
     meta: Boxed,
     value: PhantomData<fn() -> T>,
@@ -146,7 +144,6 @@ impl<T: Bundle> NextWire<T> {
         Ok(Self {
             meta: SignalMeta::new::<T>(name, width)?,
             width,
-            low: low_mask_u64(width),
             observed: true,
             value: PhantomData,
         })
@@ -163,12 +160,6 @@ impl<T: Bundle> NextWire<T> {
     #[inline(always)]
     pub(in crate::rtl) fn observe(&mut self, on: bool) {
         self.observed = on;
-    }
-
-    /// The mask of the low `min(width, 64)` bits. Engine-only.
-    #[inline(always)]
-    pub(in crate::rtl) fn low(&self) -> u64 {
-        self.low
     }
 }
 

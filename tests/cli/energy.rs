@@ -578,8 +578,9 @@ fn power_in_the_waves_adds_up_to_the_report() {
 #[test]
 fn every_way_of_counting_gives_the_same_estimate() {
     let d = scratch("energy", "counting_paths");
-    let cases: [&[&str]; 8] = [
+    let cases: [&[&str]; 9] = [
         &[],
+        &["--width", "4"],
         &["--format", "e4m3", "--acc", "nvidia", "--preset", "hopper"],
         &["--sparse", "--format", "bf16"],
         &["--format", "s8"],

@@ -11,6 +11,12 @@
 //!   their stages' outputs; every [`BATCH`] traced cycles, and at the end, one pass compares
 //!   each field's consecutive kept values in a tight loop, adds their population counts to
 //!   the field's total and keeps only the last record, the next batch's first.
+//! - **A register's next value shown as a wire** ([`crate::rtl::NextWire`]) is compared in the
+//!   same batches: at each traced cycle but a reset cycle it equals what the register holds at
+//!   the next one, so its values are the bank's kept outputs from the second on. At a reset
+//!   cycle (where the register takes its reset value instead) and at a window's last cycle the
+//!   batch is compared at once and the wire's value read where it is, the bank's next record;
+//!   at the end of a run, the last value is the register's output after the last edge.
 //! - **A register of its own, a wire or an input** is compared each traced cycle with its value
 //!   at the last one, kept beside its total.
 //!
@@ -45,6 +51,25 @@ struct Cell {
     /// Counted (a wire the trace does not select has a counter once every wire is observed,
     /// but is not counted).
     counted: bool,
+    /// A register's next value ([`Kind::Next`]): `last` holds a value already.
+    seen: bool,
+    /// A register's next value: the next value the kept outputs show is one already compared
+    /// (read where it was, at a reset cycle or a window's last cycle).
+    skip: bool,
+}
+
+impl Cell {
+    /// A counter of a signal whose bits `mask` describes, counted or not.
+    fn new(mask: u64, counted: bool) -> Self {
+        Self {
+            total: 0,
+            last: 0,
+            mask,
+            counted,
+            seen: false,
+            skip: false,
+        }
+    }
 }
 
 /// What a design signal is, for the counters.
@@ -56,6 +81,8 @@ enum Kind {
     Own,
     /// A wire (compared each cycle while observed).
     Wire,
+    /// A register's next value shown as a wire (compared in batches, from the kept outputs).
+    Next,
 }
 
 /// The counters of the design signals: one per field register (the batch pass's, in visit
@@ -73,6 +100,9 @@ pub(in crate::rtl) struct ToggleTotals {
     cells: Vec<Cell>,
     fields: Vec<Cell>,
     wide: Vec<u64>,
+    /// The last values of the batch pass's wider counters (a register's next value of more
+    /// than one word).
+    field_wide: Vec<u64>,
     /// Room for an encoded value of the widest signal.
     scratch: Vec<u64>,
     /// Every wire has a counter (the simulator observes every wire).
@@ -108,6 +138,7 @@ impl ToggleTotals {
             cells: Vec::new(),
             fields: Vec::new(),
             wide: Vec::new(),
+            field_wide: Vec::new(),
             scratch: vec![0; 2 * max_words],
             all_wires: false,
             kept: 0,
@@ -118,7 +149,7 @@ impl ToggleTotals {
     /// Whether design signal `i` has a counter of the cycle pass.
     fn in_cycle_pass(&self, i: usize) -> bool {
         match self.kinds[i] {
-            (Kind::Field, _) => false,
+            (Kind::Field | Kind::Next, _) => false,
             (Kind::Own, _) => true,
             (Kind::Wire, selected) => selected || self.all_wires,
         }
@@ -152,8 +183,10 @@ impl ToggleTotals {
             cells.push(Cell {
                 total: kept.map_or(0, |k| k.total),
                 last,
-                mask: self.masks[i],
-                counted: self.kinds[i].0 != Kind::Wire || self.kinds[i].1,
+                ..Cell::new(
+                    self.masks[i],
+                    self.kinds[i].0 != Kind::Wire || self.kinds[i].1,
+                )
             });
         }
         self.cells = cells;
@@ -181,8 +214,9 @@ impl ToggleTotals {
         }
     }
 
-    /// Counts one traced cycle of `top`, after its combinational phase.
-    pub fn cycle<M: Module>(&mut self, top: &mut M) {
+    /// Counts one traced cycle of `top`, after its combinational phase: one in which reset
+    /// is asserted (`rst`), or the window's last (`last`), compares the batch at once.
+    pub fn cycle<M: Module>(&mut self, top: &mut M, rst: bool, last: bool) {
         let first = !self.started;
         if first {
             self.start(top);
@@ -199,8 +233,10 @@ impl ToggleTotals {
             }
         }
         self.kept += 1;
-        if self.kept >= BATCH {
-            self.compare_fields(top, true);
+        if rst || last {
+            self.compare_fields(top, Mode::AtCycle);
+        } else if self.kept >= BATCH {
+            self.compare_fields(top, Mode::Batch);
         }
     }
 
@@ -213,37 +249,51 @@ impl ToggleTotals {
         };
         Cold::run(top, &mut learn);
         self.kinds = learn.kinds;
-        self.fields = (0..self.kinds.len())
-            .filter(|&i| self.kinds[i].0 == Kind::Field)
-            .map(|i| Cell {
-                total: 0,
-                last: 0,
-                mask: self.masks[i],
-                counted: true,
-            })
-            .collect();
+        self.fields.clear();
+        self.field_wide.clear();
+        for (i, &(kind, selected)) in self.kinds.iter().enumerate() {
+            let store = self.storage[i];
+            match kind {
+                Kind::Field => self.fields.push(Cell::new(self.masks[i], true)),
+                Kind::Next => {
+                    let mut cell = Cell::new(self.masks[i], selected);
+                    if store > 1 {
+                        cell.last = self.field_wide.len() as u64;
+                        self.field_wide.resize(self.field_wide.len() + store, 0);
+                    }
+                    self.fields.push(cell);
+                }
+                Kind::Own | Kind::Wire => {}
+            }
+        }
         self.lay_out(&[]);
         top.visit(&mut FieldPass {
             cells: None,
-            keep_last: false,
+            wide: &mut [],
+            scratch: &mut [],
+            mode: Mode::End,
         });
         self.started = true;
     }
 
-    /// Compares the kept field outputs and keeps only the last (`keep_last`), or none.
+    /// Compares the kept field outputs (and, as `mode` says, the next values where they are)
+    /// and keeps only the last, or none at the end.
     #[inline(never)]
-    fn compare_fields<M: Module>(&mut self, top: &mut M, keep_last: bool) {
+    fn compare_fields<M: Module>(&mut self, top: &mut M, mode: Mode) {
         top.visit(&mut FieldPass {
             cells: Some(self.fields.iter_mut()),
-            keep_last,
+            wide: &mut self.field_wide,
+            scratch: &mut self.scratch,
+            mode,
         });
         self.kept = 0;
     }
 
-    /// Ends the count: compares what the fields kept, and leaves the design holding none.
+    /// Ends the count (after the last traced cycle's edge, with no cycle run since unless the
+    /// window had ended): compares what the fields kept, and leaves the design holding none.
     pub fn drain<M: Module>(&mut self, top: &mut M) {
         if self.started {
-            self.compare_fields(top, false);
+            self.compare_fields(top, Mode::End);
         }
     }
 
@@ -254,7 +304,8 @@ impl ToggleTotals {
         for (i, c) in self.indexed() {
             totals[i] = c.total;
         }
-        let fields = (0..self.kinds.len()).filter(|&i| self.kinds[i].0 == Kind::Field);
+        let fields =
+            (0..self.kinds.len()).filter(|&i| matches!(self.kinds[i].0, Kind::Field | Kind::Next));
         for (i, c) in fields.zip(&self.fields) {
             totals[i] = c.total;
         }
@@ -273,6 +324,7 @@ impl ColdPass for Learn<'_> {
         let i = self.kinds.len();
         let k = match kind {
             SignalKind::Reg if s.is_field() => Kind::Field,
+            SignalKind::Wire if s.is_next() => Kind::Next,
             SignalKind::Wire => Kind::Wire,
             _ => Kind::Own,
         };
@@ -340,28 +392,6 @@ impl CyclePass<'_> {
     }
 }
 
-impl CyclePass<'_> {
-    /// [`CyclePass::compare`] of a register-bank field's next value (a [`NextWire`]'s), its
-    /// bits above the low `low` mask cleared for a one-word value.
-    #[inline(always)]
-    fn compare_next<T: Bundle>(&mut self, v: T, low: u64) {
-        if !(T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH) {
-            return self.compare(v);
-        }
-        let Some(cell) = self.cells.next() else {
-            return;
-        };
-        if !cell.counted {
-            return;
-        }
-        let mut cur = [0u64; 1];
-        v.encode(&mut cur);
-        let now = cur[0] & low;
-        cell.total += u64::from((cell.last ^ now).count_ones());
-        cell.last = now;
-    }
-}
-
 impl Sealed for CyclePass<'_> {}
 impl Visitor for CyclePass<'_> {
     // A wire nobody observes takes no counter: a block may leave such wires out.
@@ -397,10 +427,8 @@ impl Visitor for CyclePass<'_> {
         w: &mut NextWire<T>,
         get: impl Fn(&S) -> &T,
     ) {
-        // Observed as a wire is; a field's value fits its width, the low bits kept anyway.
-        if w.is_observed() {
-            self.compare_next(*get(b.d()), w.low());
-        }
+        // Compared in batches, from the bank's kept outputs.
+        let _ = (b, w, get);
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
@@ -425,24 +453,25 @@ impl Visitor for CyclePass<'_> {
     }
 }
 
-/// The toggles of one field between consecutive kept values (`values`, in order), below
-/// its width (`mask`: the bits a one-word field keeps, a wider one's width).
+/// The toggles of one field (read by `get`) between consecutive kept records (`kept`, in
+/// order), below its width (`mask`: the bits a one-word field keeps, a wider one's width).
 #[inline(always)]
-fn field_toggles<'e, T: Bundle>(mut values: impl Iterator<Item = &'e T>, mask: u64) -> u64 {
+fn field_toggles<S, T: Bundle>(kept: &[S], mask: u64, get: impl Fn(&S) -> &T) -> u64 {
     if !(T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH) {
-        return record_field_toggles(values, mask);
+        return record_field_toggles(kept.iter().map(get), mask);
     }
-    let word = |v: &T| {
+    let word = |s: &S| {
         let mut x = [0u64; 1];
-        v.encode(&mut x);
+        get(s).encode(&mut x);
         x[0]
     };
-    let Some(mut prev) = values.next().map(word) else {
+    let Some((first, rest)) = kept.split_first() else {
         return 0;
     };
+    let mut prev = word(first);
     let mut n = 0u64;
-    for v in values {
-        let cur = word(v);
+    for s in rest {
+        let cur = word(s);
         n += u64::from((prev ^ cur).count_ones());
         prev = cur;
     }
@@ -527,11 +556,31 @@ fn record_field_toggles<'e, T: Bundle>(mut values: impl Iterator<Item = &'e T>, 
     n
 }
 
-/// The batch pass: each field register's kept outputs compared, the kept outputs then
-/// emptied but for the last (`keep_last`). With no counters it only empties them.
+/// When the batch pass runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Every [`BATCH`] traced cycles.
+    Batch,
+    /// At a traced cycle after its combinational phase, in which reset is asserted or which
+    /// is the window's last: a register's next value is read where it is, the bank's next
+    /// record, and not from the output the register will hold.
+    AtCycle,
+    /// At the end of the count, after the last traced cycle's edge: a register's next value
+    /// at that cycle is the output it holds now (unless read at the cycle itself). Keeps no
+    /// output.
+    End,
+}
+
+/// The batch pass: each field register's kept outputs compared, and each register's next
+/// value's (the outputs from the second on, and as [`Mode`] says the value where it is), the
+/// kept outputs then emptied but for the last (none at the [`Mode::End`]). With no counters
+/// it only empties them.
 struct FieldPass<'a> {
     cells: Option<std::slice::IterMut<'a, Cell>>,
-    keep_last: bool,
+    /// The last values of the wider next-value counters.
+    wide: &'a mut [u64],
+    scratch: &'a mut [u64],
+    mode: Mode,
 }
 
 impl FieldPass<'_> {
@@ -541,12 +590,34 @@ impl FieldPass<'_> {
         self.cells.as_mut().and_then(|c| c.next())
     }
 
-    /// Empties `kept` but for its last `row` entries when `keep_last`.
+    /// Empties `kept` but for its last `row` entries (none at the end).
     #[inline(always)]
     fn trim<E>(&self, kept: &mut Vec<E>, row: usize) {
-        let keep = if self.keep_last { row } else { 0 };
+        let keep = if self.mode == Mode::End { 0 } else { row };
         let from = kept.len().saturating_sub(keep);
         kept.drain(..from);
+    }
+}
+
+/// A register's next value `v` against the last one its counter (`cell`) keeps (in the cell,
+/// or from `cell.last` on in `wide` for a wider value, `cur` room for its words): the toggles
+/// (none before the first), and `v` kept as the last.
+#[inline(always)]
+fn next_toggles<T: Bundle>(v: &T, cell: &mut Cell, wide: &mut [u64], cur: &mut [u64]) -> u64 {
+    let seen = std::mem::replace(&mut cell.seen, true);
+    if T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH {
+        let mut x = [0u64; 1];
+        v.encode(&mut x);
+        let now = x[0] & cell.mask;
+        let n = (now ^ cell.last).count_ones();
+        cell.last = now;
+        return if seen { u64::from(n) } else { 0 };
+    }
+    let n = u64::from(record_toggles(v, cell, wide, cur));
+    if seen {
+        n
+    } else {
+        0
     }
 }
 
@@ -567,16 +638,57 @@ impl Visitor for FieldPass<'_> {
     ) {
         if let Some(cell) = self.next() {
             let mask = cell.mask;
-            cell.total += field_toggles(b.history().iter().map(get), mask);
+            cell.total += field_toggles(b.history(), mask, get);
         }
     }
     #[inline(always)]
     fn bank_next<S: Copy + 'static, T: Bundle>(
         &mut self,
-        _b: &mut RegBank<S>,
+        b: &mut RegBank<S>,
         _w: &mut NextWire<T>,
-        _get: impl Fn(&S) -> &T,
+        get: impl Fn(&S) -> &T,
     ) {
+        let mode = self.mode;
+        let Some(cell) = self.cells.as_mut().and_then(|c| c.next()) else {
+            return;
+        };
+        if !cell.counted {
+            return;
+        }
+        let (wide, cur) = (&mut *self.wide, &mut *self.scratch);
+        // Outside a reset cycle the next value is the output the register holds at the next
+        // traced cycle: the kept outputs from the second on (the first is the last batch's,
+        // or the first traced cycle's output), less one already compared where it was.
+        let history = b.history();
+        let mut outputs = history.get(1..).unwrap_or_default();
+        if cell.skip && !outputs.is_empty() {
+            cell.skip = false;
+            outputs = &outputs[1..];
+        }
+        let mut n = 0;
+        if let Some((first, rest)) = outputs.split_first() {
+            // The first against the last compared; the rest pair by pair, as a field's.
+            n += next_toggles(get(first), cell, wide, cur);
+            if let Some(last) = rest.last() {
+                n += field_toggles(outputs, cell.mask, &get);
+                next_toggles(get(last), cell, wide, cur);
+            }
+        }
+        match mode {
+            Mode::Batch => {}
+            Mode::AtCycle => {
+                // Read where it is; the output the edge latches (a reset value, or a value
+                // past the window) is not this one, and is skipped.
+                n += next_toggles(get(b.d()), cell, wide, cur);
+                cell.skip = true;
+            }
+            Mode::End => {
+                if !std::mem::take(&mut cell.skip) {
+                    n += next_toggles(get(b.q()), cell, wide, cur);
+                }
+            }
+        }
+        cell.total += n;
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {

@@ -1076,7 +1076,8 @@ impl Tracer {
             if let Err(e) = res {
                 return Err(self.fail(e));
             }
-            totals.cycle(top);
+            let last = cycle + 1 >= self.window.1;
+            totals.cycle(top, rst, last);
             self.sampled(t, rst);
             return Ok(());
         }
@@ -1094,7 +1095,7 @@ impl Tracer {
         if res.is_ok() {
             // The toggle totals beside a waveform (an FST, or a VCD without power signals).
             if let Some(totals) = writer.totals.as_mut() {
-                totals.cycle(top);
+                totals.cycle(top, rst, cycle + 1 >= self.window.1);
             }
             // The counter's and the power trace's snapshot (its own pass: the waveform's
             // formats as it compares).
