@@ -72,8 +72,9 @@ pub struct DelayLines<E: Copy + 'static> {
     fields: Vec<Vec<BankField>>,
     /// Per declared field: its width (every stage's).
     widths: Vec<u32>,
-    /// Every stage's output (one row of `stages()` entries) at each traced cycle since the
-    /// toggle counter last read them (empty unless a trace counts toggle totals).
+    /// The window's rows (every stage's output, at [`DelayLines::kept_cell`], in a row of
+    /// [`DelayLines::kept_row`] entries) at each traced cycle since the toggle counter last
+    /// read them (empty unless a trace counts toggle totals).
     history: Vec<E>,
 }
 
@@ -244,22 +245,33 @@ impl<E: Copy + 'static> DelayLines<E> {
     }
 
     /// The stages' outputs kept at each traced cycle for the toggle counter, a row of
-    /// [`DelayLines::stages`] entries a cycle; engine-only.
+    /// [`DelayLines::kept_row`] entries a cycle; engine-only.
     #[inline(always)]
     pub(in crate::rtl) fn history(&mut self) -> &mut Vec<E> {
         &mut self.history
     }
 
-    /// Keeps this cycle's stage outputs for the toggle counter (one row); engine-only.
+    /// Entries of a kept row: the window, every lane's cells down to the deepest lane's
+    /// depth; engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn kept_row(&self) -> usize {
+        self.depth * self.lanes
+    }
+
+    /// Where stage `stage`'s output sits in a kept row; engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn kept_cell(&self, stage: usize) -> usize {
+        self.cells[stage]
+    }
+
+    /// Keeps this cycle's stage outputs for the toggle counter: the window's rows, copied
+    /// whole (a shallow lane's cells below its depth are copied and never read); engine-only.
     #[inline(always)]
     pub(in crate::rtl) fn record_q(&mut self) {
         let at = self.top * self.lanes;
-        let row = &self.buf[at..];
-        self.history.extend(
-            self.cells
-                .iter()
-                .map(|&c| row.get(c).copied().unwrap_or(self.reset)),
-        );
+        if let Some(window) = self.buf.get(at..at + self.depth * self.lanes) {
+            self.history.extend_from_slice(window);
+        }
     }
 
     /// Stage `stage`'s next value: its lane's input, or the stage before it; engine-only.

@@ -478,35 +478,35 @@ fn field_toggles<S, T: Bundle>(kept: &[S], mask: u64, get: impl Fn(&S) -> &T) ->
     n
 }
 
-/// [`field_toggles`] of one stage's field in delay lines' kept rows (`kept`, `stages`
-/// entries a row): the values at `stage`, `stage + stages`, ..., walked by index.
+/// [`field_toggles`] of one stage's field in delay lines' kept rows (`kept`, `row` entries
+/// a row, the stage's at `at` in each): the values at `at`, `at + row`, ..., walked by index.
 #[inline(always)]
 fn column_toggles<E, T: Bundle>(
     kept: &[E],
-    stage: usize,
-    stages: usize,
+    at: usize,
+    row: usize,
     mask: u64,
     get: impl Fn(&E) -> &T,
 ) -> u64 {
     if !(T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH) {
-        let column = kept.get(stage..).unwrap_or_default();
-        return record_field_toggles(column.iter().step_by(stages).map(get), mask);
+        let column = kept.get(at..).unwrap_or_default();
+        return record_field_toggles(column.iter().step_by(row).map(get), mask);
     }
     let word = |e: &E| {
         let mut x = [0u64; 1];
         get(e).encode(&mut x);
         x[0]
     };
-    let Some(first) = kept.get(stage) else {
+    let Some(first) = kept.get(at) else {
         return 0;
     };
     let mut prev = word(first);
-    let (mut n, mut i) = (0u64, stage + stages);
+    let (mut n, mut i) = (0u64, at + row);
     while i < kept.len() {
         let cur = word(&kept[i]);
         n += u64::from((prev ^ cur).count_ones());
         prev = cur;
-        i += stages;
+        i += row;
     }
     n
 }
@@ -706,15 +706,15 @@ impl Visitor for FieldPass<'_> {
         _field: usize,
         get: impl Fn(&E) -> &T,
     ) {
-        let stages = dl.stages().max(1);
+        let (at, row) = (dl.kept_cell(stage), dl.kept_row().max(1));
         if let Some(cell) = self.next() {
             let mask = cell.mask;
-            cell.total += column_toggles(dl.history(), stage, stages, mask, get);
+            cell.total += column_toggles(dl.history(), at, row, mask, get);
         }
     }
     #[inline(always)]
     fn delay<E: Copy + 'static>(&mut self, dl: &mut DelayLines<E>) {
-        let stages = dl.stages();
-        self.trim(dl.history(), stages);
+        let row = dl.kept_row();
+        self.trim(dl.history(), row);
     }
 }
