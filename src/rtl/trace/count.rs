@@ -370,15 +370,24 @@ struct CyclePass<'a> {
 }
 
 impl CyclePass<'_> {
-    /// The next signal compared each cycle holds `v`.
+    /// The next signal compared each cycle, a wire, holds `v` (a wire the trace does not
+    /// select has a counter once every wire is observed, but is not counted).
+    #[inline(always)]
+    fn compare_wire<T: Bundle>(&mut self, v: T) {
+        if self.cells.as_slice().first().is_some_and(|c| c.counted) {
+            self.compare(v);
+        } else {
+            self.cells.next();
+        }
+    }
+
+    /// The next signal compared each cycle, a register or an input (always counted), holds
+    /// `v`.
     #[inline(always)]
     fn compare<T: Bundle>(&mut self, v: T) {
         let Some(cell) = self.cells.next() else {
             return;
         };
-        if !cell.counted {
-            return;
-        }
         let n = if T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH {
             let mut cur = [0u64; 1];
             v.encode(&mut cur);
@@ -405,7 +414,7 @@ impl Visitor for CyclePass<'_> {
     fn wire<T: Bundle>(&mut self, w: &mut Wire<T>) {
         // A wire nobody observes has no counter (and holds a stale value).
         if w.is_observed() {
-            self.compare(w.get());
+            self.compare_wire(w.get());
         }
     }
     #[inline(always)]

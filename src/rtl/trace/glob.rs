@@ -39,17 +39,12 @@ pub(crate) fn selects(pattern: &str, path: &str) -> bool {
         return false;
     }
     // Each run of whole components is a slice of `path` from a component's start to a
-    // component's end: matched in place, nothing joined.
+    // component's end: matched in place, nothing joined or collected.
+    let (pat, bytes) = (pattern.as_bytes(), path.as_bytes());
     let starts = std::iter::once(0).chain(path.match_indices('.').map(|(i, _)| i + 1));
-    let ends: Vec<usize> = path
-        .match_indices('.')
-        .map(|(i, _)| i)
-        .chain(std::iter::once(path.len()))
-        .collect();
-    let pat = pattern.as_bytes();
-    starts.enumerate().any(|(i, start)| {
-        ends[i..]
-            .iter()
-            .any(|&end| glob_match(pat, &path.as_bytes()[start..end]))
+    starts.into_iter().any(|start| {
+        let ends = path[start..].match_indices('.').map(|(i, _)| start + i);
+        ends.chain(std::iter::once(path.len()))
+            .any(|end| glob_match(pat, &bytes[start..end]))
     })
 }

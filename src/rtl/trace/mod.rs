@@ -923,11 +923,16 @@ impl Tracer {
             }
         }
         let power_slot = slots.len() as u32;
-        let mut wave_decls = decls.clone();
-        let mut wave_slots = slots.clone();
-        for d in &power_decls {
-            wave_slots.push(wave_decls.len() as u32);
-            wave_decls.push(d.clone());
+        // A waveform's declarations (the power signals after the design's); none without one.
+        let (mut wave_decls, mut wave_slots) = match wave_out {
+            Some(_) => (decls.clone(), slots.clone()),
+            None => (Vec::new(), Vec::new()),
+        };
+        if wave_out.is_some() {
+            for d in &power_decls {
+                wave_slots.push(wave_decls.len() as u32);
+                wave_decls.push(d.clone());
+            }
         }
         let (out, wave) = match wave_out {
             Some((out, file)) => {
