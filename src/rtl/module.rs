@@ -421,7 +421,7 @@ impl<T: Bundle> SignalAccess for FieldView<'_, T> {
 /// A [`NextWire`] as a cold pass sees it: the wire and the field's next value, read when the
 /// view is made.
 struct NextView<'a, T: Bundle> {
-    wire: &'a mut NextWire<T>,
+    wire: &'a NextWire<T>,
     next: T,
 }
 
@@ -440,9 +440,6 @@ impl<T: Bundle> SignalAccess for NextView<'_, T> {
     }
     fn encode_next(&self, out: &mut [u64]) {
         self.encode_now(out);
-    }
-    fn observe(&mut self, on: bool) {
-        self.wire.observe(on);
     }
     fn is_next(&self) -> bool {
         true

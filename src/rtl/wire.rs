@@ -131,7 +131,6 @@ impl<T: Bundle> Wire<T> {
 #[derive(Debug, Clone)]
 pub struct NextWire<T: Bundle> {
     width: u32,
-    observed: bool,
     meta: Boxed,
     value: PhantomData<fn() -> T>,
 }
@@ -144,22 +143,8 @@ impl<T: Bundle> NextWire<T> {
         Ok(Self {
             meta: SignalMeta::new::<T>(name, width)?,
             width,
-            observed: true,
             value: PhantomData,
         })
-    }
-
-    /// Whether anything reads this wire (as [`Wire::is_observed`]; it costs nothing either
-    /// way, and only tells the toggle counter whether the wire has a counter).
-    #[inline(always)]
-    pub fn is_observed(&self) -> bool {
-        self.observed
-    }
-
-    /// Turns the wire's observation on or off (the simulator's elaboration pass). Engine-only.
-    #[inline(always)]
-    pub(in crate::rtl) fn observe(&mut self, on: bool) {
-        self.observed = on;
     }
 }
 
