@@ -85,8 +85,9 @@ enum Kind {
     Next,
 }
 
-/// The counters of the design signals: one per field register (the batch pass's, in visit
-/// order), and one per register of its own, input and observed wire (the cycle pass's).
+/// The counters of the design signals: one per field register and register's next value
+/// (the batch pass's, in visit order), and one per register of its own, input and observed
+/// wire (the cycle pass's).
 pub(in crate::rtl) struct ToggleTotals {
     /// Per design signal (visit order): its kind (learnt at the first cycle), and whether
     /// the trace selects it.
@@ -432,12 +433,11 @@ impl Visitor for CyclePass<'_> {
     #[inline(always)]
     fn bank_next<S: Copy + 'static, T: Bundle>(
         &mut self,
-        b: &mut RegBank<S>,
-        w: &mut NextWire<T>,
-        get: impl Fn(&S) -> &T,
+        _b: &mut RegBank<S>,
+        _w: &mut NextWire<T>,
+        _get: impl Fn(&S) -> &T,
     ) {
         // Compared in batches, from the bank's kept outputs.
-        let _ = (b, w, get);
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
@@ -608,22 +608,13 @@ impl FieldPass<'_> {
     }
 }
 
-/// A register's next value `v` against the last one its counter (`cell`) keeps (in the cell,
-/// or from `cell.last` on in `wide` for a wider value, `cur` room for its words): the toggles
-/// (none before the first), and `v` kept as the last.
-#[inline(always)]
+/// A register's next value `v` against the last one its counter (`cell`) keeps
+/// ([`record_toggles`]; `cur` room for its words): the toggles (none before the first), and
+/// `v` kept as the last. Runs a few times a batch, not per cycle.
+#[inline]
 fn next_toggles<T: Bundle>(v: &T, cell: &mut Cell, wide: &mut [u64], cur: &mut [u64]) -> u64 {
-    let seen = std::mem::replace(&mut cell.seen, true);
-    if T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH {
-        let mut x = [0u64; 1];
-        v.encode(&mut x);
-        let now = x[0] & cell.mask;
-        let n = (now ^ cell.last).count_ones();
-        cell.last = now;
-        return if seen { u64::from(n) } else { 0 };
-    }
     let n = u64::from(record_toggles(v, cell, wide, cur));
-    if seen {
+    if std::mem::replace(&mut cell.seen, true) {
         n
     } else {
         0
@@ -676,11 +667,13 @@ impl Visitor for FieldPass<'_> {
         }
         let mut n = 0;
         if let Some((first, rest)) = outputs.split_first() {
-            // The first against the last compared; the rest pair by pair, as a field's.
+            // The first against the last compared, kept as the last; the rest pair by pair,
+            // as a field's, and the last of them kept (the pair before it is counted, so
+            // what keeping it compares is dropped).
             n += next_toggles(get(first), cell, wide, cur);
             if let Some(last) = rest.last() {
                 n += field_toggles(outputs, cell.mask, &get);
-                next_toggles(get(last), cell, wide, cur);
+                record_toggles(get(last), cell, wide, cur);
             }
         }
         match mode {
