@@ -55,9 +55,11 @@ pub struct RegBank<S: Copy + 'static> {
     /// The bank belongs to a [`RareBank`] (whose own `set` notes each write): checked in
     /// debug builds, where a write through [`RegBank::set`] is refused.
     rare: bool,
-    /// The outputs at each traced cycle since the toggle counter last read them (empty
-    /// unless a trace counts toggle totals); engine-only.
+    /// The outputs at each traced cycle since the toggle counter last read them, the first
+    /// `kept` entries (none unless a trace counts toggle totals; the entries after them are
+    /// room left from earlier batches); engine-only.
     history: Vec<S>,
+    kept: usize,
 }
 
 /// A field's width and descriptor, read only by the engine's observers.
@@ -78,6 +80,7 @@ impl<S: Copy + 'static> RegBank<S> {
             fields: Vec::new(),
             rare: false,
             history: Vec::new(),
+            kept: 0,
         }
     }
 
@@ -171,17 +174,36 @@ impl<S: Copy + 'static> RegBank<S> {
         &self.fields[i]
     }
 
-    /// The outputs kept at each traced cycle for the toggle counter; engine-only.
+    /// The outputs kept at each traced cycle for the toggle counter, oldest first;
+    /// engine-only.
     #[inline(always)]
-    pub(in crate::rtl) fn history(&mut self) -> &mut Vec<S> {
-        &mut self.history
+    pub(in crate::rtl) fn history(&self) -> &[S] {
+        &self.history[..self.kept.min(self.history.len())]
     }
 
-    /// Keeps this cycle's outputs for the toggle counter (one copy of the record); engine-only.
+    /// The toggle counter read the kept outputs: keeps only the last (none if `last` is
+    /// false); engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn keep_last(&mut self, last: bool) {
+        let at = self.kept.min(self.history.len());
+        self.kept = match (last, at.checked_sub(1)) {
+            (true, Some(i)) => {
+                self.history[0] = self.history[i];
+                1
+            }
+            _ => 0,
+        };
+    }
+
+    /// Keeps this cycle's outputs for the toggle counter: one copy of the record, into the
+    /// room the last outputs it read left (the first batch makes it); engine-only.
     #[inline(always)]
     pub(in crate::rtl) fn record_q(&mut self) {
-        self.history
-            .extend_from_slice(std::slice::from_ref(&self.q));
+        match self.history.get_mut(self.kept) {
+            Some(slot) => *slot = self.q,
+            None => self.history.push(self.q),
+        }
+        self.kept += 1;
     }
 
     /// The common rising edge: `q <- d` for every field at once. Engine-only.

@@ -72,10 +72,17 @@ pub struct DelayLines<E: Copy + 'static> {
     fields: Vec<Vec<BankField>>,
     /// Per declared field: its width (every stage's).
     widths: Vec<u32>,
-    /// The window's rows (every stage's output, at [`DelayLines::kept_cell`], in a row of
-    /// [`DelayLines::kept_row`] entries) at each traced cycle since the toggle counter last
-    /// read them (empty unless a trace counts toggle totals).
+    /// What the toggle counter keeps of the traced cycles since it last read them (empty
+    /// unless a trace counts toggle totals): the window's rows at the first (every stage's
+    /// output, [`DelayLines::kept_row`] entries), then stage 0's row (one entry a lane) at
+    /// each later one. A stage takes the one before it at every edge but a reset edge, which
+    /// the counter reads before, so the later stages' values are stage 0's, delayed.
     history: Vec<E>,
+    /// The window's rows at the traced cycle before the kept ones (as the counter rebuilt
+    /// them when it last read them), or empty.
+    carry: Vec<E>,
+    /// Per declared field: the toggles the counter found for the stage it read last.
+    chain: Vec<u64>,
 }
 
 impl<E: Copy + 'static> DelayLines<E> {
@@ -113,6 +120,8 @@ impl<E: Copy + 'static> DelayLines<E> {
             fields: Vec::new(),
             widths: Vec::new(),
             history: Vec::new(),
+            carry: Vec::new(),
+            chain: Vec::new(),
         }
     }
 
@@ -138,6 +147,7 @@ impl<E: Copy + 'static> DelayLines<E> {
         }
         self.fields.push(metas);
         self.widths.push(width);
+        self.chain.push(0);
         Ok(())
     }
 
@@ -244,34 +254,61 @@ impl<E: Copy + 'static> DelayLines<E> {
         self.buf[self.top * self.lanes + self.cells[stage]]
     }
 
-    /// The stages' outputs kept at each traced cycle for the toggle counter, a row of
-    /// [`DelayLines::kept_row`] entries a cycle; engine-only.
+    /// What the toggle counter kept ([`DelayLines::record_q`]) and the rows it carried over
+    /// from the last time it read them (empty if none), and per declared field its running
+    /// total; engine-only.
     #[inline(always)]
-    pub(in crate::rtl) fn history(&mut self) -> &mut Vec<E> {
-        &mut self.history
+    pub(in crate::rtl) fn kept(&mut self) -> (&mut Vec<E>, &mut Vec<E>, &mut [u64]) {
+        (&mut self.history, &mut self.carry, &mut self.chain)
     }
 
-    /// Entries of a kept row: the window, every lane's cells down to the deepest lane's
-    /// depth; engine-only.
+    /// Entries of the window's rows: every lane's cells down to the deepest lane's depth
+    /// (stage `k` of lane `j` at `k * lanes + j`); engine-only.
     #[inline(always)]
     pub(in crate::rtl) fn kept_row(&self) -> usize {
         self.depth * self.lanes
     }
 
-    /// Where stage `stage`'s output sits in a kept row; engine-only.
+    /// Stage `stage`'s lane, position in it, and the lane's depth; engine-only.
     #[inline(always)]
-    pub(in crate::rtl) fn kept_cell(&self, stage: usize) -> usize {
-        self.cells[stage]
+    pub(in crate::rtl) fn stage_place(&self, stage: usize) -> (usize, usize, usize) {
+        let (lane, k) = self.stage_at[stage];
+        (lane, k, self.tail[lane] / self.lanes + 1)
     }
 
-    /// Keeps this cycle's stage outputs for the toggle counter: the window's rows, copied
-    /// whole (a shallow lane's cells below its depth are copied and never read); engine-only.
+    /// Keeps this cycle's stage outputs for the toggle counter: at the first cycle since it
+    /// last read them the window's rows, copied whole (a shallow lane's cells below its depth
+    /// are copied and never read), at a later one stage 0's row; engine-only.
     #[inline(always)]
     pub(in crate::rtl) fn record_q(&mut self) {
         let at = self.top * self.lanes;
-        if let Some(window) = self.buf.get(at..at + self.depth * self.lanes) {
-            self.history.extend_from_slice(window);
+        let n = if self.history.is_empty() {
+            self.depth * self.lanes
+        } else {
+            self.lanes
+        };
+        if let Some(rows) = self.buf.get(at..at + n) {
+            self.history.extend_from_slice(rows);
         }
+    }
+
+    /// The toggle counter has read what was kept: the window's rows at the last kept cycle
+    /// are carried over for the next pair (if `carry`: not at the end of the count), and
+    /// nothing else is kept; engine-only.
+    pub(in crate::rtl) fn carry_over(&mut self, carry: bool) {
+        self.carry.clear();
+        let row = self.kept_row();
+        if carry && row > 0 && self.history.len() >= row {
+            let (first, rows) = self.history.split_at(row);
+            let n = rows.len() / self.lanes;
+            self.carry.extend_from_slice(first);
+            for stage in 0..self.stage_at.len() {
+                let (lane, k, depth) = self.stage_place(stage);
+                self.carry[k * self.lanes + lane] =
+                    *stage_at_end(first, rows, (lane, k, depth), self.lanes, n);
+            }
+        }
+        self.history.clear();
     }
 
     /// Stage `stage`'s next value: its lane's input, or the stage before it; engine-only.
@@ -337,5 +374,26 @@ impl<E: Copy + 'static> DelayLines<E> {
         let n = self.depth * self.lanes;
         self.buf.copy_within(0..n, SLACK * self.lanes);
         self.top = SLACK;
+    }
+}
+
+/// Stage `k` of a lane of depth `depth` at the last of the cycles kept for the toggle counter
+/// (`first`: the window's rows at the first, then `n` rows of stage 0, `lanes` entries each):
+/// between two kept cycles every stage takes the one before it, so it holds what stage 0 held
+/// `k` cycles before (the lane's values, oldest first, are the stages at the first kept cycle
+/// from the deepest up, then stage 0 at each later one).
+#[inline(always)]
+pub(in crate::rtl) fn stage_at_end<'e, E>(
+    first: &'e [E],
+    rows: &'e [E],
+    (lane, k, depth): (usize, usize, usize),
+    lanes: usize,
+    n: usize,
+) -> &'e E {
+    let at = depth - 1 - k + n;
+    if at < depth {
+        &first[(depth - 1 - at) * lanes + lane]
+    } else {
+        &rows[(at - depth) * lanes + lane]
     }
 }

@@ -750,6 +750,9 @@ fn counting_totals_hold_at_the_most_toggles_a_word_can_have() {
 /// testbench input: what the toggle counters must agree on.
 struct Mixed {
     count: Reg<u16>,
+    /// The D input of the bank's `odd` (presented before `low`'s, so the fields' batch
+    /// totals the pass remembers for them come out of order).
+    odd_in: NextWire<bool>,
     /// The D input of the bank's `low`, and a plain wire driven with the same value.
     low_in: NextWire<u8>,
     low_copy: Wire<u8>,
@@ -771,6 +774,7 @@ impl Mixed {
         lines.field(|j, k| format!("d{j}_{k}"), 8, |e| e).unwrap();
         Self {
             count: Reg::new("count", 12, 0u16).unwrap(),
+            odd_in: NextWire::new("odd_in", 1).unwrap(),
             low_in: NextWire::new("low_in", 8).unwrap(),
             low_copy: Wire::new("low_copy", 8, 0u8).unwrap(),
             bank: RegBank::new(Pair::default())
@@ -791,6 +795,7 @@ impl Module for Mixed {
     }
     fn visit<V: Visitor>(&mut self, v: &mut V) {
         v.reg(&mut self.count);
+        v.bank_next(&mut self.bank, &mut self.odd_in, |p| &p.odd);
         v.bank_next(&mut self.bank, &mut self.low_in, |p| &p.low);
         v.bank_reg(&mut self.bank, 0, |p| &p.low);
         v.bank_reg(&mut self.bank, 1, |p| &p.odd);
@@ -826,7 +831,8 @@ impl Design for Mixed {
 /// traced value) for every signal, through resets in the middle of the run and in windows
 /// that start and end in it (a window's last cycle a reset cycle too); a register's next
 /// value shown as a wire (`low_in`, a `NextWire`) toggles as a plain wire driven with the
-/// same value (`low_copy`) in both; with `TraceConfig::registers` the registers keep the same
+/// same value (`low_copy`) in both, also beside another one (`odd_in`) presented before it,
+/// whose field comes after; with `TraceConfig::registers` the registers keep the same
 /// totals and the wires the globs leave out are not reported, also when a peek turns every
 /// wire on before or during the run.
 #[test]

@@ -28,7 +28,7 @@
 
 use super::super::bank::{RareBank, RegBank};
 use super::super::bundle::{clear_above, Bundle};
-use super::super::delay::DelayLines;
+use super::super::delay::{stage_at_end, DelayLines};
 use super::super::module::{Cold, ColdPass, Module, Sealed, SignalAccess, Visitor};
 use super::super::reg::Reg;
 use super::super::table::{SignalInfo, SignalKind};
@@ -273,6 +273,7 @@ impl ToggleTotals {
             wide: &mut [],
             scratch: &mut [],
             mode: Mode::End,
+            walked: [None; WALKED],
         });
         self.started = true;
     }
@@ -286,6 +287,7 @@ impl ToggleTotals {
             wide: &mut self.field_wide,
             scratch: &mut self.scratch,
             mode,
+            walked: [None; WALKED],
         });
         self.kept = 0;
     }
@@ -590,21 +592,58 @@ struct FieldPass<'a> {
     wide: &'a mut [u64],
     scratch: &'a mut [u64],
     mode: Mode,
+    /// The batch totals of the bank fields whose next values were walked in this bank, for
+    /// the fields' own counters (a field's pairs are its next value's, and one or two more).
+    walked: [Option<(FieldKey, u64)>; WALKED],
+}
+
+/// Bank fields a [`FieldPass`] remembers the batch totals of.
+const WALKED: usize = 4;
+
+/// Which field of which bank a batch total belongs to: where the field of the first kept
+/// record sits (the kept records are the bank's own), its type and the bits it keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct FieldKey {
+    at: usize,
+    ty: std::any::TypeId,
+    mask: u64,
+}
+
+impl FieldKey {
+    /// The key of the field `get` reads of the records `kept`, counted with `mask` (none if
+    /// nothing is kept).
+    #[inline(always)]
+    fn of<S, T: Bundle>(kept: &[S], mask: u64, get: impl Fn(&S) -> &T) -> Option<Self> {
+        let first = kept.first()?;
+        Some(Self {
+            at: std::ptr::from_ref(get(first)) as usize,
+            ty: std::any::TypeId::of::<T>(),
+            mask,
+        })
+    }
 }
 
 impl FieldPass<'_> {
+    /// The batch total of a field remembered by its key, forgotten once read.
+    #[inline(always)]
+    fn take_walked(&mut self, key: FieldKey) -> Option<u64> {
+        self.walked
+            .iter_mut()
+            .find(|w| w.is_some_and(|(k, _)| k == key))
+            .and_then(|w| w.take())
+            .map(|(_, n)| n)
+    }
+
     /// The next field's counter, if counting.
     #[inline(always)]
     fn next(&mut self) -> Option<&mut Cell> {
         self.cells.as_mut().and_then(|c| c.next())
     }
 
-    /// Empties `kept` but for its last `row` entries (none at the end).
+    /// Empties what `b` kept but for its last output (none at the end).
     #[inline(always)]
-    fn trim<E>(&self, kept: &mut Vec<E>, row: usize) {
-        let keep = if self.mode == Mode::End { 0 } else { row };
-        let from = kept.len().saturating_sub(keep);
-        kept.drain(..from);
+    fn trim_bank<S: Copy + 'static>(&self, b: &mut RegBank<S>) {
+        b.keep_last(self.mode != Mode::End);
     }
 }
 
@@ -636,9 +675,19 @@ impl Visitor for FieldPass<'_> {
         _i: usize,
         get: impl Fn(&S) -> &T,
     ) {
+        let Some(mask) = self
+            .cells
+            .as_ref()
+            .and_then(|c| c.as_slice().first())
+            .map(|c| c.mask)
+        else {
+            return;
+        };
+        let kept = b.history();
+        let walked = FieldKey::of(kept, mask, &get).and_then(|key| self.take_walked(key));
+        let n = walked.unwrap_or_else(|| field_toggles(kept, mask, get));
         if let Some(cell) = self.next() {
-            let mask = cell.mask;
-            cell.total += field_toggles(b.history(), mask, get);
+            cell.total += n;
         }
     }
     #[inline(always)]
@@ -658,22 +707,38 @@ impl Visitor for FieldPass<'_> {
         let (wide, cur) = (&mut *self.wide, &mut *self.scratch);
         // Outside a reset cycle the next value is the output the register holds at the next
         // traced cycle: the kept outputs from the second on (the first is the last batch's,
-        // or the first traced cycle's output), less one already compared where it was.
+        // or the first traced cycle's output), less one already compared where it was. Their
+        // pairs are the field's (walked once, and remembered for the field's own counter)
+        // less the first, or the first two.
         let history = b.history();
+        let mask = cell.mask;
+        let field = field_toggles(history, mask, &get);
+        let mut within = field;
         let mut outputs = history.get(1..).unwrap_or_default();
+        if let [h0, h1, ..] = history {
+            within -= pair_toggles(get(h0), get(h1), mask);
+        }
         if cell.skip && !outputs.is_empty() {
             cell.skip = false;
+            if let [h1, h2, ..] = outputs {
+                within -= pair_toggles(get(h1), get(h2), mask);
+            }
             outputs = &outputs[1..];
         }
         let mut n = 0;
         if let Some((first, rest)) = outputs.split_first() {
             // The first against the last compared, kept as the last; the rest pair by pair,
-            // as a field's, and the last of them kept (the pair before it is counted, so
-            // what keeping it compares is dropped).
+            // and the last of them kept (the pair before it is counted, so what keeping it
+            // compares is dropped).
             n += next_toggles(get(first), cell, wide, cur);
             if let Some(last) = rest.last() {
-                n += field_toggles(outputs, cell.mask, &get);
+                n += within;
                 record_toggles(get(last), cell, wide, cur);
+            }
+        }
+        if let Some(key) = FieldKey::of(history, mask, &get) {
+            if let Some(free) = self.walked.iter_mut().find(|w| w.is_none()) {
+                *free = Some((key, field));
             }
         }
         match mode {
@@ -694,29 +759,109 @@ impl Visitor for FieldPass<'_> {
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
-        self.trim(b.history(), 1);
+        self.walked = [None; WALKED];
+        self.trim_bank(b);
     }
     #[inline(always)]
     fn rare_bank<S: Copy + 'static>(&mut self, b: &mut RareBank<S>) {
-        self.trim(b.bank_mut().history(), 1);
+        self.walked = [None; WALKED];
+        self.trim_bank(b.bank_mut());
     }
     #[inline(always)]
     fn delay_reg<E: Copy + 'static, T: Bundle>(
         &mut self,
         dl: &mut DelayLines<E>,
         stage: usize,
-        _field: usize,
+        field: usize,
         get: impl Fn(&E) -> &T,
     ) {
-        let (at, row) = (dl.kept_cell(stage), dl.kept_row().max(1));
-        if let Some(cell) = self.next() {
-            let mask = cell.mask;
-            cell.total += column_toggles(dl.history(), at, row, mask, get);
-        }
+        let Some(cell) = self.cells.as_mut().and_then(|c| c.next()) else {
+            return;
+        };
+        let (lane, k, depth) = dl.stage_place(stage);
+        let (lanes, row) = (dl.lanes(), dl.kept_row());
+        let (kept, carry, chain) = dl.kept();
+        let Some(chain) = chain.get_mut(field) else {
+            return;
+        };
+        cell.total += stage_toggles(
+            kept,
+            carry,
+            (lane, k, depth),
+            (lanes, row),
+            cell.mask,
+            chain,
+            get,
+        );
     }
     #[inline(always)]
     fn delay<E: Copy + 'static>(&mut self, dl: &mut DelayLines<E>) {
-        let row = dl.kept_row();
-        self.trim(dl.history(), row);
+        dl.carry_over(self.mode != Mode::End && self.cells.is_some());
+    }
+}
+
+/// The toggles of one field of two values (`mask`: the bits a one-word field keeps, a wider
+/// one's width).
+#[inline(always)]
+fn pair_toggles<T: Bundle>(a: &T, b: &T, mask: u64) -> u64 {
+    if T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH {
+        let (mut x, mut y) = ([0u64; 1], [0u64; 1]);
+        a.encode(&mut x);
+        b.encode(&mut y);
+        return u64::from((x[0] ^ y[0]).count_ones());
+    }
+    record_field_toggles([a, b].into_iter(), mask)
+}
+
+/// One field's toggles of stage `k` of a lane (of depth `depth`) over the kept cycles of
+/// delay lines (`kept`: the window's rows at the first, `row` entries, then stage 0's row of
+/// `lanes` entries at each later one), and against the rows carried from before them
+/// (`carry`, if any).
+///
+/// Between two kept cycles every stage takes the one before it (a reset edge ends the kept
+/// cycles), so stage `k`'s values are stage `k - 1`'s one cycle later: its pairs are those of
+/// stage `k - 1` shifted one cycle back, which adds the pair of the two stages at the first
+/// kept cycle and drops theirs at the last. Stage 0's pairs are walked; each deeper stage's
+/// total is found from the one before it (`chain`, the field's running total: the lane's
+/// stages come in order) with those two pairs.
+#[inline(always)]
+fn stage_toggles<E, T: Bundle>(
+    kept: &[E],
+    carry: &[E],
+    (lane, k, depth): (usize, usize, usize),
+    (lanes, row): (usize, usize),
+    mask: u64,
+    chain: &mut u64,
+    get: impl Fn(&E) -> &T,
+) -> u64 {
+    if kept.len() < row {
+        return 0;
+    }
+    let (first, rows) = kept.split_at(row);
+    let n = rows.len() / lanes.max(1);
+    let at = k * lanes + lane;
+    let total = if k == 0 {
+        match rows.get(lane) {
+            Some(next) => {
+                pair_toggles(get(&first[lane]), get(next), mask)
+                    + column_toggles(rows, lane, lanes, mask, &get)
+            }
+            None => 0,
+        }
+    } else {
+        let place = (lane, k, depth);
+        let above = (lane, k - 1, depth);
+        let added = pair_toggles(get(&first[at]), get(&first[at - lanes]), mask);
+        let dropped = pair_toggles(
+            get(stage_at_end(first, rows, place, lanes, n)),
+            get(stage_at_end(first, rows, above, lanes, n)),
+            mask,
+        );
+        (*chain + added).wrapping_sub(dropped)
+    };
+    *chain = total;
+    match carry.get(at) {
+        Some(before) => total + pair_toggles(get(before), get(&first[at]), mask),
+        None => total,
     }
 }
