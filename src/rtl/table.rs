@@ -102,8 +102,8 @@ impl Collect {
 
     /// Notes `path`, and the first name seen twice.
     fn claim(&mut self, path: String) {
-        if !self.seen.insert(path.clone()) && self.duplicate.is_none() {
-            self.duplicate = Some(path);
+        if let Some(twice) = self.seen.replace(path) {
+            self.duplicate.get_or_insert(twice);
         }
     }
 }

@@ -705,6 +705,7 @@ impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
     fn name(&self) -> &str {
         &self.name
     }
+    #[inline]
     fn visit<V: Visitor>(&mut self, v: &mut V) {
         use field::*;
         let regs = &mut self.regs;

@@ -26,16 +26,21 @@ pub(crate) fn glob_match(pat: &[u8], s: &[u8]) -> bool {
     p == pat.len()
 }
 
+/// False if `pattern` cannot select a path of these dot-free components (in order): a match
+/// ends with a whole component that the pattern's last component matches, so a last component
+/// without wildcards must equal one of them.
+pub(crate) fn may_select<'p>(pattern: &str, mut components: impl Iterator<Item = &'p str>) -> bool {
+    let last = pattern.rsplit('.').next().unwrap_or(pattern);
+    last.contains(['*', '?']) || components.any(|c| c == last)
+}
+
 /// Whether `pattern` selects the signal with dotted `path`: the pattern must match some run of
 /// whole, consecutive name components. So `acc` selects every signal (or scope subtree) named
 /// `acc`, `mesh.pe_0_*` selects everything under `mesh.pe_0_0`, `mesh.pe_0_1`, ..., and
 /// `tensor_core.mesh.pe_1_2.acc` selects exactly that signal.
 pub(crate) fn selects(pattern: &str, path: &str) -> bool {
-    // A match ends with a whole component of `path` that the pattern's last component
-    // matches: a last component without wildcards must equal one of the path's (a quick
-    // rejection of most paths, before the runs are tried).
-    let last = pattern.rsplit('.').next().unwrap_or(pattern);
-    if !last.contains(['*', '?']) && !path.split('.').any(|c| c == last) {
+    // A quick rejection of most paths, before the runs are tried.
+    if !may_select(pattern, path.split('.')) {
         return false;
     }
     // Each run of whole components is a slice of `path` from a component's start to a

@@ -245,7 +245,20 @@ impl TraceConfig {
     /// Whether this trace selects signal `s`: a register when [`TraceConfig::registers`]
     /// says so, else as the globs say.
     pub fn selects_signal(&self, s: &SignalInfo) -> bool {
-        (self.registers && s.kind == SignalKind::Reg) || self.selects(&s.path())
+        if self.registers && s.kind == SignalKind::Reg {
+            return true;
+        }
+        // Most signals no glob can select are told so from their names, before their path
+        // is built.
+        let components = || {
+            s.scope
+                .iter()
+                .chain(std::iter::once(&s.name))
+                .flat_map(|part| part.split('.'))
+        };
+        let possible =
+            self.globs.is_empty() || self.globs.iter().any(|g| glob::may_select(g, components()));
+        possible && self.selects(&s.path())
     }
 }
 
