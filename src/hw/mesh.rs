@@ -13,7 +13,7 @@
 //! branches on it once per cycle, never per PE). [`Mesh`] is what the core asks of any of them.
 
 use super::config::CoreConfig;
-use super::pe::{fp, ACtl, Datapath, FpPath, IntPath, Pe, PeIn, ShiftIn};
+use super::pe::{fp, ACtl, Datapath, FpPath, IntPath, Pe, PeIn, PeLinks, ShiftIn};
 use super::HwError;
 use crate::numerics::dot::AccMode;
 use crate::numerics::flags::Flags;
@@ -36,7 +36,14 @@ impl<const W: usize, D: Datapath<W>> PeArray<W, D> {
         let mut pes = Vec::with_capacity(rows * cols);
         for r in 0..rows {
             for c in 0..cols {
-                pes.push(Pe::new(format!("pe_{r}_{c}"), cfg, path()?)?);
+                // A moves right and B down through the operand registers.
+                let index = r * cols + c;
+                let links = PeLinks::in_array(
+                    index,
+                    c.checked_sub(1).map(|_| index - 1),
+                    r.checked_sub(1).map(|_| index - cols),
+                );
+                pes.push(Pe::new(format!("pe_{r}_{c}"), cfg, path()?)?.with_links(links));
             }
         }
         // A wire outside a simulator is observed.

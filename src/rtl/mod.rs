@@ -99,7 +99,7 @@ pub use bundle::{pack_field, Bundle};
 pub use delay::DelayLines;
 pub use error::{Result, RtlError};
 pub use mem::Mem;
-pub use module::{Design, Module, Visitor};
+pub use module::{Design, Link, Module, Visitor};
 pub use reg::Reg;
 pub use regfile::RegFile;
 pub use signal::{Display, Labels};

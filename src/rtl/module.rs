@@ -76,6 +76,28 @@ mod sealed {
 }
 pub(in crate::rtl) use sealed::Sealed;
 
+/// A register-bank field that is a stage of a shift chain, as the operand registers of a
+/// systolic array are: at every rising edge but a reset edge it takes the output of the
+/// register that `from` names (the stage before it, a field of the same type and width of
+/// another bank, presented earlier in the same visit), and it is named `id` for the stage
+/// after it. The chain's first stage has no `from`. Ids are the block's to choose; within one
+/// visit a `from` refers to the stage last presented with that id.
+///
+/// The link changes nothing but the cost of counting toggles: a stage's values are the stage
+/// before it's, one cycle later, so the counter finds a stage's toggles from the one before it
+/// instead of walking its values ([`Visitor::bank_reg_linked`]). It checks the claim at the
+/// first and last edge of every batch it counts and walks the values where it does not hold
+/// there; a debug build also asserts it at every edge in between (a link that does not hold
+/// mid-batch would make a release build's totals wrong). A field of more than one word is
+/// walked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// This stage's name.
+    pub id: u32,
+    /// The stage it takes its value from (none for the chain's first).
+    pub from: Option<u32>,
+}
+
 /// A pass of the engine over a module's signals (clock edge, elaboration, tracing, peeking).
 ///
 /// Sealed: only the engine implements it, so only the engine commits registers or reads wires.
@@ -129,6 +151,33 @@ pub trait Visitor: Sealed + Sized {
         w: &mut NextWire<T>,
         get: impl Fn(&S) -> &T,
     );
+    /// Field `i` of a register bank, as [`Visitor::bank_reg`], that is a stage of a shift
+    /// chain ([`Link`]). Only the toggle counter reads the link.
+    #[inline(always)]
+    fn bank_reg_linked<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        i: usize,
+        get: impl Fn(&S) -> &T,
+        link: Link,
+    ) {
+        let _ = link;
+        self.bank_reg(b, i, get);
+    }
+    /// A wire that shows a register bank's next value, as [`Visitor::bank_next`], where the
+    /// field register is a stage of a shift chain (`link`, the field's own). Only the toggle
+    /// counter reads the link.
+    #[inline(always)]
+    fn bank_next_linked<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        w: &mut NextWire<T>,
+        get: impl Fn(&S) -> &T,
+        link: Link,
+    ) {
+        let _ = link;
+        self.bank_next(b, w, get);
+    }
     /// A register bank's edge: visited once, after every field of the bank and every
     /// [`NextWire`] that shows one.
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>);

@@ -31,7 +31,7 @@ pub mod mx;
 pub mod sparse;
 
 use crate::numerics::flags::Flags;
-use crate::rtl::{Display, Module, NextWire, RegBank, Result, Value, Visitor, Wide, Wire};
+use crate::rtl::{Display, Link, Module, NextWire, RegBank, Result, Value, Visitor, Wide, Wire};
 
 pub use fp::FpPath;
 pub use int::IntPath;
@@ -453,6 +453,42 @@ pub struct Pe<const W: usize, D: Datapath<W>> {
     stage2: Stage2Wires,
     path: D,
     shows: Shows,
+    links: PeLinks,
+}
+
+/// The PE's operand registers as stages of the array's shift chains ([`Link`]): `a_out` and
+/// `a_ctl` take, at every edge, what the PE to the left passes on (A moves right), `b_out`
+/// and `b_vld` what the PE above passes on (B moves down). Only the toggle counter reads
+/// them; a PE on its own heads all four chains.
+#[derive(Clone, Copy, Debug)]
+pub struct PeLinks {
+    /// `a_out`'s link.
+    pub a_out: Link,
+    /// `a_ctl`'s link.
+    pub a_ctl: Link,
+    /// `b_out`'s link.
+    pub b_out: Link,
+    /// `b_vld`'s link.
+    pub b_vld: Link,
+}
+
+impl PeLinks {
+    /// The links of the PE numbered `index` in its array (row-major), fed from the left by
+    /// the PE numbered `left` and from above by the one numbered `above` (none at the array's
+    /// edge): ids `4 * index` to `4 * index + 3`.
+    pub fn in_array(index: usize, left: Option<usize>, above: Option<usize>) -> Self {
+        let id = |pe: usize, k: u32| 4 * pe as u32 + k;
+        let link = |k: u32, from: Option<usize>| Link {
+            id: id(index, k),
+            from: from.map(|pe| id(pe, k)),
+        };
+        Self {
+            a_out: link(0, left),
+            a_ctl: link(1, left),
+            b_out: link(2, above),
+            b_vld: link(3, above),
+        }
+    }
 }
 
 /// Which groups of a PE's wave-only wires anything observes, noted when the engine decides
@@ -533,7 +569,14 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
                 stage1: true,
                 stage2: true,
             },
+            links: PeLinks::in_array(0, None, None),
         })
+    }
+
+    /// The PE with its operand registers linked into the array's shift chains (`links`).
+    pub fn with_links(mut self, links: PeLinks) -> Self {
+        self.links = links;
+        self
     }
 
     /// The datapath (read-only).
@@ -708,14 +751,14 @@ impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
     #[inline]
     fn visit<V: Visitor>(&mut self, v: &mut V) {
         use field::*;
-        let regs = &mut self.regs;
-        v.bank_next(regs, &mut self.a_in, |r| &r.a_out);
-        v.bank_next(regs, &mut self.b_in, |r| &r.b_out);
-        v.bank_reg(regs, A_OUT, |r| &r.a_out);
-        v.bank_reg(regs, A_CTL, |r| &r.a_ctl);
+        let (regs, links) = (&mut self.regs, self.links);
+        v.bank_next_linked(regs, &mut self.a_in, |r| &r.a_out, links.a_out);
+        v.bank_next_linked(regs, &mut self.b_in, |r| &r.b_out, links.b_out);
+        v.bank_reg_linked(regs, A_OUT, |r| &r.a_out, links.a_out);
+        v.bank_reg_linked(regs, A_CTL, |r| &r.a_ctl, links.a_ctl);
         self.path.visit_a_side(v);
-        v.bank_reg(regs, B_OUT, |r| &r.b_out);
-        v.bank_reg(regs, B_VLD, |r| &r.b_vld);
+        v.bank_reg_linked(regs, B_OUT, |r| &r.b_out, links.b_out);
+        v.bank_reg_linked(regs, B_VLD, |r| &r.b_vld, links.b_vld);
         self.path.visit_b_side(v);
         v.bank_reg(regs, S1_PROD, |r| &r.s1_prod);
         v.bank_reg(regs, S1_CTL, |r| &r.s1_ctl);

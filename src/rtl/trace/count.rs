@@ -29,7 +29,7 @@
 use super::super::bank::{RareBank, RegBank};
 use super::super::bundle::{clear_above, Bundle};
 use super::super::delay::{stage_at_end, DelayLines};
-use super::super::module::{Cold, ColdPass, Module, Sealed, SignalAccess, Visitor};
+use super::super::module::{Cold, ColdPass, Link, Module, Sealed, SignalAccess, Visitor};
 use super::super::reg::Reg;
 use super::super::table::{SignalInfo, SignalKind};
 use super::super::value::Value;
@@ -108,6 +108,8 @@ pub(in crate::rtl) struct ToggleTotals {
     scratch: Vec<u64>,
     /// Every wire has a counter (the simulator observes every wire).
     all_wires: bool,
+    /// What the stages of shift chains found in the batch being compared ([`Link`]).
+    chains: Vec<Option<ChainEnd>>,
     /// Traced cycles whose field outputs are kept and not yet compared.
     kept: u32,
     /// The counters are laid out (at the first traced cycle).
@@ -142,6 +144,7 @@ impl ToggleTotals {
             field_wide: Vec::new(),
             scratch: vec![0; 2 * max_words],
             all_wires: false,
+            chains: Vec::new(),
             kept: 0,
             started: false,
         }
@@ -274,6 +277,7 @@ impl ToggleTotals {
             scratch: &mut [],
             mode: Mode::End,
             walked: [None; WALKED],
+            chains: &mut Vec::new(),
         });
         self.started = true;
     }
@@ -282,12 +286,14 @@ impl ToggleTotals {
     /// and keeps only the last, or none at the end.
     #[inline(never)]
     fn compare_fields<M: Module>(&mut self, top: &mut M, mode: Mode) {
+        self.chains.clear();
         top.visit(&mut FieldPass {
             cells: Some(self.fields.iter_mut()),
             wide: &mut self.field_wide,
             scratch: &mut self.scratch,
             mode,
             walked: [None; WALKED],
+            chains: &mut self.chains,
         });
         self.kept = 0;
     }
@@ -595,6 +601,98 @@ struct FieldPass<'a> {
     /// The batch totals of the bank fields whose next values were walked in this bank, for
     /// the fields' own counters (a field's pairs are its next value's, and one or two more).
     walked: [Option<(FieldKey, u64)>; WALKED],
+    /// Per chain link id: what the stage presented last under it found in this batch.
+    chains: &'a mut Vec<Option<ChainEnd>>,
+}
+
+/// What a stage of a shift chain ([`Link`]) found in a batch, for the stage after it: its
+/// total, the encoded values it held at the batch's first, second-to-last and last kept
+/// cycles, and what they were counted as.
+struct ChainEnd {
+    total: u64,
+    first: u64,
+    before_last: u64,
+    last: u64,
+    kept: usize,
+    ty: std::any::TypeId,
+    mask: u64,
+    /// Every kept value, to check the link at every cycle.
+    #[cfg(debug_assertions)]
+    values: Vec<u64>,
+}
+
+/// One field's batch total over its bank's kept outputs (`kept`), as [`field_toggles`], for a
+/// stage of a shift chain (`link`); what it found is noted under the link's id.
+///
+/// Between two kept cycles (a reset cycle ends a batch, so only the first edge can be a reset
+/// edge) the stage takes what the stage before it held, so its pairs are that stage's shifted
+/// one cycle: its total is the stage before's, plus the pair of the two at the first kept
+/// cycle, less theirs at the last. The claim is checked where the formula leans on it, at the
+/// first and the last edge (and, in a debug build, at every edge); where it does not hold,
+/// or for a value of more than one word, the values are walked.
+#[inline(always)]
+fn linked_total<S, T: Bundle>(
+    chains: &mut Vec<Option<ChainEnd>>,
+    kept: &[S],
+    mask: u64,
+    get: impl Fn(&S) -> &T,
+    link: Link,
+) -> u64 {
+    let id = link.id as usize;
+    if id >= chains.len() {
+        chains.resize_with(id + 1, || None);
+    }
+    let n = kept.len();
+    if !(T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH) || n < 2 {
+        chains[id] = None;
+        return field_toggles(kept, mask, get);
+    }
+    let word = |s: &S| {
+        let mut x = [0u64; 1];
+        get(s).encode(&mut x);
+        x[0]
+    };
+    let (first, second) = (word(&kept[0]), word(&kept[1]));
+    let (before_last, last) = (word(&kept[n - 2]), word(&kept[n - 1]));
+    let ty = std::any::TypeId::of::<T>();
+    let before = link
+        .from
+        .and_then(|f| chains.get(f as usize))
+        .and_then(|c| c.as_ref());
+    let derived = before
+        .filter(|u| {
+            u.ty == ty
+                && u.mask == mask
+                && u.kept == n
+                && second == u.first
+                && last == u.before_last
+        })
+        .map(|u| {
+            #[cfg(debug_assertions)]
+            for (m, v) in u.values.iter().enumerate().take(n - 1).skip(1) {
+                debug_assert_eq!(
+                    word(&kept[m + 1]),
+                    *v,
+                    "a chain link's claim fails at kept cycle {m}"
+                );
+            }
+            let added = u64::from((first ^ u.first).count_ones());
+            let dropped = u64::from((last ^ u.last).count_ones());
+            (u.total + added).wrapping_sub(dropped)
+        });
+    let total = derived.unwrap_or_else(|| field_toggles(kept, mask, &get));
+    chains[id] = Some(ChainEnd {
+        total,
+        first,
+        before_last,
+        last,
+        kept: n,
+        ty,
+        mask,
+        #[cfg(debug_assertions)]
+        values: kept.iter().map(word).collect(),
+    });
+    total
 }
 
 /// Bank fields a [`FieldPass`] remembers the batch totals of.
@@ -624,6 +722,112 @@ impl FieldKey {
 }
 
 impl FieldPass<'_> {
+    /// A field register's batch: its total remembered from its next value's walk, else its
+    /// values walked, or found from the stage before it in its chain (`link`).
+    #[inline(always)]
+    fn field_batch<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        get: impl Fn(&S) -> &T,
+        link: Option<Link>,
+    ) {
+        let Some(mask) = self
+            .cells
+            .as_ref()
+            .and_then(|c| c.as_slice().first())
+            .map(|c| c.mask)
+        else {
+            return;
+        };
+        let kept = b.history();
+        let walked = FieldKey::of(kept, mask, &get).and_then(|key| self.take_walked(key));
+        let n = walked.unwrap_or_else(|| match link {
+            Some(link) => linked_total(self.chains, kept, mask, &get, link),
+            None => field_toggles(kept, mask, &get),
+        });
+        if let Some(cell) = self.next() {
+            cell.total += n;
+        }
+    }
+
+    /// A register's next value's batch (its field's total walked, or found from its chain,
+    /// once for both).
+    #[inline(always)]
+    fn next_batch<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        get: impl Fn(&S) -> &T,
+        link: Option<Link>,
+    ) {
+        let mode = self.mode;
+        let Some(&Cell { counted, mask, .. }) =
+            self.cells.as_ref().and_then(|c| c.as_slice().first())
+        else {
+            return;
+        };
+        if !counted {
+            self.next();
+            return;
+        }
+        let history = b.history();
+        let field = match link {
+            Some(link) => linked_total(self.chains, history, mask, &get, link),
+            None => field_toggles(history, mask, &get),
+        };
+        let Some(cell) = self.cells.as_mut().and_then(|c| c.next()) else {
+            return;
+        };
+        let (wide, cur) = (&mut *self.wide, &mut *self.scratch);
+        // Outside a reset cycle the next value is the output the register holds at the next
+        // traced cycle: the kept outputs from the second on (the first is the last batch's,
+        // or the first traced cycle's output), less one already compared where it was. Their
+        // pairs are the field's (walked once, and remembered for the field's own counter)
+        // less the first, or the first two.
+        let mut within = field;
+        let mut outputs = history.get(1..).unwrap_or_default();
+        if let [h0, h1, ..] = history {
+            within -= pair_toggles(get(h0), get(h1), mask);
+        }
+        if cell.skip && !outputs.is_empty() {
+            cell.skip = false;
+            if let [h1, h2, ..] = outputs {
+                within -= pair_toggles(get(h1), get(h2), mask);
+            }
+            outputs = &outputs[1..];
+        }
+        let mut n = 0;
+        if let Some((first, rest)) = outputs.split_first() {
+            // The first against the last compared, kept as the last; the rest pair by pair,
+            // and the last of them kept (the pair before it is counted, so what keeping it
+            // compares is dropped).
+            n += next_toggles(get(first), cell, wide, cur);
+            if let Some(last) = rest.last() {
+                n += within;
+                record_toggles(get(last), cell, wide, cur);
+            }
+        }
+        if let Some(key) = FieldKey::of(history, mask, &get) {
+            if let Some(free) = self.walked.iter_mut().find(|w| w.is_none()) {
+                *free = Some((key, field));
+            }
+        }
+        match mode {
+            Mode::Batch => {}
+            Mode::AtCycle => {
+                // Read where it is; the output the edge latches (a reset value, or a value
+                // past the window) is not this one, and is skipped.
+                n += next_toggles(get(b.d()), cell, wide, cur);
+                cell.skip = true;
+            }
+            Mode::End => {
+                if !std::mem::take(&mut cell.skip) {
+                    n += next_toggles(get(b.q()), cell, wide, cur);
+                }
+            }
+        }
+        cell.total += n;
+    }
+
     /// The batch total of a field remembered by its key, forgotten once read.
     #[inline(always)]
     fn take_walked(&mut self, key: FieldKey) -> Option<u64> {
@@ -675,20 +879,17 @@ impl Visitor for FieldPass<'_> {
         _i: usize,
         get: impl Fn(&S) -> &T,
     ) {
-        let Some(mask) = self
-            .cells
-            .as_ref()
-            .and_then(|c| c.as_slice().first())
-            .map(|c| c.mask)
-        else {
-            return;
-        };
-        let kept = b.history();
-        let walked = FieldKey::of(kept, mask, &get).and_then(|key| self.take_walked(key));
-        let n = walked.unwrap_or_else(|| field_toggles(kept, mask, get));
-        if let Some(cell) = self.next() {
-            cell.total += n;
-        }
+        self.field_batch(b, get, None);
+    }
+    #[inline(always)]
+    fn bank_reg_linked<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        _i: usize,
+        get: impl Fn(&S) -> &T,
+        link: Link,
+    ) {
+        self.field_batch(b, get, Some(link));
     }
     #[inline(always)]
     fn bank_next<S: Copy + 'static, T: Bundle>(
@@ -697,65 +898,17 @@ impl Visitor for FieldPass<'_> {
         _w: &mut NextWire<T>,
         get: impl Fn(&S) -> &T,
     ) {
-        let mode = self.mode;
-        let Some(cell) = self.cells.as_mut().and_then(|c| c.next()) else {
-            return;
-        };
-        if !cell.counted {
-            return;
-        }
-        let (wide, cur) = (&mut *self.wide, &mut *self.scratch);
-        // Outside a reset cycle the next value is the output the register holds at the next
-        // traced cycle: the kept outputs from the second on (the first is the last batch's,
-        // or the first traced cycle's output), less one already compared where it was. Their
-        // pairs are the field's (walked once, and remembered for the field's own counter)
-        // less the first, or the first two.
-        let history = b.history();
-        let mask = cell.mask;
-        let field = field_toggles(history, mask, &get);
-        let mut within = field;
-        let mut outputs = history.get(1..).unwrap_or_default();
-        if let [h0, h1, ..] = history {
-            within -= pair_toggles(get(h0), get(h1), mask);
-        }
-        if cell.skip && !outputs.is_empty() {
-            cell.skip = false;
-            if let [h1, h2, ..] = outputs {
-                within -= pair_toggles(get(h1), get(h2), mask);
-            }
-            outputs = &outputs[1..];
-        }
-        let mut n = 0;
-        if let Some((first, rest)) = outputs.split_first() {
-            // The first against the last compared, kept as the last; the rest pair by pair,
-            // and the last of them kept (the pair before it is counted, so what keeping it
-            // compares is dropped).
-            n += next_toggles(get(first), cell, wide, cur);
-            if let Some(last) = rest.last() {
-                n += within;
-                record_toggles(get(last), cell, wide, cur);
-            }
-        }
-        if let Some(key) = FieldKey::of(history, mask, &get) {
-            if let Some(free) = self.walked.iter_mut().find(|w| w.is_none()) {
-                *free = Some((key, field));
-            }
-        }
-        match mode {
-            Mode::Batch => {}
-            Mode::AtCycle => {
-                // Read where it is; the output the edge latches (a reset value, or a value
-                // past the window) is not this one, and is skipped.
-                n += next_toggles(get(b.d()), cell, wide, cur);
-                cell.skip = true;
-            }
-            Mode::End => {
-                if !std::mem::take(&mut cell.skip) {
-                    n += next_toggles(get(b.q()), cell, wide, cur);
-                }
-            }
-        }
-        cell.total += n;
+        self.next_batch(b, get, None);
+    }
+    #[inline(always)]
+    fn bank_next_linked<S: Copy + 'static, T: Bundle>(
+        &mut self,
+        b: &mut RegBank<S>,
+        _w: &mut NextWire<T>,
+        get: impl Fn(&S) -> &T,
+        link: Link,
+    ) {
+        self.next_batch(b, get, Some(link));
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
