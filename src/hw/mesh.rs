@@ -37,12 +37,7 @@ impl<const W: usize, D: Datapath<W>> PeArray<W, D> {
         for r in 0..rows {
             for c in 0..cols {
                 // A moves right and B down through the operand registers.
-                let index = r * cols + c;
-                let links = PeLinks::in_array(
-                    index,
-                    c.checked_sub(1).map(|_| index - 1),
-                    r.checked_sub(1).map(|_| index - cols),
-                );
+                let links = PeLinks::in_array(r, c, cols);
                 pes.push(Pe::new(format!("pe_{r}_{c}"), cfg, path()?)?.with_links(links));
             }
         }

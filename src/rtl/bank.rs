@@ -59,7 +59,7 @@ pub struct RegBank<S: Copy + 'static> {
     /// `kept` entries (none unless a trace counts toggle totals; the entries after them are
     /// room left from earlier batches); engine-only.
     history: Vec<S>,
-    kept: usize,
+    kept: u32,
 }
 
 /// A field's width and descriptor, read only by the engine's observers.
@@ -178,14 +178,14 @@ impl<S: Copy + 'static> RegBank<S> {
     /// engine-only.
     #[inline(always)]
     pub(in crate::rtl) fn history(&self) -> &[S] {
-        &self.history[..self.kept.min(self.history.len())]
+        &self.history[..(self.kept as usize).min(self.history.len())]
     }
 
     /// The toggle counter read the kept outputs: keeps only the last (none if `last` is
     /// false); engine-only.
     #[inline(always)]
     pub(in crate::rtl) fn keep_last(&mut self, last: bool) {
-        let at = self.kept.min(self.history.len());
+        let at = (self.kept as usize).min(self.history.len());
         self.kept = match (last, at.checked_sub(1)) {
             (true, Some(i)) => {
                 self.history[0] = self.history[i];
@@ -199,7 +199,7 @@ impl<S: Copy + 'static> RegBank<S> {
     /// room the last outputs it read left (the first batch makes it); engine-only.
     #[inline(always)]
     pub(in crate::rtl) fn record_q(&mut self) {
-        match self.history.get_mut(self.kept) {
+        match self.history.get_mut(self.kept as usize) {
             Some(slot) => *slot = self.q,
             None => self.history.push(self.q),
         }

@@ -992,9 +992,9 @@ impl Design for Chain {
 }
 
 /// Registers declared as the stages of a shift chain (`Link`) are counted from the stage
-/// before them: their totals, and their next values', equal the snapshot counts of a SAIF run
-/// through resets (one lasting three cycles, one at a batch's end) and in windows, over runs
-/// long enough for several batches.
+/// before them: their totals, and their next values', equal the snapshot counts of a SAIF
+/// run through resets (one lasting three cycles) and in windows that start and end mid-run,
+/// over runs long enough for several batches.
 #[test]
 fn a_shift_chains_stages_count_as_their_snapshots() {
     let dir = tmp_dir("chain_counts");

@@ -459,34 +459,48 @@ pub struct Pe<const W: usize, D: Datapath<W>> {
 /// The PE's operand registers as stages of the array's shift chains ([`Link`]): `a_out` and
 /// `a_ctl` take, at every edge, what the PE to the left passes on (A moves right), `b_out`
 /// and `b_vld` what the PE above passes on (B moves down). Only the toggle counter reads
-/// them; a PE on its own heads all four chains.
+/// them; a PE on its own heads all four chains. Held as the PE's place in its array and the
+/// array's width (four bytes, so the PE, which the clock loop walks, does not grow).
 #[derive(Clone, Copy, Debug)]
 pub struct PeLinks {
-    /// `a_out`'s link.
-    pub a_out: Link,
-    /// `a_ctl`'s link.
-    pub a_ctl: Link,
-    /// `b_out`'s link.
-    pub b_out: Link,
-    /// `b_vld`'s link.
-    pub b_vld: Link,
+    /// The PE's number in its array, row-major.
+    index: u16,
+    /// PEs a row (0: a PE on its own).
+    cols: u16,
 }
 
 impl PeLinks {
-    /// The links of the PE numbered `index` in its array (row-major), fed from the left by
-    /// the PE numbered `left` and from above by the one numbered `above` (none at the array's
-    /// edge): ids `4 * index` to `4 * index + 3`.
-    pub fn in_array(index: usize, left: Option<usize>, above: Option<usize>) -> Self {
-        let id = |pe: usize, k: u32| 4 * pe as u32 + k;
-        let link = |k: u32, from: Option<usize>| Link {
-            id: id(index, k),
-            from: from.map(|pe| id(pe, k)),
+    /// A PE on its own: it heads its chains.
+    pub const ALONE: PeLinks = PeLinks { index: 0, cols: 0 };
+
+    /// The links of the PE at (`row`, `col`) of an array `cols` PEs wide: fed from the left
+    /// and from above where it has such neighbours; ids `4 * (row * cols + col)` to
+    /// `4 * (row * cols + col) + 3`. An array of more than 65,535 PEs is not linked (its PEs
+    /// head their chains, and are counted by walking their values).
+    pub fn in_array(row: usize, col: usize, cols: usize) -> Self {
+        let place = row
+            .checked_mul(cols)
+            .and_then(|p| p.checked_add(col))
+            .and_then(|p| u16::try_from(p).ok());
+        match (place, u16::try_from(cols)) {
+            (Some(index), Ok(cols)) if index < u16::MAX => Self { index, cols },
+            _ => Self::ALONE,
+        }
+    }
+
+    /// The link of operand register `k` (0 `a_out`, 1 `a_ctl`, 2 `b_out`, 3 `b_vld`).
+    #[inline(always)]
+    fn link(self, k: u32) -> Link {
+        let (index, cols) = (u32::from(self.index), u32::from(self.cols));
+        let id = |pe: u32| 4 * pe + k;
+        let from = match (k < 2, cols) {
+            (_, 0) => None,
+            (true, _) => (index % cols != 0).then(|| index - 1),
+            (false, _) => index.checked_sub(cols),
         };
-        Self {
-            a_out: link(0, left),
-            a_ctl: link(1, left),
-            b_out: link(2, above),
-            b_vld: link(3, above),
+        Link {
+            id: id(index),
+            from: from.map(id),
         }
     }
 }
@@ -569,7 +583,7 @@ impl<const W: usize, D: Datapath<W>> Pe<W, D> {
                 stage1: true,
                 stage2: true,
             },
-            links: PeLinks::in_array(0, None, None),
+            links: PeLinks::ALONE,
         })
     }
 
@@ -752,13 +766,13 @@ impl<const W: usize, D: Datapath<W>> Module for Pe<W, D> {
     fn visit<V: Visitor>(&mut self, v: &mut V) {
         use field::*;
         let (regs, links) = (&mut self.regs, self.links);
-        v.bank_next_linked(regs, &mut self.a_in, |r| &r.a_out, links.a_out);
-        v.bank_next_linked(regs, &mut self.b_in, |r| &r.b_out, links.b_out);
-        v.bank_reg_linked(regs, A_OUT, |r| &r.a_out, links.a_out);
-        v.bank_reg_linked(regs, A_CTL, |r| &r.a_ctl, links.a_ctl);
+        v.bank_next_linked(regs, &mut self.a_in, |r| &r.a_out, links.link(0));
+        v.bank_next_linked(regs, &mut self.b_in, |r| &r.b_out, links.link(2));
+        v.bank_reg_linked(regs, A_OUT, |r| &r.a_out, links.link(0));
+        v.bank_reg_linked(regs, A_CTL, |r| &r.a_ctl, links.link(1));
         self.path.visit_a_side(v);
-        v.bank_reg_linked(regs, B_OUT, |r| &r.b_out, links.b_out);
-        v.bank_reg_linked(regs, B_VLD, |r| &r.b_vld, links.b_vld);
+        v.bank_reg_linked(regs, B_OUT, |r| &r.b_out, links.link(2));
+        v.bank_reg_linked(regs, B_VLD, |r| &r.b_vld, links.link(3));
         self.path.visit_b_side(v);
         v.bank_reg(regs, S1_PROD, |r| &r.s1_prod);
         v.bank_reg(regs, S1_CTL, |r| &r.s1_ctl);
