@@ -722,14 +722,15 @@ impl FieldKey {
 }
 
 impl FieldPass<'_> {
-    /// A field register's batch: its total remembered from its next value's walk, else its
-    /// values walked, or found from the stage before it in its chain (`link`).
+    /// A field register's batch: its total remembered from its next value's walk, else
+    /// `total` of its kept values (walked, or found from the stage before it in its chain)
+    /// and its mask.
     #[inline(always)]
     fn field_batch<S: Copy + 'static, T: Bundle>(
         &mut self,
         b: &mut RegBank<S>,
         get: impl Fn(&S) -> &T,
-        link: Option<Link>,
+        total: impl FnOnce(&mut Vec<Option<ChainEnd>>, &[S], u64) -> u64,
     ) {
         let Some(mask) = self
             .cells
@@ -741,23 +742,20 @@ impl FieldPass<'_> {
         };
         let kept = b.history();
         let walked = FieldKey::of(kept, mask, &get).and_then(|key| self.take_walked(key));
-        let n = walked.unwrap_or_else(|| match link {
-            Some(link) => linked_total(self.chains, kept, mask, &get, link),
-            None => field_toggles(kept, mask, &get),
-        });
+        let n = walked.unwrap_or_else(|| total(self.chains, kept, mask));
         if let Some(cell) = self.next() {
             cell.total += n;
         }
     }
 
-    /// A register's next value's batch (its field's total walked, or found from its chain,
-    /// once for both).
+    /// A register's next value's batch, its field's pairs found once for both by `total` (as
+    /// in [`FieldPass::field_batch`]).
     #[inline(always)]
     fn next_batch<S: Copy + 'static, T: Bundle>(
         &mut self,
         b: &mut RegBank<S>,
         get: impl Fn(&S) -> &T,
-        link: Option<Link>,
+        total: impl FnOnce(&mut Vec<Option<ChainEnd>>, &[S], u64) -> u64,
     ) {
         let mode = self.mode;
         let Some(&Cell { counted, mask, .. }) =
@@ -770,10 +768,7 @@ impl FieldPass<'_> {
             return;
         }
         let history = b.history();
-        let field = match link {
-            Some(link) => linked_total(self.chains, history, mask, &get, link),
-            None => field_toggles(history, mask, &get),
-        };
+        let field = total(self.chains, history, mask);
         let Some(cell) = self.cells.as_mut().and_then(|c| c.next()) else {
             return;
         };
@@ -879,7 +874,7 @@ impl Visitor for FieldPass<'_> {
         _i: usize,
         get: impl Fn(&S) -> &T,
     ) {
-        self.field_batch(b, get, None);
+        self.field_batch(b, &get, |_, kept, mask| field_toggles(kept, mask, &get));
     }
     #[inline(always)]
     fn bank_reg_linked<S: Copy + 'static, T: Bundle>(
@@ -889,7 +884,9 @@ impl Visitor for FieldPass<'_> {
         get: impl Fn(&S) -> &T,
         link: Link,
     ) {
-        self.field_batch(b, get, Some(link));
+        self.field_batch(b, &get, |chains, kept, mask| {
+            linked_total(chains, kept, mask, &get, link)
+        });
     }
     #[inline(always)]
     fn bank_next<S: Copy + 'static, T: Bundle>(
@@ -898,7 +895,7 @@ impl Visitor for FieldPass<'_> {
         _w: &mut NextWire<T>,
         get: impl Fn(&S) -> &T,
     ) {
-        self.next_batch(b, get, None);
+        self.next_batch(b, &get, |_, kept, mask| field_toggles(kept, mask, &get));
     }
     #[inline(always)]
     fn bank_next_linked<S: Copy + 'static, T: Bundle>(
@@ -908,7 +905,9 @@ impl Visitor for FieldPass<'_> {
         get: impl Fn(&S) -> &T,
         link: Link,
     ) {
-        self.next_batch(b, get, Some(link));
+        self.next_batch(b, &get, |chains, kept, mask| {
+            linked_total(chains, kept, mask, &get, link)
+        });
     }
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
