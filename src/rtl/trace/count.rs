@@ -621,6 +621,17 @@ struct ChainEnd {
     values: Vec<u64>,
 }
 
+/// A shift-register stage's batch total from the stage before it (`before`: a delay line's
+/// stage, or a [`Link`]ed field): between two kept cycles it takes what that stage held, so
+/// its pairs are that stage's shifted one cycle back, which adds `added` (the pair of the two
+/// stages at the batch's first kept cycle) and drops `dropped` (theirs at its last), a pair
+/// of the sum `before` counts.
+#[inline(always)]
+fn from_stage_before(before: u64, added: u64, dropped: u64) -> u64 {
+    debug_assert!(before + added >= dropped);
+    (before + added).wrapping_sub(dropped)
+}
+
 /// One field's batch total over its bank's kept outputs (`kept`), as [`field_toggles`], for a
 /// stage of a shift chain (`link`); what it found is noted under the link's id.
 ///
@@ -678,7 +689,7 @@ fn linked_total<S, T: Bundle>(
             }
             let added = u64::from((first ^ u.first).count_ones());
             let dropped = u64::from((last ^ u.last).count_ones());
-            (u.total + added).wrapping_sub(dropped)
+            from_stage_before(u.total, added, dropped)
         });
     let total = derived.unwrap_or_else(|| field_toggles(kept, mask, &get));
     chains[id] = Some(ChainEnd {
@@ -1009,7 +1020,7 @@ fn stage_toggles<E, T: Bundle>(
             get(stage_at_end(first, rows, above, lanes, n)),
             mask,
         );
-        (*chain + added).wrapping_sub(dropped)
+        from_stage_before(*chain, added, dropped)
     };
     *chain = total;
     match carry.get(at) {
