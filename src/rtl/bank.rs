@@ -195,6 +195,13 @@ impl<S: Copy + 'static> RegBank<S> {
         };
     }
 
+    /// Makes room for the outputs of `cycles` traced cycles at once (the toggle counter's
+    /// batch), so that keeping them never moves the ones kept; engine-only.
+    pub(in crate::rtl) fn reserve_kept(&mut self, cycles: usize) {
+        self.history
+            .reserve(cycles.saturating_sub(self.history.len()));
+    }
+
     /// Keeps this cycle's outputs for the toggle counter: one copy of the record, into the
     /// room the last outputs it read left (the first batch makes it); engine-only.
     #[inline(always)]

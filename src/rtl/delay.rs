@@ -276,6 +276,15 @@ impl<E: Copy + 'static> DelayLines<E> {
         (lane, k, self.tail[lane] / self.lanes + 1)
     }
 
+    /// Makes room for the stage outputs of `cycles` traced cycles at once (the toggle
+    /// counter's batch: the window's rows, then stage 0's row a cycle), so that keeping them
+    /// never moves the ones kept; engine-only.
+    pub(in crate::rtl) fn reserve_kept(&mut self, cycles: usize) {
+        let room = self.kept_row() + cycles.saturating_sub(1) * self.lanes;
+        self.history
+            .reserve(room.saturating_sub(self.history.len()));
+    }
+
     /// Keeps this cycle's stage outputs for the toggle counter: at the first cycle since it
     /// last read them the window's rows, copied whole (a shallow lane's cells below its depth
     /// are copied and never read), at a later one stage 0's row; engine-only.

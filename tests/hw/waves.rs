@@ -354,3 +354,38 @@ fn ws_sparse_selects_move_right_beside_a() {
     assert_eq!(waves.bits(&pe(0, 0, "w_0"), 0).len(), 64, "four FP16 lanes");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The toggle totals counted at the registers (`TraceConfig::counting`, where the array's
+/// operand registers are counted as shift chains) equal the SAIF's snapshot counts signal by
+/// signal, on the real core at w = 1 and w = 4, with the batch the counter chooses and with
+/// short ones: every batch boundary is one the chains' formula must carry across.
+#[test]
+fn the_core_counted_in_batches_of_any_length_matches_its_snapshot_counts() {
+    let dir = std::env::temp_dir().join(format!("tcrtl_hw_batches_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for width in [1usize, 4] {
+        let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, width);
+        let g = Gemm::random(8, 8, 24 * width, cfg, 7).unwrap();
+        let saif = TraceConfig::activity(dir.join(format!("w{width}.saif")));
+        let per_bit = run_clocked(&g, Some(&saif)).unwrap().activity.unwrap();
+        assert!(per_bit.total_toggles() > 0);
+        for batch in [None, Some(1), Some(5), Some(16)] {
+            let counting = match batch {
+                Some(n) => TraceConfig::counting().counting_batch(n),
+                None => TraceConfig::counting(),
+            };
+            let totals = run_clocked(&g, Some(&counting)).unwrap().activity.unwrap();
+            assert_eq!(per_bit.signals.len(), totals.signals.len());
+            for (a, b) in per_bit.signals.iter().zip(&totals.signals) {
+                assert_eq!(a.path, b.path);
+                assert_eq!(
+                    a.total_toggles(),
+                    b.total_toggles(),
+                    "{} w = {width} batch {batch:?}",
+                    a.path
+                );
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

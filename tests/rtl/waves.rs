@@ -868,17 +868,26 @@ fn totals_at_the_registers_equal_the_snapshot_counts() {
             None => c,
         };
         let per_bit = run(&with(TraceConfig::activity(dir.join("m.saif"))));
-        let totals = run(&with(TraceConfig::counting()));
-        assert_eq!(per_bit.signals.len(), totals.signals.len());
-        for (a, b) in per_bit.signals.iter().zip(&totals.signals) {
-            assert_eq!(a.path, b.path);
-            assert_eq!(
-                a.total_toggles(),
-                b.total_toggles(),
-                "{} {window:?}",
-                a.path
-            );
+        // The batch the counter chose, and short ones that cross many batch boundaries
+        // (between resets, and where a batch ends at a reset cycle or a window's edge).
+        for batch in [None, Some(1), Some(2), Some(7), Some(32)] {
+            let counting = match batch {
+                Some(n) => TraceConfig::counting().counting_batch(n),
+                None => TraceConfig::counting(),
+            };
+            let totals = run(&with(counting));
+            assert_eq!(per_bit.signals.len(), totals.signals.len());
+            for (a, b) in per_bit.signals.iter().zip(&totals.signals) {
+                assert_eq!(a.path, b.path);
+                assert_eq!(
+                    a.total_toggles(),
+                    b.total_toggles(),
+                    "{} {window:?} batch {batch:?}",
+                    a.path
+                );
+            }
         }
+        let totals = run(&with(TraceConfig::counting()));
         for peek_at in [u64::MAX, 0, 50] {
             let regs = run_peeking(
                 &with(TraceConfig::counting().registers().glob("din")),
@@ -994,7 +1003,7 @@ impl Design for Chain {
 /// Registers declared as the stages of a shift chain (`Link`) are counted from the stage
 /// before them: their totals, and their next values', equal the snapshot counts of a SAIF
 /// run through resets (one lasting three cycles) and in windows that start and end mid-run,
-/// over runs long enough for several batches.
+/// with the batch the counter chooses and with short ones (many batch boundaries).
 #[test]
 fn a_shift_chains_stages_count_as_their_snapshots() {
     let dir = tmp_dir("chain_counts");
@@ -1018,17 +1027,23 @@ fn a_shift_chains_stages_count_as_their_snapshots() {
             None => c,
         };
         let per_bit = run(&with(TraceConfig::activity(dir.join("c.saif"))));
-        let totals = run(&with(TraceConfig::counting()));
-        assert_eq!(per_bit.signals.len(), totals.signals.len());
-        for (a, b) in per_bit.signals.iter().zip(&totals.signals) {
-            assert_eq!(a.path, b.path);
-            assert!(a.total_toggles() > 0, "{} {window:?}", a.path);
-            assert_eq!(
-                a.total_toggles(),
-                b.total_toggles(),
-                "{} {window:?}",
-                a.path
-            );
+        for batch in [None, Some(1), Some(3), Some(64)] {
+            let counting = match batch {
+                Some(n) => TraceConfig::counting().counting_batch(n),
+                None => TraceConfig::counting(),
+            };
+            let totals = run(&with(counting));
+            assert_eq!(per_bit.signals.len(), totals.signals.len());
+            for (a, b) in per_bit.signals.iter().zip(&totals.signals) {
+                assert_eq!(a.path, b.path);
+                assert!(a.total_toggles() > 0, "{} {window:?}", a.path);
+                assert_eq!(
+                    a.total_toggles(),
+                    b.total_toggles(),
+                    "{} {window:?} batch {batch:?}",
+                    a.path
+                );
+            }
         }
     }
     std::fs::remove_dir_all(&dir).ok();

@@ -8,7 +8,8 @@
 //! - **Field registers** (the fields of a register bank, the stages of delay lines: most of a
 //!   core's registers) are compared in batches. Each traced cycle, a bank keeps a copy of its
 //!   whole output record (one copy, whatever its number of fields) and delay lines a copy of
-//!   their stages' outputs; every [`BATCH`] traced cycles, and at the end, one pass compares
+//!   their stages' outputs; every batch of traced cycles ([`batch_cycles`]: as many as keep
+//!   the copies within [`KEPT_BYTES`]), and at the end, one pass compares
 //!   each field's consecutive kept values in a tight loop, adds their population counts to
 //!   the field's total and keeps only the last record, the next batch's first.
 //! - **A register's next value shown as a wire** ([`crate::rtl::NextWire`]) is compared in the
@@ -35,8 +36,27 @@ use super::super::table::{SignalInfo, SignalKind};
 use super::super::value::Value;
 use super::super::wire::{Input, NextWire, Wire};
 
-/// Traced cycles whose field-register outputs are kept before they are compared.
-const BATCH: u32 = 64;
+/// The most bytes of field-register outputs kept before they are compared: a batch is as many
+/// traced cycles as fit (within [`BATCH_CYCLES`]). The batch pass costs a visit of the whole
+/// design whatever the batch's length, so a longer batch spreads it over more cycles; but the
+/// copies it compares are written one cycle at a time and read back at its end, and a batch
+/// larger than the processor's second-level cache is read from further away. Measured on the
+/// 4 x 4 FP16 core (`docs/performance.md`): ~1.3 KB a cycle at w = 1 ran best at 256 to 512
+/// cycles, ~3.5 KB at w = 4 near 96; this budget gives each about that.
+const KEPT_BYTES: usize = 384 << 10;
+
+/// The shortest and the longest batch, in traced cycles.
+const BATCH_CYCLES: (u32, u32) = (32, 512);
+
+/// A batch's length in traced cycles for a design whose banks and delay lines keep `bytes` a
+/// cycle.
+fn batch_cycles(bytes: usize) -> u32 {
+    let (shortest, longest) = BATCH_CYCLES;
+    let fit = KEPT_BYTES / bytes.max(1);
+    u32::try_from(fit)
+        .unwrap_or(longest)
+        .clamp(shortest, longest)
+}
 
 /// One counted signal's counter.
 #[derive(Clone, Copy)]
@@ -110,8 +130,11 @@ pub(in crate::rtl) struct ToggleTotals {
     all_wires: bool,
     /// What the stages of shift chains found in the batch being compared ([`Link`]).
     chains: Vec<Option<ChainEnd>>,
-    /// Traced cycles whose field outputs are kept and not yet compared.
+    /// Traced cycles whose field outputs are kept and not yet compared, and how many a batch
+    /// holds (as asked, or set at the first traced cycle).
     kept: u32,
+    batch: u32,
+    batch_asked: Option<u32>,
     /// The counters are laid out (at the first traced cycle).
     started: bool,
 }
@@ -119,8 +142,14 @@ pub(in crate::rtl) struct ToggleTotals {
 impl ToggleTotals {
     /// Counters for the design signals of `table` (visit order), whose values take `storage`
     /// words each; `selected` says which the trace counts (every register is counted,
-    /// reported or not).
-    pub fn new(table: &[SignalInfo], storage: &[usize], selected: &[bool]) -> Self {
+    /// reported or not). A batch holds `batch` traced cycles (at least 1), or as many as
+    /// [`batch_cycles`] says.
+    pub fn new(
+        table: &[SignalInfo],
+        storage: &[usize],
+        selected: &[bool],
+        batch: Option<u32>,
+    ) -> Self {
         let masks = table
             .iter()
             .zip(storage)
@@ -146,6 +175,8 @@ impl ToggleTotals {
             all_wires: false,
             chains: Vec::new(),
             kept: 0,
+            batch: BATCH_CYCLES.0,
+            batch_asked: batch.map(|n| n.max(1)),
             started: false,
         }
     }
@@ -239,7 +270,7 @@ impl ToggleTotals {
         self.kept += 1;
         if rst || last {
             self.compare_fields(top, Mode::AtCycle);
-        } else if self.kept >= BATCH {
+        } else if self.kept >= self.batch {
             self.compare_fields(top, Mode::Batch);
         }
     }
@@ -271,14 +302,25 @@ impl ToggleTotals {
             }
         }
         self.lay_out(&[]);
-        top.visit(&mut FieldPass {
+        // Two visits: the first empties what was kept and sums what a cycle keeps, the
+        // second makes room for a batch.
+        let mut chains = Vec::new();
+        let mut empty = FieldPass {
             cells: None,
             wide: &mut [],
             scratch: &mut [],
             mode: Mode::End,
             walked: [None; WALKED],
-            chains: &mut Vec::new(),
-        });
+            chains: &mut chains,
+            kept_bytes: 0,
+            reserve: 0,
+        };
+        top.visit(&mut empty);
+        self.batch = self
+            .batch_asked
+            .unwrap_or_else(|| batch_cycles(empty.kept_bytes));
+        empty.reserve = self.batch as usize + 1;
+        top.visit(&mut empty);
         self.started = true;
     }
 
@@ -294,6 +336,8 @@ impl ToggleTotals {
             mode,
             walked: [None; WALKED],
             chains: &mut self.chains,
+            kept_bytes: 0,
+            reserve: 0,
         });
         self.kept = 0;
     }
@@ -576,7 +620,7 @@ fn record_field_toggles<'e, T: Bundle>(mut values: impl Iterator<Item = &'e T>, 
 /// When the batch pass runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
-    /// Every [`BATCH`] traced cycles.
+    /// At the end of a batch of traced cycles.
     Batch,
     /// At a traced cycle after its combinational phase, in which reset is asserted or which
     /// is the window's last: a register's next value is read where it is, the bank's next
@@ -603,6 +647,11 @@ struct FieldPass<'a> {
     walked: [Option<(FieldKey, u64)>; WALKED],
     /// Per chain link id: what the stage presented last under it found in this batch.
     chains: &'a mut Vec<Option<ChainEnd>>,
+    /// The bytes the banks and delay lines visited keep a traced cycle (summed as they are
+    /// visited, for the batch's length).
+    kept_bytes: usize,
+    /// Traced cycles a batch keeps, to make room for in each bank and delay lines (0: none).
+    reserve: usize,
 }
 
 /// What a stage of a shift chain ([`Link`]) found in a batch, for the stage after it: its
@@ -923,12 +972,20 @@ impl Visitor for FieldPass<'_> {
     #[inline(always)]
     fn bank<S: Copy + 'static>(&mut self, b: &mut RegBank<S>) {
         self.walked = [None; WALKED];
+        self.kept_bytes += std::mem::size_of::<S>();
         self.trim_bank(b);
+        if self.reserve > 0 {
+            b.reserve_kept(self.reserve);
+        }
     }
     #[inline(always)]
     fn rare_bank<S: Copy + 'static>(&mut self, b: &mut RareBank<S>) {
         self.walked = [None; WALKED];
+        self.kept_bytes += std::mem::size_of::<S>();
         self.trim_bank(b.bank_mut());
+        if self.reserve > 0 {
+            b.bank_mut().reserve_kept(self.reserve);
+        }
     }
     #[inline(always)]
     fn delay_reg<E: Copy + 'static, T: Bundle>(
@@ -959,7 +1016,11 @@ impl Visitor for FieldPass<'_> {
     }
     #[inline(always)]
     fn delay<E: Copy + 'static>(&mut self, dl: &mut DelayLines<E>) {
+        self.kept_bytes += dl.lanes() * std::mem::size_of::<E>();
         dl.carry_over(self.mode != Mode::End && self.cells.is_some());
+        if self.reserve > 0 {
+            dl.reserve_kept(self.reserve);
+        }
     }
 }
 

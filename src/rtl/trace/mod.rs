@@ -85,6 +85,9 @@ pub struct TraceConfig {
     /// Select every register, besides the signals the globs select
     /// ([`TraceConfig::registers`]).
     pub registers: bool,
+    /// The toggle counter's batch length in traced cycles ([`TraceConfig::counting_batch`];
+    /// `None`: chosen from what the design keeps a cycle).
+    pub batch: Option<u32>,
 }
 
 impl TraceConfig {
@@ -103,6 +106,7 @@ impl TraceConfig {
             power: None,
             probes: false,
             registers: false,
+            batch: None,
         }
     }
 
@@ -137,6 +141,16 @@ impl TraceConfig {
     /// [`TraceSummary::activity`], whether or not a SAIF file is written.
     pub fn count(mut self) -> Self {
         self.count = true;
+        self
+    }
+
+    /// Sets how many traced cycles the toggle counter keeps the registers' outputs before it
+    /// compares them (at least 1). The totals are the same whatever the length; only the
+    /// cost differs. By default it is chosen from the bytes the design keeps a cycle, as many
+    /// cycles as fit a budget sized for the processor's second-level cache
+    /// (`docs/performance.md`); tests set short ones to cross many batch boundaries.
+    pub fn counting_batch(mut self, cycles: u32) -> Self {
+        self.batch = Some(cycles.max(1));
         self
     }
 
@@ -970,7 +984,7 @@ impl Tracer {
             .then(|| Snapshot::new(table, storage));
         let totals = totals_alone.then(|| {
             let selected: Vec<bool> = ids.iter().map(|&id| id != u32::MAX).collect();
-            count::ToggleTotals::new(table, storage, &selected)
+            count::ToggleTotals::new(table, storage, &selected, config.batch)
         });
         let activity = match (&snapshot, &totals) {
             (Some(snap), _) if config.counts_activity() => Some(Box::new(saif::Activity::new(
