@@ -1,7 +1,7 @@
 //! The signal table: every register, wire and input of a design with its hierarchical name and
 //! width, built once at elaboration by walking [`Module::visit`].
 
-use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::error::{Result, RtlError};
 use super::module::{Cold, ColdPass, Module, SignalAccess};
@@ -22,8 +22,9 @@ pub enum SignalKind {
 /// One signal of the design.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SignalInfo {
-    /// Scope components from the top module down (the top's name first).
-    pub scope: Vec<String>,
+    /// Scope components from the top module down (the top's name first), shared by the
+    /// signals of one module.
+    pub scope: Arc<[String]>,
     /// The local name.
     pub name: String,
     /// The declared width in bits.
@@ -73,38 +74,82 @@ impl SignalValue {
 
 /// Builds the table (elaboration).
 pub(in crate::rtl) struct Collect {
-    pub scope: Vec<String>,
-    pub signals: Vec<SignalInfo>,
-    seen: HashSet<String>,
-    pub duplicate: Option<String>,
+    /// The scope being visited, as names and shared by its signals.
+    scope: Vec<String>,
+    shared: Arc<[String]>,
+    /// Each scope entered so far (the top's first) and the one being visited.
+    scopes: Vec<Arc<[String]>>,
+    open: Vec<u32>,
+    signals: Vec<SignalInfo>,
+    /// Every name claimed in a scope, for the duplicate check: (scope, name, the order it
+    /// was claimed in); a signal's name by its index in `signals`.
+    claims: Vec<(u32, Claimed, u32)>,
     /// Storage words (`T::WORDS`) per signal, parallel to `signals`.
-    pub words: Vec<usize>,
+    words: Vec<usize>,
+}
+
+/// A name claimed in a scope.
+enum Claimed {
+    /// A signal's (its index in the table).
+    Signal(usize),
+    /// A child module's, or one the waveform reserves (`clk`, `rst`).
+    Name(String),
 }
 
 impl Collect {
     pub fn run<M: Module>(top: &mut M) -> Result<(Vec<SignalInfo>, Vec<usize>)> {
+        let shared: Arc<[String]> = Arc::from([top.name().to_string()]);
         let mut c = Collect {
             scope: vec![top.name().to_string()],
+            shared: shared.clone(),
+            scopes: vec![shared],
+            open: vec![0],
             signals: Vec::new(),
-            seen: HashSet::new(),
-            duplicate: None,
+            claims: Vec::new(),
             words: Vec::new(),
         };
         // `clk` and `rst` live in the top scope of every waveform.
-        c.seen.insert(format!("{}.clk", top.name()));
-        c.seen.insert(format!("{}.rst", top.name()));
+        for name in ["clk", "rst"] {
+            c.claim(Claimed::Name(name.to_string()));
+        }
         Cold::run(top, &mut c);
-        match c.duplicate {
+        match c.first_duplicate() {
             Some(d) => Err(RtlError::DuplicateName(d)),
             None => Ok((c.signals, c.words)),
         }
     }
 
-    /// Notes `path`, and the first name seen twice.
-    fn claim(&mut self, path: String) {
-        if let Some(twice) = self.seen.replace(path) {
-            self.duplicate.get_or_insert(twice);
+    /// Notes `name` in the scope being visited.
+    fn claim(&mut self, name: Claimed) {
+        let scope = self.open.last().copied().unwrap_or(0);
+        let order = self.claims.len() as u32;
+        self.claims.push((scope, name, order));
+    }
+
+    /// The path of the first name seen twice in one scope (in visit order), if any.
+    fn first_duplicate(&self) -> Option<String> {
+        fn name<'a>(signals: &'a [SignalInfo], c: &'a Claimed) -> &'a str {
+            match c {
+                Claimed::Signal(i) => &signals[*i].name,
+                Claimed::Name(n) => n,
+            }
         }
+        let mut sorted: Vec<(u32, &str, u32)> = self
+            .claims
+            .iter()
+            .map(|(scope, c, order)| (*scope, name(&self.signals, c), *order))
+            .collect();
+        sorted.sort_unstable();
+        // Of each name claimed again, the claim that repeats it first.
+        let (scope, twice, _) = sorted
+            .windows(2)
+            .filter(|w| w[0].0 == w[1].0 && w[0].1 == w[1].1)
+            .map(|w| w[1])
+            .min_by_key(|&(_, _, order)| order)?;
+        let mut path = self.scopes[scope as usize].join(".");
+        path.push('.');
+        path.push_str(twice);
+        Some(path)
     }
 }
 
@@ -113,7 +158,7 @@ impl ColdPass for Collect {
         self.words.push(s.words());
         let meta = s.meta();
         let info = SignalInfo {
-            scope: self.scope.clone(),
+            scope: self.shared.clone(),
             name: meta.name.to_string(),
             width: s.width(),
             kind,
@@ -121,18 +166,21 @@ impl ColdPass for Collect {
             display: meta.display,
             overview: meta.overview,
         };
-        self.claim(info.path());
         self.signals.push(info);
+        self.claim(Claimed::Signal(self.signals.len() - 1));
     }
     fn enter(&mut self, name: &str) {
-        let mut path = self.scope.join(".");
-        path.push('.');
-        path.push_str(name);
-        self.claim(path);
+        self.claim(Claimed::Name(name.to_string()));
         self.scope.push(name.to_string());
+        self.shared = Arc::from(self.scope.as_slice());
+        self.open.push(self.scopes.len() as u32);
+        self.scopes.push(self.shared.clone());
     }
     fn leave(&mut self) {
         self.scope.pop();
+        self.open.pop();
+        let at = self.open.last().copied().unwrap_or(0) as usize;
+        self.shared = self.scopes[at].clone();
     }
 }
 

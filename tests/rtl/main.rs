@@ -10,6 +10,7 @@ mod bundle;
 mod delay_lines;
 mod glob;
 mod mem;
+mod names;
 mod output_file;
 mod reg_bank;
 mod typed_regs;

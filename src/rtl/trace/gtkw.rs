@@ -189,7 +189,7 @@ pub(super) fn write(
     // Group by scope, in order of first appearance.
     let mut scopes: Vec<&[String]> = Vec::new();
     for d in decls.iter().skip(2).filter(shown) {
-        if !scopes.contains(&d.scope.as_slice()) {
+        if !scopes.contains(&&d.scope[..]) {
             scopes.push(&d.scope);
         }
     }
@@ -222,7 +222,7 @@ pub(super) fn write(
             .iter()
             .skip(2)
             .filter(shown)
-            .filter(|d| d.scope.as_slice() == *scope)
+            .filter(|d| &d.scope[..] == *scope)
         {
             let (flags, filter) = trace_flags(&filters_of, d, &mut files, &mut procs);
             writeln!(out, "@{flags:x}")?;

@@ -25,6 +25,7 @@ pub use saif::{ActivityReport, SignalActivity};
 
 use std::io::BufWriter;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::bank::{encode_field, RareBank, RegBank};
 use super::bundle::{clear_above, Bundle};
@@ -274,6 +275,41 @@ impl TraceConfig {
             self.globs.is_empty() || self.globs.iter().any(|g| glob::may_select(g, components()));
         possible && self.selects(&s.path())
     }
+
+    /// [`TraceConfig::selects_signal`] of every signal of `table`: the glob components that
+    /// must appear in a path are compared once per scope (the signals of a module share
+    /// theirs), and a path is built only where one appears.
+    pub(in crate::rtl) fn selection(&self, table: &[SignalInfo]) -> Vec<bool> {
+        let lasts: Vec<&str> = self
+            .globs
+            .iter()
+            .map(|g| g.rsplit('.').next().unwrap_or(g))
+            .collect();
+        // A glob whose last component has a wildcard may select any path.
+        let any_path = self.globs.is_empty() || lasts.iter().any(|l| l.contains(['*', '?']));
+        let holds_a_last = |part: &str| part.split('.').any(|c| lasts.contains(&c));
+        let mut scope_holds: Option<(&Arc<[String]>, bool)> = None;
+        table
+            .iter()
+            .map(|s| {
+                if self.registers && s.kind == SignalKind::Reg {
+                    return true;
+                }
+                let possible = any_path || {
+                    let in_scope = match scope_holds {
+                        Some((scope, holds)) if Arc::ptr_eq(scope, &s.scope) => holds,
+                        _ => {
+                            let holds = s.scope.iter().any(|part| holds_a_last(part));
+                            scope_holds = Some((&s.scope, holds));
+                            holds
+                        }
+                    };
+                    in_scope || holds_a_last(&s.name)
+                };
+                possible && self.selects(&s.path())
+            })
+            .collect()
+    }
 }
 
 /// What a finished trace wrote.
@@ -296,7 +332,7 @@ pub struct TraceSummary {
 /// One declared trace variable, in declaration order (`clk`, `rst`, then the selected signals).
 #[derive(Clone)]
 pub(in crate::rtl) struct Decl {
-    pub scope: Vec<String>,
+    pub scope: Arc<[String]>,
     pub name: String,
     pub width: u32,
     pub kind: SignalKind,
@@ -323,7 +359,7 @@ pub(in crate::rtl) fn walk_scopes<'a>(
     for (i, d) in decls.iter().enumerate() {
         let common = cur
             .iter()
-            .zip(&d.scope)
+            .zip(d.scope.iter())
             .take_while(|(a, b)| **a == b.as_str())
             .count();
         while cur.len() > common {
@@ -870,7 +906,7 @@ impl Tracer {
             None => None,
         };
 
-        let top = vec![top_name.to_string()];
+        let top: Arc<[String]> = Arc::from([top_name.to_string()]);
         let mut decls = vec![
             Decl {
                 scope: top.clone(),
@@ -893,7 +929,15 @@ impl Tracer {
                 real: false,
             },
         ];
-        if !config.globs.is_empty() && !table.iter().any(|s| config.selects_signal(s)) {
+        let selection = config.selection(table);
+        debug_assert!(
+            table
+                .iter()
+                .zip(&selection)
+                .all(|(s, &chosen)| chosen == config.selects_signal(s)),
+            "the table's selection differs from a signal's own"
+        );
+        if !config.globs.is_empty() && !selection.contains(&true) {
             return Err(RtlError::NoSignalMatches {
                 globs: config.globs.clone(),
             });
@@ -902,7 +946,7 @@ impl Tracer {
         let mut last = Vec::with_capacity(table.len());
         let mut wide = 0usize;
         let mut max_words = 1usize;
-        for (s, &store) in table.iter().zip(storage) {
+        for ((s, &store), &selected) in table.iter().zip(storage).zip(&selection) {
             // Every signal is compared, selected or not; a wide one's value lives in the wide
             // buffer, from `wide` on.
             last.push(if store == 1 { UNWRITTEN } else { wide as u64 });
@@ -910,7 +954,7 @@ impl Tracer {
                 wide += store;
             }
             max_words = max_words.max(store);
-            if config.selects_signal(s) {
+            if selected {
                 ids.push(decls.len() as u32);
                 decls.push(Decl {
                     scope: s.scope.clone(),
@@ -936,9 +980,10 @@ impl Tracer {
         };
         let mut power_decls = Vec::new();
         if let Some(model) = &power_model {
+            let scope: Arc<[String]> = Arc::from([top_name.to_string(), "power".to_string()]);
             for name in model.blocks().into_iter().chain(["total".to_string()]) {
                 power_decls.push(Decl {
-                    scope: vec![top_name.to_string(), "power".to_string()],
+                    scope: scope.clone(),
                     name,
                     width: 64,
                     kind: SignalKind::Wire,

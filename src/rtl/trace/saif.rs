@@ -644,7 +644,7 @@ pub(in crate::rtl) fn saif_text(report: &ActivityReport, decls: &[Decl]) -> Stri
     let mut root = Instance::default();
     for (i, d) in decls.iter().enumerate() {
         let mut node = &mut root;
-        for s in &d.scope {
+        for s in d.scope.iter() {
             node = node.child(s);
         }
         node.nets.push(i);
