@@ -154,6 +154,14 @@ impl<T: Bundle> Reg<T> {
         self.reset
     }
 
+    /// Whether `set_d` ran since the last edge: for a type written rarely
+    /// ([`Bundle::WRITTEN_RARELY`]) only, outside reset the one way the next edge can change
+    /// `q`; engine-only.
+    #[inline(always)]
+    pub(in crate::rtl) fn written(&self) -> bool {
+        T::WRITTEN_RARELY && self.written
+    }
+
     /// The pending next value; engine-only (reading another block's `d` would depend on
     /// evaluation order).
     #[inline(always)]

@@ -750,6 +750,9 @@ fn counting_totals_hold_at_the_most_toggles_a_word_can_have() {
 /// testbench input: what the toggle counters must agree on.
 struct Mixed {
     count: Reg<u16>,
+    /// A register of a type written rarely (written in some cycles only, reset to a value
+    /// that is not 0).
+    rare: Reg<Rare>,
     /// The D input of the bank's `odd` (presented before `low`'s, so the fields' batch
     /// totals the pass remembers for them come out of order).
     odd_in: NextWire<bool>,
@@ -768,12 +771,32 @@ struct Pair {
     odd: bool,
 }
 
+/// A value whose register notes its writes (`Value::WRITTEN_RARELY`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Rare(u16);
+
+impl Value for Rare {
+    const CAPACITY: u32 = 16;
+    const WORDS: usize = 1;
+    const WRITTEN_RARELY: bool = true;
+    fn mask(self, width: u32) -> Self {
+        Rare(self.0.mask(width))
+    }
+    fn to_words(&self, out: &mut [u64]) {
+        out[0] = u64::from(self.0);
+    }
+    fn from_words(words: &[u64]) -> Self {
+        Rare(u16::from_words(words))
+    }
+}
+
 impl Mixed {
     fn new() -> Self {
         let mut lines = DelayLines::new(0u8, &[1, 3]);
         lines.field(|j, k| format!("d{j}_{k}"), 8, |e| e).unwrap();
         Self {
             count: Reg::new("count", 12, 0u16).unwrap(),
+            rare: Reg::new("rare", 10, Rare(0x2A5)).unwrap(),
             odd_in: NextWire::new("odd_in", 1).unwrap(),
             low_in: NextWire::new("low_in", 8).unwrap(),
             low_copy: Wire::new("low_copy", 8, 0u8).unwrap(),
@@ -795,6 +818,7 @@ impl Module for Mixed {
     }
     fn visit<V: Visitor>(&mut self, v: &mut V) {
         v.reg(&mut self.count);
+        v.reg(&mut self.rare);
         v.bank_next(&mut self.bank, &mut self.odd_in, |p| &p.odd);
         v.bank_next(&mut self.bank, &mut self.low_in, |p| &p.low);
         v.bank_reg(&mut self.bank, 0, |p| &p.low);
@@ -820,6 +844,10 @@ impl Design for Mixed {
         self.bank.set(|p| &mut p.odd, c & 1 == 1);
         if c.is_multiple_of(2) {
             self.lines.set_inputs(&[c as u8, !(c as u8)]);
+        }
+        // Written in one cycle of five (a value from the input), held in the others.
+        if c % 5 == 1 {
+            self.rare.set_d(Rare(u16::from(self.din.get()) * 3));
         }
         self.sum.set(u32::from(c) * 7);
     }

@@ -214,7 +214,7 @@ pub struct FpPath {
     gathers: bool,
     /// The block buffer (`gather_<k>`): a register file written one step's lanes a cycle.
     gather: RegFile<ProductWord>,
-    gather_n: Reg<u8>,
+    gather_n: Reg<GatherCount>,
 }
 
 impl FpPath {
@@ -274,11 +274,11 @@ impl FpPath {
         if !self.gathers || c1.fire() {
             return false;
         }
-        let n_gathered = usize::from(self.gather_n.q());
+        let n_gathered = usize::from(self.gather_n.q().0);
         for (k, p) in s1.products[..lanes].iter().enumerate() {
             self.gather.set_d(n_gathered + k, ProductWord(*p));
         }
-        self.gather_n.set_d((n_gathered + lanes) as u8);
+        self.gather_n.set_d(GatherCount((n_gathered + lanes) as u8));
         true
     }
 
@@ -292,7 +292,7 @@ impl FpPath {
         lanes: usize,
         block: &mut [Product; MAX_LANES],
     ) -> usize {
-        let g = usize::from(self.gather_n.q()).min(self.gather.len());
+        let g = usize::from(self.gather_n.q().0).min(self.gather.len());
         for (k, slot) in block[..g].iter_mut().enumerate() {
             *slot = self.gather.q(k).0;
         }
@@ -453,8 +453,37 @@ fn each_lane<const W: usize>(
 
 /// The block buffer's fill count register (`gather_n`; every datapath has one, only the
 /// NVIDIA gather writes it).
-pub(super) fn gather_count() -> Result<Reg<u8>> {
-    Ok(Reg::new("gather_n", 6, 0)?.with_display(crate::rtl::Display::Dec))
+pub(super) fn gather_count() -> Result<Reg<GatherCount>> {
+    Ok(Reg::new("gather_n", 6, GatherCount(0))?.with_display(crate::rtl::Display::Dec))
+}
+
+/// The value of the block buffer's fill count (`gather_n`): the products it holds. Only the
+/// NVIDIA gather writes it (a datapath that never gathers leaves it at its reset value), so
+/// its register notes each write ([`Value::WRITTEN_RARELY`]): the clock edge copies it only
+/// after a write, and a toggle count compares it only then.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GatherCount(pub u8);
+
+impl Value for GatherCount {
+    const CAPACITY: u32 = u8::BITS;
+    const WORDS: usize = 1;
+    const WRITTEN_RARELY: bool = true;
+    #[inline]
+    fn mask(self, width: u32) -> Self {
+        GatherCount(self.0.mask(width))
+    }
+    #[inline(always)]
+    fn mask_low(self, width: u32, low: u64) -> Self {
+        GatherCount(self.0.mask_low(width, low))
+    }
+    #[inline]
+    fn to_words(&self, out: &mut [u64]) {
+        self.0.to_words(out);
+    }
+    #[inline]
+    fn from_words(words: &[u64]) -> Self {
+        GatherCount(u8::from_words(words))
+    }
 }
 
 /// The stage-2 wires of a floating-point step record.
@@ -524,7 +553,7 @@ impl<const W: usize> Datapath<W> for FpPath {
         if self.gather_step(s1, c1, lanes) {
             return None;
         }
-        let g = usize::from(self.gather_n.q()).min(self.gather.len());
+        let g = usize::from(self.gather_n.q().0).min(self.gather.len());
         let out = if g == 0 {
             let m = MultiplyStage::<W>::from_products(&s1.products[..lanes]);
             stage2_accumulate::<W>(&self.cfg, &m, &[], acc)
@@ -534,7 +563,7 @@ impl<const W: usize> Datapath<W> for FpPath {
             let m = MultiplyStage::<MAX_LANES>::from_products(&block[..t]);
             stage2_accumulate::<MAX_LANES>(&self.cfg, &m, &[], acc)
         };
-        self.gather_n.set_d(0);
+        self.gather_n.set_d(GatherCount(0));
         Some(stage2_out(&out))
     }
 
@@ -562,7 +591,7 @@ impl<const W: usize> Datapath<W> for FpPath {
                 }
                 let mut block = [NO_PRODUCT; MAX_LANES];
                 let t = self.block_products(s1, lanes, &mut block);
-                self.gather_n.set_d(0);
+                self.gather_n.set_d(GatherCount(0));
                 let (bits, flags) = block_bits_acc(&params, &block[..t], acc, self.cfg.acc);
                 return Some((bits, flags.to_bits()));
             }

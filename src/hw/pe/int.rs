@@ -88,7 +88,7 @@ impl<const W: usize> Value for IntProducts<W> {
 /// The integer datapath of one PE: the mode (formats, overflow rule), fixed when built.
 pub struct IntPath {
     mode: IntMode,
-    gather_n: Reg<u8>,
+    gather_n: Reg<super::fp::GatherCount>,
 }
 
 impl IntPath {

@@ -73,7 +73,7 @@ mod field {
 /// The MX datapath of one PE: its registers and wires.
 pub struct MxPath {
     multipliers: LaneMultipliers,
-    gather_n: Reg<u8>,
+    gather_n: Reg<super::fp::GatherCount>,
     scale_fmt: Format,
     int8: bool,
     tensor: ScaleFactor,

@@ -76,6 +76,9 @@ struct Cell {
     /// A register's next value: the next value the kept outputs show is one already compared
     /// (read where it was, at a reset cycle or a window's last cycle).
     skip: bool,
+    /// A register of a type written rarely: neither written nor reset in the last traced
+    /// cycle, so its output still holds the last value compared.
+    held: bool,
 }
 
 impl Cell {
@@ -88,6 +91,7 @@ impl Cell {
             counted,
             seen: false,
             skip: false,
+            held: false,
         }
     }
 }
@@ -260,6 +264,7 @@ impl ToggleTotals {
             cells: self.cells.iter_mut(),
             wide: &mut self.wide,
             scratch: &mut self.scratch,
+            rst,
         });
         if first {
             // A signal's first traced value is a state, not a toggle.
@@ -420,6 +425,8 @@ struct CyclePass<'a> {
     cells: std::slice::IterMut<'a, Cell>,
     wide: &'a mut [u64],
     scratch: &'a mut [u64],
+    /// Reset is asserted in this cycle (every register takes its reset value at the edge).
+    rst: bool,
 }
 
 impl CyclePass<'_> {
@@ -438,20 +445,26 @@ impl CyclePass<'_> {
     /// `v`.
     #[inline(always)]
     fn compare<T: Bundle>(&mut self, v: T) {
-        let Some(cell) = self.cells.next() else {
-            return;
-        };
-        let n = if T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH {
-            let mut cur = [0u64; 1];
-            v.encode(&mut cur);
-            let n = (cell.last ^ cur[0]).count_ones();
-            cell.last = cur[0];
-            n
-        } else {
-            record_toggles(&v, cell, self.wide, self.scratch)
-        };
-        cell.total += u64::from(n);
+        if let Some(cell) = self.cells.next() {
+            count_into(cell, v, self.wide, self.scratch);
+        }
     }
+}
+
+/// `v` compared with the last value `cell` keeps ([`record_toggles`], inline for a clean
+/// one-word value), its toggles added to the cell's total.
+#[inline(always)]
+fn count_into<T: Bundle>(cell: &mut Cell, v: T, wide: &mut [u64], scratch: &mut [u64]) {
+    let n = if T::WORDS == 1 && T::CLEAN_ABOVE_WIDTH {
+        let mut cur = [0u64; 1];
+        v.encode(&mut cur);
+        let n = (cell.last ^ cur[0]).count_ones();
+        cell.last = cur[0];
+        n
+    } else {
+        record_toggles(&v, cell, wide, scratch)
+    };
+    cell.total += u64::from(n);
 }
 
 impl Sealed for CyclePass<'_> {}
@@ -461,7 +474,19 @@ impl Visitor for CyclePass<'_> {
 
     #[inline(always)]
     fn reg<T: Bundle>(&mut self, r: &mut Reg<T>) {
-        self.compare(r.q());
+        if !T::WRITTEN_RARELY {
+            self.compare(r.q());
+            return;
+        }
+        // A register written rarely that was neither written nor reset since the last
+        // traced cycle holds the value compared then (a cell starts not held, and a layout
+        // that rebuilds the cells compares once more).
+        let Some(cell) = self.cells.next() else {
+            return;
+        };
+        if !std::mem::replace(&mut cell.held, !(r.written() || self.rst)) {
+            count_into(cell, r.q(), self.wide, self.scratch);
+        }
     }
     #[inline(always)]
     fn wire<T: Bundle>(&mut self, w: &mut Wire<T>) {
