@@ -24,7 +24,7 @@
 
 use super::schedule::Schedule;
 use super::PIPELINE_LATENCY;
-use crate::rtl::{Module, Reg, Result, Visitor, Wire};
+use crate::rtl::{Module, RegBank, Result, Visitor, Wire};
 
 /// The FSM states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,43 +183,92 @@ impl ShiftCmd {
 /// The controller FSM.
 pub struct Controller {
     sched: Schedule,
-    state: Reg<u8>,
-    timer: Reg<u32>,
-    feed_tile: Reg<u32>,
-    feed_step: Reg<u32>,
-    since_start: Reg<u32>,
-    last_pipe: Reg<u64>,
-    drains: Reg<u8>,
-    win: Reg<u32>,
-    win_pos: Reg<u8>,
-    results_out: Reg<bool>,
-    stall_count: Reg<u64>,
-    window_wait_count: Reg<u64>,
+    /// The registers, as one record (a [`RegBank`]: committed with one copy at the edge).
+    regs: RegBank<CtlRegs>,
     ready: Wire<bool>,
     take: Wire<bool>,
     stall: Wire<bool>,
     token: Wire<bool>,
 }
 
+/// The controller's registers, each a field register of the waves named as its field.
+#[derive(Clone, Copy, Debug)]
+struct CtlRegs {
+    /// The FSM state ([`CtlState`]).
+    state: u8,
+    /// Cycles since leaving `Idle`.
+    timer: u32,
+    /// The address of the next step to take: tile and step.
+    feed_tile: u32,
+    feed_step: u32,
+    /// Cycles since the last tile's first step (up to the schedule's period).
+    since_start: u32,
+    /// The last-step pipe: a token per tile's last step, leaving as its drain may start.
+    last_pipe: u64,
+    /// Drain tokens received and not yet used.
+    drains: u8,
+    /// The next shift window, and the row its shifts have reached.
+    win: u32,
+    win_pos: u8,
+    /// The output register has shown its last row.
+    results_out: bool,
+    /// Performance counters: cycles ready for a step the port did not have, and cycles a
+    /// due shift window waited for the port.
+    stall_count: u64,
+    window_wait_count: u64,
+}
+
+/// The positions of the bank's fields, in declaration order.
+mod field {
+    pub const STATE: usize = 0;
+    pub const TIMER: usize = 1;
+    pub const FEED_TILE: usize = 2;
+    pub const FEED_STEP: usize = 3;
+    pub const SINCE_START: usize = 4;
+    pub const LAST_PIPE: usize = 5;
+    pub const DRAINS: usize = 6;
+    pub const WIN: usize = 7;
+    pub const WIN_POS: usize = 8;
+    pub const RESULTS_OUT: usize = 9;
+    pub const STALL_COUNT: usize = 10;
+    pub const WINDOW_WAIT_COUNT: usize = 11;
+}
+
 impl Controller {
     /// A controller running `sched`.
     pub fn new(sched: Schedule) -> Result<Self> {
+        let reset = CtlRegs {
+            state: CtlState::Idle as u8,
+            timer: 0,
+            feed_tile: 0,
+            feed_step: 0,
+            since_start: 0,
+            last_pipe: 0,
+            drains: 0,
+            win: 0,
+            win_pos: sched.rows as u8,
+            results_out: false,
+            stall_count: 0,
+            window_wait_count: 0,
+        };
+        let regs = RegBank::new(reset)
+            .field::<u8>("state", 3, |r| &r.state)?
+            .with_labels(STATE_LABELS)
+            .in_overview()
+            .field::<u32>("timer", 32, |r| &r.timer)?
+            .field::<u32>("feed_tile", 32, |r| &r.feed_tile)?
+            .field::<u32>("feed_step", 32, |r| &r.feed_step)?
+            .field::<u32>("since_start", 32, |r| &r.since_start)?
+            .field::<u64>("last_pipe", token_depth(sched.rows), |r| &r.last_pipe)?
+            .field::<u8>("drains", 8, |r| &r.drains)?
+            .field::<u32>("win", 32, |r| &r.win)?
+            .field::<u8>("win_pos", index_bits(sched.rows + 1), |r| &r.win_pos)?
+            .field::<bool>("results_out", 1, |r| &r.results_out)?
+            .field::<u64>("stall_count", 64, |r| &r.stall_count)?
+            .field::<u64>("window_wait_count", 64, |r| &r.window_wait_count)?;
         Ok(Self {
             sched,
-            state: Reg::new("state", 3, CtlState::Idle as u8)?
-                .with_labels(STATE_LABELS)
-                .in_overview(),
-            timer: Reg::new("timer", 32, 0)?,
-            feed_tile: Reg::new("feed_tile", 32, 0)?,
-            feed_step: Reg::new("feed_step", 32, 0)?,
-            since_start: Reg::new("since_start", 32, 0)?,
-            last_pipe: Reg::new("last_pipe", token_depth(sched.rows), 0)?,
-            drains: Reg::new("drains", 8, 0)?,
-            win: Reg::new("win", 32, 0)?,
-            win_pos: Reg::new("win_pos", index_bits(sched.rows + 1), sched.rows as u8)?,
-            results_out: Reg::new("results_out", 1, false)?,
-            stall_count: Reg::new("stall_count", 64, 0)?,
-            window_wait_count: Reg::new("window_wait_count", 64, 0)?,
+            regs,
             ready: Wire::new("ready", 1, false)?,
             take: Wire::new("take", 1, false)?,
             stall: Wire::new("stall", 1, false)?,
@@ -229,18 +278,21 @@ impl Controller {
 
     /// The current state.
     pub fn state(&self) -> CtlState {
-        CtlState::from_bits(self.state.q())
+        CtlState::from_bits(self.regs.q().state)
     }
 
     /// Cycles since leaving `Idle`.
     pub fn timer(&self) -> u64 {
-        u64::from(self.timer.q())
+        u64::from(self.regs.q().timer)
     }
 
     /// The address of the next step to take: `(tile, step)`.
     #[inline]
     pub fn feed_addr(&self) -> (usize, usize) {
-        (self.feed_tile.q() as usize, self.feed_step.q() as usize)
+        (
+            self.regs.q().feed_tile as usize,
+            self.regs.q().feed_step as usize,
+        )
     }
 
     /// The controller can take a step this cycle (see the module documentation), `cmd` being
@@ -256,9 +308,9 @@ impl Controller {
         if step > 0 {
             return true;
         }
-        let spaced = tile == 0 || self.since_start.q() as usize >= self.sched.period;
+        let spaced = tile == 0 || self.regs.q().since_start as usize >= self.sched.period;
         // Tile `t` accumulates into the set that window `t` loads with its C.
-        let win = self.win.q() as usize;
+        let win = self.regs.q().win as usize;
         let loaded = win > tile || (win == tile && cmd.en && cmd.x + 1 == self.sched.rows);
         spaced && loaded
     }
@@ -266,45 +318,45 @@ impl Controller {
     /// A drain token leaves the last-step pipe this cycle.
     #[inline]
     fn token_out(&self) -> bool {
-        self.last_pipe.q() >> (token_depth(self.sched.rows) - 1) & 1 == 1
+        self.regs.q().last_pipe >> (token_depth(self.sched.rows) - 1) & 1 == 1
     }
 
     /// The tile whose C the next shift window loads (and whose drain it would be, less two).
     #[inline]
     pub fn next_window(&self) -> usize {
-        self.win.q() as usize
+        self.regs.q().win as usize
     }
 
     /// A shift window is due this cycle: the shift path is idle and the next window is a
     /// preload window or has its drain token.
     fn window_due(&self) -> bool {
-        let idx = self.win.q() as usize;
+        let idx = self.regs.q().win as usize;
         let active = matches!(
             self.state(),
             CtlState::Preload | CtlState::Compute | CtlState::Wait | CtlState::Drain
         );
         active
             && idx < self.sched.windows()
-            && usize::from(self.win_pos.q()) >= self.sched.rows
-            && (idx < 2 || self.drains.q() > 0 || self.token_out())
+            && usize::from(self.regs.q().win_pos) >= self.sched.rows
+            && (idx < 2 || self.regs.q().drains > 0 || self.token_out())
     }
 
     /// Cycles the controller was ready for a step the port did not offer (a counter register).
     pub fn stall_cycles(&self) -> u64 {
-        self.stall_count.q()
+        self.regs.q().stall_count
     }
 
     /// Cycles a due shift window waited for the port's C or result room (a counter register).
     pub fn window_wait_cycles(&self) -> u64 {
-        self.window_wait_count.q()
+        self.regs.q().window_wait_count
     }
 
     /// This cycle's column-0 shift command, given the port's `c_ready` (for the tile of
     /// [`Controller::next_window`]) and `d_ready`.
     #[inline]
     pub fn shift_cmd(&self, c_ready: bool, d_ready: bool) -> ShiftCmd {
-        let pos = usize::from(self.win_pos.q());
-        let idx = self.win.q() as usize;
+        let pos = usize::from(self.regs.q().win_pos);
+        let idx = self.regs.q().win as usize;
         let active = matches!(
             self.state(),
             CtlState::Preload | CtlState::Compute | CtlState::Wait | CtlState::Drain
@@ -318,7 +370,7 @@ impl Controller {
             // A new window: C must be there (if it loads any); a drain needs its token and
             // room for the results.
             let c_ok = idx >= tiles || c_ready;
-            let drain_ok = idx < 2 || ((self.drains.q() > 0 || self.token_out()) && d_ready);
+            let drain_ok = idx < 2 || ((self.regs.q().drains > 0 || self.token_out()) && d_ready);
             (c_ok && drain_ok, 0)
         };
         if !en {
@@ -367,75 +419,83 @@ impl Controller {
                 } else {
                     CtlState::Preload
                 };
-                self.state.set_d(next as u8);
+                self.regs.set(|r| &mut r.state, next as u8);
             }
             return false;
         }
         if st == CtlState::Done {
             return false;
         }
-        let t = self.timer.q();
-        self.timer.set_d(t.wrapping_add(1));
+        let t = self.regs.q().timer;
+        self.regs.set(|r| &mut r.timer, t.wrapping_add(1));
         // Performance counters: cycles ready for a step the port did not have, and cycles a
         // due shift window waited for the port.
         if ready && !port.valid {
-            self.stall_count.set_d(self.stall_count.q() + 1);
+            self.regs
+                .set(|r| &mut r.stall_count, self.regs.q().stall_count + 1);
         }
         if self.window_due() && !cmd.en {
-            self.window_wait_count.set_d(self.window_wait_count.q() + 1);
+            self.regs.set(
+                |r| &mut r.window_wait_count,
+                self.regs.q().window_wait_count + 1,
+            );
         }
         let starts_drain = cmd.en && cmd.x == 0 && cmd.d_valid;
-        let drains = u32::from(self.drains.q()) + u32::from(self.token_out());
-        self.drains
-            .set_d((drains - u32::from(starts_drain && drains > 0)) as u8);
+        let drains = u32::from(self.regs.q().drains) + u32::from(self.token_out());
+        self.regs.set(
+            |r| &mut r.drains,
+            (drains - u32::from(starts_drain && drains > 0)) as u8,
+        );
         if cmd.en {
             if cmd.x + 1 == self.sched.rows {
-                self.win_pos.set_d(self.sched.rows as u8);
-                self.win.set_d(self.win.q() + 1);
+                self.regs.set(|r| &mut r.win_pos, self.sched.rows as u8);
+                self.regs.set(|r| &mut r.win, self.regs.q().win + 1);
             } else {
-                self.win_pos.set_d(cmd.x as u8 + 1);
+                self.regs.set(|r| &mut r.win_pos, cmd.x as u8 + 1);
             }
         }
         let (tile, step) = self.feed_addr();
         let last_step = take && step + 1 == self.sched.steps;
-        self.last_pipe
-            .set_d((self.last_pipe.q() << 1) | u64::from(last_step));
-        let since = self.since_start.q();
+        // The pipe's `R + L` bits: the oldest token leaves at the top.
+        let pipe_bits = u64::MAX >> (64 - token_depth(self.sched.rows));
+        let pipe = (self.regs.q().last_pipe << 1 | u64::from(last_step)) & pipe_bits;
+        self.regs.set(|r| &mut r.last_pipe, pipe);
+        let since = self.regs.q().since_start;
         if take && step == 0 {
-            self.since_start.set_d(1);
+            self.regs.set(|r| &mut r.since_start, 1);
         } else if (since as usize) < self.sched.period {
-            self.since_start.set_d(since + 1);
+            self.regs.set(|r| &mut r.since_start, since + 1);
         }
         if out_last {
-            self.results_out.set_d(true);
+            self.regs.set(|r| &mut r.results_out, true);
         }
         match st {
             CtlState::Preload => {
                 // Compute begins in the cycle window 0 issues its last shift.
-                if cmd.en && self.win.q() == 0 && cmd.x + 2 == self.sched.rows {
-                    self.state.set_d(CtlState::Compute as u8);
+                if cmd.en && self.regs.q().win == 0 && cmd.x + 2 == self.sched.rows {
+                    self.regs.set(|r| &mut r.state, CtlState::Compute as u8);
                 }
             }
             CtlState::Compute | CtlState::Wait => {
                 if take {
                     if last_step && tile + 1 == self.sched.tiles() {
-                        self.state.set_d(CtlState::Drain as u8);
+                        self.regs.set(|r| &mut r.state, CtlState::Drain as u8);
                     } else {
-                        self.state.set_d(CtlState::Compute as u8);
+                        self.regs.set(|r| &mut r.state, CtlState::Compute as u8);
                         if last_step {
-                            self.feed_step.set_d(0);
-                            self.feed_tile.set_d(tile as u32 + 1);
+                            self.regs.set(|r| &mut r.feed_step, 0);
+                            self.regs.set(|r| &mut r.feed_tile, tile as u32 + 1);
                         } else {
-                            self.feed_step.set_d(step as u32 + 1);
+                            self.regs.set(|r| &mut r.feed_step, step as u32 + 1);
                         }
                     }
                 } else if ready {
-                    self.state.set_d(CtlState::Wait as u8);
+                    self.regs.set(|r| &mut r.state, CtlState::Wait as u8);
                 }
             }
             CtlState::Drain => {
-                if (out_last || self.results_out.q()) && port.finished {
-                    self.state.set_d(CtlState::Done as u8);
+                if (out_last || self.regs.q().results_out) && port.finished {
+                    self.regs.set(|r| &mut r.state, CtlState::Done as u8);
                 }
             }
             CtlState::Idle | CtlState::Done => {}
@@ -449,18 +509,21 @@ impl Module for Controller {
         "controller"
     }
     fn visit<V: Visitor>(&mut self, v: &mut V) {
-        v.reg(&mut self.state);
-        v.reg(&mut self.timer);
-        v.reg(&mut self.feed_tile);
-        v.reg(&mut self.feed_step);
-        v.reg(&mut self.since_start);
-        v.reg(&mut self.last_pipe);
-        v.reg(&mut self.drains);
-        v.reg(&mut self.win);
-        v.reg(&mut self.win_pos);
-        v.reg(&mut self.results_out);
-        v.reg(&mut self.stall_count);
-        v.reg(&mut self.window_wait_count);
+        use field::*;
+        let regs = &mut self.regs;
+        v.bank_reg(regs, STATE, |r| &r.state);
+        v.bank_reg(regs, TIMER, |r| &r.timer);
+        v.bank_reg(regs, FEED_TILE, |r| &r.feed_tile);
+        v.bank_reg(regs, FEED_STEP, |r| &r.feed_step);
+        v.bank_reg(regs, SINCE_START, |r| &r.since_start);
+        v.bank_reg(regs, LAST_PIPE, |r| &r.last_pipe);
+        v.bank_reg(regs, DRAINS, |r| &r.drains);
+        v.bank_reg(regs, WIN, |r| &r.win);
+        v.bank_reg(regs, WIN_POS, |r| &r.win_pos);
+        v.bank_reg(regs, RESULTS_OUT, |r| &r.results_out);
+        v.bank_reg(regs, STALL_COUNT, |r| &r.stall_count);
+        v.bank_reg(regs, WINDOW_WAIT_COUNT, |r| &r.window_wait_count);
+        v.bank(regs);
         v.wire(&mut self.ready);
         v.wire(&mut self.take);
         v.wire(&mut self.stall);

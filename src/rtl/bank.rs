@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use super::bundle::{clear_above, Bundle};
 use super::error::{Result, RtlError};
-use super::signal::{Boxed, Display, SignalMeta};
+use super::signal::{Boxed, Display, Labels, SignalMeta};
 
 /// The registers of one block as a single `Copy` record `S`: every register is a field of
 /// `S`, and the bank holds the record latched at the last rising edge (`q`), the record
@@ -109,6 +109,15 @@ impl<S: Copy + 'static> RegBank<S> {
     pub fn with_display(mut self, display: Display) -> Self {
         if let Some(f) = self.fields.last_mut() {
             f.meta.display = display;
+        }
+        self
+    }
+
+    /// Attaches value labels to the field declared last (as
+    /// [`crate::rtl::Reg::with_labels`]).
+    pub fn with_labels(mut self, labels: Labels) -> Self {
+        if let Some(f) = self.fields.last_mut() {
+            f.meta.labels = labels;
         }
         self
     }
