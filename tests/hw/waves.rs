@@ -2,6 +2,7 @@
 //! per cycle, B moving down one PE per cycle (weights and partial sums in `ws`), the
 //! controller's state register.
 
+use crate::common::counts::{assert_same_totals, counting, BATCHES};
 use crate::common::waves::Waves;
 use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
 use tensorcore_rtl::numerics::dot::AccMode;
@@ -358,7 +359,8 @@ fn ws_sparse_selects_move_right_beside_a() {
 /// The toggle totals counted at the registers (`TraceConfig::counting`, where the array's
 /// operand registers are counted as shift chains) equal the SAIF's snapshot counts signal by
 /// signal, on the real core at w = 1 and w = 4, with the batch the counter chooses and with
-/// short ones: every batch boundary is one the chains' formula must carry across.
+/// short ones (1 to 32 cycles): every batch boundary is one the chains' formula must carry
+/// across.
 #[test]
 fn the_core_counted_in_batches_of_any_length_matches_its_snapshot_counts() {
     let dir = std::env::temp_dir().join(format!("tcrtl_hw_batches_{}", std::process::id()));
@@ -369,22 +371,12 @@ fn the_core_counted_in_batches_of_any_length_matches_its_snapshot_counts() {
         let saif = TraceConfig::activity(dir.join(format!("w{width}.saif")));
         let per_bit = run_clocked(&g, Some(&saif)).unwrap().activity.unwrap();
         assert!(per_bit.total_toggles() > 0);
-        for batch in [None, Some(1), Some(5), Some(16)] {
-            let counting = match batch {
-                Some(n) => TraceConfig::counting().counting_batch(n),
-                None => TraceConfig::counting(),
-            };
-            let totals = run_clocked(&g, Some(&counting)).unwrap().activity.unwrap();
-            assert_eq!(per_bit.signals.len(), totals.signals.len());
-            for (a, b) in per_bit.signals.iter().zip(&totals.signals) {
-                assert_eq!(a.path, b.path);
-                assert_eq!(
-                    a.total_toggles(),
-                    b.total_toggles(),
-                    "{} w = {width} batch {batch:?}",
-                    a.path
-                );
-            }
+        for batch in BATCHES {
+            let totals = run_clocked(&g, Some(&counting(batch)))
+                .unwrap()
+                .activity
+                .unwrap();
+            assert_same_totals(&per_bit, &totals, &format!("w = {width} batch {batch:?}"));
         }
     }
     std::fs::remove_dir_all(&dir).ok();

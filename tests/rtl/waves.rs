@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::common::counts::{assert_same_totals, counting, BATCHES};
 use tensorcore_rtl::rtl::demo::Demo;
 use tensorcore_rtl::rtl::*;
 use tensorcore_rtl::tb::mac_mesh::MacMesh;
@@ -898,22 +899,9 @@ fn totals_at_the_registers_equal_the_snapshot_counts() {
         let per_bit = run(&with(TraceConfig::activity(dir.join("m.saif"))));
         // The batch the counter chose, and short ones that cross many batch boundaries
         // (between resets, and where a batch ends at a reset cycle or a window's edge).
-        for batch in [None, Some(1), Some(2), Some(7), Some(32)] {
-            let counting = match batch {
-                Some(n) => TraceConfig::counting().counting_batch(n),
-                None => TraceConfig::counting(),
-            };
-            let totals = run(&with(counting));
-            assert_eq!(per_bit.signals.len(), totals.signals.len());
-            for (a, b) in per_bit.signals.iter().zip(&totals.signals) {
-                assert_eq!(a.path, b.path);
-                assert_eq!(
-                    a.total_toggles(),
-                    b.total_toggles(),
-                    "{} {window:?} batch {batch:?}",
-                    a.path
-                );
-            }
+        for batch in BATCHES {
+            let totals = run(&with(counting(batch)));
+            assert_same_totals(&per_bit, &totals, &format!("{window:?} batch {batch:?}"));
         }
         let totals = run(&with(TraceConfig::counting()));
         for peek_at in [u64::MAX, 0, 50] {
@@ -1055,22 +1043,11 @@ fn a_shift_chains_stages_count_as_their_snapshots() {
             None => c,
         };
         let per_bit = run(&with(TraceConfig::activity(dir.join("c.saif"))));
-        for batch in [None, Some(1), Some(3), Some(64)] {
-            let counting = match batch {
-                Some(n) => TraceConfig::counting().counting_batch(n),
-                None => TraceConfig::counting(),
-            };
-            let totals = run(&with(counting));
-            assert_eq!(per_bit.signals.len(), totals.signals.len());
-            for (a, b) in per_bit.signals.iter().zip(&totals.signals) {
-                assert_eq!(a.path, b.path);
-                assert!(a.total_toggles() > 0, "{} {window:?}", a.path);
-                assert_eq!(
-                    a.total_toggles(),
-                    b.total_toggles(),
-                    "{} {window:?} batch {batch:?}",
-                    a.path
-                );
+        for batch in BATCHES {
+            let totals = run(&with(counting(batch)));
+            assert_same_totals(&per_bit, &totals, &format!("{window:?} batch {batch:?}"));
+            for s in &totals.signals {
+                assert!(s.total_toggles() > 0, "{} {window:?}", s.path);
             }
         }
     }
