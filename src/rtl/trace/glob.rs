@@ -30,8 +30,14 @@ pub(crate) fn glob_match(pat: &[u8], s: &[u8]) -> bool {
 /// ends with a whole component that the pattern's last component matches, so a last component
 /// without wildcards must equal one of them.
 pub(crate) fn may_select<'p>(pattern: &str, mut components: impl Iterator<Item = &'p str>) -> bool {
+    required_component(pattern).is_none_or(|last| components.any(|c| c == last))
+}
+
+/// The component every path `pattern` selects holds: its last component, if that has no
+/// wildcard (see [`may_select`]); `None` if it may select a path of any components.
+pub(crate) fn required_component(pattern: &str) -> Option<&str> {
     let last = pattern.rsplit('.').next().unwrap_or(pattern);
-    last.contains(['*', '?']) || components.any(|c| c == last)
+    (!last.contains(['*', '?'])).then_some(last)
 }
 
 /// Whether `pattern` selects the signal with dotted `path`: the pattern must match some run of

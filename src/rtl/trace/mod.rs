@@ -233,8 +233,9 @@ impl TraceConfig {
         let traced = cycles.min(to).saturating_sub(from);
         let per_cycle: u64 = table
             .iter()
-            .filter(|s| self.selects_signal(s))
-            .map(|s| u64::from(s.width) + 4)
+            .zip(self.selection(table))
+            .filter(|&(_, selected)| selected)
+            .map(|(s, _)| u64::from(s.width) + 4)
             .sum::<u64>()
             / 2
             + 24;
@@ -260,33 +261,25 @@ impl TraceConfig {
     /// Whether this trace selects signal `s`: a register when [`TraceConfig::registers`]
     /// says so, else as the globs say.
     pub fn selects_signal(&self, s: &SignalInfo) -> bool {
-        if self.registers && s.kind == SignalKind::Reg {
-            return true;
-        }
-        // Most signals no glob can select are told so from their names, before their path
-        // is built.
-        let components = || {
-            s.scope
-                .iter()
-                .chain(std::iter::once(&s.name))
-                .flat_map(|part| part.split('.'))
-        };
-        let possible =
-            self.globs.is_empty() || self.globs.iter().any(|g| glob::may_select(g, components()));
-        possible && self.selects(&s.path())
+        self.selection(std::slice::from_ref(s)).contains(&true)
     }
 
-    /// [`TraceConfig::selects_signal`] of every signal of `table`: the glob components that
-    /// must appear in a path are compared once per scope (the signals of a module share
-    /// theirs), and a path is built only where one appears.
+    /// [`TraceConfig::selects_signal`] of every signal of `table`. Most signals no glob can
+    /// select are told so from their names before their path is built: a glob selects only
+    /// paths holding its last component, when that has no wildcard
+    /// ([`glob::required_component`]), and those are looked for once per scope (the signals
+    /// of a module share theirs).
     pub(in crate::rtl) fn selection(&self, table: &[SignalInfo]) -> Vec<bool> {
-        let lasts: Vec<&str> = self
+        let required: Option<Vec<&str>> = self
             .globs
             .iter()
-            .map(|g| g.rsplit('.').next().unwrap_or(g))
+            .map(|g| glob::required_component(g))
             .collect();
-        // A glob whose last component has a wildcard may select any path.
-        let any_path = self.globs.is_empty() || lasts.iter().any(|l| l.contains(['*', '?']));
+        // No glob, or one that may select any path: every path is worth building.
+        let (any_path, lasts) = match required {
+            Some(lasts) if !self.globs.is_empty() => (false, lasts),
+            _ => (true, Vec::new()),
+        };
         let holds_a_last = |part: &str| part.split('.').any(|c| lasts.contains(&c));
         let mut scope_holds: Option<(&Arc<[String]>, bool)> = None;
         table
@@ -930,13 +923,6 @@ impl Tracer {
             },
         ];
         let selection = config.selection(table);
-        debug_assert!(
-            table
-                .iter()
-                .zip(&selection)
-                .all(|(s, &chosen)| chosen == config.selects_signal(s)),
-            "the table's selection differs from a signal's own"
-        );
         if !config.globs.is_empty() && !selection.contains(&true) {
             return Err(RtlError::NoSignalMatches {
                 globs: config.globs.clone(),
