@@ -21,6 +21,7 @@ mod fma_normal;
 mod int;
 mod int_rows;
 mod products;
+mod promote;
 mod shift_loss;
 mod small_formats;
 mod traces;

@@ -26,6 +26,7 @@ pub mod fused;
 pub mod ieee;
 pub mod mode;
 pub mod nvidia;
+pub mod promote;
 pub mod step;
 pub mod wide;
 pub mod ws;
@@ -34,6 +35,7 @@ pub use batch::{
     dot_batch, dot_batch_acc, dot_batch_rows_acc, BatchResult, FlagCounts, RowsResult,
 };
 pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
+pub use promote::{dot_batch_promoted, dot_promoted, PromoteError};
 pub use step::{
     dot_step, dot_step_acc, dot_step_rm, dot_step_w, dot_step_w_acc, dot_step_w_rm,
     stage_accumulate, stage_accumulate_acc, stage_multiply, stage_special, stage_special_acc,
