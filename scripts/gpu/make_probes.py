@@ -101,8 +101,54 @@ def rows(r, fa, fb, k, acc):
     return out
 
 
+def directed_fp16_out():
+    """FP16 in, FP16 out, k16: the rows that tell the alignment floor of FP16 output (-19,
+    -20, -21 in the published models; the FP32 floor before) and the reading of a subnormal
+    FP16 C (its true exponent, or FP16's minimum -14) apart. The first two are the vectors of
+    docs/numerics.md "FP16 output" (published models: 0x0000 and 0x0003; the rules before:
+    0x0001 and 0x0002)."""
+    out = []
+
+    def row(pairs, c):
+        a, b = [0] * 16, [0] * 16
+        for i, (x, y) in enumerate(pairs):
+            a[i], b[i] = x, y
+        out.append(" ".join(f"{v:x}" for v in a + b + [c]))
+
+    row([(0x0400, 0x1000), (0x0001, 0x0001)], 0x0000)
+    row([(0x0400, 0x1000), (0x0010, 0x0010)], 0x0002)
+    # 2^-25 (an FP16 tie) plus 2^-(48 - j): kept only while the grid 2^(floor - 25) reaches
+    # it, so the rows with j = 0 .. 9 read the floor off (-21: j >= 2; -20: j >= 3; -19: j >= 4).
+    for j in range(10):
+        row([(0x0400, 0x1000), (0x0001, 1 << j)], 0x0000)
+        row([(0x0400, 0x1000), (0x0001, 1 << j)], 0x8001)  # the same with C = -2^-24
+    # Subnormal C of every size with a product tie: C at its true exponent moves the grid.
+    for cbits in (0x0001, 0x0002, 0x0003, 0x0010, 0x0100, 0x0200, 0x03FF):
+        row([(0x0400, 0x1000), (0x0010, 0x0010)], cbits)
+        row([(0x0400, 0x1000), (0x0004, 0x0004)], cbits)
+    return out
+
+
+def directed_tf32_k8():
+    """TF32 m16n8k8: the block size (4 or 8) with C = 1 + 2^-23 and a 2^-23 product in the
+    second half: one block of 8 gives 0x40000001, two blocks of 4 give 0x40000000."""
+    one, tiny = 0x3F800000, 0x34000000
+    rows = []
+    for pos in range(4, 8):
+        a, b = [0] * 8, [0] * 8
+        a[0], b[0] = one, one
+        a[pos], b[pos] = tiny, one
+        rows.append(" ".join(f"{v:x}" for v in a + b + [0x3F800001]))
+    return rows
+
+
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else ".probe"
+    # Directed rows (run as kinds f16.k16.f16 and tf32.k8.f32; see docs/numerics.md).
+    with open(f"{outdir}/directed.f16.k16.f16.in", "w") as f:
+        f.write("\n".join(directed_fp16_out()) + "\n")
+    with open(f"{outdir}/directed.tf32.k8.f32.in", "w") as f:
+        f.write("\n".join(directed_tf32_k8()) + "\n")
     r = random.Random(20261204)
     kinds = [
         ("e4m3.e4m3.f32", "e4m3", "e4m3", 32, "f32"),

@@ -90,9 +90,9 @@ pub fn ref_params(preset: Preset, fmt_a: Format, fmt_b: Format) -> Option<RefPar
     } else {
         return None;
     };
-    use Preset::{Ada, Ampere, Blackwell, Hopper, Volta, H200};
+    use Preset::{Ada, Ampere, Blackwell, Hopper, Turing, Volta, H200};
     let floor = match preset {
-        Volta => -1024,
+        Volta | Turing => -1024,
         Ampere | Ada => -132,
         Hopper | Blackwell | H200 => -133,
     };
@@ -105,13 +105,12 @@ pub fn ref_params(preset: Preset, fmt_a: Format, fmt_b: Format) -> Option<RefPar
         fp16_out: false,
     };
     match (preset, kind) {
-        (Volta, Input::Fp16) => Some(fma(4, 0, 23)),
+        (Volta | Turing, Input::Fp16) => Some(fma(4, 0, 23)),
         (Ampere | Ada, Input::Fp16 | Input::Bf16) => Some(fma(8, 1, 23)),
         (Ampere | Ada, Input::Tf32) => Some(fma(4, 1, 23)),
         (Ada, Input::Fp8) => Some(fma(16, -10, 13)),
         (Hopper | Blackwell | H200, Input::Fp16 | Input::Bf16) => Some(fma(16, 2, 23)),
-        (Hopper | Blackwell, Input::Tf32) => Some(fma(4, 2, 23)),
-        (H200, Input::Tf32) => Some(fma(8, 2, 23)),
+        (Hopper | Blackwell | H200, Input::Tf32) => Some(fma(8, 2, 23)),
         (H200, Input::Fp8) => Some(RefParams {
             rule: RefRule::K16Steps,
             ..fma(32, 2, 23)
@@ -149,8 +148,19 @@ pub fn ref_params_acc(
         fp16_out: true,
         ..fp32
     };
+    // FP16 in, FP16 out: the alignment exponent's floor of the published models
+    // (`min_exp_limit` for FP16 output in models/V100TC.m, A100TC.m, AdaTC.m, H100TC.m,
+    // B200TC.m of north-numerical-computing/MATLAB-tensor-core).
+    let fp16_floor = match preset {
+        Preset::Volta | Preset::Turing => -19,
+        Preset::Ampere | Preset::Ada => -20,
+        Preset::Hopper | Preset::Blackwell | Preset::H200 => -21,
+    };
     match preset {
-        _ if fmt_a == FP16 && fmt_b == FP16 => Some(fp16),
+        _ if fmt_a == FP16 && fmt_b == FP16 => Some(RefParams {
+            floor: fp16_floor,
+            ..fp16
+        }),
         Preset::Ada | Preset::H200 if fp8(fmt_a) && fp8(fmt_b) => Some(fp16),
         Preset::Hopper | Preset::Blackwell if fp8(fmt_a) && fp8(fmt_b) => Some(RefParams {
             n: 32,
@@ -243,11 +253,13 @@ fn special16(s: u32) -> u32 {
     }
 }
 
-/// The accumulator value `c` as an `f64` and the exponent it counts with in the alignment
-/// (a subnormal counts with the format's minimum exponent: FP32 -126, FP16 -14).
+/// The accumulator value `c` as an `f64` and the least exponent it counts with in the
+/// alignment: an FP32 subnormal counts with FP32's minimum exponent -126; an FP16 `c` is read
+/// as the FP32 value it equals, so every FP16 value (subnormals included) counts at its own
+/// exponent (docs/numerics.md, "FP16 output").
 fn acc_value(p: &RefParams, c: u32) -> (f64, i64) {
     if p.fp16_out {
-        (half::f16::from_bits(c as u16).to_f64(), -14)
+        (half::f16::from_bits(c as u16).to_f64(), -126)
     } else {
         (f32::from_bits(c) as f64, -126)
     }

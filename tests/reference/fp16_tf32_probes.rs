@@ -76,18 +76,20 @@ fn nvidia(p: Preset, fmt: Format, acc: Format) -> AccMode {
     AccMode::Nvidia(p.params_for(fmt, fmt, acc).unwrap())
 }
 
-/// TF32 presets: n = 4 everywhere, one extra alignment bit on Ampere and Ada, two on Hopper
-/// and Blackwell; floors -132 / -133; Volta has no TF32.
+/// TF32 presets: n = 4 and one extra alignment bit on Ampere and Ada, n = 8 and two on Hopper
+/// and Blackwell (models/H100TC.m, models/B200TC.m: `fma = 8`); floors -132 / -133; Volta has
+/// no TF32.
 #[test]
 fn tf32_preset_rows() {
-    for (p, neab, floor) in [
-        (Preset::Ampere, 1, -132),
-        (Preset::Ada, 1, -132),
-        (Preset::Hopper, 2, -133),
-        (Preset::Blackwell, 2, -133),
+    for (p, n, neab, floor) in [
+        (Preset::Ampere, 4, 1, -132),
+        (Preset::Ada, 4, 1, -132),
+        (Preset::Hopper, 8, 2, -133),
+        (Preset::Blackwell, 8, 2, -133),
+        (Preset::H200, 8, 2, -133),
     ] {
         let q = p.params(TF32, TF32).unwrap();
-        assert_eq!((q.block, q.neab, q.exp_floor), (4, neab, floor), "{p}");
+        assert_eq!((q.block, q.neab, q.exp_floor), (n, neab, floor), "{p}");
         assert_eq!(q.rule, BlockRule::Truncating);
     }
     assert!(Preset::Volta.params(TF32, TF32).is_err());
@@ -111,26 +113,27 @@ fn tf32_two_extra_bits() {
     }
 }
 
-/// Block size 4 for TF32: c = 1 + 2^-23, a0 = b0 = 1, a_j = 2^-23 at slot j. Inside the
-/// first block the sum 2 + 2^-22 is exact; from slot 4 on, the first block truncates
-/// 2 + 2^-23 to 2 and the next block's 2 + 2^-23 truncates to 2 again.
+/// The TF32 block size (4 on Ampere and Ada, 8 on Hopper and Blackwell): c = 1 + 2^-23,
+/// a0 = b0 = 1, a_j = 2^-23 at slot j. Inside the first block the sum 2 + 2^-22 is exact;
+/// from slot n on, the first block truncates 2 + 2^-23 to 2 and the next block's 2 + 2^-23
+/// truncates to 2 again.
 #[test]
-fn tf32_block_size_is_four() {
+fn tf32_block_sizes() {
     let c = s(1.0 + p2(-23));
-    for p in [
-        Preset::Ampere,
-        Preset::Ada,
-        Preset::Hopper,
-        Preset::Blackwell,
+    for (p, n) in [
+        (Preset::Ampere, 4),
+        (Preset::Ada, 4),
+        (Preset::Hopper, 8),
+        (Preset::Blackwell, 8),
     ] {
         let mode = nvidia(p, TF32, FP32);
-        for j in 1..6 {
+        for j in 1..10 {
             let mut a = vec![0.0; j + 1];
             let b = vec![1.0; j + 1];
             a[0] = 1.0;
             a[j] = p2(-23);
-            let d = run(&mode, TF32, FP32, &a, &b, c, 0, 4);
-            let want = if j < 4 { 2.0 + p2(-22) } else { 2.0 };
+            let d = run(&mode, TF32, FP32, &a, &b, c, 0, n);
+            let want = if j < n { 2.0 + p2(-22) } else { 2.0 };
             assert_eq!(d, s(want), "{p}: slot {j}");
         }
     }

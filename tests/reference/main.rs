@@ -16,6 +16,7 @@ mod nvidia_measurements;
 mod nvidia_probes;
 mod nvidia_ref;
 mod nvidia_ref_unit;
+mod published_models;
 mod sweep_stats;
 mod ulps;
 mod verify_check;

@@ -93,6 +93,10 @@ pub struct NvidiaParams {
 pub enum Preset {
     /// V100 (FP16 only).
     Volta,
+    /// T4 (Turing, FP16 only): Volta's block FMA. Fasi, Higham, Mikaitis and Pranesh
+    /// ("Numerical behavior of NVIDIA tensor cores", PeerJ CS 2021) found the T4's binary16
+    /// tensor cores to behave as the V100's in every directed test.
+    Turing,
     /// A100 (FP16, BF16, TF32).
     Ampere,
     /// Ada (RTX 4000-class, L40S): FP16, BF16 and TF32 as Ampere; FP8 in blocks of 16.
@@ -174,20 +178,23 @@ pub enum DotError {
 }
 
 impl Preset {
-    /// All presets, oldest first.
-    pub const ALL: [Preset; 6] = [
+    /// All presets, in the order the project added them (the first six keep their places, so
+    /// an index into this list names the same preset as before a preset was added).
+    pub const ALL: [Preset; 7] = [
         Preset::Volta,
         Preset::Ampere,
         Preset::Ada,
         Preset::Hopper,
         Preset::Blackwell,
         Preset::H200,
+        Preset::Turing,
     ];
 
-    /// Short name (`volta`, `ampere`, `ada`, `hopper`, `blackwell`, `h200`).
+    /// Short name (`volta`, `turing`, `ampere`, `ada`, `hopper`, `blackwell`, `h200`).
     pub const fn name(self) -> &'static str {
         match self {
             Preset::Volta => "volta",
+            Preset::Turing => "turing",
             Preset::Ampere => "ampere",
             Preset::Ada => "ada",
             Preset::Hopper => "hopper",
@@ -207,9 +214,23 @@ impl Preset {
     /// The exponent floor of the FP32-output block FMA on this GPU.
     pub const fn exp_floor(self) -> i32 {
         match self {
-            Preset::Volta => -1024,
+            Preset::Volta | Preset::Turing => -1024,
             Preset::Ampere | Preset::Ada => -132,
             Preset::Hopper | Preset::Blackwell | Preset::H200 => -133,
+        }
+    }
+
+    /// The exponent floor of the FP16-input, FP16-output block FMA: the alignment exponent
+    /// is raised to at least -19 on Volta, -20 on Ampere and Ada, -21 on Hopper and Blackwell,
+    /// so a product below `2^(floor - 23 - neab)` never reaches the FP16 rounding. Source: the
+    /// models of Khattak and Mikaitis (north-numerical-computing/MATLAB-tensor-core,
+    /// `models/V100TC.m`, `A100TC.m`, `AdaTC.m`, `H100TC.m`, `B200TC.m`, `min_exp_limit` for
+    /// FP16 output, set in August 2026); Turing takes Volta's (not measured).
+    pub const fn fp16_out_exp_floor(self) -> i32 {
+        match self {
+            Preset::Volta | Preset::Turing => -19,
+            Preset::Ampere | Preset::Ada => -20,
+            Preset::Hopper | Preset::Blackwell | Preset::H200 => -21,
         }
     }
 
@@ -266,15 +287,14 @@ impl Preset {
             rule: BlockRule::Truncating,
         };
         let fp32 = match (self, kind) {
-            (Preset::Volta, InputKind::Fp16) => block_fma(4, 0),
+            (Preset::Volta | Preset::Turing, InputKind::Fp16) => block_fma(4, 0),
             (Preset::Ampere | Preset::Ada, InputKind::Fp16 | InputKind::Bf16) => block_fma(8, 1),
             (Preset::Ampere | Preset::Ada, InputKind::Tf32) => block_fma(4, 1),
             (
                 Preset::Hopper | Preset::Blackwell | Preset::H200,
                 InputKind::Fp16 | InputKind::Bf16,
             ) => block_fma(16, 2),
-            (Preset::Hopper | Preset::Blackwell, InputKind::Tf32) => block_fma(4, 2),
-            (Preset::H200, InputKind::Tf32) => block_fma(8, 2),
+            (Preset::Hopper | Preset::Blackwell | Preset::H200, InputKind::Tf32) => block_fma(8, 2),
             (Preset::Ada, InputKind::Fp8) => NvidiaParams {
                 out_frac_bits: 13,
                 ..block_fma(16, -10)
@@ -302,9 +322,11 @@ impl Preset {
             ..p
         };
         match (self, kind) {
-            (_, InputKind::Fp16) | (Preset::Ada | Preset::H200, InputKind::Fp8) => {
-                Ok(to_fp16(fp32))
-            }
+            (_, InputKind::Fp16) => Ok(NvidiaParams {
+                exp_floor: self.fp16_out_exp_floor(),
+                ..to_fp16(fp32)
+            }),
+            (Preset::Ada | Preset::H200, InputKind::Fp8) => Ok(to_fp16(fp32)),
             (Preset::Hopper | Preset::Blackwell, InputKind::Fp8) => Ok(NvidiaParams {
                 rule: BlockRule::K16Steps,
                 ..to_fp16(block_fma(32, 2))

@@ -5,8 +5,8 @@
 //! 1. multiply: exact products, significands unnormalised in `[1, 4)` with exponent
 //!    `exp_sum = ea + eb` (a subnormal input contributes its format's minimum exponent);
 //! 2. align ([`stage_align`]): `max_exp` = the largest `exp_sum` of the nonzero products and
-//!    the exponent of a nonzero `c` (a subnormal `c` counts as -126), raised to the preset's
-//!    floor; every term is truncated (sign-magnitude, toward zero) to the grid
+//!    the exponent of a nonzero `c` (a subnormal FP32 `c` counts as -126, a subnormal FP16 `c`
+//!    at its true exponent: [`unpack_block_c`]), raised to the preset's floor; every term is truncated (sign-magnitude, toward zero) to the grid
 //!    `2^(max_exp - 23 - neab)`, no guard or sticky;
 //! 3. add ([`stage_add`]): the aligned integers are summed exactly;
 //! 4. normalise-round ([`stage_normalize_round`]): normalised once and truncated (RZ) to FP32,
@@ -29,10 +29,10 @@ use super::step::{stage_special_acc, stage_special_of, MultiplyStage, StepRecord
 use super::wide::WideAcc;
 use crate::numerics::add::add;
 use crate::numerics::flags::{Flags, RoundingMode};
-use crate::numerics::format::{Format, FP16, FP32};
+use crate::numerics::format::{Class, Format, FP16, FP32};
 use crate::numerics::multiply::{Product, ProductClass};
 use crate::numerics::round::{round_pack, Overflow, Rounded, Unrounded};
-use crate::numerics::unpack::unpack;
+use crate::numerics::unpack::{unpack, Unpacked};
 
 /// Output of the block alignment stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,6 +67,25 @@ fn align_term(sig: u64, lsb_exp: i32, grid_lsb: i32) -> (i32, u64, bool) {
     }
 }
 
+/// The accumulator `c` as the block FMA's FP32 datapath reads it: unpacked in `acc`, and an
+/// FP16 `c` widened to FP32 on entry (exactly: a leading-zero count shifts a subnormal's
+/// significand up to its hidden-bit place), so a subnormal FP16 `c` counts at its true
+/// exponent (`0x0002`, 2^-23, at -23, not FP16's minimum -14). An FP32 subnormal keeps -126.
+/// Source: the models of Khattak and Mikaitis read every `c` as an FP32 value
+/// (north-numerical-computing/MATLAB-tensor-core, `models/tools/Generic_BFMA_TC.m`); no
+/// measurement we hold separates the two readings (docs/numerics.md, "FP16 output").
+#[inline(always)]
+pub fn unpack_block_c(acc: Format, c: u32) -> Unpacked {
+    let mut cu = unpack(acc, c as u64);
+    if acc != FP32 && cu.class == Class::Subnormal {
+        let msb = 63 - cu.sig.leading_zeros();
+        let shift = cu.frac_bits - msb;
+        cu.sig <<= shift;
+        cu.exp -= shift as i32;
+    }
+    cu
+}
+
 /// Finds the alignment exponent and truncates every term (the FP32 `c` included) onto its
 /// grid.
 #[inline(always)]
@@ -86,7 +105,7 @@ pub fn stage_align_acc<const W: usize>(
     c: u32,
     acc: Format,
 ) -> BlockAlign<W> {
-    let cu = unpack(acc, c as u64);
+    let cu = unpack_block_c(acc, c);
     let mut max_exp = i32::MIN;
     let mut any_term = false;
     if cu.sig != 0 {
@@ -299,7 +318,7 @@ pub fn block_bits_acc(
         }
     }
     let product_flags = Flags::from_bits(flag_bits);
-    let cu = unpack(acc, c as u64);
+    let cu = unpack_block_c(acc, c);
     // The specials stage decides only with a NaN or an infinity among the products and `c`
     // (without one it raises nothing beyond the products' flags).
     let flags = if special || !cu.class.is_finite() {
