@@ -113,11 +113,32 @@ fn ada_sets() {
     check("Ada/E5M2", E5M2, Preset::Ada, false);
 }
 
+/// The A2, a smaller Ampere part, follows the `ampere` preset (TF32 with K = 4 cannot tell
+/// blocks of 4 from blocks of 8).
+#[test]
+fn a2_sets() {
+    check("A2/fp16", FP16, Preset::Ampere, false);
+    check("A2/bf16", BF16, Preset::Ampere, false);
+    check("A2/tf32", TF32, Preset::Ampere, false);
+}
+
+/// The L40S, an Ada part, follows the `ada` preset (FP8 in blocks of 16 with the 13-bit cut).
+#[test]
+fn l40s_sets() {
+    check("L40S/fp16", FP16, Preset::Ada, false);
+    check("L40S/bf16", BF16, Preset::Ada, false);
+    check("L40S/tf32", TF32, Preset::Ada, false);
+    check("L40S/E4M3", E4M3, Preset::Ada, false);
+    check("L40S/E5M2", E5M2, Preset::Ada, false);
+}
+
 #[test]
 fn fp16_output_fp16_inputs() {
     check_fp16_out("V100/fp16", FP16, Preset::Volta);
     check_fp16_out("A100/fp16", FP16, Preset::Ampere);
+    check_fp16_out("A2/fp16", FP16, Preset::Ampere);
     check_fp16_out("Ada/fp16", FP16, Preset::Ada);
+    check_fp16_out("L40S/fp16", FP16, Preset::Ada);
     check_fp16_out("H100/fp16", FP16, Preset::Hopper);
     check_fp16_out("B200/fp16", FP16, Preset::Blackwell);
 }
