@@ -5,7 +5,7 @@
 use tensorcore_rtl::numerics::dot::{dot, AccMode, Preset};
 use tensorcore_rtl::numerics::format::{E4M3, FP16};
 
-const ALL: [Preset; Preset::ALL.len()] = Preset::ALL;
+const ALL: [Preset; Preset::NVIDIA.len()] = Preset::NVIDIA;
 
 /// FP16 encoding of an exactly representable value (via the `half` crate).
 fn h(v: f64) -> u64 {

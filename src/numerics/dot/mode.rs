@@ -190,6 +190,18 @@ impl Preset {
         Preset::Turing,
     ];
 
+    /// The NVIDIA presets (every preset of [`Preset::ALL`] whose rule is an NVIDIA tensor
+    /// core's), in the same order: what the probes of NVIDIA's features run on.
+    pub const NVIDIA: [Preset; 7] = [
+        Preset::Volta,
+        Preset::Ampere,
+        Preset::Ada,
+        Preset::Hopper,
+        Preset::Blackwell,
+        Preset::H200,
+        Preset::Turing,
+    ];
+
     /// Short name (`volta`, `turing`, `ampere`, `ada`, `hopper`, `blackwell`, `h200`).
     pub const fn name(self) -> &'static str {
         match self {
