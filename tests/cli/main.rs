@@ -11,6 +11,7 @@ mod course_labs;
 mod dot;
 mod dot_all;
 mod dot_batch_fp16;
+mod dot_batch_tf32;
 mod dot_fp16;
 mod dot_int;
 mod dot_mx;

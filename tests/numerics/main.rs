@@ -11,6 +11,7 @@ mod block_bits;
 mod convert;
 mod convert_edges;
 mod dot_batch;
+mod dot_batch_tf32;
 mod dot_explain;
 mod dot_fp16_rounding;
 mod dot_modes;

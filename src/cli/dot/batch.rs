@@ -1,6 +1,7 @@
 //! `tcrtl dot` in batch: `--a A.npy --b B.npy --c C.npy [--out D.npy]` computes one dot
 //! product per row of A and B (rows x K raw bit patterns: uint8 for FP8, uint16 for FP16 and
-//! BF16) with that row's accumulator from C, in parallel, and writes D, one per row. FP32
+//! BF16, uint32 FP32 containers with the low 13 bits zero for TF32) with that row's
+//! accumulator from C, in parallel, and writes D, one per row. FP32
 //! accumulation (the default): C as uint32 bit patterns or float32, D as uint32 FP32 bit
 //! patterns. `--out-format fp16`: C as uint16 FP16 bit patterns or float16, D as uint16 FP16
 //! bit patterns.
@@ -8,8 +9,9 @@
 use crate::cli::operand_files::{load_row_c, rows_by_k};
 use std::path::Path;
 use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
+use tensorcore_rtl::numerics::dot::batch::tf32_patterns;
 use tensorcore_rtl::numerics::dot::{dot_batch_acc, AccMode, Preset, MAX_LANES};
-use tensorcore_rtl::numerics::format::{Format, FP16};
+use tensorcore_rtl::numerics::format::{Format, FP16, TF32};
 use tensorcore_rtl::numerics::RoundingMode;
 
 /// What one batch run computes.
@@ -40,24 +42,35 @@ pub struct BatchJob<'a> {
     pub json: bool,
 }
 
-/// Reads an A or B matrix of raw bit patterns of `fmt`: (rows, K, words).
+/// Reads an A or B matrix of raw bit patterns of `fmt`: (rows, K, words). TF32 comes as
+/// uint32 FP32 containers, returned as 19-bit TF32 patterns.
 fn load_bits(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, Vec<u64>), String> {
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     let (rows, k) = rows_by_k(path, name, &arr.shape)?;
-    let want = if fmt.width() == 8 {
-        Dtype::U8
+    let (want, what) = if fmt == TF32 {
+        (
+            Dtype::U32,
+            "values are uint32 FP32 words whose low 13 bits are zero",
+        )
+    } else if fmt.width() == 8 {
+        (Dtype::U8, "bit patterns are uint8")
     } else {
-        Dtype::U16
+        (Dtype::U16, "bit patterns are uint16")
     };
     if arr.dtype != want {
         return Err(format!(
-            "{}: {name} has dtype {}; {fmt} bit patterns are {}",
+            "{}: {name} has dtype {}; {fmt} {what}",
             path.display(),
             arr.dtype.numpy_name(),
-            want.numpy_name()
         ));
     }
-    Ok((rows, k, arr.words()))
+    let words = arr.words();
+    if fmt == TF32 {
+        let bits =
+            tf32_patterns(&words, k).map_err(|e| format!("{}: {name} {e}", path.display()))?;
+        return Ok((rows, k, bits));
+    }
+    Ok((rows, k, words))
 }
 
 /// Reads C: one accumulator per row, FP32 (uint32 bit patterns or float32) or FP16 (uint16

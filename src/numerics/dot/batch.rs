@@ -7,6 +7,7 @@
 
 use super::mode::{AccMode, DotError, MAX_LANES};
 use super::{dot_acc, dot_step_w_acc, fused};
+use crate::numerics::convert::tf32_from_container;
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::{Format, FP16, FP32};
 use rayon::prelude::*;
@@ -101,6 +102,44 @@ pub fn dot_batch_acc(
         job.run_acc::<false>(&mut d)
     };
     Ok(BatchResult { d, flags })
+}
+
+/// A word of a TF32 operand batch that holds no TF32 value: an FP32 container whose low 13
+/// bits are not all zero (or a word wider than 32 bits). Row and column count from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "row {row}, column {col}: {word:#010x} is not a TF32 value (an FP32 word whose low 13 bits \
+     are zero)"
+)]
+pub struct NotTf32 {
+    /// The row (0-based).
+    pub row: usize,
+    /// The column, the index in K (0-based).
+    pub col: usize,
+    /// The word found there.
+    pub word: u64,
+}
+
+/// A row-major `rows x k` batch of TF32 values given as FP32 containers (the words whose
+/// low 13 bits are zero, as the GPUs' TF32 operands travel and as the single-value operand
+/// parser takes them) as the 19-bit TF32 patterns [`dot_batch_acc`] takes; the first word
+/// that is no such container is an error naming its row and column. `k = 0` gives an empty
+/// batch.
+pub fn tf32_patterns(containers: &[u64], k: usize) -> Result<Vec<u64>, NotTf32> {
+    containers
+        .iter()
+        .enumerate()
+        .map(|(i, &word)| {
+            u32::try_from(word)
+                .ok()
+                .and_then(tf32_from_container)
+                .ok_or(NotTf32 {
+                    row: i / k.max(1),
+                    col: i % k.max(1),
+                    word,
+                })
+        })
+        .collect()
 }
 
 /// The outcome of [`dot_batch_rows_acc`]: every row's result and its own flags.
