@@ -12,11 +12,10 @@ pub mod result;
 use super::operand_files::is_npy;
 use super::values;
 use clap::Args;
-use result::{acc_hex, acc_value, result_json, rounding_label};
+use result::{acc_hex, acc_value, result_json};
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::numerics::dot::explain::explain;
-use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, DotError, MAX_LANES};
-use tensorcore_rtl::numerics::format::{Format, FP32};
+use tensorcore_rtl::numerics::dot::{dot_acc, MAX_LANES};
+use tensorcore_rtl::numerics::format::Format;
 use tensorcore_rtl::numerics::int::IntOverflow;
 use tensorcore_rtl::numerics::mx::BlockFormat;
 use values::rounding;
@@ -258,28 +257,19 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
     let (a, b, c) = single_operands(args, fmt_a, fmt_b, acc)?;
     let width = args.width.unwrap_or(a.len().clamp(1, MAX_LANES));
     if args.explain {
-        if acc != FP32 {
-            return Err("--explain shows FP32 accumulation only (drop --out-format fp16)".into());
-        }
-        let e = explain(&mode, rm, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| match e {
-            DotError::BadWidth(k) if matches!(mode, AccMode::Exact) => {
-                format!("--explain with --acc exact takes at most {MAX_LANES} products (got {k})")
-            }
-            e => e.to_string(),
-        })?;
-        let label = rounding_label(&mode, rm);
-        if args.json {
-            let mut obj = result_json(&mode, preset, rm, acc, fmt_a, fmt_b, a.len(), &e.result);
-            obj["explain"] = explain::json(&e, fmt_a, fmt_b, label);
-            outln!("{obj}");
-        } else {
-            explain::print_text(&e, &mode, preset, fmt_a, fmt_b, label)?;
-            let value = f32::from_bits(e.result.bits);
-            outln!("bits:  0x{:08x}", e.result.bits);
-            outln!("value: {value:e} ({value})");
-            outln!("flags: {}", e.result.flags);
-        }
-        return Ok(0);
+        return explain::run(&explain::ExplainJob {
+            mode: &mode,
+            preset,
+            rm,
+            acc,
+            fmt_a,
+            fmt_b,
+            a: &a,
+            b: &b,
+            c,
+            width,
+            json: args.json,
+        });
     }
     let r = dot_acc(&mode, rm, acc, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
     if args.json {
