@@ -105,7 +105,7 @@ fn hopper_fp16_output_rounds_the_block_sum_once_to_nearest_even() {
         assert_eq!(round.trace.round_inc, sticky);
         assert_eq!(round.bits as u32, want);
         assert_eq!(e.result.bits, want);
-        assert_eq!(e.result.flags.inexact, true);
+        assert!(e.result.flags.inexact);
     }
 }
 
