@@ -13,7 +13,7 @@ use super::ieee::{self, FmaStage};
 use super::mode::{AccMode, BlockRule, DotError, NvidiaParams, MAX_LANES};
 use super::nvidia::{self, BlockAlign, BlockSum};
 use super::step::{stage_multiply, stage_special_acc, MultiplyStage, SpecialStage};
-use super::{dot_acc, DotResult};
+use super::{dot_acc, dot_step_acc, DotResult};
 use crate::numerics::add::{add, AddResult};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::{Format, FP16, FP32};
@@ -55,7 +55,8 @@ pub enum StepStages {
     /// `nvidia` Blackwell FP8 block (exact product sum, truncated, then one RNE addition of
     /// `c`): only the result is broken out.
     NvidiaExactThenRne,
-    /// `nvidia` block under any other rule: only the result is broken out.
+    /// `nvidia` block under a rule not broken out here (its specials, alignment and rounding
+    /// are the rule's own): only the result is shown.
     NvidiaResultOnly(BlockRule),
     /// `nvidia` FP8 block of [`BlockRule::K16Steps`] (and of [`BlockRule::HalfSteps`], whose
     /// specials are decided for the whole block first and whose steps are FP16): two
@@ -290,6 +291,20 @@ fn step(
             let (stages, bits, flags) = k16_steps(p, &m, c, acc);
             return (m, (None, stages, bits, flags));
         }
+        let shown = [
+            BlockRule::Truncating,
+            BlockRule::HalfSteps,
+            BlockRule::ExactThenRne,
+        ];
+        if !shown.contains(&p.rule) {
+            // A rule not broken out here: the step as `dot_acc` runs it (the rule's own
+            // operand handling, specials and block), its result only.
+            let r = dot_step_acc(mode, rm, acc, fmt_a, fmt_b, a, b, c);
+            return (
+                m,
+                (None, StepStages::NvidiaResultOnly(p.rule), r.bits, r.flags),
+            );
+        }
     }
     let sp = stage_special_acc(&m, c, acc);
     if let Some(mut bits) = sp.result {
@@ -304,12 +319,7 @@ fn step(
         AccMode::Nvidia(p) if p.rule == BlockRule::HalfSteps => k16_steps(p, &m, c, acc),
         AccMode::Nvidia(p) => {
             let r = nvidia::block_acc(p, &m, c, acc);
-            let stages = if p.rule == BlockRule::ExactThenRne {
-                StepStages::NvidiaExactThenRne
-            } else {
-                StepStages::NvidiaResultOnly(p.rule)
-            };
-            (stages, r.bits, r.flags)
+            (StepStages::NvidiaExactThenRne, r.bits, r.flags)
         }
         _ => {
             let align = fused::stage_align_acc(&m, c, acc);
