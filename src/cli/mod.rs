@@ -33,6 +33,7 @@ mod text_matrix;
 mod tma;
 mod values;
 mod verify;
+mod verify_features;
 mod wave_filter;
 mod workload;
 

@@ -26,6 +26,9 @@ enum VerifyCommand {
     Sweep(super::sweep::SweepArgs),
     /// Merges the shard directories of one sweep into the single-run summary.
     Merge(super::sweep::MergeArgs),
+    /// Probes a preset's nvidia mode as a black box for its block-FMA features (block size,
+    /// extra alignment and carry bits, normalisation, roundings, subnormals).
+    Features(super::verify_features::FeatureArgs),
 }
 
 /// Arguments of `tcrtl verify measurements`.
@@ -66,6 +69,7 @@ pub fn run(args: &VerifyArgs) -> Result<i32, String> {
         VerifyCommand::Measurements(m) => measurements(m),
         VerifyCommand::Sweep(s) => super::sweep::sweep_cmd(s),
         VerifyCommand::Merge(m) => super::sweep::merge_cmd(m),
+        VerifyCommand::Features(f) => super::verify_features::run(f),
     }
 }
 

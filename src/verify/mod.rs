@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod exact;
+pub mod features;
 pub mod fp8_table;
 pub mod gemm_ref;
 pub mod measurements;

@@ -9,6 +9,7 @@ mod common;
 mod course_edition;
 mod exact_ref;
 mod fasi_directed;
+mod features;
 mod fp16_tf32_probes;
 mod fp8_table;
 mod h200_measurements;
