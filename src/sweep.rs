@@ -12,8 +12,9 @@
 
 use crate::gemm::rng::SplitMix64;
 use crate::hw::{Dataflow, MAX_ARRAY};
+use crate::numerics::dot::promote::{check_promotion, promoted};
 use crate::numerics::dot::ws::ws_dot_acc;
-use crate::numerics::dot::{dot_acc, AccMode, DotError};
+use crate::numerics::dot::{dot_acc, AccMode, DotError, DotResult};
 use crate::numerics::format::Format;
 use crate::numerics::RoundingMode;
 use crate::verify::exact::{decode, exact_sum, Decoded, ExactValue};
@@ -202,6 +203,10 @@ pub struct SweepConfig {
     /// Rows of the array, for [`Dataflow::Ws`] (the fold is `rows * width` elements of K);
     /// unused by [`Dataflow::Os`].
     pub rows: usize,
+    /// FP32 promotion every `N` products ([`crate::numerics::dot::promote`]): each chunk of
+    /// K in the sweep's mode and dataflow from +0, added into an FP32 sum with one RNE
+    /// addition; `None` for none.
+    pub promote_every: Option<usize>,
 }
 
 /// Checks what the weight-stationary order needs of a sweep: `rows` in
@@ -237,17 +242,30 @@ pub fn check_dataflow(cfg: &SweepConfig) -> Result<(), String> {
     Ok(())
 }
 
-/// One sample's result under the sweep's mode and dataflow (C = 0).
+/// One sample's result under the sweep's mode and dataflow (C = 0), promoted every
+/// `promote_every` products if given ([`promoted`]: each chunk is this dataflow's dot
+/// product from +0).
 fn sweep_dot(cfg: &SweepConfig, a: &[u64], b: &[u64]) -> Result<u32, DotError> {
-    let r = match cfg.dataflow {
+    match cfg.promote_every {
+        Some(every) => promoted(a.len(), every, 0, |r, c| {
+            chunk_dot(cfg, &a[r.clone()], &b[r], c)
+        })
+        .map(|d| d.bits),
+        None => chunk_dot(cfg, a, b, 0).map(|d| d.bits),
+    }
+}
+
+/// The dot product of `a` and `b` from the accumulator `c` under the sweep's mode and
+/// dataflow.
+fn chunk_dot(cfg: &SweepConfig, a: &[u64], b: &[u64], c: u32) -> Result<DotResult, DotError> {
+    match cfg.dataflow {
         Dataflow::Os => dot_acc(
-            &cfg.mode, cfg.rm, cfg.out, cfg.fmt_a, cfg.fmt_b, a, b, 0, cfg.width,
-        )?,
+            &cfg.mode, cfg.rm, cfg.out, cfg.fmt_a, cfg.fmt_b, a, b, c, cfg.width,
+        ),
         Dataflow::Ws => ws_dot_acc(
-            &cfg.mode, cfg.out, cfg.fmt_a, cfg.fmt_b, a, b, 0, cfg.width, cfg.rows,
-        )?,
-    };
-    Ok(r.bits)
+            &cfg.mode, cfg.out, cfg.fmt_a, cfg.fmt_b, a, b, c, cfg.width, cfg.rows,
+        ),
+    }
 }
 
 /// A value of `fmt` nearest to `v` (round to nearest even; overflow saturates), as bits:
@@ -537,6 +555,9 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KSt
             cfg.width,
         )
         .map_err(|e| e.to_string())?;
+        if let Some(every) = cfg.promote_every {
+            check_promotion(&cfg.mode, cfg.out, every).map_err(|e| e.to_string())?;
+        }
         let acc = (0..count)
             .into_par_iter()
             .map(|j| {

@@ -61,6 +61,11 @@ pub struct SweepArgs {
     /// Output directory (summary.json, errors.svg).
     #[arg(long)]
     out: PathBuf,
+    /// Promote to FP32 every N products (docs/numerics.md, "FP32 promotion"): each chunk of N
+    /// from a zero accumulator, added into an FP32 sum with one RNE addition (FP32 output;
+    /// nvidia: N a multiple of the preset's block).
+    #[arg(long, value_name = "N")]
+    promote_every: Option<usize>,
 }
 
 /// Arguments of `tcrtl verify merge`.
@@ -101,6 +106,10 @@ struct Summary {
     seconds: f64,
     hist_edges_ulp: Vec<f64>,
     per_k: Vec<KStats>,
+    /// The FP32 promotion interval N (absent for a sweep without promotion, which keeps such
+    /// summaries as they were before promotion existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    promote_every: Option<usize>,
 }
 
 fn fp32_name() -> String {
@@ -163,6 +172,7 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
     // files do not depend on it.
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     if let Ok(style) = ProgressStyle::with_template("sweep {bar:40} {pos}/{len} samples ({eta})") {
+        promote_every: args.promote_every,
         bar.set_style(style);
     }
     let progress = |n: u64| bar.inc(n);
@@ -194,6 +204,7 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         per_k,
     };
     create_out_dir(&args.out)?;
+        promote_every: args.promote_every,
     write_outputs(&args.out, &summary)?;
     outln!(
         "{} samples x {} K in {seconds:.2} s ({:.0} samples/s): {}",
@@ -348,6 +359,10 @@ fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
         s.samples
     );
     let series: Vec<Series> = lines
+    let who = match s.promote_every {
+        Some(n) => format!("{who}, FP32 promotion every {n}"),
+        None => who,
+    };
         .iter()
         .map(|(label, color, stat)| Series {
             label: (*label).into(),

@@ -10,6 +10,7 @@ pub mod memory;
 pub mod mx;
 pub mod mx_input;
 pub mod problem;
+pub mod promote;
 pub mod rng;
 pub mod roofline;
 

@@ -11,6 +11,7 @@ pub mod gemm_ref;
 pub mod measurements;
 pub mod mx_ref;
 pub mod nvidia_ref;
+pub mod promote_ref;
 pub mod sparse;
 pub mod tma_ref;
 pub mod ulps;

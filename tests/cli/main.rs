@@ -37,6 +37,7 @@ mod npy_numpy_compat;
 mod operand_grammar;
 mod output_plan;
 mod saif;
+mod promote;
 mod sparse;
 mod structure;
 mod tma;

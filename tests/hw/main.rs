@@ -18,6 +18,7 @@ mod geometry;
 mod pe_ctl_lanes;
 mod pe_fp_products;
 mod pe_int_products;
+mod promote;
 mod shift_cmd;
 mod tb_runner;
 mod testbenches;

@@ -19,6 +19,7 @@ mod nvidia_probes;
 mod nvidia_ref;
 mod nvidia_ref_unit;
 mod published_models;
+mod promote_sweep;
 mod sweep_stats;
 mod ulps;
 mod verify_check;

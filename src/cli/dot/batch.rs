@@ -44,7 +44,11 @@ pub struct BatchJob<'a> {
 
 /// Reads an A or B matrix of raw bit patterns of `fmt`: (rows, K, words). TF32 comes as
 /// uint32 FP32 containers, returned as 19-bit TF32 patterns.
-fn load_bits(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, Vec<u64>), String> {
+pub(super) fn load_bits(
+    path: &Path,
+    name: &str,
+    fmt: Format,
+) -> Result<(usize, usize, Vec<u64>), String> {
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     let (rows, k) = rows_by_k(path, name, &arr.shape)?;
     let (want, what) = if fmt == TF32 {
@@ -75,7 +79,7 @@ fn load_bits(path: &Path, name: &str, fmt: Format) -> Result<(usize, usize, Vec<
 
 /// Reads C: one accumulator per row, FP32 (uint32 bit patterns or float32) or FP16 (uint16
 /// bit patterns or float16, whose words are the FP16 patterns).
-fn load_c(path: &Path, rows: usize, acc: Format) -> Result<Vec<u32>, String> {
+pub(super) fn load_c(path: &Path, rows: usize, acc: Format) -> Result<Vec<u32>, String> {
     let words = if acc == FP16 {
         load_row_c(
             path,

@@ -8,6 +8,7 @@ mod explain;
 mod int;
 mod mx;
 pub mod result;
+mod promote;
 
 use super::operand_files::is_npy;
 use super::values;
@@ -88,6 +89,11 @@ pub struct DotArgs {
     #[arg(long, allow_hyphen_values = true)]
     b_tensor_scale: Option<String>,
 }
+    /// Promote to FP32 every N products (docs/numerics.md, "FP32 promotion"): each chunk of
+    /// N from a zero accumulator under the mode, added into an FP32 sum from C with one RNE
+    /// addition. FP32 output only; nvidia needs N a multiple of the preset's block.
+    #[arg(long, value_name = "N")]
+    promote_every: Option<usize>,
 
 /// Runs a block-scaled `tcrtl dot` when `--format` (or `--format-b`) names a block format,
 /// after refusing the options that do not apply to it; `None` otherwise.
@@ -152,6 +158,22 @@ fn run_block_scaled(args: &DotArgs) -> Option<Result<i32, String>> {
 pub fn run(args: &DotArgs) -> Result<i32, String> {
     if let Some(r) = run_block_scaled(args) {
         return r;
+    }
+    }
+    if let Some(every) = args.promote_every {
+        return promote::run(&promote::PromoteJob {
+            every,
+            arith: &args.arith,
+            out_format: &args.out_format,
+            rounding: &args.rounding,
+            width: args.width,
+            a: &args.a,
+            b: &args.b,
+            c: &args.c,
+            out: args.out.as_deref(),
+            json: args.json,
+            refused: promote_refused(args),
+        });
     }
     if let Some((fa, fb)) = args.arith.int_formats()? {
         if !args.rounding.eq_ignore_ascii_case("rne") {
@@ -304,4 +326,25 @@ fn single_operands(
     }
     let c = values::operand(acc, &args.c)? as u32;
     Ok((a, b, c))
+}
+
+/// The first option `tcrtl dot --promote-every` does not take, if any.
+fn promote_refused(args: &DotArgs) -> Option<&'static str> {
+    let scales = !args.a_scales.is_empty()
+        || !args.b_scales.is_empty()
+        || args.a_tensor_scale.is_some()
+        || args.b_tensor_scale.is_some()
+        || BlockFormat::by_name(&args.arith.format).is_some()
+        || args
+            .arith
+            .format_b
+            .as_deref()
+            .is_some_and(|f| BlockFormat::by_name(f).is_some());
+    [
+        (args.explain, "--explain"),
+        (args.satfinite, "--satfinite"),
+        (scales, "a block-scaled format"),
+    ]
+    .into_iter()
+    .find_map(|(on, what)| on.then_some(what))
 }

@@ -119,4 +119,10 @@ pub struct GemmArgs {
     /// nvfp4: B's FP32 tensor scale (a value or 0x pattern; default none, i.e. 1).
     #[arg(long, value_name = "X", allow_hyphen_values = true)]
     pub b_tensor_scale: Option<String>,
+    /// Promote to FP32 every N products along K (docs/numerics.md, "FP32 promotion"): the
+    /// core computes each K-chunk of N from a zero accumulator and an FP32 adder outside it
+    /// adds the chunk results into D (from C), rounding to nearest even. FP32 output only;
+    /// nvidia needs N a multiple of the preset's block.
+    #[arg(long, value_name = "N")]
+    pub promote_every: Option<usize>,
 }

@@ -10,6 +10,7 @@ mod args;
 mod int;
 pub(crate) mod load;
 mod mx;
+mod promote;
 
 use super::array::ArrayArgs;
 use super::memory::memory_json;
@@ -27,6 +28,9 @@ use tensorcore_rtl::verify::{self, gemm_ref::mismatches};
 
 /// Runs `tcrtl gemm`.
 pub fn run(args: &GemmArgs) -> Result<i32, String> {
+    if args.promote_every.is_some() {
+        promote::refuse_options(args)?;
+    }
     if let Some(fa) = mx::core_format(&args.arith.format) {
         return mx::run(args, fa);
     }
@@ -98,6 +102,9 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         _ => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
     };
     // The VCD size is estimated from the schedule before the run (refused if too large);
+    if let Some(every) = args.promote_every {
+        return promote::run(args, &g, preset, every);
+    }
     // through the memory path the run takes at least these cycles.
     let problem = match &sparse {
         Some(s) => Problem::Sparse(s),

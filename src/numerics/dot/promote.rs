@@ -2,8 +2,8 @@
 //! "FP32 promotion"): K is split into chunks of `N` products in k order; each chunk is a dot
 //! product of the tensor core's own rule (the accumulation mode and preset) from an
 //! accumulator of `+0`, and the chunk's FP32 result is added into a running FP32 sum, which
-//! starts at C, by one IEEE addition rounded to nearest even (the FP32 adder of
-//! [`crate::numerics::add`]). The last chunk may be shorter; `N >= K` is no promotion at all
+//! starts at C, by one IEEE addition rounded to nearest even (the FP32 adder,
+//! [`crate::numerics::add()`]). The last chunk may be shorter; `N >= K` is no promotion at all
 //! (C enters the tensor core's accumulator, the same bits as without).
 //!
 //! [`promoted`] is the one routine that splits K and adds the chunks: [`dot_promoted`] (one
