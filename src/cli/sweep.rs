@@ -99,6 +99,10 @@ struct Summary {
     /// The array's rows of a weight-stationary sweep (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     rows: Option<usize>,
+    /// The FP32 promotion interval N (absent for a sweep without promotion, which keeps such
+    /// summaries as they were before promotion existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    promote_every: Option<usize>,
     dist: Dist,
     seed: u64,
     samples: u64,
@@ -106,10 +110,6 @@ struct Summary {
     seconds: f64,
     hist_edges_ulp: Vec<f64>,
     per_k: Vec<KStats>,
-    /// The FP32 promotion interval N (absent for a sweep without promotion, which keeps such
-    /// summaries as they were before promotion existed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    promote_every: Option<usize>,
 }
 
 fn fp32_name() -> String {
@@ -165,6 +165,7 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         shard,
         dataflow,
         rows,
+        promote_every: args.promote_every,
     };
     sweep::check_dataflow(&cfg)?;
     let total = sweep::shard_samples(args.samples, shard).saturating_mul(args.k.len() as u64);
@@ -172,7 +173,6 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
     // files do not depend on it.
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     if let Ok(style) = ProgressStyle::with_template("sweep {bar:40} {pos}/{len} samples ({eta})") {
-        promote_every: args.promote_every,
         bar.set_style(style);
     }
     let progress = |n: u64| bar.inc(n);
@@ -195,6 +195,7 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         },
         dataflow: (dataflow == Dataflow::Ws).then(|| dataflow.name().into()),
         rows: (dataflow == Dataflow::Ws).then_some(rows),
+        promote_every: args.promote_every,
         dist,
         seed: args.seed,
         samples: args.samples,
@@ -204,7 +205,6 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         per_k,
     };
     create_out_dir(&args.out)?;
-        promote_every: args.promote_every,
     write_outputs(&args.out, &summary)?;
     outln!(
         "{} samples x {} K in {seconds:.2} s ({:.0} samples/s): {}",
@@ -349,6 +349,10 @@ fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
         (Some(d), Some(r)) => format!("{who}, {d} {r} rows x w {}", s.width),
         _ => who,
     };
+    let who = match s.promote_every {
+        Some(n) => format!("{who}, FP32 promotion every {n}"),
+        None => who,
+    };
     let caption = format!(
         "{who}, {} x {}{out}, {} inputs: error distribution vs K ({} samples per K)",
         s.format_a,
@@ -359,10 +363,6 @@ fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
         s.samples
     );
     let series: Vec<Series> = lines
-    let who = match s.promote_every {
-        Some(n) => format!("{who}, FP32 promotion every {n}"),
-        None => who,
-    };
         .iter()
         .map(|(label, color, stat)| Series {
             label: (*label).into(),

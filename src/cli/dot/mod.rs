@@ -7,8 +7,8 @@ mod batch;
 mod explain;
 mod int;
 mod mx;
-pub mod result;
 mod promote;
+pub mod result;
 
 use super::operand_files::is_npy;
 use super::values;
@@ -88,12 +88,12 @@ pub struct DotArgs {
     /// nvfp4: B's FP32 tensor scale (default 1).
     #[arg(long, allow_hyphen_values = true)]
     b_tensor_scale: Option<String>,
-}
     /// Promote to FP32 every N products (docs/numerics.md, "FP32 promotion"): each chunk of
     /// N from a zero accumulator under the mode, added into an FP32 sum from C with one RNE
     /// addition. FP32 output only; nvidia needs N a multiple of the preset's block.
     #[arg(long, value_name = "N")]
     promote_every: Option<usize>,
+}
 
 /// Runs a block-scaled `tcrtl dot` when `--format` (or `--format-b`) names a block format,
 /// after refusing the options that do not apply to it; `None` otherwise.
@@ -158,7 +158,6 @@ fn run_block_scaled(args: &DotArgs) -> Option<Result<i32, String>> {
 pub fn run(args: &DotArgs) -> Result<i32, String> {
     if let Some(r) = run_block_scaled(args) {
         return r;
-    }
     }
     if let Some(every) = args.promote_every {
         return promote::run(&promote::PromoteJob {

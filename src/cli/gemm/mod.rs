@@ -101,10 +101,10 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         }
         _ => return Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
     };
-    // The VCD size is estimated from the schedule before the run (refused if too large);
     if let Some(every) = args.promote_every {
         return promote::run(args, &g, preset, every);
     }
+    // The VCD size is estimated from the schedule before the run (refused if too large);
     // through the memory path the run takes at least these cycles.
     let problem = match &sparse {
         Some(s) => Problem::Sparse(s),
