@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use tensorcore_rtl::io::arith::{Arith, ArithNames};
 use tensorcore_rtl::io::values::{acc_format, rounding};
 use tensorcore_rtl::numerics::convert::tf32_from_container;
-use tensorcore_rtl::numerics::dot::{dot_batch_rows_acc, MAX_LANES};
+use tensorcore_rtl::numerics::dot::{dot_batch_promoted, dot_batch_rows_acc, MAX_LANES};
 use tensorcore_rtl::numerics::format::{Format, TF32};
 use tensorcore_rtl::numerics::int::{dot_int, IntFormat, IntOverflow};
 use tensorcore_rtl::numerics::mx::{BlockFormat, Element, Quantised};
@@ -146,7 +146,7 @@ pub fn dot_float_check(
 /// (uint32) or FP16 (uint16, with `out_fmt="fp16"`) patterns. Returns D's patterns and each
 /// row's flags.
 #[pyfunction]
-#[pyo3(signature = (a, b, c, *, fmt, fmt_b, acc, preset, out_fmt, rounding_name, width, satfinite))]
+#[pyo3(signature = (a, b, c, *, fmt, fmt_b, acc, preset, out_fmt, rounding_name, width, satfinite, promote_every=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn dot_float<'py>(
     py: Python<'py>,
@@ -161,6 +161,7 @@ pub fn dot_float<'py>(
     rounding_name: &str,
     width: Option<usize>,
     satfinite: bool,
+    promote_every: Option<usize>,
 ) -> PyResult<Rows<'py>> {
     let (arith, rm, accf) =
         float_names(fmt, fmt_b, acc, preset, out_fmt, rounding_name, satfinite)?;
@@ -180,6 +181,14 @@ pub fn dot_float<'py>(
     let width = width.unwrap_or(k.clamp(1, MAX_LANES));
     // The checks of the whole batch (names, widths, the whole-K contract) once, on no rows.
     dot_batch_rows_acc(&mode, rm, accf, fa, fb, &[], &[], &[], k, width).py()?;
+    // With `promote_every`, the promoted rows of `numerics::dot::promote` (its checks too).
+    let rows_of = |wa: &[u64], wb: &[u64], cc: &[u32]| match promote_every {
+        Some(n) => dot_batch_promoted(&mode, rm, accf, fa, fb, wa, wb, cc, k, width, n)
+            .map_err(|e| e.to_string()),
+        None => dot_batch_rows_acc(&mode, rm, accf, fa, fb, wa, wb, cc, k, width)
+            .map_err(|e| e.to_string()),
+    };
+    rows_of(&[], &[], &[]).map_err(value_error)?;
     let mut d = vec![0u32; rows];
     let mut flags = vec![0u8; rows];
     // Rows in chunks on the rayon pool: each chunk's operands are widened into words where
@@ -197,9 +206,7 @@ pub fn dot_float<'py>(
                 let wb = src_b
                     .words(lo * k, n * k, fb)
                     .map_err(|e| format!("B: {e}"))?;
-                let r =
-                    dot_batch_rows_acc(&mode, rm, accf, fa, fb, &wa, &wb, &c[lo..lo + n], k, width)
-                        .map_err(|e| e.to_string())?;
+                let r = rows_of(&wa, &wb, &c[lo..lo + n])?;
                 dd.copy_from_slice(&r.d);
                 for (f, rf) in ff.iter_mut().zip(&r.flags) {
                     *f = rf.to_bits();

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tensorcore_rtl::gemm::mx_input::{self, check_fused, Codes};
 use tensorcore_rtl::gemm::problem::check_size;
+use tensorcore_rtl::gemm::promote::run_functional_promoted;
 use tensorcore_rtl::gemm::{
     self, run_functional, CoreConfig, Gemm, GemmRun, MemRun, MxGemm, MxInput, MxOperand, MxOptions,
     Problem,
@@ -216,7 +217,7 @@ fn dense(
 /// weight-stationary order with `rows` PE rows). Returns D's patterns (m x n, row-major) and
 /// the OR of every element's flags.
 #[pyfunction]
-#[pyo3(signature = (a, b, c=None, *, fmt="fp16", fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", satfinite=false))]
+#[pyo3(signature = (a, b, c=None, *, fmt="fp16", fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", satfinite=false, promote_every=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn matmul_bits<'py>(
     py: Python<'py>,
@@ -233,12 +234,19 @@ pub fn matmul_bits<'py>(
     cols: usize,
     dataflow: &str,
     satfinite: bool,
+    promote_every: Option<usize>,
 ) -> PyResult<(Bound<'py, PyArray1<u32>>, u8, usize, usize)> {
     let cfg = config(
         fmt, fmt_b, acc, preset, out_fmt, width, rows, cols, dataflow, false, satfinite,
     )?;
     let g = dense(py, cfg.0, a, b, c)?;
-    let out = py.allow_threads(|| run_functional(&g)).py()?;
+    // With `promote_every`, the functional model promoted to FP32 every N products.
+    let out = match promote_every {
+        Some(n) => py
+            .allow_threads(|| run_functional_promoted(&g, n))
+            .map_err(|e| value_error(e.to_string()))?,
+        None => py.allow_threads(|| run_functional(&g)).py()?,
+    };
     Ok((PyArray1::from_vec(py, out.d), out.flags.to_bits(), g.m, g.n))
 }
 

@@ -118,6 +118,7 @@ def dot(
     b_scales=None,
     a_tensor_scale=None,
     b_tensor_scale=None,
+    promote_every: Optional[int] = None,
 ) -> DotResult:
     """Dot products, one per row: ``d[r] = c[r] + sum_k a[r, k] * b[r, k]``.
 
@@ -153,6 +154,11 @@ def dot(
         a_scales, b_scales: block formats: ``rows x blocks`` scale codes (``uint8``;
             ml_dtypes ``float8_e8m0fnu`` values for MX, ``float8_e4m3fn`` for nvfp4).
         a_tensor_scale, b_tensor_scale: nvfp4: FP32 tensor scales (default 1).
+        promote_every: promote to FP32 every N products (``tcrtl dot --promote-every N``;
+            docs/numerics.md, "FP32 promotion"): each chunk of N products is the mode's dot
+            product from +0, added into an FP32 sum from C with one round-to-nearest-even
+            addition. FP32 output and floating-point formats only; for ``nvidia`` N must be a
+            multiple of the preset's block size. ``None`` (default): no promotion.
 
     Returns:
         DotResult: ``.bits`` (D's patterns), ``.values`` (float64), ``.flags`` per row.
@@ -175,6 +181,10 @@ def dot(
     # (which take none) accept it.
     acc_name = None if acc is None or str(acc).lower() == "ieee" else str(acc)
     kind = _tcrtl.dot_kind(fmt, fmt_b, acc_name, preset, scales)
+    if promote_every is not None and kind == "block":
+        raise ValueError("a block-scaled format does not apply with --promote-every")
+    if promote_every is not None and kind == "int":
+        raise ValueError("integer formats sum exactly in int32: FP32 promotion does not apply to them")
     if kind == "block":
         refused = None
         for on, what in (
@@ -243,6 +253,7 @@ def dot(
         rounding_name=rounding,
         width=width,
         satfinite=satfinite,
+        promote_every=promote_every,
     )
     if out == "fp16":
         d = d.astype(np.uint16)

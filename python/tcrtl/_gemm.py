@@ -87,7 +87,8 @@ class MatmulResult:
 def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc: str = "ieee",
            preset: Optional[str] = None, out_fmt: str = "fp32", width: int = 1, rows: int = 4,
            cols: int = 4, dataflow: str = "os", satfinite: bool = False, a_scales=None,
-           b_scales=None, a_tensor_scale=None, b_tensor_scale=None) -> MatmulResult:
+           b_scales=None, a_tensor_scale=None, b_tensor_scale=None,
+           promote_every: Optional[int] = None) -> MatmulResult:
     """D = A x B + C by the functional model: element (i, j) is the whole-K dot product of row
     i of A and column j of B into C[i, j] (``dot`` with this ``width``; for
     ``dataflow="ws"`` the weight-stationary order of an array of ``rows`` PE rows), exactly
@@ -113,6 +114,11 @@ def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc:
     other than FP32; every check is the command line's (``tcrtl gemm --format mxfp8e4m3
     ...``), with its message.
 
+    ``promote_every=N`` promotes to FP32 every N products along K, as ``tcrtl gemm
+    --promote-every N`` (docs/numerics.md, "FP32 promotion"): each K-chunk of N from a zero
+    accumulator in the dataflow's order, added into D (from C) with one FP32
+    round-to-nearest-even addition; FP32 output and dense floating-point formats only.
+
     Returns:
         MatmulResult: ``.bits`` (m x n), ``.values`` (float64), ``.flags`` (the OR of every
         element's flags: invalid 8, overflow 4, underflow 2, inexact 1).
@@ -122,6 +128,8 @@ def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc:
     accn = None if acc is None or acc.lower() == "ieee" else acc
     block = fmt.lower() in _dtypes.BLOCK_ELEMENT
     scales = any(x is not None for x in (a_scales, b_scales, a_tensor_scale, b_tensor_scale))
+    if promote_every is not None and (block or scales):
+        raise ValueError("--promote-every applies to dense floating-point formats, not block-scaled ones")
     if block or scales:
         A, B, SA, SB = _block_arrays(a, b, a_scales, b_scales, fmt, fmt_b)
         C = None if c is None else _c_matrix(c, 0, 0, "fp32")
@@ -140,7 +148,8 @@ def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc:
     C = _c_matrix(c, A.shape[0] if A.ndim == 2 else 0, B.shape[-1], out_fmt, integer)
     d, flags, m, n = _tcrtl.matmul_bits(A, B, C, fmt=fmt, fmt_b=fmt_b, acc=accn, preset=preset,
                                         out_fmt=out_fmt, width=width, rows=rows, cols=cols,
-                                        dataflow=dataflow, satfinite=satfinite)
+                                        dataflow=dataflow, satfinite=satfinite,
+                                        promote_every=promote_every)
     bits, values = _acc_view(d, "int32" if integer else out_fmt, m, n)
     return MatmulResult(bits, values, flags)
 

@@ -34,6 +34,7 @@ def dot_float(
     rounding_name: str,
     width: Optional[int],
     satfinite: bool,
+    promote_every: Optional[int] = None,
 ) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint8]]: ...
 def dot_int_rows(
     a: npt.NDArray[Any],
@@ -76,6 +77,7 @@ def matmul_bits(
     cols: int = 4,
     dataflow: str = "os",
     satfinite: bool = False,
+    promote_every: Optional[int] = None,
 ) -> Tuple[npt.NDArray[np.uint32], int, int, int]: ...
 def matmul_mx(
     a: Optional[npt.NDArray[Any]] = None,
