@@ -48,6 +48,26 @@ def test_batch_matches_cli(npy, fmt, acc, preset, width):
     assert np.array_equal(got.values, want.view(np.float32).astype(np.float64))
 
 
+TF32_CASES = [("ieee", None), ("fused", None), ("exact", None)] + [
+    ("nvidia", p) for p in ("ampere", "ada", "hopper", "blackwell", "h200")]
+
+
+@pytest.mark.parametrize("acc,preset", TF32_CASES)
+def test_tf32_batch_matches_cli(npy, acc, preset):
+    """TF32 as uint32 FP32 containers: the command's batch and tcrtl.dot give the same bits,
+    and float32 values of the same words give them too."""
+    a = random_patterns("tf32", (ROWS, K), seed=9)
+    b = random_patterns("tf32", (ROWS, K), seed=10)
+    c = random_c(ROWS)
+    opts = ["--format", "tf32", "--acc", acc] + (["--preset", preset] if preset else [])
+    want = cli_batch(npy, a, b, c, *opts)
+    got = tcrtl.dot(a, b, c, fmt="tf32", acc=acc, preset=preset)
+    assert np.array_equal(got.bits, want)
+    values = tcrtl.dot(a.view(np.float32), b.view(np.float32), c, fmt="tf32", acc=acc,
+                       preset=preset)
+    assert np.array_equal(values.bits, want)
+
+
 @pytest.mark.parametrize("acc,preset", [("fused", None), ("nvidia", "hopper"), ("nvidia", "volta")])
 def test_fp16_output_matches_cli(npy, acc, preset):
     a = random_patterns("fp16", (ROWS, 16), seed=5)
