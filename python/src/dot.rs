@@ -55,6 +55,8 @@ pub fn dot_kind(
         format_b: fmt_b,
         acc,
         preset,
+        gpu: None,
+        instr: None,
     };
     Ok(if names.int_formats().py()?.is_some() {
         "int"
@@ -119,6 +121,8 @@ fn float_names(
         format_b: fmt_b,
         acc,
         preset,
+        gpu: None,
+        instr: None,
     };
     Ok((names.resolve_acc(accf).py()?, rm, accf))
 }
@@ -382,6 +386,8 @@ pub fn dot_int_rows<'py>(
         format_b: fmt_b,
         acc: None,
         preset: None,
+        gpu: None,
+        instr: None,
     };
     let Some((fa, fb)) = names.int_formats().py()? else {
         return Err(value_error(format!("{fmt} is not an integer format")));

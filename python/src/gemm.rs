@@ -271,6 +271,8 @@ fn config(
         format_b: fmt_b,
         acc,
         preset,
+        gpu: None,
+        instr: None,
     };
     let df = dataflow_by_name(dataflow)?;
     let array = |cfg: CoreConfig| {

@@ -9,6 +9,7 @@ mod convert;
 mod dot;
 mod errors;
 mod gemm;
+mod gpu;
 mod pe;
 mod tma;
 
@@ -30,6 +31,8 @@ fn _tcrtl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert::quantize_bits, m)?)?;
     m.add_function(wrap_pyfunction!(convert::dequantize_values, m)?)?;
     m.add_function(wrap_pyfunction!(tma::tma_load, m)?)?;
+    m.add_function(wrap_pyfunction!(gpu::select_rule, m)?)?;
+    m.add_function(wrap_pyfunction!(gpu::gpu_rows, m)?)?;
     m.add_class::<pe::Pe>()?;
     Ok(())
 }

@@ -132,8 +132,9 @@ fn build<const W: usize>(cfg: CoreConfig, vcd: Option<&str>) -> Result<Box<dyn P
 /// One floating-point processing element of the tensor core, stepped cycle by cycle.
 ///
 /// ``PE(fmt="fp16", acc="ieee", width=1, *, fmt_b=None, preset=None, out_fmt="fp32",
-/// vcd=None)`` builds a PE with ``width`` lanes (1, 2, 4, 8, 16 or 32) for the operand formats
-/// and accumulation mode of ``tcrtl.dot`` (``ieee``, ``fused`` or ``nvidia`` with a preset).
+/// vcd=None, gpu=None, instr=None)`` builds a PE with ``width`` lanes (1, 2, 4, 8, 16 or 32)
+/// for the operand formats and accumulation mode of ``tcrtl.dot`` (``ieee``, ``fused`` or
+/// ``nvidia`` with a ``preset``, or with a ``gpu`` and its ``instr`` instead).
 /// ``vcd`` writes a waveform of the PE (completed by ``close()``).
 ///
 /// Each ``step(...)`` drives one cycle's inputs and advances the clock one edge. Timing: the
@@ -162,7 +163,7 @@ impl Pe {
 #[pymethods]
 impl Pe {
     #[new]
-    #[pyo3(signature = (fmt="fp16", acc="ieee", width=1, *, fmt_b=None, preset=None, out_fmt="fp32", vcd=None))]
+    #[pyo3(signature = (fmt="fp16", acc="ieee", width=1, *, fmt_b=None, preset=None, out_fmt="fp32", vcd=None, gpu=None, instr=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         fmt: &str,
@@ -172,6 +173,8 @@ impl Pe {
         preset: Option<&str>,
         out_fmt: &str,
         vcd: Option<&str>,
+        gpu: Option<&str>,
+        instr: Option<&str>,
     ) -> PyResult<Self> {
         let accf = acc_format(out_fmt).py()?;
         let names = ArithNames {
@@ -179,6 +182,8 @@ impl Pe {
             format_b: fmt_b,
             acc: Some(acc),
             preset,
+            gpu,
+            instr,
         };
         let arith = names.resolve_datapath(accf).py()?;
         let cfg = CoreConfig::new(arith.fmt_a, arith.fmt_b, arith.mode, width).with_acc(accf);

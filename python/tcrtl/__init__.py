@@ -6,7 +6,9 @@ step-level processing element for testbenches. Every number comes from the Rust 
 command line runs; errors raise ``ValueError`` (``OSError`` for files) with the command
 line's one-line message.
 
-- ``dot(a, b, c, fmt=..., acc=..., preset=...)``: batches of dot products, one per row.
+- ``dot(a, b, c, fmt=..., acc=..., preset=...)``: batches of dot products, one per row; a GPU
+  and its matrix instruction may name the preset instead (``gpu="h100", instr="mma.sync"``;
+  ``gpu_rows()`` lists every modelled pair and its evidence).
 - ``matmul(A, B, C, ...)``: a matrix product tiled into dot steps as the functional model does;
   block-scaled too (``fmt="mxfp8e4m3"``, ``a_scales=...``, ``b_scales=...``).
 - ``convert(x, to=...)``, ``quantize(x, fmt)``, ``dequantize(q)``: formats and MX/NVFP4 blocks.
@@ -21,6 +23,7 @@ line's one-line message.
 from ._convert import Converted, Quantized, convert, dequantize, quantize
 from ._dot import DotResult, dot
 from ._gemm import GemmResult, MatmulResult, gemm, matmul
+from ._gpu import gpu_rows
 from ._tcrtl import PE
 from ._tma import TmaResult, tma_load
 
@@ -35,6 +38,7 @@ __all__ = [
     "dequantize",
     "dot",
     "gemm",
+    "gpu_rows",
     "matmul",
     "quantize",
     "tma_load",

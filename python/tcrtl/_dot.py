@@ -6,7 +6,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _dtypes, _tcrtl
+from . import _dtypes, _gpu, _tcrtl
 
 FLAG_BITS = {"invalid": 8, "overflow": 4, "underflow": 2, "inexact": 1}
 
@@ -119,6 +119,8 @@ def dot(
     a_tensor_scale=None,
     b_tensor_scale=None,
     promote_every: Optional[int] = None,
+    gpu: Optional[str] = None,
+    instr: Optional[str] = None,
 ) -> DotResult:
     """Dot products, one per row: ``d[r] = c[r] + sum_k a[r, k] * b[r, k]``.
 
@@ -141,13 +143,27 @@ def dot(
         fmt: format of A (and of B unless ``fmt_b``).
         acc: accumulation mode: ``ieee`` (a chain of FMAs in k order, one rounding per
             product), ``fused`` (one rounding per step of ``width`` products), ``exact`` (one
-            rounding), ``nvidia`` (a GPU's block FMA; needs ``preset``); block formats take
+            rounding), ``nvidia`` (a GPU's block FMA; needs ``preset``, or ``gpu``); block
+            formats take
             ``exact``, ``fused`` or ``block-rz``.
         width: products per step for ieee and fused (1..=32); ``None`` is the command line's
             default, K capped at 32. (``ieee`` gives the same bits for every width: its FMAs
             run one product at a time.) ``nvidia`` uses its block size.
-        preset: ``volta``, ``ampere``, ``ada``, ``hopper``, ``blackwell`` or ``h200`` for
-            ``nvidia``.
+        preset: the rule of ``nvidia``: ``volta`` (V100), ``turing`` (T4), ``ampere``
+            (A100, A30, A2), ``ada`` (L40S and other Ada parts), ``hopper`` (H100 and H200
+            through ``wgmma``: Hopper's native FP8 path, what cuBLAS runs), ``blackwell``
+            (B200 through ``mma.sync``), ``h200`` (H100 and H200 through ``mma.sync`` as
+            CUDA 13.0 builds it: FP8 lowered to FP16 conversions and two FP16 steps, FP8
+            errors far smaller than cuBLAS's on the same GPU). ``tcrtl.gpu_rows()`` gives the
+            evidence of each (measurement sets, published models, our own captures).
+        gpu: instead of ``preset``, the GPU whose rule ``nvidia`` runs (``v100``, ``t4``,
+            ``a100``, ``a30``, ``a2``, ``l40s``, ``rtx4090``, ``l4``, ``h100``, ``h200``,
+            ``b200``), through ``instr``.
+        instr: the matrix instruction of ``gpu``: ``mma.sync``, ``wmma`` (the same path, no
+            FP8), ``wgmma`` (H100, H200), ``tcgen05`` (B200: not measured, refused). Left out,
+            the GPU's default: ``wgmma`` on the H100 and H200 (preset ``hopper``, what
+            cuBLAS runs), ``mma.sync`` elsewhere. ``gpu="h100", instr="mma.sync"`` is preset
+            ``h200``: the two differ for FP8 only.
         rounding: ``rne`` (default), ``rtz``, ``rdn``, ``rup`` for ieee, fused and exact.
         out_fmt: ``fp32`` (default) or ``fp16``: the accumulator format of C and D.
         satfinite: integer formats: clamp each step's sum to int32 instead of wrapping.
@@ -180,6 +196,7 @@ def dot(
     # "ieee" is the default mode; like an absent --acc it names no mode, so integer formats
     # (which take none) accept it.
     acc_name = None if acc is None or str(acc).lower() == "ieee" else str(acc)
+    preset = _gpu.select(preset, gpu, instr, fmt, fmt_b)
     kind = _tcrtl.dot_kind(fmt, fmt_b, acc_name, preset, scales)
     if promote_every is not None and kind == "block":
         raise ValueError("a block-scaled format does not apply with --promote-every")

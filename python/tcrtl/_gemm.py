@@ -6,7 +6,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _dtypes, _tcrtl
+from . import _dtypes, _gpu, _tcrtl
 
 
 # Integer formats: their bits per element (operands are two's-complement or unsigned patterns).
@@ -88,7 +88,8 @@ def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc:
            preset: Optional[str] = None, out_fmt: str = "fp32", width: int = 1, rows: int = 4,
            cols: int = 4, dataflow: str = "os", satfinite: bool = False, a_scales=None,
            b_scales=None, a_tensor_scale=None, b_tensor_scale=None,
-           promote_every: Optional[int] = None) -> MatmulResult:
+           promote_every: Optional[int] = None, gpu: Optional[str] = None,
+           instr: Optional[str] = None) -> MatmulResult:
     """D = A x B + C by the functional model: element (i, j) is the whole-K dot product of row
     i of A and column j of B into C[i, j] (``dot`` with this ``width``; for
     ``dataflow="ws"`` the weight-stationary order of an array of ``rows`` PE rows), exactly
@@ -119,6 +120,15 @@ def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc:
     accumulator in the dataflow's order, added into D (from C) with one FP32
     round-to-nearest-even addition; FP32 output and dense floating-point formats only.
 
+    ``preset`` (for ``acc="nvidia"``) is ``dot``'s: ``volta`` (V100), ``turing`` (T4),
+    ``ampere`` (A100, A30, A2), ``ada`` (L40S and other Ada parts), ``hopper`` (H100 and H200
+    through ``wgmma``, Hopper's native FP8 path, what cuBLAS runs), ``blackwell`` (B200
+    through ``mma.sync``), ``h200`` (H100 and H200 through ``mma.sync`` as CUDA 13.0 builds
+    it: FP8 as FP16 conversions and two FP16 steps). Or name the GPU instead: ``gpu``
+    (``h100``, ``b200``, ...; ``tcrtl.gpu_rows()`` lists them) and its ``instr``
+    (``mma.sync``, ``wmma``, ``wgmma``; left out, the GPU's default: ``wgmma`` on the H100
+    and H200, ``mma.sync`` elsewhere), as ``dot``.
+
     Returns:
         MatmulResult: ``.bits`` (m x n), ``.values`` (float64), ``.flags`` (the OR of every
         element's flags: invalid 8, overflow 4, underflow 2, inexact 1).
@@ -126,6 +136,7 @@ def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc:
     Raises:
         ValueError: the command line's message for a bad option or operand."""
     accn = None if acc is None or acc.lower() == "ieee" else acc
+    preset = _gpu.select(preset, gpu, instr, fmt, fmt_b)
     block = fmt.lower() in _dtypes.BLOCK_ELEMENT
     scales = any(x is not None for x in (a_scales, b_scales, a_tensor_scale, b_tensor_scale))
     if promote_every is not None and (block or scales):
@@ -209,7 +220,8 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
          stages: Optional[int] = None, swizzle: bool = True, sparse: bool = False,
          prune: bool = False, a_values=None, a_meta=None, a_scales=None, b_scales=None,
          a_tensor_scale=None, b_tensor_scale=None, vcd: Optional[str] = None,
-         check: bool = False, satfinite: bool = False) -> GemmResult:
+         check: bool = False, satfinite: bool = False, gpu: Optional[str] = None,
+         instr: Optional[str] = None) -> GemmResult:
     """D = A x B + C on the clocked tensor core, as ``tcrtl gemm`` runs it.
 
     The problem: numpy operands ``a`` (m x k), ``b`` (k x n), ``c`` (m x n, or ``None``) as
@@ -250,6 +262,10 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
     random problems, presets, sparsity or output format other than FP32, as the command
     line.
 
+    ``preset``, or ``gpu`` and ``instr`` instead, name the ``nvidia`` rule as for ``matmul``;
+    ``.json`` then holds ``preset``, ``gpu`` and ``instr`` (a preset alone: its canonical GPU
+    and instruction, e.g. ``hopper`` is ``h100`` through ``wgmma``), as ``tcrtl gemm --json``.
+
     Returns:
         GemmResult: ``.d``, ``.values``, ``.cycles``, ``.utilization``, ``.json``.
 
@@ -259,6 +275,8 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
         waveform path that cannot be written.
     """
     accn = None if acc is None or acc.lower() == "ieee" else acc
+    named = (preset, gpu, instr)
+    preset = _gpu.select(preset, gpu, instr, fmt, fmt_b)
     block = fmt.lower() in _dtypes.BLOCK_ELEMENT
     scales = any(x is not None for x in (a_scales, b_scales, a_tensor_scale, b_tensor_scale))
     if block or scales:
@@ -294,4 +312,7 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
                            dataflow=dataflow, memory=memory, stages=stages, swizzle=swizzle,
                            sparse=sparse, prune=prune, a_values=AV, a_meta=AM, vcd=vcd,
                            check=check, satfinite=satfinite)
-    return GemmResult(dict(info))
+    info = dict(info)
+    # The GPU and instruction whose rule nvidia ran, beside the preset.
+    info["gpu"], info["instr"] = _gpu.rule(*named) if info.get("preset") else (None, None)
+    return GemmResult(info)

@@ -12,6 +12,14 @@ def dot_kind(
     preset: Optional[str] = None,
     scales: bool = False,
 ) -> str: ...
+def select_rule(
+    preset: Optional[str] = None,
+    gpu: Optional[str] = None,
+    instr: Optional[str] = None,
+    fmt: Optional[str] = None,
+    fmt_b: Optional[str] = None,
+) -> Tuple[Optional[str], Optional[str], Optional[str]]: ...
+def gpu_rows() -> List[dict]: ...
 def dot_float_check(
     fmt: str,
     fmt_b: Optional[str],
@@ -202,6 +210,8 @@ class PE:
         preset: Optional[str] = None,
         out_fmt: str = "fp32",
         vcd: Optional[str] = None,
+        gpu: Optional[str] = None,
+        instr: Optional[str] = None,
     ) -> None: ...
     @property
     def width(self) -> int: ...

@@ -90,6 +90,13 @@ struct Summary {
     #[serde(default = "fp32_name", skip_serializing_if = "is_fp32_name")]
     out_format: String,
     preset: Option<String>,
+    /// The GPU and instruction whose rule nvidia ran (absent for the other modes, and in
+    /// summaries written before GPUs were named).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    gpu: Option<String>,
+    /// See `gpu`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    instr: Option<String>,
     rounding: String,
     width: usize,
     /// `ws` for a weight-stationary sweep (absent in output-stationary summaries, which keeps
@@ -186,6 +193,8 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         acc: cfg.mode.name().into(),
         out_format: out.name.into(),
         preset: arith.preset.map(|p| p.name().into()),
+        gpu: arith.rule.map(|r| r.gpu.name().into()),
+        instr: arith.rule.map(|r| r.instr.name().into()),
         rounding: rounding_label(&cfg.mode, rm).into(),
         // nvidia's own order ignores the width; the weight-stationary fold does not.
         width: if matches!(cfg.mode, AccMode::Nvidia(_)) && dataflow == Dataflow::Os {
@@ -336,9 +345,10 @@ fn plot(svg: &mut String, s: &Summary) -> Result<(), String> {
     let kmin = ks.iter().copied().fold(f64::INFINITY, f64::min).max(1.0);
     let kmax = ks.iter().copied().fold(1.0, f64::max);
     let ymax = s.per_k.iter().map(|k| k.max_ulp).fold(1.0, f64::max) * 2.0;
-    let who = match &s.preset {
-        Some(p) => format!("nvidia {p}"),
-        None => format!("{} ({})", s.acc, s.rounding),
+    let who = match (&s.preset, &s.gpu, &s.instr) {
+        (Some(p), Some(g), Some(i)) => format!("nvidia {p} ({g} through {i})"),
+        (Some(p), _, _) => format!("nvidia {p}"),
+        _ => format!("{} ({})", s.acc, s.rounding),
     };
     let out = if s.out_format == "fp32" {
         String::new()

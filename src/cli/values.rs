@@ -6,10 +6,10 @@ use clap::Args;
 use std::path::PathBuf;
 use tensorcore_rtl::io::arith::ArithNames;
 pub use tensorcore_rtl::io::values::{
-    acc_format, input_format, int_operand, int_operands, operand, operands, parse_window, preset,
-    rounding,
+    acc_format, input_format, int_operand, int_operands, operand, operands, parse_window, rounding,
 };
 use tensorcore_rtl::io::OutputPlan;
+use tensorcore_rtl::numerics::dot::{Gpu, GpuRule, Instr, Preset, GPU_ROWS};
 use tensorcore_rtl::numerics::format::Format;
 use tensorcore_rtl::numerics::int::IntFormat;
 use tensorcore_rtl::rtl::{TraceConfig, TraceFormat};
@@ -25,12 +25,113 @@ pub struct ArithArgs {
     /// Format of B, if it differs from A's (e.g. e4m3 x e5m2, s8 x u8).
     #[arg(long)]
     pub format_b: Option<String>,
-    /// Accumulation mode: ieee (default), fused, exact, nvidia (needs --preset).
+    /// Accumulation mode: ieee (default), fused, exact, nvidia (needs --preset or --gpu).
     #[arg(long)]
     pub acc: Option<String>,
-    /// GPU preset for --acc nvidia: volta, ampere, ada, hopper, blackwell, h200.
-    #[arg(long)]
+    #[arg(long, help = preset_help(), long_help = preset_long_help())]
     pub preset: Option<String>,
+    #[arg(long, help = gpu_help())]
+    pub gpu: Option<String>,
+    #[arg(long, help = instr_help())]
+    pub instr: Option<String>,
+}
+
+/// Adds the `"gpu"` and `"instr"` keys of the rule a run used beside its `"preset"` (null
+/// when the mode is not nvidia, or for a preset with no GPU row).
+pub fn add_rule_keys(obj: &mut serde_json::Value, rule: Option<GpuRule>) {
+    if let Some(map) = obj.as_object_mut() {
+        map.insert("gpu".into(), rule.map(|r| r.gpu.name()).into());
+        map.insert("instr".into(), rule.map(|r| r.instr.name()).into());
+    }
+}
+
+/// The text line naming the rule a run used (nothing when the mode is not nvidia), e.g.
+/// `rule:  preset h200 (h100 through mma.sync)`.
+pub fn print_rule(rule: Option<GpuRule>) -> Result<(), String> {
+    if let Some(r) = rule {
+        outln!("rule:  preset {r}");
+    }
+    Ok(())
+}
+
+/// `--preset`'s help: what each preset is (the GPUs and instructions whose rule it is, from
+/// the library's table).
+pub fn preset_help() -> String {
+    let each: Vec<String> = Preset::ALL
+        .iter()
+        .map(|p| format!("{p} = {}", rows_of(*p)))
+        .collect();
+    format!(
+        "GPU preset for --acc nvidia, or name the GPU with --gpu: {}. hopper is Hopper's \
+         native FP8 path (wgmma, cuBLAS); h200 is Hopper through mma.sync as CUDA 13.0 builds \
+         it (FP8 as FP16 conversions and two FP16 steps). --help says what each was checked \
+         against",
+        each.join("; ")
+    )
+}
+
+/// `--preset`'s long help: [`preset_help`] and each preset's evidence (its canonical row's).
+pub fn preset_long_help() -> String {
+    let each: Vec<String> = Preset::ALL
+        .iter()
+        .map(|p| {
+            let why = GpuRule::of_preset(*p)
+                .and_then(|r| r.row())
+                .map_or("no GPU row yet", |r| r.evidence);
+            format!("  {p} ({}): {why}", rows_of(*p))
+        })
+        .collect();
+    format!(
+        "GPU preset for --acc nvidia, or name the GPU with --gpu (a GPU and an instruction \
+         select a preset; the preset alone stands for its first GPU and instruction below). \
+         hopper is Hopper's native FP8 path (what wgmma and cuBLAS run); h200 is Hopper \
+         through mma.sync as CUDA 13.0 builds it: FP8 lowered to FP16 conversions and two FP16 \
+         HMMA steps (the published H100 and H200 FP8 sets, taken through mma.sync with an older \
+         toolkit, show the hopper rule). KM: Khattak and Mikaitis, arXiv:2512.07004, sets in \
+         north-numerical-computing/MATLAB-tensor-core. `tcrtl verify gpus` lists every row.\n{}",
+        each.join("\n")
+    )
+}
+
+/// The table's rows that run `p`, as `h100 wgmma, h200 wgmma`.
+fn rows_of(p: Preset) -> String {
+    // The canonical row first: the pair the preset stands for when named alone.
+    let mut rows: Vec<_> = GPU_ROWS.iter().filter(|r| r.preset == Some(p)).collect();
+    rows.sort_by_key(|r| !r.canonical);
+    let rows: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{} {}", r.gpu, r.instr))
+        .collect();
+    if rows.is_empty() {
+        "no GPU row yet".into()
+    } else {
+        rows.join(", ")
+    }
+}
+
+/// `--gpu`'s help: the modelled GPUs and their default instructions.
+pub fn gpu_help() -> String {
+    let gpus: Vec<String> = Gpu::all()
+        .filter_map(|g| GpuRule::resolve(g, None).ok())
+        .map(|r| format!("{} ({} -> {})", r.gpu, r.instr, r.preset))
+        .collect();
+    format!(
+        "GPU whose rule --acc nvidia runs, instead of --preset; without --instr, its default \
+         instruction: {}",
+        gpus.join(", ")
+    )
+}
+
+/// `--instr`'s help: the instructions and what they change.
+pub fn instr_help() -> String {
+    let names: Vec<&str> = Instr::all().map(|i| i.name()).collect();
+    format!(
+        "Matrix instruction of --gpu: {}. wmma shares mma.sync's hardware path (no FP8). On \
+         h100 and h200, mma.sync is the rule CUDA 13.0 emits (preset h200) and wgmma the \
+         native FP8 path (preset hopper): they differ for FP8 only. b200 tcgen05 has not been \
+         measured and is refused",
+        names.join(", ")
+    )
 }
 
 /// What [`ArithArgs`] resolve to (the library's [`tensorcore_rtl::io::arith::Arith`]).
@@ -49,7 +150,15 @@ impl ArithArgs {
             format_b: self.format_b.as_deref(),
             acc: self.acc.as_deref(),
             preset: self.preset.as_deref(),
+            gpu: self.gpu.as_deref(),
+            instr: self.instr.as_deref(),
         }
+    }
+
+    /// The GPU and instruction whose rule `--acc nvidia` runs: `--gpu` and `--instr`, or
+    /// `--preset`'s canonical pair ([`ArithNames::selection`]); `None` without either.
+    pub fn rule(&self) -> Result<Option<GpuRule>, String> {
+        self.names().selection().map(|(_, rule)| rule)
     }
 
     /// [`ArithArgs::resolve_acc`] for the clocked tensor core, which has no `exact` datapath

@@ -4,7 +4,7 @@
 use super::values;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use tensorcore_rtl::numerics::dot::{dot_acc, AccMode};
+use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, Gpu, GpuRule, GPU_ROWS};
 use tensorcore_rtl::numerics::RoundingMode;
 use tensorcore_rtl::verify::measurements::{encode_word, load_acc};
 
@@ -29,6 +29,17 @@ enum VerifyCommand {
     /// Probes a preset's nvidia mode as a black box for its block-FMA features (block size,
     /// extra alignment and carry bits, normalisation, roundings, subnormals).
     Features(super::verify_features::FeatureArgs),
+    /// Lists every modelled GPU x instruction pair: the preset it runs and the evidence
+    /// behind it (measurement sets, published models, our own captures).
+    Gpus(GpusArgs),
+}
+
+/// Arguments of `tcrtl verify gpus`.
+#[derive(Args, Debug)]
+pub struct GpusArgs {
+    /// Print one JSON array instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Arguments of `tcrtl verify measurements`.
@@ -42,9 +53,12 @@ pub struct MeasurementArgs {
     /// Input format of B, if it differs from A's (the mixed FP8 sets: e4m3 x e5m2).
     #[arg(long, alias = "format-b")]
     b_format: Option<String>,
-    /// GPU preset: volta, ampere, ada, hopper, blackwell, h200.
-    #[arg(long)]
-    preset: String,
+    #[arg(long, help = values::preset_help(), long_help = values::preset_long_help())]
+    preset: Option<String>,
+    #[arg(long, help = values::gpu_help())]
+    gpu: Option<String>,
+    #[arg(long, help = values::instr_help())]
+    instr: Option<String>,
     /// The accumulator the GPU wrote: fp32 (d_*fp32.txt) or fp16 (d_*fp16.txt, with C
     /// rounded to FP16 to nearest even first, as the test programs did).
     #[arg(long, default_value = "fp32")]
@@ -70,7 +84,47 @@ pub fn run(args: &VerifyArgs) -> Result<i32, String> {
         VerifyCommand::Sweep(s) => super::sweep::sweep_cmd(s),
         VerifyCommand::Merge(m) => super::sweep::merge_cmd(m),
         VerifyCommand::Features(f) => super::verify_features::run(f),
+        VerifyCommand::Gpus(g) => gpus(g),
     }
+}
+
+/// `tcrtl verify gpus`: the library's GPU x instruction table, a GPU's default first.
+fn gpus(args: &GpusArgs) -> Result<i32, String> {
+    if args.json {
+        let rows: Vec<_> = GPU_ROWS
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "gpu": r.gpu.name(), "architecture": r.gpu.architecture(),
+                    "instr": r.instr.name(), "preset": r.preset.map(|p| p.name()),
+                    "default": GpuRule::resolve(r.gpu, None).is_ok_and(|d| d.instr == r.instr),
+                    "evidence": r.evidence,
+                })
+            })
+            .collect();
+        outln!("{}", serde_json::Value::from(rows));
+        return Ok(0);
+    }
+    for r in GPU_ROWS {
+        let preset = r.preset.map_or("not modelled", |p| p.name());
+        let default = GpuRule::resolve(r.gpu, None).is_ok_and(|d| d.instr == r.instr);
+        outln!(
+            "{} {} -> {preset}{} ({})",
+            r.gpu,
+            r.instr,
+            if default { " [default]" } else { "" },
+            r.gpu.architecture()
+        );
+        outln!("    {}", r.evidence);
+    }
+    let none: Vec<&str> = Gpu::all()
+        .filter(|g| GPU_ROWS.iter().all(|r| r.gpu != *g))
+        .map(|g| g.name())
+        .collect();
+    if !none.is_empty() {
+        outln!("no row yet: {}", none.join(", "));
+    }
+    Ok(0)
 }
 
 fn hex_row(r: &[u32]) -> String {
@@ -86,7 +140,16 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
         Some(name) => values::input_format(name)?,
         None => fmt,
     };
-    let preset = values::preset(&args.preset)?;
+    let names = tensorcore_rtl::io::arith::ArithNames {
+        format: &args.format,
+        format_b: args.b_format.as_deref(),
+        acc: Some("nvidia"),
+        preset: args.preset.as_deref(),
+        gpu: args.gpu.as_deref(),
+        instr: args.instr.as_deref(),
+    };
+    let (preset, rule) = names.selection()?;
+    let preset = preset.ok_or("name the rule to check: --preset, or --gpu (with --instr)")?;
     let acc = values::acc_format(&args.out_format)?;
     let params = preset
         .params_for(fmt, fmt_b, acc)
@@ -159,6 +222,7 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
         let obj = serde_json::json!({
             "dir": args.dir.display().to_string(), "format": fmt.name, "b_format": fmt_b.name,
             "preset": preset.name(),
+            "gpu": rule.map(|r| r.gpu.name()), "instr": rule.map(|r| r.instr.name()),
             "out_format": acc.name,
             "k": set.k, "files": files, "matched": matched, "total": total, "first_mismatches": list,
         });
@@ -176,6 +240,7 @@ fn measurements(args: &MeasurementArgs) -> Result<i32, String> {
             params.block
         );
         outln!("files: {}", files.join(", "));
+        values::print_rule(rule)?;
         for (row, a, b, c, ours, gpu) in &mismatches {
             outln!(
                 "mismatch at row {row} (line {row} of each file): c = {}, ours {}, gpu {}",

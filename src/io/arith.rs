@@ -2,8 +2,8 @@
 //! from their names and checked together, the same for the `tcrtl` command line and the
 //! Python package (so both refuse a bad combination with the same one-line message).
 
-use crate::io::values::{input_format, preset};
-use crate::numerics::dot::{AccMode, Preset};
+use crate::io::values::{gpu, input_format, instr, preset};
+use crate::numerics::dot::{AccMode, GpuRule, Preset};
 use crate::numerics::format::Format;
 use crate::numerics::int::{pair_ok, IntFormat};
 
@@ -18,6 +18,11 @@ pub struct ArithNames<'a> {
     pub acc: Option<&'a str>,
     /// GPU preset, for `nvidia`.
     pub preset: Option<&'a str>,
+    /// GPU, for `nvidia`: with `instr`, names the preset instead of `preset`
+    /// ([`GpuRule::resolve`]).
+    pub gpu: Option<&'a str>,
+    /// Matrix instruction of `gpu` (its default when not given).
+    pub instr: Option<&'a str>,
 }
 
 /// What [`ArithNames`] resolve to.
@@ -31,6 +36,9 @@ pub struct Arith {
     pub mode: AccMode,
     /// The preset, for nvidia.
     pub preset: Option<Preset>,
+    /// The GPU and instruction whose rule nvidia runs: the ones named, or the preset's
+    /// canonical pair when only a preset was ([`GpuRule::of_preset`]).
+    pub rule: Option<GpuRule>,
 }
 
 impl ArithNames<'_> {
@@ -48,13 +56,23 @@ impl ArithNames<'_> {
             Some(name) => input_format(name)?,
             None => fmt_a,
         };
-        let preset = self.preset.map(preset).transpose()?;
+        let (preset, rule) = self.selection()?;
+        if let Some(r) = rule {
+            r.check_formats(fmt_a, fmt_b).map_err(|e| e.to_string())?;
+        }
         let mode = match (self.acc().to_ascii_lowercase().as_str(), preset) {
             ("nvidia", Some(p)) => {
-                AccMode::Nvidia(p.params_for(fmt_a, fmt_b, acc).map_err(|e| e.to_string())?)
+                AccMode::Nvidia(p.params_for(fmt_a, fmt_b, acc).map_err(|e| match rule {
+                    Some(r) if self.gpu.is_some() => format!("{} through {}: {e}", r.gpu, r.instr),
+                    _ => e.to_string(),
+                })?)
             }
-            ("nvidia", None) => return Err("--acc nvidia needs --preset".into()),
-            (_, Some(_)) => return Err("--preset only applies to --acc nvidia".into()),
+            ("nvidia", None) => {
+                return Err(
+                    "the nvidia mode needs a preset, or a GPU (with its instruction)".into(),
+                )
+            }
+            (_, Some(_)) => return Err("a preset or a GPU applies to the nvidia mode only".into()),
             ("ieee", None) => AccMode::Ieee,
             ("fused", None) => AccMode::Fused,
             ("exact", None) => AccMode::Exact,
@@ -69,7 +87,35 @@ impl ArithNames<'_> {
             fmt_b,
             mode,
             preset,
+            rule,
         })
+    }
+
+    /// The preset and the rule named by `preset`, or by `gpu` and `instr`
+    /// ([`GpuRule::resolve`]); a preset named alone takes its canonical pair
+    /// ([`GpuRule::of_preset`]). Both `None` when neither is given. A preset and a GPU
+    /// together, or an instruction without a GPU, are errors.
+    pub fn selection(&self) -> Result<(Option<Preset>, Option<GpuRule>), String> {
+        match (self.preset, self.gpu, self.instr) {
+            (Some(p), Some(g), _) => Err(format!(
+                "give a preset or a GPU, not both (preset {p:?}, GPU {g:?}): a GPU with its \
+                 instruction names a preset"
+            )),
+            (Some(p), None, Some(i)) => Err(format!(
+                "an instruction goes with a GPU, not a preset (preset {p:?}, instruction {i:?})"
+            )),
+            (None, None, Some(i)) => Err(format!("instruction {i:?} needs a GPU")),
+            (Some(p), None, None) => {
+                let p = preset(p)?;
+                Ok((Some(p), GpuRule::of_preset(p)))
+            }
+            (None, Some(g), i) => {
+                let i = i.map(instr).transpose()?;
+                let rule = GpuRule::resolve(gpu(g)?, i).map_err(|e| e.to_string())?;
+                Ok((Some(rule.preset), Some(rule)))
+            }
+            (None, None, None) => Ok((None, None)),
+        }
     }
 
     /// [`ArithNames::resolve_acc`] for the clocked tensor core, which has no `exact` datapath
@@ -114,7 +160,8 @@ impl ArithNames<'_> {
                 "cannot pair {fa} with {fb}: 8-bit integers pair with 8-bit, 4-bit with 4-bit"
             ));
         }
-        if self.preset.is_some() || self.acc.is_some() {
+        if self.preset.is_some() || self.gpu.is_some() || self.instr.is_some() || self.acc.is_some()
+        {
             return Err("integer formats accumulate exactly in int32: drop --acc and --preset (use --satfinite to clamp instead of wrapping)".into());
         }
         Ok(Some((fa, fb)))

@@ -15,7 +15,7 @@
 //! (`verify::measurements::encode_exact`), not the datapath under test.
 
 use crate::numerics::convert::tf32_from_container;
-use crate::numerics::dot::Preset;
+use crate::numerics::dot::{Gpu, Instr, Preset};
 use crate::numerics::format::{Format, ACC_FORMATS, INPUT_FORMATS, TF32};
 use crate::numerics::int::IntFormat;
 use crate::numerics::RoundingMode;
@@ -63,6 +63,25 @@ pub fn preset(name: &str) -> Result<Preset, String> {
     Preset::by_name(name).ok_or_else(|| {
         let names: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
         format!("unknown preset {name:?} (expected {})", name_list(&names))
+    })
+}
+
+/// Parses a GPU name (`h100`, ...: [`Gpu::by_name`]).
+pub fn gpu(name: &str) -> Result<Gpu, String> {
+    Gpu::by_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Gpu::all().map(|g| g.name()).collect();
+        format!("unknown GPU {name:?} (expected {})", name_list(&names))
+    })
+}
+
+/// Parses a matrix instruction name (`mma.sync`, `wgmma`, ...: [`Instr::by_name`]).
+pub fn instr(name: &str) -> Result<Instr, String> {
+    Instr::by_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Instr::all().map(|i| i.name()).collect();
+        format!(
+            "unknown instruction {name:?} (expected {})",
+            name_list(&names)
+        )
     })
 }
 

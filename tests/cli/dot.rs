@@ -183,7 +183,7 @@ fn dot_bad_input() {
         &[
             "dot", "--format", "fp16", "--acc", "nvidia", "--a", "1", "--b", "1",
         ],
-        "--preset",
+        "needs a preset",
     );
     assert_error(
         &[

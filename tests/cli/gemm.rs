@@ -207,7 +207,10 @@ fn bad_inputs_give_one_line_errors() {
     );
     assert_error(&base(&["--out", s(&d)]), "is a directory");
     // Options.
-    assert_error(&base(&["--acc", "nvidia"]), "--acc nvidia needs --preset");
+    assert_error(
+        &base(&["--acc", "nvidia"]),
+        "the nvidia mode needs a preset, or a GPU",
+    );
     assert_error(
         &base(&["--acc", "nvidia", "--preset", "volta", "--format", "bf16"]),
         "volta",

@@ -25,6 +25,7 @@ mod gemm_int;
 mod gemm_mx;
 mod gemm_text;
 mod golden_writer;
+mod gpu_rules;
 mod grade;
 mod grade_vcd;
 mod harden;

@@ -12,6 +12,7 @@ mod fasi_directed;
 mod features;
 mod fp16_tf32_probes;
 mod fp8_table;
+mod gpu_rows;
 mod h200_measurements;
 mod mx_ref;
 mod nvidia_measurements;

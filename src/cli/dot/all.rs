@@ -68,7 +68,13 @@ pub fn run(
     if json {
         let list: Vec<serde_json::Value> = rows
             .iter()
-            .map(|(m, p, r)| result_json(m, *p, rm, acc, fmt_a, fmt_b, a.len(), r))
+            .map(|(m, p, r)| {
+                let mut obj = result_json(m, *p, rm, acc, fmt_a, fmt_b, a.len(), r);
+                // Each preset's canonical GPU and instruction.
+                let rule = p.and_then(tensorcore_rtl::numerics::dot::GpuRule::of_preset);
+                crate::cli::values::add_rule_keys(&mut obj, rule);
+                obj
+            })
             .collect();
         outln!("{}", serde_json::Value::Array(list));
         return Ok(0);

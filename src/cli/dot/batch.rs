@@ -26,6 +26,8 @@ pub struct BatchJob<'a> {
     pub acc: Format,
     /// The preset, for nvidia.
     pub preset: Option<Preset>,
+    /// The GPU and instruction whose rule nvidia runs.
+    pub rule: Option<tensorcore_rtl::numerics::dot::GpuRule>,
     /// Rounding of ieee, fused and exact.
     pub rm: RoundingMode,
     /// `--width`, if given.
@@ -131,7 +133,7 @@ pub fn run(job: &BatchJob) -> Result<i32, String> {
     };
     let f = r.flags;
     if job.json {
-        let obj = serde_json::json!({
+        let mut obj = serde_json::json!({
             "rows": rows,
             "k": k,
             "seconds": seconds,
@@ -151,6 +153,7 @@ pub fn run(job: &BatchJob) -> Result<i32, String> {
             "threads": rayon::current_num_threads(),
             "out": job.out.map(|p| p.display().to_string()),
         });
+        crate::cli::values::add_rule_keys(&mut obj, job.rule);
         outln!("{obj}");
     } else {
         outln!("rows:  {rows} (K = {k})");
@@ -169,6 +172,7 @@ pub fn run(job: &BatchJob) -> Result<i32, String> {
         if let Some(out) = job.out {
             outln!("D:     {}", out.display());
         }
+        crate::cli::values::print_rule(job.rule)?;
     }
     Ok(0)
 }

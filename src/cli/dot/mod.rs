@@ -123,6 +123,8 @@ fn run_block_scaled(args: &DotArgs) -> Option<Result<i32, String>> {
     };
     let refuse = [
         (args.arith.preset.is_some(), "--preset"),
+        (args.arith.gpu.is_some(), "--gpu"),
+        (args.arith.instr.is_some(), "--instr"),
         (
             !args.out_format.eq_ignore_ascii_case("fp32"),
             "--out-format",
@@ -218,8 +220,8 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         if args.explain {
             return Err("--explain shows one mode; pick --acc ieee, fused, exact or nvidia".into());
         }
-        if args.arith.preset.is_some() {
-            return Err("--acc all runs every preset; drop --preset".into());
+        if args.arith.preset.is_some() || args.arith.gpu.is_some() || args.arith.instr.is_some() {
+            return Err("--acc all runs every preset; drop --preset, --gpu and --instr".into());
         }
         if is_npy(&args.a) || is_npy(&args.b) || args.out.is_some() {
             return Err("--acc all takes operand values, not .npy batches".into());
@@ -249,6 +251,7 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         fmt_b,
         mode,
         preset,
+        rule,
     } = args.arith.resolve_acc(acc)?;
     if is_npy(&args.a) || is_npy(&args.b) {
         if args.explain {
@@ -263,6 +266,7 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
             mode,
             acc,
             preset,
+            rule,
             rm,
             width: args.width,
             a: Path::new(&args.a[0]),
@@ -294,15 +298,15 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
     }
     let r = dot_acc(&mode, rm, acc, fmt_a, fmt_b, &a, &b, c, width).map_err(|e| e.to_string())?;
     if args.json {
-        outln!(
-            "{}",
-            result_json(&mode, preset, rm, acc, fmt_a, fmt_b, a.len(), &r)
-        );
+        let mut obj = result_json(&mode, preset, rm, acc, fmt_a, fmt_b, a.len(), &r);
+        values::add_rule_keys(&mut obj, rule);
+        outln!("{obj}");
     } else {
         let value = acc_value(acc, r.bits);
         outln!("bits:  {} ({acc})", acc_hex(acc, r.bits));
         outln!("value: {value:e} ({value})");
         outln!("flags: {}", r.flags);
+        values::print_rule(rule)?;
     }
     Ok(0)
 }

@@ -10,7 +10,7 @@ use clap::{ArgGroup, Args};
 use std::path::PathBuf;
 
 /// `--acc` of `tcrtl gemm`: the modes the clocked tensor core runs (no `exact`).
-const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs --preset)";
+const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs --preset or --gpu)";
 
 /// Arguments of `tcrtl gemm`.
 #[derive(Args, Debug)]

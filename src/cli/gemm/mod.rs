@@ -63,6 +63,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         fmt_b,
         mode,
         preset,
+        rule,
     } = args.arith.resolve_datapath(acc)?;
     let cfg = args
         .array
@@ -185,6 +186,7 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             Some(s) => super::sparse::add_sparse_json(obj, s, &measured),
             None => obj,
         };
+        values::add_rule_keys(&mut obj, rule);
         obj["memory"] = memory_json(args.memory, mem_run.as_ref());
         if let Some(t) = &run.traffic {
             obj["traffic"] = values::traffic_json(t);
@@ -202,7 +204,11 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
             // The accumulator format, when it is not the default FP32.
             if acc == FP16 { " -> fp16" } else { "" },
             cfg.mode.name(),
-            preset.map(|p| format!(" {p}")).unwrap_or_default(),
+            match (rule, preset) {
+                (Some(r), _) => format!(" {r}"),
+                (None, Some(p)) => format!(" {p}"),
+                (None, None) => String::new(),
+            },
             cfg.width,
             ArrayArgs::label(&cfg),
             run.cycles,

@@ -67,7 +67,7 @@ fn tensor_scale(fmt: BlockFormat, text: Option<&str>, flag: &str) -> Result<Opti
 fn options(args: &GemmArgs) -> MxOptions<'_> {
     MxOptions {
         acc: args.arith.acc.as_deref(),
-        preset: args.arith.preset.is_some(),
+        preset: args.arith.preset.is_some() || args.arith.gpu.is_some(),
         random: args.m.is_some(),
         sparse: args.sparse,
         memh: args.memh.is_some(),

@@ -37,7 +37,7 @@ use crate::cli::shard::{self, Shard};
 use crate::cli::values;
 
 /// `--acc` of `tcrtl workload run`: the modes the clocked tensor core runs (no `exact`).
-const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs --preset)";
+const ACC_HELP: &str = "Accumulation mode: ieee (default), fused, nvidia (needs --preset or --gpu)";
 
 /// `--clock-ghz` of `tcrtl workload run`: taken with or without `--energy`.
 const CLOCK_HELP: &str = "The clock in GHz (default 1): each layer's simulated_seconds is its \
@@ -169,6 +169,7 @@ fn core_config(args: &RunArgs) -> Result<(CoreConfig, Option<Preset>), String> {
         fmt_b,
         mode,
         preset,
+        ..
     } = args.arith.resolve_datapath(FP32)?;
     let cfg = CoreConfig::new(fmt_a, fmt_b, mode, args.width).with_acc(FP32);
     Ok((args.array.apply(cfg)?, preset))
@@ -218,8 +219,15 @@ fn run_header(
     // --energy's table and clock, --memory tma's parameters (each absent without its
     // option, so other reports keep their keys).
     let mut header = header;
+    // Checked by `core_config` before the run.
+    let rule = args.arith.rule().ok().flatten();
     if let AccMode::Int(im) = cfg.mode {
         header["core"]["overflow"] = json!(im.overflow.name());
+    }
+    // The GPU and instruction whose rule nvidia runs (absent for the other modes).
+    if let Some(r) = rule {
+        header["core"]["gpu"] = json!(r.gpu.name());
+        header["core"]["instr"] = json!(r.instr.name());
     }
     if let Some(pc) = mem_cfg {
         header["memory_path"] = json!({
@@ -869,7 +877,11 @@ fn print_text(
         format_names(cfg).0,
         format_names(cfg).1,
         cfg.mode.name(),
-        preset.map(|p| format!(" {p}")).unwrap_or_default(),
+        match (args.arith.rule().ok().flatten(), preset) {
+            (Some(r), _) => format!(" {r}"),
+            (None, Some(p)) => format!(" {p}"),
+            (None, None) => String::new(),
+        },
         cfg.width,
         cfg.rows(),
         cfg.cols(),

@@ -25,6 +25,7 @@ pub mod explain;
 pub mod fused;
 pub mod ieee;
 pub mod mode;
+pub mod gpu;
 pub mod nvidia;
 pub mod promote;
 pub mod step;
@@ -36,6 +37,7 @@ pub use batch::{
 };
 pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
 pub use promote::{dot_batch_promoted, dot_promoted, PromoteError};
+pub use gpu::{Gpu, GpuError, GpuRule, Instr, Row as GpuRow, ROWS as GPU_ROWS};
 pub use step::{
     dot_step, dot_step_acc, dot_step_rm, dot_step_w, dot_step_w_acc, dot_step_w_rm,
     stage_accumulate, stage_accumulate_acc, stage_multiply, stage_special, stage_special_acc,
