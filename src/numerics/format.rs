@@ -171,7 +171,11 @@ impl Format {
     /// Mask of all `width()` bits.
     #[inline]
     pub const fn mask(&self) -> u64 {
-        (1u64 << self.width()) - 1
+        if self.width() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.width()) - 1
+        }
     }
 
     /// Position of the sign bit (0, no bit, for an unsigned format).

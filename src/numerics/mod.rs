@@ -22,6 +22,7 @@ pub mod convert;
 pub mod dot;
 pub mod e8m0;
 pub mod fixed;
+pub mod fma64;
 pub mod int;
 pub mod mx;
 pub mod mx_block;

@@ -12,7 +12,7 @@
 //! [`MeasurementSet::c_in`]).
 
 use super::exact::{decode, Decoded};
-use crate::numerics::format::{Format, BF16, E2M1, E2M3, E3M2, E4M3, E5M2, FP16, FP32, TF32};
+use crate::numerics::format::{Format, BF16, E2M1, E2M3, E3M2, E4M3, E5M2, FP16, FP32, FP64, TF32};
 use crate::numerics::mx::decode_f64;
 use std::path::{Path, PathBuf};
 
@@ -293,6 +293,13 @@ pub fn encode_exact(fmt: Format, v: f64) -> Option<u64> {
         // module's, checked code by code against the OCP tables in
         // tests/numerics/small_formats.rs.
         (0u64..1 << fmt.width()).find(|&code| decode_f64(fmt, code).to_bits() == v.to_bits())
+    } else if fmt == FP64 {
+        // Every f64 is a binary64 value; a NaN is binary64's default NaN.
+        Some(if v.is_nan() {
+            0x7FF8_0000_0000_0000
+        } else {
+            v.to_bits()
+        })
     } else {
         None
     }

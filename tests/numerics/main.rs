@@ -18,6 +18,7 @@ mod dot_modes;
 mod dot_rounding;
 mod explain_stages;
 mod fixed_lanes;
+mod fma64;
 mod fma_normal;
 mod int;
 mod int_rows;

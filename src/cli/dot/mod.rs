@@ -5,6 +5,7 @@
 mod all;
 mod batch;
 mod explain;
+mod fp64;
 mod int;
 mod mx;
 mod promote;
@@ -158,8 +159,8 @@ fn run_block_scaled(args: &DotArgs) -> Option<Result<i32, String>> {
 
 /// Runs `tcrtl dot`.
 pub fn run(args: &DotArgs) -> Result<i32, String> {
-    if let Some(r) = run_block_scaled(args) {
-        return r;
+    if fp64::wants_fp64(args) {
+        return fp64::run(args);
     }
     if let Some(every) = args.promote_every {
         return promote::run(&promote::PromoteJob {
@@ -175,6 +176,9 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
             json: args.json,
             refused: promote_refused(args),
         });
+    }
+    if let Some(r) = run_block_scaled(args) {
+        return r;
     }
     if let Some((fa, fb)) = args.arith.int_formats()? {
         if !args.rounding.eq_ignore_ascii_case("rne") {
