@@ -109,7 +109,10 @@ pub fn run(args: &FeatureArgs) -> Result<i32, String> {
         outln!("  subnormal inputs       {}", yes(r.subnormal_inputs));
         outln!("  subnormal outputs      {}", yes(r.subnormal_outputs));
         outln!("  kept fraction bits     {}", r.kept_fraction_bits);
-        outln!("  extra alignment bits   {}", r.extra_alignment_bits);
+        outln!(
+            "  extra alignment bits   {}",
+            opt(r.extra_alignment_bits.map(|b| b.to_string()))
+        );
         outln!(
             "  alignment rounding     {}",
             opt(r.alignment_rounding.map(|o| o.name().into()))

@@ -112,10 +112,11 @@ pub struct FeatureReport {
     /// accumulator, fewer where alignment or the output cuts it (13 for the Hopper FP8 path).
     pub kept_fraction_bits: u32,
     /// Extra alignment bits (`neab`): bits kept below FP32's 23 fraction bits under the
-    /// block's largest exponent (negative when fewer than 23 are kept).
-    pub extra_alignment_bits: Bound,
+    /// block's largest exponent (negative when fewer than 23 are kept); `None` when a block
+    /// holds a single product (the probe needs two in one block).
+    pub extra_alignment_bits: Option<Bound>,
     /// How a term's bits below the alignment grid are treated (`None` when the extra bits
-    /// could only be bounded).
+    /// were not pinned down).
     pub alignment_rounding: Option<Observed>,
     /// The block (FMA) size `n`: how many products are summed before one normalisation.
     pub block_size: Bound,
@@ -126,7 +127,8 @@ pub struct FeatureReport {
     pub carry_bits: Option<u32>,
     /// Where a block normalises.
     pub normalisation: Normalisation,
-    /// Rounding of a block's result to the FP32 output.
+    /// Rounding of a block's result to the FP32 output, read at the kept precision (a unit
+    /// whose output keeps more bits than its alignment may read as unclassified).
     pub output_rounding: Observed,
     /// Rounding where one block's result meets the next block's products (`None` when `n`
     /// could only be bounded).
@@ -382,43 +384,6 @@ where
     }
     let pk = kept as i32;
 
-    // Extra alignment bits: c = -2^E cancels the product 2^E exactly; a third term 2^(E-23-n)
-    // is all that remains, and it survives only if the alignment keeps bit n below FP32's
-    // last fraction bit.
-    let mut neab = Bound::AtLeast(-24);
-    for n in -23..=MAX_NEAB_PROBE {
-        let t = val(1, e - 23 - n);
-        if !p.reachable(t) {
-            break;
-        }
-        let d = p.run(
-            "extra alignment bits",
-            2,
-            &[(0, val(1, e)), (1, t)],
-            val(1, e).negate(),
-        )?;
-        if d == fp32(t) {
-            neab = Bound::AtLeast(n);
-        } else {
-            neab = Bound::Exactly(n - 1);
-            break;
-        }
-    }
-
-    // Rounding of the bits below the alignment grid g = 2^(E-23-neab): the same cancelling
-    // pair and a term of 3/4 g, of either sign; what is left is 0 or +-g.
-    let alignment_rounding = match neab {
-        Bound::Exactly(nb) if p.reachable(val(3, e - 25 - nb)) => Some(p.direction(
-            "alignment rounding",
-            2,
-            &[(0, val(1, e)), (1, val(3, e - 25 - nb))],
-            val(1, e).negate(),
-            val(0, 0),
-            val(1, e - 23 - nb),
-        )?),
-        _ => None,
-    };
-
     // Block size: c = 2^E (1 + U) with U = 2^-kept, a product 2^E in slot 0 and U 2^E in
     // slot j. In one block the sum 2^E (2 + 2U) is exact; once slot j starts a new block, the
     // first block's 2^E (2 + U) has lost its U and the sum differs.
@@ -440,13 +405,59 @@ where
         }
     }
 
-    // Output rounding: c = 2^E (1 + 3U) plus one product 3 2^E: the exact 2^E (4 + 3U) lies
-    // 3/4 of the way from 4 2^E to the next output value 2^E (4 + 4U).
+    // Extra alignment bits: c = -2^E cancels the product 2^E exactly; a third term 2^(E-23-n)
+    // is all that remains, and it survives only if the alignment keeps bit n below FP32's
+    // last fraction bit. The two products must share a block, so a unit whose blocks hold one
+    // product has no answer here.
+    let mut neab = None;
+    let two_in_a_block = !matches!(block, Bound::Exactly(n) if n < 2);
+    for n in (-23..=MAX_NEAB_PROBE).take_while(|_| two_in_a_block) {
+        let t = val(1, e - 23 - n);
+        if !p.reachable(t) {
+            break;
+        }
+        let d = p.run(
+            "extra alignment bits",
+            2,
+            &[(0, val(1, e)), (1, t)],
+            val(1, e).negate(),
+        )?;
+        if d == fp32(t) {
+            neab = Some(Bound::AtLeast(n));
+        } else {
+            neab = Some(Bound::Exactly(n - 1));
+            break;
+        }
+    }
+
+    // Rounding of the bits below the alignment grid g = 2^(E-23-neab): the same cancelling
+    // pair and a term of 3/4 g, of either sign; what is left is 0 or +-g.
+    let alignment_rounding = match neab {
+        Some(Bound::Exactly(nb)) if p.reachable(val(3, e - 25 - nb)) => Some(p.direction(
+            "alignment rounding",
+            2,
+            &[(0, val(1, e)), (1, val(3, e - 25 - nb))],
+            val(1, e).negate(),
+            val(0, 0),
+            val(1, e - 23 - nb),
+        )?),
+        _ => None,
+    };
+
+    // Output rounding: c = 2^E (1 + 3U) plus two products 1.5 2^E (no term above 2^E, so
+    // the alignment grid stays U 2^E): the exact 2^E (4 + 3U) lies 3/4 of the way from 4 2^E
+    // to the next output value 2^E (4 + 4U). Blocks of one product (an FMA chain) get one
+    // product 3 2^E instead.
+    let output_products: &[(usize, Val)] = if matches!(block, Bound::Exactly(1)) {
+        &[(0, val(3, e))]
+    } else {
+        &[(0, val(3, e - 1)), (1, val(3, e - 1))]
+    };
     let output_rounding = if pk >= 2 {
         p.direction(
             "output rounding",
-            1,
-            &[(0, val(3, e))],
+            output_products.len(),
+            output_products,
             val((1 << pk) + 3, e - pk),
             val(1, e + 2),
             val((1 << pk) + 1, e + 2 - pk),
@@ -621,7 +632,7 @@ mod tests {
         assert!(r.subnormal_inputs && r.subnormal_outputs);
         assert_eq!(r.kept_fraction_bits, 23);
         assert_eq!(r.block_size, Bound::Exactly(1));
-        assert_eq!(r.extra_alignment_bits, Bound::AtLeast(MAX_NEAB_PROBE));
+        assert_eq!(r.extra_alignment_bits, None);
         assert_eq!(r.alignment_rounding, None);
         assert_eq!(r.normalisation, Normalisation::Immediate);
         assert_eq!(r.carry_bits, Some(0));

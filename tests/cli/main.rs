@@ -42,6 +42,7 @@ mod saif;
 mod sparse;
 mod structure;
 mod tma;
+mod verify_features;
 mod wave_filter;
 mod workload;
 mod workload_energy;

@@ -14,7 +14,7 @@ use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32, TF32};
 use tensorcore_rtl::numerics::RoundingMode;
 use tensorcore_rtl::verify::features::{
-    detect_features, Bound, FeatureReport, Normalisation, Observed,
+    detect_features, Bound, FeatureReport, Normalisation, Observed, UnitFn,
 };
 
 /// The preset as a black box into `acc` (FP32 or FP16), or `None` where it lacks the path.
@@ -212,7 +212,7 @@ fn check_block_fma(row: &Published, r: &FeatureReport) {
     );
     assert_eq!(
         r.extra_alignment_bits,
-        Bound::Exactly(row.neab),
+        Some(Bound::Exactly(row.neab)),
         "{what}: neab"
     );
     // 23 + neab fraction bits under the largest exponent, at most FP32's 23.
@@ -267,7 +267,12 @@ fn blackwell_fp8_reports_its_own_rule() {
     for fmt in [E4M3, E5M2] {
         let r = detect(Preset::Blackwell, fmt).unwrap();
         assert_eq!(r.block_size, Bound::Exactly(32), "{}", fmt.name);
-        assert_eq!(r.extra_alignment_bits, Bound::Exactly(0), "{}", fmt.name);
+        assert_eq!(
+            r.extra_alignment_bits,
+            Some(Bound::Exactly(0)),
+            "{}",
+            fmt.name
+        );
         assert_eq!(r.kept_fraction_bits, 23, "{}", fmt.name);
         assert_eq!(r.output_rounding, Observed::ToNearest, "{}", fmt.name);
         assert_eq!(
@@ -297,7 +302,12 @@ fn h200_fp8_reports_its_own_rule() {
     for fmt in [E4M3, E5M2] {
         let r = detect(Preset::H200, fmt).unwrap();
         assert_eq!(r.block_size, Bound::Exactly(32), "{}", fmt.name);
-        assert_eq!(r.extra_alignment_bits, Bound::Exactly(0), "{}", fmt.name);
+        assert_eq!(
+            r.extra_alignment_bits,
+            Some(Bound::Exactly(0)),
+            "{}",
+            fmt.name
+        );
         assert_eq!(r.kept_fraction_bits, 23, "{}", fmt.name);
         assert_eq!(r.output_rounding, Observed::ToNearest, "{}", fmt.name);
         assert_eq!(
@@ -329,4 +339,65 @@ fn every_preset_format_pair_is_probed_without_error() {
     }
     // volta 1, turing 1, ampere 3, ada 5, hopper 5, blackwell 5, h200 5.
     assert_eq!(n, 25);
+}
+
+/// The algorithm finds parameters no preset has: the truncating block FMA with a chosen block
+/// size and number of extra alignment bits (the values set here are the expectation), so the
+/// published rows above are not matched by construction.
+#[test]
+fn recovers_chosen_block_sizes_and_extra_bits() {
+    use tensorcore_rtl::numerics::dot::{BlockRule, NvidiaParams};
+    for (block, neab) in [
+        (1, 0),
+        (2, 3),
+        (3, -4),
+        (5, 1),
+        (7, 5),
+        (12, -7),
+        (24, 2),
+        (32, 0),
+    ] {
+        let params = NvidiaParams {
+            block,
+            neab,
+            exp_floor: -133,
+            // The output keeps what the alignment keeps, as in the FP8 models (neab = -10
+            // with a 13-bit cut).
+            out_frac_bits: (23 + neab).min(23) as u32,
+            out_rounding: RoundingMode::TowardZero,
+            rule: BlockRule::Truncating,
+        };
+        let f = |a: &[u64], b: &[u64], c: u32| {
+            let mode = AccMode::Nvidia(params);
+            let w = a.len().clamp(1, 32);
+            dot_acc(
+                &mode,
+                RoundingMode::NearestEven,
+                FP32,
+                FP16,
+                FP16,
+                a,
+                b,
+                c,
+                w,
+            )
+            .unwrap()
+            .bits
+        };
+        let r = detect_features(FP16, &f, None::<&UnitFn>).unwrap();
+        let what = format!("n = {block}, neab = {neab}");
+        assert_eq!(r.block_size, Bound::Exactly(block as i32), "{what}");
+        // Blocks of one product leave the extra bits unmeasured.
+        let expect_neab = (block > 1).then_some(Bound::Exactly(neab));
+        assert_eq!(r.extra_alignment_bits, expect_neab, "{what}");
+        assert_eq!(r.kept_fraction_bits, (23 + neab).min(23) as u32, "{what}");
+        assert_eq!(r.output_rounding, Observed::TowardZero, "{what}");
+        // One product per block normalises after each addition; two or more add at once.
+        let expect = if block == 1 {
+            Normalisation::Immediate
+        } else {
+            Normalisation::Late
+        };
+        assert_eq!(r.normalisation, expect, "{what}");
+    }
 }
