@@ -8,6 +8,7 @@
 % OUT_FILE: one float64 bit pattern in hex per row, the model's D.
 args = argv();
 addpath(args{1}); addpath(fullfile(args{1}, 'tools'));
+warning('off', 'Octave:shadowed-function');
 addpath(fullfile(fileparts(mfilename('fullpath')), 'octave_shims'));
 model = str2func(args{2});
 informat = args{3}; outformat = args{4};

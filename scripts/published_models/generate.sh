@@ -8,7 +8,9 @@
 # so that `tcrtl verify measurements OUT/MODEL/FORMAT --format FORMAT --preset P` replays them.
 #
 # usage: scripts/published_models/generate.sh MODELS_DIR OUT [ROWS]
-#   MODELS_DIR: the `models` folder of a checkout of that repository.
+#   MODELS_DIR: the `models` folder of a checkout of that repository. The CDNA3 rows (MI300XMC)
+#   need models/MI300MC.m, deleted from the repository's latest commit: add it to MODELS_DIR
+#   from commit b4bf135 (`git show b4bf135:models/MI300MC.m`).
 # needs: octave-cli (Debian package octave), python3.
 set -euo pipefail
 models=$1; out=$2; rows=${3:-128}
@@ -58,4 +60,7 @@ MI100MC fp16 32 fp32
 MI100MC bf16 32 fp32
 MI210MC fp16 32 fp32
 MI210MC bf16 32 fp32
+MI300XMC fp16 32 fp32
+MI300XMC bf16 32 fp32
+MI300XMC tf32 16 fp32
 TABLE

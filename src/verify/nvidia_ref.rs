@@ -42,6 +42,19 @@ pub enum RefRule {
     /// specials, truncated to FP32 or rounded to nearest even to FP16), then
     /// `d = RNE(s2 + c)` in the accumulator, IEEE specials included.
     K16Steps,
+    /// AMD CDNA1 (docs/numerics.md, "AMD CDNA matrix cores"): per block, the exact sum of the
+    /// products and `c` rounded once to nearest even (an exact zero is `+0`).
+    AmdExact,
+    /// AMD CDNA2: inputs below their format's smallest normal read as zero, products and `c`
+    /// below FP32's smallest normal read as `+0`, the block (padded with zeros to `n`) summed
+    /// as a binary tree of FP32 additions rounded to nearest even, then `c` added; every
+    /// addition's result below FP32's smallest normal becomes the zero of its sign.
+    AmdPairwise,
+    /// AMD CDNA3: the products truncated onto the grid of their largest exponent with
+    /// `23 + neab` fraction bits and summed; that sum and `c` brought to the larger exponent
+    /// (the smaller rounded toward negative infinity, onto a grid 7 bits finer when `c` is the
+    /// larger), added, rounded once to nearest even.
+    AmdLate,
 }
 
 /// The parameters of one preset for one input kind, from the presets table of docs/numerics.md.
@@ -90,9 +103,9 @@ pub fn ref_params(preset: Preset, fmt_a: Format, fmt_b: Format) -> Option<RefPar
     } else {
         return None;
     };
-    use Preset::{Ada, Ampere, Blackwell, Hopper, Turing, Volta, H200};
+    use Preset::{Ada, Ampere, Blackwell, Cdna1, Cdna2, Cdna3, Hopper, Turing, Volta, H200};
     let floor = match preset {
-        Volta | Turing => -1024,
+        Volta | Turing | Cdna1 | Cdna2 | Cdna3 => -1024,
         Ampere | Ada => -132,
         Hopper | Blackwell | H200 => -133,
     };
@@ -103,6 +116,10 @@ pub fn ref_params(preset: Preset, fmt_a: Format, fmt_b: Format) -> Option<RefPar
         out_frac_bits,
         rule: RefRule::BlockFma,
         fp16_out: false,
+    };
+    let amd = |n, neab, rule| RefParams {
+        rule,
+        ..fma(n, neab, 23)
     };
     match (preset, kind) {
         (Volta | Turing, Input::Fp16) => Some(fma(4, 0, 23)),
@@ -120,6 +137,13 @@ pub fn ref_params(preset: Preset, fmt_a: Format, fmt_b: Format) -> Option<RefPar
             rule: RefRule::RzSumThenRne,
             ..fma(32, 2, 23)
         }),
+        // The AMD rows: MI100MC.m (fma 4 for FP16, 2 for BF16), MI210MC.m (fma 4),
+        // MI300MC.m (fma 8, neab 1; TF32 fma 4).
+        (Cdna1, Input::Fp16) => Some(amd(4, 0, RefRule::AmdExact)),
+        (Cdna1, Input::Bf16) => Some(amd(2, 0, RefRule::AmdExact)),
+        (Cdna2, Input::Fp16 | Input::Bf16) => Some(amd(4, 0, RefRule::AmdPairwise)),
+        (Cdna3, Input::Fp16 | Input::Bf16) => Some(amd(8, 1, RefRule::AmdLate)),
+        (Cdna3, Input::Tf32) => Some(amd(4, 1, RefRule::AmdLate)),
         _ => None,
     }
 }
@@ -139,7 +163,8 @@ pub fn ref_params_acc(
     if acc == crate::numerics::format::FP32 {
         return Some(fp32);
     }
-    if acc != FP16 {
+    if acc != FP16 || preset.is_amd() {
+        // The AMD models return binary32 only.
         return None;
     }
     let fp8 = |f: Format| f == E4M3 || f == E5M2;
@@ -152,6 +177,7 @@ pub fn ref_params_acc(
     // (`min_exp_limit` for FP16 output in models/V100TC.m, A100TC.m, AdaTC.m, H100TC.m,
     // B200TC.m of north-numerical-computing/MATLAB-tensor-core).
     let fp16_floor = match preset {
+        Preset::Cdna1 | Preset::Cdna2 | Preset::Cdna3 => return None,
         Preset::Volta | Preset::Turing => -19,
         Preset::Ampere | Preset::Ada => -20,
         Preset::Hopper | Preset::Blackwell | Preset::H200 => -21,
@@ -409,7 +435,166 @@ pub fn nvidia_ref_dot(
             RefRule::BlockFma => block_fma(p, fmt_a, fmt_b, ca, cb, acc),
             RefRule::RzSumThenRne => block_rz_then_rne(fmt_a, fmt_b, ca, cb, acc),
             RefRule::K16Steps => k16_steps(p, fmt_a, fmt_b, ca, cb, acc),
+            RefRule::AmdExact | RefRule::AmdPairwise | RefRule::AmdLate => {
+                amd_block(p, fmt_a, fmt_b, ca, cb, acc)
+            }
         };
     }
     acc
+}
+
+/// The FP32 NaN the AMD rules return: binary32's default quiet NaN (the models return MATLAB's
+/// `NaN`).
+pub const REF_AMD_NAN: u32 = 0x7FC0_0000;
+
+/// `v` (a multiple of `2^e` for `|v| = mag * 2^e`) moved onto the grid `2^lsb` rounding toward
+/// negative infinity, as a signed count of `2^lsb`.
+fn floor_to_grid(neg: bool, mag: &BigUint, e: i64, lsb: i64) -> BigInt {
+    let q = if e >= lsb {
+        mag << (e - lsb) as usize
+    } else {
+        let q = mag >> (lsb - e) as usize;
+        let exact = (&q << (lsb - e) as usize) == *mag;
+        if neg && !exact {
+            q + 1u8
+        } else {
+            q
+        }
+    };
+    BigInt::from_biguint(if neg { Sign::Minus } else { Sign::Plus }, q)
+}
+
+/// Rounds `sum * 2^lsb` once to FP32, to nearest even; an exact zero is `+0`.
+fn rne32_or_plus_zero(sum: BigInt, lsb: i64) -> u32 {
+    let (sign, mag) = sum.into_parts();
+    if mag.bits() == 0 {
+        return 0;
+    }
+    round_fp32(
+        &ExactValue::Finite(sign == Sign::Minus, mag, lsb),
+        RefRounding::NearestEven,
+    )
+}
+
+/// One FP32 addition of the CDNA2 tree: round to nearest even (IEEE zero signs), then a
+/// result below `2^-126` in magnitude becomes the zero of its sign.
+fn add_flush(x: f64, y: f64) -> f64 {
+    let r = f32::from_bits(round_fp32(
+        &exact_of_finite(&[x, y]),
+        RefRounding::NearestEven,
+    )) as f64;
+    if r.abs() < 2f64.powi(-126) {
+        0.0f64.copysign(r)
+    } else {
+        r
+    }
+}
+
+/// The CDNA2 pair-wise tree over `t` (a power of two long).
+fn pair_tree(t: &[f64]) -> f64 {
+    if t.len() == 1 {
+        return t[0];
+    }
+    let (lo, hi) = t.split_at(t.len() / 2);
+    add_flush(pair_tree(lo), pair_tree(hi))
+}
+
+/// One block of an AMD rule (docs/numerics.md, "AMD CDNA matrix cores"): at most `p.n`
+/// products and the FP32 `c`.
+fn amd_block(p: &RefParams, fa: Format, fb: Format, a: &[u64], b: &[u64], c: u32) -> u32 {
+    let mut av: Vec<f64> = a.iter().map(|&x| to_f64(decode(fa, x))).collect();
+    let mut bv: Vec<f64> = b.iter().map(|&x| to_f64(decode(fb, x))).collect();
+    let products: Vec<f64> = av.iter().zip(&bv).map(|(x, y)| x * y).collect();
+    let cf = f32::from_bits(c) as f64;
+    if let Some(s) = special(&products, cf) {
+        return if s == REF_NAN { REF_AMD_NAN } else { s };
+    }
+    // A product of 2^128 or more: the infinity of its sign, NaN with both signs.
+    let big = 2f64.powi(128);
+    let (pos, neg) = (
+        products.iter().any(|&v| v >= big),
+        products.iter().any(|&v| v <= -big),
+    );
+    if pos || neg {
+        return match (pos, neg) {
+            (true, true) => REF_AMD_NAN,
+            (true, false) => 0x7F80_0000,
+            _ => 0xFF80_0000,
+        };
+    }
+    match p.rule {
+        RefRule::AmdExact => {
+            let mut terms = products.clone();
+            terms.push(cf);
+            let ExactValue::Finite(neg, mag, e) = exact_of_finite(&terms) else {
+                unreachable!("finite terms")
+            };
+            rne32_or_plus_zero(
+                BigInt::from_biguint(if neg { Sign::Minus } else { Sign::Plus }, mag),
+                e,
+            )
+        }
+        RefRule::AmdPairwise => {
+            let tiny_in = |v: f64, f: Format| v.abs() < 2f64.powi(min_exp(f) as i32);
+            for (x, y) in av.iter_mut().zip(bv.iter_mut()) {
+                if tiny_in(*x, fa) || tiny_in(*y, fb) {
+                    *x = 0.0;
+                    *y = 0.0;
+                }
+            }
+            let min_normal = 2f64.powi(-126);
+            let mut t: Vec<f64> = av
+                .iter()
+                .zip(&bv)
+                .map(|(x, y)| x * y)
+                .map(|v| if v.abs() < min_normal { 0.0 } else { v })
+                .collect();
+            t.resize(p.n.max(t.len()).next_power_of_two(), 0.0);
+            let c_in = if cf.abs() < min_normal { 0.0 } else { cf };
+            (add_flush(c_in, pair_tree(&t)) as f32).to_bits()
+        }
+        _ => {
+            // Step 1: the products alone, truncated onto the grid of their largest exponent.
+            let mut terms: Vec<(f64, i64)> = Vec::new();
+            for ((&x, &y), &v) in av.iter().zip(&bv).zip(&products) {
+                if v != 0.0 {
+                    let e = log2_floor(x).max(min_exp(fa)) + log2_floor(y).max(min_exp(fb));
+                    terms.push((v, e));
+                }
+            }
+            let Some(e_p) = terms.iter().map(|t| t.1).max() else {
+                return if cf == 0.0 { 0 } else { c };
+            };
+            let frac = 23 + p.neab as i64;
+            let p_lsb = e_p - frac;
+            let psum: BigInt = terms.iter().map(|&(v, _)| truncate_to_grid(v, p_lsb)).sum();
+            // Step 2: c's exponent (at least -126; a zero c counts at -126).
+            let e_c = if cf == 0.0 {
+                -126
+            } else {
+                log2_floor(cf).max(-126)
+            };
+            let (p_neg, p_mag) = {
+                let (sg, m) = psum.into_parts();
+                (sg == Sign::Minus, m)
+            };
+            let (c_neg, c_mag, c_e) = if cf == 0.0 {
+                (false, BigUint::default(), 0)
+            } else {
+                let (m, e) = split(cf);
+                (cf < 0.0, m, e)
+            };
+            let (sum, lsb) = if e_p < e_c {
+                let lsb = e_c - frac - 7;
+                let pv = floor_to_grid(p_neg, &p_mag, p_lsb, lsb);
+                let cv = floor_to_grid(c_neg, &c_mag, c_e, lsb);
+                (pv + cv, lsb)
+            } else {
+                let pv = BigInt::from_biguint(if p_neg { Sign::Minus } else { Sign::Plus }, p_mag);
+                let cv = floor_to_grid(c_neg, &c_mag, c_e, p_lsb);
+                (pv + cv, p_lsb)
+            };
+            rne32_or_plus_zero(sum, lsb)
+        }
+    }
 }

@@ -160,7 +160,14 @@ fn numerics_md_probes() {
 #[test]
 fn random_vectors_agree_with_the_datapath() {
     let mut rng = SplitMix64::new(0x5eed);
-    let cases: [(Preset, Format, Format); 9] = [
+    let cases: [(Preset, Format, Format); 16] = [
+        (Preset::Cdna1, FP16, FP16),
+        (Preset::Cdna1, BF16, BF16),
+        (Preset::Cdna2, FP16, FP16),
+        (Preset::Cdna2, BF16, BF16),
+        (Preset::Cdna3, FP16, FP16),
+        (Preset::Cdna3, BF16, BF16),
+        (Preset::Cdna3, TF32, TF32),
         (Preset::Volta, FP16, FP16),
         (Preset::Ampere, FP16, FP16),
         (Preset::Ampere, BF16, BF16),

@@ -8,10 +8,11 @@
 //! vectors, whose model outputs were read off the same Octave runs.
 
 use std::path::PathBuf;
-use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, Preset};
+use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, DotError, Preset};
 use tensorcore_rtl::numerics::format::{Class, Format, BF16, E4M3, E5M2, FP16, FP32, TF32};
 use tensorcore_rtl::numerics::RoundingMode;
 use tensorcore_rtl::verify::measurements::{encode_word, load_acc, MeasurementSet};
+use tensorcore_rtl::verify::nvidia_ref::{nvidia_ref_dot, ref_params};
 
 fn fmt_named(name: &str) -> Format {
     match name {
@@ -262,6 +263,70 @@ fn fp16_output_floor_and_subnormal_c() {
             one(p, FP16, FP16, &[0x0400, 0x0001], &[0x1000, 0x0001], 0),
             0,
             "{p}"
+        );
+    }
+}
+
+/// An AMD model's sets, FP32 output (the CDNA models return binary32 only): every row bit for
+/// bit, from the datapath and from the independent reference (`verify::nvidia_ref`); FP16
+/// output is refused.
+fn check_amd_model(model: &str, preset: Preset, formats: &[&str]) {
+    for &f in formats {
+        let bad = differing(model, f, preset, FP32);
+        assert!(
+            bad.is_empty(),
+            "{model}/{f} under {preset}: {} rows differ, first (row, ours, model): {:x?}",
+            bad.len(),
+            &bad[..bad.len().min(4)]
+        );
+        let fmt = fmt_named(f);
+        let data = set(model, f, FP32);
+        let rp = ref_params(preset, fmt, fmt).expect("the reference has this row");
+        let enc =
+            |r: &[u32]| -> Vec<u64> { r.iter().map(|&w| encode_word(fmt, w).unwrap()).collect() };
+        for (i, (ra, rb)) in data.a.iter().zip(&data.b).enumerate() {
+            let d = nvidia_ref_dot(&rp, fmt, fmt, &enc(ra), &enc(rb), data.c_in(i, FP32));
+            assert_eq!(d, data.d[i], "{model}/{f} row {}: reference", i + 1);
+        }
+        assert!(
+            matches!(
+                preset.params_for(fmt, fmt, FP16),
+                Err(DotError::UnsupportedOutput { .. })
+            ),
+            "{preset} {f} into FP16"
+        );
+    }
+}
+
+#[test]
+fn cdna1_is_the_mi100_model() {
+    check_amd_model("MI100MC", Preset::Cdna1, &["fp16", "bf16"]);
+}
+
+#[test]
+fn cdna2_is_the_mi210_model() {
+    check_amd_model("MI210MC", Preset::Cdna2, &["fp16", "bf16"]);
+}
+
+#[test]
+fn cdna3_is_the_mi300_model() {
+    check_amd_model("MI300XMC", Preset::Cdna3, &["fp16", "bf16", "tf32"]);
+}
+
+/// Each CDNA rule is visible in its sets: the rows it reproduces would not all come out under
+/// a neighbouring rule (so the three tests above could fail).
+#[test]
+fn the_cdna_rules_differ_on_their_sets() {
+    for (model, f, own, other) in [
+        ("MI100MC", "fp16", Preset::Cdna1, Preset::Cdna2),
+        ("MI210MC", "fp16", Preset::Cdna2, Preset::Cdna1),
+        ("MI300XMC", "fp16", Preset::Cdna3, Preset::Cdna1),
+        ("MI300XMC", "bf16", Preset::Cdna3, Preset::Cdna2),
+    ] {
+        assert!(differing(model, f, own, FP32).is_empty());
+        assert!(
+            !differing(model, f, other, FP32).is_empty(),
+            "{model}/{f}: {other} reproduces every row too"
         );
     }
 }

@@ -23,6 +23,7 @@
 
 use super::{lane_masked, ACtl, Datapath, Stage1Lanes, Stage2Out};
 pub use crate::hw::config::CoreConfig;
+use crate::numerics::dot::cdna;
 use crate::numerics::dot::nvidia::block_bits_acc;
 use crate::numerics::dot::step::NO_PRODUCT;
 #[cfg(doc)]
@@ -237,7 +238,9 @@ impl FpPath {
         );
         Ok(Self {
             cfg: *cfg,
-            multipliers: LaneMultipliers::new(cfg.fmt_a, cfg.fmt_b),
+            multipliers: LaneMultipliers::new(cfg.fmt_a, cfg.fmt_b).with_subnormal_flush(
+                matches!(cfg.mode, AccMode::Nvidia(p) if cdna::flushes_inputs(p.rule)),
+            ),
             ieee: match cfg.mode {
                 AccMode::Ieee => IeeeAcc::of(cfg.acc),
                 _ => None,
@@ -320,6 +323,9 @@ pub struct LaneMultipliers {
     /// The pair's unit inlined into the lane loop (FP16 x FP16 and the FP8 pairs), not
     /// called.
     inlined: Option<InlinedPair>,
+    /// The operand decoders read a subnormal A or B as zero (the AMD CDNA2 input flush,
+    /// `crate::numerics::dot::cdna::flush_subnormal_operands`).
+    flush_subnormals: bool,
 }
 
 impl LaneMultipliers {
@@ -332,7 +338,42 @@ impl LaneMultipliers {
             lane_masks: (low_mask_u64(fmt_a.width()), low_mask_u64(fmt_b.width())),
             unit: lane_multiplier(fmt_a, fmt_b),
             inlined: InlinedPair::of(fmt_a, fmt_b),
+            flush_subnormals: false,
         }
+    }
+
+    /// The same array with its operand decoders reading a subnormal A or B as zero (`flush`),
+    /// as the AMD CDNA2 rule does.
+    pub fn with_subnormal_flush(self, flush: bool) -> Self {
+        Self {
+            flush_subnormals: flush,
+            ..self
+        }
+    }
+
+    /// Zeroes the finite products of lanes whose A (from `a_bus`) or B (`b_of`) is subnormal.
+    #[cold]
+    fn flush_lanes<const W: usize>(
+        &self,
+        a_bus: &Wide<W>,
+        b_of: &impl Fn(usize) -> u64,
+        out: &mut Products<W>,
+    ) {
+        let (wa, ma) = (self.lane_bits.0, self.lane_masks.0);
+        let lanes = out.lanes.min(W);
+        let mut a = [0u64; W];
+        let mut b = [0u64; W];
+        for k in 0..lanes {
+            a[k] = lane_masked(a_bus, k, wa, ma);
+            b[k] = b_of(k);
+        }
+        cdna::flush_subnormal_operands(
+            self.fmt_a,
+            self.fmt_b,
+            &a[..lanes],
+            &b[..lanes],
+            &mut out.products[..lanes],
+        );
     }
 
     /// The exact products of the first `lanes` lanes of the A and B buses.
@@ -381,15 +422,34 @@ impl LaneMultipliers {
             (None, Some(mul)) => into(&mul, out),
             (None, None) => *out = self.bus_products(a_bus, b_bus, lanes),
         }
+        if self.flush_subnormals {
+            self.flush_lanes(a_bus, &b_of, out);
+        }
     }
 
-    /// The exact products of `lanes` lanes, A's from `a_bus`, B's as `b_of` selects them.
+    /// The exact products of `lanes` lanes, A's from `a_bus`, B's as `b_of` selects them
+    /// (subnormal operands read as zero if the array flushes them).
     #[inline(always)]
     pub fn products<const W: usize>(
         &self,
         a_bus: &Wide<W>,
         lanes: usize,
         b_of: impl Fn(usize) -> u64,
+    ) -> Products<W> {
+        let mut out = self.exact_products(a_bus, lanes, &b_of);
+        if self.flush_subnormals {
+            self.flush_lanes(a_bus, &b_of, &mut out);
+        }
+        out
+    }
+
+    /// The exact products of `lanes` lanes (no flush).
+    #[inline(always)]
+    fn exact_products<const W: usize>(
+        &self,
+        a_bus: &Wide<W>,
+        lanes: usize,
+        b_of: &impl Fn(usize) -> u64,
     ) -> Products<W> {
         let lanes = lanes.min(W);
         let (wa, ma) = (self.lane_bits.0, self.lane_masks.0);
@@ -398,10 +458,10 @@ impl LaneMultipliers {
                 Fp16Pair::FMT_A.width(),
                 low_mask_u64(Fp16Pair::FMT_A.width()),
             );
-            return each_lane(a_bus, lanes, a_lane, &b_of, Fp16Pair::multiply);
+            return each_lane(a_bus, lanes, a_lane, b_of, Fp16Pair::multiply);
         }
         if let Some(mul) = self.unit {
-            return each_lane(a_bus, lanes, (wa, ma), &b_of, mul);
+            return each_lane(a_bus, lanes, (wa, ma), b_of, mul);
         }
         let mut a = [0u64; W];
         let mut b = [0u64; W];

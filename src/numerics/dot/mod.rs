@@ -21,6 +21,7 @@
 //! [`dot_batch`] computes many rows in parallel.
 
 pub mod batch;
+pub mod cdna;
 pub mod dmma;
 pub mod explain;
 pub mod fused;

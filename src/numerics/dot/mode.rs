@@ -67,6 +67,22 @@ pub enum BlockRule {
     /// It is the code CUDA 13.0 emits for FP8 `mma.sync` on sm_90a: FP8-to-FP16 conversions
     /// (`F2FP.F16.E4M3.UNPACK_B`), two `HMMA.16816` steps, then `FADD` (or `HADD2`) of `c`.
     K16Steps,
+    /// AMD CDNA1 (MI100, after the published model `MI100MC.m`): the block's products and `c`
+    /// summed exactly and rounded once to nearest even into FP32, subnormals kept
+    /// (docs/numerics.md, "AMD CDNA matrix cores"). Implemented in `dot::cdna`.
+    ExactRne,
+    /// AMD CDNA2 (MI210/MI250, after `MI210MC.m`): inputs below their format's smallest normal
+    /// flushed to zero, products below FP32's smallest normal flushed, a subnormal `c` read as
+    /// zero; the block's products summed pair-wise (a binary tree of FP32 additions rounded to
+    /// nearest even), then `c` added to the tree's sum, each addition flushing a subnormal
+    /// result to a zero of its sign. Implemented in `dot::cdna`.
+    PairwiseFtz,
+    /// AMD CDNA3 (MI300X/MI300A, after `MI300MC.m`) FP16, BF16 and TF32: the products alone
+    /// aligned to their largest exponent keeping `23 + neab` fraction bits (truncating) and
+    /// summed; that sum and `c` then brought to the larger of the two exponents, the smaller
+    /// rounded toward negative infinity (7 extra bits when `c` is the larger), added, and
+    /// rounded once to nearest even into FP32. Implemented in `dot::cdna`.
+    LatePartialSum,
 }
 
 /// Parameters of the NVIDIA block FMA.
@@ -109,6 +125,17 @@ pub enum Preset {
     /// Hopper's FP16, BF16 and TF32 blocks (TF32 in blocks of 8, one `m16n8k8`), FP8 per
     /// [`BlockRule::K16Steps`].
     H200,
+    /// AMD CDNA1 (MI100) matrix cores, `v_mfma` (FP16 and BF16 into FP32): blocks of 4 (FP16)
+    /// or 2 (BF16) per [`BlockRule::ExactRne`], after the published model of Khattak and
+    /// Mikaitis (north-numerical-computing/MATLAB-tensor-core, `models/MI100MC.m`).
+    Cdna1,
+    /// AMD CDNA2 (MI210, MI250) matrix cores (FP16 and BF16 into FP32): blocks of 4 per
+    /// [`BlockRule::PairwiseFtz`], after `models/MI210MC.m` (which `MI250MC.m` calls).
+    Cdna2,
+    /// AMD CDNA3 (MI300X, MI300A) matrix cores (FP16, BF16 in blocks of 8, TF32 (xf32) in
+    /// blocks of 4, into FP32) per [`BlockRule::LatePartialSum`] with one extra alignment bit,
+    /// after `models/MI300MC.m` (commit b4bf135; `MI300XMC.m` and `MI300AMC.m` call it).
+    Cdna3,
 }
 
 /// Errors of the dot-product unit's configuration and inputs.
@@ -180,7 +207,7 @@ pub enum DotError {
 impl Preset {
     /// All presets, in the order the project added them (the first six keep their places, so
     /// an index into this list names the same preset as before a preset was added).
-    pub const ALL: [Preset; 7] = [
+    pub const ALL: [Preset; 10] = [
         Preset::Volta,
         Preset::Ampere,
         Preset::Ada,
@@ -188,7 +215,13 @@ impl Preset {
         Preset::Blackwell,
         Preset::H200,
         Preset::Turing,
+        Preset::Cdna1,
+        Preset::Cdna2,
+        Preset::Cdna3,
     ];
+
+    /// The AMD CDNA presets, oldest first.
+    pub const AMD: [Preset; 3] = [Preset::Cdna1, Preset::Cdna2, Preset::Cdna3];
 
     /// The NVIDIA presets (every preset of [`Preset::ALL`] whose rule is an NVIDIA tensor
     /// core's), in the same order: what the probes of NVIDIA's features run on.
@@ -202,7 +235,8 @@ impl Preset {
         Preset::Turing,
     ];
 
-    /// Short name (`volta`, `turing`, `ampere`, `ada`, `hopper`, `blackwell`, `h200`).
+    /// Short name (`volta`, `turing`, `ampere`, `ada`, `hopper`, `blackwell`, `h200`, `cdna1`,
+    /// `cdna2`, `cdna3`).
     pub const fn name(self) -> &'static str {
         match self {
             Preset::Volta => "volta",
@@ -212,6 +246,9 @@ impl Preset {
             Preset::Hopper => "hopper",
             Preset::Blackwell => "blackwell",
             Preset::H200 => "h200",
+            Preset::Cdna1 => "cdna1",
+            Preset::Cdna2 => "cdna2",
+            Preset::Cdna3 => "cdna3",
         }
     }
 
@@ -223,10 +260,17 @@ impl Preset {
             .find(|p| p.name().eq_ignore_ascii_case(name))
     }
 
-    /// The exponent floor of the FP32-output block FMA on this GPU.
+    /// True for the AMD CDNA presets ([`Preset::AMD`]).
+    pub const fn is_amd(self) -> bool {
+        matches!(self, Preset::Cdna1 | Preset::Cdna2 | Preset::Cdna3)
+    }
+
+    /// The exponent floor of the FP32-output block FMA on this GPU (the CDNA models set no
+    /// floor: `min_exp_limit = -1024`).
     pub const fn exp_floor(self) -> i32 {
         match self {
             Preset::Volta | Preset::Turing => -1024,
+            Preset::Cdna1 | Preset::Cdna2 | Preset::Cdna3 => -1024,
             Preset::Ampere | Preset::Ada => -132,
             Preset::Hopper | Preset::Blackwell | Preset::H200 => -133,
         }
@@ -237,9 +281,11 @@ impl Preset {
     /// so a product below `2^(floor - 23 - neab)` never reaches the FP16 rounding. Source: the
     /// models of Khattak and Mikaitis (north-numerical-computing/MATLAB-tensor-core,
     /// `models/V100TC.m`, `A100TC.m`, `AdaTC.m`, `H100TC.m`, `B200TC.m`, `min_exp_limit` for
-    /// FP16 output, set in August 2026); Turing takes Volta's (not measured).
+    /// FP16 output, set in August 2026); Turing takes Volta's (not measured). The CDNA presets
+    /// have no FP16 output (their models always return binary32); they report -1024.
     pub const fn fp16_out_exp_floor(self) -> i32 {
         match self {
+            Preset::Cdna1 | Preset::Cdna2 | Preset::Cdna3 => -1024,
             Preset::Volta | Preset::Turing => -19,
             Preset::Ampere | Preset::Ada => -20,
             Preset::Hopper | Preset::Blackwell | Preset::H200 => -21,
@@ -262,6 +308,10 @@ impl Preset {
     /// block's exact aligned sum once to FP16, to nearest even, with the same `n`, `neab` and
     /// floor; Hopper and Blackwell FP8 into FP16 follow [`BlockRule::K16Steps`] with the FP16
     /// preset's alignment (two extra bits), as H200 FP8 does into either accumulator.
+    ///
+    /// The AMD CDNA presets take FP16 and BF16 (CDNA3 also TF32), FP32 output only, and round
+    /// to nearest even ([`BlockRule::ExactRne`], [`BlockRule::PairwiseFtz`],
+    /// [`BlockRule::LatePartialSum`]); CDNA3 FP8 (FNUZ formats) is not modelled.
     pub fn params_for(
         self,
         fmt_a: Format,
@@ -298,6 +348,11 @@ impl Preset {
             out_rounding: RoundingMode::TowardZero,
             rule: BlockRule::Truncating,
         };
+        let amd = |block: usize, neab: i32, rule: BlockRule| NvidiaParams {
+            out_rounding: RoundingMode::NearestEven,
+            rule,
+            ..block_fma(block, neab)
+        };
         let fp32 = match (self, kind) {
             (Preset::Volta | Preset::Turing, InputKind::Fp16) => block_fma(4, 0),
             (Preset::Ampere | Preset::Ada, InputKind::Fp16 | InputKind::Bf16) => block_fma(8, 1),
@@ -323,10 +378,28 @@ impl Preset {
                 rule: BlockRule::K16Steps,
                 ..block_fma(32, 2)
             },
+            // AMD CDNA (docs/numerics.md, "AMD CDNA matrix cores"); `neab` is unused by the
+            // exact and pair-wise rules (their models align without limit: `neab = Inf`).
+            (Preset::Cdna1, InputKind::Fp16) => amd(4, 0, BlockRule::ExactRne),
+            (Preset::Cdna1, InputKind::Bf16) => amd(2, 0, BlockRule::ExactRne),
+            (Preset::Cdna2, InputKind::Fp16 | InputKind::Bf16) => amd(4, 0, BlockRule::PairwiseFtz),
+            (Preset::Cdna3, InputKind::Fp16 | InputKind::Bf16) => {
+                amd(8, 1, BlockRule::LatePartialSum)
+            }
+            (Preset::Cdna3, InputKind::Tf32) => amd(4, 1, BlockRule::LatePartialSum),
             _ => return Err(unsupported),
         };
         if acc == FP32 {
             return Ok(fp32);
+        }
+        if self.is_amd() {
+            // The CDNA models always return binary32.
+            return Err(DotError::UnsupportedOutput {
+                preset: self.name(),
+                fmt_a: fmt_a.name,
+                fmt_b: fmt_b.name,
+                acc: acc.name,
+            });
         }
         let to_fp16 = |p: NvidiaParams| NvidiaParams {
             out_frac_bits: acc.frac_bits,

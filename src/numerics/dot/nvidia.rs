@@ -23,6 +23,7 @@
 //! the largest finite value). Flags: `inexact` if alignment dropped a nonzero bit or the
 //! final truncation did; `overflow`/`underflow` from the final rounding.
 
+use super::cdna;
 use super::mode::MAX_LANES;
 use super::mode::{BlockRule, NvidiaParams};
 use super::step::{stage_special_acc, stage_special_of, MultiplyStage, StepRecord, NO_PRODUCT};
@@ -56,7 +57,7 @@ pub struct BlockAlign<const W: usize> {
 }
 
 /// Truncates `sig * 2^lsb_exp` to the grid `2^grid_lsb`: returns (shift, value, dropped).
-fn align_term(sig: u64, lsb_exp: i32, grid_lsb: i32) -> (i32, u64, bool) {
+pub(super) fn align_term(sig: u64, lsb_exp: i32, grid_lsb: i32) -> (i32, u64, bool) {
     let shift = grid_lsb - lsb_exp;
     if shift <= 0 {
         (shift, sig << (-shift) as u32, false)
@@ -246,6 +247,13 @@ pub fn block_acc<const W: usize>(
         return r;
     }
     let sp = stage_special_acc(m, c, acc);
+    if cdna::is_cdna(params.rule) {
+        // AMD: the default quiet NaN, not NVIDIA's canonical one.
+        if let Some(bits) = sp.result {
+            return StepRecord::special(bits, sp.flags);
+        }
+        return cdna::block(params, m, c, sp.flags);
+    }
     if let Some(bits) = sp.result {
         return StepRecord::special(nan_canon(bits, acc), sp.flags);
     }
@@ -257,7 +265,10 @@ pub fn block_acc<const W: usize>(
         }
         BlockRule::ExactThenRne => exact_then_rne(m, c, sp.flags),
         BlockRule::HalfSteps => half_steps(params, m, c, sp.flags),
-        BlockRule::K16Steps => unreachable!("decided above"),
+        BlockRule::K16Steps
+        | BlockRule::ExactRne
+        | BlockRule::PairwiseFtz
+        | BlockRule::LatePartialSum => unreachable!("decided above"),
     };
     r.bits = nan_canon(r.bits, acc);
     r

@@ -314,7 +314,13 @@ pub fn dot_step_w_acc<const W: usize>(
         let r = crate::numerics::int::dot_int(im.a, im.b, a, b, c as i32, W, im.overflow);
         return StepRecord::idle(r.bits(), Flags::NONE);
     }
-    let m = stage_multiply::<W>(fmt_a, fmt_b, a, b);
+    let mut m = stage_multiply::<W>(fmt_a, fmt_b, a, b);
+    if let AccMode::Nvidia(p) = mode {
+        if super::cdna::flushes_inputs(p.rule) {
+            let lanes = m.lanes;
+            super::cdna::flush_subnormal_operands(fmt_a, fmt_b, a, b, &mut m.products[..lanes]);
+        }
+    }
     match mode {
         // One block over every lane, as documented (the recorded trace digests hold this).
         AccMode::Nvidia(p) if m.lanes > p.block => nvidia::block_acc(p, &m, c, acc),
