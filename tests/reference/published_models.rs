@@ -330,3 +330,96 @@ fn the_cdna_rules_differ_on_their_sets() {
         );
     }
 }
+
+/// Directed vectors for each CDNA rule, with the models' outputs read off Octave runs of
+/// models/MI100MC.m, MI210MC.m and MI300MC.m (commit b4bf135) on the same inputs (FP16 in,
+/// FP32 out), checked on the datapath and on the reference; each also differs from a
+/// neighbouring rule.
+#[test]
+fn cdna_directed_vectors() {
+    // FP16 patterns: 1 = 0x3c00, 2^-10 = 0x1400, 2^-11 = 0x1000, 2^-12 = 0x0c00,
+    // 2^-13 = 0x0800, 2^-15 = 0x0200 (subnormal), 2^-24 = 0x0001, 2^10 = 0x6400.
+    let pad = |v: &[u64], n: usize| {
+        let mut v = v.to_vec();
+        v.resize(n, 0);
+        v
+    };
+    let cases: [(Preset, Vec<u64>, Vec<u64>, u32, u32); 6] = [
+        // cdna3: c = -2^-30 lies below the product's grid 2^-24 and is floored to -2^-24:
+        // 1 - 2^-24 (a truncating block would keep 1.0).
+        (
+            Preset::Cdna3,
+            pad(&[0x3c00], 8),
+            pad(&[0x3c00], 8),
+            0xb080_0000,
+            0x3f7f_ffff,
+        ),
+        // The same c positive floors to 0: 1.0.
+        (
+            Preset::Cdna3,
+            pad(&[0x3c00], 8),
+            pad(&[0x3c00], 8),
+            0x3080_0000,
+            0x3f80_0000,
+        ),
+        // c = -1 above the product 2^-10: -1 + 2^-10 exactly.
+        (
+            Preset::Cdna3,
+            pad(&[0x1400], 8),
+            pad(&[0x3c00], 8),
+            0xbf80_0000,
+            0xbf7f_c000,
+        ),
+        // cdna2: the subnormal 2^-15 reads as zero, so 2^-15 x 2^10 contributes nothing (cdna1
+        // would give 2^-5).
+        (Preset::Cdna2, pad(&[0x0200], 4), pad(&[0x6400], 4), 0, 0),
+        // cdna1: 1 + 2^-24 + 2^-30 summed exactly, rounded once: 1 + 2^-23.
+        (
+            Preset::Cdna1,
+            pad(&[0x3c00, 0x0c00, 0x0200], 4),
+            pad(&[0x3c00, 0x0c00, 0x0200], 4),
+            0,
+            0x3f80_0001,
+        ),
+        // cdna1: 1 + 2^-24 is a tie, to even: 1.0.
+        (
+            Preset::Cdna1,
+            pad(&[0x3c00, 0x0c00], 4),
+            pad(&[0x3c00, 0x0c00], 4),
+            0,
+            0x3f80_0000,
+        ),
+    ];
+    for (preset, a, b, c, model) in &cases {
+        assert_eq!(
+            one(*preset, FP16, FP32, a, b, *c),
+            *model,
+            "{preset} {a:x?} c={c:#x}"
+        );
+        let rp = ref_params(*preset, FP16, FP16).unwrap();
+        assert_eq!(
+            nvidia_ref_dot(&rp, FP16, FP16, a, b, *c),
+            *model,
+            "reference {preset}"
+        );
+    }
+    assert_eq!(
+        one(Preset::Cdna1, FP16, FP32, &cases[3].1, &cases[3].2, 0),
+        0x3d00_0000
+    );
+    assert_eq!(
+        one(
+            Preset::Hopper,
+            FP16,
+            FP32,
+            &cases[0].1,
+            &cases[0].2,
+            0xb080_0000
+        ),
+        0x3f80_0000
+    );
+    assert_eq!(
+        one(Preset::Cdna3, FP16, FP32, &cases[4].1, &cases[4].2, 0),
+        0x3f80_0000
+    );
+}
