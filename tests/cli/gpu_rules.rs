@@ -159,6 +159,30 @@ fn reports_name_the_gpu_and_instruction() {
         (&v["preset"], &v["gpu"], &v["instr"]),
         (&"blackwell".into(), &"b200".into(), &"mma.sync".into())
     );
+    let o = tcrtl(&[
+        "dot",
+        "--format",
+        "fp16",
+        "--acc",
+        "nvidia",
+        "--gpu",
+        "h200",
+        "--instr",
+        "mma.sync",
+        "--a",
+        "1",
+        "--b",
+        "1",
+        "--explain",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(
+        (&v["preset"], &v["gpu"], &v["instr"]),
+        (&"h200".into(), &"h200".into(), &"mma.sync".into())
+    );
+    assert!(v["explain"].is_array(), "{v}");
     let o = tcrtl(&["dot", "--format", "fp16", "--a", "1", "--b", "1", "--json"]);
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert!(v["gpu"].is_null() && v["instr"].is_null(), "{v}");

@@ -382,6 +382,8 @@ pub struct ExplainJob<'a> {
     pub mode: &'a AccMode,
     /// The preset, for nvidia.
     pub preset: Option<Preset>,
+    /// The GPU and instruction whose rule nvidia runs.
+    pub rule: Option<tensorcore_rtl::numerics::dot::GpuRule>,
     /// Rounding of ieee, fused and exact.
     pub rm: RoundingMode,
     /// The accumulator format: FP32 or FP16.
@@ -427,6 +429,7 @@ pub fn run(j: &ExplainJob) -> Result<i32, String> {
             &e.result,
         );
         obj["explain"] = json(&e, j.mode, j.fmt_a, j.fmt_b, label);
+        crate::cli::values::add_rule_keys(&mut obj, j.rule);
         outln!("{obj}");
     } else {
         print_text(&e, j.mode, j.preset, j.fmt_a, j.fmt_b, label)?;
@@ -439,6 +442,7 @@ pub fn run(j: &ExplainJob) -> Result<i32, String> {
         outln!("bits:  {}{fmt_note}", acc_hex(j.acc, e.result.bits));
         outln!("value: {value:e} ({value})");
         outln!("flags: {}", e.result.flags);
+        crate::cli::values::print_rule(j.rule)?;
     }
     Ok(0)
 }

@@ -289,6 +289,7 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
         return explain::run(&explain::ExplainJob {
             mode: &mode,
             preset,
+            rule,
             rm,
             acc,
             fmt_a,

@@ -216,7 +216,7 @@ const fn unmeasured(gpu: Gpu, instr: Instr, evidence: &'static str) -> Row {
     }
 }
 
-use Instr::{MmaSync, Tcgen05, Wgmma};
+use Instr::{Mfma, MmaSync, Tcgen05, Wgmma};
 
 /// Every modelled (GPU, instruction) pair, oldest GPU first; a GPU's first row is its default
 /// instruction. A new pair is one line. "KM" is Khattak and Mikaitis, "Accurate Models of
@@ -237,6 +237,11 @@ pub const ROWS: &[Row] = &[
     canon(Gpu::H200, MmaSync, Preset::H200, "our capture on an H200 through mma.sync built with CUDA 13.0 (data/tensor-core-measurements/H200, 4,096 rows a set, C used): every row matches"),
     canon(Gpu::B200, MmaSync, Preset::Blackwell, "KM's B200 sets (model_validation/B200: FP16, BF16, TF32 through wmma, FP8 through mma.sync m16n8k32) and B200 model: every row matches"),
     unmeasured(Gpu::B200, Tcgen05, "no measurement of tcgen05.mma that we know of (the B200 sets were taken with mma.sync and wmma)"),
+    canon(Gpu::Mi100, Mfma, Preset::Cdna1, "KM's published MI100 model (models/MI100MC.m); no measurement set of it in this project"),
+    row(Gpu::Mi210, Mfma, Preset::Cdna2, "KM's published MI210 model (models/MI210MC.m); no measurement set of it in this project"),
+    canon(Gpu::Mi250, Mfma, Preset::Cdna2, "KM's published MI250 model (models/MI250MC.m, which calls MI210MC.m); no measurement set of it in this project"),
+    canon(Gpu::Mi300x, Mfma, Preset::Cdna3, "KM's published MI300 model (models/MI300MC.m, called by MI300XMC.m); no measurement set of it in this project"),
+    row(Gpu::Mi300a, Mfma, Preset::Cdna3, "KM's published MI300 model (models/MI300MC.m, called by MI300AMC.m); no measurement set of it in this project"),
 ];
 
 /// The rule a run uses: the GPU, the instruction and the preset they select.

@@ -25,9 +25,9 @@ pub mod cdna;
 pub mod dmma;
 pub mod explain;
 pub mod fused;
+pub mod gpu;
 pub mod ieee;
 pub mod mode;
-pub mod gpu;
 pub mod nvidia;
 pub mod promote;
 pub mod step;
@@ -37,9 +37,9 @@ pub mod ws;
 pub use batch::{
     dot_batch, dot_batch_acc, dot_batch_rows_acc, BatchResult, FlagCounts, RowsResult,
 };
+pub use gpu::{Gpu, GpuError, GpuRule, Instr, Row as GpuRow, ROWS as GPU_ROWS};
 pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
 pub use promote::{dot_batch_promoted, dot_promoted, PromoteError};
-pub use gpu::{Gpu, GpuError, GpuRule, Instr, Row as GpuRow, ROWS as GPU_ROWS};
 pub use step::{
     dot_step, dot_step_acc, dot_step_rm, dot_step_w, dot_step_w_acc, dot_step_w_rm,
     stage_accumulate, stage_accumulate_acc, stage_multiply, stage_special, stage_special_acc,
