@@ -344,7 +344,9 @@ fn cdna_directed_vectors() {
         v.resize(n, 0);
         v
     };
-    let cases: [(Preset, Vec<u64>, Vec<u64>, u32, u32); 6] = [
+    // (preset, A, B, C, the model's D)
+    type Case = (Preset, Vec<u64>, Vec<u64>, u32, u32);
+    let cases: [Case; 6] = [
         // cdna3: c = -2^-30 lies below the product's grid 2^-24 and is floored to -2^-24:
         // 1 - 2^-24 (a truncating block would keep 1.0).
         (
