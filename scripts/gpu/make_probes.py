@@ -142,8 +142,30 @@ def directed_tf32_k8():
     return rows
 
 
+def directed_fp8_c(r):
+    """E4M3 k32 into FP32 with a nonzero C: where does C enter Hopper's native FP8 block? The
+    `hopper` preset puts C inside the block that is cut to 13 fraction bits (as the measured
+    rows, all taken with C = 0 into FP32, cannot contradict); the alternative adds C after
+    the cut block with one FP32 RNE addition. Each row has one product of 1.xxx and a C whose
+    low bits lie below the 13-bit cut, so the two rules differ. Needs the native FP8 path
+    (wgmma, or an mma.sync that the compiler lowers to Hopper's FP8 MMA), not CUDA 13.0's
+    mma.sync lowering."""
+    out = []
+    one = FMT["e4m3"][4]
+    for _ in range(64):
+        a, b = [0] * 32, [0] * 32
+        i = r.randrange(32)
+        a[i], e = rand_val(r, "e4m3", 7, 9)  # 2^0 .. 2^2
+        b[i] = one
+        c = fp32(r.randint(0, 1), e - r.randint(0, 3), r.getrandbits(23) | 1)
+        out.append(" ".join(f"{x:x}" for x in a + b + [c]))
+    return out
+
+
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else ".probe"
+    with open(f"{outdir}/directed_native_c.e4m3.e4m3.f32.in", "w") as f:
+        f.write("\n".join(directed_fp8_c(random.Random(20261207))) + "\n")
     # Directed rows (run as kinds f16.k16.f16 and tf32.k8.f32; see docs/numerics.md).
     with open(f"{outdir}/directed.f16.k16.f16.in", "w") as f:
         f.write("\n".join(directed_fp16_out()) + "\n")
