@@ -6,15 +6,18 @@ use crate::errors::IntoPy;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tensorcore_rtl::io::arith::ArithNames;
-use tensorcore_rtl::io::values::input_format;
+use tensorcore_rtl::io::values::{acc_format, input_format};
 use tensorcore_rtl::numerics::dot::{GpuRule, GPU_ROWS};
+use tensorcore_rtl::numerics::format::FP32;
 
 /// The names a run's `preset`, `gpu` and `instr` select: `(preset, gpu, instr)`, all `None`
 /// when none is given; a preset alone gives its canonical GPU and instruction. Refuses a
 /// preset with a GPU, an instruction without a GPU, unknown names, a pair the table does not
-/// model (or that nobody has measured), and FP8 `fmt`/`fmt_b` through `wmma`.
+/// model (or that nobody has measured), FP8 `fmt`/`fmt_b` through `wmma`, and, for
+/// `acc="nvidia"` with a GPU, formats or an output (`out_fmt`) its preset lacks, with the
+/// command line's message (which names the GPU and instruction).
 #[pyfunction]
-#[pyo3(signature = (preset=None, gpu=None, instr=None, fmt=None, fmt_b=None))]
+#[pyo3(signature = (preset=None, gpu=None, instr=None, fmt=None, fmt_b=None, acc=None, out_fmt=None))]
 #[allow(clippy::type_complexity)]
 pub fn select_rule(
     preset: Option<&str>,
@@ -22,6 +25,8 @@ pub fn select_rule(
     instr: Option<&str>,
     fmt: Option<&str>,
     fmt_b: Option<&str>,
+    acc: Option<&str>,
+    out_fmt: Option<&str>,
 ) -> PyResult<(
     Option<&'static str>,
     Option<&'static str>,
@@ -36,10 +41,16 @@ pub fn select_rule(
         instr,
     };
     let (p, rule) = names.selection().py()?;
-    // FP8 through wmma (format names the library does not read are left to the later checks).
-    if let (Some(r), Some(fa)) = (rule, fmt.and_then(|f| input_format(f).ok())) {
-        let fb = fmt_b.and_then(|f| input_format(f).ok()).unwrap_or(fa);
+    // Formats the library reads (others are left to the later checks, in their order).
+    let fa = fmt.and_then(|f| input_format(f).ok());
+    let fb = fmt_b.map_or(fa, |f| input_format(f).ok());
+    if let (Some(r), Some(fa), Some(fb)) = (rule, fa, fb) {
         r.check_formats(fa, fb).py()?;
+        let accf = out_fmt.map_or(Ok(FP32), acc_format).ok();
+        let nvidia = acc.is_some_and(|a| a.eq_ignore_ascii_case("nvidia"));
+        if let (true, true, Some(accf)) = (nvidia, gpu.is_some(), accf) {
+            names.resolve_acc(accf).py()?;
+        }
     }
     Ok((
         p.map(|p| p.name()),

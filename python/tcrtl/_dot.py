@@ -196,7 +196,7 @@ def dot(
     # "ieee" is the default mode; like an absent --acc it names no mode, so integer formats
     # (which take none) accept it.
     acc_name = None if acc is None or str(acc).lower() == "ieee" else str(acc)
-    preset = _gpu.select(preset, gpu, instr, fmt, fmt_b)
+    preset = _gpu.select(preset, gpu, instr, fmt, fmt_b, acc_name, out_fmt)
     kind = _tcrtl.dot_kind(fmt, fmt_b, acc_name, preset, scales)
     if promote_every is not None and kind == "block":
         raise ValueError("a block-scaled format does not apply with --promote-every")

@@ -136,7 +136,7 @@ def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc:
     Raises:
         ValueError: the command line's message for a bad option or operand."""
     accn = None if acc is None or acc.lower() == "ieee" else acc
-    preset = _gpu.select(preset, gpu, instr, fmt, fmt_b)
+    preset = _gpu.select(preset, gpu, instr, fmt, fmt_b, accn, out_fmt)
     block = fmt.lower() in _dtypes.BLOCK_ELEMENT
     scales = any(x is not None for x in (a_scales, b_scales, a_tensor_scale, b_tensor_scale))
     if promote_every is not None and (block or scales):
@@ -276,7 +276,7 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
     """
     accn = None if acc is None or acc.lower() == "ieee" else acc
     named = (preset, gpu, instr)
-    preset = _gpu.select(preset, gpu, instr, fmt, fmt_b)
+    preset = _gpu.select(preset, gpu, instr, fmt, fmt_b, accn, out_fmt)
     block = fmt.lower() in _dtypes.BLOCK_ELEMENT
     scales = any(x is not None for x in (a_scales, b_scales, a_tensor_scale, b_tensor_scale))
     if block or scales:

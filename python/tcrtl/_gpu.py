@@ -12,15 +12,17 @@ from typing import List, Optional, Tuple
 from . import _tcrtl
 
 def select(preset: Optional[str], gpu: Optional[str], instr: Optional[str],
-           fmt: Optional[str] = None, fmt_b: Optional[str] = None) -> Optional[str]:
+           fmt: Optional[str] = None, fmt_b: Optional[str] = None, acc: Optional[str] = None,
+           out_fmt: Optional[str] = None) -> Optional[str]:
     """The preset that ``preset``, or ``gpu`` and ``instr``, name (``None`` for neither).
 
     Raises ValueError (the library's message) for a preset with a GPU, an instruction without a
-    GPU, an unknown name, a pair that is not modelled or not measured, FP8 through ``wmma``.
+    GPU, an unknown name, a pair that is not modelled or not measured, FP8 through ``wmma``,
+    and (``acc="nvidia"``) formats or an output the GPU's preset lacks.
     """
     if gpu is None and instr is None:
         return preset
-    return _tcrtl.select_rule(preset, gpu, instr, fmt, fmt_b)[0]
+    return _tcrtl.select_rule(preset, gpu, instr, fmt, fmt_b, acc, out_fmt)[0]
 
 
 def rule(preset: Optional[str], gpu: Optional[str], instr: Optional[str]

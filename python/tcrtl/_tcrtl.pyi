@@ -18,6 +18,8 @@ def select_rule(
     instr: Optional[str] = None,
     fmt: Optional[str] = None,
     fmt_b: Optional[str] = None,
+    acc: Optional[str] = None,
+    out_fmt: Optional[str] = None,
 ) -> Tuple[Optional[str], Optional[str], Optional[str]]: ...
 def gpu_rows() -> List[dict]: ...
 def dot_float_check(
