@@ -328,9 +328,9 @@ fn verify_measurements_bad_input() {
             "--format",
             "fp16",
             "--preset",
-            "turing",
+            "kepler",
         ],
-        "turing",
+        "kepler",
     );
     assert_error(
         &[
@@ -389,4 +389,89 @@ fn explain_header_counts_steps_lanes_and_ieee_fmas() {
     let out = stdout(&o);
     let header = out.lines().next().unwrap_or_default();
     assert!(header.ends_with("3 step(s) of up to 2 lane(s)"), "{header}");
+}
+
+/// `dot --format fp64`: the FP64 tensor core's FMA chain, checked against host `f64::mul_add`
+/// chains (IEEE, round to nearest even), and its refusals.
+#[test]
+fn dot_fp64_is_the_fma_chain() {
+    let a = [1.0f64, 1.0, 0.0, 0.0];
+    let b = [2.0f64, 2f64.powi(-53), 0.0, 0.0];
+    let hex = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("0x{:016x}", x.to_bits()))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let want = a.iter().zip(&b).fold(0.0f64, |c, (x, y)| x.mul_add(*y, c));
+    let (ha, hb) = (hex(&a), hex(&b));
+    let modes: [&[&str]; 3] = [
+        &["--acc", "ieee"],
+        &["--acc", "nvidia", "--preset", "ampere"],
+        &["--acc", "nvidia", "--gpu", "h100"],
+    ];
+    for extra in modes {
+        let mut args = vec!["dot", "--format", "fp64", "--a", &ha, "--b", &hb, "--json"];
+        args.extend_from_slice(extra);
+        let o = tcrtl(&args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        let j: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        assert_eq!(j["bits"], format!("0x{:016x}", want.to_bits()), "{args:?}");
+        assert_eq!(j["format"], "fp64");
+    }
+    assert_error(
+        &[
+            "dot", "--format", "fp64", "--acc", "nvidia", "--preset", "ada", "--a", "1", "--b", "1",
+        ],
+        "FP64 tensor cores are on ampere",
+    );
+    assert_error(
+        &[
+            "dot",
+            "--format",
+            "fp64",
+            "--format-b",
+            "fp16",
+            "--a",
+            "1",
+            "--b",
+            "1",
+        ],
+        "fp64 pairs only with fp64",
+    );
+    assert_error(
+        &["dot", "--format", "fp64", "--a", "0.1", "--b", "1"],
+        "not exactly representable",
+    );
+    assert_error(
+        &[
+            "dot",
+            "--format",
+            "fp64",
+            "--explain",
+            "--a",
+            "1",
+            "--b",
+            "1",
+        ],
+        "--explain does not apply",
+    );
+    assert_error(
+        &[
+            "dot",
+            "--format",
+            "fp64",
+            "--acc",
+            "nvidia",
+            "--preset",
+            "hopper",
+            "--rounding",
+            "rup",
+            "--a",
+            "1",
+            "--b",
+            "1",
+        ],
+        "does not apply to nvidia",
+    );
 }

@@ -21,11 +21,11 @@
 //! out by hand from the paper's V100 description (D5, whose T4A100 vector the V100 program
 //! does not hold).
 //!
-//! Not covered: tc_test_numerics-A100-binary64.cu (DMMA, binary64 in and out: A1 binary64
-//! subnormals in input, A2 in output, B1 accumulation in binary64, C1-C3 round to nearest
-//! for positive and negative values and ties to even, D1 extra alignment bits, D2 and D3
-//! normalisation, D4 no carry-out bits, D5 monotonicity), since binary64 is no input format
-//! of this project.
+//! tc_test_numerics-A100-binary64.cu (DMMA, binary64 in and out: A1 binary64 subnormals in
+//! input, A2 in output, B1 accumulation in binary64, C1-C3 round to nearest for positive and
+//! negative values and ties to even, D1 extra alignment bits, D2 and D3 normalisation, D4 no
+//! carry-out bits, D5 monotonicity) runs on the FP64 datapath, in
+//! tests/numerics/fma64.rs (`fasi_binary64_directed_tests`).
 //!
 //! Three of their checks are weaker than the vector they run, and the tests assert more:
 //! - A4 in the V100 and T4A100 files (binary16 subnormals in output, binary16 mode) tests

@@ -2,20 +2,40 @@
 //! binary64 fused multiply-adds (`numerics::dot::dmma`). A, B and C are binary64 values (0x bit
 //! patterns of up to 16 hex digits, or exact decimals); D is binary64.
 
-use super::values;
-use super::DotArgs;
+use crate::cli::values::{self, ArithArgs};
 use tensorcore_rtl::numerics::dot::dmma::dmma_dot_preset;
 use tensorcore_rtl::numerics::fma64::fma64_rm;
 use tensorcore_rtl::numerics::{Flags, FP64};
 
-/// True if the run names FP64 operands.
-pub fn wants_fp64(args: &DotArgs) -> bool {
+/// One FP64 dot product as the command line gave it.
+pub struct Fp64Job<'a> {
+    /// The arithmetic options (formats, mode, preset or GPU).
+    pub arith: &'a ArithArgs,
+    /// `--out-format` (fp32, the default, or fp64: both mean the FP64 accumulator).
+    pub out_format: &'a str,
+    /// `--rounding`.
+    pub rounding: &'a str,
+    /// A, B and C as given.
+    pub a: &'a [String],
+    /// B values.
+    pub b: &'a [String],
+    /// C.
+    pub c: &'a str,
+    /// The first option given that FP64 dot products do not take, if any.
+    pub refused: Option<&'static str>,
+    /// Print JSON.
+    pub json: bool,
+}
+
+/// True if the arithmetic options name FP64 operands.
+pub fn wants_fp64(arith: &ArithArgs) -> bool {
     let is = |s: &str| s.eq_ignore_ascii_case("fp64");
-    is(&args.arith.format) || args.arith.format_b.as_deref().is_some_and(is)
+    is(&arith.format) || arith.format_b.as_deref().is_some_and(is)
 }
 
 /// Runs an FP64 dot product (see the module documentation).
-pub fn run(args: &DotArgs) -> Result<i32, String> {
+pub fn run(job: &Fp64Job) -> Result<i32, String> {
+    let args = job;
     if let Some(fb) = &args.arith.format_b {
         if !(fb.eq_ignore_ascii_case("fp64") && args.arith.format.eq_ignore_ascii_case("fp64")) {
             return Err(
@@ -30,22 +50,11 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
             args.out_format
         ));
     }
-    let refuse = [
-        (args.explain, "--explain"),
-        (args.satfinite, "--satfinite"),
-        (args.width.is_some(), "--width"),
-        (args.promote_every.is_some(), "--promote-every"),
-        (args.out.is_some(), "--out (batches)"),
-        (
-            !args.a_scales.is_empty() || !args.b_scales.is_empty(),
-            "block scales",
-        ),
-    ];
-    if let Some((_, what)) = refuse.iter().find(|(on, _)| *on) {
+    if let Some(what) = args.refused {
         return Err(format!("{what} does not apply to fp64 dot products"));
     }
-    let a = values::operands(FP64, &args.a)?;
-    let b = values::operands(FP64, &args.b)?;
+    let a = values::operands(FP64, args.a)?;
+    let b = values::operands(FP64, args.b)?;
     if a.len() != b.len() {
         return Err(format!(
             "--a has {} values but --b has {}",
@@ -53,8 +62,8 @@ pub fn run(args: &DotArgs) -> Result<i32, String> {
             b.len()
         ));
     }
-    let c = values::operand(FP64, &args.c)?;
-    let rm = values::rounding(&args.rounding)?;
+    let c = values::operand(FP64, args.c)?;
+    let rm = values::rounding(args.rounding)?;
     let acc = args.arith.acc().to_ascii_lowercase();
     let (bits, flags, preset) = match acc.as_str() {
         "ieee" => {

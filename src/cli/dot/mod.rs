@@ -159,8 +159,28 @@ fn run_block_scaled(args: &DotArgs) -> Option<Result<i32, String>> {
 
 /// Runs `tcrtl dot`.
 pub fn run(args: &DotArgs) -> Result<i32, String> {
-    if fp64::wants_fp64(args) {
-        return fp64::run(args);
+    if fp64::wants_fp64(&args.arith) {
+        let refused = [
+            (args.explain, "--explain"),
+            (args.satfinite, "--satfinite"),
+            (args.width.is_some(), "--width"),
+            (args.promote_every.is_some(), "--promote-every"),
+            (args.out.is_some(), "--out (batches)"),
+            (
+                !args.a_scales.is_empty() || !args.b_scales.is_empty(),
+                "block scales",
+            ),
+        ];
+        return fp64::run(&fp64::Fp64Job {
+            arith: &args.arith,
+            out_format: &args.out_format,
+            rounding: &args.rounding,
+            a: &args.a,
+            b: &args.b,
+            c: &args.c,
+            refused: refused.iter().find(|(on, _)| *on).map(|(_, what)| *what),
+            json: args.json,
+        });
     }
     if let Some(every) = args.promote_every {
         return promote::run(&promote::PromoteJob {
