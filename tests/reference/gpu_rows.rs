@@ -136,6 +136,12 @@ fn hopper_blackwell_and_older_rules() {
         get(Gpu::B200, Some(Instr::MmaSync)),
         Ok((Instr::MmaSync, Preset::Blackwell))
     );
+    // Consumer Blackwell (sm_120): the published RTX PRO 6000 model is the B200's.
+    assert_eq!(
+        get(Gpu::RtxPro6000, None),
+        Ok((Instr::MmaSync, Preset::Blackwell))
+    );
+    assert_eq!(Gpu::by_name("rtx-pro-6000"), Some(Gpu::RtxPro6000));
     for (g, p) in [
         (Gpu::V100, Preset::Volta),
         (Gpu::A100, Preset::Ampere),

@@ -37,6 +37,8 @@ pub enum Gpu {
     H200,
     /// B200 (Blackwell, sm_100).
     B200,
+    /// RTX PRO 6000 Blackwell (consumer and workstation Blackwell, GB202, sm_120).
+    RtxPro6000,
     /// Instinct MI100 (AMD CDNA1, gfx908).
     Mi100,
     /// Instinct MI210 (AMD CDNA2, gfx90a).
@@ -50,7 +52,7 @@ pub enum Gpu {
 }
 
 /// Each GPU's name and architecture, oldest first (a new GPU is a variant and a line here).
-const GPUS: [(Gpu, &str, &str); 16] = [
+const GPUS: [(Gpu, &str, &str); 17] = [
     (Gpu::V100, "v100", "Volta, sm_70"),
     (Gpu::T4, "t4", "Turing, sm_75"),
     (Gpu::A100, "a100", "Ampere, sm_80"),
@@ -62,6 +64,7 @@ const GPUS: [(Gpu, &str, &str); 16] = [
     (Gpu::H100, "h100", "Hopper, sm_90"),
     (Gpu::H200, "h200", "Hopper, sm_90"),
     (Gpu::B200, "b200", "Blackwell, sm_100"),
+    (Gpu::RtxPro6000, "rtxpro6000", "Blackwell, sm_120"),
     (Gpu::Mi100, "mi100", "AMD CDNA1, gfx908"),
     (Gpu::Mi210, "mi210", "AMD CDNA2, gfx90a"),
     (Gpu::Mi250, "mi250", "AMD CDNA2, gfx90a"),
@@ -76,7 +79,7 @@ impl Gpu {
     }
 
     /// Short name (`v100`, `t4`, `a100`, `a30`, `a2`, `l40s`, `rtx4090`, `l4`, `h100`,
-    /// `h200`, `b200`, `mi100`, `mi210`, `mi250`, `mi300x`, `mi300a`).
+    /// `h200`, `b200`, `rtxpro6000`, `mi100`, `mi210`, `mi250`, `mi300x`, `mi300a`).
     pub fn name(self) -> &'static str {
         GPUS.iter().find(|g| g.0 == self).map_or("?", |g| g.1)
     }
@@ -237,6 +240,7 @@ pub const ROWS: &[Row] = &[
     canon(Gpu::H200, MmaSync, Preset::H200, "our capture on an H200 through mma.sync built with CUDA 13.0 (data/tensor-core-measurements/H200, 4,096 rows a set, C used): every row matches"),
     canon(Gpu::B200, MmaSync, Preset::Blackwell, "KM's B200 sets (model_validation/B200: FP16, BF16, TF32 through wmma, FP8 through mma.sync m16n8k32) and B200 model: every row matches"),
     unmeasured(Gpu::B200, Tcgen05, "no measurement of tcgen05.mma that we know of (the B200 sets were taken with mma.sync and wmma)"),
+    row(Gpu::RtxPro6000, MmaSync, Preset::Blackwell, "not measured itself: KM's published RTX PRO 6000 model (models/RTXPRO6000TC.m) is the B200 model (it calls B200TC.m), so the B200's rules (sm_120 has no tcgen05)"),
     canon(Gpu::Mi100, Mfma, Preset::Cdna1, "KM's published MI100 model (models/MI100MC.m); no measurement set of it in this project"),
     row(Gpu::Mi210, Mfma, Preset::Cdna2, "KM's published MI210 model (models/MI210MC.m); no measurement set of it in this project"),
     canon(Gpu::Mi250, Mfma, Preset::Cdna2, "KM's published MI250 model (models/MI250MC.m, which calls MI210MC.m); no measurement set of it in this project"),
