@@ -5,36 +5,23 @@
 //! the bits cuBLAS returned on the same H200 (and `--preset hopper`'s); the JSON reports name
 //! the GPU and instruction; bad pairs are one-line errors.
 
+use crate::common::cli::{assert_error as assert_failed, tcrtl, text};
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 use tensorcore_rtl::numerics::format::E4M3;
 use tensorcore_rtl::verify::measurements::{encode_word, load_acc};
 
-fn tcrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tcrtl"))
-        .args(args)
-        .output()
-        .expect("run tcrtl")
-}
-
 fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    text(&o.stdout)
 }
 
 fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    text(&o.stderr)
 }
 
 /// A failure: exit code 2 and exactly one line `error: ...` containing `needle`.
 fn assert_error(args: &[&str], needle: &str) {
-    let o = tcrtl(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-    let err = stderr(&o);
-    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-    assert!(
-        err.starts_with("error: ") && err.contains(needle),
-        "{args:?}: {err}"
-    );
+    assert_failed(&tcrtl(args), needle);
 }
 
 fn data(path: &str) -> PathBuf {

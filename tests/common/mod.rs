@@ -228,3 +228,29 @@ pub fn softfloat_op(
     };
     (r, flags)
 }
+
+/// `2^e` as an `f64`, built from its encoding so that it is exact for every `e` in
+/// -1074..=1023 (`powi` may lose the binary64 subnormals).
+pub fn p2(e: i32) -> f64 {
+    assert!((-1074..=1023).contains(&e), "2^{e} is no binary64 value");
+    if e >= -1022 {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1u64 << (e + 1074))
+    }
+}
+
+/// FP32 bits of an exactly representable value (host `f32`; panics on a value FP32 lacks).
+pub fn exact_fp32(v: f64) -> u32 {
+    let x = v as f32;
+    assert_eq!(x as f64, v, "{v} is not an FP32 value");
+    x.to_bits()
+}
+
+/// FP16 bits of an exactly representable value (the `half` crate; panics on a value FP16
+/// lacks).
+pub fn exact_fp16(v: f64) -> u32 {
+    let x = half::f16::from_f64(v);
+    assert_eq!(x.to_f64(), v, "{v} is not an FP16 value");
+    x.to_bits() as u32
+}

@@ -3,7 +3,7 @@
 //! nearest even) and Berkeley SoftFloat's `f64_mulAdd` in every IEEE direction, with its flags;
 //! plus the binary64 directed tests of Fasi, Higham, Mikaitis and Pranesh (A100).
 
-use crate::common::{samples, softfloat_op, softfloat_round, Rng};
+use crate::common::{p2, samples, softfloat_op, softfloat_round, Rng};
 use softfloat_wrapper::{Float as _, F64};
 use tensorcore_rtl::numerics::dot::dmma::{dmma_dot, dmma_dot_preset};
 use tensorcore_rtl::numerics::dot::{DotError, Preset};
@@ -131,10 +131,6 @@ fn d(a: &[f64], b: &[f64], c: f64) -> f64 {
             .unwrap()
             .0,
     )
-}
-
-fn p2(e: i32) -> f64 {
-    2f64.powi(e)
 }
 
 /// The binary64 tests of Fasi et al. (`tc_test_numerics-A100-binary64.cu`, repository

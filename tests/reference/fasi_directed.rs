@@ -35,6 +35,7 @@
 //! - A5 (binary32 mode) checks "nonzero"; the exact result is 2^-15, an FP32 value.
 //! - B1 overwrites its first check's result with its second; both are asserted here.
 
+use crate::common::{exact_fp16 as h, exact_fp32 as s, p2};
 use tensorcore_rtl::numerics::convert::tf32_from_container;
 use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, FP16, FP32, TF32};
@@ -70,24 +71,6 @@ fn a100(fmt: Format) -> Gpu {
         fmt,
         k: if fmt == TF32 { 8 } else { 16 },
     }
-}
-
-fn p2(e: i32) -> f64 {
-    2f64.powi(e)
-}
-
-/// FP32 bits of an exactly representable value.
-fn s(v: f64) -> u32 {
-    let x = v as f32;
-    assert_eq!(x as f64, v, "{v} is not an FP32 value");
-    x.to_bits()
-}
-
-/// FP16 bits of an exactly representable value (the `half` crate).
-fn h(v: f64) -> u32 {
-    let x = half::f16::from_f64(v);
-    assert_eq!(x.to_f64(), v, "{v} is not an FP16 value");
-    x.to_bits() as u32
 }
 
 /// The input encoding of an exactly representable value (`half` for FP16 and BF16, the FP32

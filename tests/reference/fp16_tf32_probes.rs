@@ -3,30 +3,13 @@
 //! from the rules of docs/numerics.md (the derivation is in each test's comment), never taken from
 //! the code under test.
 
+use crate::common::{exact_fp16 as h, exact_fp32 as s, p2};
 use tensorcore_rtl::numerics::convert::tf32_from_container;
 use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, BlockRule, DotError, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32, TF32};
 use tensorcore_rtl::numerics::RoundingMode;
 
 const RNE: RoundingMode = RoundingMode::NearestEven;
-
-fn p2(e: i32) -> f64 {
-    2f64.powi(e)
-}
-
-/// FP32 encoding of an exactly representable value.
-fn s(v: f64) -> u32 {
-    let x = v as f32;
-    assert_eq!(x as f64, v, "{v} is not an FP32 value");
-    x.to_bits()
-}
-
-/// FP16 encoding of an exactly representable value (via the `half` crate).
-fn h(v: f64) -> u32 {
-    let x = half::f16::from_f64(v);
-    assert_eq!(x.to_f64(), v, "{v} is not an FP16 value");
-    x.to_bits() as u32
-}
 
 /// TF32 pattern (19 bits) of an exactly representable value, through its FP32 container.
 fn t(v: f64) -> u64 {
