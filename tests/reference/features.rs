@@ -9,12 +9,15 @@
 //! V100's. The carry bits follow the HPEC 2025 definition, `floor(log2(n (2 - 2^(1-p))))`,
 //! worked out here with host `f64`. Where a preset deliberately differs from the published
 //! model (`blackwell` and `h200` FP8), the test states what the algorithm reports instead.
+//! The AMD CDNA presets are checked against models/MI100MC.m, MI210MC.m (at b12b5a7) and
+//! MI300MC.m (at b4bf135): what the probes recover of them, and what they report where the
+//! models' exact or pair-wise sums lie outside what a probe of the block-FMA shape can express.
 
 use tensorcore_rtl::numerics::dot::{dot_acc, AccMode, Preset};
 use tensorcore_rtl::numerics::format::{Format, BF16, E4M3, E5M2, FP16, FP32, TF32};
 use tensorcore_rtl::numerics::RoundingMode;
 use tensorcore_rtl::verify::features::{
-    detect_features, Bound, FeatureReport, Normalisation, Observed, UnitFn,
+    detect_features, Bound, FeatureReport, Normalisation, Observed, UnitFn, MAX_NEAB_PROBE,
 };
 
 /// The preset as a black box into `acc` (FP32 or FP16), or `None` where it lacks the path.
@@ -400,4 +403,157 @@ fn recovers_chosen_block_sizes_and_extra_bits() {
         };
         assert_eq!(r.normalisation, expect, "{what}");
     }
+}
+
+/// One AMD CDNA row: the parameters the published model sets (the expectation of the tests
+/// below; north-numerical-computing/MATLAB-tensor-core, models/MI100MC.m and MI210MC.m at
+/// b12b5a7, models/MI300MC.m at b4bf135).
+struct CdnaModel {
+    preset: &'static str,
+    fmt: Format,
+    /// `fma`.
+    block: i32,
+    /// `in_subnormals`.
+    in_subnormals: bool,
+    /// `out_subnormals`.
+    out_subnormals: bool,
+}
+
+const CDNA_PUBLISHED: &[CdnaModel] = &[
+    // MI100MC.m: fma = 4 (fp16), fma = 2 (bf16), in_subnormals = out_subnormals = 1.
+    CdnaModel {
+        preset: "cdna1",
+        fmt: FP16,
+        block: 4,
+        in_subnormals: true,
+        out_subnormals: true,
+    },
+    CdnaModel {
+        preset: "cdna1",
+        fmt: BF16,
+        block: 2,
+        in_subnormals: true,
+        out_subnormals: true,
+    },
+    // MI210MC.m: fma = 4 (fp16 and bf16), in_subnormals = out_subnormals = 0.
+    CdnaModel {
+        preset: "cdna2",
+        fmt: FP16,
+        block: 4,
+        in_subnormals: false,
+        out_subnormals: false,
+    },
+    CdnaModel {
+        preset: "cdna2",
+        fmt: BF16,
+        block: 4,
+        in_subnormals: false,
+        out_subnormals: false,
+    },
+    // MI300MC.m: fma = 8 (fp16, bf16), fma = 4 (tf32/xf32), in_subnormals = out_subnormals = 1.
+    CdnaModel {
+        preset: "cdna3",
+        fmt: FP16,
+        block: 8,
+        in_subnormals: true,
+        out_subnormals: true,
+    },
+    CdnaModel {
+        preset: "cdna3",
+        fmt: BF16,
+        block: 8,
+        in_subnormals: true,
+        out_subnormals: true,
+    },
+    CdnaModel {
+        preset: "cdna3",
+        fmt: TF32,
+        block: 4,
+        in_subnormals: true,
+        out_subnormals: true,
+    },
+];
+
+/// The AMD CDNA presets, probed as black boxes. What the algorithm recovers of each published
+/// model, and what it reports where its probes cannot express the model's structure (every
+/// expectation worked out by hand from the model's rule, docs/numerics.md "AMD CDNA matrix
+/// cores"):
+///
+/// - block size = the model's `fma`; subnormal inputs and outputs = `in_subnormals`,
+///   `out_subnormals`; the FP32 output and the chained rounding read as round to nearest,
+///   the models' `frmode = 'rne'`; 23 kept fraction bits (c passes a block of zero products
+///   unchanged in all three); one normalisation per block; HPEC's carry bits for `fma`.
+/// - cdna1 (`neab = Inf`, `correct_rounding = 1`: the block and c are summed exactly and
+///   rounded once): the cancelling pair `2^E - 2^E` leaves every third term `2^(E-23-n)`
+///   exact, so the extra bits are only bounded, `>= 8` (the probe's ceiling,
+///   `MAX_NEAB_PROBE`), the nearest a finite probe gets to `Inf`; with no finite grid there is
+///   no alignment rounding to read (`None`).
+/// - cdna2 (`neab = Inf`, but `pair_wise_sum = 1`: FP32 additions `(p0 + p1) + (p2 + p3)`,
+///   each rounded to nearest even, then `c`): the probe's `2^E + 2^(E-23-n)` is the first FP32
+///   addition, exact for `n <= 0` and a tie rounded to the even `2^E` for `n = 1`, so it reports
+///   0 extra bits, and the 3/4-grid term rounds up in that addition for either sign: alignment
+///   "to nearest". Both are the rounding of a pair-wise FP32 sum, not of an alignment: the
+///   published `neab = Inf` is not recovered, and cannot be by a probe of this shape.
+/// - cdna3 (`neab = 1`, `global_alignment = 1`, `late_partial_sum = 1`): the products align
+///   to their largest exponent with one extra bit and truncate (the model's multi-operand
+///   alignment); `armode = 'rd'` (the two-operand alignment of a late `c`) never acts in the
+///   probes (`c` has the products' exponent, or the operand moved already lies on the grid
+///   it moves to), and the alignment reads as toward zero.
+#[test]
+fn cdna_presets_against_the_published_models() {
+    for row in CDNA_PUBLISHED {
+        let what = format!("{} {}", row.preset, row.fmt.name);
+        let r = detect(preset(row.preset), row.fmt).unwrap_or_else(|| panic!("{what} missing"));
+        // Recovered as published.
+        assert_eq!(r.block_size, Bound::Exactly(row.block), "{what}: fma");
+        assert_eq!(
+            r.subnormal_inputs, row.in_subnormals,
+            "{what}: in_subnormals"
+        );
+        assert_eq!(
+            r.subnormal_outputs, row.out_subnormals,
+            "{what}: out_subnormals"
+        );
+        assert_eq!(
+            r.output_rounding,
+            Observed::ToNearest,
+            "{what}: frmode 'rne'"
+        );
+        assert_eq!(r.chained_rounding, Some(Observed::ToNearest), "{what}");
+        assert_eq!(r.kept_fraction_bits, 23, "{what}");
+        assert_eq!(r.normalisation, Normalisation::Late, "{what}");
+        assert_eq!(
+            r.carry_bits,
+            Some(carry(row.block, row.fmt.precision())),
+            "{what}: carry bits"
+        );
+        // The models return binary32 only.
+        assert_eq!(r.fp16_output_rounding, None, "{what}");
+        // Alignment, per model structure (see above).
+        let (neab, align) = match row.preset {
+            // neab = Inf, exact sum: bounded by the probe's ceiling, nothing to round.
+            "cdna1" => (Bound::AtLeast(MAX_NEAB_PROBE), None),
+            // neab = Inf, pair-wise FP32 sums: the first addition's RNE shows instead.
+            "cdna2" => (Bound::Exactly(0), Some(Observed::ToNearest)),
+            // MI300MC.m: neab = 1, multi-operand alignment truncates.
+            _ => (Bound::Exactly(1), Some(Observed::TowardZero)),
+        };
+        assert_eq!(r.extra_alignment_bits, Some(neab), "{what}: neab");
+        assert_eq!(r.alignment_rounding, align, "{what}: alignment rounding");
+    }
+}
+
+#[test]
+fn every_cdna_preset_format_pair_is_probed_without_error() {
+    // cdna1 and cdna2: FP16, BF16; cdna3: FP16, BF16, TF32 (its FP8 is not modelled).
+    let mut n = 0;
+    for p in Preset::AMD {
+        for fmt in [FP16, BF16, TF32, E4M3, E5M2] {
+            if detect(p, fmt).is_some() {
+                n += 1;
+            }
+        }
+    }
+    assert_eq!(n, CDNA_PUBLISHED.len());
+    assert_eq!(n, 7);
 }
