@@ -260,7 +260,22 @@ impl FpPath {
         lanes: usize,
         b_of: impl Fn(usize) -> u64,
     ) -> Products<W> {
-        self.multipliers.products(a_bus, lanes, b_of)
+        let mut out = self.multipliers.products(a_bus, lanes, &b_of);
+        if self.multipliers.flush_subnormals {
+            self.multipliers.flush_lanes(a_bus, &b_of, &mut out);
+        }
+        out
+    }
+
+    /// The AMD CDNA2 input flush on one cycle's products (subnormal A or B read as zero),
+    /// outside the multiplier array's lane loop so that no other mode pays for it.
+    #[inline(always)]
+    fn flush_if_cdna2<const W: usize>(&self, a: &Wide<W>, b: &Wide<W>, out: &mut Products<W>) {
+        if self.multipliers.flush_subnormals {
+            let (wb, mb) = (self.multipliers.lane_bits.1, self.multipliers.lane_masks.1);
+            self.multipliers
+                .flush_lanes(a, &|k| lane_masked(b, k, wb, mb), out);
+        }
     }
 
     /// The B operand format.
@@ -353,6 +368,7 @@ impl LaneMultipliers {
 
     /// Zeroes the finite products of lanes whose A (from `a_bus`) or B (`b_of`) is subnormal.
     #[cold]
+    #[inline(never)]
     fn flush_lanes<const W: usize>(
         &self,
         a_bus: &Wide<W>,
@@ -422,9 +438,6 @@ impl LaneMultipliers {
             (None, Some(mul)) => into(&mul, out),
             (None, None) => *out = self.bus_products(a_bus, b_bus, lanes),
         }
-        if self.flush_subnormals {
-            self.flush_lanes(a_bus, &b_of, out);
-        }
     }
 
     /// The exact products of `lanes` lanes, A's from `a_bus`, B's as `b_of` selects them
@@ -436,11 +449,7 @@ impl LaneMultipliers {
         lanes: usize,
         b_of: impl Fn(usize) -> u64,
     ) -> Products<W> {
-        let mut out = self.exact_products(a_bus, lanes, &b_of);
-        if self.flush_subnormals {
-            self.flush_lanes(a_bus, &b_of, &mut out);
-        }
-        out
+        self.exact_products(a_bus, lanes, &b_of)
     }
 
     /// The exact products of `lanes` lanes (no flush).
@@ -579,7 +588,9 @@ impl<const W: usize> Datapath<W> for FpPath {
 
     #[inline]
     fn stage1(&mut self, a: &Wide<W>, b: &Wide<W>, lanes: usize, _: ()) -> Products<W> {
-        self.multipliers.bus_products(a, b, lanes)
+        let mut out = self.multipliers.bus_products(a, b, lanes);
+        self.flush_if_cdna2(a, b, &mut out);
+        out
     }
 
     #[inline(always)]
@@ -592,6 +603,7 @@ impl<const W: usize> Datapath<W> for FpPath {
         out: &mut Products<W>,
     ) {
         self.multipliers.bus_products_into(a, b, lanes, out);
+        self.flush_if_cdna2(a, b, out);
     }
 
     #[inline]
