@@ -259,6 +259,30 @@ fn hpec_carry_bits_match_their_sample_output() {
     assert_eq!(detect(Preset::Ampere, TF32).unwrap().carry_bits, Some(2));
 }
 
+/// What both FP8 rules that cut the products' sum to FP32 before `c` joins and add `c` to
+/// nearest (`blackwell`'s and `h200`'s) report: a block of 32, no extra alignment bit, 23 kept
+/// bits, round to nearest at the output and between blocks. Returns the report for the
+/// rule's own further checks.
+fn assert_fp32_cut_then_rn(preset: Preset, fmt: Format) -> FeatureReport {
+    let r = detect(preset, fmt).unwrap();
+    assert_eq!(r.block_size, Bound::Exactly(32), "{}", fmt.name);
+    assert_eq!(
+        r.extra_alignment_bits,
+        Some(Bound::Exactly(0)),
+        "{}",
+        fmt.name
+    );
+    assert_eq!(r.kept_fraction_bits, 23, "{}", fmt.name);
+    assert_eq!(r.output_rounding, Observed::ToNearest, "{}", fmt.name);
+    assert_eq!(
+        r.chained_rounding,
+        Some(Observed::ToNearest),
+        "{}",
+        fmt.name
+    );
+    r
+}
+
 /// Blackwell FP8 (`BlockRule::ExactThenRne`, `d = RNE32(c + RZ32(exact sum of products))`,
 /// docs/numerics.md "Presets") departs from B200TC.m (fma = 32, neab = 2, frmode = 'rz') on
 /// purpose. Worked out from the rule: the alignment probe's 2^E + 2^(E-23-n) is cut to FP32
@@ -268,22 +292,7 @@ fn hpec_carry_bits_match_their_sample_output() {
 #[test]
 fn blackwell_fp8_reports_its_own_rule() {
     for fmt in [E4M3, E5M2] {
-        let r = detect(Preset::Blackwell, fmt).unwrap();
-        assert_eq!(r.block_size, Bound::Exactly(32), "{}", fmt.name);
-        assert_eq!(
-            r.extra_alignment_bits,
-            Some(Bound::Exactly(0)),
-            "{}",
-            fmt.name
-        );
-        assert_eq!(r.kept_fraction_bits, 23, "{}", fmt.name);
-        assert_eq!(r.output_rounding, Observed::ToNearest, "{}", fmt.name);
-        assert_eq!(
-            r.chained_rounding,
-            Some(Observed::ToNearest),
-            "{}",
-            fmt.name
-        );
+        let r = assert_fp32_cut_then_rn(Preset::Blackwell, fmt);
         assert_eq!(r.normalisation, Normalisation::Late, "{}", fmt.name);
         assert_eq!(
             r.carry_bits,
@@ -303,22 +312,7 @@ fn blackwell_fp8_reports_its_own_rule() {
 #[test]
 fn h200_fp8_reports_its_own_rule() {
     for fmt in [E4M3, E5M2] {
-        let r = detect(Preset::H200, fmt).unwrap();
-        assert_eq!(r.block_size, Bound::Exactly(32), "{}", fmt.name);
-        assert_eq!(
-            r.extra_alignment_bits,
-            Some(Bound::Exactly(0)),
-            "{}",
-            fmt.name
-        );
-        assert_eq!(r.kept_fraction_bits, 23, "{}", fmt.name);
-        assert_eq!(r.output_rounding, Observed::ToNearest, "{}", fmt.name);
-        assert_eq!(
-            r.chained_rounding,
-            Some(Observed::ToNearest),
-            "{}",
-            fmt.name
-        );
+        let r = assert_fp32_cut_then_rn(Preset::H200, fmt);
         assert_eq!(
             r.fp16_output_rounding,
             Some(Observed::ToNearest),
