@@ -230,6 +230,8 @@ impl<const W: usize, D: Datapath<W>> Mesh<W> for PeArray<W, D> {
 pub enum DenseMesh<const W: usize> {
     /// `ieee`, `fused` or `nvidia` floating point.
     Fp(PeArray<W, FpPath>),
+    /// The same with the AMD CDNA2 input flush (subnormal A and B read as zero).
+    FpFlush(PeArray<W, FpPath<true>>),
     /// Integer MMA.
     Int(PeArray<W, IntPath>),
 }
@@ -239,6 +241,7 @@ macro_rules! each_array {
     ($mesh:expr, $a:ident => $body:expr) => {
         match $mesh {
             DenseMesh::Fp($a) => $body,
+            DenseMesh::FpFlush($a) => $body,
             DenseMesh::Int($a) => $body,
         }
     };
@@ -249,6 +252,9 @@ impl<const W: usize> DenseMesh<W> {
     pub fn build(cfg: &CoreConfig) -> std::result::Result<Self, HwError> {
         Ok(match cfg.mode {
             AccMode::Int(im) => DenseMesh::Int(PeArray::new(cfg, || IntPath::new(im))?),
+            _ if fp::flushes_inputs(cfg) => {
+                DenseMesh::FpFlush(PeArray::new(cfg, || FpPath::new(cfg))?)
+            }
             m if fp::is_fp(&m) => DenseMesh::Fp(PeArray::new(cfg, || FpPath::new(cfg))?),
             m => return Err(HwError::Unsupported(format!("a core in {} mode", m.name()))),
         })

@@ -52,6 +52,10 @@ pub enum RtlError {
         /// The cycle.
         cycle: u64,
     },
+    /// A block was asked to elaborate in a form its configuration does not allow (a datapath
+    /// type that does not match the arithmetic it was built for).
+    #[error("cannot elaborate: {0}")]
+    Elaboration(String),
     /// No signal has this hierarchical name.
     #[error("no signal named `{0}`")]
     NoSuchSignal(String),

@@ -205,7 +205,7 @@ impl Value for ProductWord {
 
 /// The floating-point datapath of one PE: the core's formats and mode, fixed when it is
 /// built, and the NVIDIA block buffer.
-pub struct FpPath {
+pub struct FpPath<const FLUSH: bool = false> {
     cfg: CoreConfig,
     multipliers: LaneMultipliers,
     /// In `ieee` mode, the accumulator format the FMA chain is built for (`None` in the other
@@ -218,9 +218,35 @@ pub struct FpPath {
     gather_n: Reg<GatherCount>,
 }
 
-impl FpPath {
-    /// The datapath of a core built for `cfg` (`ieee`, `fused` or `nvidia`).
+/// Whether a core built for `cfg` reads subnormal A and B as zero (the AMD CDNA2 input flush,
+/// [`cdna::flushes_inputs`]): such a core is built with [`FpPath<true>`], every other with
+/// [`FpPath`], so the choice is made once, when the core is built, and no other core carries
+/// the check.
+pub fn flushes_inputs(cfg: &CoreConfig) -> bool {
+    matches!(cfg.mode, AccMode::Nvidia(p) if cdna::flushes_inputs(p.rule))
+}
+
+impl<const FLUSH: bool> FpPath<FLUSH> {
+    /// The datapath of a core built for `cfg` (`ieee`, `fused` or `nvidia`). `FLUSH` must be
+    /// [`flushes_inputs`]`(cfg)`: a mismatch is refused.
     pub fn new(cfg: &CoreConfig) -> Result<Self> {
+        if FLUSH != flushes_inputs(cfg) {
+            return Err(crate::rtl::RtlError::Elaboration(format!(
+                "the floating-point datapath for {} mode is `FpPath<{}>`",
+                cfg.mode.name(),
+                !FLUSH
+            )));
+        }
+        Self::build(cfg)
+    }
+
+    /// The datapath behind the 2:4 select ([`super::sparse::Sparse`]), whose
+    /// [`FpPath::multiply`] applies the input flush itself where `cfg` asks for it.
+    pub(super) fn behind_select(cfg: &CoreConfig) -> Result<Self> {
+        Self::build(cfg)
+    }
+
+    fn build(cfg: &CoreConfig) -> Result<Self> {
         let gather_lanes = if cfg.gathers() {
             cfg.block().min(MAX_LANES) - cfg.width
         } else {
@@ -238,9 +264,8 @@ impl FpPath {
         );
         Ok(Self {
             cfg: *cfg,
-            multipliers: LaneMultipliers::new(cfg.fmt_a, cfg.fmt_b).with_subnormal_flush(
-                matches!(cfg.mode, AccMode::Nvidia(p) if cdna::flushes_inputs(p.rule)),
-            ),
+            multipliers: LaneMultipliers::new(cfg.fmt_a, cfg.fmt_b)
+                .with_subnormal_flush(flushes_inputs(cfg)),
             ieee: match cfg.mode {
                 AccMode::Ieee => IeeeAcc::of(cfg.acc),
                 _ => None,
@@ -268,10 +293,10 @@ impl FpPath {
     }
 
     /// The AMD CDNA2 input flush on one cycle's products (subnormal A or B read as zero),
-    /// outside the multiplier array's lane loop so that no other mode pays for it.
+    /// outside the multiplier array's lane loop; only a `FLUSH` datapath has it.
     #[inline(always)]
     fn flush_if_cdna2<const W: usize>(&self, a: &Wide<W>, b: &Wide<W>, out: &mut Products<W>) {
-        if self.multipliers.flush_subnormals {
+        if FLUSH {
             let (wb, mb) = (self.multipliers.lane_bits.1, self.multipliers.lane_masks.1);
             self.multipliers
                 .flush_lanes(a, &|k| lane_masked(b, k, wb, mb), out);
@@ -570,7 +595,7 @@ pub(super) fn stage2_out(r: &StepRecord) -> Stage2Out {
     }
 }
 
-impl<const W: usize> Datapath<W> for FpPath {
+impl<const W: usize, const FLUSH: bool> Datapath<W> for FpPath<FLUSH> {
     type SideA = ();
     type SideB = ();
     type Stage1 = Products<W>;

@@ -127,6 +127,8 @@ impl<const W: usize, D: Datapath<W>> Module for WsArray<W, D> {
 pub enum WsMesh<const W: usize> {
     /// `ieee`, `fused` or `nvidia` floating point.
     Fp(WsArray<W, FpPath>),
+    /// The same with the AMD CDNA2 input flush (subnormal A and B read as zero).
+    FpFlush(WsArray<W, FpPath<true>>),
     /// Integer MMA.
     Int(WsArray<W, IntPath>),
     /// 2:4 sparse floating point: the selects travel right beside A, the weight registers
@@ -152,6 +154,7 @@ macro_rules! each_ws_array {
     ($mesh:expr, $a:ident => $body:expr) => {
         match $mesh {
             WsMesh::Fp($a) => $body,
+            WsMesh::FpFlush($a) => $body,
             WsMesh::Int($a) => $body,
             WsMesh::Sparse($a) => $body,
             WsMesh::Mx($a) => $body,
@@ -164,6 +167,9 @@ impl<const W: usize> WsMesh<W> {
     pub fn build(cfg: &CoreConfig) -> std::result::Result<Self, HwError> {
         Ok(match cfg.mode {
             AccMode::Int(im) => WsMesh::Int(WsArray::new(cfg, || IntPath::new(im))?),
+            _ if fp::flushes_inputs(cfg) => {
+                WsMesh::FpFlush(WsArray::new(cfg, || FpPath::new(cfg))?)
+            }
             m if fp::is_fp(&m) => WsMesh::Fp(WsArray::new(cfg, || FpPath::new(cfg))?),
             m => return Err(HwError::Unsupported(format!("a core in {} mode", m.name()))),
         })
@@ -192,6 +198,7 @@ impl<const W: usize> WsMesh<W> {
     ) {
         match (self, sides) {
             (WsMesh::Fp(a), _) => a.comb(a_edge, |_| (), w_edge, top),
+            (WsMesh::FpFlush(a), _) => a.comb(a_edge, |_| (), w_edge, top),
             (WsMesh::Int(a), _) => a.comb(a_edge, |_| (), w_edge, top),
             (WsMesh::Sparse(a), RowSides::Meta(m)) => {
                 a.comb(a_edge, |r| m.get(r).copied().unwrap_or(0), w_edge, top)
