@@ -5,12 +5,11 @@
 use std::time::Instant;
 
 use super::problem::{Gemm, GemmOutput};
-use crate::hw::controller::CtlState;
-use crate::hw::mesh::Mesh;
+use crate::hw::core::{CoreTop, Edge, RunMonitors};
 use crate::hw::ws::{WsCore, WsExtras, WsSupply};
 use crate::hw::{
-    CoreConfig, DRow, Dataflow, HwError, IdealPort, OperandFeeder, OperandPort, Schedule,
-    TensorCore, TileBuffer, Traffic,
+    CoreConfig, DRow, Dataflow, HwError, IdealPort, OperandFeeder, Schedule, TensorCore,
+    TileBuffer, Traffic,
 };
 use crate::numerics::flags::Flags;
 use crate::rtl::{ActivityReport, Simulator, TraceConfig};
@@ -151,106 +150,7 @@ pub fn run_ws_feeder<const W: usize, F: WsSupply<W>>(
 where
     F::Extras: WsExtras<W>,
 {
-    run_ws_core(WsCore::<W, F>::new(cfg, feeder)?, macs, trace)
-}
-
-/// Runs a built weight-stationary core until `Done`, collecting D (the loop behind
-/// [`run_ws_feeder`]; a testbench may build the core itself, e.g. to set its evaluation
-/// order).
-pub fn run_ws_core<const W: usize, F: WsSupply<W>>(
-    core: WsCore<W, F>,
-    macs: u64,
-    trace: Option<&TraceConfig>,
-) -> Result<CoreRun, HwError>
-where
-    F::Extras: WsExtras<W>,
-{
-    let limit = core.schedule().total_cycles() + 16;
-    run_ws_core_limited(core, macs, limit, 1000, trace).map(|(run, _)| run)
-}
-
-/// Runs a built weight-stationary core over any supply until `Done`: at most `limit`
-/// cycles, with the engine's watchdog at `watchdog` cycles without progress; an error the
-/// supply latches stops the run. Returns the run and the core (for the supply's results).
-/// A trace that asks for energy probes ([`TraceConfig::energy_probes`]) gets the core's
-/// ([`WsCore::set_energy_probes`]).
-pub fn run_ws_core_limited<const W: usize, F: WsSupply<W>>(
-    mut core: WsCore<W, F>,
-    macs: u64,
-    limit: u64,
-    watchdog: u64,
-    trace: Option<&TraceConfig>,
-) -> Result<(CoreRun, WsCore<W, F>), HwError>
-where
-    F::Extras: WsExtras<W>,
-{
-    // An energy estimate's trace asks for the probes (the multipliers' and the accumulator
-    // adders' inputs); any other run keeps its waves.
-    if trace.is_some_and(|t| t.probes) {
-        core.set_energy_probes(true);
-    }
-    let cfg = *core.config();
-    let (m, n, _) = core.feeder().dims();
-    let sched = *core.schedule();
-    let mut sim = match trace {
-        Some(t) => Simulator::with_trace(core, t)?,
-        None => Simulator::new(core)?,
-    };
-    sim.set_watchdog(watchdog);
-    let t0 = Instant::now();
-    sim.reset(1)?;
-    sim.top_mut().start();
-    sim.step()?; // Idle -> Run
-    let mut d = vec![0u32; m * n];
-    let mut d_words = 0u64;
-    let mut cycles = 0u64;
-    let mut smem_read_bytes = 0u64;
-    let mut stall_cycles = 0u64;
-    while !sim.top().is_done() {
-        if cycles > limit {
-            return Err(HwError::Timeout(limit));
-        }
-        stall_cycles += u64::from(sim.top().stalled());
-        sim.step()?;
-        cycles += 1;
-        let top = sim.top();
-        if let Some(e) = top.feeder().error() {
-            return Err(HwError::Memory(e));
-        }
-        smem_read_bytes += top.feeder().smem_read_bytes();
-        if let Some(row) = top.d_row() {
-            d_words += place_row(&mut d, (m, n), sched.tile_origin(row.tile), &row);
-        }
-    }
-    if let Some(pe) = sim.top().hazard() {
-        return Err(HwError::Hazard { pe });
-    }
-    let flags = sim.top().flags();
-    let compute_cycles = sim.top().controller().feed_cycles();
-    sim.step()?;
-    let (top, summary) = sim.finish()?;
-    let sim_seconds = t0.elapsed().as_secs_f64();
-    let offered = cycles * (cfg.rows() * cfg.cols() * cfg.width) as u64;
-    let traffic = with_d(top.feeder().traffic(), &cfg, d_words);
-    let run = CoreRun {
-        run: ClockedRun {
-            out: GemmOutput { d, flags },
-            cycles,
-            tiles: sched.d_tiles(),
-            mac_slots_used: macs,
-            mac_slots_offered: offered,
-            sim_seconds,
-            activity: summary.and_then(|s| s.activity),
-            traffic,
-        },
-        first_tile_cycles: 0,
-        compute_cycles,
-        stall_cycles,
-        overlap_cycles: 0,
-        window_wait_cycles: 0,
-        smem_read_bytes,
-    };
-    Ok((run, top))
+    run_scheduled(WsCore::<W, F>::new(cfg, feeder)?, macs, trace)
 }
 
 /// Runs the tensor core built for `cfg` (`cfg.width` must equal `W`) on any operand feeder
@@ -263,25 +163,47 @@ pub fn run_feeder<const W: usize, F: OperandFeeder<W>>(
     macs: u64,
     trace: Option<&TraceConfig>,
 ) -> Result<CoreRun, HwError> {
-    let core = TensorCore::<W, IdealPort<F>>::with_feeder(cfg, feeder)?;
-    let limit = core.schedule().total_cycles() + 16;
+    run_scheduled(
+        TensorCore::<W, IdealPort<F>>::with_feeder(cfg, feeder)?,
+        macs,
+        trace,
+    )
+}
+
+/// Runs a built core of any dataflow with its schedule's cycle count (plus a margin) as the
+/// limit and the default watchdog (a testbench may build the core itself, e.g. to set its
+/// evaluation order).
+pub fn run_scheduled<T: CoreTop>(
+    core: T,
+    macs: u64,
+    trace: Option<&TraceConfig>,
+) -> Result<CoreRun, HwError> {
+    let limit = core.scheduled_cycles() + 16;
     run_core(core, macs, limit, 1000, trace).map(|(run, _)| run)
 }
 
-/// Runs a built tensor core with any operand port until `Done`, collecting D from the output
-/// register: at most `limit` cycles, with the engine's watchdog set to `watchdog` cycles
-/// without progress. An error the port latches (a memory-system misuse) stops the run with
-/// the cycle it names. Returns the run and the core (for the port's own results).
-pub fn run_core<const W: usize, P: OperandPort<W>>(
-    core: TensorCore<W, P>,
+/// The run loop of every core: runs a built core of any dataflow ([`CoreTop`]) with any
+/// operand supply until `Done`, collecting D from its output register: at most `limit`
+/// cycles, with the engine's watchdog set to `watchdog` cycles without progress. An error the
+/// supply latches (a memory-system misuse) stops the run with the cycle it names. A trace
+/// that asks for energy probes ([`TraceConfig::energy_probes`]) gets the core's
+/// ([`CoreTop::set_energy_probes`]). Returns the run and the core (for the supply's own
+/// results).
+pub fn run_core<T: CoreTop>(
+    mut core: T,
     macs: u64,
     limit: u64,
     watchdog: u64,
     trace: Option<&TraceConfig>,
-) -> Result<(CoreRun, TensorCore<W, P>), HwError> {
-    let (m, n, _) = core.port().dims();
+) -> Result<(CoreRun, T), HwError> {
+    // An energy estimate's trace asks for the probes (the multipliers' and the accumulator
+    // adders' inputs); any other run keeps its waves.
+    if trace.is_some_and(|t| t.probes) {
+        core.set_energy_probes(true);
+    }
+    let (m, n, _) = core.dims();
     let cfg = *core.config();
-    let sched = *core.schedule();
+    let tiles = core.output_tiles();
     let mut sim = match trace {
         Some(t) => Simulator::with_trace(core, t)?,
         None => Simulator::new(core)?,
@@ -290,66 +212,58 @@ pub fn run_core<const W: usize, P: OperandPort<W>>(
     let t0 = Instant::now();
     sim.reset(1)?;
     sim.top_mut().start();
-    sim.step()?; // Idle -> Preload
+    sim.step()?; // Idle -> the first working state
     let mut d = vec![0u32; m * n];
     let mut d_words = 0u64;
-    let mut first_tile = None;
     let mut cycles = 0u64;
-    let mut compute_cycles = 0u64;
     let mut smem_read_bytes = 0u64;
+    let mut monitors = RunMonitors::default();
     while !sim.top().is_done() {
         if cycles > limit {
             return Err(HwError::Timeout(limit));
         }
-        let top = sim.top();
-        if top.ctl_state() == CtlState::Compute {
-            compute_cycles += 1;
-        }
+        sim.top().monitor_edge(Edge::Before, &mut monitors);
         sim.step()?;
         cycles += 1;
         let top = sim.top();
-        if let Some(e) = top.port().error() {
+        if let Some(e) = top.error() {
             return Err(HwError::Memory(e));
         }
-        smem_read_bytes += top.port().smem_read_bytes();
-        if first_tile.is_none() && top.mesh().done(sched.rows - 1, sched.cols - 1) {
-            first_tile = Some(top.timer() - sched.feed_start());
-        }
+        smem_read_bytes += top.smem_read_bytes();
+        top.monitor_edge(Edge::After, &mut monitors);
         if let Some(row) = top.d_row() {
-            d_words += place_row(&mut d, (m, n), sched.tile_origin(row.tile), &row);
+            d_words += place_row(&mut d, (m, n), top.tile_origin(row.tile), &row);
         }
     }
     if let Some(pe) = sim.top().hazard() {
         return Err(HwError::Hazard { pe });
     }
     let flags: Flags = sim.top().flags();
-    let stall_cycles = sim.top().stall_cycles();
-    let window_wait_cycles = sim.top().window_wait_cycles();
-    let overlap_cycles = sim.top().port().overlap_cycles();
-    // One more clock with the controller in Done, so the waveform ends on the final state
-    // (not counted in `cycles`: the result was complete at the previous edge).
+    sim.top().monitor_end(&mut monitors);
+    // One more clock in Done, so the waveform ends on the final state (not counted in
+    // `cycles`: the result was complete at the previous edge).
     sim.step()?;
     let (top, summary) = sim.finish()?;
     let sim_seconds = t0.elapsed().as_secs_f64();
     let offered = cycles * (cfg.rows() * cfg.cols() * cfg.width) as u64;
-    let traffic = with_d(top.port().traffic(), &cfg, d_words);
+    let traffic = with_d(top.traffic(), &cfg, d_words);
     Ok((
         CoreRun {
             run: ClockedRun {
                 out: GemmOutput { d, flags },
                 cycles,
-                tiles: sched.tiles(),
+                tiles,
                 mac_slots_used: macs,
                 mac_slots_offered: offered,
                 sim_seconds,
                 activity: summary.and_then(|s| s.activity),
                 traffic,
             },
-            first_tile_cycles: first_tile.unwrap_or(0),
-            compute_cycles,
-            stall_cycles,
-            overlap_cycles,
-            window_wait_cycles,
+            first_tile_cycles: monitors.first_tile_cycles.unwrap_or(0),
+            compute_cycles: monitors.compute_cycles,
+            stall_cycles: monitors.stall_cycles,
+            overlap_cycles: monitors.overlap_cycles,
+            window_wait_cycles: monitors.window_wait_cycles,
             smem_read_bytes,
         },
         top,

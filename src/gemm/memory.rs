@@ -3,7 +3,6 @@
 //! array, and D leaves by TMA store. D is read back from global memory after the run; it must
 //! equal the ideal path's D bit for bit (`tests/memory/gemm_memory.rs`).
 
-use super::clocked::run_ws_core_limited;
 use super::clocked::{run_core, CoreRun};
 use super::mx::MxGemm;
 use super::problem::Gemm;
@@ -191,7 +190,7 @@ pub fn run_ws_port<const W: usize, X: WsMemExtras<W>>(
     let bw = u64::from(p.bytes_per_cycle.min(p.request_bytes).max(1));
     let limit = 2 * (ideal + bytes / bw + boxes * (u64::from(p.latency) + 64)) + 10_000;
     let watchdog = 4 * u64::from(p.latency) + 4096;
-    let (run, core) = run_ws_core_limited(core, macs, limit, watchdog, trace)?;
+    let (run, core) = run_core(core, macs, limit, watchdog, trace)?;
     let stored = core.feeder().read_d();
     check_stored(&stored, &run.run.out.d, lay.sched.n)?;
     Ok(MemRun {

@@ -20,10 +20,10 @@
 //! all, so nothing is tested per cycle.
 
 use super::config::{CoreConfig, MxSpec};
+use super::core::{check_config, check_mx_config};
 use super::mesh::{DenseMesh, Mesh, PeArray};
 use super::pe::{fp, sparse_b_lanes, MxPath, Sparse};
 use super::skew::Skew;
-use super::tensor_core::{check_config, check_mx_config};
 use super::HwError;
 use crate::numerics::format::Format;
 use crate::rtl::{Display, Reg, Result as RtlResult, Value, Visitor};

@@ -55,6 +55,7 @@
 
 pub mod config;
 pub mod controller;
+pub mod core;
 pub mod extras;
 pub mod feeder;
 pub mod mem_port;
@@ -70,6 +71,7 @@ pub mod tensor_core;
 pub mod wave_filter;
 pub mod ws;
 
+pub use self::core::{CoreTop, DRow};
 pub use config::MxSpec;
 pub use config::{CoreConfig, Dataflow, MAX_ARRAY};
 pub use extras::{BlockScales, EdgeExtras, SparseSelects};
@@ -79,7 +81,7 @@ pub use mx_feeder::{MxTileBuffer, MX_BLOCK};
 pub use port::{IdealPort, OperandPort, PortIo, StepOperands};
 pub use schedule::Schedule;
 pub use sparse_feeder::SparseTileBuffer;
-pub use tensor_core::{Block, DRow, TensorCore, BLOCKS};
+pub use tensor_core::{Block, TensorCore, BLOCKS};
 
 use crate::rtl::RtlError;
 

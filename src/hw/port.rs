@@ -24,9 +24,9 @@
 //! shared memory with one read port per edge lane): always valid, C always ready, D always
 //! accepted, so a run on it takes exactly the cycles of `docs/timing.md`.
 
+use super::core::DRow;
 use super::extras::EdgeExtras;
 use super::feeder::{LaneGroup, OperandFeeder, Traffic};
-use super::tensor_core::DRow;
 use crate::rtl::{Module, Reg, Result, Visitor, Wire};
 
 /// One step of operands offered at the array's edge: a buffer sized for the array when the

@@ -23,10 +23,14 @@
 //! last step of every K-block (32 elements, 16 for NVFP4); a dense port gets the
 //! floating-point or integer mesh of the mode and no side skew.
 
-use super::config::{CoreConfig, Dataflow, MxSpec};
+use super::config::{CoreConfig, Dataflow};
 use super::controller::{index_bits, Controller, CtlState, PortStatus, ShiftCmd};
+use super::core::bundles::d_row_of;
+use super::core::output::OutputRegister;
+use super::core::top::Edge;
+use super::core::{CoreTop, DRow, DTag, RunMonitors};
 use super::extras::{EdgeExtras, SideStage};
-use super::feeder::{OperandFeeder, TileBuffer};
+use super::feeder::{OperandFeeder, TileBuffer, Traffic};
 use super::mesh::Mesh;
 use super::pe::{ACtl, ShiftIn};
 use super::port::{IdealPort, OperandPort, PortIo, StepOperands};
@@ -34,25 +38,9 @@ use super::schedule::Schedule;
 use super::skew::Skew;
 use super::wave_filter::tag_filter;
 use super::HwError;
-use crate::numerics::dot::{AccMode, MAX_LANES};
 use crate::numerics::flags::Flags;
-use crate::numerics::format::{
-    Format, ACC_FORMATS, E2M1, E2M3, E3M2, E4M3, E5M2, FP32, INPUT_FORMATS,
-};
-use crate::numerics::int::pair_ok;
-use crate::rtl::{DelayLines, Design, Display, Input, Module, Reg, Visitor, Wide};
-
-/// One row of D leaving the output register.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DRow<'a> {
-    /// The tile.
-    pub tile: usize,
-    /// The row within the tile (0..R).
-    pub row: usize,
-    /// One result (accumulator bits) per mesh column: what the output registers `d_out_<j>`
-    /// hold.
-    pub values: &'a [u32],
-}
+use crate::numerics::format::Format;
+use crate::rtl::{Design, Display, Input, Module, Visitor, Wide};
 
 /// The blocks of the top whose combinational updates [`TensorCore::set_eval_order`] orders.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,68 +79,6 @@ pub const BLOCKS: [Block; 9] = [
     Block::Output,
 ];
 
-/// The tag beside a row of D (`d_tag`, and the tag words of the de-skew registers), as typed
-/// fields; [`DTag::pack`] gives the traced 64-bit word. The `row` field is `X = clog2(R)`
-/// bits wide ([`index_bits`] of the array's rows: 2 for the 4 x 4 array, whose layout this
-/// is):
-///
-/// | bits (4 x 4) | bits (any `R`)          | field   | meaning                   |
-/// |--------------|-------------------------|---------|---------------------------|
-/// | 0            | 0                       | `valid` | the row holds a result    |
-/// | 2:1          | `1 .. 1 + X`            | `row`   | row of the tile (0..R)    |
-/// | 3            | `1 + X`                 | `last`  | the run's last row        |
-/// | 31:8         | 24 bits from `max(8, 2 + X)` | `tile` | output tile of the row |
-///
-/// Other bits are zero.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DTag {
-    /// The row holds a result.
-    pub valid: bool,
-    /// Row of the tile.
-    pub row: usize,
-    /// The run's last row.
-    pub last: bool,
-    /// Output tile of the row.
-    pub tile: usize,
-}
-
-const TAG_VALID: u64 = 1;
-const TAG_ROW_SHIFT: u32 = 1;
-const TAG_TILE_MASK: u64 = 0xFF_FFFF;
-
-impl DTag {
-    /// The first bit of the `tile` field for a `row_bits`-bit row field.
-    const fn tile_at(row_bits: u32) -> u32 {
-        if 2 + row_bits > 8 {
-            2 + row_bits
-        } else {
-            8
-        }
-    }
-
-    /// The traced tag word, its `row` field `row_bits` wide (see the type's documentation).
-    #[inline]
-    pub const fn pack(self, row_bits: u32) -> u64 {
-        let row_mask = (1u64 << row_bits) - 1;
-        (if self.valid { TAG_VALID } else { 0 })
-            | ((self.row as u64 & row_mask) << TAG_ROW_SHIFT)
-            | ((self.last as u64) << (1 + row_bits))
-            | ((self.tile as u64 & TAG_TILE_MASK) << Self::tile_at(row_bits))
-    }
-
-    /// The tag of a word written by [`DTag::pack`] with the same `row_bits`.
-    #[inline]
-    pub const fn unpack(w: u64, row_bits: u32) -> DTag {
-        let row_mask = (1u64 << row_bits) - 1;
-        DTag {
-            valid: w & TAG_VALID != 0,
-            row: ((w >> TAG_ROW_SHIFT) & row_mask) as usize,
-            last: (w >> (1 + row_bits)) & 1 != 0,
-            tile: ((w >> Self::tile_at(row_bits)) & TAG_TILE_MASK) as usize,
-        }
-    }
-}
-
 /// The values passed between the top's blocks in one cycle, one entry per mesh row or column:
 /// buffers sized when the core is built and rewritten every cycle (wires, not registers).
 struct EdgeBuffers<const W: usize> {
@@ -181,56 +107,6 @@ impl<const W: usize> EdgeBuffers<W> {
             shift: vec![ShiftIn::default(); cols],
             d_row: vec![(0, 0); cols],
         }
-    }
-}
-
-/// The output register of a tensor core: one word a column (`d_out_<j>`, a one-stage delay
-/// line a column, so its outputs are one row for [`DRow`]) and the tag beside the row
-/// (`d_tag`, a [`DTag`]). Both dataflows' tops end in it.
-pub(crate) struct OutputRegister {
-    /// The words.
-    pub(crate) d_out: DelayLines<u32>,
-    /// The tag.
-    pub(crate) d_tag: Reg<u64>,
-}
-
-impl OutputRegister {
-    /// The output register of a core built for `cfg`, its tag's row field `row_bits` wide.
-    pub(crate) fn new(cfg: &CoreConfig, row_bits: u32) -> Result<Self, HwError> {
-        let mut d_out = DelayLines::new(0u32, &vec![1; cfg.cols()]);
-        d_out.field(|j, _| format!("d_out_{j}"), cfg.acc.width(), |v| v)?;
-        d_out.set_display(0, cfg.acc_display());
-        d_out.set_overview(0);
-        Ok(Self {
-            d_out,
-            d_tag: Reg::new("d_tag", 64, 0)?
-                .with_display(Display::Filter(tag_filter(row_bits)))
-                .in_overview(),
-        })
-    }
-
-    /// The row of D the register holds this cycle, if any.
-    pub(crate) fn d_row(&self, row_bits: u32) -> Option<DRow<'_>> {
-        d_row_of(self.d_tag.q(), row_bits, self.d_out.stage_row(0))
-    }
-
-    /// The output block's update: the de-skewed row `d_row` (a word and a tag word a column;
-    /// column 0's tag is the row's) into the words' inputs `d_in` and the tag.
-    #[inline]
-    pub(crate) fn load(d_in: &mut [u32], d_tag: &mut Reg<u64>, d_row: &[(u32, u64)]) {
-        for (x, &(v, _)) in d_in.iter_mut().zip(d_row) {
-            *x = v;
-        }
-        d_tag.set_d(d_row[0].1);
-    }
-
-    /// Visits the words, then the tag.
-    pub(crate) fn visit<V: Visitor>(&mut self, v: &mut V) {
-        for stage in 0..self.d_out.stages() {
-            v.delay_reg(&mut self.d_out, stage, 0, |v| v);
-        }
-        v.delay(&mut self.d_out);
-        v.reg(&mut self.d_tag);
     }
 }
 
@@ -427,99 +303,6 @@ impl<const W: usize, P: OperandPort<W>> TensorCore<W, P> {
     }
 }
 
-/// The element formats an MX core takes (the MX specification's FP8, FP6 and FP4 elements).
-pub const MX_ELEMENT_FORMATS: [Format; 5] = [E4M3, E5M2, E2M3, E3M2, E2M1];
-
-/// Checks that `cfg` can run the block-scaled `spec` with `W` lanes and inner dimension `k`:
-/// A and B pair up ([`MxSpec::check`]), a width dividing the block size, `fused` mode (the
-/// MX semantics the PE implements), FP32 accumulation, lane formats matching the block
-/// formats' elements, `k` a multiple of the block size.
-pub fn check_mx_config<const W: usize>(
-    cfg: &CoreConfig,
-    spec: &MxSpec,
-    k: usize,
-) -> Result<(), HwError> {
-    spec.check()?;
-    let bs = spec.block();
-    if cfg.width != W || !W.is_power_of_two() || W > MAX_LANES || W > bs {
-        return Err(HwError::Unsupported(format!(
-            "width {} in a {W}-lane core with {} (the width must divide its blocks of {bs})",
-            cfg.width, spec.a
-        )));
-    }
-    if cfg.mode != AccMode::Fused {
-        return Err(HwError::Unsupported(format!(
-            "MX in {} mode (the tensor core's MX datapath is fused)",
-            cfg.mode.name()
-        )));
-    }
-    if cfg.acc != FP32 {
-        return Err(HwError::Unsupported(format!(
-            "MX with {} accumulation (the MX datapath accumulates in FP32)",
-            cfg.acc.name
-        )));
-    }
-    for (f, lanes) in [(spec.a, cfg.fmt_a), (spec.b, cfg.fmt_b)] {
-        let want = MxSpec::lane_format(f);
-        if lanes != want || !(spec.int8() || MX_ELEMENT_FORMATS.contains(&lanes)) {
-            return Err(HwError::Unsupported(format!(
-                "{f} with {} lanes (its elements travel as {})",
-                lanes.name, want.name
-            )));
-        }
-    }
-    if !k.is_multiple_of(bs) {
-        return Err(HwError::Unsupported(format!(
-            "{} with K = {k} (K must be a multiple of {bs})",
-            spec.a
-        )));
-    }
-    Ok(())
-}
-
-/// Checks that `cfg` can be built with `W` lanes.
-pub fn check_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
-    if cfg.width != W || !W.is_power_of_two() || W > MAX_LANES {
-        return Err(HwError::Unsupported(format!(
-            "width {} in a {W}-lane core",
-            cfg.width
-        )));
-    }
-    if let AccMode::Int(im) = cfg.mode {
-        // Integer lanes travel in containers of their width (`IntFormat::container`).
-        if cfg.fmt_a != im.a.container() || cfg.fmt_b != im.b.container() || !pair_ok(im.a, im.b) {
-            return Err(HwError::Unsupported(format!(
-                "{} x {} integers with {} x {} lanes",
-                im.a, im.b, cfg.fmt_a.name, cfg.fmt_b.name
-            )));
-        }
-        return Ok(());
-    }
-    for f in [cfg.fmt_a, cfg.fmt_b] {
-        if !INPUT_FORMATS.contains(&f) {
-            return Err(HwError::Unsupported(format!("{} inputs", f.name)));
-        }
-    }
-    if !ACC_FORMATS.contains(&cfg.acc) {
-        return Err(HwError::Unsupported(format!(
-            "{} accumulators (fp32 or fp16)",
-            cfg.acc.name
-        )));
-    }
-    match cfg.mode {
-        AccMode::Exact => Err(HwError::Unsupported(
-            "exact mode is a reference (one rounding over all of K), not a datapath".into(),
-        )),
-        AccMode::Nvidia(p) if p.block == 0 || p.block > MAX_LANES || !p.block.is_power_of_two() => {
-            Err(HwError::Unsupported(format!(
-                "NVIDIA block size {} (a power of two up to 32)",
-                p.block
-            )))
-        }
-        _ => Ok(()),
-    }
-}
-
 impl<const W: usize, P: OperandPort<W>> Module for TensorCore<W, P> {
     fn name(&self) -> &str {
         "tensor_core"
@@ -536,18 +319,6 @@ impl<const W: usize, P: OperandPort<W>> Module for TensorCore<W, P> {
         v.child(&mut self.d_deskew);
         self.out.visit(v);
     }
-}
-
-/// The row of D in the output register: its tag word `tag` (row field `row_bits` wide) and
-/// the output registers' words `words`.
-#[inline]
-pub(crate) fn d_row_of(tag: u64, row_bits: u32, words: &[u32]) -> Option<DRow<'_>> {
-    let tag = DTag::unpack(tag, row_bits);
-    tag.valid.then_some(DRow {
-        tile: tag.tile,
-        row: tag.row,
-        values: words,
-    })
 }
 
 impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
@@ -693,5 +464,67 @@ impl<const W: usize, P: OperandPort<W>> Design for TensorCore<W, P> {
             )),
             self.port.valid()
         )
+    }
+}
+
+impl<const W: usize, P: OperandPort<W>> CoreTop for TensorCore<W, P> {
+    fn config(&self) -> &CoreConfig {
+        &self.cfg
+    }
+    fn dims(&self) -> (usize, usize, usize) {
+        self.port.dims()
+    }
+    fn tile_origin(&self, tile: usize) -> (usize, usize) {
+        self.sched.tile_origin(tile)
+    }
+    fn output_tiles(&self) -> usize {
+        self.sched.tiles()
+    }
+    fn scheduled_cycles(&self) -> u64 {
+        self.sched.total_cycles()
+    }
+    fn start(&mut self) {
+        TensorCore::start(self)
+    }
+    fn is_done(&self) -> bool {
+        TensorCore::is_done(self)
+    }
+    fn d_row(&self) -> Option<DRow<'_>> {
+        TensorCore::d_row(self)
+    }
+    fn error(&self) -> Option<String> {
+        self.port.error()
+    }
+    fn smem_read_bytes(&self) -> u64 {
+        self.port.smem_read_bytes()
+    }
+    fn traffic(&self) -> Option<Traffic> {
+        self.port.traffic()
+    }
+    fn hazard(&self) -> Option<String> {
+        TensorCore::hazard(self)
+    }
+    fn flags(&self) -> Flags {
+        TensorCore::flags(self)
+    }
+    /// Before the edge: a cycle in `Compute` counts; after it: the first tile's latency,
+    /// when the bottom-right PE wrote tile 0's last step.
+    fn monitor_edge(&self, edge: Edge, m: &mut RunMonitors) {
+        match edge {
+            Edge::Before => m.compute_cycles += u64::from(self.ctl_state() == CtlState::Compute),
+            Edge::After => {
+                if m.first_tile_cycles.is_none()
+                    && self.mesh.done(self.sched.rows - 1, self.sched.cols - 1)
+                {
+                    m.first_tile_cycles = Some(self.timer() - self.sched.feed_start());
+                }
+            }
+        }
+    }
+    /// The controller's stall and window-wait counters and the port's overlap count.
+    fn monitor_end(&self, m: &mut RunMonitors) {
+        m.stall_cycles = self.stall_cycles();
+        m.window_wait_cycles = self.window_wait_cycles();
+        m.overlap_cycles = self.port.overlap_cycles();
     }
 }

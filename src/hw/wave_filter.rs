@@ -20,10 +20,10 @@
 //! [`BlockState::sum_from_bits`]); text GTKWave sends that is not plain hex (a value with `x`
 //! or `z` bits) is answered unchanged. Lanes are separated by ` | `, lane 0 first.
 
+use crate::hw::core::DTag;
 use crate::hw::pe::fp::unpack_product;
 use crate::hw::pe::int::unpack_int_product;
 use crate::hw::pe::ACtl;
-use crate::hw::tensor_core::DTag;
 use crate::numerics::convert::to_fp32;
 use crate::numerics::format::Format;
 use crate::numerics::multiply::{Product, ProductClass};

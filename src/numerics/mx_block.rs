@@ -111,7 +111,7 @@ impl BlockState {
 /// Adds the exact `products` of one step into the block state (the block-sum adder).
 ///
 /// Every finite product must be a multiple of `2^BLOCK_SUM_LSB` and below `2^32` in
-/// magnitude (true of the MX element formats; [`crate::hw::tensor_core::check_config`]
+/// magnitude (true of the MX element formats; [`crate::hw::core::check_config`]
 /// refuses others in MX mode), so each lane's aligner is a 64-bit left shift: the product's
 /// significand moved to the register's LSB `2^BLOCK_SUM_LSB`, below `2^64`. The aligned lanes
 /// are then added with their signs into the block sum.

@@ -1,6 +1,6 @@
 //! The D row tag that travels with the accumulators out of the mesh.
 
-use tensorcore_rtl::hw::tensor_core::DTag;
+use tensorcore_rtl::hw::core::DTag;
 
 /// The tag packs to the documented bit positions and round-trips.
 #[test]

@@ -239,7 +239,7 @@ fn ws_orders_agree<F>(
     F: tensorcore_rtl::hw::ws::WsSupply<2>,
     F::Extras: tensorcore_rtl::hw::ws::WsExtras<2>,
 {
-    use tensorcore_rtl::gemm::clocked::run_ws_core_limited;
+    use tensorcore_rtl::gemm::clocked::run_core;
     use tensorcore_rtl::hw::ws::{WsBlock, WS_BLOCKS};
     let mut twice = WS_BLOCKS;
     twice[2] = WsBlock::Mesh;
@@ -256,7 +256,7 @@ fn ws_orders_agree<F>(
         let mut core = build();
         assert!(core.set_eval_order(order));
         let path = dir.join(format!("run{k}.vcd"));
-        let run = run_ws_core_limited(core, macs, 1 << 20, 4096, Some(&TraceConfig::vcd(&path)))
+        let run = run_core(core, macs, 1 << 20, 4096, Some(&TraceConfig::vcd(&path)))
             .expect("run")
             .0;
         let got = (

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use tensorcore_rtl::hw::controller::{index_bits, ShiftCmd};
-use tensorcore_rtl::hw::tensor_core::DTag;
+use tensorcore_rtl::hw::core::DTag;
 
 /// The files that build or run the array: none may name `ROWS` or `COLS` in its code.
 const SIZED_BY_THE_CONFIGURATION: &[&str] = &[

@@ -11,8 +11,8 @@ use super::c_fetch::AccRow;
 use super::layout::{MemLayout, DESC_D};
 use crate::hw::config::CoreConfig;
 use crate::hw::controller::index_bits;
+use crate::hw::core::DRow;
 use crate::hw::memory::SmemWriteLane;
-use crate::hw::tensor_core::DRow;
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor};
 
 /// The D store (see the module documentation).

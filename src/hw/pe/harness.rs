@@ -52,7 +52,7 @@ use super::{ACtl, Datapath, FpPath, Pe, PeIn, ShiftIn, CTL_BITS};
 #[cfg(doc)]
 use super::{CTL_FIRE, CTL_LANES, CTL_LAST, CTL_SET, CTL_VALID};
 use crate::hw::config::CoreConfig;
-use crate::hw::tensor_core::check_config;
+use crate::hw::core::check_config;
 use crate::hw::HwError;
 use crate::rtl::{Design, Display, Input, Module, Visitor, Wide};
 

@@ -14,7 +14,7 @@
 //! adds nothing. Their toggles are the adder's input activity `--energy` charges
 //! (`docs/energy.md`); without probes they are not declared, so the waves are unchanged.
 
-use crate::hw::tensor_core::DTag;
+use crate::hw::core::DTag;
 use crate::numerics::dot::ws::fold_add;
 use crate::numerics::dot::AccMode;
 use crate::numerics::flags::Flags;

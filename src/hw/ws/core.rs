@@ -19,12 +19,15 @@ use super::mesh::WsMesh;
 use super::pe::WIn;
 use super::schedule::WsSchedule;
 use super::supply::{WsIo, WsSupply};
-use crate::hw::config::{CoreConfig, Dataflow};
+use crate::hw::config::CoreConfig;
 use crate::hw::controller::index_bits;
+use crate::hw::core::check::check_ws_rules;
+use crate::hw::core::output::OutputRegister;
+use crate::hw::core::top::Edge;
+use crate::hw::core::{CoreTop, DRow, DTag, RunMonitors};
 use crate::hw::extras::{EdgeExtras, SideStage};
-use crate::hw::feeder::OperandFeeder;
+use crate::hw::feeder::{OperandFeeder, Traffic};
 use crate::hw::pe::{ACtl, CTL_BITS};
-use crate::hw::tensor_core::{check_config, DRow, DTag, OutputRegister};
 use crate::hw::wave_filter::tag_filter;
 use crate::hw::{HwError, PIPELINE_LATENCY};
 use crate::numerics::dot::ws::psum_identity;
@@ -122,32 +125,6 @@ where
     row_bits: u32,
     e: WsEdges<W>,
     order: [WsBlock; 9],
-}
-
-/// Checks that `cfg` can be built as a dense weight-stationary core with `W` lanes.
-pub fn check_ws_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
-    check_config::<W>(cfg)?;
-    check_ws_rules(cfg)
-}
-
-/// What the weight-stationary dataflow asks of `cfg` beyond the supply's own checks.
-fn check_ws_rules(cfg: &CoreConfig) -> Result<(), HwError> {
-    if cfg.dataflow() != Dataflow::Ws {
-        return Err(HwError::Unsupported(
-            "a weight-stationary core built for another dataflow".into(),
-        ));
-    }
-    if cfg.gathers() {
-        return Err(HwError::Unsupported(format!(
-            "nvidia blocks of {} at width {} in ws (a block would span several PEs down a \
-             column, and the block FMA needs all its products at once: use a width of at \
-             least {})",
-            cfg.block(),
-            cfg.width,
-            cfg.block()
-        )));
-    }
-    Ok(())
 }
 
 impl<const W: usize, F: WsSupply<W>> WsCore<W, F>
@@ -503,5 +480,64 @@ where
             self.controller.load(),
             self.controller.feed()
         )
+    }
+}
+
+impl<const W: usize, F: WsSupply<W>> CoreTop for WsCore<W, F>
+where
+    F::Extras: WsExtras<W>,
+{
+    fn config(&self) -> &CoreConfig {
+        &self.cfg
+    }
+    fn dims(&self) -> (usize, usize, usize) {
+        self.feeder.dims()
+    }
+    fn tile_origin(&self, tile: usize) -> (usize, usize) {
+        self.sched.tile_origin(tile)
+    }
+    fn output_tiles(&self) -> usize {
+        self.sched.d_tiles()
+    }
+    fn scheduled_cycles(&self) -> u64 {
+        self.sched.total_cycles()
+    }
+    fn start(&mut self) {
+        WsCore::start(self)
+    }
+    fn is_done(&self) -> bool {
+        WsCore::is_done(self)
+    }
+    fn d_row(&self) -> Option<DRow<'_>> {
+        WsCore::d_row(self)
+    }
+    fn error(&self) -> Option<String> {
+        self.feeder.error()
+    }
+    fn smem_read_bytes(&self) -> u64 {
+        self.feeder.smem_read_bytes()
+    }
+    fn traffic(&self) -> Option<Traffic> {
+        self.feeder.traffic()
+    }
+    fn hazard(&self) -> Option<String> {
+        WsCore::hazard(self)
+    }
+    fn flags(&self) -> Flags {
+        WsCore::flags(self)
+    }
+    fn set_energy_probes(&mut self, on: bool) {
+        WsCore::set_energy_probes(self, on)
+    }
+    /// Before the edge: a cycle in which the schedule wanted a row the supply did not have
+    /// counts as a stall.
+    fn monitor_edge(&self, edge: Edge, m: &mut RunMonitors) {
+        if edge == Edge::Before {
+            m.stall_cycles += u64::from(self.stalled());
+        }
+    }
+    /// The controller's count of cycles that fed a row of A.
+    fn monitor_end(&self, m: &mut RunMonitors) {
+        m.compute_cycles = self.controller.feed_cycles();
     }
 }

@@ -24,7 +24,8 @@ pub mod pe;
 pub mod schedule;
 pub mod supply;
 
-pub use self::core::{check_ws_config, WsBlock, WsCore, WS_BLOCKS};
+pub use self::core::{WsBlock, WsCore, WS_BLOCKS};
+pub use crate::hw::core::check_ws_config;
 pub use extras::WsExtras;
 pub use schedule::{WsSchedule, ACC_ROWS};
 pub use supply::{WsIo, WsSupply};

@@ -7,10 +7,10 @@
 //! core. The memory-fed supply ([`super::mem::WsMemoryPort`]) holds the rows in FIFOs filled
 //! from shared memory and answers from their registers.
 
+use crate::hw::core::DRow;
 use crate::hw::feeder::OperandFeeder;
 use crate::hw::mx_feeder::MxTileBuffer;
 use crate::hw::sparse_feeder::SparseTileBuffer;
-use crate::hw::tensor_core::DRow;
 use crate::hw::TileBuffer;
 use crate::rtl::Visitor;
 

@@ -8,9 +8,9 @@
 
 use super::layout::{row_done, WsMemLayout, CD_SLOTS, DESC_D};
 use crate::hw::controller::index_bits;
+use crate::hw::core::DRow;
 use crate::hw::mem_port::TmaRequest;
 use crate::hw::memory::SmemWriteLane;
-use crate::hw::tensor_core::DRow;
 use crate::hw::PIPELINE_LATENCY;
 use crate::rtl::{Module, Reg, Result as RtlResult, Visitor};
 
