@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod clients;
 mod gemm_memory;
 mod os_tma_mx;
 mod os_tma_sizes;

@@ -57,8 +57,10 @@
 //! ```
 
 pub mod box_load;
+pub mod clients;
 pub mod gmem;
 pub mod harness;
+pub mod level;
 pub mod mbarrier;
 pub mod params;
 pub mod smem;
@@ -67,11 +69,13 @@ pub mod system;
 pub mod tensor_map;
 pub mod tma;
 
+pub use clients::{ClientArbiter, ClientCountError, MAX_CLIENTS};
 pub use gmem::{GlobalMemory, GmemFault, GmemOut, GmemReq, GmemResp};
 pub use harness::{
     run_loads, run_loads_over, run_script, HarnessError, HarnessLoad, LoadRun, MemScript, Stim,
     StimLog, TmaHarness,
 };
+pub use level::MemLevel;
 pub use mbarrier::{MBarrier, MbarMisuse, MbarOp, MbarOpKind, MbarState, MBAR_MAX};
 pub use params::{MemParams, ParamError};
 pub use smem::{bank_passes, SharedMemory, SmemFault, SmemLane, SmemOut, SmemWriteLane};

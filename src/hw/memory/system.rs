@@ -1,7 +1,9 @@
 //! [`MemorySystem`]: global memory, shared memory, the TMA engine and the mbarriers as one
 //! block with one per-cycle `comb`, the object a tensor core embeds.
 
+use super::clients::{ClientArbiter, ClientCountError};
 use super::gmem::{GlobalMemory, GmemFault, GmemReq};
+use super::level::MemLevel;
 use super::mbarrier::{MBarrier, MbarMisuse, MbarOp, MbarOpKind, MbarState};
 use super::params::{MemParams, ParamError};
 use super::smem::{SharedMemory, SmemFault, SmemLane, SmemWriteLane};
@@ -203,6 +205,9 @@ pub enum MemBuildError {
     /// Too many mbarriers.
     #[error("mbarriers: {0} (at most 64)")]
     Mbars(usize),
+    /// No client, or more than the arbiter serves.
+    #[error(transparent)]
+    Clients(#[from] ClientCountError),
     /// The engine failed to elaborate.
     #[error(transparent)]
     Rtl(#[from] RtlError),
@@ -243,9 +248,9 @@ pub struct MemCounters {
 /// - Errors: the first mbarrier misuse, refused TMA command or malformed request is latched
 ///   with its cycle; `MemOut::error` shows it from the next cycle (and [`MemorySystem::error`]),
 ///   and the runner stops with it.
-pub struct MemorySystem {
+pub struct MemorySystem<G: MemLevel = GlobalMemory> {
     params: MemParams,
-    gmem: GlobalMemory,
+    gmem: G,
     smem: SharedMemory,
     tma: TmaEngine,
     mbars: Vec<MBarrier>,
@@ -256,6 +261,8 @@ pub struct MemorySystem {
     err_valid: Reg<bool>,
     err_cycle: Reg<u64>,
     err_record: Mem<u128>,
+    /// The arbiter among several clients ([`MemorySystem::with_clients`]; none for one).
+    pub(super) arbiter: Option<ClientArbiter>,
 }
 
 impl MemorySystem {
@@ -266,12 +273,25 @@ impl MemorySystem {
         mbars: usize,
     ) -> std::result::Result<Self, MemBuildError> {
         params.validate()?;
+        Self::with_level(params, GlobalMemory::new(params, gmem_bytes)?, mbars)
+    }
+}
+
+impl<G: MemLevel> MemorySystem<G> {
+    /// A memory system with `params` and `mbars` mbarriers whose TMA engine reaches memory
+    /// through `level` (any [`MemLevel`]: global memory itself, or a level in front of it).
+    pub fn with_level(
+        params: MemParams,
+        level: G,
+        mbars: usize,
+    ) -> std::result::Result<Self, MemBuildError> {
+        params.validate()?;
         if mbars > MAX_MBARS {
             return Err(MemBuildError::Mbars(mbars));
         }
         Ok(Self {
             params,
-            gmem: GlobalMemory::new(params, gmem_bytes)?,
+            gmem: level,
             smem: SharedMemory::new(params.smem_bytes)?,
             tma: TmaEngine::new(
                 DESCRIPTORS,
@@ -288,7 +308,13 @@ impl MemorySystem {
             err_valid: Reg::new("err_valid", 1, false)?,
             err_cycle: Reg::new("err_cycle", 64, 0)?,
             err_record: Mem::new("err_record", 1, 128)?,
+            arbiter: None,
         })
+    }
+
+    /// The memory level behind the TMA engine.
+    pub fn level(&self) -> &G {
+        &self.gmem
     }
 
     /// The parameters.
@@ -339,6 +365,12 @@ impl MemorySystem {
             (true, Some(d)) => d,
             _ => &[],
         }
+    }
+
+    /// Whether the consumer's read accepted in the previous cycle has its data in the read
+    /// register this cycle (registers).
+    pub(super) fn consumer_read_pending(&self) -> bool {
+        self.rd_cons.q() && self.smem.read_data().is_some()
     }
 
     /// The state of mbarrier `i` (registers).
@@ -541,7 +573,7 @@ impl MemorySystem {
     }
 }
 
-impl Module for MemorySystem {
+impl<G: MemLevel> Module for MemorySystem<G> {
     fn name(&self) -> &str {
         "mem"
     }
@@ -558,6 +590,9 @@ impl Module for MemorySystem {
         v.child(&mut self.tma);
         for b in &mut self.mbars {
             v.child(b);
+        }
+        if let Some(a) = &mut self.arbiter {
+            v.child(a);
         }
     }
 }
