@@ -6,7 +6,8 @@
 //! `cargo run --release --example core_cycles -- KIND K`, KIND one of `ieee` (FP16 w = 1),
 //! `ieee4` (FP16 w = 4), `nvidia` (E4M3 Hopper w = 1), `nvidia4` (E4M3 Hopper w = 4),
 //! `sparse` (FP16 2:4 w = 2), `mx` (MXFP8 E4M3 w = 4), `int` (INT8 w = 4), `mem` (FP16 w = 1
-//! through the memory path), `ieee_vcd` / `ieee_fst` (the `ieee` problem with every signal
+//! through the memory path), `ws`, `ws4` and `ws_mem` (the `ieee`, `ieee4` and `mem` problems
+//! on the weight-stationary core), `ieee_vcd` / `ieee_fst` (the `ieee` problem with every signal
 //! traced to a VCD / FST file in a temporary directory, removed afterwards), `ieee_saif` (the
 //! same with only the switching activity counted, written as a SAIF file), `ieee_energy` (every
 //! signal's toggle totals counted, no file: what `--energy` runs). Prints the
@@ -121,6 +122,16 @@ fn main() {
         }
         "mem" => run_memory(&dense(fp16(1), k), &MemPortConfig::default(), None)
             .map(|r| r.run.run.cycles),
+        "ws" => run_clocked(&dense(fp16(1).with_dataflow(Dataflow::Ws), k), None).map(|r| r.cycles),
+        "ws4" => {
+            run_clocked(&dense(fp16(4).with_dataflow(Dataflow::Ws), k), None).map(|r| r.cycles)
+        }
+        "ws_mem" => run_memory(
+            &dense(fp16(1).with_dataflow(Dataflow::Ws), k),
+            &MemPortConfig::default(),
+            None,
+        )
+        .map(|r| r.run.run.cycles),
         other => {
             eprintln!("unknown kind {other}");
             std::process::exit(2);

@@ -16,7 +16,7 @@ set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 kinds=("$@")
-[ ${#kinds[@]} -gt 0 ] || kinds=(ieee ieee4 nvidia nvidia4 sparse mx int mem ieee_vcd ieee_fst)
+[ ${#kinds[@]} -gt 0 ] || kinds=(ieee ieee4 nvidia nvidia4 sparse mx int mem ws ws4 ws_mem ieee_vcd ieee_fst)
 cargo build --release -q --example core_cycles
 bin="$root/target/release/examples/core_cycles"
 tmp=$(mktemp -d)
