@@ -1,7 +1,7 @@
 //! [`MemorySystem`]: global memory, shared memory, the TMA engine and the mbarriers as one
 //! block with one per-cycle `comb`, the object a tensor core embeds.
 
-use super::clients::{ClientArbiter, ClientCountError};
+use super::clients::{ClientArbiter, ClientCountError, MAX_CLIENTS};
 use super::gmem::{GlobalMemory, GmemFault, GmemReq};
 use super::level::MemLevel;
 use super::mbarrier::{MBarrier, MbarMisuse, MbarOp, MbarOpKind, MbarState};
@@ -570,6 +570,95 @@ impl<G: MemLevel> MemorySystem<G> {
             self.err_record.write(0, &[f.pack()]);
         }
         out
+    }
+}
+
+impl<G: MemLevel> MemorySystem<G> {
+    /// The memory system serving `clients` clients through [`MemorySystem::comb_clients`]
+    /// (1 to [`MAX_CLIENTS`]; one client needs no arbiter and gets none).
+    pub fn with_clients(mut self, clients: usize) -> std::result::Result<Self, MemBuildError> {
+        if clients == 0 || clients > MAX_CLIENTS {
+            return Err(MemBuildError::Clients(ClientCountError(clients)));
+        }
+        self.arbiter = if clients > 1 {
+            Some(ClientArbiter::new(clients)?)
+        } else {
+            None
+        };
+        Ok(self)
+    }
+
+    /// Clients served.
+    pub fn clients(&self) -> usize {
+        self.arbiter.as_ref().map_or(1, |a| a.clients)
+    }
+
+    /// One cycle with every client's requests: `reqs[i]` is client `i`'s request port and
+    /// `grants[i]` receives its grants (entries past [`MemorySystem::clients`] are ignored; a
+    /// missing client requests nothing). See the module documentation for the arbitration.
+    pub fn comb_clients(&mut self, reqs: &[MemIn<'_>], grants: &mut [MemOut]) {
+        let Some(mut arb) = self.arbiter.take() else {
+            let one = self.comb(reqs.first().unwrap_or(&MemIn::default()));
+            if let Some(g) = grants.first_mut() {
+                *g = one;
+            }
+            return;
+        };
+        let n = arb.clients;
+        let req = |i: usize| reqs.get(i).copied().unwrap_or_default();
+        let cmd = arb.pick(arb.rr_cmd.q(), 0, |i| req(i).tma_cmd.is_some());
+        let read = arb.pick(arb.rr_read.q(), arb.hold_read.q(), |i| {
+            req(i).smem_read.is_some()
+        });
+        let write = arb.pick(arb.rr_write.q(), arb.hold_write.q(), |i| {
+            req(i).smem_write.is_some()
+        });
+        let mut ops = std::mem::take(&mut arb.ops);
+        ops.clear();
+        for i in 0..n {
+            ops.extend_from_slice(req(i).mbar_ops);
+        }
+        let granted = MemIn {
+            tma_cmd: cmd.and_then(|i| req(i).tma_cmd),
+            smem_read: read.and_then(|i| req(i).smem_read),
+            smem_write: write.and_then(|i| req(i).smem_write),
+            mbar_ops: &ops,
+        };
+        let read_valid_for = self.consumer_read_pending().then(|| arb.read_client.q());
+        let out = self.comb(&granted);
+        // The round-robin pointers move past a client whose request was accepted; a
+        // shared-memory request not yet accepted holds its port.
+        if let Some(i) = cmd.filter(|_| out.tma_ready) {
+            arb.rr_cmd.set_d(i as u8);
+        }
+        match read {
+            Some(i) if out.smem_read_ready => {
+                arb.rr_read.set_d(i as u8);
+                arb.hold_read.set_d(0);
+                arb.read_client.set_d(i as u8);
+            }
+            Some(i) => arb.hold_read.set_d(i as u8 + 1),
+            None => arb.hold_read.set_d(0),
+        }
+        match write {
+            Some(i) if out.smem_write_ready => {
+                arb.rr_write.set_d(i as u8);
+                arb.hold_write.set_d(0);
+            }
+            Some(i) => arb.hold_write.set_d(i as u8 + 1),
+            None => arb.hold_write.set_d(0),
+        }
+        for (i, g) in grants.iter_mut().enumerate().take(n) {
+            *g = MemOut {
+                tma_ready: out.tma_ready && cmd == Some(i),
+                smem_read_ready: out.smem_read_ready && read == Some(i),
+                smem_read_valid: out.smem_read_valid && read_valid_for == Some(i as u8),
+                smem_write_ready: out.smem_write_ready && write == Some(i),
+                ..out
+            };
+        }
+        arb.ops = ops;
+        self.arbiter = Some(arb);
     }
 }
 
