@@ -17,10 +17,10 @@ use crate::numerics::dot::ws::ws_dot_acc;
 use crate::numerics::dot::{dot_acc, AccMode, DotError, DotResult};
 use crate::numerics::format::Format;
 use crate::numerics::RoundingMode;
+use crate::par::{par_map, Threads};
 use crate::verify::exact::{decode, exact_sum, Decoded, ExactValue};
 use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::ToPrimitive;
-use crate::par::{par_map, Threads};
 use serde::{Deserialize, Serialize};
 
 /// How operands are drawn.
@@ -565,7 +565,9 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KSt
         // The samples in a few chunks per thread, each summed on one thread, the chunks'
         // sums merged in order (any partition gives the same statistics).
         let threads = Threads::or_cores(None);
-        let chunk = count.div_ceil(threads.get() as u64 * CHUNKS_PER_THREAD).max(1);
+        let chunk = count
+            .div_ceil(threads.get() as u64 * CHUNKS_PER_THREAD)
+            .max(1);
         let starts: Vec<u64> = (0..count).step_by(chunk as usize).collect();
         let acc = par_map(&starts, threads, |_, &from| {
             (from..(from + chunk).min(count)).fold(Acc::default(), |acc, j| {
