@@ -328,9 +328,9 @@ impl Cell {
 }
 
 /// The columns of `layers.csv`: those every run has, then with `memory` (a run through the
-/// TMA path) the columns of [`MEMORY_COLUMNS`], with `energy` (a run with an energy
+/// TMA path) `gmem_bytes_loaded`, `gmem_bytes_stored`, `smem_tx_bytes` and `stall_cycles`, with `energy` (a run with an energy
 /// estimate) `energy_pj`, then `mapping_efficiency` and `simulated_seconds`, and with
-/// `memory` last the columns of [`SMEM_COLUMNS`]: each added at the end when it came, so that
+/// `memory` last `smem_read_bytes` and `smem_write_bytes`: each added at the end when it came, so that
 /// a column's index never moved.
 pub fn csv_columns(memory: bool, energy: bool) -> Vec<&'static str> {
     let mut columns = vec![

@@ -70,7 +70,7 @@ pub struct EnergyOptions {
 
 /// Where a layer's operands come from when they are not the seeded random ones: files a
 /// caller reads (`tcrtl workload run --operands`), fingerprinted in the report.
-pub trait LayerOperands: Sync {
+pub trait LayerOperands: Send + Sync {
     /// The source as the report's `operands` key names it.
     fn text(&self) -> String;
     /// Checks, before any layer runs, that layer `index` has its operands in the shapes (and
