@@ -101,8 +101,9 @@ def test_conv_topology_and_a_shard(tmp_path):
     res = tcrtl.workload.run(CONV_ROWS, shard=(1, 2))
     _assert_same(res, cli_rows, header)
     assert [l["layer"] for l in res.layers] == ["conv2"]
-    # conv2 lowers to M = ofmap pixels, N = filters, K = filter window x channels.
-    oh, ow = (7 - 2) // 2 + 1, (5 - 2) // 2 + 1
+    # conv2 lowers to M = ofmap pixels, N = filters, K = filter window x channels, the ofmap
+    # rounded up as SCALE-Sim does (docs/workloads.md): ceil((ifmap - filt + stride) / stride).
+    oh, ow = math.ceil((7 - 2 + 2) / 2), math.ceil((5 - 2 + 2) / 2)
     assert (res.layers[0]["m"], res.layers[0]["n"], res.layers[0]["k"]) == (oh * ow, 5, 2 * 2 * 3)
 
 
