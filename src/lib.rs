@@ -1,6 +1,8 @@
 //! tensorcore-rtl: a bit-accurate, register-transfer-level model of a GPU-style tensor core.
 //!
 //! Layers (each depends only on those listed before it; see `docs/architecture.md`):
+//! - [`par`]: the one parallel map (sweeps, the energy study, workload layers): results in
+//!   the points' order on any number of threads.
 //! - [`numerics`]: formats as data and the integer datapath stages (pure functions).
 //! - [`rtl`]: the cycle engine (registers, wires, modules, simulator, VCD tracing).
 //! - [`sparse`]: 2:4 structured sparsity (compression, metadata, the sparse functional model).
@@ -19,6 +21,7 @@ pub mod gemm;
 pub mod hw;
 pub mod io;
 pub mod numerics;
+pub mod par;
 pub mod rtl;
 pub mod sparse;
 pub mod sweep;

@@ -17,10 +17,10 @@ use crate::numerics::dot::ws::ws_dot_acc;
 use crate::numerics::dot::{dot_acc, AccMode, DotError, DotResult};
 use crate::numerics::format::Format;
 use crate::numerics::RoundingMode;
+use crate::par::{par_map, Threads};
 use crate::verify::exact::{decode, exact_sum, Decoded, ExactValue};
 use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::ToPrimitive;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// How operands are drawn.
@@ -532,7 +532,11 @@ pub fn merge_stats(parts: &[KStats]) -> Result<KStats, String> {
     Ok(finish(k, &acc))
 }
 
-/// Runs this shard's samples of every K (in parallel) and returns one [`KStats`] per K. A
+/// The chunks of samples per worker thread a K is cut into (so that a slow chunk does not
+/// hold the others up).
+const CHUNKS_PER_THREAD: u64 = 8;
+
+/// Runs this shard's samples of every K (in parallel, [`crate::par`]) and returns one [`KStats`] per K. A
 /// configuration the mode or the dataflow refuses ([`check_dataflow`]) is an error before
 /// any sample runs.
 pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KStats>, String> {
@@ -558,17 +562,25 @@ pub fn run(cfg: &SweepConfig, progress: &(dyn Fn(u64) + Sync)) -> Result<Vec<KSt
         if let Some(every) = cfg.promote_every {
             check_promotion(&cfg.mode, cfg.out, every).map_err(|e| e.to_string())?;
         }
-        let acc = (0..count)
-            .into_par_iter()
-            .map(|j| {
+        // The samples in a few chunks per thread, each summed on one thread, the chunks'
+        // sums merged in order (any partition gives the same statistics).
+        let threads = Threads::or_cores(None);
+        let chunk = count
+            .div_ceil(threads.get() as u64 * CHUNKS_PER_THREAD)
+            .max(1);
+        let starts: Vec<u64> = (0..count).step_by(chunk as usize).collect();
+        let acc = par_map(&starts, threads, |_, &from| {
+            (from..(from + chunk).min(count)).fold(Acc::default(), |acc, j| {
                 let s = i + j * n;
                 let (a, b) = operands(cfg, k, s);
                 let d = sweep_dot(cfg, &a, &b).unwrap_or(cfg.out.canonical_nan() as u32);
                 let x = exact_sum(cfg.fmt_a, cfg.fmt_b, &a, &b, 0);
                 progress(1);
-                Acc::default().add(error(d, cfg.out, &x))
+                acc.add(error(d, cfg.out, &x))
             })
-            .reduce(Acc::default, Acc::merge);
+        })
+        .into_iter()
+        .fold(Acc::default(), Acc::merge);
         out.push(finish(k, &acc));
     }
     Ok(out)

@@ -12,6 +12,7 @@ mod gemm;
 mod gpu;
 mod pe;
 mod tma;
+mod workload;
 
 use pyo3::prelude::*;
 
@@ -33,6 +34,7 @@ fn _tcrtl(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tma::tma_load, m)?)?;
     m.add_function(wrap_pyfunction!(gpu::select_rule, m)?)?;
     m.add_function(wrap_pyfunction!(gpu::gpu_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(workload::workload_run, m)?)?;
     m.add_class::<pe::Pe>()?;
     Ok(())
 }

@@ -18,6 +18,8 @@ line's one-line message.
   ``a_scales=...``, ``b_scales=...``).
 - ``tma_load(tensor, dtype=..., box=..., coords=...)``: one TMA load through the memory system.
 - ``PE(fmt, acc, width)``: one processing element, stepped cycle by cycle.
+- ``workload.run(topology, ...)``: every layer of a SCALE-Sim topology on the clocked core,
+  the values of ``tcrtl workload run``'s ``layers.csv``.
 """
 
 from ._convert import Converted, Quantized, convert, dequantize, quantize
@@ -26,6 +28,7 @@ from ._gemm import GemmResult, MatmulResult, gemm, matmul
 from ._gpu import gpu_rows
 from ._tcrtl import PE
 from ._tma import TmaResult, tma_load
+from . import workload
 
 __all__ = [
     "Converted",
@@ -42,5 +45,6 @@ __all__ = [
     "matmul",
     "quantize",
     "tma_load",
+    "workload",
     "TmaResult",
 ]

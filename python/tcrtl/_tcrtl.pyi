@@ -1,6 +1,6 @@
 """Types of the native module `tcrtl._tcrtl` (the Python layer in `tcrtl` wraps these)."""
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -198,6 +198,38 @@ def tma_load(
     smem_base: int = 0,
     vcd: Optional[str] = None,
 ) -> dict: ...
+
+def workload_run(
+    name: str,
+    *,
+    path: Optional[str] = None,
+    text: Optional[str] = None,
+    fmt: str = "fp16",
+    fmt_b: Optional[str] = None,
+    acc: Optional[str] = None,
+    preset: Optional[str] = None,
+    gpu: Optional[str] = None,
+    instr: Optional[str] = None,
+    width: int = 1,
+    rows: int = 4,
+    cols: int = 4,
+    dataflow: str = "os",
+    satfinite: bool = False,
+    seed: int = 1,
+    max_check: int = 4194304,
+    samples: int = 256,
+    analytic: bool = False,
+    timing: str = "model",
+    threads: int = 1,
+    memory: str = "ideal",
+    stages: Optional[int] = None,
+    swizzle: bool = True,
+    energy: bool = False,
+    tech: Optional[str] = None,
+    clock_ghz: float = 1.0,
+    shard: Tuple[int, int] = (0, 1),
+    split: str = "layers",
+) -> Tuple[List[str], List[List[Union[str, int, float, None]]], str]: ...
 
 class PE:
     """One floating-point processing element, stepped cycle by cycle."""

@@ -7,8 +7,6 @@
 //! with and without reuse) and `energy_power.svg` (average power against bandwidth).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use plotters::prelude::*;
 use tensorcore_rtl::energy::{EnergyReport, Tech};
@@ -19,6 +17,7 @@ use tensorcore_rtl::io::output::{self, write_file};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP16;
+use tensorcore_rtl::par::{try_par_map, Threads};
 
 use super::array::ArrayArgs;
 use super::plot::{bar_plot, line_plot, Plot, Series, Stack};
@@ -149,37 +148,20 @@ pub fn run(args: &EnergyStudyArgs) -> Result<i32, String> {
             })?;
         }
     }
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, all.len().max(1));
-    let next = AtomicUsize::new(0);
-    type Outcome = Result<(EnergyReport, Option<bool>), String>;
-    let results: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; all.len()]);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(c) = all.get(i) else { break };
-                let r = tensorcore_rtl::gemm::energy::run(
-                    c.problem.problem(),
-                    c.memory.as_ref(),
-                    None,
-                    &tech,
-                    args.clock_ghz,
-                )
-                .map(|(done, e)| (e, done.memory.map(|m| m.layout.panel())))
-                .map_err(|e| format!("{} {}: {e}", c.study, c.label));
-                if let Ok(mut v) = results.lock() {
-                    v[i] = Some(r);
-                }
-            });
-        }
-    });
-    let results = results.into_inner().map_err(|_| "a study worker failed")?;
+    let results = try_par_map(&all, Threads::or_cores(args.threads), |_, c| {
+        tensorcore_rtl::gemm::energy::run(
+            c.problem.problem(),
+            c.memory.as_ref(),
+            None,
+            &tech,
+            args.clock_ghz,
+        )
+        .map(|(done, e)| (e, done.memory.map(|m| m.layout.panel())))
+        .map_err(|e| format!("{} {}: {e}", c.study, c.label))
+    })?;
     let mut rows = Vec::new();
     for (c, r) in all.iter().zip(results) {
-        let (report, panel) = r.ok_or("a study case was not run")??;
+        let (report, panel) = r;
         let work = match c.problem.problem() {
             tensorcore_rtl::gemm::Problem::Dense(g) => g.macs(),
             tensorcore_rtl::gemm::Problem::Sparse(s) => (s.m * s.n * s.k) as u64,

@@ -14,8 +14,6 @@ use super::plot::{line_plot, Plot, Series};
 use clap::Args;
 use plotters::prelude::{Color, Palette, Palette99, SeriesLabelPosition, BLACK};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use tensorcore_rtl::gemm::{roofline, run_memory, CoreConfig, Gemm};
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::{MemLayout, MemPortConfig};
@@ -23,6 +21,7 @@ use tensorcore_rtl::io::output::{self, write_file};
 use tensorcore_rtl::io::OutputPlan;
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP16;
+use tensorcore_rtl::par::{try_par_map, Threads};
 
 /// Arguments of `tcrtl memsweep`.
 #[derive(Args, Debug)]
@@ -150,54 +149,33 @@ fn sweep(args: &MemSweepArgs) -> Result<i32, String> {
         };
         MemLayout::new(&cfg, g.m, g.n, g.k, &pc).map_err(|e| e.to_string())?;
     }
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, jobs.len().max(1));
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Point, String>>>> = Mutex::new(vec![None; jobs.len()]);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((name, stages, params)) = jobs.get(i) else {
-                    break;
-                };
-                let pc = MemPortConfig {
-                    params: *params,
-                    stages: *stages,
-                    swizzle: true,
-                };
-                let r = run_memory(&g, &pc, None)
-                    .map_err(|e| e.to_string())
-                    .map(|r| {
-                        let roof = roofline::of_run(&g, &r);
-                        Point {
-                            bandwidth: params.bytes_per_cycle,
-                            latency: params.latency,
-                            stages_setting: name.clone(),
-                            stages: r.layout.stages(),
-                            cycles: r.run.run.cycles,
-                            utilization: r.run.run.utilization(),
-                            roofline: roof.bound,
-                            arithmetic_intensity: roof.arithmetic_intensity,
-                            bytes_loaded: r.counters.bytes_loaded,
-                            bytes_stored: r.counters.bytes_stored,
-                            stall_cycles: r.run.stall_cycles,
-                            bank_conflicts: r.counters.bank_conflicts,
-                        }
-                    });
-                if let Ok(mut v) = results.lock() {
-                    v[i] = Some(r);
+    let threads = Threads::or_cores(args.threads);
+    let points = try_par_map(&jobs, threads, |_, (name, stages, params)| {
+        let pc = MemPortConfig {
+            params: *params,
+            stages: *stages,
+            swizzle: true,
+        };
+        run_memory(&g, &pc, None)
+            .map_err(|e| e.to_string())
+            .map(|r| {
+                let roof = roofline::of_run(&g, &r);
+                Point {
+                    bandwidth: params.bytes_per_cycle,
+                    latency: params.latency,
+                    stages_setting: name.clone(),
+                    stages: r.layout.stages(),
+                    cycles: r.run.run.cycles,
+                    utilization: r.run.run.utilization(),
+                    roofline: roof.bound,
+                    arithmetic_intensity: roof.arithmetic_intensity,
+                    bytes_loaded: r.counters.bytes_loaded,
+                    bytes_stored: r.counters.bytes_stored,
+                    stall_cycles: r.run.stall_cycles,
+                    bank_conflicts: r.counters.bank_conflicts,
                 }
-            });
-        }
-    });
-    let results = results.into_inner().map_err(|_| "a sweep worker failed")?;
-    let mut points = Vec::new();
-    for r in results {
-        points.push(r.ok_or("a sweep point was not run")??);
-    }
+            })
+    })?;
     write_outputs(&args.out, args, &points)?;
     for p in &points {
         outln!(

@@ -9,29 +9,7 @@ const TASK_ID: &str = "SLURM_ARRAY_TASK_ID";
 const TASK_MIN: &str = "SLURM_ARRAY_TASK_MIN";
 const TASK_COUNT: &str = "SLURM_ARRAY_TASK_COUNT";
 
-/// Shard `index` of `count` (`index < count`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    /// Which part, from 0.
-    pub index: u64,
-    /// How many parts.
-    pub count: u64,
-}
-
-impl Shard {
-    /// The whole run.
-    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
-
-    /// `I/N` as written in reports.
-    pub fn text(self) -> String {
-        format!("{}/{}", self.index, self.count)
-    }
-
-    /// Whether item `i` (a layer, a sample) is this shard's: `i mod N = I`.
-    pub fn owns(self, i: u64) -> bool {
-        i % self.count == self.index
-    }
-}
+pub use tensorcore_rtl::workload::Shard;
 
 /// Parses `--shard TEXT`: `I/N`, or `slurm` (the array task's variables, see the module
 /// documentation). Errors are one line naming what is wrong.

@@ -1,15 +1,24 @@
 //! Layers of real networks on the clocked core: SCALE-Sim's topology files ([`topology`]),
-//! each layer's seed, and the check of a layer's D against the independent references of
-//! `verify`, whole or on a seeded sample of its elements (`docs/workloads.md`).
+//! each layer's seed, the check of a layer's D against the independent references of
+//! `verify`, whole or on a seeded sample of its elements, the run of a whole topology
+//! ([`run()`], sharded, resumable) and its report ([`report`]) (`docs/workloads.md`).
 //!
-//! This module sits above `gemm` and `verify`: it imports them, and neither imports it.
+//! This module sits above `gemm`, `verify` and `energy`: it imports them, and none imports it.
 
 pub mod analytic;
+pub mod report;
+pub mod run;
+pub mod shard;
 pub mod topology;
 
 pub use analytic::{
     analytic, scalesim_cycles, scalesim_mapping, scalesim_mapping_efficiency, Analytic,
 };
+pub use run::{
+    run, Conflict, EnergyOptions, LayerDone, LayerOperands, Observer, Quiet, Refusal, RunError,
+    RunOptions, RunStart, Split, Timing, Workload,
+};
+pub use shard::Shard;
 pub use topology::{parse, ConvLayer, Layer, LayerKind, Topology, TopologyError, TopologyFormat};
 
 use crate::gemm::dispatch::Problem;

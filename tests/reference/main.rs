@@ -19,6 +19,7 @@ mod nvidia_measurements;
 mod nvidia_probes;
 mod nvidia_ref;
 mod nvidia_ref_unit;
+mod par_map;
 mod promote_sweep;
 mod published_models;
 mod sweep_stats;

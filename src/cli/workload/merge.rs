@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde_json::Value;
 
-use super::operands;
 use super::report::{self, LayerRecord, Report, Shape};
 use crate::cli::shard::{self, Shard};
 use tensorcore_rtl::io::npy::{read_npy, Dtype};
@@ -72,7 +71,7 @@ pub fn merge(args: &MergeArgs) -> Result<i32, String> {
     // Which folder holds each shard (a map: a report's N is not trusted with an allocation).
     let mut owner: std::collections::BTreeMap<u64, &PathBuf> = std::collections::BTreeMap::new();
     for (path, shard, r) in &parts {
-        if let Some((file, theirs, ours)) = operands::changed_file(&r.header, &first.header) {
+        if let Some((file, theirs, ours)) = report::changed_file(&r.header, &first.header) {
             return Err(format!(
                 "{} was run on other operand files than {}: its {file} is {theirs}, not {ours}",
                 path.display(),

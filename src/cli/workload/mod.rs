@@ -4,9 +4,10 @@
 //! `layers.csv`, `summary.json` and `layers.svg` in `--out` and one line per layer; a shard
 //! of the layers at a time (`--shard`), or of every layer's tile rows (`--split rows`),
 //! continued after an interrupt (`--resume`), and `tcrtl workload merge` of the shards'
-//! reports. The parsing, the lowering and the checks
-//! are the library's (`tensorcore_rtl::workload`); this folder folds them into commands:
-//! [`mod@run`] runs layers, [`report`] writes and reads reports, [`mod@merge`] joins shards.
+//! reports. The parsing, the lowering, the checks, the run of every layer and the report are
+//! the library's (`tensorcore_rtl::workload`); this folder folds them into commands:
+//! [`mod@run`] parses the options, draws progress and writes the files, [`report`] writes a
+//! report's files, [`operands`] reads `--operands` files, [`mod@merge`] joins shards.
 
 mod merge;
 mod operands;

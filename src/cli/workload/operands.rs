@@ -17,14 +17,11 @@ use tensorcore_rtl::io::npy::{read_npy, read_npy_shape, shape_text, Dtype};
 use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::int::S32;
-use tensorcore_rtl::workload::Layer;
+use tensorcore_rtl::workload::{Layer, LayerOperands};
 
-use super::report::file_fingerprint;
+use super::report::{file_fingerprint, fingerprint_text as print_text};
 use crate::cli::gemm::load::{load_c, load_operand};
 use crate::cli::operand_files::{load_int_values, INT_DTYPES};
-
-/// The summary key that holds the operand files' fingerprints.
-pub const FINGERPRINTS: &str = "operand_files";
 
 /// The folder of operand files.
 pub struct OperandFiles {
@@ -117,8 +114,8 @@ impl OperandFiles {
     }
 
     /// The fingerprint of every operand file of `layers` (`NAME.a.npy` to `{"bytes",
-    /// "digest"}`, the FNV-1a of its bytes), for the report's [`FINGERPRINTS`] key: a resume
-    /// or a merge of reports whose files differ is refused ([`changed_file`]).
+    /// "digest"}`, the FNV-1a of its bytes), for the report's `operand_files` key: a resume
+    /// or a merge of reports whose files differ is refused (`report::changed_file`).
     pub fn fingerprints(&self, layers: &[Layer]) -> Result<Map<String, Value>, String> {
         let mut prints = Map::new();
         for l in layers {
@@ -192,6 +189,29 @@ impl OperandFiles {
     }
 }
 
+impl LayerOperands for OperandFiles {
+    fn text(&self) -> String {
+        OperandFiles::text(self)
+    }
+
+    fn check(&self, index: usize, layer: &Layer, cfg: &CoreConfig) -> Result<(), String> {
+        OperandFiles::check(self, index, layer, cfg)
+    }
+
+    fn fingerprints(&self, layers: &[Layer]) -> Result<Map<String, Value>, String> {
+        OperandFiles::fingerprints(self, layers)
+    }
+
+    fn load(
+        &self,
+        layer: &Layer,
+        cfg: CoreConfig,
+        prints: &Map<String, Value>,
+    ) -> Result<Gemm, String> {
+        OperandFiles::load(self, layer, cfg, prints)
+    }
+}
+
 /// An integer C: int32 values (the shape was checked from the header).
 fn load_int_c(path: &Path) -> Result<Vec<u32>, String> {
     let arr = read_npy(path).map_err(|e| e.to_string())?;
@@ -203,37 +223,4 @@ fn load_int_c(path: &Path) -> Result<Vec<u32>, String> {
         ));
     }
     Ok(arr.iter_words().map(|w| S32.decode(w) as u32).collect())
-}
-
-/// A fingerprint in a message: `fnv1a64:... (N bytes)`, or `absent`.
-fn print_text(print: Option<&Value>) -> String {
-    match print {
-        Some(p) => format!(
-            "{} ({} bytes)",
-            p.get("digest").and_then(Value::as_str).unwrap_or("?"),
-            p.get("bytes").and_then(Value::as_u64).unwrap_or(0)
-        ),
-        None => "absent".into(),
-    }
-}
-
-/// The first operand file whose fingerprint differs between two reports' headers `theirs`
-/// and `ours`, with both fingerprints as text (`fnv1a64:... (N bytes)`, or `absent`); `None`
-/// when they agree (or neither ran on operand files).
-pub fn changed_file(
-    theirs: &Map<String, Value>,
-    ours: &Map<String, Value>,
-) -> Option<(String, String, String)> {
-    let empty = Map::new();
-    let files = |h: &Map<String, Value>| -> Map<String, Value> {
-        h.get(FINGERPRINTS)
-            .and_then(Value::as_object)
-            .unwrap_or(&empty)
-            .clone()
-    };
-    let (t, o) = (files(theirs), files(ours));
-    t.keys()
-        .chain(o.keys())
-        .find(|f| t.get(*f) != o.get(*f))
-        .map(|f| (f.clone(), print_text(t.get(f)), print_text(o.get(f))))
 }

@@ -1,35 +1,34 @@
-//! `tcrtl workload run`: the layers of one shard of a topology, each run and checked on its
-//! own (on `--threads` threads), a checkpoint of the report after every finished layer while
-//! some are still to run (so an interrupt leaves a partial report that says so), and the
-//! final report; `--resume` continues from a checkpoint. With `--split rows` a shard runs its
-//! tile rows of every layer instead ([`RowSplit`]), its rows of D written beside the report
-//! for `merge`, the whole layer's cycles and traffic from the exact formulas.
+//! `tcrtl workload run`: the options parsed into the library's
+//! (`tensorcore_rtl::workload::run`, which runs the layers of one shard of a topology, each
+//! run and checked on its own, on `--threads` threads), a progress bar or line per layer, a
+//! checkpoint of the report written after every finished layer while some are still to run
+//! (so an interrupt leaves a partial report that says so), and the final report's files;
+//! `--resume` continues from a checkpoint. With `--split rows` a shard runs its tile rows of
+//! every layer instead, its rows of D written beside the report for `merge`.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use clap::Args;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
-
-use serde_json::{json, Map, Value};
-use tensorcore_rtl::gemm::{self, CoreConfig, Gemm, Problem};
-use tensorcore_rtl::hw::ws::ACC_ROWS;
-use tensorcore_rtl::hw::{Dataflow, MemPortConfig};
+use tensorcore_rtl::energy::Tech;
+use tensorcore_rtl::gemm::CoreConfig;
 use tensorcore_rtl::io::bounded::{read_text_bounded, MAX_TEXT_BYTES};
 use tensorcore_rtl::io::npy::{npy_bytes, Dtype};
 use tensorcore_rtl::io::output::{commit_staged, write_file};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::int::{IntMode, IntOverflow};
-use tensorcore_rtl::verify::gemm_ref::Reference;
+use tensorcore_rtl::workload::run::format_names;
 use tensorcore_rtl::workload::{
-    self, analytic, check_layer, check_layer_rows, layer_seed, rows_of, scalesim_cycles, Layer,
-    LayerCheck, LayerKind, Topology,
+    self, Conflict, EnergyOptions, LayerDone, LayerOperands, Observer, Refusal, RunError,
+    RunOptions, RunStart, Split, Timing, Topology,
 };
 
-use super::operands::{self, OperandFiles};
-use super::report::{self, LayerRecord, Report, Shape, TrafficBytes};
+use super::operands::OperandFiles;
+use super::report::{self, LayerRecord, Report};
 use crate::cli::array::ArrayArgs;
 use crate::cli::energy::{self as energy_cli, EnergyArgs};
 use crate::cli::memory::{self as memory_cli, MemArgs, MemoryPath};
@@ -175,106 +174,8 @@ fn core_config(args: &RunArgs) -> Result<(CoreConfig, Option<Preset>), String> {
     Ok((args.array.apply(cfg)?, preset))
 }
 
-/// The operand formats' names: the integer formats' own (`s8`, ...) rather than their lane
-/// containers'.
-fn format_names(cfg: &CoreConfig) -> (&'static str, &'static str) {
-    match cfg.mode {
-        AccMode::Int(im) => (im.a.name, im.b.name),
-        _ => (cfg.fmt_a.name, cfg.fmt_b.name),
-    }
-}
-
-/// What identifies a run in its `summary.json` (with the topology's fingerprint, added by the
-/// caller): the topology (its path, format and number of layers), the core, the options that
-/// change results, the seed, the shard, the operands, the memory path and the energy table.
-fn run_header(
-    args: &RunArgs,
-    topo: &Topology,
-    cfg: &CoreConfig,
-    preset: Option<Preset>,
-    shard: Shard,
-    operands: Option<&OperandFiles>,
-    mem_cfg: Option<&MemPortConfig>,
-) -> Map<String, Value> {
-    let energy = &args.energy;
-    let header = json!({
-        "topology": args.topology.display().to_string(),
-        "topology_format": topo.format.name(),
-        "topology_layers": topo.layers.len(),
-        "core": {
-            "format": format_names(cfg).0, "format_b": format_names(cfg).1,
-            "acc": cfg.mode.name(), "preset": preset.map(|p| p.name()), "width": cfg.width,
-            "out_format": cfg.acc.name,
-            "rows": cfg.rows(), "cols": cfg.cols(), "dataflow": cfg.dataflow().name(),
-            "memory": if mem_cfg.is_some() { "tma" } else { "ideal" },
-        },
-        "seed": args.seed,
-        "simulated": !args.analytic,
-        "timing": args.timing,
-        "max_check": args.max_check,
-        "samples": args.samples,
-        "shard": shard.text(),
-        "operands": operands.map_or("random".to_string(), OperandFiles::text),
-    });
-    // --energy's table and clock, --memory tma's parameters (each absent without its
-    // option, so other reports keep their keys).
-    let mut header = header;
-    // Checked by `core_config` before the run.
-    let rule = args.arith.rule().ok().flatten();
-    if let AccMode::Int(im) = cfg.mode {
-        header["core"]["overflow"] = json!(im.overflow.name());
-    }
-    // The GPU and instruction whose rule nvidia runs (absent for the other modes).
-    if let Some(r) = rule {
-        header["core"]["gpu"] = json!(r.gpu.name());
-        header["core"]["instr"] = json!(r.instr.name());
-    }
-    if let Some(pc) = mem_cfg {
-        header["memory_path"] = json!({
-            "params": memory_cli::params_json(&pc.params),
-            "stages": args.stages,
-            "swizzle": pc.swizzle,
-        });
-    }
-    let clock_ghz = energy.clock_ghz.unwrap_or(energy_cli::DEFAULT_CLOCK_GHZ);
-    header["clock_ghz"] = json!(clock_ghz);
-    if energy.energy {
-        header["energy"] = json!({
-            "tech": energy.tech.as_deref().unwrap_or("45nm"),
-            "clock_ghz": clock_ghz,
-        });
-    }
-    match header {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    }
-}
-
-/// A convolution's shape in the report (`null` for a GEMM row).
-fn conv_json(kind: LayerKind) -> Value {
-    match kind {
-        LayerKind::Conv(c) => {
-            let (oh, ow) = c.ofmap();
-            json!({
-                "ifmap_h": c.ifmap_h, "ifmap_w": c.ifmap_w, "filt_h": c.filt_h,
-                "filt_w": c.filt_w, "channels": c.channels,
-                "num_filters": c.num_filters, "stride": c.stride,
-                "ofmap_h": oh, "ofmap_w": ow,
-            })
-        }
-        LayerKind::Gemm { .. } => Value::Null,
-    }
-}
-
-/// The finished layers of the run and its checkpoints.
-struct Progress {
-    records: Vec<LayerRecord>,
-    /// Layers finished by this process (the count `--stop-after` looks at).
-    finished_here: usize,
-}
-
-/// Runs `tcrtl workload run`.
-pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
+/// The library's options from the arguments (the topology read, the strings parsed).
+fn options(args: &RunArgs) -> Result<RunOptions, String> {
     let memory_path = match args.memory.to_ascii_lowercase().as_str() {
         "ideal" => MemoryPath::Ideal,
         "tma" => MemoryPath::Tma,
@@ -285,400 +186,230 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
     let shown = args.topology.display();
     let text = read_text_bounded(&args.topology, MAX_TEXT_BYTES, "a topology")
         .map_err(|e| format!("{shown}: {e}"))?;
-    let topo = workload::parse(&text).map_err(|e| format!("{shown}: {e}"))?;
     let (cfg, preset) = core_config(args)?;
-    let scalesim_timing = match args.timing.as_str() {
-        "model" => false,
-        "scalesim" if cfg.width == 1 => true,
-        "scalesim" => {
-            return Err(format!(
-                "--timing scalesim with --width {}: SCALE-Sim's PE does one MAC a cycle (use \
-                 --width 1)",
-                cfg.width
-            ))
-        }
+    let timing = match args.timing.as_str() {
+        "model" => Timing::Model,
+        "scalesim" => Timing::ScaleSim,
         other => return Err(format!("--timing {other}: model or scalesim")),
     };
-    if mem_cfg.is_some() {
-        if args.analytic {
-            return Err("--analytic models the ideal memory path only (not --memory tma)".into());
-        }
-        if matches!(cfg.mode, AccMode::Int(im) if im.a.bits < 8 || im.b.bits < 8) {
-            return Err(
-                "--memory tma moves whole bytes: 4-bit integer operands (s4, u4) run \
-                        on the ideal memory path"
-                    .into(),
-            );
-        }
-    }
-    // --energy: checked before any layer runs (either dataflow); --clock-ghz with or without.
-    let clock_ghz = args
-        .energy
-        .clock_ghz
-        .unwrap_or(energy_cli::DEFAULT_CLOCK_GHZ);
-    if !(clock_ghz.is_finite() && clock_ghz > 0.0) {
-        return Err(format!(
-            "--clock-ghz must be a positive number of GHz, not {clock_ghz}"
-        ));
-    }
-    let energy_plan = args.energy.plan()?;
-    if energy_plan.is_some() && args.analytic {
-        return Err("--energy needs a simulated run (not --analytic)".into());
-    }
-    // Every layer's size, and the reference, before any layer runs.
-    for l in &topo.layers {
-        let (m, n, k) = l.gemm();
-        values::check_size(m, n, k).map_err(|e| format!("layer {}: {e}", l.name))?;
-    }
-    let probe = Gemm::random(1, 1, 1, cfg, 0).map_err(|e| e.to_string())?;
-    Reference::for_problem(&probe, preset)
-        .map_err(|e| format!("no independent reference to check the layers: {e}"))?;
-    let shape = Shape {
-        rows: cfg.rows(),
-        cols: cfg.cols(),
-        width: cfg.width,
-        dataflow: cfg.dataflow(),
-        clock_ghz,
-    };
-    let count = topo.layers.len();
     let split = match args.split.as_str() {
-        "layers" => None,
-        "rows" => {
-            // The whole layer's cycles and traffic come from the formulas: only where they
-            // are exact (the ideal memory path) and nothing else is summed from the run.
-            let refuse = |why: &str| Err(format!("--split rows: {why} (use --split layers)"));
-            if mem_cfg.is_some() {
-                return refuse(
-                    "a layer's cycles through --memory tma depend on the whole layer's memory \
-                     traffic and have no exact formula to take them from",
-                );
-            }
-            if energy_plan.is_some() || args.energy.energy {
-                return refuse("a layer's energy is not the sum of its rows' (--energy)");
-            }
-            if args.analytic {
-                return refuse("--analytic simulates nothing, so there is nothing to split");
-            }
-            (shard.count > 1).then(|| RowSplit {
-                unit: match cfg.dataflow() {
-                    Dataflow::Os => cfg.rows(),
-                    Dataflow::Ws => ACC_ROWS,
-                },
-                shard,
-            })
-        }
+        "layers" => Split::Layers,
+        "rows" => Split::Rows,
         other => return Err(format!("--split {other}: layers or rows")),
     };
-    // A layer split shard runs its layers; a row split shard a part of every layer.
-    let selected: Vec<usize> = (0..count)
-        .filter(|&i| split.is_some() || shard.owns(i as u64))
-        .collect();
-    // Operand files: every file of the shard's layers there, in its shape, before any runs.
-    // Every layer's files are checked and fingerprinted (not only this shard's), so that the
-    // reports of all shards name the same files.
-    let (operands, prints) = match &args.operands {
-        Some(dir) => {
-            let files = OperandFiles::new(dir)?;
-            for (i, l) in topo.layers.iter().enumerate() {
-                files.check(i, l, &cfg)?;
-            }
-            let prints = files.fingerprints(&topo.layers)?;
-            (Some(files), prints)
-        }
-        None => (None, Map::new()),
+    let energy = match args.energy.energy {
+        true => Some(EnergyOptions {
+            tech: Tech::by_name(args.energy.tech.as_deref().unwrap_or("45nm"))?,
+        }),
+        false => None,
     };
-    let mut header = run_header(
-        args,
-        &topo,
-        &cfg,
-        preset,
-        shard,
-        operands.as_ref(),
-        mem_cfg.as_ref(),
-    );
-    header.insert(
-        "topology_digest".into(),
-        Value::String(report::fnv1a64(text.bytes())),
-    );
-    if split.is_some() {
-        header.insert("split".into(), Value::String("rows".into()));
-    }
-    if operands.is_some() {
-        header.insert(operands::FINGERPRINTS.into(), Value::Object(prints.clone()));
-    }
+    let operands: Option<Box<dyn LayerOperands>> = match &args.operands {
+        Some(dir) => Some(Box::new(OperandFiles::new(dir)?)),
+        None => None,
+    };
     // What an earlier, interrupted process of the same run finished.
-    let resumed = if args.resume {
-        resumable(&args.out, &header, &topo, &selected)?
+    let resume = if args.resume {
+        Some(report::read(&args.out).map_err(|e| format!("--resume: {e}"))?)
     } else {
-        Vec::new()
+        None
     };
-    let to_run: Vec<usize> = selected
-        .iter()
-        .copied()
-        .filter(|i| !resumed.iter().any(|r| r.index == *i))
-        .collect();
-    // The outputs, checked before the first layer runs.
-    report::plan_out(&args.out)?;
-    if split.is_some() {
-        report::plan_parts(&args.out)?;
+    Ok(RunOptions {
+        topology_name: shown.to_string(),
+        topology_text: text,
+        cfg,
+        preset,
+        // Checked by `core_config`.
+        rule: args.arith.rule().ok().flatten(),
+        seed: args.seed,
+        max_check: args.max_check,
+        samples: args.samples,
+        memory: mem_cfg,
+        analytic: args.analytic,
+        timing,
+        threads: usize::from(args.threads),
+        shard,
+        split,
+        operands,
+        energy,
+        clock_ghz: args
+            .energy
+            .clock_ghz
+            .unwrap_or(energy_cli::DEFAULT_CLOCK_GHZ),
+        resume,
+    })
+}
+
+/// A library error in the words of the command line's options.
+fn cli_error(e: RunError, args: &RunArgs) -> String {
+    let summary = || args.out.join("summary.json").display().to_string();
+    match e {
+        RunError::Conflict(c) => match c {
+            Conflict::ScaleSimWidth(w) => format!(
+                "--timing scalesim with --width {w}: SCALE-Sim's PE does one MAC a cycle (use \
+                 --width 1)"
+            ),
+            Conflict::AnalyticThroughTma => {
+                "--analytic models the ideal memory path only (not --memory tma)".into()
+            }
+            Conflict::TmaSubByte => "--memory tma moves whole bytes: 4-bit integer operands \
+                                     (s4, u4) run on the ideal memory path"
+                .into(),
+            Conflict::Clock(c) => {
+                format!("--clock-ghz must be a positive number of GHz, not {c}")
+            }
+            Conflict::EnergyAnalytic => "--energy needs a simulated run (not --analytic)".into(),
+            Conflict::RowsThroughTma => "--split rows: a layer's cycles through --memory tma \
+                                         depend on the whole layer's memory traffic and have \
+                                         no exact formula to take them from (use --split \
+                                         layers)"
+                .into(),
+            Conflict::RowsEnergy => "--split rows: a layer's energy is not the sum of its \
+                                     rows' (--energy) (use --split layers)"
+                .into(),
+            Conflict::RowsAnalytic => "--split rows: --analytic simulates nothing, so there is \
+                                       nothing to split (use --split layers)"
+                .into(),
+            Conflict::Threads(t) => format!("--threads {t}: 1 to 256"),
+            Conflict::Shard(s) => format!("--shard {}: expected I/N with 0 <= I < N", s.text()),
+        },
+        RunError::Resume(r) => match r {
+            Refusal::NotALayer { index, name } => format!(
+                "--resume: {}: layer {index} ({name}) is not a layer of this run",
+                summary()
+            ),
+            other => format!("--resume: {} {other}", summary()),
+        },
+        RunError::Failed(s) | RunError::Observer(s) => s,
     }
-    // On a terminal, a bar of layers done with the simulated cycles a second and the time
-    // left (indicatif draws nothing elsewhere, where the per-layer lines are the progress).
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(to_run.len() as u64),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "workload {bar:30} {pos}/{len} layers, {msg} ({eta} left)",
-    ) {
-        bar.set_style(style);
+}
+
+/// The command line's observer: the output folder planned before the first layer, a bar of
+/// layers done (on a terminal) or one line per layer, a row split's rows of D written beside
+/// the report, a checkpoint of the report after every layer while some remain, and
+/// `--stop-after`.
+struct Progress<'a> {
+    args: &'a RunArgs,
+    shard: Shard,
+    bar: OnceLock<indicatif::ProgressBar>,
+    started: std::time::Instant,
+    simulated_cycles: AtomicU64,
+    finished_here: AtomicUsize,
+}
+
+impl Progress<'_> {
+    /// A progress line on standard error, above the bar when one is drawn.
+    fn line(&self, line: String) {
+        match self.bar.get() {
+            Some(bar) if !bar.is_hidden() => bar.println(line),
+            _ => progress_line(&line),
+        }
     }
-    let started = std::time::Instant::now();
-    let simulated_cycles = AtomicU64::new(0);
-    let stop = AtomicBool::new(args.stop_after == Some(0));
-    let progress = Mutex::new(Progress {
-        records: resumed,
-        finished_here: 0,
-    });
-    // The report of the layers finished so far, the others pending.
-    let report_of = |records: &[LayerRecord]| -> Report {
-        let mut records = records.to_vec();
-        records.sort_by_key(|r| r.index);
-        let pending = selected
-            .iter()
-            .filter(|i| !records.iter().any(|r| r.index == **i))
-            .map(|&i| (i, topo.layers[i].name.clone()))
-            .collect();
-        Report {
-            header: header.clone(),
-            shape: shape.clone(),
-            records,
-            pending,
+}
+
+impl Observer for Progress<'_> {
+    fn start(&self, start: &RunStart<'_>) -> Result<ControlFlow<()>, String> {
+        // The outputs, checked before the first layer runs.
+        report::plan_out(&self.args.out)?;
+        if start.row_split {
+            report::plan_parts(&self.args.out)?;
         }
-    };
-    // One layer (or, in a row split, this shard's rows of it), start to end: its own seed,
-    // problem, run and check. Layers are independent, so running them on several threads
-    // changes nothing but the order of the progress lines.
-    let layer_record = |i: usize| -> Result<LayerRecord, String> {
-        let l = &topo.layers[i];
-        let (layer_m, n, k) = l.gemm();
-        let seed = layer_seed(args.seed, i);
-        // A row split's shard runs the rows of its tile rows; otherwise the whole layer.
-        let rows = split.map(|s| s.rows(layer_m));
-        let m = rows.as_ref().map_or(layer_m, Vec::len);
-        if m == 0 {
-            // A part without rows (the layer has fewer tile rows than shards).
-            bar.inc(1);
-            let whole = whole_layer(&cfg, i, l, seed, "none", scalesim_timing, &shape);
-            let part = split.map(|s| s.part_json(&whole, 0, None));
-            return Ok(empty_part(i, l, seed, part));
+        // On a terminal, a bar of layers done with the simulated cycles a second and the time
+        // left (indicatif draws nothing elsewhere, where the per-layer lines are the
+        // progress).
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(start.to_run as u64),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "workload {bar:30} {pos}/{len} layers, {msg} ({eta} left)",
+        ) {
+            bar.set_style(style);
         }
-        let formula = analytic(&cfg, m, n, k);
-        let scalesim = scalesim_cycles(cfg.dataflow(), (cfg.rows(), cfg.cols()), m, n, k);
-        let macs = (m * n * k) as u64;
-        // The report's cycles: this core's, or SCALE-Sim's with --timing scalesim.
-        let shown = |model: u64| if scalesim_timing { scalesim } else { model };
-        let mut record = LayerRecord {
-            index: i,
-            name: l.name.clone(),
-            conv: conv_json(l.kind),
-            m,
-            n,
-            k,
-            seed,
-            cycles: shown(formula.cycles),
-            tiles: formula.tiles,
-            utilization: 0.0,
-            mapping_efficiency: report::mapping_efficiency(m, n, k, &shape),
-            simulated_seconds: 0.0,
-            macs,
-            reference: String::new(),
-            checked: 0,
-            elements: 0,
-            mismatches: 0,
-            sim_seconds: 0.0,
-            analytic_cycles: formula.cycles,
-            analytic_traffic: TrafficBytes::from(&formula.traffic),
-            agrees: true,
-            model_cycles: formula.cycles,
-            scalesim_cycles: scalesim,
-            traffic: Some(TrafficBytes::from(&formula.traffic)),
-            d_digest: None,
-            energy: None,
-            memory: None,
-            part: None,
-        };
-        let check = if args.analytic {
-            LayerCheck::none()
-        } else {
-            let whole = match &operands {
-                Some(files) => files.load(l, cfg, &prints)?,
-                None => Gemm::random(layer_m, n, k, cfg, seed)
-                    .map_err(|e| format!("layer {}: {e}", l.name))?,
+        let _ = self.bar.set(bar);
+        Ok(match self.args.stop_after {
+            Some(0) => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        })
+    }
+
+    fn layer_done(&self, done: &LayerDone<'_>) -> Result<ControlFlow<()>, String> {
+        let r = done.record;
+        if done.simulated {
+            let rows = match &r.part {
+                Some(p) => format!(" (rows of shard {} of {})", self.shard.text(), p["layer_m"]),
+                None => String::new(),
             };
-            let g = match &rows {
-                Some(r) => rows_of(&whole, r).map_err(|e| format!("layer {}: {e}", l.name))?,
-                None => whole,
-            };
-            let problem = Problem::Dense(&g);
-            // With --energy the run counts every signal's toggles.
-            let trace = match &energy_plan {
-                Some(e) => Some(
-                    e.trace(None, &problem, mem_cfg.as_ref())
-                        .map_err(|e| format!("layer {}: {e}", l.name))?,
-                ),
-                None => None,
-            };
-            let done = gemm::run(problem, mem_cfg.as_ref(), trace.as_ref())
-                .map_err(|e| format!("layer {}: {e}", l.name))?;
-            record.memory = done
-                .memory
-                .as_ref()
-                .map(|r| memory_cli::memory_json(memory_path, Some(r)));
-            if let Some(e) = &energy_plan {
-                let estimate = e
-                    .estimate(&problem, &done)
-                    .map_err(|e| format!("layer {}: {e}", l.name))?;
-                record.energy = Some(energy_cli::json(&estimate));
-            }
-            let run = done.run;
-            let check_seed = seed.rotate_left(17) ^ 0x5EED;
-            let check = match &rows {
-                Some(r) => check_layer_rows(
-                    &g,
-                    r,
-                    layer_m,
-                    preset,
-                    &run.out.d,
-                    args.max_check,
-                    args.samples,
-                    check_seed,
-                ),
-                None => check_layer(
-                    &g,
-                    preset,
-                    &run.out.d,
-                    args.max_check,
-                    args.samples,
-                    check_seed,
-                ),
-            }
-            .map_err(|e| format!("layer {}: {e}", l.name))?;
-            let line = format!(
-                "layer {}/{count} {}: {m} x {n} x {k}{}, {} cycles, {:.3} s",
-                i + 1,
-                l.name,
-                if rows.is_some() {
-                    format!(" (rows of shard {} of {layer_m})", shard.text())
-                } else {
-                    String::new()
-                },
-                run.cycles,
-                run.sim_seconds
-            );
-            if bar.is_hidden() {
-                progress_line(&line);
-            } else {
-                bar.println(line);
-            }
-            let total = simulated_cycles.fetch_add(run.cycles, Ordering::Relaxed) + run.cycles;
-            let rate = total as f64 / started.elapsed().as_secs_f64().max(1e-9);
-            bar.set_message(format!("{rate:.3e} cycles/s"));
-            bar.inc(1);
-            // The ideal path's operand store counts traffic; the TMA path has none.
-            let traffic = match (run.traffic, &mem_cfg) {
-                (Some(t), _) => Some(t),
-                (None, Some(_)) => None,
-                (None, None) => {
-                    return Err(format!("layer {}: the run counted no traffic", l.name))
-                }
-            };
-            record.cycles = shown(run.cycles);
-            record.tiles = run.tiles;
-            record.sim_seconds = run.sim_seconds;
-            record.agrees = run.cycles == formula.cycles && traffic == Some(formula.traffic);
-            record.model_cycles = run.cycles;
-            record.traffic = traffic.as_ref().map(TrafficBytes::from);
-            record.d_digest = Some(report::fnv1a64(
-                run.out.d.iter().flat_map(|w| w.to_le_bytes()),
+            self.line(format!(
+                "layer {}/{} {}: {} x {} x {}{rows}, {} cycles, {:.3} s",
+                r.index + 1,
+                done.layers,
+                r.name,
+                r.m,
+                r.n,
+                r.k,
+                r.model_cycles,
+                r.sim_seconds
             ));
-            if split.is_some() && !record.agrees {
-                return Err(format!(
-                    "layer {}: --split rows takes the whole layer's cycles and traffic from the \
-                     formulas, but the run of this shard's rows ({} cycles) does not agree with \
-                     them ({} cycles): run it with --split layers",
-                    l.name, record.model_cycles, record.analytic_cycles
-                ));
+        }
+        if let Some(bar) = self.bar.get() {
+            if done.simulated {
+                let total = self
+                    .simulated_cycles
+                    .fetch_add(r.model_cycles, Ordering::Relaxed)
+                    + r.model_cycles;
+                let rate = total as f64 / self.started.elapsed().as_secs_f64().max(1e-9);
+                bar.set_message(format!("{rate:.3e} cycles/s"));
             }
-            if split.is_some() {
-                // This part's rows of D, for merge (staged with the next checkpoint).
-                let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
-                write_file(
-                    &args.out.join(report::part_file(i)),
-                    &npy_bytes(&[m, n], Dtype::U32, &words),
-                )?;
-            }
-            check
-        };
-        record.utilization = report::utilization(macs, record.cycles, &shape);
-        record.simulated_seconds = report::simulated_seconds(record.cycles, &shape);
-        record.reference = check.reference.to_string();
-        record.checked = check.checked;
-        record.elements = check.total;
-        record.mismatches = check.mismatches.len();
-        if let Some(s) = split {
-            let whole = whole_layer(&cfg, i, l, seed, &record.reference, scalesim_timing, &shape);
-            record.part = Some(s.part_json(&whole, m, Some(report::part_file(i))));
+            bar.inc(1);
         }
-        Ok(record)
-    };
-    // A layer, then a checkpoint of the report while layers remain. `None`: not started
-    // (stopped).
-    let run_layer = |&i: &usize| -> Result<Option<()>, String> {
-        if stop.load(Ordering::SeqCst) {
-            return Ok(None);
+        if let Some(d) = done.d_rows {
+            // This part's rows of D, for merge (staged with the next checkpoint).
+            let words: Vec<u64> = d.iter().map(|&w| u64::from(w)).collect();
+            write_file(
+                &self.args.out.join(report::part_file(r.index)),
+                &npy_bytes(&[r.m, r.n], Dtype::U32, &words),
+            )?;
         }
-        let record = layer_record(i)?;
-        let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
-        p.records.push(record);
-        p.finished_here += 1;
-        if args.stop_after.is_some_and(|n| p.finished_here >= n) {
-            stop.store(true, Ordering::SeqCst);
-        }
-        if p.records.len() < selected.len() {
-            // A checkpoint: a report that says it is partial, in place at once.
-            report::write(&args.out, &report_of(&p.records))?;
-            commit_staged()?;
-        }
-        Ok(Some(()))
-    };
-    if args.threads == 1 {
-        for i in &to_run {
-            run_layer(i)?;
-        }
-    } else {
-        use rayon::prelude::*;
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(usize::from(args.threads))
-            .build()
-            .map_err(|e| format!("--threads {}: {e}", args.threads))?;
-        pool.install(|| to_run.par_iter().try_for_each(|i| run_layer(i).map(|_| ())))?;
+        let finished = self.finished_here.fetch_add(1, Ordering::SeqCst) + 1;
+        Ok(match self.args.stop_after {
+            Some(n) if finished >= n => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        })
     }
-    bar.finish_and_clear();
-    let records = progress
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .records;
-    let done = report_of(&records);
+
+    fn checkpoint(&self, partial: &Report) -> Result<(), String> {
+        // A report that says it is partial, in place at once.
+        report::write(&self.args.out, partial)?;
+        commit_staged().map(|_| ())
+    }
+}
+
+/// Runs `tcrtl workload run`.
+pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
+    let opts = options(args)?;
+    let shard = opts.shard;
+    let progress = Progress {
+        args,
+        shard,
+        bar: OnceLock::new(),
+        started: std::time::Instant::now(),
+        simulated_cycles: AtomicU64::new(0),
+        finished_here: AtomicUsize::new(0),
+    };
+    let done = workload::run(&opts, &progress).map_err(|e| cli_error(e, args))?;
+    if let Some(bar) = progress.bar.get() {
+        bar.finish_and_clear();
+    }
+    let (topo, done) = (done.topology, done.report);
+    let selected = done.records.len() + done.pending.len();
     if !done.pending.is_empty() {
         // Stopped (--stop-after): the partial report (as the last checkpoint, or the first
         // when no layer finished here).
         report::write(&args.out, &done)?;
         progress_line(&format!(
-            "stopped with {} of {} layers finished: {} is a partial report (\"complete\": \
-             false); rerun with --resume to finish it",
+            "stopped with {} of {selected} layers finished: {} is a partial report \
+             (\"complete\": false); rerun with --resume to finish it",
             done.records.len(),
-            selected.len(),
             args.out.join("summary.json").display()
         ));
         return Ok(STOPPED);
@@ -689,168 +420,9 @@ pub fn run_topology(args: &RunArgs) -> Result<i32, String> {
     if args.json {
         outln!("{summary}");
     } else {
-        print_text(args, &topo, &cfg, preset, shard, &done)?;
+        print_text(args, &topo, &opts.cfg, opts.preset, shard, &done)?;
     }
     Ok(if bad == 0 { 0 } else { 1 })
-}
-
-/// A row split (`--split rows`): shard `I/N` runs tile rows `t` with `t mod N = I` of every
-/// layer, a tile row being `unit` consecutive rows of M (R in os, [`ACC_ROWS`] in ws).
-#[derive(Clone, Copy, Debug)]
-struct RowSplit {
-    unit: usize,
-    shard: Shard,
-}
-
-impl RowSplit {
-    /// The rows of an `m`-row layer this shard runs, increasing.
-    fn rows(self, m: usize) -> Vec<usize> {
-        (0..m.div_ceil(self.unit))
-            .filter(|&t| self.shard.owns(t as u64))
-            .flat_map(|t| t * self.unit..((t + 1) * self.unit).min(m))
-            .collect()
-    }
-
-    /// A part's `part` object: its rows, the file of its rows of D, and the whole layer's
-    /// record `whole` (from the formulas) for `merge`.
-    fn part_json(self, whole: &LayerRecord, rows: usize, d_rows: Option<String>) -> Value {
-        json!({
-            "unit_rows": self.unit,
-            "tile_rows": (0..whole.m.div_ceil(self.unit))
-                .filter(|&t| self.shard.owns(t as u64))
-                .count(),
-            "rows": rows,
-            "layer_m": whole.m,
-            "d_rows": d_rows,
-            "layer": report::layer_json(whole),
-        })
-    }
-}
-
-/// Layer `i`'s whole record in a row split, from the formulas (exact on the ideal path,
-/// which each part's run confirms): what `merge` puts in the merged report, with the parts'
-/// checks, wall-clock seconds and D added.
-fn whole_layer(
-    cfg: &CoreConfig,
-    i: usize,
-    l: &Layer,
-    seed: u64,
-    reference: &str,
-    scalesim_timing: bool,
-    shape: &Shape,
-) -> LayerRecord {
-    let (m, n, k) = l.gemm();
-    let f = analytic(cfg, m, n, k);
-    let scalesim = scalesim_cycles(cfg.dataflow(), (cfg.rows(), cfg.cols()), m, n, k);
-    let cycles = if scalesim_timing { scalesim } else { f.cycles };
-    let macs = (m * n * k) as u64;
-    LayerRecord {
-        index: i,
-        name: l.name.clone(),
-        conv: conv_json(l.kind),
-        m,
-        n,
-        k,
-        seed,
-        cycles,
-        tiles: f.tiles,
-        utilization: report::utilization(macs, cycles, shape),
-        mapping_efficiency: report::mapping_efficiency(m, n, k, shape),
-        simulated_seconds: report::simulated_seconds(cycles, shape),
-        macs,
-        reference: reference.to_string(),
-        checked: 0,
-        elements: m * n,
-        mismatches: 0,
-        sim_seconds: 0.0,
-        analytic_cycles: f.cycles,
-        analytic_traffic: TrafficBytes::from(&f.traffic),
-        agrees: true,
-        model_cycles: f.cycles,
-        scalesim_cycles: scalesim,
-        traffic: Some(TrafficBytes::from(&f.traffic)),
-        d_digest: None,
-        energy: None,
-        memory: None,
-        part: None,
-    }
-}
-
-/// The record of a row split's part without rows (nothing run).
-fn empty_part(i: usize, l: &Layer, seed: u64, part: Option<Value>) -> LayerRecord {
-    let (_, n, k) = l.gemm();
-    let zero = TrafficBytes {
-        a_read: 0,
-        b_read: 0,
-        c_read: 0,
-        d_write: 0,
-    };
-    LayerRecord {
-        index: i,
-        name: l.name.clone(),
-        conv: conv_json(l.kind),
-        m: 0,
-        n,
-        k,
-        seed,
-        cycles: 0,
-        tiles: 0,
-        utilization: 0.0,
-        mapping_efficiency: 0.0,
-        simulated_seconds: 0.0,
-        macs: 0,
-        reference: "none".into(),
-        checked: 0,
-        elements: 0,
-        mismatches: 0,
-        sim_seconds: 0.0,
-        analytic_cycles: 0,
-        analytic_traffic: zero,
-        agrees: true,
-        model_cycles: 0,
-        scalesim_cycles: 0,
-        traffic: Some(zero),
-        d_digest: None,
-        energy: None,
-        memory: None,
-        part,
-    }
-}
-
-/// The finished layers of the partial report in `out`, when it is a report of this very
-/// run (`header`); otherwise one line saying why it cannot be continued.
-fn resumable(
-    out: &Path,
-    header: &Map<String, Value>,
-    topo: &Topology,
-    selected: &[usize],
-) -> Result<Vec<LayerRecord>, String> {
-    let old = report::read(out).map_err(|e| format!("--resume: {e}"))?;
-    let path = out.join("summary.json");
-    if let Some((file, then, now)) = operands::changed_file(&old.header, header) {
-        return Err(format!(
-            "--resume: {} was run on other operand files: {file} was {then}, it is {now}",
-            path.display()
-        ));
-    }
-    if let Some((key, theirs, ours)) = report::first_difference(&old.header, header) {
-        return Err(format!(
-            "--resume: {} is the report of another run: its {key} is {theirs}, this run's is \
-             {ours}",
-            path.display()
-        ));
-    }
-    for r in &old.records {
-        if !selected.contains(&r.index) || topo.layers[r.index].name != r.name {
-            return Err(format!(
-                "--resume: {}: layer {} ({}) is not a layer of this run",
-                path.display(),
-                r.index,
-                r.name
-            ));
-        }
-    }
-    Ok(old.records)
 }
 
 /// The text report on standard output: the core, one line per layer, the total.
