@@ -6,6 +6,7 @@ pub mod arith;
 pub mod atomic;
 pub mod golden;
 pub mod memh;
+pub mod mx_check;
 pub mod npy;
 pub mod npy_header;
 pub mod output;

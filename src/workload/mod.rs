@@ -12,7 +12,7 @@ pub use analytic::{
 };
 pub use topology::{parse, ConvLayer, Layer, LayerKind, Topology, TopologyError, TopologyFormat};
 
-use crate::gemm::dispatch::Problem;
+use crate::dispatch::Problem;
 use crate::gemm::rng::SplitMix64;
 use crate::gemm::Gemm;
 use crate::hw::Dataflow;
