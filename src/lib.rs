@@ -20,6 +20,7 @@
 //! - [`tb`]: the self-checking testbench harness and the registry of `testbenches/*.rs`.
 //! - [`course`]: the course's instructor tools (golden sets for the Verilog tasks, batch
 //!   grading, the student edition).
+//! - [`prelude`]: the names a GEMM run needs, from one place.
 
 pub mod course;
 pub mod dispatch;
@@ -28,6 +29,7 @@ pub mod gemm;
 pub mod hw;
 pub mod io;
 pub mod numerics;
+pub mod prelude;
 pub mod rtl;
 pub mod sparse;
 pub mod sweep;
