@@ -1,248 +1,182 @@
-//! The command line's files import each other without circles: no file under `src/cli/` is
-//! imported by a module it imports, directly or through others. A parent `mod.rs` declares its
-//! children and dispatches to them; the children share helpers through leaf modules and never
-//! reach back into their parent.
+//! The crate's structure: the layers of `src/` import each other only downwards, as the table
+//! in `layers.rs` says (docs/architecture.md, "The code"), and no file of any module is
+//! imported by a module it imports, directly or through others.
 //!
-//! The check reads every `super::` and `crate::cli::` path in the code of `src/cli/**/*.rs`
-//! (comments and `#[cfg(test)]` modules left out), resolves each to the file that holds the
-//! module it names, and looks for a cycle in the resulting graph. Run it alone with
-//! `cargo test --test cli structure::`.
+//! The checker reads every `use` declaration and every `crate::`, `tensorcore_rtl::`,
+//! `super::` and `self::` path in the code of `src/**/*.rs` (comments, string contents and
+//! `#[cfg(test)]` modules left out; `source.rs`), resolves each to the file that defines what
+//! it names, re-exports followed (`graph.rs`), and checks
+//! - every path from a file of layer L names a module of L or of a layer L may import, and
+//!   leads to an item defined there (`layers.rs`);
+//! - the graph of files has no circle inside any layer (`graph.rs` says what counts as an
+//!   import: a re-export does not, a parent's call into its child does).
+//!
+//! Run it alone with `cargo test --test cli structure::`.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+mod graph;
+mod layers;
+mod source;
 
-/// A module of the binary: its path below the crate root (`["cli", "dot", "all"]`).
-type ModPath = Vec<String>;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::OnceLock;
 
-/// Every `.rs` file under `dir`, with its module path.
-fn modules(root: &Path, dir: &Path, out: &mut BTreeMap<ModPath, PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            modules(root, &p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            let rel = p.strip_prefix(root).expect("below the root");
-            let mut path: ModPath = vec!["cli".into()];
-            for c in rel.components() {
-                path.push(c.as_os_str().to_string_lossy().into_owned());
-            }
-            let last = path.pop().expect("a file name");
-            let stem = last.trim_end_matches(".rs");
-            if stem != "mod" {
-                path.push(stem.to_string());
-            }
-            out.insert(path, p);
-        }
-    }
-}
-
-/// The code of a file: line comments (doc comments with their links included) dropped, and
-/// everything from the first `#[cfg(test)]` on (a test module's `super` is the file itself).
-fn code(text: &str) -> String {
-    let mut out = String::new();
-    for line in text.lines() {
-        if line.trim_start().starts_with("#[cfg(test)]") {
-            break;
-        }
-        let code = match line.find("//") {
-            Some(i) => &line[..i],
-            None => line,
-        };
-        out.push_str(code);
-        out.push('\n');
-    }
-    out
-}
-
-/// The first-level names after a path prefix: `a::b` gives `["a::b"]`, `{a::x, b}` gives
-/// `["a::x", "b"]`.
-fn tails(rest: &str) -> Vec<String> {
-    let rest = rest.trim_start();
-    if let Some(inner) = rest.strip_prefix('{') {
-        let mut depth = 0usize;
-        let mut items = Vec::new();
-        let mut cur = String::new();
-        for ch in inner.chars() {
-            match ch {
-                '{' => {
-                    depth += 1;
-                    cur.push(ch);
-                }
-                '}' if depth == 0 => break,
-                '}' => {
-                    depth -= 1;
-                    cur.push(ch);
-                }
-                ',' if depth == 0 => items.push(std::mem::take(&mut cur)),
-                _ => cur.push(ch),
-            }
-        }
-        items.push(cur);
-        return items
-            .into_iter()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect();
-    }
-    let end = rest
-        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
-        .unwrap_or(rest.len());
-    vec![rest[..end].to_string()]
-}
-
-/// The deepest module of `known` that `base` followed by the segments of `tail` names.
-fn resolve(known: &BTreeMap<ModPath, PathBuf>, base: &ModPath, tail: &str) -> ModPath {
-    let mut at = base.clone();
-    for seg in tail.split("::") {
-        let seg = seg.trim();
-        if seg.is_empty() || seg == "*" || seg == "self" {
-            break;
-        }
-        let mut next = at.clone();
-        next.push(seg.to_string());
-        if known.contains_key(&next) {
-            at = next;
-        } else {
-            break;
-        }
-    }
-    at
-}
-
-/// The modules that module `me` (with source `src`) imports: its own children (a parent
-/// declares them and calls into them) and every module named by a `super::` or `crate::cli::`
-/// path.
-fn imports(known: &BTreeMap<ModPath, PathBuf>, me: &ModPath, src: &str) -> BTreeSet<ModPath> {
-    let mut out: BTreeSet<ModPath> = known
-        .keys()
-        .filter(|m| m.len() == me.len() + 1 && m.starts_with(me))
-        .cloned()
-        .collect();
-    for (prefix, base) in [
-        ("crate::cli::", vec!["cli".to_string()]),
-        ("super::", me[..me.len().saturating_sub(1)].to_vec()),
-    ] {
-        let mut from = 0;
-        while let Some(i) = src[from..].find(prefix) {
-            let at = from + i;
-            from = at + prefix.len();
-            // `super::` inside `crate::cli::...::super::` cannot occur; a `super::` preceded
-            // by an identifier character is part of a longer name.
-            if at > 0 {
-                let prev = src[..at].chars().next_back().unwrap_or(' ');
-                if prev.is_alphanumeric() || prev == '_' || (prefix == "super::" && prev == ':') {
-                    continue;
-                }
-            }
-            let mut base = base.clone();
-            let mut rest = &src[from..];
-            // `super::super::` climbs once more.
-            while prefix == "super::" && rest.starts_with("super::") {
-                base.pop();
-                rest = &rest["super::".len()..];
-            }
-            for tail in tails(rest) {
-                let target = resolve(known, &base, &tail);
-                if &target != me {
-                    out.insert(target);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// A cycle in `graph`, as the list of modules around it, if there is one.
-fn find_cycle(graph: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Option<Vec<ModPath>> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Mark {
-        New,
-        Open,
-        Done,
-    }
-    fn visit(
-        n: &ModPath,
-        graph: &BTreeMap<ModPath, BTreeSet<ModPath>>,
-        marks: &mut BTreeMap<ModPath, Mark>,
-        stack: &mut Vec<ModPath>,
-    ) -> Option<Vec<ModPath>> {
-        marks.insert(n.clone(), Mark::Open);
-        stack.push(n.clone());
-        for m in graph.get(n).into_iter().flatten() {
-            match marks.get(m).copied().unwrap_or(Mark::New) {
-                Mark::Open => {
-                    let i = stack.iter().position(|s| s == m).unwrap_or(0);
-                    let mut c = stack[i..].to_vec();
-                    c.push(m.clone());
-                    return Some(c);
-                }
-                Mark::New => {
-                    if let Some(c) = visit(m, graph, marks, stack) {
-                        return Some(c);
-                    }
-                }
-                Mark::Done => {}
-            }
-        }
-        stack.pop();
-        marks.insert(n.clone(), Mark::Done);
-        None
-    }
-    let mut marks = BTreeMap::new();
-    for n in graph.keys() {
-        if marks.get(n).copied().unwrap_or(Mark::New) == Mark::New {
-            if let Some(c) = visit(n, graph, &mut marks, &mut Vec::new()) {
-                return Some(c);
-            }
-        }
-    }
-    None
-}
+use graph::{circle_sets, circles, Graph};
+use layers::{layer_of, violations, LAYERS};
+use source::{ModPath, Tree};
 
 fn path(s: &str) -> ModPath {
     s.split("::").map(String::from).collect()
 }
 
-/// The import graph of the files under `src/cli/`.
-fn cli_graph() -> BTreeMap<ModPath, BTreeSet<ModPath>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
-    let mut known = BTreeMap::new();
-    modules(&root, &root, &mut known);
-    known
+/// The crate's source, read once for every test of this file.
+fn crate_tree() -> &'static Tree {
+    static TREE: OnceLock<Tree> = OnceLock::new();
+    TREE.get_or_init(|| Tree::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src")))
+}
+
+/// The crate's import graph, built once.
+fn crate_graph() -> &'static Graph {
+    static GRAPH: OnceLock<Graph> = OnceLock::new();
+    GRAPH.get_or_init(|| crate_tree().graph())
+}
+
+/// The circles of `graph` inside layer `layer`, one line each (`a -> b -> a`).
+fn circles_in(graph: &Graph, layer: &str) -> Vec<String> {
+    let name = |m: &ModPath| m.join("::");
+    circle_sets(graph, |m| layer_of(m) == Some(layer))
         .iter()
-        .map(|(m, p)| {
-            let text =
-                std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            (m.clone(), imports(&known, m, &code(&text)))
+        .map(|(cycle, set)| {
+            let line = cycle.iter().map(name).collect::<Vec<_>>().join(" -> ");
+            if set.len() + 1 > cycle.len() {
+                let all: Vec<String> = set.iter().map(name).collect();
+                format!("{line} (one of the circles among {})", all.join(", "))
+            } else {
+                line
+            }
         })
         .collect()
 }
 
 #[test]
-fn no_cli_file_is_imported_by_a_module_it_imports() {
-    let graph = cli_graph();
-    let edges: usize = graph.values().map(BTreeSet::len).sum();
-    // The graph is not empty: the folders' runners do import their leaves.
-    assert!(graph.contains_key(&path("cli::dot")), "{:?}", graph.keys());
+fn every_import_follows_the_layer_table() {
+    let tree = crate_tree();
+    // The reader sees the crate: its layers and their imports.
+    for (layer, _) in LAYERS {
+        assert!(
+            tree.files.contains_key(&path(layer)),
+            "the table's layer `{layer}` is not a module of src/"
+        );
+    }
+    let refs: usize = tree.files.values().map(|f| f.refs.len()).sum();
+    assert!(refs > 1000, "only {refs} paths found");
+    let bad = violations(tree);
     assert!(
-        graph[&path("cli::dot")].contains(&path("cli::dot::result")),
-        "dot/mod.rs imports dot/result.rs"
+        bad.is_empty(),
+        "{} imports against the layer table:\n{}",
+        bad.len(),
+        bad.join("\n")
     );
-    assert!(edges > 20, "only {edges} imports found");
-    if let Some(c) = find_cycle(&graph) {
-        let names: Vec<String> = c.iter().map(|m| m.join("::")).collect();
-        panic!("import cycle in src/cli: {}", names.join(" -> "));
+}
+
+#[test]
+fn the_layer_table_runs_one_way() {
+    // Each layer imports only layers listed before it, so the table itself has no circle.
+    for (i, (layer, may)) in LAYERS.iter().enumerate() {
+        for m in *may {
+            assert!(
+                LAYERS[..i].iter().any(|(l, _)| l == m),
+                "`{layer}` may import `{m}`, which is not listed before it"
+            );
+        }
+    }
+}
+
+macro_rules! no_circle_in {
+    ($($test:ident: $layer:literal,)*) => {$(
+        #[test]
+        fn $test() {
+            let found = circles_in(crate_graph(), $layer);
+            assert!(
+                found.is_empty(),
+                "import circles in src/{}:\n{}",
+                $layer,
+                found.join("\n")
+            );
+        }
+    )*};
+}
+
+no_circle_in! {
+    no_circle_in_numerics: "numerics",
+    no_circle_in_rtl: "rtl",
+    no_circle_in_hw: "hw",
+    no_circle_in_energy: "energy",
+    no_circle_in_gemm: "gemm",
+    no_circle_in_sparse: "sparse",
+    no_circle_in_dispatch: "dispatch",
+    no_circle_in_verify: "verify",
+    no_circle_in_workload: "workload",
+    no_circle_in_io: "io",
+    no_circle_in_tb: "tb",
+    no_circle_in_course: "course",
+    no_circle_in_cli: "cli",
+}
+
+#[test]
+fn every_layer_is_checked_for_circles() {
+    // The list above names every layer of the table that is a folder (a one-file layer such
+    // as `sweep` cannot hold a circle).
+    let listed = [
+        "numerics", "rtl", "hw", "energy", "gemm", "sparse", "dispatch", "verify", "workload",
+        "io", "tb", "course", "cli",
+    ];
+    let tree = crate_tree();
+    for (layer, _) in LAYERS {
+        let folder = tree
+            .files
+            .keys()
+            .any(|m| m.len() > 1 && layer_of(m) == Some(*layer));
+        assert_eq!(folder, listed.contains(layer), "layer `{layer}`");
     }
 }
 
 #[test]
-fn folders_have_the_dispatch_shape() {
-    // Every child of the dot, gemm, grade and workload folders imports nothing from its parent.
-    let graph = cli_graph();
+fn the_graph_holds_the_imports_the_code_makes() {
+    // Imports worked out by reading the files: through a module alias (`use super::ieee;`
+    // then `ieee::fma_chain_acc`), a `use` (`use super::stage::{...}`), a path through a
+    // parent's re-export (`super::dot::MAX_LANES`, defined in `dot/stage.rs`), a path in the
+    // code (`crate::sparse::clocked::sparse_figures`) and the binary's `tensorcore_rtl::`
+    // (`output::begin_run`, which `io::output` re-exports from `rtl::file`).
+    let graph = crate_graph();
+    for (from, to) in [
+        ("numerics::dot::step", "numerics::dot::ieee"),
+        ("numerics::dot::ieee", "numerics::dot::stage"),
+        ("numerics::int", "numerics::dot::stage"),
+        ("rtl::module", "rtl::mem"),
+        ("dispatch", "sparse::clocked"),
+        ("main", "rtl::file"),
+    ] {
+        assert!(
+            graph[&path(from)].contains(&path(to)),
+            "{from} imports {to}: {:?}",
+            graph[&path(from)]
+        );
+    }
+    // And none of the reverse.
+    assert!(!graph[&path("numerics::dot::stage")].contains(&path("numerics::dot::step")));
+    assert!(!graph[&path("rtl::mem")].contains(&path("rtl::module")));
+}
+
+#[test]
+fn cli_folders_have_the_dispatch_shape() {
+    // Every child of the dot, gemm, grade and workload folders imports nothing from its
+    // parent, and the folders' runners do import their leaves.
+    let graph = crate_graph();
+    assert!(
+        graph[&path("cli::dot")].contains(&path("cli::dot::result")),
+        "dot/mod.rs imports dot/result.rs"
+    );
     for parent in ["cli::dot", "cli::gemm", "cli::grade", "cli::workload"] {
         let p = path(parent);
         let children: Vec<&ModPath> = graph
@@ -260,38 +194,155 @@ fn folders_have_the_dispatch_shape() {
     }
 }
 
-#[test]
-fn the_checker_finds_what_it_looks_for() {
-    // Worked by hand: a child reaching back into its parent is a cycle; a child using its
-    // sibling leaf is not.
-    let mut known = BTreeMap::new();
-    for m in ["cli", "cli::d", "cli::d::a", "cli::d::leaf", "cli::values"] {
-        known.insert(path(m), PathBuf::from(format!("{m}.rs")));
-    }
-    let child = path("cli::d::a");
-    let src = code("use super::leaf::x;\nuse crate::cli::values;\n// use super::run;\n");
-    let got = imports(&known, &child, &src);
-    let want: BTreeSet<ModPath> = [path("cli::d::leaf"), path("cli::values")].into();
-    assert_eq!(got, want);
-    // A parent imports its children.
-    let parent = imports(&known, &path("cli::d"), "");
-    assert_eq!(parent, [path("cli::d::a"), path("cli::d::leaf")].into());
-    let back = imports(&known, &child, "use super::{leaf::x, run};");
-    assert!(back.contains(&path("cli::d")), "{back:?}");
-    let back2 = imports(
-        &known,
-        &child,
-        "let v = super::super::values::operand(f, t);",
-    );
-    assert_eq!(back2, [path("cli::values")].into());
+/// A small crate of `(path below src/, text)` files.
+fn planted(files: &[(&str, &str)]) -> Tree {
+    let sources: Vec<(String, String)> = files
+        .iter()
+        .map(|(p, t)| (p.to_string(), t.to_string()))
+        .collect();
+    Tree::from_sources(&sources)
+}
 
-    let mut graph: BTreeMap<ModPath, BTreeSet<ModPath>> = BTreeMap::new();
-    graph.insert(path("cli::d"), [path("cli::d::a")].into());
-    graph.insert(path("cli::d::a"), [path("cli::d::leaf")].into());
-    graph.insert(path("cli::d::leaf"), BTreeSet::new());
-    assert_eq!(find_cycle(&graph), None);
-    graph.insert(path("cli::d::leaf"), [path("cli::d")].into());
-    let c = find_cycle(&graph).expect("d -> a -> leaf -> d is a cycle");
-    assert_eq!(c.first(), c.last());
-    assert_eq!(c.len(), 4);
+#[test]
+fn the_checker_reports_a_planted_circle_and_a_layer_reversal() {
+    let tree = planted(&[
+        ("lib.rs", "pub mod hw;\npub mod numerics;\n"),
+        ("numerics/mod.rs", "pub mod a;\npub mod b;\npub mod c;\n"),
+        // a and b import each other: a circle.
+        (
+            "numerics/a.rs",
+            "use super::b::Wide;\n\npub fn f(x: Wide) {}\n",
+        ),
+        (
+            "numerics/b.rs",
+            "pub struct Wide;\n\npub fn g() {\n    crate::numerics::a::f(Wide);\n}\n",
+        ),
+        // c reaches up into hw: a layer reversal, on its line 3.
+        (
+            "numerics/c.rs",
+            "//! use crate::hw::Pe; (a comment)\n\nuse crate::hw::{Pe, Mesh};\n",
+        ),
+        ("hw/mod.rs", "pub struct Pe;\npub struct Mesh;\n"),
+    ]);
+    let graph = tree.graph();
+    let found = circles_in(&graph, "numerics");
+    assert_eq!(found, ["numerics::a -> numerics::b -> numerics::a"]);
+    assert!(circles_in(&graph, "hw").is_empty());
+    assert_eq!(
+        violations(&tree),
+        [
+            "src/numerics/c.rs:3: crate::hw::Pe (numerics may not import hw)",
+            "src/numerics/c.rs:3: crate::hw::Mesh (numerics may not import hw)",
+        ]
+    );
+
+    // The same tree mended: b's item moves to a leaf both import, c imports nothing above.
+    let mended = planted(&[
+        ("lib.rs", "pub mod hw;\npub mod numerics;\n"),
+        (
+            "numerics/mod.rs",
+            "pub mod a;\npub mod b;\npub mod c;\npub mod wide;\n",
+        ),
+        ("numerics/wide.rs", "pub struct Wide;\n"),
+        (
+            "numerics/a.rs",
+            "use super::wide::Wide;\n\npub fn f(x: Wide) {}\n",
+        ),
+        (
+            "numerics/b.rs",
+            "use super::wide::Wide;\n\npub fn g() {\n    crate::numerics::a::f(Wide);\n}\n",
+        ),
+        ("numerics/c.rs", "pub struct Pe;\n"),
+        (
+            "hw/mod.rs",
+            "pub use crate::numerics::c::Pe;\npub struct Mesh;\n",
+        ),
+    ]);
+    assert!(circles_in(&mended.graph(), "numerics").is_empty());
+    assert!(violations(&mended).is_empty(), "{:?}", violations(&mended));
+
+    // A re-export does not carry an import past the table: the door itself is a name, but a
+    // path through it leads to hw.
+    let smuggled = planted(&[
+        ("lib.rs", "pub mod hw;\npub mod numerics;\n"),
+        ("numerics/mod.rs", "pub mod door;\npub mod user;\n"),
+        ("numerics/door.rs", "pub use crate::hw::Mesh;\n"),
+        (
+            "numerics/user.rs",
+            "pub fn f() {\n    let _ = crate::numerics::door::Mesh;\n}\n",
+        ),
+        ("hw/mod.rs", "pub struct Mesh;\n"),
+    ]);
+    assert_eq!(
+        violations(&smuggled),
+        ["src/numerics/user.rs:2: crate::numerics::door::Mesh (numerics may not import hw)"]
+    );
+}
+
+#[test]
+fn paths_lead_to_the_file_that_defines_the_item() {
+    let tree = planted(&[
+        ("lib.rs", "pub mod n;\n"),
+        (
+            "n/mod.rs",
+            "pub mod d;\npub mod f;\n\npub use f::{Format, FP32 as F32};\n\npub struct Here;\n",
+        ),
+        (
+            "n/d/mod.rs",
+            "mod stage;\npub mod step;\npub use stage::*;\n\npub fn dot() {\n    step::walk();\n}\n",
+        ),
+        ("n/d/stage.rs", "pub struct Stage;\n"),
+        (
+            "n/d/step.rs",
+            "use crate::n::d;\nuse super::super::F32;\n\npub fn walk() {}\n\nfn s() -> d::Stage {\n    d::dot()\n}\n",
+        ),
+        ("n/f.rs", "pub struct Format;\npub const FP32: Format = Format;\n"),
+    ]);
+    let graph = tree.graph();
+    // A re-export (`pub use f::Format`), a renamed one (`FP32 as F32`) and a glob
+    // (`pub use stage::*`) lead to the defining file.
+    let r = |from: &str, p: &[&str]| {
+        let p: Vec<String> = p.iter().map(|s| s.to_string()).collect();
+        tree.resolve(&path(from), &p)
+    };
+    assert_eq!(r("n", &["Format"]).home, path("n::f"));
+    assert_eq!(r("n", &["F32"]).home, path("n::f"));
+    assert_eq!(r("n::d", &["Stage"]).home, path("n::d::stage"));
+    assert_eq!(r("n::d", &["Stage"]).named, path("n::d"));
+    assert_eq!(r("n", &["Here"]).home, path("n"));
+    // step takes Stage through the alias `d` (from stage.rs), F32 through its grandparent
+    // (from f.rs), and `d::dot`, defined in its parent's own file, which calls step: a circle.
+    let step = &graph[&path("n::d::step")];
+    let want: BTreeSet<ModPath> = [path("n::d::stage"), path("n::f"), path("n::d")].into();
+    assert_eq!(step, &want);
+    assert_eq!(
+        circles(&graph, |_| true),
+        [vec![path("n::d"), path("n::d::step"), path("n::d")]]
+    );
+    // A parent imports the child it calls (`step::walk()`), not the one it only declares
+    // and re-exports (`pub use stage::*`).
+    assert_eq!(graph[&path("n::d")], [path("n::d::step")].into());
+    assert!(graph[&path("n")].is_empty(), "{:?}", graph[&path("n")]);
+}
+
+#[test]
+fn the_reader_skips_comments_strings_and_tests() {
+    let code = source::clean(
+        "use a; // crate::x\nlet s = \"crate::y\"; let c = '\"';\n#[cfg(test)]\nuse crate::z;\n",
+    );
+    assert_eq!(code, ["use a; ", "let s = \"\"; let c = ' ';"]);
+    let uses = source::expand_use("crate::a::{b::{C, D as E}, f::*, self}");
+    let shown: Vec<String> = uses
+        .iter()
+        .map(|(p, b)| format!("{}={}", p.join("::"), b.clone().unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "crate::a::b::C=C",
+            "crate::a::b::D=E",
+            "crate::a::f::*=",
+            "crate::a=a"
+        ]
+    );
 }
