@@ -10,7 +10,7 @@
 //! ties to even. An FP16 product (at most 65504^2 < 2^32) cannot push a finite FP32 sum past
 //! the largest finite value: the `overflow` set checks that such sums stay at +-FLT_MAX.
 
-use crate::gemm::dispatch::{run, Problem};
+use crate::dispatch::{run, Problem};
 use crate::gemm::Gemm;
 use crate::hw::CoreConfig;
 use crate::io::golden::{write_golden, Origin};

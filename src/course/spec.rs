@@ -14,7 +14,7 @@
 //! `mac_mesh`, tests with `cycles`). Test names are unique, of letters, digits, `_` and `-`.
 
 use crate::course::{directed, mac_golden};
-use crate::gemm::dispatch::{run, Problem};
+use crate::dispatch::{run, Problem};
 use crate::gemm::Gemm;
 use crate::hw::CoreConfig;
 use crate::io::golden::{write_golden, Origin};

@@ -1,20 +1,18 @@
 //! A block-scaled GEMM as the front doors take it (`tcrtl gemm --format mxfp8e4m3 ...` and the
 //! Python package's `tcrtl.gemm(..., fmt="mxfp8e4m3", a_scales=..., b_scales=...)`): the
 //! options MX refuses, the block formats and tensor scales, the width, and the element and
-//! scale codes, checked here in one place with the command line's one-line messages; and the
-//! check of D that `--check` runs (the independent `verify::mx_ref` and the functional
-//! `mx_dot` in `fused` mode, both in the core's dataflow's order).
+//! scale codes, checked here in one place with the command line's one-line messages. The
+//! check of D that `--check` runs is `crate::io::mx_check` (it calls `verify`, a layer above
+//! this one); [`check_fused`] and [`check_reference`] are doors to it at their former paths.
 //!
 //! An error about one of the four arrays names it ([`MxInputError::operand`]): the command line
 //! prefixes that array's file, the Python package its argument.
 
 use super::mx::MxGemm;
 use super::problem::check_size;
-use crate::gemm::dispatch::Problem;
-use crate::hw::{CoreConfig, Dataflow, MxSpec};
+use crate::hw::{CoreConfig, MxSpec};
 use crate::numerics::dot::AccMode;
 use crate::numerics::mx::BlockFormat;
-use crate::verify::Check;
 
 /// One of the four arrays of a block-scaled problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -369,31 +367,4 @@ impl MxInput {
     }
 }
 
-/// What the check of a block-scaled D compares it with, by dataflow.
-pub fn check_reference(g: &MxGemm) -> &'static str {
-    match g.cfg.dataflow() {
-        Dataflow::Os => "verify::mx_ref and mx_dot fused",
-        Dataflow::Ws => "verify::mx_ref and mx_dot fused, in the ws order",
-    }
-}
-
-/// The check of `tcrtl gemm --check` on a block-scaled D: the elements that differ from the
-/// independent `verify::mx_ref` or from the functional `mx_dot` in `fused` mode (both in the
-/// core's dataflow's order).
-pub fn check_fused(g: &MxGemm, d: &[u32]) -> Result<Check, String> {
-    let functional = g.functional().map_err(|e| e.to_string())?;
-    let independent = crate::verify::check(Problem::Mx(g), None, d)?
-        .ok_or("no independent reference for this block-scaled problem")?;
-    let mut bad = vec![false; d.len()];
-    for &i in &independent.mismatches {
-        if let Some(b) = bad.get_mut(i) {
-            *b = true;
-        }
-    }
-    Ok(Check {
-        reference: check_reference(g),
-        mismatches: (0..d.len())
-            .filter(|&i| functional.get(i).is_none_or(|f| f.bits as u32 != d[i]) || bad[i])
-            .collect(),
-    })
-}
+pub use crate::io::mx_check::{check_fused, check_reference};

@@ -4,13 +4,16 @@
 
 pub mod arith;
 pub mod atomic;
-pub mod bounded;
 pub mod golden;
 pub mod memh;
+pub mod mx_check;
 pub mod npy;
 pub mod npy_header;
 pub mod output;
 pub mod values;
 
+/// Bounded reads of input files: `crate::rtl::bounded`, beside the output file, so that the
+/// layers below `io` that read a file (`verify`'s measurement loader) share it.
+pub use crate::rtl::bounded;
 pub use atomic::AtomicFile;
 pub use output::{OutputFile, OutputPlan};

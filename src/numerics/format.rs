@@ -366,14 +366,6 @@ impl Format {
             && self.is_nan(bits)
             && bits & (1u64 << (self.frac_bits - 1)) == 0
     }
-
-    /// [`Format::is_signaling_nan`] for an already unpacked operand.
-    #[inline]
-    pub const fn is_signaling_nan_class(&self, u: &crate::numerics::unpack::Unpacked) -> bool {
-        matches!(self.non_finite, NonFinite::Ieee)
-            && matches!(u.class, Class::Nan)
-            && u.sig & (1u64 << (self.frac_bits - 1)) == 0
-    }
 }
 
 impl std::fmt::Display for Format {

@@ -1,7 +1,7 @@
 //! Stage 1 of every unit: unpack an encoding into sign, unbiased exponent and integer
 //! significand (hidden bit made explicit).
 
-use super::format::{Class, Format};
+use super::format::{Class, Format, NonFinite};
 
 /// An unpacked operand. For finite values the magnitude is
 /// `sig * 2^(exp - frac_bits)`: `sig` carries the hidden bit for normals and none for
@@ -62,5 +62,17 @@ impl Unpacked {
     /// magnitude is `sig * 2^lsb_exp()`.
     pub const fn lsb_exp(&self) -> i32 {
         self.exp - self.frac_bits as i32
+    }
+}
+
+/// The test on an unpacked operand, here beside [`Unpacked`] (the format's file knows nothing
+/// of unpacking).
+impl Format {
+    /// [`Format::is_signaling_nan`] for an already unpacked operand.
+    #[inline]
+    pub const fn is_signaling_nan_class(&self, u: &Unpacked) -> bool {
+        matches!(self.non_finite, NonFinite::Ieee)
+            && matches!(u.class, Class::Nan)
+            && u.sig & (1u64 << (self.frac_bits - 1)) == 0
     }
 }

@@ -5,7 +5,6 @@
 use std::borrow::Cow;
 
 use super::error::Result;
-use super::module::{Module, Visitor};
 use super::reg::Reg;
 use super::value::Value;
 use super::wire::Wire;
@@ -40,7 +39,7 @@ use super::wire::Wire;
 /// They appear in a scope named after the memory, inside its owner's scope.
 #[derive(Debug, Clone)]
 pub struct Mem<T: Value> {
-    name: Cow<'static, str>,
+    pub(in crate::rtl) name: Cow<'static, str>,
     words: Vec<T>,
     width: u32,
     /// Posted bursts of this cycle: (address, offset into `pend_data`, length).
@@ -49,14 +48,16 @@ pub struct Mem<T: Value> {
     /// A pending synchronous read (address, length).
     pend_read: Option<(usize, usize)>,
     rdata_q: Vec<T>,
-    we: Wire<bool>,
-    waddr: Wire<u32>,
-    wlen: Wire<u16>,
-    wdata: Wire<T>,
-    re: Wire<bool>,
-    raddr: Wire<u32>,
-    rlen: Wire<u16>,
-    rdata: Reg<T>,
+    // The name and the port signals are the engine's to visit (`impl Module for Mem` in
+    // module.rs, beside the visitor that has a pass for memories).
+    pub(in crate::rtl) we: Wire<bool>,
+    pub(in crate::rtl) waddr: Wire<u32>,
+    pub(in crate::rtl) wlen: Wire<u16>,
+    pub(in crate::rtl) wdata: Wire<T>,
+    pub(in crate::rtl) re: Wire<bool>,
+    pub(in crate::rtl) raddr: Wire<u32>,
+    pub(in crate::rtl) rlen: Wire<u16>,
+    pub(in crate::rtl) rdata: Reg<T>,
 }
 
 impl<T: Value> Mem<T> {
@@ -213,21 +214,5 @@ impl<T: Value> Mem<T> {
         self.we.set(false);
         self.re.set(false);
         changed
-    }
-}
-
-impl<T: Value> Module for Mem<T> {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn visit<V: Visitor>(&mut self, v: &mut V) {
-        v.wire(&mut self.we);
-        v.wire(&mut self.waddr);
-        v.wire(&mut self.wlen);
-        v.wire(&mut self.wdata);
-        v.wire(&mut self.re);
-        v.wire(&mut self.raddr);
-        v.wire(&mut self.rlen);
-        v.reg(&mut self.rdata);
     }
 }

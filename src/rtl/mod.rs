@@ -76,6 +76,7 @@
 //! the `top` scope. See `docs/waves.md` and `docs/architecture.md`.
 
 mod bank;
+pub mod bounded;
 mod bundle;
 mod delay;
 pub mod demo;
@@ -99,12 +100,12 @@ pub use bundle::{pack_field, Bundle};
 pub use delay::DelayLines;
 pub use error::{Result, RtlError};
 pub use mem::Mem;
-pub use module::{Design, Link, Module, Visitor};
+pub use module::{Design, Link, Module, SignalKind, Visitor};
 pub use reg::Reg;
 pub use regfile::RegFile;
 pub use signal::{Display, Labels};
 pub use sim::Simulator;
-pub use table::{SignalInfo, SignalKind, SignalValue};
+pub use table::{SignalInfo, SignalValue};
 pub use trace::{
     ActivityReport, Charge, PowerModel, PowerTrace, SignalActivity, TraceConfig, TraceFormat,
     TraceSummary, PERIOD,

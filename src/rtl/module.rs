@@ -348,8 +348,16 @@ impl Visitor for ClockChecked {
     }
 }
 
-/// What kind of signal a cold pass is shown.
-pub(in crate::rtl) use super::table::SignalKind;
+/// What kind of signal a table entry is, and a cold pass is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignalKind {
+    /// A register's `q` output.
+    Reg,
+    /// A named combinational wire.
+    Wire,
+    /// A testbench-driven input.
+    Input,
+}
 
 /// One register, wire or input as a cold pass sees it: through one object-safe interface, so
 /// that every cold pass (elaboration, observation, peeks, the settle check) shares a single
@@ -583,4 +591,22 @@ impl Visitor for Cold<'_> {
         self.0.signal(SignalKind::Reg, &mut view);
     }
     fn delay<E: Copy + 'static>(&mut self, _dl: &mut DelayLines<E>) {}
+}
+
+/// A memory array is a module: its port signals, in a nested scope named after it (the
+/// engine's passes reach it through [`Visitor::mem`]).
+impl<T: Value> Module for Mem<T> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        v.wire(&mut self.we);
+        v.wire(&mut self.waddr);
+        v.wire(&mut self.wlen);
+        v.wire(&mut self.wdata);
+        v.wire(&mut self.re);
+        v.wire(&mut self.raddr);
+        v.wire(&mut self.rlen);
+        v.reg(&mut self.rdata);
+    }
 }

@@ -4,20 +4,11 @@
 use std::sync::Arc;
 
 use super::error::{Result, RtlError};
+/// What kind of signal a table entry is (defined beside the cold passes that are shown it).
+pub use super::module::SignalKind;
 use super::module::{Cold, ColdPass, Module, SignalAccess};
 use super::signal::{Display, Labels};
 use super::value::{push_bits, Value};
-
-/// What kind of signal a table entry is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SignalKind {
-    /// A register's `q` output.
-    Reg,
-    /// A named combinational wire.
-    Wire,
-    /// A testbench-driven input.
-    Input,
-}
 
 /// One signal of the design.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -18,7 +18,6 @@ use crate::gemm::problem::random_operand;
 use crate::gemm::rng::SplitMix64;
 use crate::gemm::{CoreConfig, Gemm, GemmOutput};
 use crate::numerics::flags::Flags;
-use crate::verify::sparse::SparseOperands;
 
 /// A checked sparse GEMM: `a` is the compressed `m x k` A, `b` is `k x n` (dense K), `c` is
 /// `m x n` in the accumulator format (`cfg.acc`: FP32 or FP16 bits).
@@ -63,23 +62,6 @@ pub fn check_b_bus(cfg: &CoreConfig) -> Result<(), SparseError> {
 }
 
 impl SparseGemm {
-    /// The problem as the independent reference ([`crate::verify::sparse`]) takes it: raw
-    /// kept values, metadata nibbles, B and C, nothing derived by the code under test.
-    pub fn reference_operands(&self) -> SparseOperands<'_> {
-        SparseOperands {
-            m: self.m,
-            n: self.n,
-            k: self.k,
-            fmt_a: self.cfg.fmt_a,
-            fmt_b: self.cfg.fmt_b,
-            acc: self.cfg.acc,
-            values: self.a.values(),
-            meta: self.a.meta(),
-            b: &self.b,
-            c: &self.c,
-        }
-    }
-
     /// Checks and builds a sparse problem from a compressed A (its shape gives `m` and `k`).
     pub fn new(
         cfg: CoreConfig,

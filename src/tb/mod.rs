@@ -15,8 +15,8 @@ pub mod sparse;
 /// Helpers of the TMA testbenches.
 pub mod tma;
 
+use crate::dispatch::{self, GemmRun, Problem};
 use crate::energy::{EnergyReport, Tech};
-use crate::gemm::{self, dispatch, GemmRun, Problem};
 use crate::hw::{CoreConfig, MemPortConfig};
 use crate::rtl::TraceConfig;
 use std::path::{Path, PathBuf};
@@ -130,14 +130,14 @@ impl Bench {
         let (done, report) = if narrowed {
             let done = dispatch::run(problem, memory, trace).map_err(|e| e.to_string())?;
             let (counted, report) =
-                gemm::energy::run(problem, memory, None, &req.tech, req.clock_ghz)
+                dispatch::energy::run(problem, memory, None, &req.tech, req.clock_ghz)
                     .map_err(|e| e.to_string())?;
             if counted.run.out != done.run.out || counted.run.cycles != done.run.cycles {
                 return Err("the counted re-run of a traced GEMM differs from it".into());
             }
             (done, report)
         } else {
-            gemm::energy::run(problem, memory, trace, &req.tech, req.clock_ghz)
+            dispatch::energy::run(problem, memory, trace, &req.tech, req.clock_ghz)
                 .map_err(|e| e.to_string())?
         };
         self.energy_reports.push(report);
@@ -354,9 +354,9 @@ pub fn run_one_opts(tb: &Testbench, waves_dir: &Path, opts: &RunOptions) -> Repo
 /// clocked core and checking every element against the independent reference.
 pub mod util {
     use super::Bench;
+    use crate::dispatch::Problem;
     use crate::gemm::ClockedRun;
     use crate::gemm::Gemm;
-    use crate::gemm::Problem;
     use crate::hw::PIPELINE_LATENCY;
     use crate::numerics::dot::{AccMode, Preset};
     use crate::numerics::format::Format;

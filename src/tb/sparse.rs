@@ -5,8 +5,9 @@
 //! `ceil(K / w)`, so the first tile's latency is `T + R + C - 2 + L`.
 
 use super::Bench;
+use crate::dispatch::Problem;
 use crate::gemm::clocked::CoreRun;
-use crate::gemm::{CoreConfig, Problem};
+use crate::gemm::CoreConfig;
 use crate::hw::PIPELINE_LATENCY;
 use crate::numerics::dot::AccMode;
 use crate::sparse::{Compressed, SparseGemm};

@@ -11,7 +11,7 @@
 use super::gemm_ref::{mismatches, Reference};
 use super::mx_ref;
 use super::sparse::{sparse_reference, SparseRef};
-use crate::gemm::dispatch::Problem;
+use crate::dispatch::Problem;
 use crate::hw::Dataflow;
 use crate::numerics::dot::{AccMode, Preset};
 use crate::sparse::SparseGemm;

@@ -83,9 +83,9 @@ fn find(dir: &Path, prefix: &str, suffix: &str) -> Result<PathBuf, String> {
 /// The data lines of `path`, at most `limit`: line `i + 1` of the file is entry `i`. Blank
 /// lines are allowed only at the end (anywhere else they would shift the rows).
 fn read_lines(path: &Path, limit: Option<usize>) -> Result<Vec<String>, String> {
-    let text = crate::io::bounded::read_text_bounded(
+    let text = crate::rtl::bounded::read_text_bounded(
         path,
-        crate::io::bounded::MAX_TEXT_BYTES,
+        crate::rtl::bounded::MAX_TEXT_BYTES,
         "a measurement file",
     )
     .map_err(|e| format!("cannot read {}: {e}", path.display()))?;

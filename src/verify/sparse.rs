@@ -6,6 +6,7 @@
 
 use super::exact::{exact_dot_acc, fused_dot_acc, ieee_dot_acc};
 use crate::numerics::format::Format;
+use crate::sparse::SparseGemm;
 
 /// Which chaining of exact sums the reference applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +47,26 @@ pub struct SparseOperands<'a> {
     pub b: &'a [u64],
     /// C, `m x n`.
     pub c: &'a [u32],
+}
+
+/// Built here, in the reference's layer: `sparse` knows nothing of `verify`.
+impl SparseGemm {
+    /// The problem as the independent reference ([`crate::verify::sparse`]) takes it: raw
+    /// kept values, metadata nibbles, B and C, nothing derived by the code under test.
+    pub fn reference_operands(&self) -> SparseOperands<'_> {
+        SparseOperands {
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            fmt_a: self.cfg.fmt_a,
+            fmt_b: self.cfg.fmt_b,
+            acc: self.cfg.acc,
+            values: self.a.values(),
+            meta: self.a.meta(),
+            b: &self.b,
+            c: &self.c,
+        }
+    }
 }
 
 /// `D` (`m x n` bits of the accumulator format) over the kept values only.

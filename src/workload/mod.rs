@@ -21,7 +21,7 @@ pub use run::{
 pub use shard::Shard;
 pub use topology::{parse, ConvLayer, Layer, LayerKind, Topology, TopologyError, TopologyFormat};
 
-use crate::gemm::dispatch::Problem;
+use crate::dispatch::Problem;
 use crate::gemm::rng::SplitMix64;
 use crate::gemm::Gemm;
 use crate::hw::Dataflow;

@@ -19,7 +19,7 @@ use crate::energy::EnergyReport;
 use crate::gemm::MemRun;
 use crate::hw::memory::MemParams;
 use crate::hw::{Dataflow, Traffic};
-use crate::io::bounded::{read_text_bounded, MAX_TEXT_BYTES};
+use crate::rtl::bounded::{read_text_bounded, MAX_TEXT_BYTES};
 
 /// The folder of a row split's parts of D beside a shard's report.
 pub const PARTS_DIR: &str = "parts";

@@ -6,9 +6,9 @@
 //! `c_ready(t)` once every word is there; the window that loads C reads the rows from the
 //! bank, and a bank is refilled only after its window has read it (`c_used`).
 
+use super::config::MAX_REQUEST_LANES;
 use super::host::le_word;
 use super::layout::MemLayout;
-use super::MAX_REQUEST_LANES;
 use crate::hw::config::CoreConfig;
 use crate::hw::memory::SmemLane;
 use crate::rtl::{Display, Module, Reg, Result as RtlResult, Visitor, Wide};

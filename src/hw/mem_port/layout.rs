@@ -4,7 +4,7 @@
 //! chunk's load plan (the boxes it loads, in order). The dense, 2:4 sparse and block-scaled
 //! problems differ only here, in [`OperandLayout`]; the blocks of the port ask the layout.
 
-use super::{MemPortConfig, MAX_REQUEST_LANES, MAX_STAGES, MAX_TILE_SLOTS};
+use super::config::{MemPortConfig, MAX_REQUEST_LANES, MAX_STAGES, MAX_TILE_SLOTS};
 use crate::hw::config::CoreConfig;
 use crate::hw::memory::{ElemType, SmemLane, Swizzle, TensorMap, TmaCmd, TmaOp};
 use crate::hw::pe::sparse_b_lanes;

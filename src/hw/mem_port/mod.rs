@@ -75,6 +75,7 @@
 
 pub mod arbiter;
 pub mod c_fetch;
+mod config;
 pub mod consumer;
 pub mod d_store;
 pub(crate) mod host;
@@ -83,6 +84,7 @@ pub mod producer;
 
 pub use arbiter::{TmaArbiter, TmaKind, TmaRequest};
 pub use c_fetch::CFetch;
+pub use config::{MemPortConfig, MAX_STAGES, MAX_TILE_SLOTS};
 pub use consumer::{Consumer, PortExtras};
 pub use d_store::DStore;
 pub use layout::{LoadPart, LoadPlan, MemLayout, OperandLayout, SPARSE_KC};
@@ -93,7 +95,7 @@ use super::config::MxSpec;
 use super::extras::{BlockScales, EdgeExtras, SparseSelects};
 use super::feeder::check_dense_problem;
 use super::memory::{
-    MbarOp, MbarOpKind, MemCounters, MemIn, MemParams, MemorySystem, SmemLane, SmemWriteLane,
+    MbarOp, MbarOpKind, MemCounters, MemIn, MemorySystem, SmemLane, SmemWriteLane,
 };
 use super::mx_feeder::check_mx_problem;
 use super::port::{OperandPort, PortIo, StepOperands};
@@ -101,51 +103,9 @@ use super::schedule::Schedule;
 use super::sparse_feeder::check_sparse_problem;
 use super::HwError;
 use crate::rtl::{Module, Reg, Visitor, Wire};
+use config::MAX_REQUEST_LANES;
 use host::{container_shift, host_rows};
 use producer::ProducerIn;
-
-/// Most lanes in one shared-memory request.
-const MAX_REQUEST_LANES: usize = 32;
-/// Most C slots (and D slots) in shared memory.
-pub const MAX_TILE_SLOTS: usize = 16;
-/// Most operand stages (mbarriers left beside the C slots).
-pub const MAX_STAGES: usize = 48;
-
-/// How the memory-fed port is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemPortConfig {
-    /// The memory system's timing and sizes.
-    pub params: MemParams,
-    /// Operand stages in flight `S` (0: chosen to cover the latency, see
-    /// [`MemPortConfig::auto_stages`]).
-    pub stages: usize,
-    /// Swizzle the operand tiles in shared memory (128B for 128-byte rows); off shows the bank
-    /// conflicts an unswizzled layout costs.
-    pub swizzle: bool,
-}
-
-impl Default for MemPortConfig {
-    fn default() -> Self {
-        Self {
-            params: MemParams::default(),
-            stages: 0,
-            swizzle: true,
-        }
-    }
-}
-
-impl MemPortConfig {
-    /// The stage count that covers the latency: one chunk's loads take `latency` plus their
-    /// bytes over the bandwidth, the consumer eats a chunk in `chunk_cycles`; two more stages
-    /// absorb the jitter of issue. Clamped to 2..=[`MAX_STAGES`].
-    pub fn auto_stages(&self, chunk_bytes: u32, chunk_cycles: u32) -> usize {
-        let p = &self.params;
-        let bw = p.bytes_per_cycle.min(p.request_bytes).max(1);
-        let fill = u64::from(p.latency) + u64::from(chunk_bytes.div_ceil(bw));
-        let s = fill.div_ceil(u64::from(chunk_cycles.max(1))) as usize + 2;
-        s.clamp(2, MAX_STAGES)
-    }
-}
 
 /// The memory-fed operand port (see the module documentation), serving extras `X`: `()`
 /// for a dense problem, [`SparseSelects`] for a 2:4 sparse one, [`BlockScales`] for a

@@ -5,7 +5,8 @@
 //! its own operands and the flag counts are integer sums, so the results and counts are the
 //! same whatever the thread count.
 
-use super::mode::{AccMode, DotError, MAX_LANES};
+use super::mode::{AccMode, DotError};
+use super::stage::MAX_LANES;
 use super::{dot_acc, dot_step_w_acc, fused};
 use crate::numerics::convert::tf32_from_container;
 use crate::numerics::flags::{Flags, RoundingMode};

@@ -20,8 +20,7 @@
 //! zero keeps its sign. Everything works on integer fields; no host float computes a result.
 
 use super::mode::{BlockRule, NvidiaParams};
-use super::nvidia::align_term;
-use super::step::{MultiplyStage, StepRecord};
+use super::stage::{align_term, MultiplyStage, StepRecord, MAX_LANES};
 use super::wide::WideAcc;
 use crate::numerics::add::add;
 use crate::numerics::flags::{Flags, RoundingMode};
@@ -191,7 +190,7 @@ fn pairwise_ftz<const W: usize>(params: &NvidiaParams, m: &MultiplyStage<W>, c: 
         return StepRecord::special(bits, Flags::NONE);
     }
     let n = params.block.max(m.lanes).next_power_of_two();
-    let mut terms = [0u32; super::mode::MAX_LANES];
+    let mut terms = [0u32; MAX_LANES];
     for (t, p) in terms.iter_mut().zip(m.valid()) {
         if p.class == ProductClass::Finite && top_exp(p) >= FP32_EMIN {
             let x = Unrounded {

@@ -10,9 +10,9 @@
 
 use super::fused::{self, FusedAlign, FusedSum};
 use super::ieee::{self, FmaStage};
-use super::mode::{AccMode, BlockRule, DotError, NvidiaParams, MAX_LANES};
+use super::mode::{AccMode, BlockRule, DotError, NvidiaParams};
 use super::nvidia::{self, BlockAlign, BlockSum};
-use super::step::{stage_multiply, stage_special_acc, MultiplyStage, SpecialStage};
+use super::stage::{stage_multiply, stage_special_acc, MultiplyStage, SpecialStage, MAX_LANES};
 use super::{dot_acc, dot_step_acc, DotResult};
 use crate::numerics::add::{add, AddResult};
 use crate::numerics::flags::{Flags, RoundingMode};

@@ -3,7 +3,7 @@
 //! leading-one detection), normalise-round (the shared [`round_pack`]). The `_rm` entry
 //! points round in any IEEE direction ([`RoundingMode`]); the plain ones to nearest even.
 
-use super::step::{stage_special_acc, MultiplyStage, StepRecord};
+use super::stage::{stage_special_acc, MultiplyStage, StepRecord};
 use super::wide::{WideAcc, WIDE_LSB_EXP};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::{Class, Format, FP32};
@@ -211,7 +211,7 @@ pub fn exact_all_acc(
     rm: RoundingMode,
     acc: Format,
 ) -> StepRecord {
-    use super::step::stage_multiply;
+    use super::stage::stage_multiply;
     // Specials over all K at once (32 lanes of multipliers at a time): any NaN gives NaN;
     // +Inf with -Inf anywhere gives an invalid NaN unless a NaN decides the result.
     let cu = unpack(acc, c as u64);

@@ -3,7 +3,7 @@
 //! exact product, then the shared [`round_pack`]. The `_rm` entry points take any IEEE
 //! rounding direction ([`RoundingMode`]); the plain ones round to nearest even.
 
-use super::step::{MultiplyStage, StepRecord};
+use super::stage::{MultiplyStage, StepRecord};
 use crate::numerics::add::{add_terms, exact_zero_sign, AddTrace, Term};
 use crate::numerics::flags::{Flags, RoundingMode};
 use crate::numerics::format::{Class, Format, FP32};

@@ -17,6 +17,7 @@
 //! - `nvidia`: [`nvidia::stage_align`] (`max_exp`, `align_shift`, `dropped`) ->
 //!   [`nvidia::stage_add`] -> [`nvidia::stage_normalize_round`].
 //!
+//! The stages every mode shares are in [`stage`]; [`step`] dispatches a step to its mode.
 //! [`dot_step`] composes them for one step; [`dot`] applies the whole-K contract;
 //! [`dot_batch`] computes many rows in parallel.
 
@@ -30,6 +31,7 @@ pub mod ieee;
 pub mod mode;
 pub mod nvidia;
 pub mod promote;
+pub mod stage;
 pub mod step;
 pub mod wide;
 pub mod ws;
@@ -38,12 +40,15 @@ pub use batch::{
     dot_batch, dot_batch_acc, dot_batch_rows_acc, BatchResult, FlagCounts, RowsResult,
 };
 pub use gpu::{Gpu, GpuError, GpuRule, Instr, Row as GpuRow, ROWS as GPU_ROWS};
-pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset, MAX_LANES};
+pub use mode::{AccMode, BlockRule, DotError, NvidiaParams, Preset};
 pub use promote::{dot_batch_promoted, dot_promoted, PromoteError};
+pub use stage::{
+    stage_multiply, stage_special, stage_special_acc, MultiplyStage, SpecialStage, StepRecord,
+    StepResult, FP32_NAN, MAX_LANES,
+};
 pub use step::{
     dot_step, dot_step_acc, dot_step_rm, dot_step_w, dot_step_w_acc, dot_step_w_rm,
-    stage_accumulate, stage_accumulate_acc, stage_multiply, stage_special, stage_special_acc,
-    MultiplyStage, SpecialStage, StepRecord, StepResult, FP32_NAN,
+    stage_accumulate, stage_accumulate_acc,
 };
 pub use wide::WideAcc;
 

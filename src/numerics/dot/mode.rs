@@ -4,8 +4,8 @@ use crate::numerics::flags::RoundingMode;
 use crate::numerics::format::{Format, ACC_FORMATS, BF16, E4M3, E5M2, FP16, FP32, TF32};
 pub use crate::numerics::int::IntMode;
 
-/// The largest number of products one dot-product step takes (`w` or the block size `n`).
-pub const MAX_LANES: usize = 32;
+/// The largest number of products one dot-product step takes, also at its former path.
+pub use super::stage::MAX_LANES;
 
 /// How a dot-product unit accumulates its products into the FP32 accumulator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -24,9 +24,11 @@
 //! final truncation did; `overflow`/`underflow` from the final rounding.
 
 use super::cdna;
-use super::mode::MAX_LANES;
 use super::mode::{BlockRule, NvidiaParams};
-use super::step::{stage_special_acc, stage_special_of, MultiplyStage, StepRecord, NO_PRODUCT};
+use super::stage::{
+    align_term, stage_special_acc, stage_special_of, MultiplyStage, StepRecord, MAX_LANES,
+    NO_PRODUCT,
+};
 use super::wide::WideAcc;
 use crate::numerics::add::add;
 use crate::numerics::flags::{Flags, RoundingMode};
@@ -54,18 +56,6 @@ pub struct BlockAlign<const W: usize> {
     pub dropped: bool,
     /// True if at least one term (nonzero product or `c`) takes part.
     pub any_term: bool,
-}
-
-/// Truncates `sig * 2^lsb_exp` to the grid `2^grid_lsb`: returns (shift, value, dropped).
-pub(super) fn align_term(sig: u64, lsb_exp: i32, grid_lsb: i32) -> (i32, u64, bool) {
-    let shift = grid_lsb - lsb_exp;
-    if shift <= 0 {
-        (shift, sig << (-shift) as u32, false)
-    } else if shift >= 64 {
-        (shift, 0, sig != 0)
-    } else {
-        (shift, sig >> shift, sig & ((1u64 << shift) - 1) != 0)
-    }
 }
 
 /// The accumulator `c` as the block FMA's FP32 datapath reads it: unpacked in `acc`, and an

@@ -10,7 +10,7 @@ use fst_writer::{
     FstVarDirection, FstVarType,
 };
 
-use super::{walk_scopes, Decl, ScopeEvent, Sink, SinkError};
+use super::sink::{walk_scopes, Decl, ScopeEvent, Sink, SinkError};
 use crate::rtl::table::SignalKind;
 use crate::rtl::value::BITS8;
 

@@ -10,7 +10,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::Decl;
+use super::sink::Decl;
 use crate::rtl::Display;
 
 /// GTKWave trace flags (`TR_*` of GTKWave's `analyzer.h`), written as `@<hex>` lines.

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::Place;
+use super::sink::Place;
 use crate::rtl::table::SignalInfo;
 
 /// How one design signal charges energy.

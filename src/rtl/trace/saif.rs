@@ -30,7 +30,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write;
 
-use super::{Decl, Place, Sink, SinkError};
+use super::sink::{Decl, Place, Sink, SinkError, PERIOD};
 use crate::rtl::table::SignalKind;
 
 /// Planes of the low bit-sliced counters: counts up to 15, merged every [`MERGE_EVERY`] cycles.
@@ -421,7 +421,7 @@ impl Activity {
     pub fn set_clock(&mut self, cycles: u64) {
         let bit = self.bit_base[0] as usize;
         self.toggles[bit] = (2 * cycles).saturating_sub(1);
-        self.high[bit] = cycles * (super::PERIOD / 2);
+        self.high[bit] = cycles * (PERIOD / 2);
         self.seen[0] = true;
         self.last[self.word_base[0] as usize] = 0;
     }
@@ -437,7 +437,7 @@ impl Activity {
     ) -> ActivityReport {
         let start = self.start.unwrap_or(end_time);
         if self.snap.first.is_some() {
-            self.snap.drain(end_time / super::PERIOD, last);
+            self.snap.drain(end_time / PERIOD, last);
         }
         let signals = decls
             .iter()
@@ -460,7 +460,7 @@ impl Activity {
                         });
                         let toggles: Vec<u64> =
                             bits.clone().map(|(w, b)| self.snap.toggles[w][b]).collect();
-                        let high = bits.map(|(w, b)| self.snap.high_cycles[w][b] * super::PERIOD);
+                        let high = bits.map(|(w, b)| self.snap.high_cycles[w][b] * PERIOD);
                         (toggles.iter().sum(), toggles, high.collect())
                     }
                     None => {

@@ -20,7 +20,7 @@ use std::io::{BufWriter, Write};
 
 use vcd::{IdCode, ScopeType, TimescaleUnit, VarType};
 
-use super::{walk_scopes, Decl, ScopeEvent, Sink, SinkError};
+use super::sink::{walk_scopes, Decl, ScopeEvent, Sink, SinkError};
 use crate::rtl::table::SignalKind;
 use crate::rtl::value::BITS8;
 

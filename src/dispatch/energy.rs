@@ -2,10 +2,10 @@
 //! accumulator are, the memory path's events, and [`run`], a run with its switching activity
 //! counted and estimated. The command line's `--energy` and the energy study call these.
 //!
-//! Like [`super::dispatch`], this file sits above `gemm`'s engines and `sparse`.
+//! Like the dispatch ([`super::run`]), this file sits above `gemm`'s engines and `sparse`.
 
-use super::dispatch::{self, GemmRun, Problem, RunError};
-use super::memory::MemRun;
+use super::{GemmRun, Problem, RunError};
+use crate::gemm::memory::MemRun;
 use std::sync::Arc;
 
 use crate::energy::{
@@ -147,7 +147,7 @@ pub fn counting_only(dataflow: Dataflow) -> TraceConfig {
         .energy_probes()
 }
 
-/// Runs `problem` as [`dispatch::run`] does, with every signal's toggles counted (beside the
+/// Runs `problem` as [`super::run`] does, with every signal's toggles counted (beside the
 /// waveform `trace` asks for, if any: see [`counting_trace`]), and estimates its energy with
 /// `tech` at `clock_ghz`.
 pub fn run(
@@ -158,7 +158,7 @@ pub fn run(
     clock_ghz: f64,
 ) -> Result<(GemmRun, EnergyReport), RunError> {
     let counting = counting_trace(trace, &problem, memory, tech, clock_ghz)?;
-    let done = dispatch::run(problem, memory, Some(&counting))?;
+    let done = super::run(problem, memory, Some(&counting))?;
     let report = estimate(&problem, &done, tech, clock_ghz).ok_or(RunError::NoActivity)?;
     Ok((done, report))
 }

@@ -4,13 +4,19 @@
 //! the engine. The command line, the testbenches and any binding call this one function, so
 //! a mode is dispatched in one place.
 //!
-//! This file sits above both `gemm`'s engines and `sparse` (whose problem type builds on
-//! `gemm`'s): it imports them, and neither imports it.
+//! This layer sits above both `gemm`'s engines and `sparse` (whose problem type builds on
+//! `gemm`'s): it imports them, and neither imports it. Beside the dispatch: a run's energy
+//! ([`energy`]) and the energy study's cases ([`energy_study`]), which run through it. The
+//! former paths under `gemm` (`gemm::run`, `gemm::Problem`, `gemm::dispatch`, `gemm::energy`,
+//! `gemm::energy_study`) are re-exports of these.
 
-use super::clocked::{run_clocked_measured, ClockedRun, CoreRun};
-use super::memory::{run_memory, run_memory_mx, MemRun};
-use super::mx::{run_clocked_mx, MxGemm};
-use super::problem::Gemm;
+pub mod energy;
+pub mod energy_study;
+
+use crate::gemm::clocked::{run_clocked_measured, ClockedRun, CoreRun};
+use crate::gemm::memory::{run_memory, run_memory_mx, MemRun};
+use crate::gemm::mx::{run_clocked_mx, MxGemm};
+use crate::gemm::problem::Gemm;
 use crate::hw::schedule::Schedule;
 use crate::hw::ws::WsSchedule;
 use crate::hw::{Dataflow, HwError, MemPortConfig};

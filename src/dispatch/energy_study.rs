@@ -4,10 +4,10 @@
 //! zeros, 2:4 sparse against the same work dense). Every problem is seeded: the same size and
 //! seed give the same cases.
 
-use super::dispatch::Problem;
-use super::mx::MxGemm;
-use super::problem::{random_operand, Gemm};
-use super::rng::SplitMix64;
+use super::Problem;
+use crate::gemm::mx::MxGemm;
+use crate::gemm::problem::{random_operand, Gemm};
+use crate::gemm::rng::SplitMix64;
 use crate::hw::memory::MemParams;
 use crate::hw::{CoreConfig, MemLayout, MemPortConfig};
 use crate::numerics::dot::AccMode;
