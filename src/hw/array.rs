@@ -20,19 +20,21 @@ pub trait ArrayPe: Module {
     /// What enters a row at the left edge and passes right (A, its control bundle, the
     /// datapath's value beside A).
     type Left: Copy;
-    /// What enters a column at the top edge in a cycle (the column's edge input).
+    /// What enters a column at the top edge and only the top PE takes.
     type Top: Copy;
+    /// The column-wide control every PE of a column sees in the same cycle (a shift or
+    /// weight-load command, with the set it names).
+    type Column: Copy;
     /// What a PE takes from above: the upper PE's [`ArrayPe::down_out`], or in the top row
     /// [`ArrayPe::top_in`] of the column's edge input.
     type Down: Copy;
     /// What leaves to the right (register outputs).
     fn left_out(&self) -> Self::Left;
-    /// What leaves downwards (register outputs), given the column's edge input `top` (a
-    /// column-wide select, such as the accumulator or weight set, reaches every PE of the
-    /// column together).
-    fn down_out(&self, top: &Self::Top) -> Self::Down;
-    /// What the top row takes from the column's edge input.
-    fn top_in(top: &Self::Top) -> Self::Down;
+    /// What leaves downwards (register outputs), given the column's control `column` (its
+    /// set selects which register passes down).
+    fn down_out(&self, column: &Self::Column) -> Self::Down;
+    /// What the top row takes from the column's edge input and control.
+    fn top_in(top: &Self::Top, column: &Self::Column) -> Self::Down;
     /// The combinational phase with the settled inputs from the left and from above;
     /// `SHOWS`: whether the array has a wave-only wire anybody observes.
     fn comb_in<const SHOWS: bool>(&mut self, left: Self::Left, down: Self::Down);
@@ -103,15 +105,20 @@ impl<P: ArrayPe> PeArray<P> {
         &self.pes[(self.rows - 1) * self.cols + c]
     }
 
-    /// The combinational phase: `left(r)` enters row `r` at the left edge, `top(c)` column
-    /// `c` at the top.
+    /// The combinational phase: `left(r)` enters row `r` at the left edge, `top(c)` the top
+    /// PE of column `c`, and `column(c)` is column `c`'s control.
     #[inline]
-    pub fn comb_edges(&mut self, left: impl Fn(usize) -> P::Left, top: impl Fn(usize) -> P::Top) {
+    pub fn comb_edges(
+        &mut self,
+        left: impl Fn(usize) -> P::Left,
+        top: impl Fn(usize) -> P::Top,
+        column: impl Fn(usize) -> P::Column,
+    ) {
         // Whether any PE's wave-only wire is observed, decided once for the whole array.
         if self.shows {
-            self.comb_rows::<true>(left, top);
+            self.comb_rows::<true>(left, top, column);
         } else {
-            self.comb_rows::<false>(left, top);
+            self.comb_rows::<false>(left, top, column);
         }
     }
 
@@ -121,6 +128,7 @@ impl<P: ArrayPe> PeArray<P> {
         &mut self,
         left: impl Fn(usize) -> P::Left,
         top: impl Fn(usize) -> P::Top,
+        column: impl Fn(usize) -> P::Column,
     ) {
         let cols = self.cols;
         // Row by row: the row above (register outputs only) and the row being evaluated, so
@@ -136,8 +144,8 @@ impl<P: ArrayPe> PeArray<P> {
                     Some(pe) => pe.left_out(),
                 };
                 let d = match above.get(c) {
-                    None => P::top_in(&top(c)),
-                    Some(up) => up.down_out(&top(c)),
+                    None => P::top_in(&top(c), &column(c)),
+                    Some(up) => up.down_out(&column(c)),
                 };
                 here[0].comb_in::<SHOWS>(l, d);
             }

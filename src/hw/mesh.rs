@@ -29,7 +29,10 @@ pub type OsArray<const W: usize, D> = PeArray<Pe<W, D>>;
 /// set the column's shift command names.
 impl<const W: usize, D: Datapath<W>> ArrayPe for Pe<W, D> {
     type Left = (Wide<W>, ACtl, D::SideA);
-    type Top = (Wide<W>, bool, D::SideB, ShiftIn);
+    /// B, its valid bit and its side value.
+    type Top = (Wide<W>, bool, D::SideB);
+    /// The column's shift command (its `value` is the C word entering the top PE).
+    type Column = ShiftIn;
     type Down = (Wide<W>, bool, D::SideB, ShiftIn);
 
     #[inline(always)]
@@ -39,18 +42,18 @@ impl<const W: usize, D: Datapath<W>> ArrayPe for Pe<W, D> {
     }
 
     #[inline(always)]
-    fn down_out(&self, top: &Self::Top) -> Self::Down {
+    fn down_out(&self, shift: &ShiftIn) -> Self::Down {
         let (b, v) = self.b_out();
         let shift = ShiftIn {
-            value: self.acc_q(top.3.set),
-            ..top.3
+            value: self.acc_q(shift.set),
+            ..*shift
         };
         (b, v, self.side_out().1, shift)
     }
 
     #[inline(always)]
-    fn top_in(top: &Self::Top) -> Self::Down {
-        *top
+    fn top_in(top: &Self::Top, shift: &ShiftIn) -> Self::Down {
+        (top.0, top.1, top.2, *shift)
     }
 
     #[inline(always)]
@@ -105,7 +108,8 @@ impl<const W: usize, D: Datapath<W>> PeArray<Pe<W, D>> {
     ) {
         self.comb_edges(
             |r| (a_edge[r].0, a_edge[r].1, side_a[r]),
-            |c| (b_edge[c].0, b_edge[c].1, side_b[c], shift[c]),
+            |c| (b_edge[c].0, b_edge[c].1, side_b[c]),
+            |c| shift[c],
         );
     }
 

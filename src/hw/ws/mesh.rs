@@ -19,8 +19,10 @@ use crate::rtl::{Module, Result, Visitor, Wide};
 /// load, whose lanes are the upper PE's weight register of the set the column's load names.
 impl<const W: usize, D: Datapath<W>> ArrayPe for WsPe<W, D> {
     type Left = (Wide<W>, ACtl, D::SideA);
-    /// The column's weight load, and the partial sum entering the top PE (the identity).
-    type Top = (WIn<W>, u32);
+    /// The partial sum entering the top PE (the identity).
+    type Top = u32;
+    /// The column's weight load (its value enters the top PE).
+    type Column = WIn<W>;
     type Down = (u32, WIn<W>);
 
     #[inline(always)]
@@ -30,8 +32,8 @@ impl<const W: usize, D: Datapath<W>> ArrayPe for WsPe<W, D> {
     }
 
     #[inline(always)]
-    fn down_out(&self, top: &Self::Top) -> Self::Down {
-        let wl_top = top.0;
+    fn down_out(&self, wl_top: &WIn<W>) -> Self::Down {
+        let wl_top = *wl_top;
         let (value, valid) = self.weight(wl_top.set);
         let wl = WIn {
             value,
@@ -43,9 +45,9 @@ impl<const W: usize, D: Datapath<W>> ArrayPe for WsPe<W, D> {
     }
 
     #[inline(always)]
-    fn top_in(top: &Self::Top) -> Self::Down {
+    fn top_in(top: &u32, wl_top: &WIn<W>) -> Self::Down {
         // The top PE: the identity, carrying the row its A carries.
-        (top.1, top.0)
+        (*top, *wl_top)
     }
 
     #[inline(always)]
@@ -89,7 +91,8 @@ impl<const W: usize, D: Datapath<W>> PeArray<WsPe<W, D>> {
     ) {
         self.comb_edges(
             |r| (a_edge[r].0, a_edge[r].1, side_edge(r)),
-            |c| (w_edge[c], top),
+            |_| top,
+            |c| w_edge[c],
         );
     }
 

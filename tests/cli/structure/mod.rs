@@ -346,3 +346,38 @@ fn the_reader_skips_comments_strings_and_tests() {
         ]
     );
 }
+
+#[test]
+fn a_child_named_as_the_function_it_exports_is_no_import() {
+    // `pub mod run; pub use run::run;`: the parent declares the child and re-exports its
+    // function of the same name; the child takes an item of the parent. Not a circle: the
+    // parent's code never uses `run`.
+    let door = planted(&[
+        ("lib.rs", "pub mod workload;\n"),
+        (
+            "workload/mod.rs",
+            "pub mod run;\n\npub use run::run;\n\npub fn seed() -> u64 {\n    1\n}\n",
+        ),
+        (
+            "workload/run.rs",
+            "use super::seed;\n\npub fn run() -> u64 {\n    seed()\n}\n",
+        ),
+    ]);
+    assert!(circles_in(&door.graph(), "workload").is_empty());
+    // The parent calling it is: a circle.
+    let called = planted(&[
+        ("lib.rs", "pub mod workload;\n"),
+        (
+            "workload/mod.rs",
+            "pub mod run;\n\npub use run::run;\n\npub fn seed() -> u64 {\n    1\n}\n\npub fn twice() -> u64 {\n    run() + run()\n}\n",
+        ),
+        (
+            "workload/run.rs",
+            "use super::seed;\n\npub fn run() -> u64 {\n    seed()\n}\n",
+        ),
+    ]);
+    assert_eq!(
+        circles_in(&called.graph(), "workload"),
+        ["workload -> workload::run -> workload"]
+    );
+}

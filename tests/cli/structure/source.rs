@@ -393,14 +393,20 @@ fn base_of(root: &Root, context: &ModPath, mut segs: Vec<String>) -> (ModPath, V
     (base, segs)
 }
 
-/// The words (identifiers) of the code outside `use` declarations.
+/// The words (identifiers) of the code outside `use` declarations and child declarations
+/// (`mod run;` names a child, not something the code uses: a module re-exporting a function
+/// of the same name from it, `pub use run::run`, does not use it).
 fn code_words(lines: &[String]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut in_use = false;
     for line in lines {
-        let starts_use = strip_visibility(line.trim_start()).starts_with("use ");
+        let item = strip_visibility(line.trim_start());
+        let starts_use = item.starts_with("use ");
         if starts_use || in_use {
             in_use = !line.contains(';');
+            continue;
+        }
+        if item.starts_with("mod ") && line.trim_end().ends_with(';') {
             continue;
         }
         for w in line.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
