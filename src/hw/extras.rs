@@ -8,8 +8,8 @@
 //! | extras             | supply     | beside A           | beside B      | mesh                |
 //! |--------------------|------------|--------------------|---------------|---------------------|
 //! | `()`               | dense      | -                  | -             | [`DenseMesh`]       |
-//! | [`SparseSelects`]  | 2:4 sparse | selects (`meta`)   | -             | `OsArray<Sparse>`   |
-//! | [`BlockScales`]    | MX         | A's block scale    | B's scale     | `OsArray<MxPath>`   |
+//! | [`SparseSelects`]  | 2:4 sparse | selects (`meta`)   | -             | `PeArray<Sparse>`   |
+//! | [`BlockScales`]    | MX         | A's block scale    | B's scale     | `PeArray<MxPath>`   |
 //!
 //! The type fixes, when the core is built, what it checks in the configuration, which PE
 //! datapath the mesh gets, and the skew stage ([`SideStage`]) that carries the extras from
@@ -21,7 +21,7 @@
 
 use super::config::{CoreConfig, MxSpec};
 use super::core::{check_config, check_mx_config};
-use super::mesh::{DenseMesh, Mesh, OsArray};
+use super::mesh::{DenseMesh, Mesh, PeArray};
 use super::pe::{fp, sparse_b_lanes, MxPath, Sparse};
 use super::skew::Skew;
 use super::HwError;
@@ -246,7 +246,7 @@ impl SideStage<SparseSelects> for MetaStage {
 /// A 2:4 sparse supply: the floating-point datapath behind a B-side select in every PE.
 impl<const W: usize> EdgeExtras<W> for SparseSelects {
     type Spec = ();
-    type Mesh = OsArray<W, Sparse<W>>;
+    type Mesh = PeArray<W, Sparse<W>>;
     type Stage = MetaStage;
 
     fn sized(rows: usize, _cols: usize) -> Self {
@@ -282,7 +282,7 @@ impl<const W: usize> EdgeExtras<W> for SparseSelects {
     }
 
     fn mesh(cfg: &CoreConfig, _spec: &()) -> Result<Self::Mesh, HwError> {
-        Ok(OsArray::new(cfg, || Sparse::new(cfg))?)
+        Ok(PeArray::new(cfg, || Sparse::new(cfg))?)
     }
 
     fn stage(
@@ -360,7 +360,7 @@ impl SideStage<BlockScales> for ScaleStage {
 /// A block-scaled supply: the MX datapath, built for the supply's [`MxSpec`].
 impl<const W: usize> EdgeExtras<W> for BlockScales {
     type Spec = MxSpec;
-    type Mesh = OsArray<W, MxPath>;
+    type Mesh = PeArray<W, MxPath>;
     type Stage = ScaleStage;
 
     fn sized(rows: usize, cols: usize) -> Self {
@@ -384,7 +384,7 @@ impl<const W: usize> EdgeExtras<W> for BlockScales {
     }
 
     fn mesh(cfg: &CoreConfig, spec: &MxSpec) -> Result<Self::Mesh, HwError> {
-        Ok(OsArray::new(cfg, || MxPath::new(cfg, spec))?)
+        Ok(PeArray::new(cfg, || MxPath::new(cfg, spec))?)
     }
 
     fn stage(

@@ -12,7 +12,6 @@
 //! point or integer, chosen once from the mode when the core is built, so the clock loop
 //! branches on it once per cycle, never per PE). [`Mesh`] is what the core asks of any of them.
 
-use super::array::{ArrayPe, PeArray};
 use super::config::CoreConfig;
 use super::pe::{fp, ACtl, Datapath, FpPath, IntPath, Pe, PeIn, PeLinks, ShiftIn};
 use super::HwError;
@@ -20,78 +19,45 @@ use crate::numerics::dot::AccMode;
 use crate::numerics::flags::Flags;
 use crate::rtl::{Module, Result, Visitor, Wide};
 
-/// The output-stationary array of one datapath (see [`PeArray`]).
-pub type OsArray<const W: usize, D> = PeArray<Pe<W, D>>;
-
-/// The output-stationary PE as the array wires it: A (with its control bundle and the
-/// datapath's side value) moves right; B (with its valid bit and side value) moves down, and
-/// beside it the column's shift path, whose word is the upper PE's idle accumulator of the
-/// set the column's shift command names.
-impl<const W: usize, D: Datapath<W>> ArrayPe for Pe<W, D> {
-    type Left = (Wide<W>, ACtl, D::SideA);
-    /// B, its valid bit and its side value.
-    type Top = (Wide<W>, bool, D::SideB);
-    /// The column's shift command (its `value` is the C word entering the top PE).
-    type Column = ShiftIn;
-    type Down = (Wide<W>, bool, D::SideB, ShiftIn);
-
-    #[inline(always)]
-    fn left_out(&self) -> Self::Left {
-        let (a, a_ctl) = self.a_out();
-        (a, a_ctl, self.side_out().0)
-    }
-
-    #[inline(always)]
-    fn down_out(&self, shift: &ShiftIn) -> Self::Down {
-        let (b, v) = self.b_out();
-        let shift = ShiftIn {
-            value: self.acc_q(shift.set),
-            ..*shift
-        };
-        (b, v, self.side_out().1, shift)
-    }
-
-    #[inline(always)]
-    fn top_in(top: &Self::Top, shift: &ShiftIn) -> Self::Down {
-        (top.0, top.1, top.2, *shift)
-    }
-
-    #[inline(always)]
-    fn comb_in<const SHOWS: bool>(&mut self, left: Self::Left, down: Self::Down) {
-        self.comb_as::<SHOWS>(PeIn {
-            a: left.0,
-            a_ctl: left.1,
-            side_a: left.2,
-            b: down.0,
-            b_vld: down.1,
-            side_b: down.2,
-            shift: down.3,
-        });
-    }
-
-    fn shows_any(&self) -> bool {
-        Pe::shows_any(self)
-    }
-
-    fn pe_flags(&self) -> Flags {
-        self.flags()
-    }
-
-    fn pe_hazard(&self) -> bool {
-        self.hazard()
-    }
+/// The PE array of one datapath `D`: `rows x cols` PEs, row-major.
+pub struct PeArray<const W: usize, D: Datapath<W>> {
+    rows: usize,
+    cols: usize,
+    pes: Vec<Pe<W, D>>,
+    /// Some PE's wave-only wire is observed (noted when the engine decides).
+    shows: bool,
 }
 
-impl<const W: usize, D: Datapath<W>> PeArray<Pe<W, D>> {
-    /// An output-stationary array of `cfg.rows() x cfg.cols()` PEs built for `cfg`, each with
-    /// the datapath `path` makes for it.
+impl<const W: usize, D: Datapath<W>> PeArray<W, D> {
+    /// An array of `cfg.rows() x cfg.cols()` PEs built for `cfg`, each with the datapath
+    /// `path` makes for it.
     pub fn new(cfg: &CoreConfig, mut path: impl FnMut() -> Result<D>) -> Result<Self> {
-        let cols = cfg.cols();
-        PeArray::build(cfg, |r, c| {
-            // A moves right and B down through the operand registers.
-            let links = PeLinks::in_array(r, c, cols);
-            Ok(Pe::new(format!("pe_{r}_{c}"), cfg, path()?)?.with_links(links))
+        let (rows, cols) = (cfg.rows(), cfg.cols());
+        let mut pes = Vec::with_capacity(rows * cols);
+        for r in 0..rows {
+            for c in 0..cols {
+                // A moves right and B down through the operand registers.
+                let links = PeLinks::in_array(r, c, cols);
+                pes.push(Pe::new(format!("pe_{r}_{c}"), cfg, path()?)?.with_links(links));
+            }
+        }
+        // A wire outside a simulator is observed.
+        Ok(Self {
+            rows,
+            cols,
+            pes,
+            shows: true,
         })
+    }
+
+    /// The PE at (`row`, `col`).
+    pub fn pe(&self, row: usize, col: usize) -> &Pe<W, D> {
+        &self.pes[row * self.cols + col]
+    }
+
+    /// Every PE, row-major.
+    pub fn pes(&self) -> &[Pe<W, D>] {
+        &self.pes
     }
 
     /// The combinational phase. `a_edge[r]` (with `side_a[r]`) enters row `r` at the left,
@@ -106,18 +72,86 @@ impl<const W: usize, D: Datapath<W>> PeArray<Pe<W, D>> {
         side_b: &[D::SideB],
         shift: &[ShiftIn],
     ) {
-        self.comb_edges(
-            |r| (a_edge[r].0, a_edge[r].1, side_a[r]),
-            |c| (b_edge[c].0, b_edge[c].1, side_b[c]),
-            |c| shift[c],
-        );
+        // Whether any PE's wave-only wire is observed, decided once for the whole array.
+        if self.shows {
+            self.comb_rows::<true>(a_edge, side_a, b_edge, side_b, shift);
+        } else {
+            self.comb_rows::<false>(a_edge, side_a, b_edge, side_b, shift);
+        }
+    }
+
+    /// [`PeArray::comb`] with every PE's [`Pe::comb_as`] of `SHOWS`.
+    #[inline(always)]
+    fn comb_rows<const SHOWS: bool>(
+        &mut self,
+        a_edge: &[(Wide<W>, ACtl)],
+        side_a: &[D::SideA],
+        b_edge: &[(Wide<W>, bool)],
+        side_b: &[D::SideB],
+        shift: &[ShiftIn],
+    ) {
+        let cols = self.cols;
+        // Row by row: the row above (register outputs only) and the row being evaluated, so
+        // each PE finds its upper neighbour at its own column and its left one just before it.
+        let mut above: &[Pe<W, D>] = &[];
+        let mut rest = &mut self.pes[..];
+        for r in 0..self.rows {
+            let (row, below) = std::mem::take(&mut rest).split_at_mut(cols);
+            for c in 0..cols {
+                let (left, here) = row.split_at_mut(c);
+                let (a, a_ctl, xa) = match left.last() {
+                    None => (a_edge[r].0, a_edge[r].1, side_a[r]),
+                    Some(left) => {
+                        let (a, a_ctl) = left.a_out();
+                        (a, a_ctl, left.side_out().0)
+                    }
+                };
+                let (b, b_vld, xb, s) = match above.get(c) {
+                    None => (b_edge[c].0, b_edge[c].1, side_b[c], shift[c]),
+                    Some(up) => {
+                        let (b, v) = up.b_out();
+                        let s = ShiftIn {
+                            value: up.acc_q(shift[c].set),
+                            ..shift[c]
+                        };
+                        (b, v, up.side_out().1, s)
+                    }
+                };
+                here[0].comb_as::<SHOWS>(PeIn {
+                    a,
+                    a_ctl,
+                    side_a: xa,
+                    b,
+                    b_vld,
+                    side_b: xb,
+                    shift: s,
+                });
+            }
+            above = row;
+            rest = below;
+        }
     }
 
     /// The word leaving the bottom of column `c`'s shift path this cycle (the bottom PE's
     /// accumulator of `set`), from register outputs only.
     #[inline]
     pub fn bottom(&self, c: usize, set: bool) -> u32 {
-        self.bottom_pe(c).acc_q(set)
+        self.pes[(self.rows - 1) * self.cols + c].acc_q(set)
+    }
+}
+
+impl<const W: usize, D: Datapath<W>> Module for PeArray<W, D> {
+    fn name(&self) -> &str {
+        "mesh"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        for pe in &mut self.pes {
+            v.child(pe);
+        }
+    }
+    fn observed(&mut self) {
+        // The PEs were told first (each after its own visit).
+        self.shows = self.pes.iter().any(Pe::shows_any);
     }
 }
 
@@ -150,7 +184,7 @@ pub trait Mesh<const W: usize>: Module {
     fn hazard(&self) -> Option<String>;
 }
 
-impl<const W: usize, D: Datapath<W>> Mesh<W> for OsArray<W, D> {
+impl<const W: usize, D: Datapath<W>> Mesh<W> for PeArray<W, D> {
     type SideA = D::SideA;
     type SideB = D::SideB;
 
@@ -167,12 +201,12 @@ impl<const W: usize, D: Datapath<W>> Mesh<W> for OsArray<W, D> {
         side_b: &[D::SideB],
         shift: &[ShiftIn],
     ) {
-        OsArray::comb(self, a_edge, side_a, b_edge, side_b, shift);
+        PeArray::comb(self, a_edge, side_a, b_edge, side_b, shift);
     }
 
     #[inline]
     fn bottom(&self, c: usize, set: bool) -> u32 {
-        OsArray::bottom(self, c, set)
+        PeArray::bottom(self, c, set)
     }
 
     fn done(&self, row: usize, col: usize) -> bool {
@@ -180,11 +214,14 @@ impl<const W: usize, D: Datapath<W>> Mesh<W> for OsArray<W, D> {
     }
 
     fn flags(&self) -> Flags {
-        PeArray::flags(self)
+        self.pes.iter().fold(Flags::NONE, |f, p| f | p.flags())
     }
 
     fn hazard(&self) -> Option<String> {
-        PeArray::hazard(self)
+        self.pes
+            .iter()
+            .find(|p| p.hazard())
+            .map(|p| p.name().to_string())
     }
 }
 
@@ -192,11 +229,11 @@ impl<const W: usize, D: Datapath<W>> Mesh<W> for OsArray<W, D> {
 /// when the core is built.
 pub enum DenseMesh<const W: usize> {
     /// `ieee`, `fused` or `nvidia` floating point.
-    Fp(OsArray<W, FpPath>),
+    Fp(PeArray<W, FpPath>),
     /// The same with the AMD CDNA2 input flush (subnormal A and B read as zero).
-    FpFlush(OsArray<W, FpPath<true>>),
+    FpFlush(PeArray<W, FpPath<true>>),
     /// Integer MMA.
-    Int(OsArray<W, IntPath>),
+    Int(PeArray<W, IntPath>),
 }
 
 /// Applies `$body` to the array of whichever datapath the dense mesh holds.

@@ -53,7 +53,6 @@
 //! ```
 //! `gemm::run_clocked` wraps exactly this loop for any M x N x K.
 
-pub mod array;
 pub mod config;
 pub mod controller;
 pub mod core;

@@ -5,7 +5,6 @@
 //! set (as the output-stationary shift command) reach every PE of the column together.
 
 use super::pe::{WIn, WsPe};
-use crate::hw::array::{ArrayPe, PeArray};
 use crate::hw::config::CoreConfig;
 use crate::hw::config::MxSpec;
 use crate::hw::pe::{fp, ACtl, Datapath, FpPath, IntPath, MxPath, Sparse};
@@ -14,67 +13,29 @@ use crate::numerics::dot::AccMode;
 use crate::numerics::flags::Flags;
 use crate::rtl::{Module, Result, Visitor, Wide};
 
-/// The weight-stationary PE as the array wires it: A (with its control bundle and the
-/// datapath's side value) moves right; the partial sum moves down, and beside it the weight
-/// load, whose lanes are the upper PE's weight register of the set the column's load names.
-impl<const W: usize, D: Datapath<W>> ArrayPe for WsPe<W, D> {
-    type Left = (Wide<W>, ACtl, D::SideA);
-    /// The partial sum entering the top PE (the identity).
-    type Top = u32;
-    /// The column's weight load (its value enters the top PE).
-    type Column = WIn<W>;
-    type Down = (u32, WIn<W>);
-
-    #[inline(always)]
-    fn left_out(&self) -> Self::Left {
-        let (a, ctl) = self.a_out();
-        (a, ctl, self.side_out())
-    }
-
-    #[inline(always)]
-    fn down_out(&self, wl_top: &WIn<W>) -> Self::Down {
-        let wl_top = *wl_top;
-        let (value, valid) = self.weight(wl_top.set);
-        let wl = WIn {
-            value,
-            valid,
-            scale: self.weight_scale(wl_top.set),
-            ..wl_top
-        };
-        (self.psum().0, wl)
-    }
-
-    #[inline(always)]
-    fn top_in(top: &u32, wl_top: &WIn<W>) -> Self::Down {
-        // The top PE: the identity, carrying the row its A carries.
-        (*top, *wl_top)
-    }
-
-    #[inline(always)]
-    fn comb_in<const SHOWS: bool>(&mut self, left: Self::Left, down: Self::Down) {
-        self.comb(left.0, left.1, left.2, down.0, down.1);
-    }
-
-    fn pe_flags(&self) -> Flags {
-        self.flags()
-    }
-
-    fn pe_hazard(&self) -> bool {
-        self.hazard()
-    }
+/// The weight-stationary PE array of one datapath `D`: `rows x cols` PEs, row-major.
+pub struct WsArray<const W: usize, D: Datapath<W>> {
+    rows: usize,
+    cols: usize,
+    pes: Vec<WsPe<W, D>>,
 }
 
-/// The weight-stationary array of one datapath (see [`PeArray`]).
-pub type WsArray<const W: usize, D> = PeArray<WsPe<W, D>>;
+impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
+    /// An array of `cfg.rows() x cfg.cols()` PEs, each with the datapath `path` makes.
+    pub fn new(cfg: &CoreConfig, mut path: impl FnMut() -> Result<D>) -> Result<Self> {
+        let (rows, cols) = (cfg.rows(), cfg.cols());
+        let mut pes = Vec::with_capacity(rows * cols);
+        for r in 0..rows {
+            for c in 0..cols {
+                pes.push(WsPe::new(format!("pe_{r}_{c}"), cfg, path()?)?);
+            }
+        }
+        Ok(Self { rows, cols, pes })
+    }
 
-impl<const W: usize, D: Datapath<W>> PeArray<WsPe<W, D>> {
-    /// A weight-stationary array of `cfg.rows() x cfg.cols()` PEs, each with the datapath
-    /// `path` makes.
-    pub fn weight_stationary(
-        cfg: &CoreConfig,
-        mut path: impl FnMut() -> Result<D>,
-    ) -> Result<Self> {
-        PeArray::build(cfg, |r, c| WsPe::new(format!("pe_{r}_{c}"), cfg, path()?))
+    /// The PE at (`row`, `col`).
+    pub fn pe(&self, row: usize, col: usize) -> &WsPe<W, D> {
+        &self.pes[row * self.cols + col]
     }
 
     /// The combinational phase: `a_edge[r]` enters row `r` at the left, beside it
@@ -89,16 +50,43 @@ impl<const W: usize, D: Datapath<W>> PeArray<WsPe<W, D>> {
         w_edge: &[WIn<W>],
         top: u32,
     ) {
-        self.comb_edges(
-            |r| (a_edge[r].0, a_edge[r].1, side_edge(r)),
-            |_| top,
-            |c| w_edge[c],
-        );
+        let cols = self.cols;
+        let mut above: &[WsPe<W, D>] = &[];
+        let mut rest = &mut self.pes[..];
+        for (r, &a_left) in a_edge[..self.rows].iter().enumerate() {
+            let (row, below) = std::mem::take(&mut rest).split_at_mut(cols);
+            for (c, &wl_top) in w_edge[..cols].iter().enumerate() {
+                let (left, here) = row.split_at_mut(c);
+                let ((a, ctl), side) = match left.last() {
+                    None => (a_left, side_edge(r)),
+                    Some(left) => (left.a_out(), left.side_out()),
+                };
+                let (psum_in, wl) = match above.get(c) {
+                    // The top PE: the identity, carrying the row its A carries.
+                    None => (top, wl_top),
+                    Some(up) => {
+                        let (value, valid) = up.weight(wl_top.set);
+                        (
+                            up.psum().0,
+                            WIn {
+                                value,
+                                valid,
+                                scale: up.weight_scale(wl_top.set),
+                                ..wl_top
+                            },
+                        )
+                    }
+                };
+                here[0].comb(a, ctl, side, psum_in, wl);
+            }
+            above = row;
+            rest = below;
+        }
     }
 
     /// Declares (or not) every PE's energy probes ([`WsPe::set_energy_probes`]).
     pub fn set_energy_probes(&mut self, on: bool) {
-        for pe in self.pes_mut() {
+        for pe in &mut self.pes {
             pe.set_energy_probes(on);
         }
     }
@@ -106,7 +94,31 @@ impl<const W: usize, D: Datapath<W>> PeArray<WsPe<W, D>> {
     /// The partial sum leaving the bottom of column `c` (register outputs).
     #[inline]
     pub fn bottom(&self, c: usize) -> (u32, bool) {
-        self.bottom_pe(c).psum()
+        self.pes[(self.rows - 1) * self.cols + c].psum()
+    }
+
+    /// OR of the IEEE flags every PE raised.
+    pub fn flags(&self) -> Flags {
+        self.pes.iter().fold(Flags::NONE, |f, p| f | p.flags())
+    }
+
+    /// The name of a PE whose weight load hit the set in use, if any.
+    pub fn hazard(&self) -> Option<String> {
+        self.pes
+            .iter()
+            .find(|p| p.hazard())
+            .map(|p| p.name().to_string())
+    }
+}
+
+impl<const W: usize, D: Datapath<W>> Module for WsArray<W, D> {
+    fn name(&self) -> &str {
+        "mesh"
+    }
+    fn visit<V: Visitor>(&mut self, v: &mut V) {
+        for pe in &mut self.pes {
+            v.child(pe);
+        }
     }
 }
 
@@ -154,27 +166,23 @@ impl<const W: usize> WsMesh<W> {
     /// The mesh of a dense core built for `cfg`: the datapath of `cfg.mode`.
     pub fn build(cfg: &CoreConfig) -> std::result::Result<Self, HwError> {
         Ok(match cfg.mode {
-            AccMode::Int(im) => WsMesh::Int(WsArray::weight_stationary(cfg, || IntPath::new(im))?),
+            AccMode::Int(im) => WsMesh::Int(WsArray::new(cfg, || IntPath::new(im))?),
             _ if fp::flushes_inputs(cfg) => {
-                WsMesh::FpFlush(WsArray::weight_stationary(cfg, || FpPath::new(cfg))?)
+                WsMesh::FpFlush(WsArray::new(cfg, || FpPath::new(cfg))?)
             }
-            m if fp::is_fp(&m) => WsMesh::Fp(WsArray::weight_stationary(cfg, || FpPath::new(cfg))?),
+            m if fp::is_fp(&m) => WsMesh::Fp(WsArray::new(cfg, || FpPath::new(cfg))?),
             m => return Err(HwError::Unsupported(format!("a core in {} mode", m.name()))),
         })
     }
 
     /// The mesh of a 2:4 sparse core built for `cfg` (a floating-point mode).
     pub fn build_sparse(cfg: &CoreConfig) -> std::result::Result<Self, HwError> {
-        Ok(WsMesh::Sparse(WsArray::weight_stationary(cfg, || {
-            Sparse::new(cfg)
-        })?))
+        Ok(WsMesh::Sparse(WsArray::new(cfg, || Sparse::new(cfg))?))
     }
 
     /// The mesh of a block-scaled core built for `cfg` and `spec`.
     pub fn build_mx(cfg: &CoreConfig, spec: &MxSpec) -> std::result::Result<Self, HwError> {
-        Ok(WsMesh::Mx(WsArray::weight_stationary(cfg, || {
-            MxPath::new(cfg, spec)
-        })?))
+        Ok(WsMesh::Mx(WsArray::new(cfg, || MxPath::new(cfg, spec))?))
     }
 
     /// See [`WsArray::comb`]; `sides` holds what enters each row beside A (a sparse mesh's
