@@ -85,30 +85,9 @@ impl EnergyPlan {
     }
 }
 
-/// The JSON `energy` object.
+/// The JSON `energy` object (the library's, `gemm::report::energy_json`).
 pub fn json(e: &EnergyReport) -> serde_json::Value {
-    let by_block: serde_json::Map<String, serde_json::Value> = e
-        .by_block
-        .iter()
-        .map(|b| {
-            (
-                b.block.to_string(),
-                serde_json::json!({
-                    "pj": b.pj, "count": b.count, "unit": b.unit, "pj_each": b.pj_each,
-                }),
-            )
-        })
-        .collect();
-    serde_json::json!({
-        "tech": e.tech,
-        "clock_ghz": e.clock_ghz,
-        "total_pj": e.total_pj,
-        "pj_per_mac": e.pj_per_mac,
-        "power_w": e.power_w,
-        "macs": e.macs,
-        "cycles": e.cycles,
-        "by_block": by_block,
-    })
+    tensorcore_rtl::gemm::report::energy_json(e)
 }
 
 /// The text report: a summary line and one line per block with energy.
