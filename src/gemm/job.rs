@@ -221,7 +221,8 @@ pub struct GemmJob {
     pub rule: Option<GpuRule>,
     /// The operands.
     pub operands: Operands,
-    /// 2:4 sparsity: `None` dense, or how a dense A is made 2:4 (refused or pruned).
+    /// 2:4 sparsity: `None` dense, or how a given dense A is made 2:4 (an A that is not is
+    /// refused, or pruned; a random or compressed A has nothing to prune).
     pub sparse: Option<Prune>,
     /// The TMA memory path, or `None` for the ideal store.
     pub memory: Option<MemPortConfig>,
@@ -270,11 +271,6 @@ impl GemmJob {
                 return Err(invalid(
                     "a generated pattern runs dense (no 2:4 sparsity); sparse problems are \
                      random or given",
-                ))
-            }
-            (_, Some(Prune::KeepLargest)) if !matches!(self.operands, Operands::Given { .. }) => {
-                return Err(invalid(
-                    "pruning applies to a dense A given with the sparse option",
                 ))
             }
             _ => {}

@@ -59,6 +59,10 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     let memory = super::memory::port_config(args.memory, &args.mem, args.stages, args.no_swizzle)?;
     let energy = args.energy.plan()?;
     let trace = args.trace.config()?;
+    if args.sparse {
+        // The core's refusal before any file is read (the job checks it again).
+        tensorcore_rtl::sparse::check_b_bus(&cfg).map_err(|e| e.to_string())?;
+    }
     let mut job = GemmJob {
         preset: arith.preset,
         rule: arith.rule,
