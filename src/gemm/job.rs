@@ -16,7 +16,8 @@ use super::mx::MxGemm;
 use super::mx_input::{check_fused, check_reference, Codes, MxInput, MxInputError};
 use super::pattern::{pattern_problem, Pattern};
 use super::problem::{check_size, Gemm};
-use super::report::{ArithKeys, CheckReport, MemoryReport, RunReport, SparseReport};
+use super::promote::run_clocked_promoted;
+use super::report::{ArithKeys, CheckReport, MemoryReport, PromoteReport, RunReport, SparseReport};
 use crate::hw::{CoreConfig, Dataflow, MemPortConfig, MxSpec};
 use crate::io::arith::ArithNames;
 use crate::io::values::acc_format;
@@ -27,6 +28,7 @@ use crate::rtl::TraceConfig;
 use crate::sparse::input::{CompressedInput, CompressedInputError};
 use crate::sparse::{check_b_bus, compress, Prune, SparseGemm};
 use crate::tb::EnergyRequest;
+use crate::verify::promote_ref::{promoted_gemm, promoted_mismatches};
 use crate::verify::{self, gemm_ref::mismatches};
 
 /// Why a job could not be built or run.
@@ -232,6 +234,10 @@ pub struct GemmJob {
     pub energy: Option<EnergyRequest>,
     /// Check D against the reference also for given operands (generated ones always are).
     pub check: bool,
+    /// Promote to FP32 every N products along K ([`super::promote`]): a dense floating-point
+    /// problem, each K-chunk a core run of its own on the ideal store (no memory path,
+    /// waveform or energy estimate).
+    pub promote_every: Option<usize>,
     /// The file the front door writes D to (reported only).
     pub out: Option<String>,
 }
@@ -249,6 +255,7 @@ impl GemmJob {
             trace: None,
             energy: None,
             check: false,
+            promote_every: None,
             out: None,
         }
     }
@@ -520,6 +527,9 @@ impl JobProblem {
 /// Runs `problem` (built by `job`) on the core `job` configures, through its memory path,
 /// writing its waveform, estimating its energy and checking D as asked: the report.
 pub fn run(job: &GemmJob, problem: &JobProblem) -> Result<RunReport, JobError> {
+    if let Some(every) = job.promote_every {
+        return run_promoted(job, problem, every);
+    }
     let p = problem.problem();
     let cfg = *p.config();
     let trace = match &job.energy {
@@ -564,41 +574,7 @@ pub fn run(job: &GemmJob, problem: &JobProblem) -> Result<RunReport, JobError> {
         JobProblem::Sparse(s, _) => s.macs(),
         _ => (m * n * k) as u64,
     };
-    let (format, format_b, acc, out_format, arith) = match (problem, cfg.mode) {
-        (JobProblem::Mx(g), _) => (
-            g.spec.a.name(),
-            g.spec.b.name(),
-            "fused",
-            "fp32",
-            ArithKeys::Mx {
-                block: g.spec.block(),
-                a_tensor_scale: g.spec.a_tensor.map(f32::from_bits),
-                b_tensor_scale: g.spec.b_tensor.map(f32::from_bits),
-            },
-        ),
-        (_, AccMode::Int(im)) => (
-            im.a.name,
-            im.b.name,
-            "int32",
-            "int32",
-            ArithKeys::Int {
-                overflow: im.overflow.name(),
-                seed: job.seed(),
-            },
-        ),
-        (_, mode) => (
-            cfg.fmt_a.name,
-            cfg.fmt_b.name,
-            mode.name(),
-            cfg.acc.name,
-            ArithKeys::Float {
-                preset: job.preset.map(|p| p.name()),
-                gpu: job.rule.map(|r| r.gpu.name()),
-                instr: job.rule.map(|r| r.instr.name()),
-                seed: job.seed(),
-            },
-        ),
-    };
+    let (format, format_b, acc, out_format, arith) = kind_keys(job, problem, &cfg);
     let sparse = problem
         .sparse_problem()
         .map(|s| SparseReport::new(s, &done));
@@ -640,10 +616,139 @@ pub fn run(job: &GemmJob, problem: &JobProblem) -> Result<RunReport, JobError> {
             mismatches: mismatch_at.len(),
         }),
         sparse,
+        promote: None,
         memory: MemoryReport::new(cfg.dataflow(), done.memory.as_ref()),
         traffic: run.traffic,
         energy,
         d: d.clone(),
         mismatch_at,
+    })
+}
+
+/// The names and keys of the problem's kind: A's and B's formats, the accumulation, the
+/// output format, and the kind's own keys.
+fn kind_keys(
+    job: &GemmJob,
+    problem: &JobProblem,
+    cfg: &CoreConfig,
+) -> (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    ArithKeys,
+) {
+    match (problem, cfg.mode) {
+        (JobProblem::Mx(g), _) => (
+            g.spec.a.name(),
+            g.spec.b.name(),
+            "fused",
+            "fp32",
+            ArithKeys::Mx {
+                block: g.spec.block(),
+                a_tensor_scale: g.spec.a_tensor.map(f32::from_bits),
+                b_tensor_scale: g.spec.b_tensor.map(f32::from_bits),
+            },
+        ),
+        (_, AccMode::Int(im)) => (
+            im.a.name,
+            im.b.name,
+            "int32",
+            "int32",
+            ArithKeys::Int {
+                overflow: im.overflow.name(),
+                seed: job.seed(),
+            },
+        ),
+        (_, mode) => (
+            cfg.fmt_a.name,
+            cfg.fmt_b.name,
+            mode.name(),
+            cfg.acc.name,
+            ArithKeys::Float {
+                preset: job.preset.map(|p| p.name()),
+                gpu: job.rule.map(|r| r.gpu.name()),
+                instr: job.rule.map(|r| r.instr.name()),
+                seed: job.seed(),
+            },
+        ),
+    }
+}
+
+/// A dense floating-point problem promoted to FP32 every `every` products: each K-chunk a
+/// core run from a zero accumulator on the ideal store, added outside the core; checked
+/// against `verify::promote_ref`.
+fn run_promoted(job: &GemmJob, problem: &JobProblem, every: usize) -> Result<RunReport, JobError> {
+    let JobProblem::Dense(g) = problem else {
+        return Err(invalid(
+            "FP32 promotion applies to dense floating-point problems (no 2:4 sparsity or \
+             block-scaled formats)",
+        ));
+    };
+    if job.memory.is_some() || job.trace.is_some() || job.energy.is_some() {
+        return Err(invalid(
+            "FP32 promotion runs each K-chunk as a run of its own on the ideal operand store: \
+             not through the TMA memory path, with a waveform or with an energy estimate",
+        ));
+    }
+    let run = run_clocked_promoted(g, every).map_err(invalid)?;
+    let mismatch_at = if job.checks() {
+        Some(promoted_mismatches(
+            &run.out.d,
+            &promoted_gemm(g, job.preset, every)?,
+        ))
+    } else {
+        None
+    };
+    let cfg = g.cfg;
+    let (format, format_b, acc, out_format, arith) = kind_keys(job, problem, &cfg);
+    let (cycles, sim_seconds) = (run.cycles(), run.sim_seconds());
+    let per_second = |x: u64| {
+        if sim_seconds > 0.0 {
+            x as f64 / sim_seconds
+        } else {
+            0.0
+        }
+    };
+    Ok(RunReport {
+        m: g.m,
+        n: g.n,
+        k: g.k,
+        format,
+        format_b,
+        acc,
+        arith,
+        width: cfg.width,
+        rows: cfg.rows(),
+        cols: cfg.cols(),
+        dataflow: cfg.dataflow().name(),
+        out_format,
+        cycles,
+        tiles: run.chunks.first().map_or(0, |r| r.tiles),
+        macs: g.macs(),
+        mac_slots_used: run.chunks.iter().map(|r| r.mac_slots_used).sum(),
+        mac_slots_offered: run.chunks.iter().map(|r| r.mac_slots_offered).sum(),
+        utilization: run.utilization(),
+        sim_seconds,
+        cycles_per_second: per_second(cycles),
+        macs_per_second: per_second(g.macs()),
+        flags: run.out.flags,
+        out: job.out.clone(),
+        waves: None,
+        check: mismatch_at.as_ref().map(|bad| CheckReport {
+            reference: "promote_ref (chunk references + FP32 additions)",
+            mismatches: bad.len(),
+        }),
+        sparse: None,
+        promote: Some(PromoteReport {
+            promote_every: every,
+            chunks: run.chunks.len(),
+            chunk_cycles: run.chunks.iter().map(|r| r.cycles).collect(),
+        }),
+        memory: MemoryReport::new(cfg.dataflow(), None),
+        traffic: None,
+        energy: None,
+        d: run.out.d,
+        mismatch_at: mismatch_at.unwrap_or_default(),
     })
 }

@@ -5,7 +5,7 @@
 //! Every key means something for the run it describes. The problem's kind decides a few
 //! ([`ArithKeys`]: the preset and GPU rule of a floating-point run, the overflow rule of an
 //! integer one, the block and tensor scales of a block-scaled one); a 2:4-sparse run adds its
-//! [`SparseReport`]; the memory section ([`MemoryReport`]) depends on the memory path and the
+//! [`SparseReport`], a run promoted to FP32 its [`PromoteReport`]; the memory section ([`MemoryReport`]) depends on the memory path and the
 //! dataflow: the output-stationary port's A-panel reuse, swizzle, shift-window waits and
 //! overlap cycles appear on `os` runs only ([`OsMemory`]), the weight-stationary supply's
 //! weight stages on `ws` runs only ([`WsMemory`]).
@@ -87,6 +87,9 @@ pub struct RunReport {
     /// A 2:4-sparse run's figures.
     #[serde(flatten)]
     pub sparse: Option<SparseReport>,
+    /// A run promoted to FP32 every N products: its chunks.
+    #[serde(flatten)]
+    pub promote: Option<PromoteReport>,
     /// The memory path.
     pub memory: MemoryReport,
     /// What the array read from the ideal operand store and wrote as D (dense runs on the
@@ -207,6 +210,18 @@ impl SparseReport {
             cycles_ratio: done.run.cycles as f64 / f.dense_total_cycles as f64,
         }
     }
+}
+
+/// A dense run promoted to FP32 every `promote_every` products along K (one core run a
+/// K-chunk, added outside the core).
+#[derive(Clone, Debug, Serialize)]
+pub struct PromoteReport {
+    /// The promotion interval N.
+    pub promote_every: usize,
+    /// K-chunks run.
+    pub chunks: usize,
+    /// Each chunk's cycles, in k order.
+    pub chunk_cycles: Vec<u64>,
 }
 
 /// The memory path of a run: the ideal operand store, or the TMA memory path.

@@ -74,16 +74,11 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
         memory,
         energy: energy.map(|e| e.request()),
         check: args.check,
+        promote_every: args.promote_every,
         out: args.out.as_ref().map(|p| p.display().to_string()),
         ..GemmJob::new(cfg, load::operands(args, cfg)?)
     };
     let problem = job.build().map_err(|e| job_error(args, e))?;
-    if let Some(every) = args.promote_every {
-        let g = problem
-            .dense()
-            .ok_or("--promote-every runs dense problems")?;
-        return promote::run(args, g, arith.preset, every);
-    }
     // The VCD size is estimated from the schedule before the run (refused if too large);
     // through the memory path the run takes at least these cycles.
     job.trace = trace.map(|t| {
@@ -96,6 +91,8 @@ pub fn run(args: &GemmArgs) -> Result<i32, String> {
     report::write_outputs(args, &job, &problem, &report)?;
     let header = if int {
         int::header(&cfg, &report)
+    } else if report.promote.is_some() {
+        promote::header(&cfg, arith.preset, &report)
     } else {
         report::float_header(&cfg, &arith, &report)
     };

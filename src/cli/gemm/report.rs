@@ -80,8 +80,9 @@ pub fn print(args: &GemmArgs, job: &GemmJob, r: &RunReport, header: String) -> R
         outln!("{}", r.to_json());
     } else {
         outln!("{header}");
-        // A floating-point run's second line (block-scaled and integer runs have none).
-        if matches!(r.arith, ArithKeys::Float { .. }) {
+        // A floating-point run's second line (block-scaled, integer and promoted runs have
+        // none: their first line has the flags).
+        if matches!(r.arith, ArithKeys::Float { .. }) && r.promote.is_none() {
             outln!(
                 "{} MACs in {:.3} s ({:.3e} cycles/s, {:.3e} MACs/s); flags: {}",
                 r.macs,
