@@ -19,6 +19,8 @@
 //!   run and checked layer by layer.
 //! - [`sweep`]: error sweeps of a mode's dot product against the exact result as K grows.
 //! - [`io`]: files in and out, and the checks the front doors share.
+//! - [`job`]: one GEMM as a front door asks for it (`job::GemmJob`: operands from files,
+//!   arrays or a seed, sparse, MX, integers) and its report (`job::report::RunReport`).
 //! - [`tb`]: the self-checking testbench harness and the registry of `testbenches/*.rs`.
 //! - [`course`]: the course's instructor tools (golden sets for the Verilog tasks, batch
 //!   grading, the student edition).
@@ -30,6 +32,7 @@ pub mod energy;
 pub mod gemm;
 pub mod hw;
 pub mod io;
+pub mod job;
 pub mod numerics;
 pub mod par;
 pub mod prelude;

@@ -1,43 +1,40 @@
 //! `gemm` (the clocked tensor core, `tcrtl gemm`) and `matmul` (the functional model): the
-//! problem built from numpy operands or a seeded random one (dense; 2:4 sparse from a dense A
-//! that satisfies 2:4, a pre-compressed A or a random one; or block-scaled from codes and
-//! scales), run by the library's one GEMM entry (`gemm::run`) or its functional models
-//! (`gemm::run_functional`; `MxGemm::functional` and `MxGemm::reference` for block formats).
+//! problem is the library's job (`job::GemmJob`, which `tcrtl gemm` builds too) from
+//! numpy operands or a seeded random or generated one (dense; 2:4 sparse from a dense A that
+//! satisfies 2:4, a pre-compressed A or a random one; or block-scaled from codes and scales),
+//! run by the library's job entry (`gemm::run_job`, whose report becomes the result dict in
+//! one place, [`crate::report`]) or its functional models (`gemm::run_functional`;
+//! `MxGemm::functional` and `MxGemm::reference` for block formats).
 
 use crate::arrays::{int_words, require_unsigned, unsigned_words, Words};
 use crate::dot::mx_mode;
 use crate::errors::{os_error, value_error, IntoPy};
+use crate::report::report_dict;
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tensorcore_rtl::gemm::mx_input::{self, check_fused, Codes};
-use tensorcore_rtl::gemm::problem::check_size;
+use tensorcore_rtl::gemm::mx_input::{self, Codes};
 use tensorcore_rtl::gemm::promote::run_functional_promoted;
-use tensorcore_rtl::gemm::{
-    self, run_functional, CoreConfig, Gemm, GemmRun, MemRun, MxGemm, MxInput, MxOperand, MxOptions,
-    Problem,
-};
-use tensorcore_rtl::hw::memory::MemParams;
+use tensorcore_rtl::gemm::{run_functional, CoreConfig, MxOperand, MxOptions};
 use tensorcore_rtl::hw::{Dataflow, MemPortConfig, MxSpec};
 use tensorcore_rtl::io::arith::ArithNames;
 use tensorcore_rtl::io::values::acc_format;
 use tensorcore_rtl::io::OutputPlan;
+use tensorcore_rtl::job::pattern::Pattern;
+use tensorcore_rtl::job::RunReport;
+use tensorcore_rtl::job::{self, GemmJob, JobArith, JobError, JobProblem, Operands};
 use tensorcore_rtl::numerics::convert::tf32_from_container;
-use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::{Format, TF32};
-use tensorcore_rtl::numerics::int::{IntMode, IntOverflow};
 use tensorcore_rtl::numerics::mx::BlockFormat;
 use tensorcore_rtl::numerics::mx_dot::MxDotMode;
 use tensorcore_rtl::numerics::Flags;
 use tensorcore_rtl::rtl::TraceConfig;
-use tensorcore_rtl::sparse::input::{
-    self, CompressedInput, CompressedInputError, CompressedOperand,
-};
-use tensorcore_rtl::sparse::{check_b_bus, compress, Prune, SparseGemm};
-use tensorcore_rtl::verify::{self, gemm_ref::mismatches};
+use tensorcore_rtl::sparse::input::{self, CompressedInput, CompressedOperand};
+use tensorcore_rtl::sparse::Prune;
 
-/// A matrix operand of `fmt`: (rows, cols, patterns), each pattern checked.
-fn matrix(w: Words, name: &str, fmt: Format) -> PyResult<(usize, usize, Vec<u64>)> {
+/// A matrix operand of `fmt` as the job takes it (TF32 from its FP32 containers; the job
+/// checks every pattern).
+fn matrix(w: Words, name: &str, fmt: Format) -> PyResult<Codes> {
     let (r, c) = match w.shape.as_slice() {
         [r, c] => (*r, *c),
         s => {
@@ -46,69 +43,71 @@ fn matrix(w: Words, name: &str, fmt: Format) -> PyResult<(usize, usize, Vec<u64>
             )))
         }
     };
-    let mut out = w.words;
-    for (i, x) in out.iter_mut().enumerate() {
-        let ok = if fmt == TF32 {
-            u32::try_from(*x).ok().and_then(tf32_from_container)
-        } else if *x & !fmt.mask() == 0 {
-            Some(*x)
-        } else {
-            None
-        };
-        *x = ok.ok_or_else(|| {
-            value_error(format!(
-                "{name}[{}, {}] = {x:#x} is not a {fmt} bit pattern",
-                i / c.max(1),
-                i % c.max(1)
-            ))
-        })?;
-    }
-    Ok((r, c, out))
-}
-
-/// C's accumulator patterns (`m x n`), or zeros.
-fn c_words(py: Python<'_>, c: Option<&Bound<'_, PyAny>>, m: usize, n: usize) -> PyResult<Vec<u32>> {
-    match c {
-        Some(c) => {
-            let w = require_unsigned(py, c, "C")?;
-            if w.shape != [m, n] {
-                return Err(value_error(format!(
-                    "C must be {m} x {n} (as D) but has shape {:?}",
-                    w.shape
-                )));
-            }
-            Ok(w.words.into_iter().map(|x| x as u32).collect())
+    let mut codes = w.words;
+    if fmt == TF32 {
+        for (i, x) in codes.iter_mut().enumerate() {
+            *x = u32::try_from(*x)
+                .ok()
+                .and_then(tf32_from_container)
+                .ok_or_else(|| {
+                    value_error(format!(
+                        "{name}[{}, {}] = {x:#x} is not a {fmt} bit pattern",
+                        i / c.max(1),
+                        i % c.max(1)
+                    ))
+                })?;
         }
-        None => Ok(vec![0; m * n]),
+    }
+    Ok(Codes {
+        rows: r,
+        cols: c,
+        codes,
+    })
+}
+
+/// An operand array of `fmt` (unsigned bit patterns).
+fn operand(py: Python<'_>, x: &Bound<'_, PyAny>, name: &str, fmt: Format) -> PyResult<Codes> {
+    matrix(require_unsigned(py, x, name)?, name, fmt)
+}
+
+/// C's accumulator patterns as given (the job checks its shape), or `None` for zeros.
+fn c_matrix(py: Python<'_>, c: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Codes>> {
+    let Some(c) = c else {
+        return Ok(None);
+    };
+    let w = require_unsigned(py, c, "C")?;
+    match w.shape.as_slice() {
+        [rows, cols] => Ok(Some(Codes {
+            rows: *rows,
+            cols: *cols,
+            codes: w.words,
+        })),
+        s => Err(value_error(format!(
+            "C must be a matrix but has shape {s:?}"
+        ))),
     }
 }
 
-/// The sparse problem of a dense `a` that satisfies 2:4 (compressed by the library as
-/// `tcrtl gemm --sparse --a A.npy` does; with `prune`, groups of more than two nonzeros keep
-/// their two largest magnitudes), `b` and `c`.
-fn sparse_from_arrays(
-    py: Python<'_>,
-    cfg: CoreConfig,
-    a: &Bound<'_, PyAny>,
-    b: &Bound<'_, PyAny>,
-    c: Option<&Bound<'_, PyAny>>,
-    prune: bool,
-) -> PyResult<SparseGemm> {
-    let (m, k, av) = matrix(require_unsigned(py, a, "A")?, "A", cfg.fmt_a)?;
-    let prune = if prune {
-        Prune::KeepLargest
-    } else {
-        Prune::Off
+/// A job's error as a Python exception: a message about one array starts with its argument's
+/// name (where the command line names its file).
+fn job_error(e: JobError) -> PyErr {
+    let name = match &e {
+        JobError::Compressed(c) => c.operand.map(|op| match op {
+            CompressedOperand::Values => "a_values",
+            CompressedOperand::Meta => "a_meta",
+        }),
+        JobError::Mx(m) => m.operand.map(|op| match op {
+            MxOperand::A => "a",
+            MxOperand::B => "b",
+            MxOperand::AScales => "a_scales",
+            MxOperand::BScales => "b_scales",
+        }),
+        _ => None,
     };
-    let ca = compress(cfg.fmt_a, m, k, &av, prune).py()?;
-    let (kb, n, bv) = matrix(require_unsigned(py, b, "B")?, "B", cfg.fmt_b)?;
-    if kb != k {
-        return Err(value_error(format!(
-            "inner dimensions differ: A is {m} x {k} but B is {kb} x {n}"
-        )));
+    match name {
+        Some(n) => value_error(format!("{n}: {e}")),
+        None => value_error(e.to_string()),
     }
-    let cv = c_words(py, c, m, n)?;
-    SparseGemm::new(cfg, ca, n, bv, cv).py()
 }
 
 /// A matrix argument of a compressed A, `(rows, cols)`, refused with the command line's
@@ -126,24 +125,21 @@ fn compressed_shape(shape: &[usize], name: &str) -> PyResult<(usize, usize)> {
     }
 }
 
-/// The sparse problem of a pre-compressed A (as `tcrtl gemm --sparse --a-values V.npy
-/// --a-meta M.npy --b B.npy`): `values` (m x K/2 bit patterns of A's format; TF32 as FP32
-/// containers) and `meta` (m x K/4 `uint8` nibbles) checked by the library
-/// (`sparse::input`, then `Compressed::new`: every value and nibble), then B and C. A message
-/// about one matrix starts with its argument's name where the command line names its file.
-fn sparse_from_compressed(
+/// A pre-compressed A (as `tcrtl gemm --sparse --a-values V.npy --a-meta M.npy`) as the job
+/// takes it: `values` (m x K/2 bit patterns of A's format; TF32 as FP32 containers) and
+/// `meta` (m x K/4 `uint8` nibbles), whose every value and nibble the job checks
+/// (`sparse::input`).
+fn compressed_input(
     py: Python<'_>,
-    cfg: CoreConfig,
+    fmt: Format,
     values: &Bound<'_, PyAny>,
     meta: &Bound<'_, PyAny>,
-    b: &Bound<'_, PyAny>,
-    c: Option<&Bound<'_, PyAny>>,
-) -> PyResult<SparseGemm> {
+) -> PyResult<CompressedInput> {
     let v = require_unsigned(py, values, "a_values")?;
     let (m, kept) = compressed_shape(&v.shape, "a_values")?;
     // TF32 values come in FP32 containers: narrowed where they are TF32 patterns (any other
     // word is left as it is, for the library to refuse as not a tf32 bit pattern).
-    let codes = if cfg.fmt_a == TF32 {
+    let codes = if fmt == TF32 {
         v.words
             .into_iter()
             .map(|x| {
@@ -156,19 +152,14 @@ fn sparse_from_compressed(
     } else {
         v.words
     };
-    let named = |e: CompressedInputError| match e.operand {
-        Some(CompressedOperand::Values) => value_error(format!("a_values: {e}")),
-        Some(CompressedOperand::Meta) => value_error(format!("a_meta: {e}")),
-        None => value_error(e.to_string()),
-    };
     // The metadata's shape, then its element type (one nibble a byte), then its bytes.
     let shape: Vec<usize> = meta.getattr("shape")?.extract()?;
     let meta_shape = compressed_shape(&shape, "a_meta")?;
     let dtype: String = meta.getattr("dtype")?.getattr("name")?.extract()?;
-    input::meta_dtype(&dtype).map_err(named)?;
+    input::meta_dtype(&dtype).map_err(|e| value_error(format!("a_meta: {e}")))?;
     let meta_words = require_unsigned(py, meta, "a_meta")?;
-    let ca = CompressedInput {
-        fmt: cfg.fmt_a,
+    Ok(CompressedInput {
+        fmt,
         values: Codes {
             rows: m,
             cols: kept,
@@ -177,39 +168,26 @@ fn sparse_from_compressed(
         meta_shape,
         // uint8 (checked above): every word is a byte.
         meta: meta_words.words.into_iter().map(|x| x as u8).collect(),
-    }
-    .build()
-    .map_err(named)?
-    .py()?;
-    let k = ca.k();
-    let (kb, n, bv) = matrix(require_unsigned(py, b, "B")?, "B", cfg.fmt_b)?;
-    if kb != k {
-        return Err(value_error(format!(
-            "inner dimensions differ: A is {m} x {k} but B is {kb} x {n}"
-        )));
-    }
-    let cv = c_words(py, c, m, n)?;
-    SparseGemm::new(cfg, ca, n, bv, cv).py()
+    })
 }
 
-/// The dense problem of `a`, `b`, `c` (bit patterns; C m x n accumulator patterns or zeros).
-fn dense(
-    py: Python<'_>,
-    cfg: CoreConfig,
-    a: &Bound<'_, PyAny>,
-    b: &Bound<'_, PyAny>,
-    c: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Gemm> {
-    let (m, ka, av) = matrix(require_unsigned(py, a, "A")?, "A", cfg.fmt_a)?;
-    let (kb, n, bv) = matrix(require_unsigned(py, b, "B")?, "B", cfg.fmt_b)?;
-    if ka != kb {
-        return Err(value_error(format!(
-            "inner dimensions differ: A is {m} x {ka} but B is {kb} x {n}"
-        )));
+/// Builds the job's problem.
+fn build(job: &GemmJob) -> PyResult<JobProblem> {
+    job.build().map_err(job_error)
+}
+
+/// Builds and runs the job (its waveform, a VCD at `vcd`, its path checked first), with the
+/// GIL released.
+fn run_job(py: Python<'_>, mut job: GemmJob, vcd: Option<&str>) -> PyResult<RunReport> {
+    if let Some(p) = vcd {
+        OutputPlan::new()
+            .add_trace("--vcd", std::path::Path::new(p))
+            .map_err(os_error)?;
     }
-    check_size(m, n, ka).py()?;
-    let cv = c_words(py, c, m, n)?;
-    Gemm::new(m, n, ka, cfg, av, bv, cv).py()
+    job.trace = vcd.map(TraceConfig::vcd);
+    let problem = build(&job)?;
+    py.allow_threads(|| job::run(&job, &problem))
+        .map_err(job_error)
 }
 
 /// `matmul`: D = A x B + C by the functional model, every element the whole-K dot product of
@@ -236,22 +214,32 @@ pub fn matmul_bits<'py>(
     satfinite: bool,
     promote_every: Option<usize>,
 ) -> PyResult<(Bound<'py, PyArray1<u32>>, u8, usize, usize)> {
-    let cfg = config(
+    let arith = config(
         fmt, fmt_b, acc, preset, out_fmt, width, rows, cols, dataflow, false, satfinite,
     )?;
-    let g = dense(py, cfg.0, a, b, c)?;
+    let operands = Operands::Given {
+        a: operand(py, a, "A", arith.cfg.fmt_a)?,
+        b: operand(py, b, "B", arith.cfg.fmt_b)?,
+        c: c_matrix(py, c)?,
+    };
+    let problem = build(&GemmJob::new(arith.cfg, operands))?;
+    let g = problem
+        .dense()
+        .ok_or_else(|| value_error("not a dense problem"))?;
     // With `promote_every`, the functional model promoted to FP32 every N products.
     let out = match promote_every {
         Some(n) => py
-            .allow_threads(|| run_functional_promoted(&g, n))
+            .allow_threads(|| run_functional_promoted(g, n))
             .map_err(|e| value_error(e.to_string()))?,
-        None => py.allow_threads(|| run_functional(&g)).py()?,
+        None => py.allow_threads(|| run_functional(g)).py()?,
     };
     Ok((PyArray1::from_vec(py, out.d), out.flags.to_bits(), g.m, g.n))
 }
 
-/// The core configuration the names give (as `tcrtl gemm`): formats, mode (no `exact` on the
-/// clocked core when `datapath`), accumulator, width, array and dataflow.
+/// The core configuration the names give (as `tcrtl gemm`): formats, mode, accumulator,
+/// width, array and dataflow, with the preset and GPU rule. On the clocked core (`datapath`)
+/// the library's job arithmetic (`job::arith`: no `exact`, integer formats into int32);
+/// for the functional model also `exact`.
 #[allow(clippy::too_many_arguments)]
 fn config(
     fmt: &str,
@@ -265,7 +253,7 @@ fn config(
     dataflow: &str,
     datapath: bool,
     satfinite: bool,
-) -> PyResult<(CoreConfig, Option<tensorcore_rtl::numerics::dot::Preset>)> {
+) -> PyResult<JobArith> {
     let names = ArithNames {
         format: fmt,
         format_b: fmt_b,
@@ -275,132 +263,52 @@ fn config(
         instr: None,
     };
     let df = dataflow_by_name(dataflow)?;
-    let array = |cfg: CoreConfig| {
-        cfg.with_array(rows, cols)
-            .map(|c| c.with_dataflow(df))
-            .map_err(|e| value_error(format!("--rows {rows} --cols {cols}: {e}")))
-    };
-    // Integers (as `tcrtl gemm --format s8 ...`): the int32 accumulator, wrapping or, with
-    // `satfinite`, clamping; no accumulation mode, preset or output format.
-    if let Some((a, b)) = names.int_formats().py()? {
-        if !out_fmt.eq_ignore_ascii_case("fp32") {
-            return Err(value_error(
-                "--out-format applies to floating-point formats; integer GEMMs accumulate into int32",
-            ));
-        }
-        let overflow = if satfinite {
-            IntOverflow::SatFinite
-        } else {
-            IntOverflow::Wrap
-        };
-        let im = IntMode { a, b, overflow };
-        let cfg = CoreConfig::new(a.container(), b.container(), AccMode::Int(im), width);
-        return Ok((array(cfg)?, None));
-    }
-    if satfinite {
-        return Err(value_error(
-            "satfinite applies to integer formats (s8, u8, s4, u4)",
-        ));
-    }
-    let accf = acc_format(out_fmt).py()?;
-    let arith = if datapath {
-        names.resolve_datapath(accf).py()?
+    let integer = names.int_formats().py()?.is_some();
+    let arith = if datapath || integer || satfinite {
+        job::arith(&names, out_fmt, width, satfinite).map_err(job_error)?
     } else {
-        names.resolve_acc(accf).py()?
+        let accf = acc_format(out_fmt).py()?;
+        let a = names.resolve_acc(accf).py()?;
+        JobArith {
+            cfg: CoreConfig::new(a.fmt_a, a.fmt_b, a.mode, width).with_acc(accf),
+            preset: a.preset,
+            rule: a.rule,
+        }
     };
-    let cfg = CoreConfig::new(arith.fmt_a, arith.fmt_b, arith.mode, width).with_acc(accf);
-    Ok((array(cfg)?, arith.preset))
+    Ok(JobArith {
+        cfg: job::on_array(arith.cfg, rows, cols, df).map_err(job_error)?,
+        ..arith
+    })
 }
 
-/// The memory path `memory` names (`ideal` or `tma`, with `stages` and `swizzle`), refusing
-/// memory options on the ideal path as the command line does.
+/// The memory path `memory` names (`ideal` or `tma`, with `stages` and `swizzle`; the
+/// library's `job::memory_port`).
 fn memory_config(
     memory: &str,
     stages: Option<usize>,
     swizzle: bool,
 ) -> PyResult<Option<MemPortConfig>> {
-    let mem_cfg = match memory.to_ascii_lowercase().as_str() {
-        "tma" => Some(MemPortConfig {
-            params: MemParams::default(),
-            stages: stages.unwrap_or(0),
-            swizzle,
-        }),
-        "ideal" => {
-            if stages.is_some() || !swizzle {
-                return Err(value_error(
-                    "memory options (--mem-*, --smem-bytes, --stages, --no-swizzle) need --memory tma",
-                ));
-            }
-            None
-        }
+    let tma = match memory.to_ascii_lowercase().as_str() {
+        "tma" => true,
+        "ideal" => false,
         other => {
             return Err(value_error(format!(
                 "unknown memory path {other:?} (expected ideal or tma)"
             )))
         }
     };
-    if stages == Some(0) {
-        return Err(value_error("--stages 0: at least 1 stage is needed"));
-    }
-    Ok(mem_cfg)
-}
-
-/// The run's waveform (a VCD at `vcd`, its path checked first), run with the GIL released.
-fn run_traced(
-    py: Python<'_>,
-    problem: Problem<'_>,
-    mem_cfg: Option<&MemPortConfig>,
-    vcd: Option<&str>,
-) -> PyResult<GemmRun> {
-    if let Some(p) = vcd {
-        OutputPlan::new()
-            .add_trace("--vcd", std::path::Path::new(p))
-            .map_err(os_error)?;
-    }
-    let trace = vcd.map(TraceConfig::vcd);
-    py.allow_threads(|| gemm::run(problem, mem_cfg, trace.as_ref()))
-        .py()
-}
-
-/// The `memory` dict of a run: the ideal path's zeros, or the TMA path's counters (as the
-/// command line's JSON `memory` object).
-fn memory_dict<'py>(py: Python<'py>, run: Option<&MemRun>) -> PyResult<Bound<'py, PyDict>> {
-    let mem = PyDict::new(py);
-    match run {
-        None => {
-            mem.set_item("path", "ideal")?;
-            mem.set_item("stall_cycles", 0)?;
-            mem.set_item("window_wait_cycles", 0)?;
-        }
-        Some(r) => {
-            let cn = &r.counters;
-            mem.set_item("path", "tma")?;
-            mem.set_item("bytes_loaded", cn.bytes_loaded)?;
-            mem.set_item("bytes_stored", cn.bytes_stored)?;
-            mem.set_item("tx_bytes", cn.tx_bytes)?;
-            mem.set_item("stall_cycles", r.run.stall_cycles)?;
-            mem.set_item("window_wait_cycles", r.run.window_wait_cycles)?;
-            mem.set_item("overlap_cycles", r.run.overlap_cycles)?;
-            mem.set_item("bank_conflicts", cn.bank_conflicts)?;
-            mem.set_item("oob_elements", cn.oob_elements)?;
-            mem.set_item("requests", cn.requests)?;
-            mem.set_item("stages", r.layout.stages())?;
-            mem.set_item("smem_read_bytes", r.run.smem_read_bytes)?;
-            mem.set_item("smem_write_bytes", cn.tx_bytes)?;
-        }
-    }
-    Ok(mem)
+    job::memory_port(tma, stages, swizzle).map_err(job_error)
 }
 
 /// `gemm`: D = A x B + C on the clocked tensor core (as `tcrtl gemm`), from numpy operands or
-/// a seeded random problem (`m`, `n`, `k`, `seed`), dense or 2:4 sparse (a numpy A that
-/// satisfies 2:4, compressed by the library; a pre-compressed A, `a_values` and `a_meta`, as
-/// `--a-values`/`--a-meta`; or random), on the ideal
-/// operand store or through the TMA memory path (`memory="tma"`), with an optional VCD
-/// waveform. Returns a dict of the run: `d` (patterns, row-major), the command line's JSON
-/// counters and, for random problems or `check=True`, the check against the references.
+/// a seeded random or generated problem (`m`, `n`, `k`, `seed`, `pattern`), dense or 2:4
+/// sparse (a numpy A that satisfies 2:4, compressed by the library; a pre-compressed A,
+/// `a_values` and `a_meta`, as `--a-values`/`--a-meta`; or random), on the ideal operand
+/// store or through the TMA memory path (`memory="tma"`), with an optional VCD waveform.
+/// Returns the run's report as a dict (the keys and values of the command line's JSON, and
+/// `d`, D's patterns, row-major).
 #[pyfunction]
-#[pyo3(signature = (a=None, b=None, c=None, *, m=None, n=None, k=None, seed=1, fmt="fp16", fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", memory="ideal", stages=None, swizzle=true, sparse=false, prune=false, a_values=None, a_meta=None, vcd=None, check=false, satfinite=false))]
+#[pyo3(signature = (a=None, b=None, c=None, *, m=None, n=None, k=None, seed=1, pattern="random", fmt="fp16", fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", memory="ideal", stages=None, swizzle=true, sparse=false, prune=false, a_values=None, a_meta=None, vcd=None, check=false, satfinite=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_run<'py>(
     py: Python<'py>,
@@ -411,6 +319,7 @@ pub fn gemm_run<'py>(
     n: Option<usize>,
     k: Option<usize>,
     seed: u64,
+    pattern: &str,
     fmt: &str,
     fmt_b: Option<&str>,
     acc: Option<&str>,
@@ -433,151 +342,64 @@ pub fn gemm_run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     if prune && !sparse {
         return Err(value_error(
-            "prune applies to 2:4 sparse problems (--prune needs --sparse)",
+            "prune applies to 2:4 sparse problems (with sparse=True)",
         ));
     }
-    let compressed = a_values.is_some() || a_meta.is_some();
-    if compressed && !sparse {
-        return Err(value_error(
-            "a_values and a_meta are a 2:4-compressed A (--a-values and --a-meta need --sparse)",
-        ));
-    }
-    let (cfg, preset) = config(
+    let arith = config(
         fmt, fmt_b, acc, preset, out_fmt, width, rows, cols, dataflow, true, satfinite,
     )?;
-    let int_mode = match cfg.mode {
-        AccMode::Int(im) => Some(im),
-        _ => None,
-    };
-    if int_mode.is_some() && sparse {
-        return Err(value_error("integer formats run dense (no --sparse)"));
-    }
-    let mem_cfg = memory_config(memory, stages, swizzle)?;
-    let random = m.is_some();
-    let sparse_g = if sparse {
-        check_b_bus(&cfg).py()?;
-        Some(match (a, b, m, n, k) {
-            _ if compressed => match (a, a_values, a_meta, b, m) {
-                (None, Some(v), Some(md), Some(b), None) => {
-                    sparse_from_compressed(py, cfg, v, md, b, c)?
-                }
-                (None, Some(_), Some(_), None, None) => return Err(value_error("give --b B.npy")),
-                _ => {
-                    return Err(value_error(
-                        "give --a A.npy, or --a-values V.npy --a-meta M.npy, with --b B.npy",
-                    ))
-                }
+    let cfg = arith.cfg;
+    let memory = memory_config(memory, stages, swizzle)?;
+    let pattern = Pattern::by_name(pattern).ok_or_else(|| {
+        value_error(format!(
+            "unknown pattern {pattern:?} (expected random, ones, iota or identity)"
+        ))
+    })?;
+    let compressed = a_values.is_some() || a_meta.is_some();
+    let operands = match (a, b, m, n, k) {
+        _ if compressed => match (a, a_values, a_meta, b, m) {
+            (None, Some(v), Some(md), Some(b), None) => Operands::Compressed {
+                a: compressed_input(py, cfg.fmt_a, v, md)?,
+                b: operand(py, b, "B", cfg.fmt_b)?,
+                c: c_matrix(py, c)?,
             },
-            (None, None, Some(m), Some(n), Some(k)) => {
-                check_size(m, n, k).py()?;
-                SparseGemm::random(m, n, k, cfg, seed).py()?
+            (None, Some(_), Some(_), None, None) => {
+                return Err(value_error("a compressed A needs b, the B operand"))
             }
-            (Some(a), Some(b), None, None, None) => sparse_from_arrays(py, cfg, a, b, c, prune)?,
             _ => {
                 return Err(value_error(
-                    "give --a A.npy --b B.npy, or --m M --n N --k K",
+                    "give a, or a_values and a_meta (a compressed A), with b",
                 ))
             }
-        })
-    } else {
-        None
-    };
-    let g = match (a, b, m, n, k) {
-        _ if sparse_g.is_some() => sparse_g
-            .as_ref()
-            .map(SparseGemm::dense)
-            .ok_or_else(|| value_error("no problem"))?,
-        (Some(a), Some(b), None, None, None) => dense(py, cfg, a, b, c)?,
-        (None, None, Some(m), Some(n), Some(k)) => {
-            check_size(m, n, k).py()?;
-            Gemm::random(m, n, k, cfg, seed).py()?
-        }
-        _ => {
-            return Err(value_error(
-                "give --a A.npy --b B.npy, or --m M --n N --k K",
-            ))
-        }
-    };
-    let problem = match &sparse_g {
-        Some(s) => Problem::Sparse(s),
-        None => Problem::Dense(&g),
-    };
-    let done = run_traced(py, problem, mem_cfg.as_ref(), vcd)?;
-    let run = &done.run;
-    let checked = if random || check {
-        Some(match verify::check(problem, preset, &run.out.d).py()? {
-            Some(c) => (c.reference.to_string(), c.mismatches.len()),
-            None => {
-                let want = run_functional(&g).py()?.d;
-                (
-                    "functional".to_string(),
-                    mismatches(&run.out.d, &want).len(),
-                )
-            }
-        })
-    } else {
-        None
-    };
-    let macs = sparse_g.as_ref().map_or(g.macs(), SparseGemm::macs);
-    let out = PyDict::new(py);
-    out.set_item("d", PyArray1::from_vec(py, run.out.d.clone()))?;
-    out.set_item("m", g.m)?;
-    out.set_item("n", g.n)?;
-    out.set_item("k", g.k)?;
-    match int_mode {
-        Some(im) => {
-            out.set_item("format", im.a.name)?;
-            out.set_item("format_b", im.b.name)?;
-            out.set_item("acc", "int32")?;
-            out.set_item("overflow", im.overflow.name())?;
-        }
-        None => {
-            out.set_item("format", cfg.fmt_a.name)?;
-            out.set_item("format_b", cfg.fmt_b.name)?;
-            out.set_item("acc", cfg.mode.name())?;
-        }
-    }
-    out.set_item("preset", preset.map(|p| p.name()))?;
-    out.set_item("width", cfg.width)?;
-    out.set_item("rows", cfg.rows())?;
-    out.set_item("cols", cfg.cols())?;
-    out.set_item("dataflow", cfg.dataflow().name())?;
-    out.set_item(
-        "out_format",
-        if int_mode.is_some() {
-            "int32"
-        } else {
-            cfg.acc.name
         },
-    )?;
-    out.set_item("seed", random.then_some(seed))?;
-    out.set_item("cycles", run.cycles)?;
-    out.set_item("tiles", run.tiles)?;
-    out.set_item("macs", macs)?;
-    out.set_item("mac_slots_used", run.mac_slots_used)?;
-    out.set_item("mac_slots_offered", run.mac_slots_offered)?;
-    out.set_item("utilization", run.utilization())?;
-    out.set_item("sim_seconds", run.sim_seconds)?;
-    out.set_item("flags", run.out.flags.names())?;
-    out.set_item("waves", vcd)?;
-    if let Some((reference, bad)) = checked {
-        let d = PyDict::new(py);
-        d.set_item("reference", reference)?;
-        d.set_item("mismatches", bad)?;
-        out.set_item("check", d)?;
-    } else {
-        out.set_item("check", py.None())?;
-    }
-    out.set_item("memory", memory_dict(py, done.memory.as_ref())?)?;
-    if let Some(t) = &run.traffic {
-        let d = PyDict::new(py);
-        d.set_item("a_read_bytes", t.a_read_bytes())?;
-        d.set_item("b_read_bytes", t.b_read_bytes())?;
-        d.set_item("c_read_bytes", t.c_read_bytes())?;
-        d.set_item("d_write_bytes", t.d_write_bytes())?;
-        out.set_item("traffic", d)?;
-    }
-    Ok(out)
+        (Some(a), Some(b), None, None, None) => Operands::Given {
+            a: operand(py, a, "A", cfg.fmt_a)?,
+            b: operand(py, b, "B", cfg.fmt_b)?,
+            c: c_matrix(py, c)?,
+        },
+        (None, None, Some(m), Some(n), Some(k)) => Operands::Generated {
+            m,
+            n,
+            k,
+            seed,
+            pattern,
+        },
+        _ => return Err(value_error("give a and b, or m, n and k")),
+    };
+    let job = GemmJob {
+        preset: arith.preset,
+        rule: arith.rule,
+        sparse: sparse.then_some(if prune {
+            Prune::KeepLargest
+        } else {
+            Prune::Off
+        }),
+        memory,
+        check,
+        ..GemmJob::new(cfg, operands)
+    };
+    let report = run_job(py, job, vcd)?;
+    report_dict(py, &report)
 }
 
 /// Element or scale codes of a block-scaled GEMM: a matrix of unsigned codes (or, for
@@ -611,45 +433,27 @@ fn need<'a, 'py>(x: Option<&'a Bound<'py, PyAny>>, flag: &str) -> PyResult<&'a B
     x.ok_or_else(|| value_error(mx_input::missing(flag).to_string()))
 }
 
-/// The block-scaled problem of the arrays, checked by the library (`gemm::mx_input`, the
+/// The block-scaled operands of the arrays, for the job to check (`gemm::mx_input`, the
 /// command line's checks and messages; a message about one array starts with its argument's
 /// name where the command line names its file).
-fn mx_problem(
+fn mx_operands(
     py: Python<'_>,
-    cfg: CoreConfig,
     spec: MxSpec,
     arrays: [Option<&Bound<'_, PyAny>>; 4],
     c: Option<&Bound<'_, PyAny>>,
-) -> PyResult<MxGemm> {
+) -> PyResult<Operands> {
     let [a, b, sa, sb] = arrays;
     let (a, b) = (need(a, "--a")?, need(b, "--b")?);
     let (sa, sb) = (need(sa, "--a-scales")?, need(sb, "--b-scales")?);
     let int8 = spec.int8();
-    let input = MxInput {
-        cfg,
+    Ok(Operands::Mx {
         spec,
         a: codes(py, a, "A", int8)?,
         b: codes(py, b, "B", int8)?,
         a_scales: codes(py, sa, "a_scales", false)?,
         b_scales: codes(py, sb, "b_scales", false)?,
-        c: None,
-    };
-    let mut g = input.build().map_err(|e| match e.operand {
-        Some(op) => {
-            let name = match op {
-                MxOperand::A => "a",
-                MxOperand::B => "b",
-                MxOperand::AScales => "a_scales",
-                MxOperand::BScales => "b_scales",
-            };
-            value_error(format!("{name}: {e}"))
-        }
-        None => value_error(e.to_string()),
-    })?;
-    if c.is_some() {
-        g.c = c_words(py, c, g.m, g.n)?;
-    }
-    Ok(g)
+        c: c_matrix(py, c)?,
+    })
 }
 
 /// The block format `fmt` names, or the command line's refusal of block scales with a format
@@ -688,7 +492,7 @@ fn mx_core(
 }
 
 /// `matmul` with a block-scaled format: D = A x B + C by the functional model of a
-/// block-scaled GEMM ([`MxGemm`]), from the arrays `gemm` takes (element codes `a` m x k and
+/// block-scaled GEMM (`MxGemm`), from the arrays `gemm` takes (element codes `a` m x k and
 /// `b` k x n, scale codes `a_scales` m x k/bs and `b_scales` k/bs x n, NVFP4's FP32 tensor
 /// scales as bits, C FP32 patterns or zeros), checked by the library as `tcrtl gemm --format
 /// mxfp8e4m3 ...` checks them. Element (i, j) is `mx_dot` of row i of A and column j of B
@@ -755,7 +559,10 @@ pub fn matmul_mx<'py>(
         }
         spec.check_ws_width(width).py()?;
     }
-    let g = mx_problem(py, cfg, spec, [a, b, a_scales, b_scales], c)?;
+    let operands = mx_operands(py, spec, [a, b, a_scales, b_scales], c)?;
+    let JobProblem::Mx(g) = build(&GemmJob::new(cfg, operands))? else {
+        return Err(value_error("not a block-scaled problem"));
+    };
     let d = py
         .allow_threads(|| match df {
             Dataflow::Os => g.reference(mode),
@@ -774,8 +581,9 @@ pub fn matmul_mx<'py>(
 /// --a-scales SA.npy --b-scales SB.npy ...`): element codes `a` (m x k) and `b` (k x n),
 /// scale codes `a_scales` (m x k/bs) and `b_scales` (k/bs x n), FP32 tensor scales (bits,
 /// NVFP4), C FP32 patterns or zeros; the core in MX mode (fused), on the ideal store, either
-/// dataflow. The options MX does not take are refused with the command line's messages.
-/// Returns the dict of the run: `d` and the keys of the command line's JSON.
+/// dataflow, or through the TMA memory path. The options MX does not take are refused with
+/// the command line's messages. Returns the run's report as a dict (the keys and values of
+/// the command line's JSON, and `d`).
 #[pyfunction]
 #[pyo3(signature = (a=None, b=None, c=None, a_scales=None, b_scales=None, a_tensor_scale=None, b_tensor_scale=None, *, fmt, fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", memory="ideal", stages=None, swizzle=true, sparse=false, random=false, vcd=None, check=false, satfinite=false))]
 #[allow(clippy::too_many_arguments)]
@@ -829,7 +637,7 @@ pub fn gemm_mx<'py>(
     .py()?;
     // The memory path (either dataflow), or the ideal path's refusal of memory options.
     let mem_cfg = memory_config(memory, stages, swizzle)?;
-    let (fb, spec, cfg) = mx_core(
+    let (_, spec, cfg) = mx_core(
         fa,
         fmt_b,
         [a_tensor_scale, b_tensor_scale],
@@ -837,50 +645,11 @@ pub fn gemm_mx<'py>(
         (rows, cols),
         df,
     )?;
-    let g = mx_problem(py, cfg, spec, [a, b, a_scales, b_scales], c)?;
-    let done = run_traced(py, Problem::Mx(&g), mem_cfg.as_ref(), vcd)?;
-    let run = &done.run;
-    let checked = if check {
-        Some(check_fused(&g, &run.out.d).py()?)
-    } else {
-        None
+    let job = GemmJob {
+        memory: mem_cfg,
+        check,
+        ..GemmJob::new(cfg, mx_operands(py, spec, [a, b, a_scales, b_scales], c)?)
     };
-    let out = PyDict::new(py);
-    out.set_item("d", PyArray1::from_vec(py, run.out.d.clone()))?;
-    out.set_item("m", g.m)?;
-    out.set_item("n", g.n)?;
-    out.set_item("k", g.k)?;
-    out.set_item("format", fa.name())?;
-    out.set_item("format_b", fb.name())?;
-    out.set_item("acc", "fused")?;
-    out.set_item("block", spec.block())?;
-    out.set_item("width", g.cfg.width)?;
-    out.set_item("rows", g.cfg.rows())?;
-    out.set_item("cols", g.cfg.cols())?;
-    out.set_item("dataflow", g.cfg.dataflow().name())?;
-    out.set_item("out_format", "fp32")?;
-    out.set_item("a_tensor_scale", spec.a_tensor.map(f32::from_bits))?;
-    out.set_item("b_tensor_scale", spec.b_tensor.map(f32::from_bits))?;
-    out.set_item("cycles", run.cycles)?;
-    out.set_item("tiles", run.tiles)?;
-    out.set_item("macs", g.m * g.n * g.k)?;
-    out.set_item("mac_slots_used", run.mac_slots_used)?;
-    out.set_item("mac_slots_offered", run.mac_slots_offered)?;
-    out.set_item("utilization", run.utilization())?;
-    out.set_item("sim_seconds", run.sim_seconds)?;
-    out.set_item("flags", run.out.flags.names())?;
-    out.set_item("waves", vcd)?;
-    if done.memory.is_some() {
-        out.set_item("memory", memory_dict(py, done.memory.as_ref())?)?;
-    }
-    match checked {
-        Some(c) => {
-            let d = PyDict::new(py);
-            d.set_item("reference", c.reference)?;
-            d.set_item("mismatches", c.mismatches.len())?;
-            out.set_item("check", d)?;
-        }
-        None => out.set_item("check", py.None())?,
-    }
-    Ok(out)
+    let report = run_job(py, job, vcd)?;
+    report_dict(py, &report)
 }

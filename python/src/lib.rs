@@ -11,6 +11,7 @@ mod errors;
 mod gemm;
 mod gpu;
 mod pe;
+mod report;
 mod tma;
 mod workload;
 

@@ -214,9 +214,10 @@ def _block_arrays(a, b, a_scales, b_scales, fmt: str, fmt_b: Optional[str]):
 
 
 def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = None,
-         k: Optional[int] = None, seed: int = 1, fmt: str = "fp16", fmt_b: Optional[str] = None,
-         acc: str = "ieee", preset: Optional[str] = None, out_fmt: str = "fp32", width: int = 1,
-         rows: int = 4, cols: int = 4, dataflow: str = "os", memory: str = "ideal",
+         k: Optional[int] = None, seed: int = 1, pattern: str = "random", fmt: str = "fp16",
+         fmt_b: Optional[str] = None, acc: str = "ieee", preset: Optional[str] = None,
+         out_fmt: str = "fp32", width: int = 1, rows: int = 4, cols: int = 4,
+         dataflow: str = "os", memory: str = "ideal",
          stages: Optional[int] = None, swizzle: bool = True, sparse: bool = False,
          prune: bool = False, a_values=None, a_meta=None, a_scales=None, b_scales=None,
          a_tensor_scale=None, b_tensor_scale=None, vcd: Optional[str] = None,
@@ -226,7 +227,9 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
 
     The problem: numpy operands ``a`` (m x k), ``b`` (k x n), ``c`` (m x n, or ``None``) as
     for ``matmul``; or a seeded random problem with ``m``, ``n``, ``k`` and ``seed`` (the same
-    operands as ``tcrtl gemm --m M --n N --k K --seed S``). Options as the command line's:
+    operands as ``tcrtl gemm --m M --n N --k K --seed S``), or with ``pattern`` (``ones``,
+    ``iota``, ``identity``; as ``--pattern``) a generated one whose D is known by hand.
+    Options as the command line's:
     ``fmt``, ``fmt_b``, ``acc`` (ieee, fused, nvidia), ``preset``, ``out_fmt``, ``width``
     (products per PE step: 1..32, a power of two), the array ``rows`` x ``cols`` and
     ``dataflow`` (``os``, ``ws``), ``memory`` (``ideal`` or ``tma``: the TMA-like memory
@@ -307,12 +310,15 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
         if (A is None and AV is None) or B is None:
             raise ValueError("c needs a (or a_values and a_meta) and b")
         C = _c_matrix(c, 0, 0, out_fmt, integer)
-    info = _tcrtl.gemm_run(A, B, C, m=m, n=n, k=k, seed=seed, fmt=fmt, fmt_b=fmt_b, acc=accn,
-                           preset=preset, out_fmt=out_fmt, width=width, rows=rows, cols=cols,
-                           dataflow=dataflow, memory=memory, stages=stages, swizzle=swizzle,
+    info = _tcrtl.gemm_run(A, B, C, m=m, n=n, k=k, seed=seed, pattern=pattern, fmt=fmt,
+                           fmt_b=fmt_b, acc=accn, preset=preset, out_fmt=out_fmt,
+                           width=width, rows=rows, cols=cols, dataflow=dataflow,
+                           memory=memory, stages=stages, swizzle=swizzle,
                            sparse=sparse, prune=prune, a_values=AV, a_meta=AM, vcd=vcd,
                            check=check, satfinite=satfinite)
     info = dict(info)
-    # The GPU and instruction whose rule nvidia ran, beside the preset.
-    info["gpu"], info["instr"] = _gpu.rule(*named) if info.get("preset") else (None, None)
+    # The GPU and instruction whose rule nvidia ran, beside the preset, as named (a
+    # floating-point report has all three keys; an integer one none).
+    if info.get("preset"):
+        info["gpu"], info["instr"] = _gpu.rule(*named)
     return GemmResult(info)

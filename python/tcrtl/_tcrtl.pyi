@@ -118,6 +118,7 @@ def gemm_run(
     n: Optional[int] = None,
     k: Optional[int] = None,
     seed: int = 1,
+    pattern: str = "random",
     fmt: str = "fp16",
     fmt_b: Optional[str] = None,
     acc: Optional[str] = None,

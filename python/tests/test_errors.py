@@ -96,14 +96,21 @@ def test_gemm_errors(tmp_path):
     for kw, flags in [
         (dict(acc="exact"), ["--acc", "exact"]),
         (dict(acc="nvidia"), ["--acc", "nvidia"]),
-        (dict(stages=2), ["--stages", "2"]),
-        (dict(rows=33), ["--rows", "33"]),
         (dict(fmt="fp17"), ["--format", "fp17"]),
     ]:
         msg = cli_error("gemm", "--m", "4", "--n", "4", "--k", "4", *flags)
         with pytest.raises(ValueError) as e:
             tcrtl.gemm(m=4, n=4, k=4, **kw)
         assert str(e.value) == msg, kw
+    # The job's own words where the command line names its options: the array and the
+    # memory path.
+    msg = cli_error("gemm", "--m", "4", "--n", "4", "--k", "4", "--rows", "33")
+    with pytest.raises(ValueError) as e:
+        tcrtl.gemm(m=4, n=4, k=4, rows=33)
+    assert msg.startswith("--rows 33 --cols 4: ")
+    assert str(e.value) == "a 33 x 4 array: " + msg[len("--rows 33 --cols 4: "):]
+    with pytest.raises(ValueError, match="apply to the TMA memory path only"):
+        tcrtl.gemm(m=4, n=4, k=4, stages=2)
     missing = tmp_path / "no" / "such" / "dir" / "w.vcd"
     msg = cli_error("gemm", "--m", "4", "--n", "4", "--k", "4", "--vcd", missing)
     with pytest.raises(OSError) as e:

@@ -2,9 +2,6 @@
 //! memory counts (`tensorcore_rtl::energy`), as text lines and the JSON `energy` object.
 
 use tensorcore_rtl::energy::{EnergyReport, Tech};
-use tensorcore_rtl::gemm::{self, GemmRun, Problem};
-use tensorcore_rtl::hw::MemPortConfig;
-use tensorcore_rtl::rtl::TraceConfig;
 use tensorcore_rtl::tb::EnergyRequest;
 
 /// The clock `--clock-ghz` defaults to, in GHz.
@@ -64,51 +61,11 @@ impl EnergyPlan {
             clock_ghz: self.clock_ghz,
         }
     }
-
-    /// The trace a run of `problem` through `memory` needs: `trace` with activity counted
-    /// (and a VCD's power signals), or a counting-only one (refused for a trace narrowed by
-    /// globs or a window).
-    pub fn trace(
-        &self,
-        trace: Option<TraceConfig>,
-        problem: &Problem<'_>,
-        memory: Option<&MemPortConfig>,
-    ) -> Result<TraceConfig, String> {
-        gemm::energy::counting_trace(trace.as_ref(), problem, memory, &self.tech, self.clock_ghz)
-            .map_err(|e| e.to_string())
-    }
-
-    /// The estimate of `done`, a run of `problem` with the trace [`EnergyPlan::trace`] gave.
-    pub fn estimate(&self, problem: &Problem<'_>, done: &GemmRun) -> Result<EnergyReport, String> {
-        gemm::energy::estimate(problem, done, &self.tech, self.clock_ghz)
-            .ok_or_else(|| "the run counted no switching activity".to_string())
-    }
 }
 
-/// The JSON `energy` object.
+/// The JSON `energy` object (the library's, `job::report::energy_json`).
 pub fn json(e: &EnergyReport) -> serde_json::Value {
-    let by_block: serde_json::Map<String, serde_json::Value> = e
-        .by_block
-        .iter()
-        .map(|b| {
-            (
-                b.block.to_string(),
-                serde_json::json!({
-                    "pj": b.pj, "count": b.count, "unit": b.unit, "pj_each": b.pj_each,
-                }),
-            )
-        })
-        .collect();
-    serde_json::json!({
-        "tech": e.tech,
-        "clock_ghz": e.clock_ghz,
-        "total_pj": e.total_pj,
-        "pj_per_mac": e.pj_per_mac,
-        "power_w": e.power_w,
-        "macs": e.macs,
-        "cycles": e.cycles,
-        "by_block": by_block,
-    })
+    tensorcore_rtl::job::report::energy_json(e)
 }
 
 /// The text report: a summary line and one line per block with energy.

@@ -3,7 +3,6 @@
 //! [`MemParams`] (`docs/memory.md`).
 
 use clap::{Args, ValueEnum};
-use tensorcore_rtl::gemm::MemRun;
 use tensorcore_rtl::hw::memory::MemParams;
 use tensorcore_rtl::hw::MemPortConfig;
 
@@ -83,19 +82,6 @@ impl MemArgs {
     }
 }
 
-/// The JSON object of a memory parameter set.
-pub fn params_json(p: &MemParams) -> serde_json::Value {
-    serde_json::json!({
-        "latency": p.latency,
-        "bytes_per_cycle": p.bytes_per_cycle,
-        "request_bytes": p.request_bytes,
-        "requests_in_flight": p.requests_in_flight,
-        "smem_bytes": p.smem_bytes,
-        "banks": p.banks,
-        "bank_bytes": p.bank_bytes,
-    })
-}
-
 /// The memory port's configuration from the `gemm` options: `Some` for `--memory tma`, `None`
 /// for the ideal path (where the memory options are an error).
 pub fn port_config(
@@ -124,48 +110,4 @@ pub fn port_config(
         return Err("--stages 0: at least 1 stage is needed".into());
     }
     Ok(config)
-}
-
-/// The `memory` object of a `gemm` JSON summary.
-pub fn memory_json(path: MemoryPath, run: Option<&MemRun>) -> serde_json::Value {
-    match run {
-        None => serde_json::json!({ "path": "ideal", "stall_cycles": 0, "window_wait_cycles": 0 }),
-        Some(r) => {
-            let c = &r.counters;
-            serde_json::json!({
-                "path": match path { MemoryPath::Tma => "tma", MemoryPath::Ideal => "ideal" },
-                "bytes_loaded": c.bytes_loaded,
-                "bytes_stored": c.bytes_stored,
-                "tx_bytes": c.tx_bytes,
-                "stall_cycles": r.run.stall_cycles,
-                "window_wait_cycles": r.run.window_wait_cycles,
-                "overlap_cycles": r.run.overlap_cycles,
-                "bank_conflicts": c.bank_conflicts,
-                "oob_elements": c.oob_elements,
-                "requests": c.requests,
-                "stages": r.layout.stages(),
-                "a_panel_reuse": r.layout.panel(),
-                "swizzle": r.layout.swizzled(),
-                "smem_read_bytes": r.run.smem_read_bytes,
-                "smem_write_bytes": c.tx_bytes,
-                "params": params_json(&r.params),
-            })
-        }
-    }
-}
-
-/// The one-line text summary of a run through the memory path.
-pub fn memory_line(r: &MemRun) -> String {
-    let c = &r.counters;
-    format!(
-        "memory (tma, latency {} cycles, {} B/cycle, {} stages{}): {} B loaded, {} B stored, {} stall cycles, {} bank conflicts",
-        r.params.latency,
-        r.params.bytes_per_cycle,
-        r.layout.stages(),
-        if r.layout.panel() { ", A panel reused" } else { "" },
-        c.bytes_loaded,
-        c.bytes_stored,
-        r.run.stall_cycles,
-        c.bank_conflicts
-    )
 }

@@ -1,17 +1,8 @@
-//! Teaching operands for `tcrtl gemm --pattern`: problems whose values read as small integers
-//! in the waves (1, 2, 3 ... instead of random bits) and whose D is known by hand.
-//!
-//! - `ones`: every element of A and B is 1, C is 0: every element of D is K.
-//! - `iota`: element number e of A (and of B, row-major) is `e mod 8 + 1`, C is 0.
-//! - `identity`: A is the M x K identity (1 where row = column, else 0), B is `iota`, C is 0:
-//!   row i of D is row i of B (zero for i >= K).
-//! - `random`: the seeded random problem (`Gemm::random`), the default.
-//!
-//! The integers 0..=8 are exact in every input format (E4M3, E5M2, FP16, BF16).
+//! `tcrtl gemm --pattern`: the teaching operands of a generated problem, built by the library
+//! ([`tensorcore_rtl::job::pattern`], which says what each holds).
 
 use clap::ValueEnum;
-use tensorcore_rtl::gemm::{CoreConfig, Gemm};
-use tensorcore_rtl::numerics::{from_fp32, Format, Overflow, RoundingMode};
+use tensorcore_rtl::job::pattern::Pattern as Generated;
 
 /// Operand pattern of a generated problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -29,59 +20,17 @@ pub enum Pattern {
 impl Pattern {
     /// The name as given on the command line.
     pub fn name(self) -> &'static str {
-        match self {
-            Pattern::Random => "random",
-            Pattern::Ones => "ones",
-            Pattern::Iota => "iota",
-            Pattern::Identity => "identity",
-        }
+        Generated::from(self).name()
     }
 }
 
-/// The encoding of the small integer `v` (0..=8) in `fmt`.
-fn small_int(fmt: Format, v: u32) -> Result<u64, String> {
-    let r = from_fp32(
-        fmt,
-        (v as f32).to_bits(),
-        RoundingMode::NearestEven,
-        Overflow::Ieee,
-    );
-    if r.flags.inexact || r.flags.overflow {
-        return Err(format!("{v} is not exact in {fmt}"));
+impl From<Pattern> for Generated {
+    fn from(p: Pattern) -> Generated {
+        match p {
+            Pattern::Random => Generated::Random,
+            Pattern::Ones => Generated::Ones,
+            Pattern::Iota => Generated::Iota,
+            Pattern::Identity => Generated::Identity,
+        }
     }
-    Ok(r.bits)
-}
-
-/// Builds the problem of `pattern` (not `Random`, which is `Gemm::random`).
-pub fn pattern_problem(
-    pattern: Pattern,
-    m: usize,
-    n: usize,
-    k: usize,
-    cfg: CoreConfig,
-    seed: u64,
-) -> Result<Gemm, String> {
-    let iota = |fmt: Format, len: usize| -> Result<Vec<u64>, String> {
-        (0..len)
-            .map(|e| small_int(fmt, (e % 8) as u32 + 1))
-            .collect()
-    };
-    let (a, b) = match pattern {
-        Pattern::Random => {
-            return Gemm::random(m, n, k, cfg, seed).map_err(|e| e.to_string());
-        }
-        Pattern::Ones => (
-            vec![small_int(cfg.fmt_a, 1)?; m * k],
-            vec![small_int(cfg.fmt_b, 1)?; k * n],
-        ),
-        Pattern::Iota => (iota(cfg.fmt_a, m * k)?, iota(cfg.fmt_b, k * n)?),
-        Pattern::Identity => {
-            let (zero, one) = (small_int(cfg.fmt_a, 0)?, small_int(cfg.fmt_a, 1)?);
-            let a = (0..m * k)
-                .map(|e| if e / k == e % k { one } else { zero })
-                .collect();
-            (a, iota(cfg.fmt_b, k * n)?)
-        }
-    };
-    Gemm::new(m, n, k, cfg, a, b, vec![0; m * n]).map_err(|e| e.to_string())
 }

@@ -10,19 +10,16 @@
 use super::values;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::gemm::clocked::CoreRun;
 use tensorcore_rtl::gemm::mx_input::Codes;
 use tensorcore_rtl::hw::Dataflow;
 use tensorcore_rtl::io::npy::{read_npy, shape_text, write_npy, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
+use tensorcore_rtl::job::report::SparseReport;
 use tensorcore_rtl::numerics::format::{Format, FP16};
-use tensorcore_rtl::sparse::clocked::sparse_figures;
 use tensorcore_rtl::sparse::input::{
     self, CompressedInput, CompressedInputError, CompressedOperand,
 };
-use tensorcore_rtl::sparse::{
-    compress, overfull_groups, Compressed, Prune, SparseError, SparseGemm,
-};
+use tensorcore_rtl::sparse::{compress, overfull_groups, Compressed, Prune, SparseError};
 use tensorcore_rtl::verify::measurements::encode_exact;
 
 /// Arguments of `tcrtl sparse`.
@@ -258,25 +255,20 @@ fn run_check(args: &CheckArgs) -> Result<i32, String> {
     }
 }
 
-/// Reads a compressed A from its two files: the outer error is unreadable input (files,
-/// dtypes, shapes), the inner one a pair that fails validation.
-pub fn read_compressed(
+/// Reads a compressed A (kept values and metadata files) into the library's input, before
+/// its checks: the values as bit patterns of `fmt`, the metadata's dtype checked (a message
+/// about one file starts with it).
+pub fn read_compressed_input(
     values: &Path,
     meta: &Path,
     fmt: Format,
-) -> Result<Result<Compressed, SparseError>, String> {
+) -> Result<CompressedInput, String> {
     let (m, kept, v) = read_matrix(values, fmt)?;
     let meta_arr = read_2d(meta)?;
-    // The checks are the library's (`sparse::input`, which the Python package calls too); a
-    // message about one matrix starts with its file.
-    let named = |e: CompressedInputError| match e.operand {
-        Some(CompressedOperand::Values) => format!("{}: {e}", values.display()),
-        Some(CompressedOperand::Meta) => format!("{}: {e}", meta.display()),
-        None => e.to_string(),
-    };
-    input::meta_dtype(meta_arr.dtype.numpy_name()).map_err(named)?;
+    input::meta_dtype(meta_arr.dtype.numpy_name())
+        .map_err(|e| format!("{}: {e}", meta.display()))?;
     let md: Vec<u8> = meta_arr.iter_words().map(|w| w as u8).collect();
-    CompressedInput {
+    Ok(CompressedInput {
         fmt,
         values: Codes {
             rows: m,
@@ -285,64 +277,44 @@ pub fn read_compressed(
         },
         meta_shape: (meta_arr.shape[0], meta_arr.shape[1]),
         meta: md,
-    }
-    .build()
-    .map_err(named)
+    })
 }
 
-/// Where `dense_cycles` comes from: the schedule formula of the dense problem (equal to the
-/// measured dense run: `tests/sparse/clocked.rs`, `tests/hw/timing.rs`).
-pub const DENSE_CYCLES_SOURCE: &str = "schedule formula (Schedule::total_cycles, K dense)";
-
-/// [`DENSE_CYCLES_SOURCE`] of a weight-stationary run (its own formula, `docs/timing.md`).
-pub const WS_DENSE_CYCLES_SOURCE: &str = "schedule formula (WsSchedule::total_cycles, K dense)";
-
-/// The sparse fields of `tcrtl gemm --sparse --json`: `sparse`, the measured compute-phase
-/// cycles, and the dense-equivalent cycles and steps from the schedule formula.
-pub fn add_sparse_json(
-    mut obj: serde_json::Value,
-    g: &SparseGemm,
-    run: &CoreRun,
-) -> serde_json::Value {
-    let f = sparse_figures(g);
-    let (dense_cycles, dense_compute) = (f.dense_total_cycles, f.dense_compute_cycles);
-    let extra = serde_json::json!({
-        "sparse": true,
-        "steps_per_tile": f.steps,
-        "dense_steps_per_tile": f.dense_steps,
-        "compute_cycles": run.compute_cycles,
-        "dense_compute_cycles": dense_compute,
-        "compute_ratio": run.compute_cycles as f64 / dense_compute as f64,
-        "dense_cycles": dense_cycles,
-        "dense_cycles_source": match g.cfg.dataflow() {
-            Dataflow::Os => DENSE_CYCLES_SOURCE,
-            Dataflow::Ws => WS_DENSE_CYCLES_SOURCE,
-        },
-        "cycles_ratio": run.run.cycles as f64 / dense_cycles as f64,
-    });
-    if let (Some(o), serde_json::Value::Object(e)) = (obj.as_object_mut(), extra) {
-        o.extend(e);
-    }
-    obj
+/// Reads and checks a compressed A from its two files: the outer error is unreadable input
+/// (files, dtypes, shapes), the inner one a pair that fails validation. The checks are the
+/// library's (`sparse::input`, which the Python package calls too); a message about one
+/// matrix starts with its file.
+pub fn read_compressed(
+    values: &Path,
+    meta: &Path,
+    fmt: Format,
+) -> Result<Result<Compressed, SparseError>, String> {
+    let named = |e: CompressedInputError| match e.operand {
+        Some(CompressedOperand::Values) => format!("{}: {e}", values.display()),
+        Some(CompressedOperand::Meta) => format!("{}: {e}", meta.display()),
+        None => e.to_string(),
+    };
+    read_compressed_input(values, meta, fmt)?
+        .build()
+        .map_err(named)
 }
 
 /// The sparse line of `tcrtl gemm --sparse` (text output).
-pub fn sparse_line(g: &SparseGemm, run: &CoreRun) -> String {
-    let f = sparse_figures(g);
-    let (unit, phase) = match g.cfg.dataflow() {
+pub fn sparse_line(s: &SparseReport, dataflow: Dataflow, cycles: u64) -> String {
+    let (unit, phase) = match dataflow {
         Dataflow::Os => ("steps a tile", "compute phase"),
         Dataflow::Ws => ("folds of K", "rows fed"),
     };
     format!(
         "2:4 sparse: {} {unit} (dense {}); {phase} {} cycles vs dense {} ({:.3}x); \
          total {} cycles vs dense {} ({:.3}x, dense from the schedule formula)",
-        f.steps,
-        f.dense_steps,
-        run.compute_cycles,
-        f.dense_compute_cycles,
-        run.compute_cycles as f64 / f.dense_compute_cycles as f64,
-        run.run.cycles,
-        f.dense_total_cycles,
-        run.run.cycles as f64 / f.dense_total_cycles as f64
+        s.steps_per_tile,
+        s.dense_steps_per_tile,
+        s.compute_cycles,
+        s.dense_compute_cycles,
+        s.compute_ratio,
+        cycles,
+        s.dense_cycles,
+        s.cycles_ratio
     )
 }

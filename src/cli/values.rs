@@ -144,7 +144,7 @@ impl ArithArgs {
     }
 
     /// The names as the library reads them ([`ArithNames`]).
-    fn names(&self) -> ArithNames<'_> {
+    pub fn names(&self) -> ArithNames<'_> {
         ArithNames {
             format: &self.format,
             format_b: self.format_b.as_deref(),
@@ -277,17 +277,6 @@ pub fn report_trace(trace: Option<&TraceConfig>) -> Result<(), String> {
         outln!("switching activity (SAIF) written to {}", p.display());
     }
     Ok(())
-}
-
-/// The `traffic` object of a `--json` summary: bytes of A, B and C the array read from the
-/// ideal operand store and bytes of D it wrote, measured during the run.
-pub fn traffic_json(t: &tensorcore_rtl::hw::Traffic) -> serde_json::Value {
-    serde_json::json!({
-        "a_read_bytes": t.a_read_bytes(),
-        "b_read_bytes": t.b_read_bytes(),
-        "c_read_bytes": t.c_read_bytes(),
-        "d_write_bytes": t.d_write_bytes(),
-    })
 }
 
 /// Refuses a problem too large to run before anything is allocated: each matrix within

@@ -12,6 +12,7 @@
 
 pub mod energy;
 pub mod energy_study;
+pub mod report;
 
 use crate::gemm::clocked::{run_clocked_measured, ClockedRun, CoreRun};
 use crate::gemm::memory::{run_memory, run_memory_mx, MemRun};

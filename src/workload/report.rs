@@ -15,8 +15,9 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use super::{scalesim_mapping, scalesim_mapping_efficiency};
+use crate::dispatch::report;
 use crate::energy::EnergyReport;
-use crate::gemm::MemRun;
+use crate::gemm::{MemRun, RunLayout};
 use crate::hw::memory::MemParams;
 use crate::hw::{Dataflow, Traffic};
 use crate::rtl::bounded::{read_text_bounded, MAX_TEXT_BYTES};
@@ -682,65 +683,26 @@ pub fn layer_from_json(l: &Value, shape: &Shape) -> Result<LayerRecord, String> 
 }
 
 /// The JSON object of a memory parameter set (the `params` of [`memory_object`] and of the
-/// summary's `memory_path`).
+/// summary's `memory_path`): the GEMM report's ([`report::params_json`]).
 pub fn params_object(p: &MemParams) -> Value {
-    json!({
-        "latency": p.latency,
-        "bytes_per_cycle": p.bytes_per_cycle,
-        "request_bytes": p.request_bytes,
-        "requests_in_flight": p.requests_in_flight,
-        "smem_bytes": p.smem_bytes,
-        "banks": p.banks,
-        "bank_bytes": p.bank_bytes,
-    })
+    report::params_json(p)
 }
 
-/// A layer's `memory` object, of its run through the TMA path: the keys of `tcrtl gemm
-/// --memory tma --json`'s `memory`.
+/// A layer's `memory` object, of its run through the TMA path: the GEMM report's memory
+/// section in the run's dataflow ([`report::MemoryReport`]), so its keys are those of
+/// `tcrtl gemm --memory tma --json`'s `memory` (the output-stationary port's keys on `os`
+/// layers only).
 pub fn memory_object(r: &MemRun) -> Value {
-    let c = &r.counters;
-    json!({
-        "path": "tma",
-        "bytes_loaded": c.bytes_loaded,
-        "bytes_stored": c.bytes_stored,
-        "tx_bytes": c.tx_bytes,
-        "stall_cycles": r.run.stall_cycles,
-        "window_wait_cycles": r.run.window_wait_cycles,
-        "overlap_cycles": r.run.overlap_cycles,
-        "bank_conflicts": c.bank_conflicts,
-        "oob_elements": c.oob_elements,
-        "requests": c.requests,
-        "stages": r.layout.stages(),
-        "a_panel_reuse": r.layout.panel(),
-        "swizzle": r.layout.swizzled(),
-        "smem_read_bytes": r.run.smem_read_bytes,
-        "smem_write_bytes": c.tx_bytes,
-        "params": params_object(&r.params),
-    })
+    let dataflow = match r.layout {
+        RunLayout::Ws(_) => Dataflow::Ws,
+        _ => Dataflow::Os,
+    };
+    report::MemoryReport::new(dataflow, Some(r)).to_json()
 }
 
-/// A layer's `energy` object: the keys of `tcrtl gemm --energy --json`'s `energy`.
+/// A layer's `energy` object: the GEMM report's ([`report::energy_json`]).
 pub fn energy_object(e: &EnergyReport) -> Value {
-    let by_block: Map<String, Value> = e
-        .by_block
-        .iter()
-        .map(|b| {
-            (
-                b.block.to_string(),
-                json!({"pj": b.pj, "count": b.count, "unit": b.unit, "pj_each": b.pj_each}),
-            )
-        })
-        .collect();
-    json!({
-        "tech": e.tech,
-        "clock_ghz": e.clock_ghz,
-        "total_pj": e.total_pj,
-        "pj_per_mac": e.pj_per_mac,
-        "power_w": e.power_w,
-        "macs": e.macs,
-        "cycles": e.cycles,
-        "by_block": by_block,
-    })
+    report::energy_json(e)
 }
 
 /// A fingerprint in a message: `fnv1a64:... (N bytes)`, or `absent`.

@@ -267,8 +267,8 @@ fn random_problems_are_checked() {
     let mut s4_tma = s4.to_vec();
     s4_tma.extend_from_slice(&["--memory", "tma"]);
     assert_error(&tcrtl(&s4_tma), "4-bit integer operands");
-    assert_error(&with(&["--sparse"]), "no --sparse");
-    assert_error(&with(&["--pattern", "ones"]), "not --pattern");
+    assert_error(&with(&["--sparse"]), "run dense (no 2:4 sparsity)");
+    assert_error(&with(&["--pattern", "ones"]), "not a generated pattern");
     assert_error(&with(&["--acc", "fused"]), "drop --acc");
     assert_error(
         &tcrtl(&[
@@ -283,6 +283,6 @@ fn random_problems_are_checked() {
             "4",
             "--satfinite",
         ]),
-        "--satfinite applies",
+        "satfinite applies to integer formats",
     );
 }

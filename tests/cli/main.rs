@@ -38,6 +38,7 @@ mod npy_numpy_compat;
 mod operand_grammar;
 mod output_plan;
 mod promote;
+mod run_report;
 mod saif;
 mod sparse;
 mod structure;

@@ -2,12 +2,17 @@
 //! and every output file checked before the run.
 
 use super::args::GemmArgs;
+use crate::cli::operand_files::load_int_matrix;
 use crate::cli::text_matrix;
 use crate::cli::values;
 use std::path::Path;
+use tensorcore_rtl::gemm::mx_input::Codes;
+use tensorcore_rtl::hw::CoreConfig;
 use tensorcore_rtl::io::npy::{read_npy, read_npy_shape, shape_text, Dtype, NpyArray};
 use tensorcore_rtl::io::OutputPlan;
+use tensorcore_rtl::job::Operands;
 use tensorcore_rtl::numerics::convert::tf32_from_container;
+use tensorcore_rtl::numerics::dot::AccMode;
 use tensorcore_rtl::numerics::format::{Format, FP16, TF32};
 use tensorcore_rtl::verify::measurements::encode_exact;
 
@@ -74,6 +79,74 @@ pub fn load_operand(
         }
     };
     Ok((rows, cols, words))
+}
+
+/// The operands of a dense or 2:4-sparse `gemm` (floating-point or integer formats on
+/// `cfg`): a generated problem (`--m`, `--n`, `--k`), or the files read into matrices for the
+/// library's job to check and assemble.
+pub fn operands(args: &GemmArgs, cfg: CoreConfig) -> Result<Operands, String> {
+    if let Some(m) = args.m {
+        let (Some(n), Some(k)) = (args.n, args.k) else {
+            return Err("give --m M --n N --k K".into());
+        };
+        return Ok(Operands::Generated {
+            m,
+            n,
+            k,
+            seed: args.seed,
+            pattern: args.pattern.into(),
+        });
+    }
+    let int = match cfg.mode {
+        AccMode::Int(im) => Some(im),
+        _ => None,
+    };
+    let matrix = |(rows, cols, codes): (usize, usize, Vec<u64>)| Codes { rows, cols, codes };
+    let read = |path: &Path, name: &str, fmt| match int {
+        Some(im) => load_int_matrix(path, name, if name == "A" { im.a } else { im.b }),
+        None => load_operand(path, name, fmt),
+    };
+    let read_c = |m: usize, n: usize| -> Result<Option<Codes>, String> {
+        let Some(pc) = &args.c else {
+            return Ok(None);
+        };
+        let words = match int {
+            Some(_) => super::int::load_c(pc, m, n)?,
+            None => load_c(pc, m, n, cfg.acc)?,
+        };
+        Ok(Some(Codes {
+            rows: m,
+            cols: n,
+            codes: words.into_iter().map(u64::from).collect(),
+        }))
+    };
+    let compressed = (&args.sparse_a.a_values, &args.sparse_a.a_meta);
+    if let (Some(v), Some(md)) = compressed {
+        if args.sparse {
+            let a = crate::cli::sparse::read_compressed_input(v, md, cfg.fmt_a)?;
+            let Some(pb) = &args.b else {
+                return Err("give --b B.npy".into());
+            };
+            let b = matrix(read(pb, "B", cfg.fmt_b)?);
+            let c = read_c(a.values.rows, b.cols)?;
+            return Ok(Operands::Compressed { a, b, c });
+        }
+    }
+    match (&args.a, &args.b) {
+        (Some(pa), Some(pb)) => {
+            if !args.sparse {
+                check_npy_shapes(pa, pb)?;
+            }
+            let a = matrix(read(pa, "A", cfg.fmt_a)?);
+            let b = matrix(read(pb, "B", cfg.fmt_b)?);
+            let c = read_c(a.rows, b.cols)?;
+            Ok(Operands::Given { a, b, c })
+        }
+        _ if args.sparse => {
+            Err("give --a A.npy, or --a-values V.npy --a-meta M.npy, with --b B.npy".into())
+        }
+        _ => Err("give --a A.npy --b B.npy, or --m M --n N --k K".into()),
+    }
 }
 
 /// When A and B are both `.npy` files: their shapes from the headers alone, checked before

@@ -9,16 +9,17 @@
 //! `fused` mode. On the ideal operand path, or in either dataflow through the TMA memory
 //! path (`--memory tma`: the scales travel beside their operands, `docs/memory.md`). The
 //! checks of the options, formats and codes and
-//! the check of D are the library's (`gemm::mx_input`, which the Python package calls too);
-//! this file reads the files and reports.
+//! the check of D are the library's (`gemm::mx_input` and `job`, which the Python
+//! package calls too); this file reads the files into the job.
 
 use super::args::GemmArgs;
 use super::load::{load_c, matrix_shape, plan_outputs};
 use crate::cli::array::ArrayArgs;
 use std::path::{Path, PathBuf};
-use tensorcore_rtl::gemm::mx_input::{self, check_fused, check_reference, Codes};
-use tensorcore_rtl::gemm::{self, MxInput, MxInputError, MxOperand, MxOptions, Problem};
-use tensorcore_rtl::io::npy::{read_npy, write_npy, Dtype};
+use tensorcore_rtl::gemm::mx_input::{self, Codes};
+use tensorcore_rtl::gemm::{MxInputError, MxOperand, MxOptions};
+use tensorcore_rtl::io::npy::{read_npy, Dtype};
+use tensorcore_rtl::job::{self, GemmJob, JobError, Operands};
 use tensorcore_rtl::numerics::format::FP32;
 use tensorcore_rtl::numerics::mx::BlockFormat;
 
@@ -28,7 +29,7 @@ pub(super) fn core_format(name: &str) -> Option<BlockFormat> {
 }
 
 /// Reads a uint8 .npy matrix (or int8, if `signed_ok`) of codes; the library checks their
-/// values ([`MxInput::build`]).
+/// values (`MxInput::build`, through the job).
 fn load_u8(path: &Path, name: &str, signed_ok: bool) -> Result<Codes, String> {
     let arr = read_npy(path).map_err(|e| e.to_string())?;
     let (rows, cols) = matrix_shape(&arr, path, name)?;
@@ -85,11 +86,10 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
     let ta = tensor_scale(fa, args.a_tensor_scale.as_deref(), "--a-tensor-scale")?;
     let tb = tensor_scale(fb, args.b_tensor_scale.as_deref(), "--b-tensor-scale")?;
     let spec = mx_input::spec(fa, fb, ta, tb).map_err(text)?;
-    let bs = spec.block();
     let cfg = args.array.apply(mx_input::core_config(&spec, args.width))?;
     mx_input::check_width(&spec, args.width).map_err(text)?;
     plan_outputs(args)?;
-    let mem_cfg =
+    let memory =
         crate::cli::memory::port_config(args.memory, &args.mem, args.stages, args.no_swizzle)?;
     let energy = args.energy.plan()?;
     let trace = args.trace.config()?;
@@ -99,117 +99,70 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
         need(&args.b_scales, "--b-scales")?,
     );
     let int8 = spec.int8();
-    let input = MxInput {
-        cfg,
-        spec,
-        a: load_u8(pa, "A", int8)?,
-        b: load_u8(pb, "B", int8)?,
-        a_scales: load_u8(psa, "A scales", false)?,
-        b_scales: load_u8(psb, "B scales", false)?,
-        c: None,
-    };
-    // The library's checks; a message about one array names its file.
-    let mut g = input.build().map_err(|e| match e.operand {
-        Some(op) => {
-            let path = match op {
-                MxOperand::A => pa,
-                MxOperand::B => pb,
-                MxOperand::AScales => psa,
-                MxOperand::BScales => psb,
-            };
-            format!("{}: {e}", path.display())
-        }
-        None => e.to_string(),
-    })?;
-    let (m, n, k) = (g.m, g.n, g.k);
-    if let Some(pc) = &args.c {
-        g.c = load_c(pc, m, n, FP32)?;
-    }
-    let problem = Problem::Mx(&g);
-    let trace = trace.map(|t| t.budget(problem.schedule_cycles(), args.trace.vcd_limit_bytes()));
-    let run_trace = match &energy {
-        Some(e) => Some(e.trace(trace.clone(), &problem, mem_cfg.as_ref())?),
-        None => trace.clone(),
-    };
-    let done =
-        gemm::run(problem, mem_cfg.as_ref(), run_trace.as_ref()).map_err(|e| e.to_string())?;
-    let energy = match &energy {
-        Some(e) => Some(e.estimate(&problem, &done)?),
+    let (a, b) = (load_u8(pa, "A", int8)?, load_u8(pb, "B", int8)?);
+    let c = match &args.c {
+        Some(pc) => Some(Codes {
+            rows: a.rows,
+            cols: b.cols,
+            codes: load_c(pc, a.rows, b.cols, FP32)?
+                .into_iter()
+                .map(u64::from)
+                .collect(),
+        }),
         None => None,
     };
-    let mem_run = done.memory;
-    let run = done.run;
-    if let Some(out) = &args.out {
-        let words: Vec<u64> = run.out.d.iter().map(|&w| u64::from(w)).collect();
-        write_npy(out, &[m, n], Dtype::F32, &words).map_err(|e| e.to_string())?;
-    }
-    let bad = if args.check {
-        Some(check_fused(&g, &run.out.d)?.mismatches)
-    } else {
-        None
+    let operands = Operands::Mx {
+        spec,
+        a,
+        b,
+        a_scales: load_u8(psa, "A scales", false)?,
+        b_scales: load_u8(psb, "B scales", false)?,
+        c,
     };
-    if args.json {
-        let obj = serde_json::json!({
-            "m": m, "n": n, "k": k,
-            "format": fa.name(), "format_b": fb.name(),
-            "acc": "fused", "block": bs, "width": cfg.width,
-            "rows": cfg.rows(), "cols": cfg.cols(), "dataflow": cfg.dataflow().name(),
-            "a_tensor_scale": g.spec.a_tensor.map(f32::from_bits),
-            "b_tensor_scale": g.spec.b_tensor.map(f32::from_bits),
-            "cycles": run.cycles, "tiles": run.tiles, "macs": g.m * g.n * g.k,
-            "utilization": run.utilization(),
-            "sim_seconds": run.sim_seconds,
-            "flags": run.out.flags.names(),
-            "out": args.out.as_ref().map(|p| p.display().to_string()),
-            "waves": trace.as_ref().map(|t| t.path.display().to_string()),
-            "check": bad.as_ref().map(|b| serde_json::json!({
-                "reference": check_reference(&g), "mismatches": b.len(),
-            })),
-        });
-        let mut obj = obj;
-        if mem_run.is_some() {
-            obj["memory"] = crate::cli::memory::memory_json(args.memory, mem_run.as_ref());
-        }
-        if let Some(e) = &energy {
-            obj["energy"] = crate::cli::energy::json(e);
-        }
-        outln!("{obj}");
-    } else {
-        outln!(
-            "gemm {m} x {n} x {k} ({fa} x {fb}, fused MX, blocks of {bs}, w = {}{}): {} cycles, {} tile{}, utilization {:.1}%; flags: {}",
-            cfg.width,
-            ArrayArgs::label(&cfg),
-            run.cycles,
-            run.tiles,
-            if run.tiles == 1 { "" } else { "s" },
-            100.0 * run.utilization(),
-            run.out.flags
-        );
-        if let Some(r) = &mem_run {
-            outln!("{}", crate::cli::memory::memory_line(r));
-        }
-        if let Some(b) = &bad {
-            outln!(
-                "check against {}: {} mismatches",
-                check_reference(&g),
-                b.len()
-            );
-            for &i in b.iter().take(5) {
-                outln!("  D[{}][{}] = 0x{:08x}", i / n, i % n, run.out.d[i]);
+    let mut job = GemmJob {
+        memory,
+        energy: energy.map(|e| e.request()),
+        check: args.check,
+        out: args.out.as_ref().map(|p| p.display().to_string()),
+        ..GemmJob::new(cfg, operands)
+    };
+    // The library's checks; a message about one array names its file.
+    let problem = job.build().map_err(|e| match &e {
+        JobError::Mx(m) => match m.operand {
+            Some(op) => {
+                let path = match op {
+                    MxOperand::A => pa,
+                    MxOperand::B => pb,
+                    MxOperand::AScales => psa,
+                    MxOperand::BScales => psb,
+                };
+                format!("{}: {e}", path.display())
             }
-        }
-        if let Some(e) = &energy {
-            for line in crate::cli::energy::lines(e) {
-                outln!("{line}");
-            }
-        }
-        if let Some(out) = &args.out {
-            outln!("D written to {}", out.display());
-        }
-        crate::cli::values::report_trace(trace.as_ref())?;
-    }
-    Ok(match bad {
-        Some(b) if !b.is_empty() => 1,
-        _ => 0,
-    })
+            None => e.to_string(),
+        },
+        _ => e.to_string(),
+    })?;
+    job.trace = trace.map(|t| {
+        t.budget(
+            problem.problem().schedule_cycles(),
+            args.trace.vcd_limit_bytes(),
+        )
+    });
+    let report = job::run(&job, &problem).map_err(|e| e.to_string())?;
+    super::report::write_outputs(args, &job, &problem, &report)?;
+    let header = format!(
+        "gemm {} x {} x {} ({fa} x {fb}, fused MX, blocks of {}, w = {}{}): {} cycles, {} tile{}, utilization {:.1}%; flags: {}",
+        report.m,
+        report.n,
+        report.k,
+        spec.block(),
+        cfg.width,
+        ArrayArgs::label(&cfg),
+        report.cycles,
+        report.tiles,
+        if report.tiles == 1 { "" } else { "s" },
+        100.0 * report.utilization,
+        report.flags
+    );
+    super::report::print(args, &job, &report, header)
 }

@@ -58,6 +58,14 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "numerics", "rtl", "hw", "energy", "gemm", "sparse", "dispatch", "verify",
         ],
     ),
+    // One GEMM as a front door asks for it (operands from files, arrays or a seed; sparse,
+    // MX, integers), run through the dispatch, checked and reported.
+    (
+        "job",
+        &[
+            "numerics", "rtl", "hw", "energy", "gemm", "sparse", "dispatch", "verify", "io", "tb",
+        ],
+    ),
     // The course's instructor tools.
     (
         "course",
@@ -77,7 +85,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
         "cli",
         &[
             "par", "numerics", "rtl", "hw", "energy", "gemm", "sparse", "dispatch", "verify",
-            "workload", "sweep", "io", "tb", "course", "prelude",
+            "workload", "sweep", "io", "tb", "job", "course", "prelude",
         ],
     ),
 ];
