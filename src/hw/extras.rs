@@ -263,6 +263,12 @@ impl<const W: usize> EdgeExtras<W> for SparseSelects {
                 cfg.mode.name()
             )));
         }
+        if fp::flushes_inputs(cfg) {
+            // AMD's structured sparsity came with CDNA3 (MI300); CDNA2 has none.
+            return Err(HwError::Unsupported(
+                "2:4 sparsity with the cdna2 rule (CDNA2 has no structured sparsity)".into(),
+            ));
+        }
         // The B bus carries the dense group each kept lane selects from (`sparse_b_lanes`
         // values a step), in the `64 * W` bits of one lane group.
         let b_bits = cfg.fmt_b.width() as usize * sparse_b_lanes(W);

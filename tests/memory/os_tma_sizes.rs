@@ -163,6 +163,18 @@ fn dense(g: &Gemm, s: usize) {
 /// Runs the 2:4 sparse `g` through memory and checks it.
 fn sparse(g: &SparseGemm, s: usize) {
     let label = label("sparse ", &g.cfg, (g.m, g.n, g.k));
+    if tensorcore_rtl::hw::pe::fp::flushes_inputs(&g.cfg) {
+        // The cdna2 rule: CDNA2 has no structured sparsity, so both paths refuse the run.
+        let ideal = run_clocked_sparse(g, None).err().map(|e| e.to_string());
+        let mem = run_memory_sparse(g, &pc(s), None)
+            .err()
+            .map(|e| e.to_string());
+        for e in [ideal, mem] {
+            let e = e.unwrap_or_else(|| panic!("{label}: a cdna2 sparse run was accepted"));
+            assert!(e.contains("cdna2"), "{label}: {e}");
+        }
+        return;
+    }
     let ideal = run_clocked_sparse(g, None).unwrap_or_else(|e| panic!("{label}: ideal: {e}"));
     let mem = run_memory_sparse(g, &pc(s), None).unwrap_or_else(|e| panic!("{label}: memory: {e}"));
     check_run(&label, &mem, &ideal, Problem::Sparse(g), &g.cfg, (g.m, g.n));

@@ -81,6 +81,14 @@ fn check_sparse_ws(g: &SparseGemm, preset: Option<Preset>) {
         g.cfg.width,
         g.cfg.mode
     );
+    if tensorcore_rtl::hw::pe::fp::flushes_inputs(&g.cfg) {
+        // The cdna2 rule: CDNA2 has no structured sparsity, so the clocked core refuses it.
+        let e = run_clocked_sparse_measured(g, None)
+            .err()
+            .unwrap_or_else(|| panic!("{label}: a cdna2 sparse run was accepted"));
+        assert!(e.to_string().contains("cdna2"), "{label}: {e}");
+        return;
+    }
     let f = run_functional_sparse(g).expect("functional");
     let r = run_clocked_sparse_measured(g, None).unwrap_or_else(|e| panic!("{label}: {e}"));
     assert_eq!(r.run.out.d, f.d, "{label}: D against the functional model");

@@ -240,12 +240,6 @@ impl<const FLUSH: bool> FpPath<FLUSH> {
         Self::build(cfg)
     }
 
-    /// The datapath behind the 2:4 select ([`super::sparse::Sparse`]), whose
-    /// [`FpPath::multiply`] applies the input flush itself where `cfg` asks for it.
-    pub(super) fn behind_select(cfg: &CoreConfig) -> Result<Self> {
-        Self::build(cfg)
-    }
-
     fn build(cfg: &CoreConfig) -> Result<Self> {
         let gather_lanes = if cfg.gathers() {
             cfg.block().min(MAX_LANES) - cfg.width
@@ -264,8 +258,7 @@ impl<const FLUSH: bool> FpPath<FLUSH> {
         );
         Ok(Self {
             cfg: *cfg,
-            multipliers: LaneMultipliers::new(cfg.fmt_a, cfg.fmt_b)
-                .with_subnormal_flush(flushes_inputs(cfg)),
+            multipliers: LaneMultipliers::new(cfg.fmt_a, cfg.fmt_b),
             ieee: match cfg.mode {
                 AccMode::Ieee => IeeeAcc::of(cfg.acc),
                 _ => None,
@@ -286,7 +279,7 @@ impl<const FLUSH: bool> FpPath<FLUSH> {
         b_of: impl Fn(usize) -> u64,
     ) -> Products<W> {
         let mut out = self.multipliers.products(a_bus, lanes, &b_of);
-        if self.multipliers.flush_subnormals {
+        if FLUSH {
             self.multipliers.flush_lanes(a_bus, &b_of, &mut out);
         }
         out
@@ -363,9 +356,6 @@ pub struct LaneMultipliers {
     /// The pair's unit inlined into the lane loop (FP16 x FP16 and the FP8 pairs), not
     /// called.
     inlined: Option<InlinedPair>,
-    /// The operand decoders read a subnormal A or B as zero (the AMD CDNA2 input flush,
-    /// `crate::numerics::dot::cdna::flush_subnormal_operands`).
-    flush_subnormals: bool,
 }
 
 impl LaneMultipliers {
@@ -378,16 +368,6 @@ impl LaneMultipliers {
             lane_masks: (low_mask_u64(fmt_a.width()), low_mask_u64(fmt_b.width())),
             unit: lane_multiplier(fmt_a, fmt_b),
             inlined: InlinedPair::of(fmt_a, fmt_b),
-            flush_subnormals: false,
-        }
-    }
-
-    /// The same array with its operand decoders reading a subnormal A or B as zero (`flush`),
-    /// as the AMD CDNA2 rule does.
-    pub fn with_subnormal_flush(self, flush: bool) -> Self {
-        Self {
-            flush_subnormals: flush,
-            ..self
         }
     }
 

@@ -59,7 +59,7 @@ impl<const W: usize> Sparse<W> {
     pub fn new(cfg: &CoreConfig) -> Result<Self> {
         let w = cfg.width as u32;
         Ok(Self {
-            inner: FpPath::behind_select(cfg)?,
+            inner: FpPath::new(cfg)?,
             meta_in: Wire::new("meta_in", 2 * w, 0)?.with_display(Display::Filter("meta")),
             meta_out: Reg::new("meta_out", 2 * w, 0)?.with_display(Display::Filter("meta")),
             sel: (0..cfg.width)
