@@ -2,7 +2,7 @@
 //! problem is the library's job (`job::GemmJob`, which `tcrtl gemm` builds too) from
 //! numpy operands or a seeded random or generated one (dense; 2:4 sparse from a dense A that
 //! satisfies 2:4, a pre-compressed A or a random one; or block-scaled from codes and scales),
-//! run by the library's job entry (`gemm::run_job`, whose report becomes the result dict in
+//! run by the library's job entry (`job::run`, whose report becomes the result dict in
 //! one place, [`crate::report`]) or its functional models (`gemm::run_functional`;
 //! `MxGemm::functional` and `MxGemm::reference` for block formats).
 

@@ -221,7 +221,7 @@ pub enum Operands {
 #[derive(Clone, Debug)]
 pub struct GemmJob {
     /// The core: formats, mode, width, array, dataflow, accumulator (for a block-scaled
-    /// problem, [`super::mx_input::core_config`]'s).
+    /// problem, [`crate::gemm::mx_input::core_config`]'s).
     pub cfg: CoreConfig,
     /// The nvidia mode's preset (it picks the reference D is checked against).
     pub preset: Option<Preset>,
@@ -240,7 +240,7 @@ pub struct GemmJob {
     pub energy: Option<EnergyRequest>,
     /// Check D against the reference also for given operands (generated ones always are).
     pub check: bool,
-    /// Promote to FP32 every N products along K ([`super::promote`]): a dense floating-point
+    /// Promote to FP32 every N products along K ([`crate::gemm::promote`]): a dense floating-point
     /// problem, each K-chunk a core run of its own on the ideal store (no memory path,
     /// waveform or energy estimate).
     pub promote_every: Option<usize>,

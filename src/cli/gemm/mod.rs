@@ -5,7 +5,7 @@
 //! `--a-scales`/`--b-scales` runs a block-scaled GEMM on the core in MX mode ([`mx`]).
 //!
 //! The problem is the library's [`GemmJob`] (this command reads the files into it) and the
-//! run's report its [`tensorcore_rtl::gemm::RunReport`], printed as JSON or text
+//! run's report its [`tensorcore_rtl::job::RunReport`], printed as JSON or text
 //! ([`report`]).
 
 //! This module declares the children and dispatches to them; the children never import it.

@@ -1,6 +1,6 @@
 //! What every dataflow's core shares, in one place: the bundles its top hands out
 //! ([`bundles::DRow`], [`bundles::DTag`]), the configuration checks ([`check`]), the output
-//! register every top ends in ([`output`]), and the interface through which one run loop
+//! register every top ends in (`output`), and the interface through which one run loop
 //! drives any top ([`top::CoreTop`]).
 //!
 //! The blocks of a dataflow (its PE shell, array, controller and schedule) import from here;
