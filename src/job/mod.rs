@@ -28,6 +28,7 @@ use crate::io::arith::ArithNames;
 use crate::io::mx_check::{check_fused, check_reference};
 use crate::io::values::acc_format;
 use crate::numerics::dot::{AccMode, GpuRule, Preset};
+use crate::numerics::flags::Flags;
 use crate::numerics::format::Format;
 use crate::numerics::int::{IntMode, IntOverflow};
 use crate::rtl::TraceConfig;
@@ -580,7 +581,6 @@ pub fn run(job: &GemmJob, problem: &JobProblem) -> Result<RunReport, JobError> {
         JobProblem::Sparse(s, _) => s.macs(),
         _ => (m * n * k) as u64,
     };
-    let (format, format_b, acc, out_format, arith) = kind_keys(job, problem, &cfg);
     let sparse = problem
         .sparse_problem()
         .map(|s| SparseReport::new(s, &done));
@@ -589,21 +589,8 @@ pub fn run(job: &GemmJob, problem: &JobProblem) -> Result<RunReport, JobError> {
         None => (None, Vec::new()),
     };
     Ok(RunReport {
-        m,
-        n,
-        k,
-        format,
-        format_b,
-        acc,
-        arith,
-        width: cfg.width,
-        rows: cfg.rows(),
-        cols: cfg.cols(),
-        dataflow: cfg.dataflow().name(),
-        out_format,
         cycles: run.cycles,
         tiles: run.tiles,
-        macs,
         mac_slots_used: run.mac_slots_used,
         mac_slots_offered: run.mac_slots_offered,
         utilization: run.utilization(),
@@ -615,7 +602,6 @@ pub fn run(job: &GemmJob, problem: &JobProblem) -> Result<RunReport, JobError> {
             0.0
         },
         flags: run.out.flags,
-        out: job.out.clone(),
         waves: job.trace.as_ref().map(|t| t.path.display().to_string()),
         check: reference.map(|reference| CheckReport {
             reference,
@@ -628,7 +614,49 @@ pub fn run(job: &GemmJob, problem: &JobProblem) -> Result<RunReport, JobError> {
         energy,
         d: d.clone(),
         mismatch_at,
+        ..report_header(job, problem, &cfg, macs)
     })
+}
+
+/// The keys every report of `job` starts with: the shape, the names and keys of the
+/// problem's kind, the array, the useful MACs and the output file; the run's own keys empty.
+fn report_header(job: &GemmJob, problem: &JobProblem, cfg: &CoreConfig, macs: u64) -> RunReport {
+    let (m, n, k) = problem.dims();
+    let (format, format_b, acc, out_format, arith) = kind_keys(job, problem, cfg);
+    RunReport {
+        m,
+        n,
+        k,
+        format,
+        format_b,
+        acc,
+        arith,
+        width: cfg.width,
+        rows: cfg.rows(),
+        cols: cfg.cols(),
+        dataflow: cfg.dataflow().name(),
+        out_format,
+        cycles: 0,
+        tiles: 0,
+        macs,
+        mac_slots_used: 0,
+        mac_slots_offered: 0,
+        utilization: 0.0,
+        sim_seconds: 0.0,
+        cycles_per_second: 0.0,
+        macs_per_second: 0.0,
+        flags: Flags::NONE,
+        out: job.out.clone(),
+        waves: None,
+        check: None,
+        sparse: None,
+        promote: None,
+        memory: MemoryReport::new(cfg.dataflow(), None),
+        traffic: None,
+        energy: None,
+        d: Vec::new(),
+        mismatch_at: Vec::new(),
+    }
 }
 
 /// The names and keys of the problem's kind: A's and B's formats, the accumulation, the
@@ -707,7 +735,6 @@ fn run_promoted(job: &GemmJob, problem: &JobProblem, every: usize) -> Result<Run
         None
     };
     let cfg = g.cfg;
-    let (format, format_b, acc, out_format, arith) = kind_keys(job, problem, &cfg);
     let (cycles, sim_seconds) = (run.cycles(), run.sim_seconds());
     let per_second = |x: u64| {
         if sim_seconds > 0.0 {
@@ -717,21 +744,8 @@ fn run_promoted(job: &GemmJob, problem: &JobProblem, every: usize) -> Result<Run
         }
     };
     Ok(RunReport {
-        m: g.m,
-        n: g.n,
-        k: g.k,
-        format,
-        format_b,
-        acc,
-        arith,
-        width: cfg.width,
-        rows: cfg.rows(),
-        cols: cfg.cols(),
-        dataflow: cfg.dataflow().name(),
-        out_format,
         cycles,
         tiles: run.chunks.first().map_or(0, |r| r.tiles),
-        macs: g.macs(),
         mac_slots_used: run.chunks.iter().map(|r| r.mac_slots_used).sum(),
         mac_slots_offered: run.chunks.iter().map(|r| r.mac_slots_offered).sum(),
         utilization: run.utilization(),
@@ -739,8 +753,6 @@ fn run_promoted(job: &GemmJob, problem: &JobProblem, every: usize) -> Result<Run
         cycles_per_second: per_second(cycles),
         macs_per_second: per_second(g.macs()),
         flags: run.out.flags,
-        out: job.out.clone(),
-        waves: None,
         check: mismatch_at.as_ref().map(|bad| CheckReport {
             reference: "promote_ref (chunk references + FP32 additions)",
             mismatches: bad.len(),
@@ -751,10 +763,8 @@ fn run_promoted(job: &GemmJob, problem: &JobProblem, every: usize) -> Result<Run
             chunks: run.chunks.len(),
             chunk_cycles: run.chunks.iter().map(|r| r.cycles).collect(),
         }),
-        memory: MemoryReport::new(cfg.dataflow(), None),
-        traffic: None,
-        energy: None,
         d: run.out.d,
         mismatch_at: mismatch_at.unwrap_or_default(),
+        ..report_header(job, problem, &cfg, g.macs())
     })
 }
