@@ -5,7 +5,6 @@
 //! int32 C and D words). The problem and its checks are the library's job
 //! (`job`); this file reads C and words the first text line.
 
-use crate::cli::array::ArrayArgs;
 use std::path::Path;
 use tensorcore_rtl::gemm::CoreConfig;
 use tensorcore_rtl::io::npy::{read_npy, shape_text, Dtype};
@@ -38,22 +37,14 @@ pub(super) fn header(cfg: &CoreConfig, r: &RunReport) -> String {
     let AccMode::Int(im) = cfg.mode else {
         return String::new();
     };
-    format!(
-        "gemm {} x {} x {} ({} x {}, int32 {}, w = {}{}): {} cycles, {} tile{}, utilization {:.1}%",
-        r.m,
-        r.n,
-        r.k,
+    let what = format!(
+        "{} x {}, int32 {}",
         im.a,
         im.b,
         match im.overflow {
             IntOverflow::Wrap => "wrapping",
             IntOverflow::SatFinite => "satfinite",
-        },
-        cfg.width,
-        ArrayArgs::label(cfg),
-        r.cycles,
-        r.tiles,
-        if r.tiles == 1 { "" } else { "s" },
-        100.0 * r.utilization
-    )
+        }
+    );
+    super::report::header_line(cfg, r, &what)
 }

@@ -14,7 +14,6 @@
 
 use super::args::GemmArgs;
 use super::load::{load_c, matrix_shape, plan_outputs};
-use crate::cli::array::ArrayArgs;
 use std::path::{Path, PathBuf};
 use tensorcore_rtl::gemm::mx_input::{self, Codes};
 use tensorcore_rtl::gemm::{MxInputError, MxOperand, MxOptions};
@@ -151,17 +150,12 @@ pub(super) fn run(args: &GemmArgs, fa: BlockFormat) -> Result<i32, String> {
     let report = job::run(&job, &problem).map_err(|e| e.to_string())?;
     super::report::write_outputs(args, &job, &problem, &report)?;
     let header = format!(
-        "gemm {} x {} x {} ({fa} x {fb}, fused MX, blocks of {}, w = {}{}): {} cycles, {} tile{}, utilization {:.1}%; flags: {}",
-        report.m,
-        report.n,
-        report.k,
-        spec.block(),
-        cfg.width,
-        ArrayArgs::label(&cfg),
-        report.cycles,
-        report.tiles,
-        if report.tiles == 1 { "" } else { "s" },
-        100.0 * report.utilization,
+        "{}; flags: {}",
+        super::report::header_line(
+            &cfg,
+            &report,
+            &format!("{fa} x {fb}, fused MX, blocks of {}", spec.block())
+        ),
         report.flags
     );
     super::report::print(args, &job, &report, header)

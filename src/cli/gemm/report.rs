@@ -48,13 +48,27 @@ pub fn write_outputs(
     Ok(())
 }
 
-/// The first text line of a floating-point run.
-pub fn float_header(cfg: &CoreConfig, arith: &JobArith, r: &RunReport) -> String {
+/// The first text line of a run: `gemm M x N x K (WHAT, w = W ARRAY): ...`, `what` the
+/// arithmetic (formats, mode, rule), the rest the run's figures. Every kind of run writes it.
+pub fn header_line(cfg: &CoreConfig, r: &RunReport, what: &str) -> String {
     format!(
-        "gemm {} x {} x {} ({} x {}{}, {}{}, w = {}{}): {} cycles, {} tile{}, utilization {:.1}%",
+        "gemm {} x {} x {} ({what}, w = {}{}): {} cycles, {} tile{}, utilization {:.1}%",
         r.m,
         r.n,
         r.k,
+        cfg.width,
+        ArrayArgs::label(cfg),
+        r.cycles,
+        r.tiles,
+        if r.tiles == 1 { "" } else { "s" },
+        100.0 * r.utilization
+    )
+}
+
+/// The first text line of a floating-point run.
+pub fn float_header(cfg: &CoreConfig, arith: &JobArith, r: &RunReport) -> String {
+    let what = format!(
+        "{} x {}{}, {}{}",
         cfg.fmt_a,
         cfg.fmt_b,
         // The accumulator format, when it is not the default FP32.
@@ -65,13 +79,8 @@ pub fn float_header(cfg: &CoreConfig, arith: &JobArith, r: &RunReport) -> String
             (None, Some(p)) => format!(" {p}"),
             (None, None) => String::new(),
         },
-        cfg.width,
-        ArrayArgs::label(cfg),
-        r.cycles,
-        r.tiles,
-        if r.tiles == 1 { "" } else { "s" },
-        100.0 * r.utilization
-    )
+    );
+    header_line(cfg, r, &what)
 }
 
 /// Prints the report (JSON with `--json`, else `header` and the text lines of what the run
