@@ -129,6 +129,17 @@ fn place_row(
     words
 }
 
+/// The transpose of the row-major `rows x cols` matrix `t`.
+fn transpose(t: &[u32], rows: usize, cols: usize) -> Vec<u32> {
+    let mut out = vec![0u32; t.len()];
+    for (i, row) in t.chunks_exact(cols.max(1)).enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            out[j * rows + i] = v;
+        }
+    }
+    out
+}
+
 /// The store's count of A, B and C with the runner's count of D words (`d_words` words of
 /// the accumulator format).
 fn with_d(store: Option<Traffic>, cfg: &CoreConfig, d_words: u64) -> Option<Traffic> {
@@ -237,6 +248,10 @@ pub fn run_core<T: CoreTop>(
     }
     if let Some(pe) = sim.top().hazard() {
         return Err(HwError::Hazard { pe });
+    }
+    if sim.top().d_columns() {
+        // The array delivered D^T (n x m, row-major): D is its transpose.
+        d = transpose(&d, m, n);
     }
     let flags: Flags = sim.top().flags();
     sim.top().monitor_end(&mut monitors);

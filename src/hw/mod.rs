@@ -56,6 +56,7 @@
 pub mod config;
 pub mod controller;
 pub mod core;
+pub mod dataflow;
 pub mod extras;
 pub mod feeder;
 pub mod mem_port;

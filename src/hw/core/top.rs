@@ -41,8 +41,15 @@ pub enum Edge {
 pub trait CoreTop: Design {
     /// The configuration the core was built for.
     fn config(&self) -> &CoreConfig;
-    /// The problem's `(m, n, k)`.
+    /// The problem's `(m, n, k)` as the array computes it: for a top whose output rows are
+    /// columns of D ([`CoreTop::d_columns`]) the transposed problem's, `(n, m, k)`.
     fn dims(&self) -> (usize, usize, usize);
+    /// Whether the rows the output register delivers are columns of D (the array computes
+    /// `D^T = B^T A^T + C^T`: an input-stationary core, whose columns hold rows of A); the
+    /// run loop transposes what it collected. False for every other top.
+    fn d_columns(&self) -> bool {
+        false
+    }
     /// The `(row, column)` origin in D of output tile `tile`.
     fn tile_origin(&self, tile: usize) -> (usize, usize);
     /// Output tiles of the run.

@@ -584,6 +584,9 @@ impl<const W: usize, const FLUSH: bool> Datapath<W> for FpPath<FLUSH> {
     fn side_b(_: u8) {}
 
     #[inline]
+    fn side_a(_: u64) {}
+
+    #[inline]
     fn pass(&mut self, _: (), _: ()) {}
 
     #[inline]

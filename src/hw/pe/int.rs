@@ -109,6 +109,9 @@ impl<const W: usize> Datapath<W> for IntPath {
     #[inline]
     fn side_b(_: u8) {}
 
+    #[inline]
+    fn side_a(_: u64) {}
+
     fn hex_lanes(&self) -> bool {
         false
     }

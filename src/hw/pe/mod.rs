@@ -344,6 +344,16 @@ pub trait Datapath<const W: usize>: Sized {
     /// The side value beside B from the 8-bit code a weight-stationary PE holds with its
     /// weights (`()` for a datapath with nothing beside B).
     fn side_b(code: u8) -> Self::SideB;
+    /// The side value beside A from its code (a 2:4 row's selects, an MX block scale; `()`
+    /// for a datapath with nothing beside A): how a stationary PE reads the side value it
+    /// holds or takes at the array's edge.
+    fn side_a(code: u64) -> Self::SideA;
+    /// What the side value beside A is and its width, for a PE that holds it in a register
+    /// of its own (`("meta", 2w)` for a 2:4 row's selects, `("scale", 8)` for an MX block
+    /// scale); `None` for a datapath with nothing beside A.
+    fn side_a_reg() -> Option<(&'static str, u32)> {
+        None
+    }
     /// The side registers take this cycle's side inputs.
     fn pass(&mut self, side_a: Self::SideA, side_b: Self::SideB);
     /// The side values leaving right and down (register outputs).

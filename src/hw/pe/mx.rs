@@ -215,6 +215,15 @@ impl<const W: usize> Datapath<W> for MxPath {
     }
 
     #[inline]
+    fn side_a(code: u64) -> u8 {
+        code as u8
+    }
+
+    fn side_a_reg() -> Option<(&'static str, u32)> {
+        Some(("scale", 8))
+    }
+
+    #[inline]
     fn pass(&mut self, a_scale: u8, b_scale: u8) {
         self.regs.set(|r| &mut r.a_scale, a_scale);
         self.regs.set(|r| &mut r.b_scale, b_scale);

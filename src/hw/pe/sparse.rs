@@ -86,6 +86,15 @@ impl<const W: usize> Datapath<W> for Sparse<W> {
     fn side_b(_: u8) {}
 
     #[inline]
+    fn side_a(meta: u64) -> u64 {
+        meta
+    }
+
+    fn side_a_reg() -> Option<(&'static str, u32)> {
+        Some(("meta", 2 * W as u32))
+    }
+
+    #[inline]
     fn pass(&mut self, meta: u64, _: ()) {
         // The metadata passes on beside A; it drives this PE's B multiplexers.
         self.meta_in.set(meta);

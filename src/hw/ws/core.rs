@@ -25,6 +25,8 @@ use crate::hw::core::check::check_ws_rules;
 use crate::hw::core::output::OutputRegister;
 use crate::hw::core::top::Edge;
 use crate::hw::core::{CoreTop, DRow, DTag, RunMonitors};
+use crate::hw::dataflow::ws::Weights;
+use crate::hw::dataflow::Hold;
 use crate::hw::extras::{EdgeExtras, SideStage};
 use crate::hw::feeder::{OperandFeeder, Traffic};
 use crate::hw::pe::{ACtl, CTL_BITS};
@@ -43,10 +45,10 @@ fn wl_word(en: bool, set: bool, valid: bool) -> u8 {
 }
 
 /// The buffers passed between the top's blocks in one cycle (wires, sized when built).
-struct WsEdges<const W: usize> {
+struct WsEdges<const W: usize, H> {
     a_edge: Vec<(Wide<W>, ACtl)>,
     w_cols: Vec<(Wide<W>, u8)>,
-    w_edge: Vec<WIn<W>>,
+    w_edge: Vec<WIn<W, H>>,
     tag0: Vec<(u64, bool)>,
     c_row: Vec<u32>,
     acc_cols: Vec<(u64, u32)>,
@@ -96,9 +98,10 @@ pub const WS_BLOCKS: [WsBlock; 9] = [
 /// The side stage of the weight-stationary core over the operand store `F`.
 type SideOf<const W: usize, F> = <<F as OperandFeeder<W>>::Extras as EdgeExtras<W>>::Stage;
 
-/// The weight-stationary tensor core with `W`-lane PEs over the operand store `F` (dense, or
-/// 2:4 sparse: its extras, [`WsExtras`]).
-pub struct WsCore<const W: usize, F: WsSupply<W>>
+/// The stationary tensor core with `W`-lane PEs over the operand store `F` (dense, 2:4
+/// sparse or block-scaled: its extras, [`WsExtras`]), its PEs holding what `S` holds (the
+/// weights by default).
+pub struct WsCore<const W: usize, F: WsSupply<W>, S: Hold<W> = Weights>
 where
     F::Extras: WsExtras<W>,
 {
@@ -118,16 +121,16 @@ where
     w_skew: Skew<Wide<W>, u8>,
     tag_delay: Skew<u64, bool>,
     acc_skew: Skew<u64, u32>,
-    mesh: WsMesh<W>,
+    mesh: WsMesh<W, S>,
     accum: Accumulator,
     d_deskew: Skew<u32, u64>,
     out: OutputRegister,
     row_bits: u32,
-    e: WsEdges<W>,
+    e: WsEdges<W, S::HeldSide>,
     order: [WsBlock; 9],
 }
 
-impl<const W: usize, F: WsSupply<W>> WsCore<W, F>
+impl<const W: usize, F: WsSupply<W>, S: Hold<W>> WsCore<W, F, S>
 where
     F::Extras: WsExtras<W>,
 {
@@ -149,7 +152,7 @@ where
             )));
         }
         let (rows, cols) = (cfg.rows(), cfg.cols());
-        let w = W as u32;
+        let b_lanes = <F::Extras as WsExtras<W>>::b_lanes();
         let row_bits = index_bits(rows);
         let depth_in: Vec<usize> = (0..rows).collect();
         let depth_col: Vec<usize> = (0..cols).collect();
@@ -157,7 +160,7 @@ where
         let lanes = |f: crate::numerics::format::Format| cfg.operand_display(f);
         let (a_disp, b_disp) = match cfg.mode {
             crate::numerics::dot::AccMode::Int(_) => (Display::Hex, Display::Hex),
-            _ => (lanes(cfg.fmt_a), lanes(cfg.fmt_b)),
+            _ => (lanes(S::stream_fmt(&cfg)), lanes(S::held_fmt(&cfg))),
         };
         Ok(Self {
             cfg,
@@ -166,15 +169,20 @@ where
             identity: psum_identity(&cfg.mode, cfg.acc),
             start: Input::new("start", 1, false)?,
             controller: WsController::new(sched)?,
-            a_skew: Skew::new("a_skew", &depth_in, cfg.fmt_a.width() * w, CTL_BITS)?
-                .with_display(a_disp, Display::Filter("ctl")),
+            a_skew: Skew::new(
+                S::STREAM_SKEW,
+                &depth_in,
+                S::stream_fmt(&cfg).width() * S::stream_lanes(b_lanes) as u32,
+                CTL_BITS,
+            )?
+            .with_display(a_disp, Display::Filter("ctl")),
             side: <F::Extras as EdgeExtras<W>>::stage(&cfg, &spec, &depth_in, &depth_col)?,
             side_in: <F::Extras as EdgeExtras<W>>::sized(rows, cols),
             side_step: <F::Extras as EdgeExtras<W>>::sized(rows, cols),
             w_skew: Skew::new(
-                "w_skew",
+                S::HELD_SKEW,
                 &depth_col,
-                cfg.fmt_b.width() * <F::Extras as WsExtras<W>>::b_lanes() as u32,
+                S::held_fmt(&cfg).width() * S::held_lanes(b_lanes) as u32,
                 3,
             )?
             .with_display(b_disp, Display::Hex),
@@ -254,7 +262,7 @@ where
     }
 
     /// The mesh (read-only: for monitors).
-    pub fn mesh(&self) -> &WsMesh<W> {
+    pub fn mesh(&self) -> &WsMesh<W, S> {
         &self.mesh
     }
 
@@ -286,7 +294,7 @@ where
     }
 }
 
-impl<const W: usize, F: WsSupply<W>> Module for WsCore<W, F>
+impl<const W: usize, F: WsSupply<W>, S: Hold<W>> Module for WsCore<W, F, S>
 where
     F::Extras: WsExtras<W>,
 {
@@ -309,7 +317,7 @@ where
     }
 }
 
-impl<const W: usize, F: WsSupply<W>> Design for WsCore<W, F>
+impl<const W: usize, F: WsSupply<W>, S: Hold<W>> Design for WsCore<W, F, S>
 where
     F::Extras: WsExtras<W>,
 {
@@ -399,7 +407,7 @@ where
                 set: word & 2 != 0,
                 value,
                 valid: word & 4 != 0,
-                scale: <F::Extras as WsExtras<W>>::load_scale(&self.side, j),
+                side: S::held_code(<F::Extras as WsExtras<W>>::load_side(&self.side, j)),
             };
         }
 
@@ -483,7 +491,7 @@ where
     }
 }
 
-impl<const W: usize, F: WsSupply<W>> CoreTop for WsCore<W, F>
+impl<const W: usize, F: WsSupply<W>, S: Hold<W>> CoreTop for WsCore<W, F, S>
 where
     F::Extras: WsExtras<W>,
 {
@@ -492,6 +500,9 @@ where
     }
     fn dims(&self) -> (usize, usize, usize) {
         self.feeder.dims()
+    }
+    fn d_columns(&self) -> bool {
+        S::D_COLUMNS
     }
     fn tile_origin(&self, tile: usize) -> (usize, usize) {
         self.sched.tile_origin(tile)

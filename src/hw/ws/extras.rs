@@ -12,6 +12,7 @@
 
 use super::mesh::{RowSides, WsMesh};
 use crate::hw::config::{CoreConfig, MxSpec};
+use crate::hw::dataflow::Hold;
 use crate::hw::extras::{BlockScales, EdgeExtras, SideStage, SparseSelects};
 use crate::hw::feeder::OperandFeeder;
 use crate::hw::pe::sparse_b_lanes;
@@ -44,7 +45,7 @@ pub trait WsExtras<const W: usize>: EdgeExtras<W> {
     }
 
     /// The mesh of a core built for `cfg` and `spec`.
-    fn ws_mesh(cfg: &CoreConfig, spec: &Self::Spec) -> Result<WsMesh<W>, HwError>;
+    fn ws_mesh<S: Hold<W>>(cfg: &CoreConfig, spec: &Self::Spec) -> Result<WsMesh<W, S>, HwError>;
 
     /// Writes into `out` the side values beside A of the row `feed` names (zeros if none is
     /// fed this cycle); `scratch` holds one step's extras as the feeder gives them.
@@ -74,15 +75,16 @@ pub trait WsExtras<const W: usize>: EdgeExtras<W> {
     /// What enters each array row beside A (the stage's row outputs).
     fn row_sides(stage: &Self::Stage) -> RowSides<'_>;
 
-    /// The block scale reaching the top of column `j` beside its weight (0 unless MX).
-    fn load_scale(_stage: &Self::Stage, _j: usize) -> u8 {
+    /// The code of the side value reaching the top of column `j` beside its weight (a
+    /// block scale; 0 unless MX).
+    fn load_side(_stage: &Self::Stage, _j: usize) -> u64 {
         0
     }
 }
 
 /// A dense supply: nothing beside A or B.
 impl<const W: usize> WsExtras<W> for () {
-    fn ws_mesh(cfg: &CoreConfig, _spec: &()) -> Result<WsMesh<W>, HwError> {
+    fn ws_mesh<S: Hold<W>>(cfg: &CoreConfig, _spec: &()) -> Result<WsMesh<W, S>, HwError> {
         WsMesh::build(cfg)
     }
 
@@ -98,7 +100,7 @@ impl<const W: usize> WsExtras<W> for SparseSelects {
         sparse_b_lanes(W)
     }
 
-    fn ws_mesh(cfg: &CoreConfig, _spec: &()) -> Result<WsMesh<W>, HwError> {
+    fn ws_mesh<S: Hold<W>>(cfg: &CoreConfig, _spec: &()) -> Result<WsMesh<W, S>, HwError> {
         WsMesh::build_sparse(cfg)
     }
 
@@ -132,7 +134,7 @@ impl<const W: usize> WsExtras<W> for BlockScales {
         spec.check_ws_width(cfg.width)
     }
 
-    fn ws_mesh(cfg: &CoreConfig, spec: &MxSpec) -> Result<WsMesh<W>, HwError> {
+    fn ws_mesh<S: Hold<W>>(cfg: &CoreConfig, spec: &MxSpec) -> Result<WsMesh<W, S>, HwError> {
         WsMesh::build_mx(cfg, spec)
     }
 
@@ -180,7 +182,7 @@ impl<const W: usize> WsExtras<W> for BlockScales {
     }
 
     #[inline]
-    fn load_scale(stage: &Self::Stage, j: usize) -> u8 {
-        stage.edge_b().get(j).copied().unwrap_or(0)
+    fn load_side(stage: &Self::Stage, j: usize) -> u64 {
+        stage.edge_b().get(j).map_or(0, |&c| u64::from(c))
     }
 }

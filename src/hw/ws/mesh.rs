@@ -7,20 +7,23 @@
 use super::pe::{WIn, WsPe};
 use crate::hw::config::CoreConfig;
 use crate::hw::config::MxSpec;
+use crate::hw::dataflow::ws::Weights;
+use crate::hw::dataflow::Hold;
 use crate::hw::pe::{fp, ACtl, Datapath, FpPath, IntPath, MxPath, Sparse};
 use crate::hw::HwError;
 use crate::numerics::dot::AccMode;
 use crate::numerics::flags::Flags;
 use crate::rtl::{Module, Result, Visitor, Wide};
 
-/// The weight-stationary PE array of one datapath `D`: `rows x cols` PEs, row-major.
-pub struct WsArray<const W: usize, D: Datapath<W>> {
+/// The stationary PE array of one datapath `D` (holding what `S` holds): `rows x cols` PEs,
+/// row-major.
+pub struct WsArray<const W: usize, D: Datapath<W>, S: Hold<W> = Weights> {
     rows: usize,
     cols: usize,
-    pes: Vec<WsPe<W, D>>,
+    pes: Vec<WsPe<W, D, S>>,
 }
 
-impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
+impl<const W: usize, D: Datapath<W>, S: Hold<W>> WsArray<W, D, S> {
     /// An array of `cfg.rows() x cfg.cols()` PEs, each with the datapath `path` makes.
     pub fn new(cfg: &CoreConfig, mut path: impl FnMut() -> Result<D>) -> Result<Self> {
         let (rows, cols) = (cfg.rows(), cfg.cols());
@@ -34,7 +37,7 @@ impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
     }
 
     /// The PE at (`row`, `col`).
-    pub fn pe(&self, row: usize, col: usize) -> &WsPe<W, D> {
+    pub fn pe(&self, row: usize, col: usize) -> &WsPe<W, D, S> {
         &self.pes[row * self.cols + col]
     }
 
@@ -46,12 +49,12 @@ impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
     pub fn comb(
         &mut self,
         a_edge: &[(Wide<W>, ACtl)],
-        side_edge: impl Fn(usize) -> D::SideA,
-        w_edge: &[WIn<W>],
+        side_edge: impl Fn(usize) -> S::StreamSide<D>,
+        w_edge: &[WIn<W, S::HeldSide>],
         top: u32,
     ) {
         let cols = self.cols;
-        let mut above: &[WsPe<W, D>] = &[];
+        let mut above: &[WsPe<W, D, S>] = &[];
         let mut rest = &mut self.pes[..];
         for (r, &a_left) in a_edge[..self.rows].iter().enumerate() {
             let (row, below) = std::mem::take(&mut rest).split_at_mut(cols);
@@ -71,7 +74,7 @@ impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
                             WIn {
                                 value,
                                 valid,
-                                scale: up.weight_scale(wl_top.set),
+                                side: up.weight_side(wl_top.set),
                                 ..wl_top
                             },
                         )
@@ -111,7 +114,7 @@ impl<const W: usize, D: Datapath<W>> WsArray<W, D> {
     }
 }
 
-impl<const W: usize, D: Datapath<W>> Module for WsArray<W, D> {
+impl<const W: usize, D: Datapath<W>, S: Hold<W>> Module for WsArray<W, D, S> {
     fn name(&self) -> &str {
         "mesh"
     }
@@ -122,24 +125,24 @@ impl<const W: usize, D: Datapath<W>> Module for WsArray<W, D> {
     }
 }
 
-/// The weight-stationary mesh: floating point or integer (chosen from the mode when the
-/// core is built), or 2:4 sparse (the floating-point datapath behind the B-side select).
-pub enum WsMesh<const W: usize> {
+/// The stationary mesh (holding what `S` holds): floating point or integer (chosen from the
+/// mode when the core is built), or 2:4 sparse (the floating-point datapath behind the
+/// B-side select), or block-scaled.
+pub enum WsMesh<const W: usize, S: Hold<W> = Weights> {
     /// `ieee`, `fused` or `nvidia` floating point.
-    Fp(WsArray<W, FpPath>),
+    Fp(WsArray<W, FpPath, S>),
     /// The same with the AMD CDNA2 input flush (subnormal A and B read as zero).
-    FpFlush(WsArray<W, FpPath<true>>),
+    FpFlush(WsArray<W, FpPath<true>, S>),
     /// Integer MMA.
-    Int(WsArray<W, IntPath>),
-    /// 2:4 sparse floating point: the selects travel right beside A, the weight registers
-    /// hold the dense groups they select from.
-    Sparse(WsArray<W, Sparse<W>>),
-    /// Block-scaled (MX, NVFP4): A's block scale travels right beside A, B's is held with
-    /// the weights.
-    Mx(WsArray<W, MxPath>),
+    Int(WsArray<W, IntPath, S>),
+    /// 2:4 sparse floating point: the selects travel beside A (streaming right in `ws`,
+    /// held in `is`), the B bus carries the dense groups they select from.
+    Sparse(WsArray<W, Sparse<W>, S>),
+    /// Block-scaled (MX, NVFP4): each operand's block scale travels or stays with it.
+    Mx(WsArray<W, MxPath, S>),
 }
 
-/// What enters each array row beside A, as [`WsMesh::comb`] takes it.
+/// What enters each array row beside the streaming operand, as [`WsMesh::comb`] takes it.
 #[derive(Clone, Copy, Debug)]
 pub enum RowSides<'a> {
     /// Nothing (a dense mesh).
@@ -148,6 +151,18 @@ pub enum RowSides<'a> {
     Meta(&'a [u64]),
     /// Each row's block scale code.
     Scale(&'a [u8]),
+}
+
+impl RowSides<'_> {
+    /// The code entering row `r` (0 for none, or a row past the slice).
+    #[inline(always)]
+    fn code(&self, r: usize) -> u64 {
+        match *self {
+            RowSides::None => 0,
+            RowSides::Meta(m) => m.get(r).copied().unwrap_or(0),
+            RowSides::Scale(x) => x.get(r).map_or(0, |&c| u64::from(c)),
+        }
+    }
 }
 
 macro_rules! each_ws_array {
@@ -162,7 +177,7 @@ macro_rules! each_ws_array {
     };
 }
 
-impl<const W: usize> WsMesh<W> {
+impl<const W: usize, S: Hold<W>> WsMesh<W, S> {
     /// The mesh of a dense core built for `cfg`: the datapath of `cfg.mode`.
     pub fn build(cfg: &CoreConfig) -> std::result::Result<Self, HwError> {
         Ok(match cfg.mode {
@@ -185,29 +200,22 @@ impl<const W: usize> WsMesh<W> {
         Ok(WsMesh::Mx(WsArray::new(cfg, || MxPath::new(cfg, spec))?))
     }
 
-    /// See [`WsArray::comb`]; `sides` holds what enters each row beside A (a sparse mesh's
-    /// selects, a block-scaled mesh's A scales; a row past the slice, or a kind the mesh does
-    /// not take, enters 0).
+    /// See [`WsArray::comb`]; `sides` holds what enters each row beside the streaming
+    /// operand (a row past the slice, or a kind the mesh does not take, enters 0).
     #[inline]
     pub fn comb(
         &mut self,
         a_edge: &[(Wide<W>, ACtl)],
         sides: RowSides<'_>,
-        w_edge: &[WIn<W>],
+        w_edge: &[WIn<W, S::HeldSide>],
         top: u32,
     ) {
-        match (self, sides) {
-            (WsMesh::Fp(a), _) => a.comb(a_edge, |_| (), w_edge, top),
-            (WsMesh::FpFlush(a), _) => a.comb(a_edge, |_| (), w_edge, top),
-            (WsMesh::Int(a), _) => a.comb(a_edge, |_| (), w_edge, top),
-            (WsMesh::Sparse(a), RowSides::Meta(m)) => {
-                a.comb(a_edge, |r| m.get(r).copied().unwrap_or(0), w_edge, top)
-            }
-            (WsMesh::Sparse(a), _) => a.comb(a_edge, |_| 0, w_edge, top),
-            (WsMesh::Mx(a), RowSides::Scale(x)) => {
-                a.comb(a_edge, |r| x.get(r).copied().unwrap_or(0), w_edge, top)
-            }
-            (WsMesh::Mx(a), _) => a.comb(a_edge, |_| 0, w_edge, top),
+        match self {
+            WsMesh::Fp(a) => a.comb(a_edge, |r| S::stream_code(sides.code(r)), w_edge, top),
+            WsMesh::FpFlush(a) => a.comb(a_edge, |r| S::stream_code(sides.code(r)), w_edge, top),
+            WsMesh::Int(a) => a.comb(a_edge, |r| S::stream_code(sides.code(r)), w_edge, top),
+            WsMesh::Sparse(a) => a.comb(a_edge, |r| S::stream_code(sides.code(r)), w_edge, top),
+            WsMesh::Mx(a) => a.comb(a_edge, |r| S::stream_code(sides.code(r)), w_edge, top),
         }
     }
 
@@ -233,7 +241,7 @@ impl<const W: usize> WsMesh<W> {
     }
 }
 
-impl<const W: usize> Module for WsMesh<W> {
+impl<const W: usize, S: Hold<W>> Module for WsMesh<W, S> {
     fn name(&self) -> &str {
         "mesh"
     }

@@ -26,14 +26,17 @@
 //! load a column, bottom row first. The other set is untouched, so a pass computes on one set
 //! while the next pass's weights load into the other.
 
+use crate::hw::dataflow::ws::Weights;
+use crate::hw::dataflow::Hold;
 use crate::hw::pe::{ACtl, Datapath, ExpSums, SigProducts, Stage2Out, Stage2Wires, CTL_BITS};
 use crate::hw::CoreConfig;
 use crate::numerics::flags::Flags;
 use crate::rtl::{Display, Module, RegBank, Result, Visitor, Wide, Wire};
 
-/// The weight-load input of a PE in one cycle.
+/// The weight-load input of a PE in one cycle, with the side value `H` held beside the
+/// weights (an MX block scale's code by default).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WIn<const W: usize> {
+pub struct WIn<const W: usize, H = u8> {
     /// Load this cycle: weight set `set` takes `value` and `valid`.
     pub en: bool,
     /// Which weight set loads.
@@ -42,20 +45,22 @@ pub struct WIn<const W: usize> {
     pub value: Wide<W>,
     /// The weight is inside the problem (a column past N or lanes past K load invalid).
     pub valid: bool,
-    /// The weight's block scale code (MX; 0 for a datapath that holds none).
-    pub scale: u8,
+    /// The side value held with the weight (an MX block scale; 0 for a datapath that holds
+    /// none).
+    pub side: H,
 }
 
-/// The registers of a weight-stationary PE, committed as one bank.
+/// The registers of a stationary PE, committed as one bank (named for the weight-stationary
+/// dataflow; [`Hold`] names them in the waves).
 #[derive(Clone, Copy, Debug)]
-struct WsRegs<const W: usize, S1: Copy> {
+struct WsRegs<const W: usize, S1: Copy, H: Copy> {
     a_out: Wide<W>,
     a_ctl: ACtl,
     w: [Wide<W>; 2],
     wv: [bool; 2],
-    /// The block scale held with each weight set (MX only; declared for the waves only
-    /// where the datapath holds one).
-    w_scale: [u8; 2],
+    /// The side value held with each weight set (MX only in `ws`; declared for the waves
+    /// only where the datapath holds one).
+    w_scale: [H; 2],
     s1_prod: S1,
     s1_ctl: ACtl,
     s1_row: bool,
@@ -84,12 +89,13 @@ mod field {
     pub const W_SCALE_1: usize = 14;
 }
 
-/// One weight-stationary PE with `W` lanes and datapath `D`.
-pub struct WsPe<const W: usize, D: Datapath<W>> {
+/// One stationary PE with `W` lanes and datapath `D`, keeping what `S` holds (weights by
+/// default).
+pub struct WsPe<const W: usize, D: Datapath<W>, S: Hold<W> = Weights> {
     name: String,
     a_in: Wire<Wide<W>>,
     psum_in: Wire<u32>,
-    regs: RegBank<WsRegs<W, D::Stage1>>,
+    regs: RegBank<WsRegs<W, D::Stage1, S::HeldSide>>,
     exp_sum: Wire<ExpSums<D::Stage1>>,
     sig_product: Wire<SigProducts<D::Stage1>>,
     stage2: Stage2Wires,
@@ -103,7 +109,7 @@ pub struct WsPe<const W: usize, D: Datapath<W>> {
     shows: bool,
 }
 
-impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
+impl<const W: usize, D: Datapath<W>, S: Hold<W>> WsPe<W, D, S> {
     /// A PE named `name` around `path`, built for `cfg`.
     pub fn new(name: String, cfg: &CoreConfig, path: D) -> Result<Self> {
         let w = W as u32;
@@ -111,23 +117,25 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
             (Display::Hex, Display::Hex)
         } else {
             (
-                cfg.operand_display(cfg.fmt_a),
-                cfg.operand_display(cfg.fmt_b),
+                cfg.operand_display(S::stream_fmt(cfg)),
+                cfg.operand_display(S::held_fmt(cfg)),
             )
         };
-        // The weight registers hold the datapath's B bus: `w` lanes, or in 2:4 sparse mode the
-        // dense group of four K positions each pair of kept A values selects from.
+        // The streaming bus and the held registers: `w` lanes each, but the datapath's B bus
+        // (in 2:4 sparse mode the dense groups of four K positions each pair of kept A values
+        // selects from) where B is the operand.
         let (bits_a, bits_b) = (
-            cfg.fmt_a.width() * w,
-            cfg.fmt_b.width() * D::b_lanes() as u32,
+            S::stream_fmt(cfg).width() * S::stream_lanes(D::b_lanes()) as u32,
+            S::held_fmt(cfg).width() * S::held_lanes(D::b_lanes()) as u32,
         );
+        let (sa, sw) = (S::STREAM, S::HELD);
         let acc_bits = cfg.acc.width();
         let regs = RegBank::new(WsRegs {
             a_out: Wide::ZERO,
             a_ctl: ACtl::default(),
             w: [Wide::ZERO; 2],
             wv: [false; 2],
-            w_scale: [0; 2],
+            w_scale: [Default::default(); 2],
             s1_prod: D::Stage1::default(),
             s1_ctl: ACtl::default(),
             s1_row: false,
@@ -137,18 +145,18 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
             hazard: false,
         })
         // Declared in the order of `field`.
-        .field("a_out", bits_a, |r| &r.a_out)?
+        .field(format!("{sa}_out"), bits_a, |r| &r.a_out)?
         .with_display(disp_a)
-        .field("a_ctl", CTL_BITS, |r| &r.a_ctl)?
+        .field(format!("{sa}_ctl"), CTL_BITS, |r| &r.a_ctl)?
         .with_display(Display::Filter("ctl"))
-        .field("w_0", bits_b, |r| &r.w[0])?
+        .field(format!("{sw}_0"), bits_b, |r| &r.w[0])?
         .with_display(disp_b)
         .in_overview()
-        .field("wv_0", 1, |r| &r.wv[0])?
-        .field("w_1", bits_b, |r| &r.w[1])?
+        .field(format!("{sw}v_0"), 1, |r| &r.wv[0])?
+        .field(format!("{sw}_1"), bits_b, |r| &r.w[1])?
         .with_display(disp_b)
         .in_overview()
-        .field("wv_1", 1, |r| &r.wv[1])?
+        .field(format!("{sw}v_1"), 1, |r| &r.wv[1])?
         .field("s1_prod", 64 * w, |r| &r.s1_prod)?
         .with_display(cfg.product_display())
         .field("s1_ctl", CTL_BITS, |r| &r.s1_ctl)?
@@ -160,18 +168,18 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         .field("psum_vld", 1, |r| &r.psum_vld)?
         .field("flags", 4, |r| &r.flags)?
         .field("hazard", 1, |r| &r.hazard)?;
-        // An MX weight's block scale, held with it (E8M0 or E4M3 code).
-        let regs = if D::HOLDS_B_SCALE {
-            regs.field("w_scale_0", 8, |r| &r.w_scale[0])?
+        // The side value held with each set (an MX weight's block scale, E8M0 or E4M3 code).
+        let regs = match S::held_side::<D>(cfg) {
+            Some((side, bits)) => regs
+                .field(format!("{sw}_{side}_0"), bits, |r| &r.w_scale[0])?
                 .with_display(Display::Hex)
-                .field("w_scale_1", 8, |r| &r.w_scale[1])?
-                .with_display(Display::Hex)
-        } else {
-            regs
+                .field(format!("{sw}_{side}_1"), bits, |r| &r.w_scale[1])?
+                .with_display(Display::Hex),
+            None => regs,
         };
         Ok(Self {
             name,
-            a_in: Wire::new("a_in", bits_a, Wide::ZERO)?
+            a_in: Wire::new(format!("{sa}_in"), bits_a, Wide::ZERO)?
                 .with_display(disp_a)
                 .in_overview(),
             psum_in: Wire::new("psum_in", acc_bits, 0)?.with_display(cfg.acc_display()),
@@ -179,8 +187,8 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
             exp_sum: Wire::new("exp_sum", 16 * w, ExpSums::default())?,
             sig_product: Wire::new("sig_product", 32 * w, SigProducts::default())?,
             stage2: Stage2Wires::new()?,
-            a_mul: Wire::new("a_mul", bits_a, Wide::ZERO)?.with_display(disp_a),
-            w_mul: Wire::new("w_mul", bits_b, Wide::ZERO)?.with_display(disp_b),
+            a_mul: Wire::new(format!("{sa}_mul"), bits_a, Wide::ZERO)?.with_display(disp_a),
+            w_mul: Wire::new(format!("{sw}_mul"), bits_b, Wide::ZERO)?.with_display(disp_b),
             probes: false,
             path,
             shows: true,
@@ -203,8 +211,8 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
     /// What leaves to the right beside A (the datapath's side register: a 2:4 sparse row's
     /// selects; nothing for a dense one).
     #[inline]
-    pub fn side_out(&self) -> D::SideA {
-        self.path.side_out().0
+    pub fn side_out(&self) -> S::StreamSide<D> {
+        S::stream_out(&self.path)
     }
 
     /// Weight set `set` and its valid bit (register outputs): what the load passes down.
@@ -215,9 +223,9 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         (q.w[s], q.wv[s])
     }
 
-    /// The block scale held with weight set `set` (register output; 0 unless MX).
+    /// The side value held with weight set `set` (register output; 0 unless one is held).
     #[inline]
-    pub fn weight_scale(&self, set: bool) -> u8 {
+    pub fn weight_side(&self, set: bool) -> S::HeldSide {
         self.regs.q().w_scale[usize::from(set)]
     }
 
@@ -243,12 +251,19 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
     /// or the identity at the top), the weight load `wl`. Whether stage 2 has a row is the
     /// PE's own `s1_row` register: the upper PE's `psum_vld` says the same of the same row.
     #[inline]
-    pub fn comb(&mut self, a: Wide<W>, ctl: ACtl, side: D::SideA, psum_in: u32, wl: WIn<W>) {
+    pub fn comb(
+        &mut self,
+        a: Wide<W>,
+        ctl: ACtl,
+        side: S::StreamSide<D>,
+        psum_in: u32,
+        wl: WIn<W, S::HeldSide>,
+    ) {
         let shows = self.shows;
         // The side value passes on beside A through the datapath's register; beside it the
-        // block scale of the weight set this row multiplies by (MX), for stage 2.
-        let w_scale = self.weight_scale(ctl.set());
-        self.path.pass(side, D::side_b(w_scale));
+        // side value held with the weight set this row multiplies by (MX), for stage 2.
+        let w_side = self.weight_side(ctl.set());
+        S::pass(&mut self.path, side, w_side);
         if shows {
             self.a_in.set(a);
             self.psum_in.set(psum_in);
@@ -260,8 +275,8 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
             let s = usize::from(wl.set);
             regs.set(|r| &mut r.w[s], wl.value);
             regs.set(|r| &mut r.wv[s], wl.valid);
-            if D::HOLDS_B_SCALE {
-                regs.set(|r| &mut r.w_scale[s], wl.scale);
+            if S::holds_side::<D>() {
+                regs.set(|r| &mut r.w_scale[s], wl.side);
             }
         }
 
@@ -278,7 +293,7 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
         regs.set(|r| &mut r.s1_ctl, ctl.with_valid(compute));
         regs.set(|r| &mut r.s1_row, ctl.valid());
         if compute {
-            let s1 = self.path.stage1(&a, &w_bus, lanes, side);
+            let s1 = S::stage1(&mut self.path, &a, &w_bus, lanes, side, w_side);
             self.regs.set(|r| &mut r.s1_prod, s1);
             if shows {
                 self.exp_sum.set(ExpSums(s1));
@@ -337,7 +352,7 @@ impl<const W: usize, D: Datapath<W>> WsPe<W, D> {
     }
 }
 
-impl<const W: usize, D: Datapath<W>> Module for WsPe<W, D> {
+impl<const W: usize, D: Datapath<W>, S: Hold<W>> Module for WsPe<W, D, S> {
     fn name(&self) -> &str {
         &self.name
     }
@@ -352,7 +367,7 @@ impl<const W: usize, D: Datapath<W>> Module for WsPe<W, D> {
         v.bank_reg(regs, WV_0, |r| &r.wv[0]);
         v.bank_reg(regs, W_1, |r| &r.w[1]);
         v.bank_reg(regs, WV_1, |r| &r.wv[1]);
-        if D::HOLDS_B_SCALE {
+        if S::holds_side::<D>() {
             v.bank_reg(regs, W_SCALE_0, |r| &r.w_scale[0]);
             v.bank_reg(regs, W_SCALE_1, |r| &r.w_scale[1]);
         }
