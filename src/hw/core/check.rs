@@ -106,15 +106,17 @@ pub fn check_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
 /// Checks that `cfg` can be built as a dense weight-stationary core with `W` lanes.
 pub fn check_ws_config<const W: usize>(cfg: &CoreConfig) -> Result<(), HwError> {
     check_config::<W>(cfg)?;
-    check_ws_rules(cfg)
+    check_ws_rules(cfg, Dataflow::Ws)
 }
 
-/// What the weight-stationary dataflow asks of `cfg` beyond the supply's own checks.
-pub(crate) fn check_ws_rules(cfg: &CoreConfig) -> Result<(), HwError> {
-    if cfg.dataflow() != Dataflow::Ws {
-        return Err(HwError::Unsupported(
-            "a weight-stationary core built for another dataflow".into(),
-        ));
+/// What a stationary dataflow (`dataflow`: the one the core's PEs hold for) asks of `cfg`
+/// beyond the supply's own checks.
+pub(crate) fn check_ws_rules(cfg: &CoreConfig, dataflow: Dataflow) -> Result<(), HwError> {
+    if cfg.dataflow() != dataflow {
+        return Err(HwError::Unsupported(format!(
+            "a {dataflow} core built for another dataflow ({})",
+            cfg.dataflow()
+        )));
     }
     if cfg.gathers() {
         return Err(HwError::Unsupported(format!(

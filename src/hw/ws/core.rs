@@ -136,7 +136,7 @@ where
 {
     /// A weight-stationary core for `cfg` (its dataflow `ws`, its width `W`) over `feeder`.
     pub fn new(cfg: CoreConfig, feeder: F) -> Result<Self, HwError> {
-        check_ws_rules(&cfg)?;
+        check_ws_rules(&cfg, S::DATAFLOW)?;
         let (m, n, k) = feeder.dims();
         let spec = feeder.spec();
         <F::Extras as EdgeExtras<W>>::check(&cfg, &spec, k)?;
