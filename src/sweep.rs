@@ -200,8 +200,8 @@ pub struct SweepConfig {
     /// weight-stationary (folds of `rows * width` added to C one by one; docs/numerics.md,
     /// "Weight-stationary order").
     pub dataflow: Dataflow,
-    /// Rows of the array, for [`Dataflow::Ws`] (the fold is `rows * width` elements of K);
-    /// unused by [`Dataflow::Os`].
+    /// Rows of the array, for [`Dataflow::Ws`] and [`Dataflow::Is`] (the fold is
+    /// `rows * width` elements of K); unused by [`Dataflow::Os`].
     pub rows: usize,
     /// FP32 promotion every `N` products ([`crate::numerics::dot::promote`]): each chunk of
     /// K in the sweep's mode and dataflow from +0, added into an FP32 sum with one RNE
@@ -214,9 +214,10 @@ pub struct SweepConfig {
 /// and for `nvidia` whole blocks per PE (`width` a multiple of the block size `n`, as the
 /// clocked `ws` core requires). Output-stationary sweeps pass unchecked.
 pub fn check_dataflow(cfg: &SweepConfig) -> Result<(), String> {
-    if cfg.dataflow != Dataflow::Ws {
+    if !cfg.dataflow.folds_k() {
         return Ok(());
     }
+    let df = cfg.dataflow;
     if !(1..=MAX_ARRAY).contains(&cfg.rows) {
         return Err(format!(
             "--rows {} is outside 1..={MAX_ARRAY} (the rows of the array)",
@@ -225,7 +226,7 @@ pub fn check_dataflow(cfg: &SweepConfig) -> Result<(), String> {
     }
     if cfg.rm != RoundingMode::NearestEven {
         return Err(format!(
-            "--dataflow ws rounds to nearest even only (its fold additions are IEEE RNE): \
+            "--dataflow {df} rounds to nearest even only (its fold additions are IEEE RNE): \
              --rounding {} does not apply",
             cfg.rm.name()
         ));
@@ -233,7 +234,7 @@ pub fn check_dataflow(cfg: &SweepConfig) -> Result<(), String> {
     if let AccMode::Nvidia(p) = cfg.mode {
         if cfg.width < p.block || !cfg.width.is_multiple_of(p.block.max(1)) {
             return Err(format!(
-                "--dataflow ws with nvidia needs whole blocks per PE: --width {} is not a \
+                "--dataflow {df} with nvidia needs whole blocks per PE: --width {} is not a \
                  multiple of the preset's block of {}",
                 cfg.width, p.block
             ));
@@ -262,7 +263,7 @@ fn chunk_dot(cfg: &SweepConfig, a: &[u64], b: &[u64], c: u32) -> Result<DotResul
         Dataflow::Os => dot_acc(
             &cfg.mode, cfg.rm, cfg.out, cfg.fmt_a, cfg.fmt_b, a, b, c, cfg.width,
         ),
-        Dataflow::Ws => ws_dot_acc(
+        Dataflow::Ws | Dataflow::Is => ws_dot_acc(
             &cfg.mode, cfg.out, cfg.fmt_a, cfg.fmt_b, a, b, c, cfg.width, cfg.rows,
         ),
     }

@@ -13,16 +13,17 @@ pub struct ArrayArgs {
     /// Columns C of the PE array, 1 to 32.
     #[arg(long, default_value_t = 4, value_name = "C")]
     pub cols: usize,
-    /// The dataflow: os (output-stationary, the default) or ws (weight-stationary; dense,
-    /// 2:4 sparse and block-scaled GEMMs on either memory path).
-    #[arg(long, default_value = "os", value_name = "os|ws", value_parser = parse_dataflow)]
+    /// The dataflow: os (output-stationary, the default), ws (weight-stationary; dense, 2:4
+    /// sparse and block-scaled GEMMs on either memory path) or is (input-stationary: A held
+    /// in the PEs, B streaming; dense GEMMs on the ideal store).
+    #[arg(long, default_value = "os", value_name = "os|ws|is", value_parser = parse_dataflow)]
     pub dataflow: Dataflow,
 }
 
 /// The dataflow a `--dataflow` value names, or why not.
 fn parse_dataflow(s: &str) -> Result<Dataflow, String> {
     Dataflow::by_name(&s.to_ascii_lowercase())
-        .ok_or_else(|| "unknown dataflow (os: output-stationary, ws: weight-stationary)".into())
+        .ok_or_else(|| format!("unknown dataflow (expected {})", Dataflow::choices()))
 }
 
 impl ArrayArgs {
@@ -35,7 +36,7 @@ impl ArrayArgs {
 
     /// What the text reports add after the width: nothing for the default 4 x 4
     /// output-stationary array (so its lines read as they always did), else `, R x C array`
-    /// and `, ws` for the weight-stationary dataflow.
+    /// and `, ws` or `, is` for a stationary dataflow.
     pub fn label(cfg: &CoreConfig) -> String {
         let default = CoreConfig::new(cfg.fmt_a, cfg.fmt_b, cfg.mode, cfg.width);
         let mut s = String::new();

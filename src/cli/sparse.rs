@@ -303,7 +303,7 @@ pub fn read_compressed(
 pub fn sparse_line(s: &SparseReport, dataflow: Dataflow, cycles: u64) -> String {
     let (unit, phase) = match dataflow {
         Dataflow::Os => ("steps a tile", "compute phase"),
-        Dataflow::Ws => ("folds of K", "rows fed"),
+        Dataflow::Ws | Dataflow::Is => ("folds of K", "rows fed"),
     };
     format!(
         "2:4 sparse: {} {unit} (dense {}); {phase} {} cycles vs dense {} ({:.3}x); \

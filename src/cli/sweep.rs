@@ -152,10 +152,15 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
     if args.width == 0 || args.width > MAX_LANES {
         return Err(format!("--width {} is outside 1..=32", args.width));
     }
-    let dataflow = Dataflow::by_name(&args.dataflow)
-        .ok_or_else(|| format!("unknown --dataflow {:?} (expected os or ws)", args.dataflow))?;
+    let dataflow = Dataflow::by_name(&args.dataflow).ok_or_else(|| {
+        format!(
+            "unknown --dataflow {:?} (expected {})",
+            args.dataflow,
+            Dataflow::choices()
+        )
+    })?;
     let rows = match (dataflow, args.rows) {
-        (Dataflow::Os, Some(_)) => return Err("--rows only applies to --dataflow ws".into()),
+        (Dataflow::Os, Some(_)) => return Err("--rows only applies to --dataflow ws or is".into()),
         (_, rows) => rows.unwrap_or(DEFAULT_WS_ROWS),
     };
     let cfg = SweepConfig {
@@ -202,8 +207,8 @@ pub fn sweep_cmd(args: &SweepArgs) -> Result<i32, String> {
         } else {
             args.width
         },
-        dataflow: (dataflow == Dataflow::Ws).then(|| dataflow.name().into()),
-        rows: (dataflow == Dataflow::Ws).then_some(rows),
+        dataflow: dataflow.folds_k().then(|| dataflow.name().into()),
+        rows: dataflow.folds_k().then_some(rows),
         promote_every: args.promote_every,
         dist,
         seed: args.seed,

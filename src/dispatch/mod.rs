@@ -18,6 +18,7 @@ use crate::gemm::clocked::{run_clocked_measured, ClockedRun, CoreRun};
 use crate::gemm::memory::{run_memory, run_memory_mx, MemRun};
 use crate::gemm::mx::{run_clocked_mx, MxGemm};
 use crate::gemm::problem::Gemm;
+use crate::hw::dataflow::is::is_schedule;
 use crate::hw::schedule::Schedule;
 use crate::hw::ws::WsSchedule;
 use crate::hw::{Dataflow, HwError, MemPortConfig};
@@ -53,6 +54,9 @@ impl Problem<'_> {
         match self {
             Problem::Dense(g) if g.cfg.dataflow() == Dataflow::Ws => {
                 WsSchedule::for_core(&g.cfg, g.m, g.n, g.k).total_cycles()
+            }
+            Problem::Dense(g) if g.cfg.dataflow() == Dataflow::Is => {
+                is_schedule(&g.cfg, g.m, g.n, g.k).total_cycles()
             }
             Problem::Dense(g) => {
                 Schedule::for_core(&g.cfg, g.m, g.n, g.k, g.cfg.block()).total_cycles()

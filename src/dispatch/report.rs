@@ -205,7 +205,7 @@ impl SparseReport {
             dense_cycles: f.dense_total_cycles,
             dense_cycles_source: match g.cfg.dataflow() {
                 Dataflow::Os => DENSE_CYCLES_SOURCE,
-                Dataflow::Ws => WS_DENSE_CYCLES_SOURCE,
+                Dataflow::Ws | Dataflow::Is => WS_DENSE_CYCLES_SOURCE,
             },
             cycles_ratio: done.run.cycles as f64 / f.dense_total_cycles as f64,
         }

@@ -268,7 +268,7 @@ pub(crate) mod block_index {
 pub fn blocks_of(dataflow: Dataflow) -> &'static [usize] {
     match dataflow {
         Dataflow::Os => &[0, 1, 2, 3, 4, 5, 6, 7, 8],
-        Dataflow::Ws => &[0, 1, 9, 2, 3, 4, 5, 6, 7, 8],
+        Dataflow::Ws | Dataflow::Is => &[0, 1, 9, 2, 3, 4, 5, 6, 7, 8],
     }
 }
 
@@ -281,10 +281,11 @@ const REGISTER_BLOCKS: [InBlock; 4] = [
     |_| true,
 ];
 
-/// The weight-stationary core's register blocks, as [`REGISTER_BLOCKS`]: its skews and
-/// delay lines are the A-row skew, the weight-load skew, the row tag's delay, the tag and C
-/// skew to the accumulator columns, the result de-skew, and what travels beside A or the
-/// weights (2:4 selects, MX block scales).
+/// The stationary core's register blocks (`ws`, `is`), as [`REGISTER_BLOCKS`]: its skews
+/// and delay lines are the streaming operand's row skew (`a_skew` in `ws`, `b_skew` in
+/// `is`), the held operand's load skew (`w_skew`, `a_skew`), the row tag's delay, the tag
+/// and C skew to the accumulator columns, the result de-skew, and what travels beside the
+/// operands (2:4 selects, MX block scales).
 const WS_REGISTER_BLOCKS: [InBlock; 4] = [
     |p| p.contains(".mesh."),
     |p| {
@@ -292,6 +293,7 @@ const WS_REGISTER_BLOCKS: [InBlock; 4] = [
             p,
             &[
                 "a_skew",
+                "b_skew",
                 "w_skew",
                 "tag_delay",
                 "acc_skew",
@@ -327,9 +329,10 @@ fn in_pe(path: &str) -> bool {
 /// The output-stationary PEs' multiplier inputs and adder inputs (see the module's text).
 const OS_MULTIPLIER_INPUTS: [&str; 2] = ["a_in", "b_in"];
 const OS_ADDER_INPUTS: [&str; 3] = ["s1_prod", "acc_0", "acc_1"];
-/// The weight-stationary PEs' multiplier and adder inputs, and the prefixes of its
-/// accumulator block's adder inputs (`add_psum_<j>`, `add_acc_<j>`).
-const WS_MULTIPLIER_INPUTS: [&str; 2] = ["a_mul", "w_mul"];
+/// The stationary PEs' multiplier inputs (`a_mul` and `w_mul` in `ws`, `b_mul` and `a_mul`
+/// in `is`) and adder inputs, and the prefixes of its accumulator block's adder inputs
+/// (`add_psum_<j>`, `add_acc_<j>`).
+const WS_MULTIPLIER_INPUTS: [&str; 3] = ["a_mul", "w_mul", "b_mul"];
 const WS_ADDER_INPUTS: [&str; 2] = ["s1_prod", "psum_in"];
 const WS_ACCUMULATOR_INPUTS: [&str; 2] = ["add_psum_", "add_acc_"];
 
@@ -346,7 +349,7 @@ pub fn charged_globs(dataflow: Dataflow) -> Vec<String> {
     };
     match dataflow {
         Dataflow::Os => [pe(&OS_MULTIPLIER_INPUTS), pe(&OS_ADDER_INPUTS)].concat(),
-        Dataflow::Ws => [
+        Dataflow::Ws | Dataflow::Is => [
             pe(&WS_MULTIPLIER_INPUTS),
             pe(&WS_ADDER_INPUTS),
             WS_ACCUMULATOR_INPUTS
@@ -376,7 +379,7 @@ pub(crate) fn toggle_blocks(
             },
             &REGISTER_BLOCKS,
         ),
-        Dataflow::Ws => (
+        Dataflow::Ws | Dataflow::Is => (
             match in_pe(path) {
                 true if WS_MULTIPLIER_INPUTS.contains(&name) => Some(block_index::MULTIPLIERS),
                 true if WS_ADDER_INPUTS.contains(&name) => Some(block_index::ADDERS),

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::problem::{Gemm, GemmOutput};
 use crate::hw::core::{CoreTop, Edge, RunMonitors};
+use crate::hw::dataflow::is::{Inputs, IsSupply};
 use crate::hw::ws::{WsCore, WsExtras, WsSupply};
 use crate::hw::{
     CoreConfig, DRow, Dataflow, HwError, IdealPort, OperandFeeder, Schedule, TensorCore,
@@ -105,6 +106,10 @@ fn run_w<const W: usize>(g: &Gemm, trace: Option<&TraceConfig>) -> Result<CoreRu
     match cfg.dataflow() {
         Dataflow::Os => run_feeder::<W, _>(cfg, buf, g.macs(), trace),
         Dataflow::Ws => run_ws_feeder::<W, _>(cfg, buf, g.macs(), trace),
+        Dataflow::Is => {
+            let supply = IsSupply::new(&cfg, buf, (g.m, g.n, g.k), g.c.clone());
+            run_is_feeder::<W, _>(cfg, supply, g.macs(), trace)
+        }
     }
 }
 
@@ -162,6 +167,21 @@ where
     F::Extras: WsExtras<W>,
 {
     run_scheduled(WsCore::<W, F>::new(cfg, feeder)?, macs, trace)
+}
+
+/// Runs the input-stationary core built for `cfg` (dataflow `is`, `cfg.width` = `W`) over an
+/// operand store seen in its transposed view ([`IsSupply`]) until `Done`, collecting D (the
+/// run loop transposes the columns of D the array delivers); `macs` as for [`run_feeder`].
+pub fn run_is_feeder<const W: usize, F: WsSupply<W>>(
+    cfg: CoreConfig,
+    feeder: F,
+    macs: u64,
+    trace: Option<&TraceConfig>,
+) -> Result<CoreRun, HwError>
+where
+    F::Extras: WsExtras<W>,
+{
+    run_scheduled(WsCore::<W, F, Inputs>::new(cfg, feeder)?, macs, trace)
 }
 
 /// Runs the tensor core built for `cfg` (`cfg.width` must equal `W`) on any operand feeder

@@ -12,7 +12,8 @@ use crate::numerics::flags::Flags;
 use crate::numerics::flags::RoundingMode;
 
 /// One element of D, `c + row . col`, in the order of `cfg`'s dataflow: [`dot_acc`]'s one
-/// chain over K (`os`), or [`ws_dot_acc`]'s folds (`ws`).
+/// chain over K (`os`), or [`ws_dot_acc`]'s folds (`ws`, and `is`, whose columns add the same
+/// folds in the same order).
 pub fn element(cfg: &CoreConfig, row: &[u64], col: &[u64], c: u32) -> Result<DotResult, DotError> {
     match cfg.dataflow() {
         Dataflow::Os => dot_acc(
@@ -26,7 +27,7 @@ pub fn element(cfg: &CoreConfig, row: &[u64], col: &[u64], c: u32) -> Result<Dot
             c,
             cfg.width,
         ),
-        Dataflow::Ws => ws_dot_acc(
+        Dataflow::Ws | Dataflow::Is => ws_dot_acc(
             &cfg.mode,
             cfg.acc,
             cfg.fmt_a,

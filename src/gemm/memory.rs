@@ -103,8 +103,10 @@ fn run_w<const W: usize>(
     pc: &MemPortConfig,
     trace: Option<&TraceConfig>,
 ) -> Result<MemRun, HwError> {
-    if g.cfg.dataflow() == Dataflow::Ws {
-        return run_ws::<W>(g, pc, trace);
+    match g.cfg.dataflow() {
+        Dataflow::Ws => return run_ws::<W>(g, pc, trace),
+        Dataflow::Is => return Err(crate::hw::dataflow::is::unsupported("the TMA memory path")),
+        Dataflow::Os => {}
     }
     let port = MemoryPort::<W>::new(g.cfg, pc, g.m, g.n, g.k, &g.a, &g.b, &g.c)?;
     run_port(g.cfg, port, g.macs(), pc, trace)
@@ -211,8 +213,12 @@ pub fn run_memory_mx(
     pc: &MemPortConfig,
     trace: Option<&TraceConfig>,
 ) -> Result<MemRun, HwError> {
-    if g.cfg.dataflow() != Dataflow::Ws {
-        return crate::hw::dispatch_width!(g.cfg.width, W => run_os_mx::<W>(g, pc, trace));
+    match g.cfg.dataflow() {
+        Dataflow::Os => {
+            return crate::hw::dispatch_width!(g.cfg.width, W => run_os_mx::<W>(g, pc, trace))
+        }
+        Dataflow::Is => return Err(crate::hw::dataflow::is::unsupported("a block-scaled GEMM")),
+        Dataflow::Ws => {}
     }
     crate::hw::dispatch_width!(g.cfg.width, W => run_ws_mx::<W>(g, pc, trace))
 }

@@ -179,6 +179,7 @@ fn run_w<const W: usize>(g: &MxGemm, trace: Option<&TraceConfig>) -> Result<Cloc
     match g.cfg.dataflow() {
         Dataflow::Os => run_feeder::<W, _>(g.cfg, buf, macs, trace).map(|r| r.run),
         Dataflow::Ws => run_ws_feeder::<W, _>(g.cfg, buf, macs, trace).map(|r| r.run),
+        Dataflow::Is => Err(crate::hw::dataflow::is::unsupported("a block-scaled GEMM")),
     }
 }
 

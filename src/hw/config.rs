@@ -25,21 +25,49 @@ pub enum Dataflow {
     /// preloaded down the columns); A moves right, partial sums move down, and an accumulator
     /// block below the array adds the K-folds and C.
     Ws,
+    /// Input-stationary: each PE column holds `w` elements of a row of A (held registers
+    /// preloaded down the columns); the columns of B move right, partial sums move down, and
+    /// the accumulator block adds the K-folds and C (the array computes `D^T`).
+    Is,
 }
 
 impl Dataflow {
-    /// Both dataflows.
-    pub const ALL: [Dataflow; 2] = [Dataflow::Os, Dataflow::Ws];
+    /// Every dataflow.
+    pub const ALL: [Dataflow; 3] = [Dataflow::Os, Dataflow::Ws, Dataflow::Is];
 
-    /// `os` or `ws`.
+    /// `os`, `ws` or `is`.
     pub const fn name(self) -> &'static str {
         match self {
             Dataflow::Os => "os",
             Dataflow::Ws => "ws",
+            Dataflow::Is => "is",
         }
     }
 
-    /// The dataflow named `name` (`os`, `ws`), if any.
+    /// `output-stationary`, `weight-stationary` or `input-stationary`.
+    pub const fn title(self) -> &'static str {
+        match self {
+            Dataflow::Os => "output-stationary",
+            Dataflow::Ws => "weight-stationary",
+            Dataflow::Is => "input-stationary",
+        }
+    }
+
+    /// The list a message offers: `os (output-stationary), ws (...), is (...)`.
+    pub fn choices() -> String {
+        Dataflow::ALL
+            .map(|d| format!("{} ({})", d.name(), d.title()))
+            .join(", ")
+    }
+
+    /// Whether an operand stays in the PEs while partial sums move down the columns (`ws`,
+    /// `is`): K is cut into folds of `R * w` elements, each a column's partial sum, which the
+    /// accumulator block adds to C one by one (`crate::numerics::dot::ws`'s order).
+    pub const fn folds_k(self) -> bool {
+        matches!(self, Dataflow::Ws | Dataflow::Is)
+    }
+
+    /// The dataflow named `name` (`os`, `ws`, `is`), if any.
     pub fn by_name(name: &str) -> Option<Dataflow> {
         Dataflow::ALL.into_iter().find(|d| d.name() == name)
     }

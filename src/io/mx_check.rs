@@ -12,7 +12,7 @@ use crate::verify::Check;
 pub fn check_reference(g: &MxGemm) -> &'static str {
     match g.cfg.dataflow() {
         Dataflow::Os => "verify::mx_ref and mx_dot fused",
-        Dataflow::Ws => "verify::mx_ref and mx_dot fused, in the ws order",
+        Dataflow::Ws | Dataflow::Is => "verify::mx_ref and mx_dot fused, in the ws order",
     }
 }
 

@@ -45,6 +45,7 @@ fn run_w<const W: usize>(g: &SparseGemm, trace: Option<&TraceConfig>) -> Result<
     match g.cfg.dataflow() {
         Dataflow::Os => run_feeder::<W, _>(g.cfg, buf, g.macs(), trace),
         Dataflow::Ws => run_ws_feeder::<W, _>(g.cfg, buf, g.macs(), trace),
+        Dataflow::Is => Err(crate::hw::dataflow::is::unsupported("a 2:4 sparse GEMM")),
     }
 }
 
@@ -78,7 +79,8 @@ pub fn sparse_figures(g: &SparseGemm) -> SparseFigures {
                 dense_total_cycles: ds.total_cycles(),
             }
         }
-        Dataflow::Ws => {
+        // (`is` runs no sparse GEMM: its figures would be `ws`'s of the transposed problem.)
+        Dataflow::Ws | Dataflow::Is => {
             let ss = WsSchedule::for_core(&g.cfg, g.m, g.n, g.k / 2);
             let ds = WsSchedule::for_core(&g.cfg, g.m, g.n, g.k);
             SparseFigures {

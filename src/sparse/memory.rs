@@ -29,6 +29,9 @@ fn run_w<const W: usize>(
     pc: &MemPortConfig,
     trace: Option<&TraceConfig>,
 ) -> Result<MemRun, HwError> {
+    if g.cfg.dataflow() == Dataflow::Is {
+        return Err(crate::hw::dataflow::is::unsupported("a 2:4 sparse GEMM"));
+    }
     if g.cfg.dataflow() == Dataflow::Ws {
         let port = WsMemoryPort::<W, SparseSelects>::new_sparse(
             g.cfg,

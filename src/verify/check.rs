@@ -37,10 +37,10 @@ pub fn check(
     match problem {
         Problem::Dense(g) => match (Reference::for_problem(g, preset), g.cfg.mode) {
             (Ok(r), _) => {
-                // A weight-stationary core rounds in its own order (`ws_ref`).
+                // A stationary core (`ws`, `is`) rounds in its own order (`ws_ref`).
                 let (want, reference) = match g.cfg.dataflow() {
                     Dataflow::Os => (r.gemm(g), r.name()),
-                    Dataflow::Ws => (r.ws_gemm(g, g.cfg.rows())?, r.ws_name()),
+                    Dataflow::Ws | Dataflow::Is => (r.ws_gemm(g, g.cfg.rows())?, r.ws_name()),
                 };
                 Ok(Some(Check {
                     reference,
@@ -56,7 +56,7 @@ pub fn check(
                 reference: "verify::mx_ref",
                 mismatches: mismatches(d, &mx_ref::gemm(g)),
             },
-            Dataflow::Ws => Check {
+            Dataflow::Ws | Dataflow::Is => Check {
                 reference: "verify::mx_ref ws order",
                 mismatches: mismatches(d, &mx_ref::ws_gemm(g, g.cfg.rows(), g.cfg.width)),
             },
@@ -68,7 +68,7 @@ pub fn check(
 /// reference over the B rows gathered by the raw metadata bits. Both round to the
 /// accumulator format (FP32 or FP16; for nvidia the FP16-output rules of `nvidia_ref`).
 fn sparse(g: &SparseGemm, preset: Option<Preset>, d: &[u32]) -> Result<Check, String> {
-    if g.cfg.dataflow() == Dataflow::Ws {
+    if g.cfg.dataflow().folds_k() {
         return sparse_ws(g, preset, d);
     }
     let how = match g.cfg.mode {

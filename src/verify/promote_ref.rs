@@ -19,7 +19,7 @@ pub fn promoted_gemm(g: &Gemm, preset: Option<Preset>, every: usize) -> Result<V
     let r = Reference::for_problem(g, preset)?;
     let whole = |p: &Gemm| match p.cfg.dataflow() {
         Dataflow::Os => Ok(r.gemm(p)),
-        Dataflow::Ws => r.ws_gemm(p, p.cfg.rows()),
+        Dataflow::Ws | Dataflow::Is => r.ws_gemm(p, p.cfg.rows()),
     };
     if g.k <= every {
         return whole(g);

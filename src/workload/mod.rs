@@ -24,7 +24,6 @@ pub use topology::{parse, ConvLayer, Layer, LayerKind, Topology, TopologyError, 
 use crate::dispatch::Problem;
 use crate::gemm::rng::SplitMix64;
 use crate::gemm::Gemm;
-use crate::hw::Dataflow;
 use crate::numerics::dot::Preset;
 use crate::verify::gemm_ref::Reference;
 use std::collections::BTreeSet;
@@ -116,7 +115,7 @@ fn check_elements(
     picked: &[usize],
 ) -> Result<LayerCheck, String> {
     let r = Reference::for_problem(g, preset).map_err(|_| no_reference(g))?;
-    let ws = g.cfg.dataflow() == Dataflow::Ws;
+    let ws = g.cfg.dataflow().folds_k();
     let mut mismatches = Vec::new();
     for &i in picked {
         let (row, col) = (i / g.n, i % g.n);

@@ -556,7 +556,7 @@ pub fn read(dir: &Path) -> Result<Report, String> {
             .get("dataflow")
             .and_then(Value::as_str)
             .and_then(Dataflow::by_name)
-            .ok_or_else(|| bad("no core.dataflow os or ws"))?,
+            .ok_or_else(|| bad(&format!("no core.dataflow ({})", Dataflow::choices())))?,
         clock_ghz: header
             .get("clock_ghz")
             .and_then(Value::as_f64)

@@ -555,6 +555,8 @@ pub fn run(o: &RunOptions, observer: &dyn Observer) -> Result<Workload, RunError
         unit: match cfg.dataflow() {
             Dataflow::Os => cfg.rows(),
             Dataflow::Ws => ACC_ROWS,
+            // The rows of A a pass holds: one column tile.
+            Dataflow::Is => cfg.cols(),
         },
         shard: o.shard,
     });

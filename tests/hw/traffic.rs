@@ -26,14 +26,17 @@ use tensorcore_rtl::rtl::TraceConfig;
 fn expected(cfg: &CoreConfig, (m, n, k): (usize, usize, usize), bits: (u64, u64, u64)) -> Traffic {
     let (r, c) = (cfg.rows(), cfg.cols());
     let (a_bits, b_bits, acc_bits) = bits;
-    let col_tiles = n.div_ceil(c) as u64;
-    let b_repeats = match cfg.dataflow() {
-        Dataflow::Os => m.div_ceil(r) as u64,
-        Dataflow::Ws => m.div_ceil(1024) as u64,
+    // How often A and B are read whole: A once per column tile of B (os, ws) or per chunk
+    // of 1,024 columns of B streamed (is); B once per row tile of A (os), per chunk of 1,024
+    // rows of A streamed (ws) or per block of C rows of A held (is).
+    let (a_repeats, b_repeats) = match cfg.dataflow() {
+        Dataflow::Os => (n.div_ceil(c) as u64, m.div_ceil(r) as u64),
+        Dataflow::Ws => (n.div_ceil(c) as u64, m.div_ceil(1024) as u64),
+        Dataflow::Is => (n.div_ceil(1024) as u64, m.div_ceil(c) as u64),
     };
     let (m, n, k) = (m as u64, n as u64, k as u64);
     Traffic {
-        a_read_bits: m * k * col_tiles * a_bits,
+        a_read_bits: m * k * a_repeats * a_bits,
         b_read_bits: k * n * b_repeats * b_bits,
         c_read_bits: m * n * acc_bits,
         d_write_bits: m * n * acc_bits,

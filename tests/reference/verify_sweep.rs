@@ -274,7 +274,7 @@ fn ws_dataflow_sweeps() {
     );
     let out = base.join("bad").display().to_string();
     for (extra, needle) in [
-        (vec!["--dataflow", "is"], "unknown --dataflow"),
+        (vec!["--dataflow", "xs"], "unknown --dataflow"),
         (vec!["--rows", "4"], "--rows only applies to --dataflow ws"),
         (
             vec!["--dataflow", "ws", "--rows", "0"],

@@ -7,11 +7,13 @@
 //! | dataflow | marker          | held in the PE (`<held>_0`, `<held>_1`) | streams right (`<stream>_out`) |
 //! |----------|-----------------|-----------------------------------------|--------------------------------|
 //! | `ws`     | [`ws::Weights`] | B (`w_*`), an MX B scale beside it      | A, a 2:4 row's selects or A's MX scale beside it |
+//! | `is`     | [`is::Inputs`]  | A (`a_*`), a 2:4 row's selects or A's MX scale beside it | B (`b_*`), B's MX scale beside it |
 //!
 //! Partial sums move down the columns in both; the block below the array adds the K-folds
 //! and C. The choice is a type, made once when the core is built (as the lane count `W` is),
 //! so no PE tests its dataflow in the clock loop.
 
+pub mod is;
 pub mod ws;
 
 use crate::hw::config::{CoreConfig, Dataflow};
