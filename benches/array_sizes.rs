@@ -42,7 +42,7 @@ fn bench(c: &mut Criterion) {
             // The os names are those of earlier runs, so their figures compare.
             let name = match dataflow {
                 Dataflow::Os => format!("fp16_w1_{rows}x{cols}_cycles"),
-                Dataflow::Ws => format!("fp16_w1_{rows}x{cols}_ws_cycles"),
+                Dataflow::Ws | Dataflow::Is => format!("fp16_w1_{rows}x{cols}_{dataflow}_cycles"),
             };
             grp.bench_function(name, |b| {
                 b.iter(|| black_box(run_clocked(black_box(&g), None).map(|r| r.cycles)))
