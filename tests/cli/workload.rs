@@ -31,14 +31,16 @@ fn os_cycles(r: u64, c: u64, m: u64, n: u64, k: u64) -> u64 {
 }
 
 /// SCALE-Sim's mapping efficiency stated here as its compute module computes it, fold by fold
-/// (SCALE-Sim v3, `scalesim/compute/systolic_compute_os.py`, `systolic_compute_ws.py`): the
-/// array holds an `S_r x S_c` operand (os: `M x N`, the output; ws: `K x N`, the filters) in
+/// (SCALE-Sim v3, `scalesim/compute/systolic_compute_os.py`, `systolic_compute_ws.py`,
+/// `systolic_compute_is.py`): the array holds an `S_r x S_c` operand (os: `M x N`, the
+/// output; ws: `K x N`, the filters; is: `K x M`, the input windows) in
 /// `R x C` folds; each fold's efficiency is the PEs it maps over `R * C`, and the layer's is
 /// the mean of its folds'. Returns (sum of the folds' efficiencies, number of folds).
 fn scalesim_folds(df: &str, r: u64, c: u64, m: u64, n: u64, k: u64) -> (f64, u64) {
     let (sr, sc) = match df {
         "os" => (m, n),
         "ws" => (k, n),
+        "is" => (k, m),
         _ => panic!("dataflow {df}"),
     };
     let (mut sum, mut folds) = (0.0, 0);
@@ -655,24 +657,37 @@ fn threads_change_nothing_but_the_wall_clock() {
 /// filter reads).
 type ScaleSimRun = ((u64, u64), &'static str, [(u64, u64, u64); 4]);
 
-/// What SCALE-Sim 3.0.0 itself reported for `tiny_cnn.csv` (run here on 2026-12-03 with
-/// `pip install "numpy<2" scalesim`, a config of ArrayHeight R, ArrayWidth C and each
-/// dataflow): per layer, COMPUTE_REPORT's "Total Cycles" and DETAILED_ACCESS_REPORT's "SRAM
+/// What SCALE-Sim 3.0.0 itself reported for `tiny_cnn.csv` (run here on 2026-12-03, and for
+/// `is` on 2026-12-08, with `pip install "numpy<2" scalesim`, SCALE-Sim's `google.cfg` with
+/// ArrayHeight R, ArrayWidth C and each dataflow): per layer, COMPUTE_REPORT's "Total Cycles" and DETAILED_ACCESS_REPORT's "SRAM
 /// IFMAP Reads" and "SRAM Filter Reads" (words of one element).
 #[rustfmt::skip]
-const SCALESIM_V3: [ScaleSimRun; 6] = [
+const SCALESIM_V3: [ScaleSimRun; 9] = [
     ((4, 8), "os", [(1812, 5292, 10584), (2131, 7056, 14976), (1231, 4608, 9216), (531, 512, 2560)]),
     ((4, 8), "ws", [(1469, 5292, 216), (2267, 7056, 1152), (2159, 4608, 2304), (1919, 512, 2560)]),
     ((3, 5), "os", [(4355, 10584, 14256), (5303, 14112, 19584), (3599, 9216, 13824), (523, 512, 2560)]),
     ((3, 5), "ws", [(3689, 10584, 216), (5567, 14112, 1152), (4799, 9216, 2304), (1719, 512, 2560)]),
     ((8, 8), "os", [(1024, 5292, 5400), (1203, 7056, 8064), (631, 4608, 4608), (539, 512, 2560)]),
     ((8, 8), "ws", [(871, 5292, 216), (1277, 7056, 1152), (1367, 4608, 2304), (1471, 512, 2560)]),
+    ((4, 8), "is", [(3849, 5292, 5400), (3779, 3528, 8064), (2159, 2304, 4608), (1535, 256, 2560)]),
+    ((3, 5), "is", [(6119, 5292, 8640), (5999, 3528, 11520), (4799, 2304, 9216), (1633, 256, 2560)]),
+    ((8, 8), "is", [(2999, 5292, 5400), (2393, 3528, 8064), (1367, 2304, 4608), (1023, 256, 2560)]),
+];
+
+/// SCALE-Sim 3.0.0's COMPUTE_REPORT "Mapping Efficiency %" for every layer of `tiny_cnn.csv`
+/// in the input-stationary dataflow (run here on 2026-12-08 as [`SCALESIM_V3`]).
+#[rustfmt::skip]
+const SCALESIM_V3_IS_MAPPING: [((u64, u64), [f64; 4]); 3] = [
+    ((4, 8), [94.5, 87.5, 100.0, 12.5]),
+    ((3, 5), [98.0, 98.0, 80.0, 19.844961240310045]),
+    ((8, 8), [82.6875, 87.5, 100.0, 12.5]),
 ];
 
 /// `--timing scalesim` gives SCALE-Sim 3.0.0's own compute cycles for every layer of
-/// `tiny_cnn.csv` on 4 x 8, 3 x 5 and 8 x 8 arrays in both dataflows, and the operand-store
-/// traffic reads the elements SCALE-Sim's SRAM reads count: A its IFMAP reads, B its filter
-/// reads (bytes = words x 2 for FP16).
+/// `tiny_cnn.csv` on 4 x 8, 3 x 5 and 8 x 8 arrays in all three dataflows, and the
+/// operand-store traffic reads the elements SCALE-Sim's SRAM reads count: A its IFMAP reads,
+/// B its filter reads (bytes = words x 2 for FP16); for `is`, the layers' mapping efficiency
+/// is SCALE-Sim's too.
 #[test]
 fn scalesim_timing_and_sram_reads_equal_scalesim_v3_on_tiny_cnn() {
     let d = scratch("workload", "scalesim_v3");
@@ -704,6 +719,16 @@ fn scalesim_timing_and_sram_reads_equal_scalesim_v3_on_tiny_cnn() {
             assert_eq!(num(12), 2 * ifmap, "{name} {}: A bytes", row[0]);
             assert_eq!(num(13), 2 * filter, "{name} {}: B bytes", row[0]);
             assert_eq!(num(9), 0, "{name} {}: mismatches", row[0]);
+        }
+        if df == "is" {
+            let (_, pct) = SCALESIM_V3_IS_MAPPING
+                .iter()
+                .find(|(a, _)| *a == (r, c))
+                .expect("is mapping figures");
+            for (row, want) in csv.iter().zip(pct) {
+                let got: f64 = row[18].parse().expect("number");
+                assert!(close(100.0 * got, *want), "{name} {}: mapping {got}", row[0]);
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&d);
@@ -757,18 +782,20 @@ fn gemm_topology(d: &Path, shapes: &[(&str, u64, u64, u64)]) -> String {
 
 /// `mapping_efficiency` (each layer object, the layers.csv column, the total) is SCALE-Sim's,
 /// stated fold by fold here ([`scalesim_folds`]), for shapes of every kind on square,
-/// non-square and one-row arrays, in both dataflows; the total is the mean over every fold of
+/// non-square and one-row arrays, in every dataflow; the total is the mean over every fold of
 /// the network. Worked by hand: 5 x 6 x 7 on 4 x 4 is os 2 x 2 folds of the 5 x 6 output,
-/// `(16 + 8 + 4 + 2) / 64 = 0.46875`, and ws 2 x 2 folds of the 7 x 6 filters, `(16 + 8 + 12
-/// + 6) / 64 = 0.65625`.
+/// `(16 + 8 + 4 + 2) / 64 = 0.46875`, ws 2 x 2 folds of the 7 x 6 filters, `(16 + 8 + 12
+/// + 6) / 64 = 0.65625`, and is 2 x 2 folds of the 7 x 5 input windows, `(16 + 4 + 12 + 3) /
+/// 64 = 0.546875`.
 #[test]
 fn mapping_efficiency_is_scalesims_fold_mean_for_any_shape_and_array() {
     let d = scratch("workload", "mapping");
     let topo = gemm_topology(&d, &ODD_SHAPES);
     assert_eq!(scalesim_mapping_efficiency("os", 4, 4, 5, 6, 7), 0.46875);
     assert_eq!(scalesim_mapping_efficiency("ws", 4, 4, 5, 6, 7), 0.65625);
+    assert_eq!(scalesim_mapping_efficiency("is", 4, 4, 5, 6, 7), 0.546875);
     for (r, c) in [(4u64, 4u64), (3, 5), (8, 8), (1, 7), (16, 2)] {
-        for df in ["os", "ws"] {
+        for df in ["os", "ws", "is"] {
             let name = format!("{r}x{c}_{df}");
             let (rows, cols) = (r.to_string(), c.to_string());
             let out = run_ok(&[
