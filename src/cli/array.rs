@@ -15,7 +15,7 @@ pub struct ArrayArgs {
     pub cols: usize,
     /// The dataflow: os (output-stationary, the default), ws (weight-stationary; dense, 2:4
     /// sparse and block-scaled GEMMs on either memory path) or is (input-stationary: A held
-    /// in the PEs, B streaming; dense GEMMs on the ideal store).
+    /// in the PEs, B streaming; dense and block-scaled GEMMs on the ideal store).
     #[arg(long, default_value = "os", value_name = "os|ws|is", value_parser = parse_dataflow)]
     pub dataflow: Dataflow,
 }

@@ -107,7 +107,7 @@ fn run_w<const W: usize>(g: &Gemm, trace: Option<&TraceConfig>) -> Result<CoreRu
         Dataflow::Os => run_feeder::<W, _>(cfg, buf, g.macs(), trace),
         Dataflow::Ws => run_ws_feeder::<W, _>(cfg, buf, g.macs(), trace),
         Dataflow::Is => {
-            let supply = IsSupply::new(&cfg, buf, (g.m, g.n, g.k), g.c.clone());
+            let supply = IsSupply::new::<W>(&cfg, buf, (g.m, g.n, g.k), g.c.clone());
             run_is_feeder::<W, _>(cfg, supply, g.macs(), trace)
         }
     }

@@ -3,7 +3,8 @@
 //! [`crate::hw::MxTileBuffer`]), the mesh in MX mode. D follows
 //! [`crate::numerics::mx_dot`]'s `fused` mode bit for bit (tested in `tests/mx/core.rs`).
 
-use super::clocked::{run_feeder, run_ws_feeder, ClockedRun};
+use super::clocked::{run_feeder, run_is_feeder, run_ws_feeder, ClockedRun};
+use crate::hw::dataflow::is::IsSupply;
 use crate::hw::{CoreConfig, Dataflow, HwError, MxSpec, MxTileBuffer};
 use crate::numerics::dot::ws::{fold_add, psum_identity};
 use crate::numerics::dot::AccMode;
@@ -179,7 +180,10 @@ fn run_w<const W: usize>(g: &MxGemm, trace: Option<&TraceConfig>) -> Result<Cloc
     match g.cfg.dataflow() {
         Dataflow::Os => run_feeder::<W, _>(g.cfg, buf, macs, trace).map(|r| r.run),
         Dataflow::Ws => run_ws_feeder::<W, _>(g.cfg, buf, macs, trace).map(|r| r.run),
-        Dataflow::Is => Err(crate::hw::dataflow::is::unsupported("a block-scaled GEMM")),
+        Dataflow::Is => {
+            let supply = IsSupply::new::<W>(&g.cfg, buf, (g.m, g.n, g.k), g.c.clone());
+            run_is_feeder::<W, _>(g.cfg, supply, macs, trace).map(|r| r.run)
+        }
     }
 }
 

@@ -727,7 +727,11 @@ fn scalesim_timing_and_sram_reads_equal_scalesim_v3_on_tiny_cnn() {
                 .expect("is mapping figures");
             for (row, want) in csv.iter().zip(pct) {
                 let got: f64 = row[18].parse().expect("number");
-                assert!(close(100.0 * got, *want), "{name} {}: mapping {got}", row[0]);
+                assert!(
+                    close(100.0 * got, *want),
+                    "{name} {}: mapping {got}",
+                    row[0]
+                );
             }
         }
     }

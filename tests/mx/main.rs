@@ -11,4 +11,5 @@ mod core;
 mod core_nvfp4_int8;
 mod dot;
 mod gemm_problem;
+mod is;
 mod ws;

@@ -120,7 +120,7 @@ pub(crate) fn check_ws_rules(cfg: &CoreConfig, dataflow: Dataflow) -> Result<(),
     }
     if cfg.gathers() {
         return Err(HwError::Unsupported(format!(
-            "nvidia blocks of {} at width {} in ws (a block would span several PEs down a \
+            "nvidia blocks of {} at width {} in {dataflow} (a block would span several PEs down a \
              column, and the block FMA needs all its products at once: use a width of at \
              least {})",
             cfg.block(),

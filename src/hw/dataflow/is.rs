@@ -18,11 +18,12 @@
 //! C (first fold) or to the running value in the accumulator block, fold by fold in K order.
 //! The datapath multiplies A by B as in every dataflow (the held lanes are its A operand).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use super::Hold;
 use crate::hw::config::{CoreConfig, Dataflow};
-use crate::hw::feeder::{LaneGroup, OperandFeeder, TileBuffer, Traffic};
+use crate::hw::extras::{BlockScales, EdgeExtras};
+use crate::hw::feeder::{LaneGroup, OperandFeeder, Traffic};
 use crate::hw::pe::Datapath;
 use crate::hw::ws::{WsSchedule, WsSupply};
 use crate::hw::HwError;
@@ -101,8 +102,10 @@ impl<const W: usize> Hold<W> for Inputs {
 /// rows of A and whose rows of C are the columns of C (see the module documentation). Only
 /// index arithmetic: every lane still comes from the store `F` (so its traffic counts A and B
 /// as they are), and C from the problem's own C.
-pub struct IsSupply<F> {
+pub struct IsSupply<F, X = ()> {
     inner: F,
+    /// One step's extras as the store gives them (a scratch the side lookups fill).
+    scratch: RefCell<X>,
     /// The array `(R, C)`.
     array: (usize, usize),
     /// The problem's `(m, n, k)`.
@@ -113,12 +116,21 @@ pub struct IsSupply<F> {
     c_bits_read: Cell<u64>,
 }
 
-impl<F> IsSupply<F> {
+impl<F, X> IsSupply<F, X> {
     /// The input-stationary view of `inner`, the store of an `m x n x k` problem built for
-    /// `cfg`, with its C (row-major `m x n`).
-    pub fn new(cfg: &CoreConfig, inner: F, (m, n, k): (usize, usize, usize), c: Vec<u32>) -> Self {
+    /// `cfg` (serving `X` beside its operands), with its C (row-major `m x n`).
+    pub fn new<const W: usize>(
+        cfg: &CoreConfig,
+        inner: F,
+        (m, n, k): (usize, usize, usize),
+        c: Vec<u32>,
+    ) -> Self
+    where
+        X: EdgeExtras<W>,
+    {
         Self {
             inner,
+            scratch: RefCell::new(X::sized(cfg.rows(), cfg.cols())),
             array: (cfg.rows(), cfg.cols()),
             dims: (m, n, k),
             c,
@@ -143,6 +155,16 @@ impl<F> IsSupply<F> {
         (tile / self.held_tiles()) * self.array.0 + row
     }
 
+    /// The column of B streamed as row `row` of output tile `tile`, if inside N.
+    fn stream_column(&self, tile: usize, row: usize) -> Option<usize> {
+        Some(self.stream_index(tile, row)).filter(|&n| n < self.dims.1)
+    }
+
+    /// The row of A held in column `col` of column tile `tile`, if inside M.
+    fn held_row(&self, tile: usize, col: usize) -> Option<usize> {
+        Some(tile * self.array.1 + col).filter(|&m| m < self.dims.0)
+    }
+
     /// Where the store serves column `n` of B: its tile of the first block row, and the
     /// column within it.
     fn b_at(&self, n: usize) -> (usize, usize) {
@@ -157,36 +179,115 @@ impl<F> IsSupply<F> {
     }
 }
 
-impl<const W: usize> OperandFeeder<W> for IsSupply<TileBuffer> {
-    type Extras = ();
+/// What an operand store of the input-stationary view serves beside the operands, by kind of
+/// store: nothing (dense), or block scales (MX): B's scale beside each streamed column of B
+/// (the row lanes of the scales' stage, `xa_skew`, carry the streaming operand's scales) and
+/// A's beside each held row of A (the column lanes, `xb_skew`, carry the held operand's,
+/// loaded with it into `a_scale_0`/`a_scale_1`).
+pub trait IsSides<const W: usize>: EdgeExtras<W> {
+    /// Writes into row `row` of `out` the side value beside streamed column `n` of B (`None`
+    /// past N) at step `step`; `scratch` is a whole step's extras as the store gives them.
+    fn stream<F: OperandFeeder<W, Extras = Self>>(
+        _view: &IsSupply<F, Self>,
+        _n: Option<usize>,
+        _row: usize,
+        _step: usize,
+        _scratch: &mut Self,
+        _out: &mut Self,
+    ) {
+    }
+    /// Writes into column `j` of `out` the side value beside held row `m` of A (`None` past
+    /// M), for every column of a load at step `step`.
+    fn held<F: OperandFeeder<W, Extras = Self>>(
+        _view: &IsSupply<F, Self>,
+        _rows: &mut dyn Iterator<Item = (usize, Option<usize>)>,
+        _step: usize,
+        _scratch: &mut Self,
+        _out: &mut Self,
+    ) {
+    }
+}
+
+/// A dense store: nothing beside the operands.
+impl<const W: usize> IsSides<W> for () {}
+
+/// A block-scaled store: each operand's block scale travels or stays with it.
+impl<const W: usize> IsSides<W> for BlockScales {
+    fn stream<F: OperandFeeder<W, Extras = Self>>(
+        view: &IsSupply<F, Self>,
+        n: Option<usize>,
+        row: usize,
+        step: usize,
+        scratch: &mut Self,
+        out: &mut Self,
+    ) {
+        out.a[row] = match n {
+            Some(n) => {
+                let (t, col) = view.b_at(n);
+                view.inner.extras(t, step, scratch);
+                scratch.b[col]
+            }
+            None => 0,
+        };
+    }
+
+    fn held<F: OperandFeeder<W, Extras = Self>>(
+        view: &IsSupply<F, Self>,
+        rows: &mut dyn Iterator<Item = (usize, Option<usize>)>,
+        step: usize,
+        scratch: &mut Self,
+        out: &mut Self,
+    ) {
+        for (j, m) in rows {
+            out.b[j] = match m {
+                Some(m) => {
+                    let (t, row) = view.a_at(m);
+                    view.inner.row_extras(t, row, step, scratch);
+                    scratch.a[row]
+                }
+                None => 0,
+            };
+        }
+    }
+}
+
+impl<const W: usize, F: OperandFeeder<W>> OperandFeeder<W> for IsSupply<F, F::Extras>
+where
+    F::Extras: IsSides<W>,
+{
+    type Extras = F::Extras;
 
     fn dims(&self) -> (usize, usize, usize) {
         let (m, n, k) = self.dims;
         (n, m, k)
     }
 
-    fn spec(&self) {}
+    fn spec(&self) -> <F::Extras as EdgeExtras<W>>::Spec {
+        self.inner.spec()
+    }
 
     /// Streamed row `row` of tile `tile`: column `n` of B (0 lanes past N).
     #[inline]
     fn a(&self, tile: usize, row: usize, step: usize) -> LaneGroup<W> {
-        let n = self.stream_index(tile, row);
-        if n >= self.dims.1 {
-            return LaneGroup::default();
+        match self.stream_column(tile, row) {
+            Some(n) => {
+                let (t, col) = self.b_at(n);
+                self.inner.b(t, col, step)
+            }
+            None => LaneGroup::default(),
         }
-        let (t, col) = self.b_at(n);
-        OperandFeeder::<W>::b(&self.inner, t, col, step)
     }
 
     /// Held column `col` of column tile `tile`: row `m` of A (0 lanes past M).
     #[inline]
     fn b(&self, tile: usize, col: usize, step: usize) -> LaneGroup<W> {
-        let m = tile * self.array.1 + col;
-        if m >= self.dims.0 {
-            return LaneGroup::default();
+        match self.held_row(tile, col) {
+            Some(m) => {
+                let (t, row) = self.a_at(m);
+                self.inner.a(t, row, step)
+            }
+            None => LaneGroup::default(),
         }
-        let (t, row) = self.a_at(m);
-        OperandFeeder::<W>::a(&self.inner, t, row, step)
     }
 
     /// Row `row` of output tile `tile` of `D^T`: column `n` of C at the tile's rows of A.
@@ -207,18 +308,30 @@ impl<const W: usize> OperandFeeder<W> for IsSupply<TileBuffer> {
             .set(self.c_bits_read.get() + words * u64::from(self.c_bits));
     }
 
-    #[inline]
-    fn extras(&self, _tile: usize, _step: usize, _out: &mut ()) {}
+    /// The side values beside the held rows of A of a load of column tile `tile`.
+    fn extras(&self, tile: usize, step: usize, out: &mut F::Extras) {
+        let mut rows = (0..self.array.1).map(|j| (j, self.held_row(tile, j)));
+        <F::Extras as IsSides<W>>::held(self, &mut rows, step, &mut self.scratch.borrow_mut(), out);
+    }
+
+    /// The side value beside streamed row `row` of tile `tile` (a column of B).
+    fn row_extras(&self, tile: usize, row: usize, step: usize, out: &mut F::Extras) {
+        let n = self.stream_column(tile, row);
+        <F::Extras as IsSides<W>>::stream(self, n, row, step, &mut self.scratch.borrow_mut(), out);
+    }
 
     fn traffic(&self) -> Option<Traffic> {
-        OperandFeeder::<W>::traffic(&self.inner).map(|t| Traffic {
+        self.inner.traffic().map(|t| Traffic {
             c_read_bits: self.c_bits_read.get(),
             ..t
         })
     }
 }
 
-impl<const W: usize> WsSupply<W> for IsSupply<TileBuffer> {}
+impl<const W: usize, F: OperandFeeder<W>> WsSupply<W> for IsSupply<F, F::Extras> where
+    F::Extras: IsSides<W>
+{
+}
 
 /// The schedule of an `m x n x k` problem on an input-stationary core built for `cfg`: the
 /// stationary schedule of the transposed problem (`n` rows to stream, `m` columns to hold;
@@ -228,10 +341,10 @@ pub fn is_schedule(cfg: &CoreConfig, m: usize, n: usize, k: usize) -> WsSchedule
 }
 
 /// The refusal of a kind of run the input-stationary core does not take yet (`what`: 2:4
-/// sparse, block-scaled, the TMA memory path).
+/// sparse, the TMA memory path).
 pub fn unsupported(what: &str) -> HwError {
     HwError::Unsupported(format!(
-        "{what} in the input-stationary dataflow (is runs dense GEMMs on the ideal store; use \
-         ws or os for this run)"
+        "{what} in the input-stationary dataflow (is runs dense and block-scaled GEMMs on the \
+         ideal store; use ws or os for this run)"
     ))
 }
