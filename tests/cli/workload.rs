@@ -788,9 +788,9 @@ fn gemm_topology(d: &Path, shapes: &[(&str, u64, u64, u64)]) -> String {
 /// stated fold by fold here ([`scalesim_folds`]), for shapes of every kind on square,
 /// non-square and one-row arrays, in every dataflow; the total is the mean over every fold of
 /// the network. Worked by hand: 5 x 6 x 7 on 4 x 4 is os 2 x 2 folds of the 5 x 6 output,
-/// `(16 + 8 + 4 + 2) / 64 = 0.46875`, ws 2 x 2 folds of the 7 x 6 filters, `(16 + 8 + 12
-/// + 6) / 64 = 0.65625`, and is 2 x 2 folds of the 7 x 5 input windows, `(16 + 4 + 12 + 3) /
-/// 64 = 0.546875`.
+/// `(16 + 8 + 4 + 2) / 64 = 0.46875`, ws 2 x 2 folds of the 7 x 6 filters,
+/// `(16 + 8 + 12 + 6) / 64 = 0.65625`, and is 2 x 2 folds of the 7 x 5 input windows,
+/// `(16 + 4 + 12 + 3) / 64 = 0.546875`.
 #[test]
 fn mapping_efficiency_is_scalesims_fold_mean_for_any_shape_and_array() {
     let d = scratch("workload", "mapping");
