@@ -15,6 +15,7 @@ mod gemm;
 mod gemm_dispatch;
 mod gemm_int;
 mod geometry;
+mod is;
 mod pe_ctl_lanes;
 mod pe_fp_products;
 mod pe_int_products;

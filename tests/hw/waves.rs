@@ -306,6 +306,153 @@ fn ws_operands_weights_and_partial_sums_move_one_pe_a_cycle() {
     ws_links_move_one_pe_a_cycle(3, 5, (7, 6, 8));
 }
 
+/// The input-stationary core's waveform on a 3 x 5 array (a 7 x 9 x 8 FP16 GEMM: two blocks
+/// of A's rows held, three folds of K): B reaches PE `(r, c)` one cycle after PE `(r, c - 1)`;
+/// the partial sum entering PE `(r, c)` is PE `(r - 1, c)`'s `psum` register, and the top
+/// PE's is the identity (-0) when a row arrives; a held register (`a_0`, `a_1`) changes only
+/// to take the one above it as it was a cycle earlier (the load shifts down one PE a cycle);
+/// and A stays: the held set a row multiplies by does not change while the pass streams, and
+/// each PE's held registers change at most `R` times a pass (one load, `R` shifts down the
+/// column) while `N` columns of B stream past it each pass.
+#[test]
+fn is_inputs_stay_and_partial_sums_move_one_pe_a_cycle() {
+    use tensorcore_rtl::hw::dataflow::is::is_schedule;
+    use tensorcore_rtl::hw::Dataflow;
+    let (rows, cols, (m, n, k)) = (3usize, 5usize, (7usize, 9usize, 8usize));
+    let dir = std::env::temp_dir().join(format!("tcrtl_hw_is_waves_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let path = dir.join("is.vcd");
+    let cfg = CoreConfig::new(FP16, FP16, AccMode::Ieee, 1)
+        .with_array(rows, cols)
+        .expect("a valid array")
+        .with_dataflow(Dataflow::Is);
+    let g = Gemm::random(m, n, k, cfg, 13).expect("problem");
+    let r = run_clocked(&g, Some(&TraceConfig::vcd(&path))).expect("clocked, traced");
+    assert_eq!(r.out, run_functional(&g).expect("functional"));
+    let s = is_schedule(&cfg, m, n, k);
+    let passes = s.passes();
+    assert!(s.folds > 1 && s.col_tiles > 1, "{s:?}");
+    assert_eq!(r.cycles, s.total_cycles());
+
+    let waves = Waves::read(&path);
+    let pe = |r: usize, c: usize, sig: &str| format!("tensor_core.mesh.pe_{r}_{c}.{sig}");
+    for r in 0..rows {
+        for c in 0..cols {
+            for sig in [
+                "b_in", "b_out", "b_ctl", "a_0", "av_0", "a_1", "av_1", "psum_in", "psum",
+                "psum_vld", "s1_row",
+            ] {
+                assert!(waves.has(&pe(r, c, sig)), "{} missing", pe(r, c, sig));
+            }
+            // The names are input-stationary's: no weights, no A streaming.
+            for sig in ["w_0", "w_1", "wv_0", "a_in", "a_out", "a_ctl"] {
+                assert!(
+                    !waves.has(&pe(r, c, sig)),
+                    "{} in the is waves",
+                    pe(r, c, sig)
+                );
+            }
+        }
+    }
+    let cycles = waves.cycles();
+    // The control word a PE's row carried in cycle `t` is its `b_ctl` register in `t + 1`:
+    // bit 9 valid, bit 8 the held set it multiplies by (`hw::pe::ACtl`).
+    let ctl = |r: usize, c: usize, t: usize| waves.value(&pe(r, c, "b_ctl"), t + 1);
+    let neg_zero = format!("1{}", "0".repeat(31));
+    let mut moved_b = 0;
+    let mut stayed = 0;
+    let mut changes = vec![vec![0usize; cols]; rows];
+    let mut streamed = vec![vec![0usize; cols]; rows];
+    for t in 1..cycles {
+        for r in 0..rows {
+            for c in 0..cols {
+                if c > 0 {
+                    let here = waves.bits(&pe(r, c, "b_in"), t);
+                    assert_eq!(
+                        here,
+                        waves.bits(&pe(r, c - 1, "b_in"), t - 1),
+                        "B at pe_{r}_{c}, {t}"
+                    );
+                    moved_b += usize::from(here.contains('1'));
+                }
+                if r > 0 {
+                    assert_eq!(
+                        waves.bits(&pe(r, c, "psum_in"), t),
+                        waves.bits(&pe(r - 1, c, "psum"), t),
+                        "partial sum into pe_{r}_{c}, {t}"
+                    );
+                }
+                let mut changed = false;
+                for set in ["a_0", "a_1"] {
+                    let now = waves.bits(&pe(r, c, set), t);
+                    if now != waves.bits(&pe(r, c, set), t - 1) {
+                        changed = true;
+                        if r > 0 {
+                            assert_eq!(
+                                now,
+                                waves.bits(&pe(r - 1, c, set), t - 1),
+                                "{set} of pe_{r}_{c}, {t}"
+                            );
+                        }
+                    }
+                }
+                changes[r][c] += usize::from(changed);
+                streamed[r][c] += usize::from(waves.bits(&pe(r, c, "s1_row"), t) == "1");
+                // A stays: two rows in a row on the same set multiply by the same held lanes.
+                if t + 1 < cycles {
+                    let (now, before) = (ctl(r, c, t), ctl(r, c, t - 1));
+                    let valid = |w: u64| w != u64::MAX && w >> 9 & 1 == 1;
+                    if valid(now) && valid(before) && (now >> 8 & 1) == (before >> 8 & 1) {
+                        let set = if now >> 8 & 1 == 1 { "a_1" } else { "a_0" };
+                        assert_eq!(
+                            waves.bits(&pe(r, c, set), t),
+                            waves.bits(&pe(r, c, set), t - 1),
+                            "{set} of pe_{r}_{c} changed under a streaming pass, {t}"
+                        );
+                        stayed += 1;
+                    }
+                }
+            }
+        }
+        // The top PEs add to the identity.
+        for c in 0..cols {
+            if waves.bits(&pe(0, c, "s1_row"), t) == "1" {
+                assert_eq!(
+                    waves.bits(&pe(0, c, "psum_in"), t),
+                    neg_zero,
+                    "top of column {c}, {t}"
+                );
+            }
+        }
+    }
+    for r in 0..rows {
+        for c in 0..cols {
+            // Every column of B of every pass streams past every PE ...
+            assert_eq!(streamed[r][c], passes * n, "rows streamed past pe_{r}_{c}");
+            // ... while its held lanes change only with a load: one load a pass, which
+            // shifts the column down R times (the values for the rows below pass through).
+            assert!(
+                changes[r][c] <= passes * rows,
+                "pe_{r}_{c}: held registers changed {} times in {passes} passes",
+                changes[r][c]
+            );
+            assert!(changes[r][c] < streamed[r][c]);
+        }
+    }
+    assert!(moved_b >= rows * (cols - 1) * n, "B moved {moved_b} times");
+    // Each pass streams its N columns of B on consecutive cycles on one held set (the next
+    // pass on the other): every consecutive pair of them was checked above.
+    assert_eq!(
+        stayed,
+        rows * cols * passes * (n - 1),
+        "consecutive rows on one held set"
+    );
+    // Loads did happen: the top PE of each held column took a new row of A.
+    assert!(changes[0].iter().all(|&c| c > 0), "{changes:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// 2:4 sparse on the weight-stationary core: each row's selects enter beside A and move
 /// right with it one PE a cycle (`meta_in` of PE `(r, c)` is `meta_out` of PE `(r, c - 1)`,
 /// which held it since the cycle before), and each weight register holds the dense group of

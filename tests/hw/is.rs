@@ -1,0 +1,352 @@
+//! The input-stationary core (`--dataflow is`): D and the flags equal the functional model's
+//! `ws` order and (D, and the flags where it gives them) the independent reference
+//! `verify::ws_ref` bit for bit, over every array size the tests cover, every format pair,
+//! mode and width in rotation, integers and FP16 output; D equals the weight-stationary run
+//! of the same problem; the run's cycles equal the weight-stationary schedule of the
+//! transposed problem (`hw::dataflow::is::is_schedule`; `docs/timing.md`, "Weight-stationary
+//! timing", with M and N exchanged) and the cycles of a weight-stationary run of an
+//! `n x m x k` problem; what `is` does not take yet (2:4 sparse,
+//! block-scaled, the TMA memory path) is refused with an error, not a panic. Run alone with
+//! `cargo test --test hw is::`.
+
+use crate::gemm::{modes, PAIRS};
+use proptest::prelude::*;
+use tensorcore_rtl::gemm::clocked::run_clocked_measured;
+use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
+use tensorcore_rtl::hw::dataflow::is::is_schedule;
+use tensorcore_rtl::hw::ws::{WsSchedule, ACC_ROWS};
+use tensorcore_rtl::hw::{Dataflow, HwError};
+use tensorcore_rtl::numerics::dot::{AccMode, Preset};
+use tensorcore_rtl::numerics::flags::Flags;
+use tensorcore_rtl::numerics::format::{FP16, FP32};
+use tensorcore_rtl::numerics::int::{IntMode, IntOverflow, S4, S8, U4};
+use tensorcore_rtl::verify::gemm_ref::Reference;
+
+const WIDTHS: [usize; 6] = [1, 2, 4, 8, 16, 32];
+
+fn sizes() -> Vec<(usize, usize)> {
+    let mut v: Vec<(usize, usize)> = (1..=8).flat_map(|r| (1..=8).map(move |c| (r, c))).collect();
+    v.extend([(16, 16), (1, 32), (32, 1), (32, 32)]);
+    v
+}
+
+/// The `is` configuration of `cfg` on a `rows x cols` array.
+fn is(cfg: CoreConfig, rows: usize, cols: usize) -> CoreConfig {
+    cfg.with_array(rows, cols)
+        .expect("a valid array")
+        .with_dataflow(Dataflow::Is)
+}
+
+/// The preset an NVIDIA mode of `g` was made from (the first in [`Preset::ALL`] whose
+/// parameters for `g`'s formats and accumulator are the mode's): the independent reference
+/// takes its parameters from its own table by the preset's name.
+fn preset_of(g: &Gemm) -> Option<Preset> {
+    let AccMode::Nvidia(params) = g.cfg.mode else {
+        return None;
+    };
+    let (fa, fb, acc) = (g.cfg.fmt_a, g.cfg.fmt_b, g.cfg.acc);
+    let p = Preset::ALL
+        .into_iter()
+        .find(|p| p.params_for(fa, fb, acc) == Ok(params));
+    assert!(p.is_some(), "no preset gives {params:?}");
+    p
+}
+
+/// The clocked `is` run against: the functional model (D, flags); the independent reference
+/// in the `ws` order of the array's rows (D, and the flags where the reference gives them);
+/// the weight-stationary run of the same problem (D, flags); the schedule of the transposed
+/// problem (cycles, rows fed); a weight-stationary run of an `n x m x k` problem (cycles).
+fn check_is(g: &Gemm) {
+    let label = format!(
+        "{} x {} is, {}x{}x{} w {} {:?} acc {}",
+        g.cfg.rows(),
+        g.cfg.cols(),
+        g.m,
+        g.n,
+        g.k,
+        g.cfg.width,
+        g.cfg.mode,
+        g.cfg.acc.name
+    );
+    assert_eq!(g.cfg.dataflow(), Dataflow::Is, "{label}");
+    let r = run_clocked_measured(g, None).unwrap_or_else(|e| panic!("{label}: {e}"));
+
+    let f = run_functional(g).expect("functional");
+    assert_eq!(r.run.out.d, f.d, "{label}: D against the functional model");
+    assert_eq!(
+        r.run.out.flags, f.flags,
+        "{label}: flags against the functional model"
+    );
+
+    let reference = Reference::for_problem(g, preset_of(g)).expect("an independent reference");
+    let (want, flags) = reference
+        .ws_gemm_flags(g, g.cfg.rows())
+        .expect("a ws-order reference");
+    assert_eq!(
+        r.run.out.d,
+        want,
+        "{label}: D against {}",
+        reference.ws_name()
+    );
+    if let Some(f) = flags {
+        let f = Flags {
+            invalid: f.invalid,
+            overflow: f.overflow,
+            underflow: f.underflow,
+            inexact: f.inexact,
+        };
+        assert_eq!(r.run.out.flags, f, "{label}: flags against the reference");
+    }
+
+    // The same problem on the weight-stationary core: the same order, the same bits.
+    let ws = Gemm {
+        cfg: g.cfg.with_dataflow(Dataflow::Ws),
+        ..g.clone()
+    };
+    let w = run_clocked(&ws, None).unwrap_or_else(|e| panic!("{label} in ws: {e}"));
+    assert_eq!(r.run.out.d, w.out.d, "{label}: D against ws");
+    assert_eq!(r.run.out.flags, w.out.flags, "{label}: flags against ws");
+
+    // Cycles: ws's schedule of the transposed problem, `n` rows streamed, `m` columns held.
+    let s = is_schedule(&g.cfg, g.m, g.n, g.k);
+    assert_eq!(r.run.cycles, s.total_cycles(), "{label}: cycles");
+    let t = WsSchedule::for_core(&ws.cfg, g.n, g.m, g.k);
+    assert_eq!(s, t, "{label}: the transposed ws schedule");
+    assert_eq!(
+        r.run.cycles,
+        t.total_cycles(),
+        "{label}: transposed ws cycles"
+    );
+    let rows: u64 = (0..t.passes()).map(|p| t.pass(p).rows as u64).sum();
+    assert_eq!(
+        r.compute_cycles, rows,
+        "{label}: one column of B fed a cycle"
+    );
+    // A weight-stationary run of an `n x m x k` problem takes as many cycles.
+    let transposed = Gemm::random(g.n, g.m, g.k, ws.cfg, 1).expect("transposed problem");
+    let wt = run_clocked(&transposed, None).unwrap_or_else(|e| panic!("{label} n x m ws: {e}"));
+    assert_eq!(
+        r.run.cycles, wt.cycles,
+        "{label}: cycles of ws on n x m x k"
+    );
+}
+
+/// A width that holds whole NVIDIA blocks (`is`, like `ws`, needs `w >= n`).
+fn is_width(mode: AccMode, w: usize) -> usize {
+    match mode {
+        AccMode::Nvidia(p) => w.max(p.block),
+        _ => w,
+    }
+}
+
+#[test]
+fn every_size_runs_every_format_mode_and_width_in_rotation() {
+    for (s, (rows, cols)) in sizes().into_iter().enumerate() {
+        let (fa, fb) = PAIRS[s % PAIRS.len()];
+        let ms = modes(fa, fb);
+        let mode = ms[(s / PAIRS.len()) % ms.len()];
+        let w = is_width(mode, WIDTHS[s % WIDTHS.len()]);
+        // M and N differ (and differ from the array's sides) so a transposition shows.
+        let m = (cols + 2 + s % 5).min(40);
+        let n = (rows + 1 + s % 3).min(40);
+        let n = if n == m { n + 1 } else { n };
+        // K spanning one fold, several, and a partial last one.
+        let k = 1 + (11 * s) % (3 * rows * w + 2);
+        let cfg = is(CoreConfig::new(fa, fb, mode, w), rows, cols);
+        check_is(&Gemm::random(m, n, k, cfg, 900 + s as u64).expect("problem"));
+    }
+}
+
+#[test]
+fn a_4x4_is_core_runs_every_pair_mode_and_fp16_output() {
+    let mut runs = 0;
+    for (fa, fb) in PAIRS {
+        for mode in modes(fa, fb) {
+            for (acc, w) in [(FP32, 1), (FP32, 16), (FP16, 4)] {
+                if matches!(mode, AccMode::Nvidia(_)) && acc == FP16 {
+                    continue;
+                }
+                let w = is_width(mode, w);
+                let base = CoreConfig::new(fa, fb, mode, w).with_acc(acc);
+                let g = Gemm::random(9, 6, 37, is(base, 4, 4), 77).expect("problem");
+                check_is(&g);
+                runs += 1;
+            }
+        }
+    }
+    assert!(runs >= PAIRS.len() * 5, "{runs} runs");
+}
+
+#[test]
+fn integer_is_wraps_and_saturates_per_step_then_per_fold() {
+    for overflow in [IntOverflow::Wrap, IntOverflow::SatFinite] {
+        for (a, b) in [(S8, S8), (U4, S4)] {
+            let im = IntMode { a, b, overflow };
+            for (rows, cols, w) in [(4, 4, 4), (3, 5, 1), (8, 2, 16)] {
+                let cfg = CoreConfig::new(a.container(), b.container(), AccMode::Int(im), w);
+                let g = Gemm::random(7, 9, 45, is(cfg, rows, cols), 5).expect("problem");
+                check_is(&g);
+            }
+        }
+    }
+}
+
+/// Extreme integers: every product at the top of its range, so K of them overflow int32 and
+/// wrapping and saturating give different D (checked against the reference in `check_is`).
+#[test]
+fn integer_is_overflows_int32_the_same_as_the_reference() {
+    let mut ds = Vec::new();
+    for overflow in [IntOverflow::Wrap, IntOverflow::SatFinite] {
+        let im = IntMode {
+            a: S8,
+            b: S8,
+            overflow,
+        };
+        let cfg = is(
+            CoreConfig::new(S8.container(), S8.container(), AccMode::Int(im), 4),
+            3,
+            2,
+        );
+        let (m, n, k) = (3, 4, 4 * 3 * 12 + 5);
+        // -128 * -128 = 2^14 per product; ~2^17 products' worth overflows int32 in C + sum:
+        // a large C pushes it over.
+        let a = vec![0x80u64; m * k];
+        let b = vec![0x80u64; k * n];
+        let c = vec![i32::MAX as u32 - 5; m * n];
+        let g = Gemm::new(m, n, k, cfg, a, b, c).expect("problem");
+        check_is(&g);
+        ds.push(run_clocked(&g, None).expect("clocked").out.d);
+    }
+    assert_ne!(ds[0], ds[1], "wrapping and saturating differ");
+    assert!(ds[1].iter().all(|&d| d == i32::MAX as u32), "saturated");
+}
+
+#[test]
+fn long_n_streams_in_column_chunks_of_the_accumulator_depth() {
+    let cfg = is(CoreConfig::new(FP16, FP16, AccMode::Fused, 2), 2, 2);
+    let g = Gemm::random(3, ACC_ROWS + 37, 9, cfg, 3).expect("problem");
+    let s = is_schedule(&g.cfg, g.m, g.n, g.k);
+    assert_eq!(s.chunks, 2, "two chunks of B's columns");
+    assert_eq!(s.chunk_rows, ACC_ROWS);
+    check_is(&g);
+}
+
+#[test]
+fn nvidia_blocks_wider_than_the_pe_are_refused() {
+    let mode = AccMode::Nvidia(Preset::Hopper.params(FP16, FP16).expect("params"));
+    let AccMode::Nvidia(p) = mode else {
+        unreachable!()
+    };
+    assert!(p.block > 1);
+    let cfg = is(CoreConfig::new(FP16, FP16, mode, 1), 4, 4);
+    let g = Gemm::random(4, 6, 8, cfg, 1).expect("problem");
+    match run_clocked(&g, None) {
+        Err(HwError::Unsupported(msg)) => assert!(msg.contains("width"), "{msg}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+/// The utilization of a clocked 256^3 FP16 fused GEMM at w = 1 on a `rows x cols` array
+/// (useful MAC slots over offered ones, measured by the run), after checking its cycles
+/// against the schedule.
+fn utilization_256(rows: usize, cols: usize) -> f64 {
+    let (m, n, k) = (256usize, 256usize, 256usize);
+    let cfg = is(CoreConfig::new(FP16, FP16, AccMode::Fused, 1), rows, cols);
+    let g = Gemm::random(m, n, k, cfg, 256).expect("problem");
+    let r = run_clocked(&g, None).expect("clocked");
+    assert_eq!(r.cycles, is_schedule(&cfg, m, n, k).total_cycles());
+    let util = r.utilization();
+    eprintln!(
+        "{rows} x {cols}: {} cycles, utilization {util:.4}, {:.2} s",
+        r.cycles, r.sim_seconds
+    );
+    util
+}
+
+/// A 256^3 FP16 fused GEMM at w = 1 keeps at least 95% of a 4 x 4 array's MAC slots busy
+/// (a clocked run: 1048589 cycles).
+#[test]
+fn a_256_cubed_gemm_keeps_a_4x4_array_busy() {
+    let util = utilization_256(4, 4);
+    assert!(util >= 0.95, "4 x 4: utilization {util}");
+}
+
+/// The same on an 8 x 8 array (a clocked run: 262169 cycles).
+#[test]
+fn a_256_cubed_gemm_keeps_an_8x8_array_busy() {
+    let util = utilization_256(8, 8);
+    assert!(util >= 0.95, "8 x 8: utilization {util}");
+}
+
+/// The same on a 16 x 16 array, from the schedule's cycle count (65585 cycles): a clocked run
+/// there simulates as many PE-cycles as the 4 x 4 one (about 16.8 million: some 8 s of CPU,
+/// more than 10 s of wall clock on a busy 2-core machine, where the two clocked runs above
+/// already take most of this file's budget), and the clocked cycles equal the schedule's on
+/// every run of this file, the two above included.
+#[test]
+fn a_256_cubed_gemm_keeps_a_16x16_array_busy_by_the_schedule() {
+    let (m, n, k) = (256usize, 256usize, 256usize);
+    let cfg = is(CoreConfig::new(FP16, FP16, AccMode::Fused, 1), 16, 16);
+    let cycles = is_schedule(&cfg, m, n, k).total_cycles();
+    let util = (m * n * k) as f64 / (cycles * 16 * 16) as f64;
+    assert!(util >= 0.95, "16 x 16: {cycles} cycles, utilization {util}");
+}
+
+/// The message of a refusal: an error, not a panic, that names the dataflow.
+fn assert_refused<T: std::fmt::Debug>(what: &str, r: Result<T, HwError>) {
+    match r {
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains("input-stationary"),
+                "{what}: the refusal names the dataflow: {msg}"
+            );
+        }
+        Ok(v) => panic!("{what}: expected a refusal, got {v:?}"),
+    }
+}
+
+#[test]
+fn sparse_block_scaled_and_memory_runs_are_refused() {
+    use tensorcore_rtl::gemm::memory::run_memory;
+    use tensorcore_rtl::gemm::{run_clocked_mx, run_memory_mx};
+    use tensorcore_rtl::hw::{MemPortConfig, MxSpec};
+    use tensorcore_rtl::numerics::mx::BlockFormat;
+    use tensorcore_rtl::sparse::{run_clocked_sparse, run_memory_sparse, SparseGemm};
+
+    let cfg = is(CoreConfig::new(FP16, FP16, AccMode::Ieee, 2), 4, 4);
+    let pc = MemPortConfig::default();
+
+    let sparse = SparseGemm::random(5, 6, 16, cfg, 2).expect("a sparse problem");
+    assert_refused("2:4 sparse", run_clocked_sparse(&sparse, None));
+    assert_refused(
+        "2:4 sparse, memory path",
+        run_memory_sparse(&sparse, &pc, None),
+    );
+
+    let fmt = BlockFormat::MxFp8E4M3;
+    let bs = MxSpec::new(fmt, fmt).block();
+    let mx = crate::common::mx::random_problem(fmt, (4, 5, 2 * bs), (4, 4, bs), Dataflow::Is, 3);
+    assert_eq!(mx.cfg.dataflow(), Dataflow::Is);
+    assert_refused("block-scaled", run_clocked_mx(&mx, None));
+    assert_refused("block-scaled, memory path", run_memory_mx(&mx, &pc, None));
+
+    let g = Gemm::random(5, 6, 16, cfg, 4).expect("problem");
+    assert_refused("the TMA memory path", run_memory(&g, &pc, None));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn random_sizes_and_shapes_match_the_references(
+        rows in 1usize..=8, cols in 1usize..=8, m in 1usize..=12, n in 1usize..=20,
+        k in 1usize..=70, wi in 0usize..6, p in 0usize..6, mi in 0usize..8, seed in 0u64..1000,
+    ) {
+        let (fa, fb) = PAIRS[p];
+        let ms = modes(fa, fb);
+        let mode = ms[mi % ms.len()];
+        let w = is_width(mode, WIDTHS[wi]);
+        let cfg = is(CoreConfig::new(fa, fb, mode, w), rows, cols);
+        check_is(&Gemm::random(m, n, k, cfg, seed).expect("problem"));
+    }
+}
