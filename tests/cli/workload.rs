@@ -738,6 +738,134 @@ fn scalesim_timing_and_sram_reads_equal_scalesim_v3_on_tiny_cnn() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// SCALE-Sim's example topologies, as vendored in `tests/data/scalesim` (its README says
+/// from where).
+fn scalesim_example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/scalesim")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// One layer as SCALE-Sim reports it: COMPUTE_REPORT's "Total Cycles", "Stall Cycles" and
+/// "Mapping Efficiency %", DETAILED_ACCESS_REPORT's "SRAM IFMAP Reads" and "SRAM Filter
+/// Reads" (words of one element).
+type ScaleSimLayer = (u64, u64, f64, u64, u64);
+
+/// One SCALE-Sim run of one of its example topologies: the file, the array `(R, C)`, the
+/// dataflow and its layers in order.
+type ScaleSimExampleRun = (
+    &'static str,
+    (u64, u64),
+    &'static str,
+    &'static [ScaleSimLayer],
+);
+
+/// What SCALE-Sim 3.0.0 itself reported for two of its own example topologies,
+/// `topologies/conv_nets/test.csv` (GoogLeNet's `Inc5b_3x3`: 25 x 384 x 1728) and
+/// `topologies/conv_nets/alexnet.csv` (`Conv1` 3025 x 96 x 363, its 11 x 11 stride-4 windows
+/// over 224 rounding up to 55 x 55; then 529 x 256 x 2400 and 121 x {384, 384, 256} x {2304,
+/// 3456, 3456}), as vendored in `tests/data/scalesim` (run here on 2026-12-08 with `pip
+/// install "numpy<2" scalesim`, SCALE-Sim's `google.cfg` with ArrayHeight R, ArrayWidth C and
+/// each dataflow, and an empty layout file), per layer: see [`ScaleSimLayer`]. Seven layers
+/// of AlexNet on 32 x 32 stall (`ws` `Conv1`, `Conv2`, `Conv4`; `is` `Conv2` to `Conv5`):
+/// SCALE-Sim's memory model (its SRAM buffers filled from DRAM at the config's Bandwidth of
+/// 10 words a cycle) adds its "Stall Cycles" to their Total Cycles; every other layer has none.
+#[rustfmt::skip]
+const SCALESIM_V3_EXAMPLES: [ScaleSimExampleRun; 9] = [
+    ("test.csv", (8, 8), "os", &[(334463, 0, 78.125, 2073600, 2654208)]),
+    ("test.csv", (8, 8), "ws", &[(487295, 0, 100.0, 2073600, 663552)]),
+    ("test.csv", (8, 8), "is", &[(350783, 0, 78.125, 43200, 2654208)]),
+    ("test.csv", (32, 32), "os", &[(21479, 0, 78.125, 518400, 663552)]),
+    ("test.csv", (32, 32), "ws", &[(77111, 0, 100.0, 518400, 663552)]),
+    ("test.csv", (32, 32), "is", &[(25811, 0, 78.125, 43200, 663552)]),
+    ("alexnet.csv", (32, 32), "os", &[
+        (121124, 0, 99.50657894736842, 3294225, 3310560),
+        (334831, 0, 97.24264705882352, 10156800, 10444800),
+        (113567, 0, 94.53125, 3345408, 3538944),
+        (168863, 0, 94.53125, 5018112, 5308416),
+        (112575, 0, 94.53125, 3345408, 3538944),
+    ]),
+    ("alexnet.csv", (32, 32), "ws", &[
+        (149536, 37253, 94.53125, 3294225, 34848),
+        (799030, 425231, 100.0, 10156800, 614400),
+        (185759, 0, 100.0, 3345408, 884736),
+        (313627, 34988, 100.0, 5018112, 1327104),
+        (185759, 0, 100.0, 3345408, 884736),
+    ]),
+    ("alexnet.csv", (32, 32), "is", &[
+        (216599, 0, 94.06481291118422, 1098075, 3310560),
+        (821849, 375600, 97.24264705882352, 1269600, 10444800),
+        (155579, 17916, 94.53125, 278784, 3538944),
+        (291512, 85017, 94.53125, 418176, 5308416),
+        (160640, 9441, 94.53125, 418176, 3538944),
+    ]),
+];
+
+/// `--timing scalesim --analytic` gives SCALE-Sim 3.0.0's own figures for every layer of two
+/// of the example topologies SCALE-Sim ships ([`SCALESIM_V3_EXAMPLES`]) in all three
+/// dataflows: `cycles` and `scalesim_cycles` its compute cycles ("Total Cycles" less "Stall
+/// Cycles", the Total Cycles itself wherever it stalls none), `mapping_efficiency` (x 100)
+/// its "Mapping Efficiency %", and `a_read_bytes`, `b_read_bytes` its SRAM IFMAP and filter
+/// reads (x 2 bytes an FP16 element). One difference is stated rather than hidden: where
+/// this model's stationary core streams more than 1,024 rows (its accumulator block's depth),
+/// it re-reads the held operand once a chunk of 1,024 (`ws`: B once per 1,024 rows of A;
+/// `is`: A once per 1,024 columns of B) where SCALE-Sim reads it once; AlexNet's `Conv1` in
+/// `ws` (M = 3025, three chunks) reads B three times SCALE-Sim's filter reads.
+#[test]
+fn scalesim_timing_and_sram_reads_equal_scalesim_v3_on_its_own_topologies() {
+    let d = scratch("workload", "scalesim_examples");
+    for (file, (r, c), df, layers) in SCALESIM_V3_EXAMPLES {
+        let name = format!("{}_{r}x{c}_{df}", file.trim_end_matches(".csv"));
+        let (rows, cols) = (r.to_string(), c.to_string());
+        run_ok(&[
+            "workload",
+            "run",
+            &scalesim_example(file),
+            "--out",
+            &p(&d, &name),
+            "--analytic",
+            "--timing",
+            "scalesim",
+            "--dataflow",
+            df,
+            "--rows",
+            &rows,
+            "--cols",
+            &cols,
+        ]);
+        let (header, csv) = read_csv(&d.join(&name).join("layers.csv"));
+        let col = |key: &str| header.iter().position(|h| h == key).expect(key);
+        assert_eq!(csv.len(), layers.len(), "{name}: layers");
+        for (row, &(total, stall, mapping, ifmap, filter)) in csv.iter().zip(layers) {
+            let what = format!("{name} {}", row[0]);
+            let num = |key: &str| row[col(key)].parse::<u64>().expect(key);
+            assert_eq!(num("cycles"), total - stall, "{what}: cycles");
+            assert_eq!(
+                num("scalesim_cycles"),
+                total - stall,
+                "{what}: scalesim_cycles"
+            );
+            // The held operand's re-reads per 1,024-row chunk of the streamed one (above).
+            let (a_chunks, b_chunks) = match df {
+                "ws" => (1, num("m").div_ceil(1024)),
+                "is" => (num("n").div_ceil(1024), 1),
+                _ => (1, 1),
+            };
+            assert_eq!(num("a_read_bytes"), 2 * ifmap * a_chunks, "{what}: A bytes");
+            assert_eq!(
+                num("b_read_bytes"),
+                2 * filter * b_chunks,
+                "{what}: B bytes"
+            );
+            let got: f64 = row[col("mapping_efficiency")].parse().expect("number");
+            assert!(close(100.0 * got, mapping), "{what}: mapping {got}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// Runs `tiny_cnn.csv` with `--timing scalesim` on a 4 x 8 array in dataflow `df` into
 /// `d/df` and returns the rows of its layers.csv.
 fn tiny_cnn_scalesim_4x8(d: &Path, df: &str) -> Vec<Vec<String>> {
