@@ -10,7 +10,8 @@
 //! Fields are trimmed; a trailing comma on any row and blank lines are tolerated. The IFMAP
 //! sizes are taken as already padded (SCALE-Sim adds no padding), so a convolution layer
 //! lowers to `M = ofmap_h * ofmap_w`, `N = num_filters`, `K = filt_h * filt_w * channels`
-//! with `ofmap = (ifmap - filt) / stride + 1` (integer division) in each dimension.
+//! with `ofmap = ceil((ifmap - filt) / stride) + 1` in each dimension (SCALE-Sim's rounding:
+//! a last window that runs past the IFMAP's edge still counts).
 
 use std::fmt;
 
