@@ -276,7 +276,20 @@ pub fn blocks_of(dataflow: Dataflow) -> &'static [usize] {
 /// sits in: the first whose test matches.
 const REGISTER_BLOCKS: [InBlock; 4] = [
     |p| p.contains(".mesh."),
-    |p| in_any(p, &["a_skew", "b_skew", "c_skew", "d_deskew"]),
+    |p| {
+        in_any(
+            p,
+            &[
+                "a_skew",
+                "b_skew",
+                "c_skew",
+                "d_deskew",
+                "meta_skew",
+                "xa_skew",
+                "xb_skew",
+            ],
+        )
+    },
     |p| p.contains(".mem."),
     |_| true,
 ];
