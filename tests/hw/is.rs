@@ -10,6 +10,9 @@
 //! `cargo test --test hw is::`.
 
 use crate::gemm::{modes, PAIRS};
+// The sizes, widths and NVIDIA width rule are the weight-stationary tests' (`is`, like `ws`,
+// needs `w >= n`).
+use crate::ws::{sizes, ws_width, WIDTHS};
 use proptest::prelude::*;
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
@@ -21,14 +24,6 @@ use tensorcore_rtl::numerics::flags::Flags;
 use tensorcore_rtl::numerics::format::{FP16, FP32};
 use tensorcore_rtl::numerics::int::{IntMode, IntOverflow, S4, S8, U4};
 use tensorcore_rtl::verify::gemm_ref::Reference;
-
-const WIDTHS: [usize; 6] = [1, 2, 4, 8, 16, 32];
-
-fn sizes() -> Vec<(usize, usize)> {
-    let mut v: Vec<(usize, usize)> = (1..=8).flat_map(|r| (1..=8).map(move |c| (r, c))).collect();
-    v.extend([(16, 16), (1, 32), (32, 1), (32, 32)]);
-    v
-}
 
 /// The `is` configuration of `cfg` on a `rows x cols` array.
 fn is(cfg: CoreConfig, rows: usize, cols: usize) -> CoreConfig {
@@ -131,21 +126,13 @@ fn check_is(g: &Gemm) {
     );
 }
 
-/// A width that holds whole NVIDIA blocks (`is`, like `ws`, needs `w >= n`).
-fn is_width(mode: AccMode, w: usize) -> usize {
-    match mode {
-        AccMode::Nvidia(p) => w.max(p.block),
-        _ => w,
-    }
-}
-
 #[test]
 fn every_size_runs_every_format_mode_and_width_in_rotation() {
     for (s, (rows, cols)) in sizes().into_iter().enumerate() {
         let (fa, fb) = PAIRS[s % PAIRS.len()];
         let ms = modes(fa, fb);
         let mode = ms[(s / PAIRS.len()) % ms.len()];
-        let w = is_width(mode, WIDTHS[s % WIDTHS.len()]);
+        let w = ws_width(mode, WIDTHS[s % WIDTHS.len()]);
         // M and N differ (and differ from the array's sides) so a transposition shows.
         let m = (cols + 2 + s % 5).min(40);
         let n = (rows + 1 + s % 3).min(40);
@@ -166,7 +153,7 @@ fn a_4x4_is_core_runs_every_pair_mode_and_fp16_output() {
                 if matches!(mode, AccMode::Nvidia(_)) && acc == FP16 {
                     continue;
                 }
-                let w = is_width(mode, w);
+                let w = ws_width(mode, w);
                 let base = CoreConfig::new(fa, fb, mode, w).with_acc(acc);
                 let g = Gemm::random(9, 6, 37, is(base, 4, 4), 77).expect("problem");
                 check_is(&g);
@@ -348,7 +335,7 @@ proptest! {
         let (fa, fb) = PAIRS[p];
         let ms = modes(fa, fb);
         let mode = ms[mi % ms.len()];
-        let w = is_width(mode, WIDTHS[wi]);
+        let w = ws_width(mode, WIDTHS[wi]);
         let cfg = is(CoreConfig::new(fa, fb, mode, w), rows, cols);
         check_is(&Gemm::random(m, n, k, cfg, seed).expect("problem"));
     }

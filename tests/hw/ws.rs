@@ -14,9 +14,11 @@ use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::format::{FP16, FP32};
 use tensorcore_rtl::numerics::int::{IntMode, IntOverflow, S4, S8, U4};
 
-const WIDTHS: [usize; 6] = [1, 2, 4, 8, 16, 32];
+pub(crate) const WIDTHS: [usize; 6] = [1, 2, 4, 8, 16, 32];
 
-fn sizes() -> Vec<(usize, usize)> {
+/// The array sizes the stationary cores' tests cover: every size from 1 x 1 to 8 x 8, and
+/// 16 x 16, 1 x 32, 32 x 1, 32 x 32.
+pub(crate) fn sizes() -> Vec<(usize, usize)> {
     let mut v: Vec<(usize, usize)> = (1..=8).flat_map(|r| (1..=8).map(move |c| (r, c))).collect();
     v.extend([(16, 16), (1, 32), (32, 1), (32, 32)]);
     v
@@ -52,7 +54,7 @@ fn check_ws(g: &Gemm) {
 }
 
 /// A width that holds whole NVIDIA blocks (`ws` needs `w >= n`).
-fn ws_width(mode: AccMode, w: usize) -> usize {
+pub(crate) fn ws_width(mode: AccMode, w: usize) -> usize {
     match mode {
         AccMode::Nvidia(p) => w.max(p.block),
         _ => w,
