@@ -191,7 +191,7 @@ fn run_job(py: Python<'_>, mut job: GemmJob, vcd: Option<&str>) -> PyResult<RunR
 }
 
 /// `matmul`: D = A x B + C by the functional model, every element the whole-K dot product of
-/// `dot` (C first, k ascending, `width` products a step; for `dataflow="ws"` the
+/// `dot` (C first, k ascending, `width` products a step; for `dataflow="ws"` and `"is"` the
 /// weight-stationary order with `rows` PE rows). Returns D's patterns (m x n, row-major) and
 /// the OR of every element's flags.
 #[pyfunction]
@@ -463,10 +463,13 @@ fn block_format(fmt: &str) -> PyResult<BlockFormat> {
         .ok_or_else(|| value_error(mx_input::scales_need_block_format(fmt).to_string()))
 }
 
-/// The dataflow `name` names (`os`, `ws`).
-fn dataflow_by_name(name: &str) -> PyResult<Dataflow> {
+/// The dataflow `name` names (`os`, `ws`, `is`; `Dataflow::choices`).
+pub(crate) fn dataflow_by_name(name: &str) -> PyResult<Dataflow> {
     Dataflow::by_name(&name.to_ascii_lowercase()).ok_or_else(|| {
-        value_error("unknown dataflow (os: output-stationary, ws: weight-stationary)")
+        value_error(format!(
+            "unknown dataflow {name:?} (expected {})",
+            Dataflow::choices()
+        ))
     })
 }
 
@@ -497,9 +500,9 @@ fn mx_core(
 /// scales as bits, C FP32 patterns or zeros), checked by the library as `tcrtl gemm --format
 /// mxfp8e4m3 ...` checks them. Element (i, j) is `mx_dot` of row i of A and column j of B
 /// into C[i, j]: in `fused` mode (`acc` left out or `"fused"`; one rounding per K-block, the
-/// bits of the clocked core) in the order of the dataflow (`ws`: folds of `rows` K-blocks,
-/// `width` the block size, as the core), or for `dataflow="os"` in `exact` or `block-rz` mode
-/// (the modes `dot` offers). Returns D's FP32 patterns (m x n, row-major), the OR of every
+/// bits of the clocked core) in the order of the dataflow (`ws`, and `is` in ws's order:
+/// folds of `rows` K-blocks, `width` the block size, as the core), or for `dataflow="os"` in
+/// `exact` or `block-rz` mode (the modes `dot` offers). Returns D's FP32 patterns (m x n, row-major), the OR of every
 /// element's flags, m and n.
 #[pyfunction]
 #[pyo3(signature = (a=None, b=None, c=None, a_scales=None, b_scales=None, a_tensor_scale=None, b_tensor_scale=None, *, fmt, fmt_b=None, acc=None, preset=None, out_fmt="fp32", width=1, rows=4, cols=4, dataflow="os", satfinite=false))]
@@ -549,10 +552,12 @@ pub fn matmul_mx<'py>(
         (rows, cols),
         df,
     )?;
-    if df == Dataflow::Ws {
+    // The stationary dataflows (ws, and is in ws's order) take the fused datapath's order
+    // and the core's width rule.
+    if df.folds_k() {
         if mode != MxDotMode::Fused {
             return Err(value_error(format!(
-                "--acc {}: the weight-stationary order (dataflow ws) is the fused MX \
+                "--acc {}: the weight-stationary order (dataflow {df}) is the fused MX \
                  datapath's (give --acc fused or leave it out)",
                 mode.name()
             )));
@@ -566,7 +571,7 @@ pub fn matmul_mx<'py>(
     let d = py
         .allow_threads(|| match df {
             Dataflow::Os => g.reference(mode),
-            Dataflow::Ws => g.functional(),
+            Dataflow::Ws | Dataflow::Is => g.functional(),
         })
         .py()?;
     let flags = d.iter().fold(Flags::NONE, |mut f, r| {
@@ -580,8 +585,9 @@ pub fn matmul_mx<'py>(
 /// `gemm` with a block-scaled format (`tcrtl gemm --format mxfp8e4m3 --a A.npy --b B.npy
 /// --a-scales SA.npy --b-scales SB.npy ...`): element codes `a` (m x k) and `b` (k x n),
 /// scale codes `a_scales` (m x k/bs) and `b_scales` (k/bs x n), FP32 tensor scales (bits,
-/// NVFP4), C FP32 patterns or zeros; the core in MX mode (fused), on the ideal store, either
-/// dataflow, or through the TMA memory path. The options MX does not take are refused with
+/// NVFP4), C FP32 patterns or zeros; the core in MX mode (fused), on the ideal store, output-
+/// or weight-stationary (the input-stationary core refuses it with the library's message), or
+/// through the TMA memory path. The options MX does not take are refused with
 /// the command line's messages. Returns the run's report as a dict (the keys and values of
 /// the command line's JSON, and `d`).
 #[pyfunction]
@@ -635,7 +641,7 @@ pub fn gemm_mx<'py>(
     }
     .check()
     .py()?;
-    // The memory path (either dataflow), or the ideal path's refusal of memory options.
+    // The memory path (os or ws), or the ideal path's refusal of memory options.
     let mem_cfg = memory_config(memory, stages, swizzle)?;
     let (_, spec, cfg) = mx_core(
         fa,

@@ -11,7 +11,7 @@ use serde_json::Value;
 use tensorcore_rtl::energy::Tech;
 use tensorcore_rtl::gemm::CoreConfig;
 use tensorcore_rtl::hw::memory::MemParams;
-use tensorcore_rtl::hw::{Dataflow, MemPortConfig};
+use tensorcore_rtl::hw::MemPortConfig;
 use tensorcore_rtl::io::arith::ArithNames;
 use tensorcore_rtl::io::bounded::{read_text_bounded, MAX_TEXT_BYTES};
 use tensorcore_rtl::numerics::dot::AccMode;
@@ -49,9 +49,7 @@ fn core(
     dataflow: &str,
     satfinite: bool,
 ) -> PyResult<(CoreConfig, Option<tensorcore_rtl::numerics::dot::Preset>)> {
-    let df = Dataflow::by_name(&dataflow.to_ascii_lowercase()).ok_or_else(|| {
-        value_error("unknown dataflow (os: output-stationary, ws: weight-stationary)")
-    })?;
+    let df = crate::gemm::dataflow_by_name(dataflow)?;
     let array = |cfg: CoreConfig| {
         cfg.with_array(rows, cols)
             .map(|c| c.with_dataflow(df))

@@ -92,8 +92,8 @@ def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc:
            instr: Optional[str] = None) -> MatmulResult:
     """D = A x B + C by the functional model: element (i, j) is the whole-K dot product of row
     i of A and column j of B into C[i, j] (``dot`` with this ``width``; for
-    ``dataflow="ws"`` the weight-stationary order of an array of ``rows`` PE rows), exactly
-    the bits the clocked core (``gemm``, ``tcrtl gemm``) produces.
+    ``dataflow="ws"`` and ``dataflow="is"`` the weight-stationary order of an array of
+    ``rows`` PE rows), exactly the bits the clocked core (``gemm``, ``tcrtl gemm``) produces.
 
     ``a`` (m x k) and ``b`` (k x n) are bit patterns or values of their format as for ``dot``;
     ``c`` (m x n) accumulator patterns or values, or ``None`` for zeros. Integer formats
@@ -109,11 +109,11 @@ def matmul(a, b, c=None, *, fmt: str = "fp16", fmt_b: Optional[str] = None, acc:
     K a multiple of the block size bs (32; 16 for nvfp4). Element (i, j) is the block-scaled
     dot product of row i and column j into C[i, j] (``dot`` with a block format): with
     ``acc`` left out (or ``"fused"``) one rounding per K-block, the bits of the clocked core
-    (``gemm`` and ``tcrtl gemm`` with the same arrays), in the order of ``dataflow`` (``ws``
-    takes ``width`` equal to the block size, as the core does); for ``dataflow="os"`` also
-    ``acc="exact"`` or ``"block-rz"``, as ``dot``. No presets, ``satfinite`` or output formats
-    other than FP32; every check is the command line's (``tcrtl gemm --format mxfp8e4m3
-    ...``), with its message.
+    (``gemm`` and ``tcrtl gemm`` with the same arrays), in the order of ``dataflow`` (``ws``,
+    and ``is`` in ws's order, take ``width`` equal to the block size, as the core does); for
+    ``dataflow="os"`` also ``acc="exact"`` or ``"block-rz"``, as ``dot``. No presets,
+    ``satfinite`` or output formats other than FP32; every check is the command line's
+    (``tcrtl gemm --format mxfp8e4m3 ...``), with its message.
 
     ``promote_every=N`` promotes to FP32 every N products along K, as ``tcrtl gemm
     --promote-every N`` (docs/numerics.md, "FP32 promotion"): each K-chunk of N from a zero
@@ -232,8 +232,9 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
     Options as the command line's:
     ``fmt``, ``fmt_b``, ``acc`` (ieee, fused, nvidia), ``preset``, ``out_fmt``, ``width``
     (products per PE step: 1..32, a power of two), the array ``rows`` x ``cols`` and
-    ``dataflow`` (``os``, ``ws``), ``memory`` (``ideal`` or ``tma``: the TMA-like memory
-    path, with ``stages`` and ``swizzle``), ``vcd`` (a waveform path) and ``check`` (compare D
+    ``dataflow`` (``os``, ``ws``, ``is``: input-stationary, dense GEMMs on the ideal store,
+    D as ``ws``), ``memory`` (``ideal`` or ``tma``: the TMA-like memory path, with
+    ``stages`` and ``swizzle``), ``vcd`` (a waveform path) and ``check`` (compare D
     with the independent reference; random problems always are). Integer formats (``s8``,
     ``u8``, ``s4``, ``u4``) accumulate in int32, wrapping or, with ``satfinite``, clamping;
     their operands as for ``matmul``.
@@ -259,11 +260,10 @@ def gemm(a=None, b=None, c=None, *, m: Optional[int] = None, n: Optional[int] = 
     / for NVFP4 ``float8_e4m3fn`` values), ``c`` FP32; K a multiple of the block size ``bs``
     (32; 16 for NVFP4, whose FP32 ``a_tensor_scale`` and ``b_tensor_scale`` default to 1).
     The core runs the fused MX datapath (``acc`` left out or ``"fused"``) on the ideal store,
-    in either dataflow (``ws`` needs ``width`` equal to the block size), or in either
-    dataflow through the TMA memory path (``memory="tma"``: the scales travel beside their
-    operands); no
-    random problems, presets, sparsity or output format other than FP32, as the command
-    line.
+    output- or weight-stationary (``ws`` needs ``width`` equal to the block size; ``is`` is
+    refused), or in either of those dataflows through the TMA memory path
+    (``memory="tma"``: the scales travel beside their operands); no random problems,
+    presets, sparsity or output format other than FP32, as the command line.
 
     ``preset``, or ``gpu`` and ``instr`` instead, name the ``nvidia`` rule as for ``matmul``;
     ``.json`` then holds ``preset``, ``gpu`` and ``instr`` (a preset alone: its canonical GPU

@@ -91,11 +91,12 @@ def run(topology: Union[str, "os.PathLike[str]", Sequence[Sequence[Any]]], *,
 
     The options are the command line's: ``fmt``, ``fmt_b``, ``acc`` (``ieee``, ``fused``,
     ``nvidia``), ``preset`` or ``gpu`` and ``instr``, ``width`` (products per PE step),
-    ``rows``, ``cols`` and ``dataflow`` (``os`` or ``ws``) of the array, ``satfinite`` (integer
-    formats), ``seed`` (layer i's operands come from a seed derived from it and i),
-    ``max_check`` and ``samples`` (whole checks up to ``max_check`` MACs, ``samples`` elements
-    above), ``analytic`` (simulate nothing: the formulas' cycles and traffic), ``timing``
-    (``model`` or ``scalesim``), ``threads`` (layers at once; the values do not depend on it),
+    ``rows``, ``cols`` and ``dataflow`` (``os``, ``ws`` or ``is``) of the array,
+    ``satfinite`` (integer formats), ``seed`` (layer i's operands come from a seed derived
+    from it and i), ``max_check`` and ``samples`` (whole checks up to ``max_check`` MACs,
+    ``samples`` elements above), ``analytic`` (simulate nothing: the formulas' cycles and
+    traffic), ``timing`` (``model`` or ``scalesim``), ``threads`` (layers at once; the values
+    do not depend on it),
     ``memory`` (``ideal`` or ``tma``, with ``stages`` and ``swizzle``; the default memory
     parameters), ``energy`` with ``tech`` (``45nm`` or ``7nm``), ``clock_ghz``, ``shard``
     ``(I, N)`` and ``split`` (``layers`` or ``rows``).

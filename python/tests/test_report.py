@@ -1,7 +1,8 @@
 """One report: for the same job, the dict ``tcrtl.gemm`` returns (``.json``) and the command
 line's ``tcrtl gemm --json`` object have the same keys and the same values (the wall-clock
 figures aside), in each dataflow, on each memory path, dense, 2:4 sparse, block-scaled and
-integer; and a weight-stationary report has none of the output-stationary port's keys."""
+integer; and a weight- or input-stationary report has none of the output-stationary port's
+keys."""
 
 import json
 
@@ -45,7 +46,7 @@ def assert_same_report(j, r):
 
 def assert_dataflow_keys(j):
     memory = j["memory"]
-    if j["dataflow"] == "ws":
+    if j["dataflow"] in ("ws", "is"):
         assert not OS_ONLY & set(memory), memory
         assert not OS_ONLY & set(j), j
     else:
@@ -61,6 +62,8 @@ RANDOM_RUNS = [
     dict(m=9, n=7, k=40, seed=3, fmt="fp16", memory="tma"),
     dict(m=9, n=7, k=40, seed=3, fmt="bf16", dataflow="ws"),
     dict(m=9, n=7, k=40, seed=3, fmt="bf16", dataflow="ws", memory="tma"),
+    dict(m=9, n=7, k=40, seed=3, fmt="bf16", dataflow="is", rows=3, cols=5),
+    dict(m=7, n=6, k=32, seed=5, fmt="s8", satfinite=True, width=4, dataflow="is"),
     dict(m=8, n=8, k=64, seed=2, fmt="e4m3", acc="nvidia", preset="hopper", width=8),
     dict(m=8, n=6, k=32, seed=4, fmt="fp16", sparse=True),
     dict(m=8, n=6, k=32, seed=4, fmt="fp16", sparse=True, dataflow="ws", memory="tma"),

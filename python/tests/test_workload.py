@@ -65,6 +65,8 @@ def _assert_same(res, cli_rows, header):
         (dict(rows=4, cols=8, dataflow="ws", seed=7, max_check=4000, samples=16),
          ["--rows", "4", "--cols", "8", "--dataflow", "ws", "--seed", "7", "--max-check",
           "4000", "--samples", "16"]),
+        (dict(rows=3, cols=5, dataflow="is", seed=9),
+         ["--rows", "3", "--cols", "5", "--dataflow", "is", "--seed", "9"]),
         (dict(fmt="s8", threads=2, timing="scalesim"),
          ["--format", "s8", "--threads", "2", "--timing", "scalesim"]),
         (dict(fmt="e4m3", acc="nvidia", gpu="h100", analytic=True, clock_ghz=1.5),

@@ -22,6 +22,7 @@ mod fuzz_front_door;
 mod gemm;
 mod gemm_fp16;
 mod gemm_int;
+mod gemm_is;
 mod gemm_mx;
 mod gemm_text;
 mod golden_writer;
