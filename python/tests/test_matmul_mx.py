@@ -76,7 +76,7 @@ def test_mx_matmul_matches_cli_gemm(tmp_path, npy, run):
 def test_mx_matmul_ws_order_is_not_os():
     """Weight-stationary folds round where the output-stationary chain does not: the two
     orders differ somewhere on this problem, and each is its own core's (`gemm`); the
-    input-stationary order is the weight-stationary one (its core refuses MX for now)."""
+    input-stationary order is the weight-stationary one, and its core gives it."""
     a, b, sa, sb, c = mx_problem("mxfp8e4m3", 8, 8, 256, seed=40)
     common = dict(a_scales=sa, b_scales=sb, fmt="mxfp8e4m3", width=32, rows=1, cols=4)
     os_ = tcrtl.matmul(a, b, c, **common)
@@ -84,11 +84,10 @@ def test_mx_matmul_ws_order_is_not_os():
     assert np.count_nonzero(os_.bits != ws.bits) > 0
     assert np.array_equal(ws.bits, tcrtl.gemm(a, b, c, dataflow="ws", **common).d)
     assert np.array_equal(os_.bits, tcrtl.gemm(a, b, c, **common).d)
-    # The input-stationary order is the weight-stationary one; its core refuses MX for now.
+    # The input-stationary order is the weight-stationary one, and its core's D is ws's.
     is_ = tcrtl.matmul(a, b, c, dataflow="is", **common)
     assert np.array_equal(is_.bits, ws.bits)
-    with pytest.raises(ValueError, match="block-scaled GEMM in the input-stationary dataflow"):
-        tcrtl.gemm(a, b, c, dataflow="is", **common)
+    assert np.array_equal(tcrtl.gemm(a, b, c, dataflow="is", **common).d, ws.bits)
     with pytest.raises(ValueError, match=r"weight-stationary order \(dataflow is\) .* fused"):
         tcrtl.matmul(a, b, c, dataflow="is", acc="exact", **common)
 

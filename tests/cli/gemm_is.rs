@@ -59,10 +59,11 @@ fn gemm_is_runs_a_dense_problem() {
 }
 
 #[test]
-fn gemm_is_refuses_sparse_mx_and_tma() {
+fn gemm_is_refuses_sparse_and_tma_and_runs_mx_as_ws_does() {
     let d = scratch("gemm-is", "refusals");
     let out = p(&d, "d.npy");
-    let not_yet = "in the input-stationary dataflow (is runs dense GEMMs on the ideal store";
+    let not_yet =
+        "in the input-stationary dataflow (is runs dense and block-scaled GEMMs on the ideal store";
     let dense = words("gemm --dataflow is --m 8 --n 8 --k 16");
     let sparse = [&dense[..], &["--sparse", "--out", &out]].concat();
     assert_error(&tcrtl(&sparse), &format!("a 2:4 sparse GEMM {not_yet}"));
@@ -83,7 +84,7 @@ fn gemm_is_refuses_sparse_mx_and_tma() {
         write_npy(&d.join(format!("{name}.npy")), shape, Dtype::U8, codes).expect("npy");
         paths.push(p(&d, &format!("{name}.npy")));
     }
-    let mx = |dataflow: &str| {
+    let mx = |dataflow: &str, out: &str| {
         tcrtl(&[
             "gemm",
             "--format",
@@ -101,13 +102,19 @@ fn gemm_is_refuses_sparse_mx_and_tma() {
             "--dataflow",
             dataflow,
             "--out",
-            &out,
+            out,
         ])
     };
-    assert_error(&mx("is"), &format!("a block-scaled GEMM {not_yet}"));
     assert!(!d.join("d.npy").exists(), "a refused run wrote D");
-    // The same files run in ws: the refusal is the dataflow's, not the problem's.
-    let o = mx("ws");
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // A block-scaled problem runs in is, with the D of ws (the same order), bit for bit.
+    let (d_is, d_ws) = (p(&d, "d_is.npy"), p(&d, "d_ws.npy"));
+    for (df, out) in [("is", &d_is), ("ws", &d_ws)] {
+        let o = mx(df, out);
+        assert_eq!(o.status.code(), Some(0), "{df}: {}", text(&o.stderr));
+    }
+    assert_eq!(
+        std::fs::read(&d_is).expect("is D"),
+        std::fs::read(&d_ws).expect("ws D")
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
