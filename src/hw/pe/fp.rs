@@ -594,7 +594,7 @@ impl<const W: usize, const FLUSH: bool> Datapath<W> for FpPath<FLUSH> {
         ((), ())
     }
 
-    #[inline]
+    #[inline(always)]
     fn stage1(&mut self, a: &Wide<W>, b: &Wide<W>, lanes: usize, _: ()) -> Products<W> {
         let mut out = self.multipliers.bus_products(a, b, lanes);
         self.flush_if_cdna2(a, b, &mut out);
