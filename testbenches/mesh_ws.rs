@@ -10,13 +10,10 @@
 //! pass's weights loading into the other set under compute, partial sums moving down one PE a
 //! cycle into the accumulator block.
 
-use crate::gemm::{Gemm, Problem};
-use crate::hw::{CoreConfig, Dataflow, PIPELINE_LATENCY};
-use crate::numerics::dot::{AccMode, Preset};
-use crate::numerics::format::{Format, E4M3, FP16, FP32};
-use crate::numerics::int::{IntMode, IntOverflow, S8};
+
+use crate::hw::Dataflow;
+use crate::tb::stationary::run_stationary;
 use crate::tb::Bench;
-use crate::verify::gemm_ref::Reference;
 
 /// One line for `tcrtl tb list`.
 pub const ABOUT: &str =
@@ -25,68 +22,7 @@ pub const ABOUT: &str =
 /// The testbench builds its cores through [`Bench::array`] (`tcrtl tb run --rows R --cols C`).
 pub const TAKES_ARRAY: bool = true;
 
-/// One case: its name, the operand format, the mode, the width, the accumulator format and
-/// the GPU preset of an `nvidia` mode.
-type WsCase = (&'static str, Format, AccMode, usize, Format, Option<Preset>);
-
 /// Runs the testbench.
 pub fn run(tb: &mut Bench) -> Result<(), String> {
-    let hopper = Preset::Hopper
-        .params(FP16, FP16)
-        .map(AccMode::Nvidia)
-        .map_err(|e| e.to_string())?;
-    let s8 = IntMode {
-        a: S8,
-        b: S8,
-        overflow: IntOverflow::SatFinite,
-    };
-    let cases: [WsCase; 5] = [
-        ("fp16 ieee", FP16, AccMode::Ieee, 1, FP32, None),
-        ("e4m3 fused w4", E4M3, AccMode::Fused, 4, FP32, None),
-        ("fp16 nvidia hopper w16", FP16, hopper, 16, FP32, Some(Preset::Hopper)),
-        ("fp16 fused w4 -> fp16", FP16, AccMode::Fused, 4, FP16, None),
-        ("s8 satfinite w4", S8.container(), AccMode::Int(s8), 4, FP32, None),
-    ];
-    for (c, &(name, fmt, mode, width, acc, preset)) in cases.iter().enumerate() {
-        let base = CoreConfig::new(fmt, fmt, mode, width);
-        let base = if acc == FP16 { base.with_acc(acc) } else { base };
-        let cfg = tb.array(base.with_array(4, 4).map_err(|e| e.to_string())?)?;
-        let cfg = cfg.with_dataflow(Dataflow::Ws);
-        let (r, cols) = (cfg.rows(), cfg.cols());
-        // Rows enough for passes back to back (S >= 2R - 1), K of two and a half folds,
-        // N of two column tiles (the second partial).
-        let m = 2 * r + 4;
-        let k = 2 * r * width + r * width / 2 + 1;
-        let n = cols + cols.div_ceil(2);
-        let g = Gemm::random(m, n, k, cfg, 300 + c as u64).map_err(|e| e.to_string())?;
-        let label = format!("{name} {m}x{n}x{k} on {r}x{cols}");
-        let trace = (c == 0).then(|| tb.trace());
-        let done = tb
-            .run_gemm(Problem::Dense(&g), None, trace.as_ref())
-            .map_err(|e| format!("{label}: {e}"))?;
-        let run = done.run;
-        tb.add_cycles(run.cycles);
-        tb.check_waveform(&label, trace.as_ref());
-
-        // docs/timing.md: passes of S = M rows (one row chunk), back to back from F_0 = R.
-        let folds = k.div_ceil(r * width);
-        let passes = (folds * n.div_ceil(cols)) as u64;
-        let want_cycles = 2 * r as u64 + passes * m as u64 + PIPELINE_LATENCY + cols as u64;
-        tb.check_eq(
-            format!("{label}: cycles 2R + passes * S + L + C"),
-            run.cycles,
-            want_cycles,
-        );
-
-        let reference = Reference::for_problem(&g, preset)?;
-        let want = reference.ws_gemm(&g, r)?;
-        if run.out.d.len() != want.len() {
-            return Err(format!("{label}: D has {} elements", run.out.d.len()));
-        }
-        for (i, (&got, &w)) in run.out.d.iter().zip(&want).enumerate() {
-            let what = format!("{label}: D[{}][{}] vs {}", i / n, i % n, reference.ws_name());
-            tb.check_bits(what, got, w);
-        }
-    }
-    Ok(())
+    run_stationary(tb, Dataflow::Ws, (4, 4), 300)
 }

@@ -12,6 +12,8 @@
 
 /// Helpers of the 2:4 sparse testbenches.
 pub mod sparse;
+/// Helpers of the stationary-dataflow testbenches.
+pub mod stationary;
 /// Helpers of the TMA testbenches.
 pub mod tma;
 
