@@ -15,7 +15,7 @@
 use super::accum::{AccIn, AccNext, Accumulator, WsTag};
 use super::controller::{WsController, WsState};
 use super::extras::{RowFeed, WsExtras};
-use super::mesh::WsMesh;
+use super::mesh::StationaryMesh;
 use super::pe::WIn;
 use super::schedule::WsSchedule;
 use super::supply::{WsIo, WsSupply};
@@ -121,7 +121,7 @@ where
     w_skew: Skew<Wide<W>, u8>,
     tag_delay: Skew<u64, bool>,
     acc_skew: Skew<u64, u32>,
-    mesh: WsMesh<W, S>,
+    mesh: <F::Extras as WsExtras<W>>::Array<S>,
     accum: Accumulator,
     d_deskew: Skew<u32, u64>,
     out: OutputRegister,
@@ -227,7 +227,7 @@ where
     /// (`docs/energy.md`), so that a run without it keeps its waves. Set before the design
     /// is elaborated (before the simulator is built).
     pub fn set_energy_probes(&mut self, on: bool) {
-        self.mesh.set_energy_probes(on);
+        self.mesh.energy_probes(on);
         self.accum.set_energy_probes(on);
     }
 
@@ -262,7 +262,7 @@ where
     }
 
     /// The mesh (read-only: for monitors).
-    pub fn mesh(&self) -> &WsMesh<W, S> {
+    pub fn mesh(&self) -> &<F::Extras as WsExtras<W>>::Array<S> {
         &self.mesh
     }
 
@@ -273,7 +273,7 @@ where
 
     /// OR of the IEEE flags the PEs and the accumulator block raised.
     pub fn flags(&self) -> Flags {
-        self.mesh.flags() | self.accum.flags()
+        self.mesh.pe_flags() | self.accum.flags()
     }
 
     /// The schedule wanted to load a weight row or feed a row of A this cycle and the supply
@@ -285,12 +285,15 @@ where
             || (c.feed().is_some() && c.feed_when(|a, b| f.a_ready(a, b)).is_none())
     }
 
-    /// A timing fault, if any: a partial sum reached the accumulator block without its tag
-    /// or the other way round.
+    /// A timing fault, if any: a PE's load hit the set a row was multiplying by (its sticky
+    /// `hazard` register), or a partial sum reached the accumulator block without its tag or
+    /// the other way round.
     pub fn hazard(&self) -> Option<String> {
-        self.accum
-            .misaligned()
-            .then(|| "accum (a partial sum apart from its tag)".into())
+        self.mesh.pe_hazard().or_else(|| {
+            self.accum
+                .misaligned()
+                .then(|| "accum (a partial sum apart from its tag)".into())
+        })
     }
 }
 
@@ -427,7 +430,7 @@ where
             *i = AccIn {
                 tag,
                 c,
-                psum: self.mesh.bottom(j),
+                psum: self.mesh.bottom_psum(j),
             };
         }
         self.accum
@@ -449,7 +452,7 @@ where
                 WsBlock::WSkew => self.w_skew.shift_in(),
                 WsBlock::TagDelay => self.tag_delay.shift_in(),
                 WsBlock::AccSkew => self.acc_skew.shift_in(),
-                WsBlock::Mesh => self.mesh.comb(
+                WsBlock::Mesh => self.mesh.comb_edges(
                     &e.a_edge,
                     <F::Extras as WsExtras<W>>::row_sides(&self.side),
                     &e.w_edge,

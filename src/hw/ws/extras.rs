@@ -10,12 +10,12 @@
 //! each array row, the side values of that row's own step ([`WsExtras::gather`]); and B's
 //! scale travels down with its weight and stays in the PE with it ([`WsExtras::load`]).
 
-use super::mesh::{RowSides, WsMesh};
+use super::mesh::{RowSides, StationaryMesh, WsArray, WsMesh};
 use crate::hw::config::{CoreConfig, MxSpec};
 use crate::hw::dataflow::Hold;
 use crate::hw::extras::{BlockScales, EdgeExtras, SideStage, SparseSelects};
 use crate::hw::feeder::OperandFeeder;
-use crate::hw::pe::sparse_b_lanes;
+use crate::hw::pe::{sparse_b_lanes, MxPath, Sparse};
 use crate::hw::HwError;
 
 /// Where the side values of one cycle's row of A come from: row `row` of tile `tile`, array
@@ -44,8 +44,11 @@ pub trait WsExtras<const W: usize>: EdgeExtras<W> {
         Ok(())
     }
 
-    /// The mesh of a core built for `cfg` and `spec`.
-    fn ws_mesh<S: Hold<W>>(cfg: &CoreConfig, spec: &Self::Spec) -> Result<WsMesh<W, S>, HwError>;
+    /// The PE array of a core fed by this kind of supply, its PEs holding what `S` holds.
+    type Array<S: Hold<W>>: StationaryMesh<W, S>;
+
+    /// The array of a core built for `cfg` and `spec`.
+    fn ws_mesh<S: Hold<W>>(cfg: &CoreConfig, spec: &Self::Spec) -> Result<Self::Array<S>, HwError>;
 
     /// Writes into `out` the side values beside A of the row `feed` names (zeros if none is
     /// fed this cycle); `scratch` holds one step's extras as the feeder gives them.
@@ -84,6 +87,8 @@ pub trait WsExtras<const W: usize>: EdgeExtras<W> {
 
 /// A dense supply: nothing beside A or B.
 impl<const W: usize> WsExtras<W> for () {
+    type Array<S: Hold<W>> = WsMesh<W, S>;
+
     fn ws_mesh<S: Hold<W>>(cfg: &CoreConfig, _spec: &()) -> Result<WsMesh<W, S>, HwError> {
         WsMesh::build(cfg)
     }
@@ -100,8 +105,10 @@ impl<const W: usize> WsExtras<W> for SparseSelects {
         sparse_b_lanes(W)
     }
 
-    fn ws_mesh<S: Hold<W>>(cfg: &CoreConfig, _spec: &()) -> Result<WsMesh<W, S>, HwError> {
-        WsMesh::build_sparse(cfg)
+    type Array<S: Hold<W>> = WsArray<W, Sparse<W>, S>;
+
+    fn ws_mesh<S: Hold<W>>(cfg: &CoreConfig, _spec: &()) -> Result<Self::Array<S>, HwError> {
+        Ok(WsArray::new(cfg, || Sparse::new(cfg))?)
     }
 
     #[inline]
@@ -134,8 +141,10 @@ impl<const W: usize> WsExtras<W> for BlockScales {
         spec.check_ws_width(cfg.width)
     }
 
-    fn ws_mesh<S: Hold<W>>(cfg: &CoreConfig, spec: &MxSpec) -> Result<WsMesh<W, S>, HwError> {
-        WsMesh::build_mx(cfg, spec)
+    type Array<S: Hold<W>> = WsArray<W, MxPath, S>;
+
+    fn ws_mesh<S: Hold<W>>(cfg: &CoreConfig, spec: &MxSpec) -> Result<Self::Array<S>, HwError> {
+        Ok(WsArray::new(cfg, || MxPath::new(cfg, spec))?)
     }
 
     #[inline]

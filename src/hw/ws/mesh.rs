@@ -6,10 +6,9 @@
 
 use super::pe::{WIn, WsPe};
 use crate::hw::config::CoreConfig;
-use crate::hw::config::MxSpec;
 use crate::hw::dataflow::ws::Weights;
 use crate::hw::dataflow::Hold;
-use crate::hw::pe::{fp, ACtl, Datapath, FpPath, IntPath, MxPath, Sparse};
+use crate::hw::pe::{fp, ACtl, Datapath, FpPath, IntPath};
 use crate::hw::HwError;
 use crate::numerics::dot::AccMode;
 use crate::numerics::flags::Flags;
@@ -125,24 +124,8 @@ impl<const W: usize, D: Datapath<W>, S: Hold<W>> Module for WsArray<W, D, S> {
     }
 }
 
-/// The stationary mesh (holding what `S` holds): floating point or integer (chosen from the
-/// mode when the core is built), or 2:4 sparse (the floating-point datapath behind the
-/// B-side select), or block-scaled.
-pub enum WsMesh<const W: usize, S: Hold<W> = Weights> {
-    /// `ieee`, `fused` or `nvidia` floating point.
-    Fp(WsArray<W, FpPath, S>),
-    /// The same with the AMD CDNA2 input flush (subnormal A and B read as zero).
-    FpFlush(WsArray<W, FpPath<true>, S>),
-    /// Integer MMA.
-    Int(WsArray<W, IntPath, S>),
-    /// 2:4 sparse floating point: the selects travel beside A (streaming right in `ws`,
-    /// held in `is`), the B bus carries the dense groups they select from.
-    Sparse(WsArray<W, Sparse<W>, S>),
-    /// Block-scaled (MX, NVFP4): each operand's block scale travels or stays with it.
-    Mx(WsArray<W, MxPath, S>),
-}
-
-/// What enters each array row beside the streaming operand, as [`WsMesh::comb`] takes it.
+/// What enters each array row beside the streaming operand, as
+/// [`StationaryMesh::comb_edges`] takes it.
 #[derive(Clone, Copy, Debug)]
 pub enum RowSides<'a> {
     /// Nothing (a dense mesh).
@@ -165,14 +148,75 @@ impl RowSides<'_> {
     }
 }
 
+/// What the stationary core asks of its PE array, whatever datapath the array's PEs have:
+/// the combinational phase from the array's edges, the partial sums leaving the bottom, and
+/// the sticky flags and hazard. Each kind of operand supply builds the array it needs
+/// ([`super::WsExtras::Array`]): the dense datapaths' [`WsMesh`], or one [`WsArray`] of the
+/// 2:4 sparse or block-scaled datapath, so a core is never built with an array it cannot feed.
+pub trait StationaryMesh<const W: usize, S: Hold<W>>: Module {
+    /// The combinational phase: `a_edge[r]` enters row `r` at the left with `sides`' code for
+    /// row `r` beside it (a row past the slice, or a kind the array does not take, enters 0);
+    /// `w_edge[c]` is column `c`'s load; `top` enters the top of every column.
+    fn comb_edges(
+        &mut self,
+        a_edge: &[(Wide<W>, ACtl)],
+        sides: RowSides<'_>,
+        w_edge: &[WIn<W, S::HeldSide>],
+        top: u32,
+    );
+    /// The partial sum leaving the bottom of column `c` and whether it carries a row.
+    fn bottom_psum(&self, c: usize) -> (u32, bool);
+    /// Declares (or not) every PE's energy probes.
+    fn energy_probes(&mut self, on: bool);
+    /// OR of the IEEE flags every PE raised.
+    fn pe_flags(&self) -> Flags;
+    /// The name of a PE whose load hit the set in use, if any.
+    fn pe_hazard(&self) -> Option<String>;
+}
+
+impl<const W: usize, D: Datapath<W>, S: Hold<W>> StationaryMesh<W, S> for WsArray<W, D, S> {
+    #[inline]
+    fn comb_edges(
+        &mut self,
+        a_edge: &[(Wide<W>, ACtl)],
+        sides: RowSides<'_>,
+        w_edge: &[WIn<W, S::HeldSide>],
+        top: u32,
+    ) {
+        self.comb(a_edge, |r| S::stream_code(sides.code(r)), w_edge, top)
+    }
+    #[inline]
+    fn bottom_psum(&self, c: usize) -> (u32, bool) {
+        self.bottom(c)
+    }
+    fn energy_probes(&mut self, on: bool) {
+        self.set_energy_probes(on)
+    }
+    fn pe_flags(&self) -> Flags {
+        self.flags()
+    }
+    fn pe_hazard(&self) -> Option<String> {
+        self.hazard()
+    }
+}
+
+/// The dense stationary mesh (holding what `S` holds): floating point, with or without the
+/// CDNA2 input flush, or integer, chosen from the mode when the core is built.
+pub enum WsMesh<const W: usize, S: Hold<W> = Weights> {
+    /// `ieee`, `fused` or `nvidia` floating point.
+    Fp(WsArray<W, FpPath, S>),
+    /// The same with the AMD CDNA2 input flush (subnormal A and B read as zero).
+    FpFlush(WsArray<W, FpPath<true>, S>),
+    /// Integer MMA.
+    Int(WsArray<W, IntPath, S>),
+}
+
 macro_rules! each_ws_array {
     ($mesh:expr, $a:ident => $body:expr) => {
         match $mesh {
             WsMesh::Fp($a) => $body,
             WsMesh::FpFlush($a) => $body,
             WsMesh::Int($a) => $body,
-            WsMesh::Sparse($a) => $body,
-            WsMesh::Mx($a) => $body,
         }
     };
 }
@@ -189,54 +233,30 @@ impl<const W: usize, S: Hold<W>> WsMesh<W, S> {
             m => return Err(HwError::Unsupported(format!("a core in {} mode", m.name()))),
         })
     }
+}
 
-    /// The mesh of a 2:4 sparse core built for `cfg` (a floating-point mode).
-    pub fn build_sparse(cfg: &CoreConfig) -> std::result::Result<Self, HwError> {
-        Ok(WsMesh::Sparse(WsArray::new(cfg, || Sparse::new(cfg))?))
-    }
-
-    /// The mesh of a block-scaled core built for `cfg` and `spec`.
-    pub fn build_mx(cfg: &CoreConfig, spec: &MxSpec) -> std::result::Result<Self, HwError> {
-        Ok(WsMesh::Mx(WsArray::new(cfg, || MxPath::new(cfg, spec))?))
-    }
-
-    /// See [`WsArray::comb`]; `sides` holds what enters each row beside the streaming
-    /// operand (a row past the slice, or a kind the mesh does not take, enters 0).
+impl<const W: usize, S: Hold<W>> StationaryMesh<W, S> for WsMesh<W, S> {
     #[inline]
-    pub fn comb(
+    fn comb_edges(
         &mut self,
         a_edge: &[(Wide<W>, ACtl)],
         sides: RowSides<'_>,
         w_edge: &[WIn<W, S::HeldSide>],
         top: u32,
     ) {
-        match self {
-            WsMesh::Fp(a) => a.comb(a_edge, |r| S::stream_code(sides.code(r)), w_edge, top),
-            WsMesh::FpFlush(a) => a.comb(a_edge, |r| S::stream_code(sides.code(r)), w_edge, top),
-            WsMesh::Int(a) => a.comb(a_edge, |r| S::stream_code(sides.code(r)), w_edge, top),
-            WsMesh::Sparse(a) => a.comb(a_edge, |r| S::stream_code(sides.code(r)), w_edge, top),
-            WsMesh::Mx(a) => a.comb(a_edge, |r| S::stream_code(sides.code(r)), w_edge, top),
-        }
+        each_ws_array!(self, a => a.comb_edges(a_edge, sides, w_edge, top))
     }
-
-    /// See [`WsArray::bottom`].
     #[inline]
-    pub fn bottom(&self, c: usize) -> (u32, bool) {
+    fn bottom_psum(&self, c: usize) -> (u32, bool) {
         each_ws_array!(self, a => a.bottom(c))
     }
-
-    /// See [`WsArray::set_energy_probes`].
-    pub fn set_energy_probes(&mut self, on: bool) {
+    fn energy_probes(&mut self, on: bool) {
         each_ws_array!(self, a => a.set_energy_probes(on))
     }
-
-    /// OR of the IEEE flags every PE raised.
-    pub fn flags(&self) -> Flags {
+    fn pe_flags(&self) -> Flags {
         each_ws_array!(self, a => a.flags())
     }
-
-    /// See [`WsArray::hazard`].
-    pub fn hazard(&self) -> Option<String> {
+    fn pe_hazard(&self) -> Option<String> {
         each_ws_array!(self, a => a.hazard())
     }
 }
