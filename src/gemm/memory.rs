@@ -217,10 +217,13 @@ pub fn run_memory_mx(
         Dataflow::Os => {
             return crate::hw::dispatch_width!(g.cfg.width, W => run_os_mx::<W>(g, pc, trace))
         }
-        Dataflow::Is => return Err(crate::hw::dataflow::is::unsupported("a block-scaled GEMM")),
+        Dataflow::Is => return Err(crate::hw::dataflow::is::unsupported("the TMA memory path")),
         Dataflow::Ws => {}
     }
-    crate::hw::dispatch_width!(g.cfg.width, W => run_ws_mx::<W>(g, pc, trace))
+    super::mx::stationary_width(
+        g,
+        |g| crate::hw::dispatch_block_width!(g.cfg.width, B => run_ws_mx::<B>(g, pc, trace)),
+    )
 }
 
 fn run_os_mx<const W: usize>(

@@ -166,7 +166,19 @@ pub fn run_clocked_mx(g: &MxGemm, trace: Option<&TraceConfig>) -> Result<Clocked
 }
 
 fn run_w<const W: usize>(g: &MxGemm, trace: Option<&TraceConfig>) -> Result<ClockedRun, HwError> {
-    let buf = MxTileBuffer::new(
+    if g.cfg.dataflow() != Dataflow::Os {
+        return stationary_width(
+            g,
+            |g| crate::hw::dispatch_block_width!(g.cfg.width, B => run_stationary::<B>(g, trace)),
+        );
+    }
+    let macs = (g.m * g.n * g.k) as u64;
+    run_feeder::<W, _>(g.cfg, tile_buffer(g)?, macs, trace).map(|r| r.run)
+}
+
+/// The block-scaled operand store of `g`.
+fn tile_buffer(g: &MxGemm) -> Result<MxTileBuffer, HwError> {
+    MxTileBuffer::new(
         g.cfg,
         g.spec,
         (g.m, g.n, g.k),
@@ -175,15 +187,32 @@ fn run_w<const W: usize>(g: &MxGemm, trace: Option<&TraceConfig>) -> Result<Cloc
         g.c.clone(),
         g.a_scales.clone(),
         g.b_scales.clone(),
-    )?;
-    let macs = (g.m * g.n * g.k) as u64;
+    )
+}
+
+/// Runs `run` on `g` if its width is one a stationary core takes for its block format (one
+/// K-block a PE step: [`MxSpec::check_ws_width`]), so that the stationary cores are built only
+/// at the two widths a block can have (`crate::hw::dispatch_block_width!`).
+pub(crate) fn stationary_width<T>(
+    g: &MxGemm,
+    run: impl FnOnce(&MxGemm) -> Result<T, HwError>,
+) -> Result<T, HwError> {
+    g.spec.check_ws_width(g.cfg.width)?;
+    run(g)
+}
+
+/// A stationary (`ws` or `is`) block-scaled run at a block's width `B`.
+fn run_stationary<const B: usize>(
+    g: &MxGemm,
+    trace: Option<&TraceConfig>,
+) -> Result<ClockedRun, HwError> {
+    let (buf, macs) = (tile_buffer(g)?, (g.m * g.n * g.k) as u64);
     match g.cfg.dataflow() {
-        Dataflow::Os => run_feeder::<W, _>(g.cfg, buf, macs, trace).map(|r| r.run),
-        Dataflow::Ws => run_ws_feeder::<W, _>(g.cfg, buf, macs, trace).map(|r| r.run),
         Dataflow::Is => {
-            let supply = IsSupply::new::<W>(&g.cfg, buf, (g.m, g.n, g.k), g.c.clone());
-            run_is_feeder::<W, _>(g.cfg, supply, macs, trace).map(|r| r.run)
+            let supply = IsSupply::new::<B>(&g.cfg, buf, (g.m, g.n, g.k), g.c.clone());
+            run_is_feeder::<B, _>(g.cfg, supply, macs, trace).map(|r| r.run)
         }
+        _ => run_ws_feeder::<B, _>(g.cfg, buf, macs, trace).map(|r| r.run),
     }
 }
 

@@ -120,6 +120,26 @@ macro_rules! dispatch_width {
         }
     };
 }
+
+/// As [`dispatch_width!`], for the widths a block-scaled block can have (16: NVFP4; 32: the
+/// MX formats): the stationary cores hold one K-block a PE step, so a block-scaled stationary
+/// core is built at these two widths only (any other is an error, as there).
+macro_rules! dispatch_block_width {
+    ($w:expr, $W:ident => $body:expr) => {
+        match $w {
+            16 => {
+                const $W: usize = 16;
+                $body
+            }
+            32 => {
+                const $W: usize = 32;
+                $body
+            }
+            w => Err($crate::hw::HwError::Unsupported(format!("width {w}"))),
+        }
+    };
+}
+pub(crate) use dispatch_block_width;
 pub(crate) use dispatch_width;
 
 /// Rows of the PE mesh.
