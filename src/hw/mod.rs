@@ -91,33 +91,7 @@ use crate::rtl::RtlError;
 /// count. Any other width gives `Err(HwError::Unsupported)`.
 macro_rules! dispatch_width {
     ($w:expr, $W:ident => $body:expr) => {
-        match $w {
-            1 => {
-                const $W: usize = 1;
-                $body
-            }
-            2 => {
-                const $W: usize = 2;
-                $body
-            }
-            4 => {
-                const $W: usize = 4;
-                $body
-            }
-            8 => {
-                const $W: usize = 8;
-                $body
-            }
-            16 => {
-                const $W: usize = 16;
-                $body
-            }
-            32 => {
-                const $W: usize = 32;
-                $body
-            }
-            w => Err($crate::hw::HwError::Unsupported(format!("width {w}"))),
-        }
+        $crate::hw::dispatch_widths!($w, $W => $body; 1, 2, 4, 8, 16, 32)
     };
 }
 
@@ -126,21 +100,29 @@ macro_rules! dispatch_width {
 /// core is built at these two widths only (any other is an error, as there).
 macro_rules! dispatch_block_width {
     ($w:expr, $W:ident => $body:expr) => {
+        $crate::hw::dispatch_widths!($w, $W => $body; 16, 32)
+    };
+}
+
+/// The body of [`dispatch_width!`] and [`dispatch_block_width!`]: `$body` with `$W` bound to
+/// whichever of the listed widths `$w` is, `Err(HwError::Unsupported)` for any other.
+macro_rules! dispatch_widths {
+    ($w:expr, $W:ident => $body:expr; $($n:literal),+) => {
         match $w {
-            16 => {
-                const $W: usize = 16;
-                $body
-            }
-            32 => {
-                const $W: usize = 32;
-                $body
-            }
+            $(
+                $n => {
+                    const $W: usize = $n;
+                    $body
+                }
+            )+
             w => Err($crate::hw::HwError::Unsupported(format!("width {w}"))),
         }
     };
 }
+
 pub(crate) use dispatch_block_width;
 pub(crate) use dispatch_width;
+pub(crate) use dispatch_widths;
 
 /// Rows of the PE mesh.
 pub const ROWS: usize = 4;
