@@ -12,7 +12,7 @@
 use crate::gemm::{modes, PAIRS};
 // The sizes, widths and NVIDIA width rule are the weight-stationary tests' (`is`, like `ws`,
 // needs `w >= n`).
-use crate::ws::{sizes, ws_width, WIDTHS};
+use crate::ws::{integer_cases, sizes, ws_width, WIDTHS};
 use proptest::prelude::*;
 use tensorcore_rtl::gemm::clocked::run_clocked_measured;
 use tensorcore_rtl::gemm::{run_clocked, run_functional, CoreConfig, Gemm};
@@ -22,7 +22,7 @@ use tensorcore_rtl::hw::{Dataflow, HwError};
 use tensorcore_rtl::numerics::dot::{AccMode, Preset};
 use tensorcore_rtl::numerics::flags::Flags;
 use tensorcore_rtl::numerics::format::{FP16, FP32};
-use tensorcore_rtl::numerics::int::{IntMode, IntOverflow, S4, S8, U4};
+use tensorcore_rtl::numerics::int::{IntMode, IntOverflow, S8};
 use tensorcore_rtl::verify::gemm_ref::Reference;
 
 /// The `is` configuration of `cfg` on a `rows x cols` array.
@@ -166,15 +166,8 @@ fn a_4x4_is_core_runs_every_pair_mode_and_fp16_output() {
 
 #[test]
 fn integer_is_wraps_and_saturates_per_step_then_per_fold() {
-    for overflow in [IntOverflow::Wrap, IntOverflow::SatFinite] {
-        for (a, b) in [(S8, S8), (U4, S4)] {
-            let im = IntMode { a, b, overflow };
-            for (rows, cols, w) in [(4, 4, 4), (3, 5, 1), (8, 2, 16)] {
-                let cfg = CoreConfig::new(a.container(), b.container(), AccMode::Int(im), w);
-                let g = Gemm::random(7, 9, 45, is(cfg, rows, cols), 5).expect("problem");
-                check_is(&g);
-            }
-        }
+    for (cfg, rows, cols) in integer_cases() {
+        check_is(&Gemm::random(7, 9, 45, is(cfg, rows, cols), 5).expect("problem"));
     }
 }
 

@@ -95,17 +95,26 @@ fn a_4x4_ws_core_runs_every_pair_mode_and_fp16_output() {
     }
 }
 
-#[test]
-fn integer_ws_wraps_and_saturates_per_step_then_per_fold() {
+/// The integer cases of the stationary cores' tests: wrap and satfinite, S8 x S8 and U4 x S4,
+/// three arrays and widths, as `(configuration, rows, cols)`.
+pub(crate) fn integer_cases() -> Vec<(CoreConfig, usize, usize)> {
+    let mut v = Vec::new();
     for overflow in [IntOverflow::Wrap, IntOverflow::SatFinite] {
         for (a, b) in [(S8, S8), (U4, S4)] {
             let im = IntMode { a, b, overflow };
             for (rows, cols, w) in [(4, 4, 4), (3, 5, 1), (8, 2, 16)] {
                 let cfg = CoreConfig::new(a.container(), b.container(), AccMode::Int(im), w);
-                let g = Gemm::random(7, 9, 45, ws(cfg, rows, cols), 5).expect("problem");
-                check_ws(&g);
+                v.push((cfg, rows, cols));
             }
         }
+    }
+    v
+}
+
+#[test]
+fn integer_ws_wraps_and_saturates_per_step_then_per_fold() {
+    for (cfg, rows, cols) in integer_cases() {
+        check_ws(&Gemm::random(7, 9, 45, ws(cfg, rows, cols), 5).expect("problem"));
     }
 }
 
